@@ -1,0 +1,100 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from './app-context.js';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { requireChannelToken } from './http/auth.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { ErrorEnvelope } from './http/schemas.js';
+import authRoutes from './modules/auth/auth.routes.js';
+import channelRoutes from './modules/channels/channels.routes.js';
+import catalogueRoutes from './modules/catalogue/catalogue.routes.js';
+import ordersRoutes from './modules/orders/orders.routes.js';
+import vouchersRoutes from './modules/vouchers/vouchers.routes.js';
+import checkoutRoutes from './modules/checkout/checkout.routes.js';
+import reportsRoutes from './modules/reports/reports.routes.js';
+import portalRoutes from './modules/portal/portal.routes.js';
+import ticketsRoutes from './modules/tickets/tickets.routes.js';
+import adminRoutes from './modules/admin/admin.routes.js';
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+  clock?: Clock;
+  /** Pino logger options or false; defaults to the configured level. */
+  logger?: boolean | object;
+}
+
+export const B2B_PREFIX = '/api/sales-channel/v1';
+export const CHANNEL_PREFIX = `${B2B_PREFIX}/:salesChannelSlug`;
+
+/** Builds the whole service: plugins first, then each module under its prefix. */
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const { config, database } = opts;
+  const app = Fastify({
+    logger: opts.logger ?? {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie'],
+      serializers: {
+        // The query string can carry signatures and tokens: log the path only.
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          path: req.url.split('?')[0],
+        }),
+      },
+    },
+    bodyLimit: 100 * 1024,
+    requestIdHeader: 'x-request-id',
+    ajv: { customOptions: { allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const ctx: AppContext = { config, database, db: database.db, clock: opts.clock ?? systemClock };
+  app.decorate('ctx', ctx);
+  app.decorateRequest('channel', null);
+  app.addSchema(ErrorEnvelope);
+  registerErrorHandler(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Taquilla Sales-Channel API',
+        version: '1.2.0',
+        description: 'B2B interface for sales channels, public portal API and admin API. Errors use the envelope {status, success:false, message, code, errors?}.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    const up = await database.ping();
+    return reply.status(up ? 200 : 503).send({ status: up ? 'ready' : 'database unreachable' });
+  });
+
+  await app.register(authRoutes, { prefix: B2B_PREFIX });
+  await app.register(
+    async (channelScope) => {
+      requireChannelToken(channelScope);
+      await channelScope.register(channelRoutes);
+      await channelScope.register(catalogueRoutes);
+      await channelScope.register(ordersRoutes);
+      await channelScope.register(vouchersRoutes);
+      await channelScope.register(checkoutRoutes);
+      await channelScope.register(reportsRoutes);
+    },
+    { prefix: CHANNEL_PREFIX },
+  );
+  await app.register(portalRoutes, { prefix: '/api/portal' });
+  await app.register(ticketsRoutes, { prefix: '/api/tickets' });
+  await app.register(adminRoutes, { prefix: '/api/admin/v1' });
+
+  return app;
+}

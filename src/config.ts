@@ -1,0 +1,126 @@
+import path from 'node:path';
+
+/** Deployment environments (DECISIONS D3). */
+export const APP_ENVS = ['production', 'preproduction', 'development', 'test'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+export interface Config {
+  appEnv: AppEnv;
+  host: string;
+  port: number;
+  /** Public address of this deployment, without a trailing slash; `{base_url}` is this + `/api`. */
+  publicBaseUrl: string;
+  /** `{widget_url}`: where the widget script is served (D2). */
+  widgetUrl: string;
+  /** Base address of the portal checkout the widget redirects to (model C). */
+  portalCheckoutBaseUrl: string;
+  /** PostgreSQL server; when absent the embedded PGlite database in `dataDir` is used. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Load the demo catalogue of D37 on a fresh database (refused in production). */
+  loadDemoData: boolean;
+  tokenTtlSeconds: number;
+  maxLiveTokensPerChannel: number;
+  cartTtlSeconds: number;
+  maxItemsPerOrder: number;
+  currency: string;
+  timezone: string;
+  /** Secret for HMAC signatures (ticket links, sandbox payments). */
+  signingSecret: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  logLevel: string;
+  /** How long a verified token is trusted without asking the database again (0 disables). */
+  authCacheMs: number;
+  dbPoolSize: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) {
+    throw new ConfigError(`${name} must be a whole number >= ${min} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL (got "${raw}")`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads the environment once, validates every variable and returns a frozen Config. */
+export function loadConfig(env: Env = process.env): Config {
+  const appEnv = (env.APP_ENV || (env.NODE_ENV === 'test' ? 'test' : 'development')) as AppEnv;
+  if (!APP_ENVS.includes(appEnv)) {
+    throw new ConfigError(`APP_ENV must be one of ${APP_ENVS.join(', ')} (got "${appEnv}")`);
+  }
+  const port = int(env, 'PORT', 3000, 0);
+  if (port > 65535) throw new ConfigError(`PORT must be at most 65535 (got "${port}")`);
+  const host = env.HOST || '0.0.0.0';
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`);
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const currency = env.CURRENCY || 'EUR';
+  if (!/^[A-Z]{3}$/.test(currency)) throw new ConfigError(`CURRENCY must be an ISO 4217 code (got "${currency}")`);
+  const timezone = env.TIMEZONE || 'Europe/Madrid';
+  if (!isTimeZone(timezone)) throw new ConfigError(`TIMEZONE must be an IANA time zone (got "${timezone}")`);
+
+  const signingSecret = env.SIGNING_SECRET || '';
+  if (appEnv === 'production' && signingSecret.length < 32) {
+    throw new ConfigError('SIGNING_SECRET must be set to at least 32 characters in production');
+  }
+  const demoRaw = env.DEMO_DATA ?? (appEnv === 'production' ? 'false' : 'true');
+  if (!['true', 'false'].includes(demoRaw)) throw new ConfigError(`DEMO_DATA must be true or false (got "${demoRaw}")`);
+  const loadDemoData = demoRaw === 'true';
+  if (loadDemoData && appEnv === 'production') {
+    throw new ConfigError('DEMO_DATA cannot be true when APP_ENV=production (demo keys are public)');
+  }
+  const smtpUrl = env.SMTP_URL || undefined;
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
+
+  return Object.freeze({
+    appEnv,
+    host,
+    port,
+    publicBaseUrl,
+    widgetUrl: url(env, 'WIDGET_URL', `${publicBaseUrl}/widget`),
+    portalCheckoutBaseUrl: url(env, 'PORTAL_CHECKOUT_BASE_URL', publicBaseUrl),
+    databaseUrl,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    loadDemoData,
+    tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 24 * 3600),
+    maxLiveTokensPerChannel: int(env, 'MAX_LIVE_TOKENS_PER_CHANNEL', 10_000),
+    cartTtlSeconds: int(env, 'CART_TTL_SECONDS', 15 * 60),
+    maxItemsPerOrder: int(env, 'MAX_ITEMS_PER_ORDER', 20),
+    currency,
+    timezone,
+    signingSecret: signingSecret || 'dev-only-signing-secret-change-me-in-production',
+    smtpUrl,
+    mailFrom: env.MAIL_FROM || 'Taquilla <tickets@localhost>',
+    authCacheMs: int(env, 'AUTH_CACHE_MS', 2_000, 0),
+    dbPoolSize: int(env, 'DB_POOL_SIZE', 10),
+    logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
+  });
+}

@@ -1,0 +1,106 @@
+import { pgTable, serial, integer, text, boolean, real, timestamp, jsonb, primaryKey } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const organisers = pgTable('organisers', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+export const venues = pgTable('venues', {
+  id: serial('id').primaryKey(),
+  organiserId: integer('organiser_id').notNull(),
+  name: text('name').notNull(),
+  address: text('address'),
+  city: text('city'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+export const sectors = pgTable('sectors', {
+  id: serial('id').primaryKey(),
+  venueId: integer('venue_id').notNull(),
+  name: text('name').notNull(),
+  numbered: boolean('numbered').notNull(),
+  capacity: integer('capacity').notNull().default(0),
+  sortOrder: integer('sort_order').notNull().default(0),
+});
+
+export const seats = pgTable('seats', {
+  id: serial('id').primaryKey(),
+  sectorId: integer('sector_id').notNull(),
+  row: text('row').notNull(),
+  number: text('number').notNull(),
+  x: real('x').notNull(),
+  y: real('y').notNull(),
+});
+
+export const events = pgTable('events', {
+  id: serial('id').primaryKey(),
+  organiserId: integer('organiser_id').notNull(),
+  venueId: integer('venue_id').notNull(),
+  defaultLang: text('default_lang').notNull().default('es'),
+  status: text('status').$type<'draft' | 'published' | 'archived'>().notNull().default('published'),
+  imageUrl: text('image_url'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const eventTranslations = pgTable(
+  'event_translations',
+  {
+    eventId: integer('event_id').notNull(),
+    lang: text('lang').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.lang] })],
+);
+
+export const sessions = pgTable('sessions', {
+  id: serial('id').primaryKey(),
+  eventId: integer('event_id').notNull(),
+  venueId: integer('venue_id').notNull(),
+  startDatetime: ts('start_datetime').notNull(),
+  endDatetime: ts('end_datetime'),
+  status: text('status').$type<'draft' | 'on_sale' | 'closed' | 'cancelled'>().notNull().default('on_sale'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const rates = pgTable('rates', {
+  id: serial('id').primaryKey(),
+  sessionId: integer('session_id').notNull(),
+  sectorId: integer('sector_id'),
+  name: text('name').notNull(),
+  names: jsonb('names').$type<Record<string, string>>().notNull().default({}),
+  price: integer('price').notNull(),
+  meta: jsonb('meta').$type<Record<string, unknown>>().notNull().default({}),
+  sortOrder: integer('sort_order').notNull().default(0),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const fees = pgTable('fees', {
+  id: serial('id').primaryKey(),
+  eventId: integer('event_id'),
+  sessionId: integer('session_id'),
+  name: text('name').notNull(),
+  kind: text('kind').$type<'fixed' | 'percent'>().notNull(),
+  amount: integer('amount').notNull(),
+});
+
+export const vouchers = pgTable('vouchers', {
+  id: serial('id').primaryKey(),
+  organiserId: integer('organiser_id').notNull(),
+  code: text('code').notNull(),
+  kind: text('kind').$type<'percent' | 'fixed'>().notNull(),
+  value: integer('value').notNull(),
+  validFrom: ts('valid_from'),
+  validUntil: ts('valid_until'),
+  maxUses: integer('max_uses'),
+  eventId: integer('event_id'),
+  sessionId: integer('session_id'),
+  rateId: integer('rate_id'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

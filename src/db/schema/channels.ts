@@ -1,0 +1,62 @@
+import { pgTable, serial, bigserial, integer, text, timestamp, jsonb, primaryKey } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const INTEGRATION_MODES = [
+  'portal_only',
+  'portal_external_payment',
+  'widget_platform_payment',
+  'widget_external_payment',
+] as const;
+export type IntegrationMode = (typeof INTEGRATION_MODES)[number];
+
+export interface Branding {
+  name?: string;
+  logo_url?: string;
+  primary_color?: string;
+  accent_color?: string;
+  font_family?: string;
+}
+
+export const salesChannels = pgTable('sales_channels', {
+  id: serial('id').primaryKey(),
+  organiserId: integer('organiser_id').notNull(),
+  slug: text('slug').notNull(),
+  name: text('name').notNull(),
+  integrationMode: text('integration_mode').$type<IntegrationMode>().notNull(),
+  checkoutUrl: text('checkout_url'),
+  branding: jsonb('branding').$type<Branding>().notNull().default({}),
+  cartTtlSeconds: integer('cart_ttl_seconds'),
+  defaultLang: text('default_lang').notNull().default('es'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const channelEvents = pgTable(
+  'channel_events',
+  {
+    channelId: integer('channel_id').notNull(),
+    eventId: integer('event_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.eventId] })],
+);
+
+export const widgetKeys = pgTable('widget_keys', {
+  id: serial('id').primaryKey(),
+  channelId: integer('channel_id').notNull(),
+  keyHash: text('key_hash').notNull(),
+  lastFour: text('last_four').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  revokedAt: ts('revoked_at'),
+});
+
+export const accessTokens = pgTable('access_tokens', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  channelId: integer('channel_id').notNull(),
+  widgetKeyId: integer('widget_key_id').notNull(),
+  clientId: text('client_id').notNull().default(''),
+  tokenHash: text('token_hash').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  revokedAt: ts('revoked_at'),
+});

@@ -1,0 +1,4 @@
+// Every table of the product, one file per area. Each area's SQL lives in src/db/migrations.
+export * from './catalogue.js';
+export * from './channels.js';
+export * from './orders.js';

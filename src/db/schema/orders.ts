@@ -1,0 +1,75 @@
+import { pgTable, serial, bigserial, bigint, integer, text, timestamp, primaryKey } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export type OrderType = 'purchase' | 'refund' | 'reservation';
+export type OrderStatus = 'pending' | 'completed' | 'cancelled' | 'expired';
+export type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
+
+export const customers = pgTable('customers', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  surname: text('surname').notNull(),
+  email: text('email').notNull(),
+  phone: text('phone'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+export const orders = pgTable('orders', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  orderToken: text('order_token').notNull(),
+  reference: text('reference').notNull(),
+  channelId: integer('channel_id').notNull(),
+  type: text('type').$type<OrderType>().notNull().default('purchase'),
+  status: text('status').$type<OrderStatus>().notNull().default('pending'),
+  lang: text('lang').notNull().default('es'),
+  currency: text('currency').notNull(),
+  baseAmount: integer('base_amount').notNull().default(0),
+  discountAmount: integer('discount_amount').notNull().default(0),
+  feeAmount: integer('fee_amount').notNull().default(0),
+  totalAmount: integer('total_amount').notNull().default(0),
+  expiresAt: ts('expires_at'),
+  customerId: integer('customer_id'),
+  paymentMethod: text('payment_method'),
+  transactionId: text('transaction_id'),
+  refundedOrderId: bigint('refunded_order_id', { mode: 'number' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+  completedAt: ts('completed_at'),
+});
+
+export const sessionSeats = pgTable('session_seats', {
+  id: serial('id').primaryKey(),
+  sessionId: integer('session_id').notNull(),
+  sectorId: integer('sector_id').notNull(),
+  seatId: integer('seat_id'),
+  status: text('status').$type<SeatStatus>().notNull().default('available'),
+  orderId: bigint('order_id', { mode: 'number' }),
+  holdExpiresAt: ts('hold_expires_at'),
+});
+
+export const orderItems = pgTable('order_items', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  orderId: bigint('order_id', { mode: 'number' }).notNull(),
+  eventId: integer('event_id').notNull(),
+  sessionId: integer('session_id').notNull(),
+  sectorId: integer('sector_id').notNull(),
+  sessionSeatId: integer('session_seat_id').notNull(),
+  rateId: integer('rate_id').notNull(),
+  baseAmount: integer('base_amount').notNull(),
+  discountAmount: integer('discount_amount').notNull().default(0),
+  feeAmount: integer('fee_amount').notNull().default(0),
+  totalAmount: integer('total_amount').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+export const orderVouchers = pgTable(
+  'order_vouchers',
+  {
+    orderId: bigint('order_id', { mode: 'number' }).notNull(),
+    voucherId: integer('voucher_id').notNull(),
+    code: text('code').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.orderId, t.voucherId] })],
+);

@@ -1,0 +1,93 @@
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../app-context.js';
+import { queryRows } from '../db/client.js';
+import { importCatalogue, type ImportSummary } from '../modules/catalogue/import.service.js';
+import type { CatalogueDocument } from '../modules/catalogue/import.schemas.js';
+
+const DAY = 24 * 3600 * 1000;
+
+/** Evening `days` ahead of `now` at 19:00 UTC, so demo sessions are always in the future. */
+function eveningIn(now: Date, days: number): string {
+  const d = new Date(now.getTime() + days * DAY);
+  d.setUTCHours(19, 0, 0, 0);
+  return d.toISOString();
+}
+
+const rows = (rowCount: number, perRow: number, y0: number) =>
+  Array.from({ length: rowCount }, (_, i) => ({ row: String.fromCharCode(65 + i), seats: perRow, x: 0, y: y0 + i, dx: 1 }));
+
+/** The fixed demo catalogue of DECISIONS D37, as an import document. */
+export function demoCatalogue(now: Date): CatalogueDocument {
+  const rates = [
+    { key: 'general', name: 'General', names: { es: 'General', en: 'General admission' }, price: 30 },
+    { key: 'reduced', name: 'Reducida', names: { es: 'Reducida', en: 'Concession' }, price: 22.5, meta: { requires_id: true } },
+  ];
+  return {
+    organisers: [{ key: 'demo', name: 'Demo Producciones' }],
+    venues: [
+      {
+        key: 'teatro',
+        organiser: 'demo',
+        name: 'Teatro Demo',
+        address: 'Calle Mayor 1',
+        city: 'Madrid',
+        sectors: [
+          { key: 'platea', name: 'Platea', numbered: true, rows: rows(20, 20, 0) },
+          { key: 'anfiteatro', name: 'Anfiteatro', numbered: true, rows: rows(8, 20, 24) },
+          { key: 'pista', name: 'Pista', numbered: false, capacity: 200 },
+        ],
+      },
+    ],
+    events: [
+      {
+        key: 'concierto',
+        organiser: 'demo',
+        venue: 'teatro',
+        default_lang: 'es',
+        names: { es: 'Concierto de Año Nuevo', en: "New Year's Concert" },
+        descriptions: { es: 'Valses y polcas con la orquesta de la casa.', en: 'Waltzes and polkas by the house orchestra.' },
+        fees: [{ name: 'Gastos de gestión', kind: 'fixed', amount: 1.5 }],
+        sessions: [
+          { key: 'c1', start_datetime: eveningIn(now, 30), rates },
+          { key: 'c2', start_datetime: eveningIn(now, 31), rates },
+        ],
+      },
+      {
+        key: 'teatro',
+        organiser: 'demo',
+        venue: 'teatro',
+        default_lang: 'es',
+        names: { es: 'La vida es sueño', en: 'Life Is a Dream' },
+        descriptions: { es: 'El clásico de Calderón.', en: "Calderón's classic." },
+        fees: [{ name: 'Gastos de gestión', kind: 'percent', amount: 5 }],
+        sessions: [{ key: 't1', start_datetime: eveningIn(now, 45), rates }],
+      },
+    ],
+    vouchers: [
+      { organiser: 'demo', code: 'DEMO10', kind: 'percent', value: 10 },
+      { organiser: 'demo', code: 'DEMO5', kind: 'fixed', value: 5 },
+    ],
+    channels: [
+      { organiser: 'demo', slug: 'demo-a', name: 'Demo A (portal)', integration_mode: 'portal_only', events: 'all', widget_keys: ['wk_demo_a'] },
+      {
+        organiser: 'demo',
+        slug: 'demo-b',
+        name: 'Demo B (portal, own checkout)',
+        integration_mode: 'portal_external_payment',
+        checkout_url: 'http://localhost:4000/checkout',
+        events: 'all',
+        widget_keys: ['wk_demo_b'],
+      },
+      { organiser: 'demo', slug: 'demo-c', name: 'Demo C (widget, portal payment)', integration_mode: 'widget_platform_payment', events: 'all', widget_keys: ['wk_demo_c'] },
+      { organiser: 'demo', slug: 'demo-d', name: 'Demo D (widget, own payment)', integration_mode: 'widget_external_payment', events: 'all', widget_keys: ['wk_demo_d'] },
+    ],
+  };
+}
+
+/** Loads the demo catalogue unless the database already has channels. Refused in production (D3). */
+export async function loadDemoDataIfEmpty(ctx: AppContext): Promise<ImportSummary | null> {
+  if (ctx.config.appEnv === 'production') throw new Error('demo data is refused when APP_ENV=production');
+  const [existing] = await queryRows<{ n: number }>(ctx.db, sql`SELECT count(*)::int AS n FROM sales_channels`);
+  if (Number(existing?.n) > 0) return null;
+  return importCatalogue(ctx, demoCatalogue(ctx.clock.now()));
+}

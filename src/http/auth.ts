@@ -1,0 +1,16 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { assertSameChannel, authenticate } from '../modules/auth/auth.service.js';
+
+/**
+ * Guards every route registered in `app` (an encapsulated context under
+ * `/sales-channel/v1/:salesChannelSlug`): 401 without a live token, 403 when the token belongs to
+ * another channel than the slug in the path.
+ */
+export function requireChannelToken(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const channel = await authenticate(app.ctx, request.headers.authorization);
+    const { salesChannelSlug } = request.params as { salesChannelSlug: string };
+    assertSameChannel(channel, salesChannelSlug);
+    request.channel = channel;
+  });
+}

@@ -1,0 +1,22 @@
+import type { FieldErrors } from './errors.js';
+
+/** The success envelope of DECISIONS D33. */
+export interface Envelope<T> {
+  status: number;
+  success: true;
+  data: T;
+  message: string;
+}
+
+export function ok<T>(data: T, message = 'OK', status = 200): Envelope<T> {
+  return { status, success: true, data, message };
+}
+
+/** The error envelope of DECISIONS D4. */
+export interface ErrorEnvelope {
+  status: number;
+  success: false;
+  message: string;
+  code: string;
+  errors?: FieldErrors;
+}

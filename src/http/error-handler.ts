@@ -1,0 +1,81 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_CODES, SPEC_MESSAGES, type ErrorCode, type FieldErrors } from './errors.js';
+import type { ErrorEnvelope } from './envelope.js';
+
+interface AjvIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Ajv's issues, keyed by field name ("session_seat_id", "items.0.rate_id", "event_ids[]"). */
+export function fieldErrors(issues: AjvIssue[]): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of issues) {
+    let field = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
+      field = field ? `${field}.${issue.params.missingProperty}` : issue.params.missingProperty;
+    }
+    if (issue.keyword === 'additionalProperties' && typeof issue.params?.additionalProperty === 'string') {
+      field = field ? `${field}.${issue.params.additionalProperty}` : issue.params.additionalProperty;
+    }
+    const key = field || 'body';
+    const text = issue.keyword === 'additionalProperties' ? 'is not allowed' : (issue.message ?? 'is invalid');
+    const list = (out[key] ??= []);
+    if (!list.includes(text)) list.push(text);
+  }
+  return out;
+}
+
+function envelope(status: number, code: string, message: string, errors?: FieldErrors): ErrorEnvelope {
+  return errors ? { status, success: false, message, code, errors } : { status, success: false, message, code };
+}
+
+/** Maps Fastify's own errors (parsing, limits, validation) to a code of our catalogue. */
+function fastifyErrorCode(err: FastifyError): { status: number; code: ErrorCode; message: string } | null {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, code: 'bad_request', message: 'The request body is not valid JSON' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: 'payload_too_large', message: 'The request body is too large' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, code: 'unsupported_media_type', message: 'Unsupported content type; send application/json' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, code: 'bad_request', message: 'Content-Length does not match the body' };
+    default:
+      return null;
+  }
+}
+
+/** The one error handler: every error, ours or Fastify's, leaves as the envelope of D4. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof AppError) {
+      if (err.status === 401) reply.header('www-authenticate', 'Bearer');
+      return reply.status(err.status).send(envelope(err.status, err.code, err.message, err.fields));
+    }
+    const fe = err as FastifyError;
+    if (fe.validation) {
+      const errors = fieldErrors(fe.validation as AjvIssue[]);
+      return reply.status(422).send(envelope(422, 'validation_failed', SPEC_MESSAGES.invalidData, errors));
+    }
+    const known = fastifyErrorCode(fe);
+    if (known) return reply.status(known.status).send(envelope(known.status, known.code, known.message));
+    if (fe.statusCode === 429) {
+      return reply.status(429).send(envelope(429, 'rate_limited', 'Too many requests; slow down and retry later'));
+    }
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return reply.status(fe.statusCode).send(envelope(fe.statusCode, 'bad_request', fe.message));
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.status(500).send(envelope(500, 'internal_error', 'Internal server error'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(envelope(404, 'route_not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`));
+  });
+}
+
+export { ERROR_CODES };

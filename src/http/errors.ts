@@ -1,0 +1,74 @@
+/**
+ * The one catalogue of error codes. Every error the service answers with carries one of these
+ * stable codes in the envelope of DECISIONS D4; integrators branch on `code`, people read `message`.
+ */
+export const ERROR_CODES = {
+  // 400 / 413 / 415: the request itself
+  bad_request: 400,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  // 401 / 403: who you are and what you may do
+  unauthenticated: 401,
+  invalid_credentials: 401,
+  invalid_token: 401,
+  unauthorized_sales_channel: 403,
+  forbidden_for_integration_mode: 403,
+  forbidden: 403,
+  invalid_signature: 403,
+  // 404 / 405
+  not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  // 409: the state of the world disagrees
+  conflict: 409,
+  seat_unavailable: 409,
+  zone_capacity_exceeded: 409,
+  order_expired: 409,
+  order_not_modifiable: 409,
+  order_completed: 409,
+  order_token_taken: 409,
+  voucher_exhausted: 409,
+  // 422: the data is well-formed JSON but wrong
+  validation_failed: 422,
+  date_range_too_long: 422,
+  amount_mismatch: 422,
+  voucher_invalid: 422,
+  voucher_expired: 422,
+  voucher_not_applicable: 422,
+  too_many_items: 422,
+  // 429 / 5xx
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Messages SPEC.md fixes word for word. */
+export const SPEC_MESSAGES = {
+  invalidData: 'The given data was invalid',
+  unauthorizedChannel: 'Unauthorized sales channel',
+  dateRangeTooLong: 'The date range cannot exceed 90 days',
+} as const;
+
+export type FieldErrors = Record<string, string[]>;
+
+/** A domain error: thrown by services, turned into the envelope by the error handler. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly fields?: FieldErrors,
+    status?: number,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = status ?? ERROR_CODES[code];
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+
+export const invalidData = (fields: FieldErrors) =>
+  new AppError('validation_failed', SPEC_MESSAGES.invalidData, fields);

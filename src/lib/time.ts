@@ -1,0 +1,5 @@
+/** ISO 8601 with an explicit UTC offset (D12), e.g. 2026-11-21T10:00:00+00:00. */
+export function isoWithOffset(date: Date | null | undefined): string | null {
+  if (!date) return null;
+  return date.toISOString().replace(/\.\d{3}Z$/, '+00:00').replace(/Z$/, '+00:00');
+}

@@ -1,0 +1,150 @@
+import { Type, type Static } from '@fastify/type-provider-typebox';
+
+// The catalogue import document (docs/catalogue-import.md). `key` fields are references local to
+// one document: a session names its rates' sector by the sector's key, a channel its events, etc.
+// Amounts are decimal numbers in the deployment currency (converted to minor units on import).
+
+const Key = Type.String({ minLength: 1, maxLength: 100 });
+const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ minLength: 1 }));
+const Amount = Type.Number({ minimum: 0, multipleOf: 0.01 });
+
+const SeatRow = Type.Object(
+  {
+    row: Type.String({ minLength: 1, maxLength: 10 }),
+    seats: Type.Integer({ minimum: 1, maximum: 1000, description: 'how many seats in this row' }),
+    start: Type.Optional(Type.Integer({ minimum: 0, description: 'first seat number, default 1' })),
+    x: Type.Number({ description: 'x of the first seat' }),
+    y: Type.Number(),
+    dx: Type.Optional(Type.Number({ description: 'distance between seats, default 1' })),
+  },
+  { additionalProperties: false },
+);
+
+const Seat = Type.Object(
+  { row: Type.String({ minLength: 1 }), number: Type.String({ minLength: 1 }), x: Type.Number(), y: Type.Number() },
+  { additionalProperties: false },
+);
+
+const Sector = Type.Object(
+  {
+    key: Key,
+    name: Type.String({ minLength: 1 }),
+    numbered: Type.Boolean(),
+    capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'unnumbered zones only' })),
+    rows: Type.Optional(Type.Array(SeatRow, { description: 'numbered sectors: seats generated row by row' })),
+    seats: Type.Optional(Type.Array(Seat, { description: 'numbered sectors: seats listed one by one' })),
+  },
+  { additionalProperties: false },
+);
+
+const Fee = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    kind: Type.Union([Type.Literal('fixed'), Type.Literal('percent')]),
+    amount: Type.Number({ minimum: 0, description: 'fixed: amount per ticket; percent: percentage of the base price' }),
+  },
+  { additionalProperties: false },
+);
+
+const Rate = Type.Object(
+  {
+    key: Key,
+    name: Type.String({ minLength: 1 }),
+    names: Type.Optional(Translations),
+    price: Amount,
+    sector: Type.Optional(Key),
+    meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+const Session = Type.Object(
+  {
+    key: Key,
+    start_datetime: Type.String({ format: 'date-time' }),
+    end_datetime: Type.Optional(Type.String({ format: 'date-time' })),
+    rates: Type.Array(Rate, { minItems: 1 }),
+    fees: Type.Optional(Type.Array(Fee)),
+  },
+  { additionalProperties: false },
+);
+
+const Event = Type.Object(
+  {
+    key: Key,
+    organiser: Key,
+    venue: Key,
+    default_lang: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
+    names: Translations,
+    descriptions: Type.Optional(Translations),
+    image_url: Type.Optional(Type.String()),
+    status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('published')])),
+    fees: Type.Optional(Type.Array(Fee)),
+    sessions: Type.Array(Session),
+  },
+  { additionalProperties: false },
+);
+
+const Voucher = Type.Object(
+  {
+    organiser: Key,
+    code: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+    kind: Type.Union([Type.Literal('percent'), Type.Literal('fixed')]),
+    value: Type.Number({ exclusiveMinimum: 0, description: 'percent: percentage off; fixed: amount off the order' }),
+    valid_from: Type.Optional(Type.String({ format: 'date-time' })),
+    valid_until: Type.Optional(Type.String({ format: 'date-time' })),
+    max_uses: Type.Optional(Type.Integer({ minimum: 1 })),
+    event: Type.Optional(Key),
+    session: Type.Optional(Key),
+    rate: Type.Optional(Key),
+  },
+  { additionalProperties: false },
+);
+
+const Channel = Type.Object(
+  {
+    organiser: Key,
+    slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
+    name: Type.String({ minLength: 1 }),
+    integration_mode: Type.Union([
+      Type.Literal('portal_only'),
+      Type.Literal('portal_external_payment'),
+      Type.Literal('widget_platform_payment'),
+      Type.Literal('widget_external_payment'),
+    ]),
+    checkout_url: Type.Optional(Type.String({ format: 'uri' })),
+    branding: Type.Optional(Type.Record(Type.String(), Type.String())),
+    cart_ttl_seconds: Type.Optional(Type.Integer({ minimum: 60 })),
+    default_lang: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
+    events: Type.Union([Type.Literal('all'), Type.Array(Key)], { description: 'event keys this channel sells, or "all"' }),
+    widget_keys: Type.Optional(
+      Type.Array(Type.String({ pattern: '^wk_[A-Za-z0-9_]{1,61}$' }), { description: 'fixed keys (demo and tests only)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CatalogueDocument = Type.Object(
+  {
+    organisers: Type.Array(Type.Object({ key: Key, name: Type.String({ minLength: 1 }) }, { additionalProperties: false })),
+    venues: Type.Array(
+      Type.Object(
+        {
+          key: Key,
+          organiser: Key,
+          name: Type.String({ minLength: 1 }),
+          address: Type.Optional(Type.String()),
+          city: Type.Optional(Type.String()),
+          sectors: Type.Array(Sector, { minItems: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    events: Type.Array(Event),
+    vouchers: Type.Optional(Type.Array(Voucher)),
+    channels: Type.Optional(Type.Array(Channel)),
+  },
+  { additionalProperties: false, $id: 'https://taquilla.dev/schemas/catalogue-import.json', title: 'Taquilla catalogue import' },
+);
+
+export type CatalogueDocument = Static<typeof CatalogueDocument>;

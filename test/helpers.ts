@@ -1,0 +1,108 @@
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import type { AppContext } from '../src/app-context.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { openDatabase, type Database } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { loadDemoDataIfEmpty } from '../src/demo/demo-data.js';
+import { ManualClock } from '../src/lib/clock.js';
+import { serverUrl, TEST_PG_URL } from './global-setup.js';
+
+export const isPostgres = process.env.TEST_DB === 'postgres';
+
+export interface TestDatabase {
+  database: Database;
+  /** postgres:// URL of the test database (PostgreSQL runs only). */
+  url: string | null;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database: in-memory PGlite, or a clone of the migrated template on PostgreSQL. */
+export async function createTestDatabase(opts: { poolSize?: number } = {}): Promise<TestDatabase> {
+  const template = inject('pgTemplate');
+  if (!template) {
+    const database = await openDatabase({ pgliteDir: 'memory://' });
+    await migrate(database);
+    return { database, url: null, drop: () => database.close() };
+  }
+  const name = `taquilla_t_${template.split('_').pop()}_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  } finally {
+    await admin.end();
+  }
+  const url = serverUrl(name);
+  const database = await openDatabase({ url, poolSize: opts.poolSize ?? 20 });
+  return {
+    database,
+    url,
+    async drop() {
+      await database.close();
+      const a = new pg.Client({ connectionString: TEST_PG_URL });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  clock: ManualClock;
+  config: Config;
+  db: TestDatabase;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service on a fresh database with the demo catalogue, a manual clock (starting at the
+ * real now) and test configuration. `env` overrides environment variables of the config.
+ */
+export async function buildTestApp(
+  opts: { env?: Record<string, string>; demo?: boolean; clock?: ManualClock; poolSize?: number } = {},
+): Promise<TestApp> {
+  const db = await createTestDatabase({ poolSize: opts.poolSize });
+  const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://taquilla.test', ...opts.env });
+  const clock = opts.clock ?? new ManualClock(new Date());
+  const app = await buildApp({ config, database: db.database, clock, logger: false });
+  if (opts.demo !== false) await loadDemoDataIfEmpty(app.ctx);
+  await app.ready();
+  return {
+    app,
+    ctx: app.ctx,
+    clock,
+    config,
+    db,
+    async close() {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
+
+/** A bearer token for a channel, through the real token endpoint. */
+export async function tokenFor(app: FastifyInstance, slug: string, key = `wk_${slug.replace('-', '_')}`, clientId?: string) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/sales-channel/v1/auth/token',
+    payload: { sales_channel_slug: slug, widget_key: key, ...(clientId ? { client_id: clientId } : {}) },
+  });
+  if (res.statusCode !== 200) throw new Error(`token for ${slug}: ${res.statusCode} ${res.body}`);
+  return res.json().data.access_token as string;
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The demo channels of D37. */
+export const DEMO = {
+  a: { slug: 'demo-a', key: 'wk_demo_a' },
+  b: { slug: 'demo-b', key: 'wk_demo_b' },
+  c: { slug: 'demo-c', key: 'wk_demo_c' },
+  d: { slug: 'demo-d', key: 'wk_demo_d' },
+} as const;

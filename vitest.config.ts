@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// TEST_DB=pglite (default) runs every file on a fresh in-memory PGlite; TEST_DB=postgres on a fresh
+// database of the server at TEST_PG_URL, cloned from a migrated template made once per run.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'widget/**/*.test.ts', 'portal/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
