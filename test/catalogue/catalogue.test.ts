@@ -16,7 +16,7 @@ let hidden: { id: number; session: number };
 let draft: { id: number; session: number };
 let seatSector: { platea: number; anfiteatro: number; pista: number };
 
-const base = (slug = DEMO.d.slug) => `/api/sales-channel/v1/${slug}`;
+const base = (slug: string = DEMO.d.slug) => `/api/sales-channel/v1/${slug}`;
 const get = (url: string, headers: Record<string, string> = {}, tk = token) =>
   t.app.inject({ method: 'GET', url, headers: { ...bearer(tk), ...headers } });
 
