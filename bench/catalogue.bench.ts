@@ -10,6 +10,7 @@
  * 150 KB compressed for 5,000 seats.
  */
 import crypto from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import zlib from 'node:zlib';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
@@ -66,6 +67,8 @@ function benchCatalogue(slug: string, key: string): CatalogueDocument {
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 
 interface Figures {
+  /** Main-thread busy time per request (µs): less sensitive to a busy machine than requests/s. */
+  busyUs: number;
   rps: number;
   p99: number;
   total: number;
@@ -75,9 +78,11 @@ interface Figures {
 
 async function run(url: string, headers: Record<string, string>, seconds: number): Promise<Figures> {
   // The load generator runs in a worker thread, so that it does not share the servers' event loop.
+  const before = performance.eventLoopUtilization();
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers, workers: 1 });
+  const busy = performance.eventLoopUtilization(before).active;
   if (result.non2xx > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers`);
-  return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total, errors: result.errors, timeouts: result.timeouts };
+  return { busyUs: (busy * 1000) / Math.max(1, result.requests.total), rps: result.requests.average, p99: result.latency.p99, total: result.requests.total, errors: result.errors, timeouts: result.timeouts };
 }
 
 /**
@@ -95,6 +100,7 @@ async function compare(a: string, b: string, headers: Record<string, string>) {
     const p99s = list.map((f) => f.p99).sort((x, y) => x - y);
     const total = list.reduce((n, f) => n + f.total, 0);
     return {
+      busyUs: list.reduce((n, f) => n + f.busyUs * f.total, 0) / Math.max(1, total),
       rps: total / (list.length * ROUND_SECONDS),
       p99: p99s[Math.floor(p99s.length / 2)]!,
       total,
@@ -161,6 +167,7 @@ async function main() {
   console.log('');
   console.log(`session detail   ${ours.rps.toFixed(0).padStart(7)} req/s   p99 ${ours.p99} ms   (${ours.total} requests, ${ours.errors} errors, ${ours.timeouts} timeouts)`);
   console.log(`bare Fastify     ${baseline.rps.toFixed(0).padStart(7)} req/s   p99 ${baseline.p99} ms   (${baseline.total} requests, ${baseline.errors} errors, ${baseline.timeouts} timeouts)`);
+  console.log(`main thread busy ${ours.busyUs.toFixed(0)} µs/request vs ${baseline.busyUs.toFixed(0)} µs/request (bare)`);
   console.log(`ratio            ${ratio.toFixed(3)}   (target >= ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? 'OK' : 'BELOW TARGET'}`);
   console.log('');
   console.log(`payload          plain ${kb(plain.rawPayload.length)} / gzip ${kb(gz.rawPayload.length)} / brotli ${kb(br.rawPayload.length)}`);

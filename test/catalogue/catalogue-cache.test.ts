@@ -96,20 +96,22 @@ describe('PayloadCache', () => {
     expect(textOf(await c.get('9:es', 9, 300, d.build))).toBe('free');
   });
 
-  it('refreshes ahead in the last quarter of the max age without making the caller wait', async () => {
+  it('refreshes ahead in the last 15 % of the max age without making the caller wait', async () => {
     const cache = new PayloadCache<string>(1000);
     const b = builder('v1');
     await cache.get('7:es', 7, 0, b.build);
     b.set('v2');
     const release = b.hold();
-    const served = await cache.get('7:es', 7, 800, b.build); // the rebuild is held open
+    expect(textOf(await cache.get('7:es', 7, 800, b.build))).toBe('v1'); // not yet in the window
+    expect(b.calls.count).toBe(1);
+    const served = await cache.get('7:es', 7, 900, b.build); // the rebuild is held open
     expect(textOf(served)).toBe('v1');
     expect(b.calls.count).toBe(2);
-    await cache.get('7:es', 7, 850, b.build); // no second background rebuild while one runs
+    await cache.get('7:es', 7, 950, b.build); // no second background rebuild while one runs
     expect(b.calls.count).toBe(2);
     release();
     await new Promise((r) => setImmediate(r));
-    expect(textOf(await cache.get('7:es', 7, 900, b.build))).toBe('v2');
+    expect(textOf(await cache.get('7:es', 7, 960, b.build))).toBe('v2');
   });
 
   it('keeps the version (ETag, compressed bytes) when a rebuild has the same fingerprint', async () => {

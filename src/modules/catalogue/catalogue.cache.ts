@@ -37,6 +37,9 @@ export class PayloadVersion {
               },
             })
           : gzip(this.plain, { level: 6 });
+      // zlib hands back a view into its own larger output chunk; an exact-size copy, made once,
+      // is measurably cheaper to write to thousands of sockets.
+      pending = pending.then((out) => Buffer.from(out));
       pending.catch(() => this.encoded.delete(encoding));
       this.encoded.set(encoding, pending);
     }
@@ -68,7 +71,7 @@ export interface CachedPayload<Meta> {
  * - after `maxAgeMs` at most, which bounds staleness caused by writes on other instances.
  * Concurrent misses of one key share a single build; a build that raced an invalidation is served
  * to its own callers but not kept. A rebuild with the same fingerprint keeps the previous version (same
- * ETag, compressed forms reused), so a steady session costs two small queries per `maxAgeMs`, and
+ * ETag, compressed forms reused), so a steady session costs one small query per `maxAgeMs`, and
  * neither a rendering nor a recompression.
  */
 export class PayloadCache<Meta> {
@@ -91,7 +94,7 @@ export class PayloadCache<Meta> {
   ): Promise<CachedPayload<Meta> | null> {
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) {
-      // Refresh ahead: the last quarter of the max age rebuilds in the background, so that a busy
+      // Refresh ahead: the last 15 % of the max age rebuilds in the background, so that a busy
       // key never makes its callers wait for a rebuild. The hit itself is still within its bounds.
       if (now >= hit.refreshAt && !this.pending.has(key)) this.startLoad(key, sessionId, now, build).catch(() => {});
       return hit;
@@ -145,7 +148,7 @@ export class PayloadCache<Meta> {
       version,
       meta: built.meta,
       expiresAt: Math.min(agedOut, validUntil),
-      refreshAt: agedOut <= validUntil ? now + this.maxAgeMs * 0.75 : Infinity,
+      refreshAt: agedOut <= validUntil ? now + this.maxAgeMs * 0.85 : Infinity,
       sessionId,
     };
     if ((this.generations.get(sessionId) ?? 0) === generation) {

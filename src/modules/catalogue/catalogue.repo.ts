@@ -174,21 +174,41 @@ export interface RateRow {
   meta: Record<string, unknown>;
 }
 
-export interface SessionContextRow extends SessionHeaderRow {
+export interface LiveInventory {
+  /** Taken numbered seats as "<id><h|s|b>" joined by commas, ascending id ("12s,15h"); compact on purpose. */
+  seats: string;
+  /** Taken units (seats and zone places) per sector. */
+  takenPerSector: Map<number, number>;
+  /** Earliest future hold expiry: when this state stops being true without any write. */
+  nextHoldExpiry: Date | null;
+}
+
+export interface SessionStateRow extends SessionHeaderRow {
   translations: { lang: string; name: string }[];
   channelIds: number[];
   sectors: { id: number; name: string; numbered: boolean }[];
   rates: RateRow[];
+  live: LiveInventory;
 }
 
 /**
- * Everything about a session but its seats, in one round trip (the session detail rebuilds often):
- * the session, its event's state and names, the channels selling it, the venue's sectors, the rates.
+ * Everything the session detail needs but the seat layout, in one round trip and one snapshot (it
+ * is re-read about once a second per busy session): the session, its event's state and names, the
+ * channels selling it, the venue's sectors, the rates, and the live inventory at `now` - which
+ * numbered seats are held, sold or blocked, how many units each sector has taken, and the next hold
+ * expiry. Expired holds count as free (D15). The inventory is aggregated in SQL so that a large,
+ * busy session still answers with one short row.
  */
-export async function sessionContext(db: Db, sessionId: number): Promise<SessionContextRow | null> {
+export async function sessionState(db: Db, sessionId: number, now: Date): Promise<SessionStateRow | null> {
+  const at = now.toISOString();
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`SELECT s.id, s.event_id, s.venue_id, s.start_datetime, s.status, e.status AS event_status, e.default_lang,
+    sql`WITH taken AS (
+          SELECT id, sector_id, seat_id, status, hold_expires_at FROM session_seats
+          WHERE session_id = ${sessionId} AND status <> 'available'
+            AND (status <> 'held' OR hold_expires_at IS NULL OR hold_expires_at > ${at}::timestamptz)
+        )
+        SELECT s.id, s.event_id, s.venue_id, s.start_datetime, s.status, e.status AS event_status, e.default_lang,
           (SELECT coalesce(json_agg(json_build_object('lang', tr.lang, 'name', tr.name) ORDER BY tr.lang), '[]'::json)
              FROM event_translations tr WHERE tr.event_id = s.event_id) AS translations,
           (SELECT coalesce(json_agg(ce.channel_id ORDER BY ce.channel_id), '[]'::json)
@@ -197,13 +217,18 @@ export async function sessionContext(db: Db, sessionId: number): Promise<Session
              FROM sectors sc WHERE sc.venue_id = s.venue_id) AS sectors,
           (SELECT coalesce(json_agg(json_build_object('id', r.id, 'sectorId', r.sector_id, 'name', r.name, 'names', r.names,
                     'price', r.price, 'meta', r.meta) ORDER BY r.sort_order, r.id), '[]'::json)
-             FROM rates r WHERE r.session_id = s.id) AS rates
+             FROM rates r WHERE r.session_id = s.id) AS rates,
+          (SELECT coalesce(string_agg(id::text || left(status, 1), ',' ORDER BY id), '') FROM taken WHERE seat_id IS NOT NULL) AS live_seats,
+          (SELECT coalesce(json_agg(json_build_array(sector_id, n)), '[]'::json)
+             FROM (SELECT sector_id, count(*)::int AS n FROM taken GROUP BY sector_id) g) AS live_per_sector,
+          (SELECT min(hold_expires_at) FROM taken WHERE status = 'held') AS next_expiry
         FROM sessions s JOIN events e ON e.id = s.event_id
         WHERE s.id = ${sessionId}`,
   );
   const r = rows[0];
   if (!r) return null;
   const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+  const perSector = json<[number, number][]>(r.live_per_sector);
   return {
     id: Number(r.id),
     eventId: Number(r.event_id),
@@ -216,6 +241,11 @@ export async function sessionContext(db: Db, sessionId: number): Promise<Session
     channelIds: json(r.channel_ids),
     sectors: json(r.sectors),
     rates: json(r.rates),
+    live: {
+      seats: r.live_seats as string,
+      takenPerSector: new Map(perSector.map(([sector, n]) => [Number(sector), Number(n)])),
+      nextHoldExpiry: r.next_expiry === null ? null : new Date(r.next_expiry as string | Date),
+    },
   };
 }
 
@@ -249,26 +279,6 @@ export async function sessionUnitsPerSector(db: Db, sessionId: number): Promise<
     sql`SELECT sector_id, count(*)::int AS units FROM session_seats WHERE session_id = ${sessionId} GROUP BY sector_id`,
   );
   return new Map(rows.map((r) => [Number(r.sector_id), Number(r.units)]));
-}
-
-export interface TakenUnitRow {
-  id: number;
-  sector_id: number;
-  status: 'held' | 'sold' | 'blocked';
-  hold_expires_at: string | Date | null;
-}
-
-/**
- * Units of a session that are not plainly available (held, sold, blocked): usually a small part of
- * the session, so the live state costs one narrow query. Expired holds are left to the caller (D15).
- */
-export async function takenUnits(db: Db, sessionId: number): Promise<TakenUnitRow[]> {
-  return queryRows<TakenUnitRow>(
-    db,
-    sql`SELECT id, sector_id, status, hold_expires_at FROM session_seats
-        WHERE session_id = ${sessionId} AND status <> 'available'
-        ORDER BY id`,
-  );
 }
 
 /** The SQL condition "this unit is free at `now`" (D15). */

@@ -169,39 +169,31 @@ async function sessionLayout(ctx: AppContext, sessionId: number, now: number): P
   return layout;
 }
 
-type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
+const STATUS_BY_LETTER = { h: 'held', s: 'sold', b: 'blocked' } as const;
 
-/** Live state at `now`: status of every taken unit, taken units per sector, next hold expiry (D15). */
-function liveState(taken: repo.TakenUnitRow[], now: Date) {
-  const statusOf = new Map<number, SeatStatus>();
-  const takenPerSector = new Map<number, number>();
-  let nextHoldExpiry: Date | null = null;
-  for (const unit of taken) {
-    if (unit.status === 'held') {
-      const expires = unit.hold_expires_at === null ? null : new Date(unit.hold_expires_at);
-      if (expires && expires <= now) continue; // an expired hold is free
-      if (expires && (!nextHoldExpiry || expires < nextHoldExpiry)) nextHoldExpiry = expires;
-    }
-    statusOf.set(Number(unit.id), unit.status);
-    const sector = Number(unit.sector_id);
-    takenPerSector.set(sector, (takenPerSector.get(sector) ?? 0) + 1);
+/** "12s,15h" -> Map { 12 => 'sold', 15 => 'held' } */
+function parseTakenSeats(seats: string): Map<number, string> {
+  const statusOf = new Map<number, string>();
+  if (seats === '') return statusOf;
+  for (const item of seats.split(',')) {
+    statusOf.set(Number(item.slice(0, -1)), STATUS_BY_LETTER[item.slice(-1) as keyof typeof STATUS_BY_LETTER]);
   }
-  return { statusOf, takenPerSector, nextHoldExpiry };
+  return statusOf;
 }
 
 /**
- * Reads a session's live state (two small queries; the seat layout comes from its own cache) and
+ * Reads a session's live state (one one-row query; the seat layout comes from its own cache) and
  * returns how to render the D34 payload. Rendering is string assembly over pre-rendered seat
  * prefixes: the payload of a 5,000-seat session is about 1 MB of JSON.
  */
 async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: string): Promise<BuiltPayload<SessionMeta> | null> {
   const now = ctx.clock.now();
-  const context = await repo.sessionContext(ctx.db, sessionId);
-  if (!context || context.status === 'draft' || context.eventStatus !== 'published') return null;
   // Seat statuses and sector counts both derive from this one read, so they always agree.
-  const [taken, layout] = await Promise.all([repo.takenUnits(ctx.db, sessionId), sessionLayout(ctx, sessionId, now.getTime())]);
+  const context = await repo.sessionState(ctx.db, sessionId, now);
+  if (!context || context.status === 'draft' || context.eventStatus !== 'published') return null;
+  const { live } = context;
+  const layout = await sessionLayout(ctx, sessionId, now.getTime());
   const chain = languageChain(lang, context.defaultLang);
-  const live = liveState(taken, now);
 
   const ratesOf = new Map<number, { id: number; name: string; price: number; meta: Record<string, unknown> }[]>();
   for (const sector of context.sectors) {
@@ -231,12 +223,11 @@ async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: str
       rates: ratesOf.get(sector.id) ?? [],
     };
   });
-  const statuses = [...live.statusOf].map(([id, status]) => `${id}${status[0]}`).join(',');
-
   const render = () => {
+    const statusOf = parseTakenSeats(live.seats);
     const ratesJson = new Map([...ratesOf].map(([sectorId, list]) => [sectorId, JSON.stringify(list)]));
     const seats = layout.seats.map(
-      (s, i) => `${layout.seatPrefixes[i]}${live.statusOf.get(Number(s.id)) ?? 'available'}","rates":${ratesJson.get(Number(s.sector_id)) ?? '[]'}}`,
+      (s, i) => `${layout.seatPrefixes[i]}${statusOf.get(Number(s.id)) ?? 'available'}","rates":${ratesJson.get(Number(s.sector_id)) ?? '[]'}}`,
     );
     // The envelope of D33, written out so that the seats need no second serialisation pass.
     return (
@@ -245,7 +236,7 @@ async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: str
     );
   };
   return {
-    fingerprint: JSON.stringify([layout.version, session, sectors, statuses]),
+    fingerprint: `${JSON.stringify([layout.version, session, sectors])}|${live.seats}`,
     render,
     meta: { eventId: context.eventId, channelIds: new Set(context.channelIds.map(Number)) },
     validUntil: live.nextHoldExpiry,
