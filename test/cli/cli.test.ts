@@ -15,7 +15,7 @@ let err: string[];
 
 beforeAll(async () => {
   t = await buildTestApp({ demo: false });
-});
+}, 180_000);
 afterAll(() => t.close());
 
 beforeEach(() => {

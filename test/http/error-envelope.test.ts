@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../helpers.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ demo: false });
-});
+}, 180_000);
 afterAll(() => t.close());
 
 const TOKEN_URL = '/api/sales-channel/v1/auth/token';

@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from '../helpers.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ demo: false });
-});
+}, 180_000);
 afterAll(() => t.close());
 
 describe('OpenAPI', () => {
