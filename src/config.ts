@@ -37,6 +37,9 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** Pino's levels; anything else would only fail later, inside the logger, without naming LOG_LEVEL. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 type Env = Record<string, string | undefined>;
 
 function int(env: Env, name: string, fallback: number, min = 1): number {
@@ -97,6 +100,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (loadDemoData && appEnv === 'production') {
     throw new ConfigError('DEMO_DATA cannot be true when APP_ENV=production (demo keys are public)');
   }
+  const logLevel = env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info');
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
   const smtpUrl = env.SMTP_URL || undefined;
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
 
@@ -121,6 +128,6 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: env.MAIL_FROM || 'Taquilla <tickets@localhost>',
     authCacheMs: int(env, 'AUTH_CACHE_MS', 2_000, 0),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 10),
-    logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
+    logLevel,
   });
 }

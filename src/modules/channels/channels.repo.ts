@@ -1,6 +1,6 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { salesChannels, widgetKeys, type Branding, type IntegrationMode } from '../../db/schema/index.js';
+import { channelEvents, events, organisers, salesChannels, widgetKeys, type Branding, type IntegrationMode } from '../../db/schema/index.js';
 
 export interface ChannelRecord {
   id: number;
@@ -70,4 +70,34 @@ export async function activeWidgetKeys(db: Db, channelId: number) {
     .select()
     .from(widgetKeys)
     .where(and(eq(widgetKeys.channelId, channelId), isNull(widgetKeys.revokedAt)));
+}
+
+export async function organiserExists(db: Db, organiserId: number): Promise<boolean> {
+  const rows = await db.select({ id: organisers.id }).from(organisers).where(eq(organisers.id, organiserId));
+  return rows.length > 0;
+}
+
+export async function listOrganisers(db: Db) {
+  return db.select({ id: organisers.id, name: organisers.name }).from(organisers).orderBy(asc(organisers.id));
+}
+
+export async function organiserEventIds(db: Db, organiserId: number): Promise<number[]> {
+  const rows = await db.select({ id: events.id }).from(events).where(eq(events.organiserId, organiserId)).orderBy(asc(events.id));
+  return rows.map((r) => r.id);
+}
+
+export async function linkChannelEvents(db: Db, channelId: number, eventIds: number[]): Promise<void> {
+  await db
+    .insert(channelEvents)
+    .values(eventIds.map((eventId) => ({ channelId, eventId })))
+    .onConflictDoNothing();
+}
+
+export async function channelEventIds(db: Db, channelId: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: channelEvents.eventId })
+    .from(channelEvents)
+    .where(eq(channelEvents.channelId, channelId))
+    .orderBy(asc(channelEvents.eventId));
+  return rows.map((r) => r.id);
 }

@@ -51,14 +51,53 @@ function validateChannel(input: Partial<NewChannel>): void {
   }
 }
 
-/** Creates a sales channel (operator CLI, import, admin). */
-export async function createChannel(ctx: AppContext, input: NewChannel): Promise<ChannelRecord> {
+/** Which events a new channel sells: every event of its organiser, or the listed ids. */
+export type ChannelEventsChoice = 'all' | number[];
+
+/**
+ * Creates a sales channel (operator CLI, import, admin), optionally with the events it sells
+ * (a channel sells only the events linked to it), in one transaction.
+ */
+export async function createChannel(ctx: AppContext, input: NewChannel, events: ChannelEventsChoice = []): Promise<ChannelRecord> {
   validateChannel(input);
-  if (await repo.findChannelBySlug(ctx.db, input.slug)) {
-    throw new AppError('conflict', `A sales channel with slug "${input.slug}" already exists`);
-  }
-  return repo.insertChannel(ctx.db, input);
+  return ctx.db.transaction(async (tx) => {
+    if (!(await repo.organiserExists(tx, input.organiserId))) {
+      throw new AppError('validation_failed', 'The given data was invalid', { organiser_id: [`unknown organiser ${input.organiserId}`] });
+    }
+    if (await repo.findChannelBySlug(tx, input.slug)) {
+      throw new AppError('conflict', `A sales channel with slug "${input.slug}" already exists`);
+    }
+    const channel = await repo.insertChannel(tx, input);
+    const eventIds = events === 'all' ? await repo.organiserEventIds(tx, input.organiserId) : events;
+    if (eventIds.length) {
+      const own = new Set(await repo.organiserEventIds(tx, input.organiserId));
+      const foreign = eventIds.filter((id) => !own.has(id));
+      if (foreign.length) {
+        throw new AppError('validation_failed', 'The given data was invalid', {
+          events: [`not events of organiser ${input.organiserId}: ${foreign.join(', ')}`],
+        });
+      }
+      await repo.linkChannelEvents(tx, channel.id, eventIds);
+    }
+    return channel;
+  });
 }
+
+/** The channel with this slug; 404 when there is none. */
+export async function getChannelBySlug(ctx: AppContext, slug: string): Promise<ChannelRecord> {
+  const channel = await repo.findChannelBySlug(ctx.db, slug);
+  if (!channel) throw new AppError('not_found', `Sales channel "${slug}" not found`);
+  return channel;
+}
+
+/** Ids of the events a channel sells. */
+export const channelEventIds = (ctx: AppContext, channelId: number) => repo.channelEventIds(ctx.db, channelId);
+
+/** Every widget key of a channel, live and revoked (hashes only; the plain key is never stored). */
+export const listWidgetKeys = (ctx: AppContext, channelId: number) => repo.listWidgetKeys(ctx.db, channelId);
+
+/** Every organiser (owners of channels and catalogues), by id. */
+export const listOrganisers = (ctx: AppContext) => repo.listOrganisers(ctx.db);
 
 /** Every channel, by slug. */
 export const listChannels = (ctx: AppContext) => repo.listChannels(ctx.db);

@@ -1,0 +1,40 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../../http/errors.js';
+import { importCatalogue } from '../../modules/catalogue/import.service.js';
+import { UsageError, rejectUnknownFlags } from '../args.js';
+import type { CliCommand } from '../command.js';
+import { printJson, printTable } from '../output.js';
+
+/** Reads and parses a JSON file; a missing file or bad JSON is an operation failure, not a usage error. */
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw new AppError('not_found', `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new AppError('bad_request', `${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+const importCommand: CliCommand = {
+  name: 'catalogue:import',
+  summary: 'Import venues, maps, events, sessions, rates, fees, vouchers and channels from a JSON file (docs/catalogue-import.md)',
+  usage: 'catalogue:import <file.json> [--json]',
+  async run(ctx, args) {
+    rejectUnknownFlags(args, ['json']);
+    if (args.positional.length !== 1) throw new UsageError('catalogue:import takes exactly one file');
+    const file = path.resolve(args.positional[0]!);
+    const summary = await importCatalogue(ctx, await readJson(file));
+    if (args.flags.json) return printJson(summary);
+    console.log(`Imported ${path.basename(file)} in one transaction:`);
+    printTable(Object.entries(summary).map(([what, count]) => ({ what, count })));
+    if (summary.channels > 0) console.log('Channels without fixed widget_keys need one: taquilla keys:generate --channel <slug>');
+  },
+};
+
+export const commands: CliCommand[] = [importCommand];

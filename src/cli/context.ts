@@ -1,0 +1,34 @@
+import path from 'node:path';
+import type { AppContext } from '../app-context.js';
+import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { migrate } from '../db/migrate.js';
+import { systemClock } from '../lib/clock.js';
+
+export interface CliContext {
+  ctx: AppContext;
+  /** Migrations applied while opening (a fresh or outdated database). */
+  appliedNow: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The service's context without HTTP: the same configuration (DATABASE_URL or DATA_DIR/pglite),
+ * the database migrated to the current version, and the system clock. Throws ConfigError on a bad
+ * variable.
+ */
+export async function openCliContext(env: Record<string, string | undefined> = process.env): Promise<CliContext> {
+  const config = loadConfig(env);
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    pgliteDir: path.join(config.dataDir, 'pglite'),
+    poolSize: Math.min(config.dbPoolSize, 2),
+  });
+  try {
+    const appliedNow = await migrate(database);
+    return { ctx: { config, database, db: database.db, clock: systemClock }, appliedNow, close: () => database.close() };
+  } catch (err) {
+    await database.close().catch(() => {});
+    throw err;
+  }
+}

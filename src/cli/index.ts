@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../config.js';
+import { AppError } from '../http/errors.js';
+import { EXIT, UsageError, parseArgv } from './args.js';
+import type { CliCommand } from './command.js';
+import { openCliContext, type CliContext } from './context.js';
+import { commands as catalogue } from './commands/catalogue.js';
+import { commands as channels } from './commands/channels.js';
+import { commands as db } from './commands/db.js';
+import { commands as keys } from './commands/keys.js';
+
+/** Every command group; a new group is one import above and one entry here. */
+export const COMMAND_GROUPS: CliCommand[][] = [channels, keys, catalogue, db];
+
+export const COMMANDS: CliCommand[] = COMMAND_GROUPS.flat();
+
+function printHelp(): void {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  console.log('Taquilla operator command line. Usage: taquilla <command> [options]  (or npm run cli -- <command>)\n');
+  for (const c of COMMANDS) console.log(`  ${c.name.padEnd(width)}  ${c.summary}`);
+  console.log(`  ${'help'.padEnd(width)}  This list; "help <command>" shows a command's options`);
+  console.log('\nThe database is the service\'s own: DATABASE_URL, or the embedded PGlite in DATA_DIR (default ./data).');
+  console.log('Exit codes: 0 done, 1 refused or failed, 2 wrong command line, 3 bad configuration or database unavailable.');
+}
+
+function reportError(err: unknown): number {
+  if (err instanceof UsageError) {
+    console.error(`error: ${err.message}`);
+    return EXIT.usage;
+  }
+  if (err instanceof ConfigError) {
+    console.error(`Configuration error: ${err.message}`);
+    return EXIT.environment;
+  }
+  if (err instanceof AppError) {
+    console.error(`error: ${err.message}`);
+    for (const [field, messages] of Object.entries(err.fields ?? {})) console.error(`  ${field}: ${messages.join('; ')}`);
+    return EXIT.failed;
+  }
+  console.error(`error: ${(err as Error)?.message ?? String(err)}`);
+  return EXIT.failed;
+}
+
+/**
+ * Runs one command line and returns the exit code. `open` builds the context (the service's
+ * configuration and database); commands that need none (help) never open it.
+ */
+export async function runCli(argv: string[], open: () => Promise<CliContext> = () => openCliContext()): Promise<number> {
+  const { command: name, args } = parseArgv(argv);
+  if (!name || name === 'help') {
+    const about = args.positional[0] && COMMANDS.find((c) => c.name === args.positional[0]);
+    if (about) console.log(`usage: taquilla ${about.usage}\n\n${about.summary}`);
+    else printHelp();
+    return EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    console.error(`error: unknown command "${name}"; "taquilla help" lists the commands`);
+    return EXIT.usage;
+  }
+  if (args.flags.help) {
+    console.log(`usage: taquilla ${command.usage}\n\n${command.summary}`);
+    return EXIT.ok;
+  }
+
+  let cli: CliContext;
+  try {
+    cli = await open();
+  } catch (err) {
+    if (err instanceof ConfigError) return reportError(err);
+    console.error(`error: cannot open the database: ${(err as Error).message}`);
+    return EXIT.environment;
+  }
+  try {
+    for (const file of cli.appliedNow) console.error(`applied migration ${file}`);
+    return (await command.run(cli.ctx, args)) ?? EXIT.ok;
+  } catch (err) {
+    const code = reportError(err);
+    if (err instanceof UsageError) console.error(`usage: taquilla ${command.usage}`);
+    return code;
+  } finally {
+    await cli.close().catch(() => {});
+  }
+}
+
+// Run when started as a program (tsx src/cli/index.ts); bin/taquilla.js calls runCli itself.
+const entry = process.argv[1] && fs.realpathSync(process.argv[1]);
+if (entry === fileURLToPath(import.meta.url)) {
+  process.exitCode = await runCli(process.argv.slice(2));
+}

@@ -1,0 +1,126 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const PRODUCTION = { APP_ENV: 'production', SIGNING_SECRET: 's'.repeat(32) };
+
+describe('loadConfig', () => {
+  it('has working defaults for development', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      appEnv: 'development',
+      port: 3000,
+      host: '0.0.0.0',
+      publicBaseUrl: 'http://localhost:3000',
+      widgetUrl: 'http://localhost:3000/widget',
+      portalCheckoutBaseUrl: 'http://localhost:3000',
+      databaseUrl: undefined,
+      dataDir: path.resolve('./data'),
+      loadDemoData: true,
+      tokenTtlSeconds: 86_400,
+      maxLiveTokensPerChannel: 10_000,
+      cartTtlSeconds: 900,
+      maxItemsPerOrder: 20,
+      currency: 'EUR',
+      timezone: 'Europe/Madrid',
+      authCacheMs: 2000,
+      dbPoolSize: 10,
+      logLevel: 'info',
+    });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('NODE_ENV=test means APP_ENV=test with silent logs; production refuses demo data by default', () => {
+    expect(loadConfig({ NODE_ENV: 'test' })).toMatchObject({ appEnv: 'test', logLevel: 'silent' });
+    expect(loadConfig(PRODUCTION)).toMatchObject({ appEnv: 'production', loadDemoData: false });
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      APP_ENV: 'preproduction',
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: 'https://pre.example.com/',
+      WIDGET_URL: 'https://cdn.example.com/widget',
+      PORTAL_CHECKOUT_BASE_URL: 'https://shop.example.com',
+      DATABASE_URL: 'postgresql://u@db/taquilla',
+      DATA_DIR: '/var/lib/taquilla',
+      DEMO_DATA: 'false',
+      TOKEN_TTL_SECONDS: '3600',
+      MAX_LIVE_TOKENS_PER_CHANNEL: '50',
+      CART_TTL_SECONDS: '600',
+      MAX_ITEMS_PER_ORDER: '8',
+      CURRENCY: 'GBP',
+      TIMEZONE: 'Europe/London',
+      SIGNING_SECRET: 'k'.repeat(40),
+      SMTP_URL: 'smtps://mail.example.com',
+      MAIL_FROM: 'Tickets <t@example.com>',
+      LOG_LEVEL: 'warn',
+      AUTH_CACHE_MS: '0',
+      DB_POOL_SIZE: '4',
+    });
+    expect(c).toMatchObject({
+      appEnv: 'preproduction',
+      port: 8080,
+      host: '127.0.0.1',
+      publicBaseUrl: 'https://pre.example.com',
+      widgetUrl: 'https://cdn.example.com/widget',
+      portalCheckoutBaseUrl: 'https://shop.example.com',
+      databaseUrl: 'postgresql://u@db/taquilla',
+      dataDir: '/var/lib/taquilla',
+      loadDemoData: false,
+      tokenTtlSeconds: 3600,
+      maxLiveTokensPerChannel: 50,
+      cartTtlSeconds: 600,
+      maxItemsPerOrder: 8,
+      currency: 'GBP',
+      timezone: 'Europe/London',
+      signingSecret: 'k'.repeat(40),
+      smtpUrl: 'smtps://mail.example.com',
+      mailFrom: 'Tickets <t@example.com>',
+      logLevel: 'warn',
+      authCacheMs: 0,
+      dbPoolSize: 4,
+    });
+  });
+
+  // Each bad value must stop the start with a message that names the variable.
+  const bad: [string, Record<string, string>][] = [
+    ['APP_ENV', { APP_ENV: 'staging' }],
+    ['PORT', { PORT: 'abc' }],
+    ['PORT', { PORT: '70000' }],
+    ['PORT', { PORT: '-1' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'not a url' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
+    ['WIDGET_URL', { WIDGET_URL: 'cdn.example.com/widget' }],
+    ['PORTAL_CHECKOUT_BASE_URL', { PORTAL_CHECKOUT_BASE_URL: 'javascript:alert(1)' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }],
+    ['DEMO_DATA', { DEMO_DATA: 'yes' }],
+    ['DEMO_DATA', { ...PRODUCTION, DEMO_DATA: 'true' }],
+    ['TOKEN_TTL_SECONDS', { TOKEN_TTL_SECONDS: '0' }],
+    ['TOKEN_TTL_SECONDS', { TOKEN_TTL_SECONDS: '1.5' }],
+    ['MAX_LIVE_TOKENS_PER_CHANNEL', { MAX_LIVE_TOKENS_PER_CHANNEL: 'lots' }],
+    ['CART_TTL_SECONDS', { CART_TTL_SECONDS: '15m' }],
+    ['MAX_ITEMS_PER_ORDER', { MAX_ITEMS_PER_ORDER: '0' }],
+    ['CURRENCY', { CURRENCY: 'euro' }],
+    ['TIMEZONE', { TIMEZONE: 'Mars/Olympus' }],
+    ['SIGNING_SECRET', { APP_ENV: 'production' }],
+    ['SIGNING_SECRET', { APP_ENV: 'production', SIGNING_SECRET: 'too-short' }],
+    ['SMTP_URL', { SMTP_URL: 'mail.example.com:25' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['AUTH_CACHE_MS', { AUTH_CACHE_MS: '-5' }],
+    ['DB_POOL_SIZE', { DB_POOL_SIZE: '0' }],
+  ];
+  it.each(bad)('a bad %s stops with a message naming it (%o)', (name, env) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^${name} `));
+  });
+
+  it('unchecked free-text variables (HOST, DATA_DIR, MAIL_FROM) are taken as given', () => {
+    expect(loadConfig({ HOST: '::', DATA_DIR: 'relative/dir', MAIL_FROM: 'x' })).toMatchObject({
+      host: '::',
+      dataDir: path.resolve('relative/dir'),
+      mailFrom: 'x',
+    });
+  });
+});

@@ -1,0 +1,88 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+export interface Running {
+  child: ChildProcess;
+  /** Kills the process and its children (tsx runs the script in a child process). */
+  killAll(): void;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal name) once the process has ended. */
+  exited: Promise<number | string>;
+  /** Resolves with the first match of `pattern` in stdout; rejects if the process ends first. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+}
+
+/** Starts `tsx <script> ...args` from the project root (see startNode). */
+export const startTsx = (script: string, args: string[], env: Record<string, string>) => startNode([TSX, script, ...args], env);
+
+/**
+ * Starts `node ...args` from the project root, with `env` added to a clean environment (the test
+ * runner's database variables removed so the child uses only what the test gives it).
+ */
+export function startNode(nodeArgs: string[], env: Record<string, string>): Running {
+  const base = { ...process.env };
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'APP_ENV', 'NODE_ENV', 'PORT', 'TEST_DB', 'VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID']) {
+    delete base[name];
+  }
+  const child = spawn(process.execPath, nodeArgs, { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  let err = '';
+  const listeners = new Set<() => void>();
+  child.stdout!.on('data', (chunk) => {
+    out += chunk;
+    for (const l of listeners) l();
+  });
+  child.stderr!.on('data', (chunk) => (err += chunk));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return {
+    child,
+    killAll() {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor(pattern, timeoutMs = 150_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = out.match(pattern);
+          if (m) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve(m);
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`timed out waiting for ${pattern}; stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}`));
+        }, timeoutMs);
+        listeners.add(check);
+        void exited.then((code) => {
+          if (listeners.delete(check)) {
+            clearTimeout(timer);
+            reject(new Error(`process exited (${code}) before ${pattern}; stdout: ${out.slice(-2000)} stderr: ${err.slice(-2000)}`));
+          }
+        });
+        check();
+      });
+    },
+  };
+}
+
+/** Runs `node ...args` to the end. */
+export async function runNode(nodeArgs: string[], env: Record<string, string>) {
+  const run = startNode(nodeArgs, env);
+  const code = await run.exited;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+/** Runs `tsx <script> ...args` to the end. */
+export const runTsx = (script: string, args: string[], env: Record<string, string>) => runNode([TSX, script, ...args], env);
