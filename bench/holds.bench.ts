@@ -13,6 +13,7 @@
 // (concurrent clients, default 50), DB_POOL_SIZE (default 10), BENCH_SEATS (default 5000).
 import { fork, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -63,6 +64,7 @@ async function server() {
   url.pathname = `/${dbName}`;
   const database = await openDatabase({ url: url.toString(), poolSize: POOL_SIZE });
   await migrate(database);
+  console.log(`setup: database ${dbName} migrated; importing ${SEATS} seats`);
   const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: url.toString(), DB_POOL_SIZE: String(POOL_SIZE), PORT: '0' });
   const app = await buildApp({ config, database, logger: false });
   const perRow = 100;
@@ -192,6 +194,7 @@ async function main() {
   };
 
   console.log(`flash sale: ${ready.seatIds.length} seats, ${CONNECTIONS} HTTP clients, pool ${POOL_SIZE}, contention ${CONTENTION * 100} %`);
+  console.log(`machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   type Ctx = { token?: string | null };
   const instance = autocannon({
     url: base,
