@@ -509,7 +509,7 @@ describe('GET /portal/{slug}/{lang}/orders/{token} (public)', () => {
     expect(last).toBe(429);
     const res = await t.app.inject({ url: portalUrl('demo-d', 'unknown-token-123'), remoteAddress: '10.9.9.9' });
     expect(res.json()).toMatchObject({ status: 429, success: false, code: 'rate_limited' });
-    // Another client is not affected, and the B2B routes are not limited.
+    // Another client is not affected.
     expect((await t.app.inject({ url: portalUrl('demo-d', 'unknown-token-123'), remoteAddress: '10.9.9.8' })).statusCode).toBe(404);
   });
 });
