@@ -22,7 +22,7 @@ beforeAll(async () => {
   d = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
   c = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key);
   [s0, s1, s2] = [await demoSession(t, 0), await demoSession(t, 1), await demoSession(t, 2)];
-});
+}, 180_000); // building a PGlite app with the demo catalogue is slow on a loaded machine
 afterAll(() => t.close());
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';

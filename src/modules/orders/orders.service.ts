@@ -12,7 +12,8 @@ import { priceItems, sumAmounts } from './pricing.js';
 // Cart use cases. Each takes the channel and the order token, so that the B2B routes and the
 // portal's public cart call the same functions; each runs in one transaction that first locks the
 // order row (changes to one cart are serialised), claims inventory with conditional UPDATEs in
-// ascending id order, reprices the whole order, and announces the inventory change after commit.
+// ascending id order, keeps every amount consistent (item and order totals), and announces the
+// inventory change after commit.
 
 export interface ItemRequest {
   session_seat_id: number;
@@ -27,7 +28,7 @@ export interface SectorRequest {
 
 export const ORDER_TOKEN_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 
-const REFERENCE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ0123456789'.slice(0, 32);
+const REFERENCE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ0123456789'; // 32 characters
 
 /** A readable order reference: `TQ-` + 8 base32 characters (no I, L, O, U: easy to read aloud). */
 export function newReference(): string {
