@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { sql } from 'drizzle-orm';
+import { Value } from 'typebox/value';
+import { queryRows } from '../../src/db/client.js';
+import { toAmount } from '../../src/lib/money.js';
+import { ReportResponse, ReportRow, ReportSummary } from '../../src/modules/reports/reports.schemas.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
-import { reportMessage, salesReport } from '../../src/modules/reports/reports.service.js';
+import { parseReport, reportMessage, salesReport } from '../../src/modules/reports/reports.service.js';
 import { catalogueRefs, insertManyPurchases, insertOrder, insertRefund, type CatalogueRefs, type InsertedOrder } from './report-fixture.js';
 
 /*
@@ -215,7 +221,10 @@ describe('filters', () => {
     // The same service with TIMEZONE=UTC: 23:30 local on 31 March is then 1 April in Madrid terms.
     const ctx = { ...t.ctx, config: { ...t.ctx.config, timezone: 'UTC' } };
     const d = refs.channels['demo-d']!;
-    const day = (date: string) => salesReport(ctx, d, 'es', { date_from: date, date_to: date });
+    const day = async (date: string) => {
+      const result = await salesReport(ctx, d, 'es', { date_from: date, date_to: date });
+      return { filters: result.filters, rows: parseReport(result).data };
+    };
     // late (21:30 UTC on 31 March) and after (22:30 UTC on 31 March) are both 31 March in UTC.
     expect(refsOf((await day('2025-03-31')).rows)).toEqual(names('after', 'late'));
     expect((await day('2025-04-01')).rows).toEqual([]);
@@ -417,5 +426,49 @@ describe('CSV export', () => {
     const res = await report('format=csv', { slug: 'demo-b', token });
     const line = res.body.split('\r\n')[1]!;
     expect(line).toContain(`,"'=HYPERLINK(""x"") O""Brien, Jr",x@example.com,`);
+  });
+});
+
+describe('the JSON text the database builds', () => {
+  it('matches the documented response schema exactly, for every kind of query', async () => {
+    const { concert, play } = refs.events;
+    for (const q of ['', W, `event_id=${concert.id}`, `event_ids[]=${play.id}&${W}`, 'date_from=2030-01-01']) {
+      const res = await report(q);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      const body = res.json();
+      expect([...Value.Errors(ReportResponse, body)], q).toEqual([]);
+      // No field beyond the schema's: the text is sent as is, nothing strips extras.
+      expect(Object.keys(body).sort()).toEqual(['data', 'message', 'status', 'success']);
+      expect(Object.keys(body.data).sort()).toEqual(['data', 'summary']);
+      expect(Object.keys(body.data.summary).sort()).toEqual(Object.keys(ReportSummary.properties).sort());
+      for (const row of body.data.data) expect(Object.keys(row)).toEqual(Object.keys(ReportRow.properties));
+    }
+  });
+
+  it('amounts print as at most two decimals, as toAmount() would give them', async () => {
+    const text = (await report(W)).body;
+    const amounts = [...text.matchAll(/"(?:base|discount|fee|total|refund|net)_amount"\s*:\s*([^,}]+)/g)].map((m) => m[1]!.trim());
+    expect(amounts.length).toBeGreaterThan(7 * 4);
+    for (const a of amounts) expect(a).toMatch(/^-?\d+(\.\d{1,2})?$/);
+    expect(amounts).toContain('1.13');
+    expect(amounts).toContain('23.63');
+    expect(amounts).toContain('223.13');
+  });
+
+  it('the database prints float8 amounts with the same text as JSON.stringify(toAmount())', async () => {
+    const minors = fc.sample(fc.integer({ min: -100_000_000, max: 100_000_000 }), 3000).concat([0, 1, -1, 5, 10, 99, 101, 2363, 113]);
+    const [row] = await queryRows<{ out: string }>(t.ctx.db, sql`SELECT string_agg((x::float8 / 100)::text, ' ' ORDER BY i) AS out
+      FROM unnest(${`{${minors.join(',')}}`}::int[]) WITH ORDINALITY AS u(x, i)`);
+    expect(row!.out.split(' ')).toEqual(minors.map((m) => JSON.stringify(toAmount(m))));
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents the report route with its query parameters', async () => {
+    const doc = (await t.app.inject({ url: '/api/openapi.json' })).json();
+    const op = doc.paths['/api/sales-channel/v1/{salesChannelSlug}/{lang}/reports/sales'].get;
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['event_id', 'event_ids[]', 'event_ids', 'date_from', 'date_to', 'format', 'salesChannelSlug', 'lang']),
+    );
   });
 });

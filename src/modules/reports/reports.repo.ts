@@ -12,47 +12,22 @@ export interface ReportSelection {
   /** D28: without filters only completed orders are listed; with filters cancelled ones too. */
   includeCancelled: boolean;
   limit: number;
-}
-
-/** A report row as the database builds it: amounts in minor units. */
-export interface RawReportRow {
-  id: number;
-  order_reference: string;
-  type: 'purchase' | 'refund' | 'reservation';
-  datetime: string;
-  customer_name: string | null;
-  customer_email: string | null;
-  event_name: string | null;
-  session_datetime: string | null;
-  tickets: number;
-  base_amount: number;
-  discount_amount: number;
-  fee_amount: number;
-  payment_method: string | null;
-  total_amount: number;
+  /** The deployment's currency, for the summary (D11). */
   currency: string;
-  status: 'completed' | 'cancelled';
-}
-
-/** The summary as the database computes it over the returned rows: amounts in minor units. */
-export interface RawReportSummary {
-  transactions: number;
-  purchases: number;
-  refunds: number;
-  reservations: number;
-  tickets: number;
-  base_amount: number;
-  discount_amount: number;
-  fee_amount: number;
-  total_amount: number;
-  refund_amount: number;
 }
 
 /** ISO 8601 in UTC with an explicit offset, whole seconds: the same text as `isoWithOffset()`. */
 const iso = (column: SQL) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"')`;
+/**
+ * Minor units to the API's JSON number (D11): the float division gives the same double, and
+ * PostgreSQL prints the same shortest text, as `toAmount()` and JSON.stringify do in Node.
+ */
+const amount = (minor: SQL) => sql`(${minor})::float8 / 100`;
 
 /**
- * The report in one statement. `picked` walks the channel's orders newest first (index
+ * The report in one statement, answered as the JSON text of the envelope's `data` object
+ * (`{"data": [rows], "summary": {...}}`, SPEC "Report envelope"), so that Node neither parses nor
+ * re-serialises 500 rows: the route sends the text as it comes. `picked` walks the channel's orders newest first (index
  * orders_report_idx) and stops at the limit; everything else (customer, first item's event and
  * session, ticket count, the summary) is computed over exactly those rows. A refund row has no
  * items of its own: its event, session and ticket count come from the order it refunds.
@@ -71,7 +46,9 @@ export function reportQuery(s: ReportSelection): SQL {
     filters.push(sql`EXISTS (SELECT 1 FROM order_items fi
       WHERE fi.order_id = COALESCE(o.refunded_order_id, o.id) AND fi.event_id = ANY(${ids}::int[]))`);
   }
+  // D30: completed purchases and reservations make the invoiced amounts; refunds are apart.
   const isCounted = sql`r.status = 'completed' AND r.type <> 'refund'`;
+  const isRefund = sql`r.status = 'completed' AND r.type = 'refund'`;
   return sql`
 WITH picked AS (
   SELECT o.id, o.reference, o.type, o.status, o.created_at, o.customer_id, o.payment_method, o.currency,
@@ -102,45 +79,41 @@ report AS (
   LEFT JOIN event_translations trd ON trd.event_id = e.id AND trd.lang = e.default_lang
   LEFT JOIN sessions ses ON ses.id = items.session_id
 )
-SELECT
-  COALESCE((
+SELECT json_build_object(
+  'data', COALESCE((
     SELECT json_agg(json_build_object(
       'id', r.id, 'order_reference', r.reference, 'type', r.type, 'datetime', ${iso(sql`r.created_at`)},
       'customer_name', r.customer_name, 'customer_email', r.customer_email, 'event_name', r.event_name,
       'session_datetime', ${iso(sql`r.session_datetime`)}, 'tickets', r.tickets,
-      'base_amount', r.base_amount, 'discount_amount', r.discount_amount, 'fee_amount', r.fee_amount,
-      'payment_method', r.payment_method, 'total_amount', r.total_amount, 'currency', r.currency,
-      'status', r.status
+      'base_amount', ${amount(sql`r.base_amount`)}, 'discount_amount', ${amount(sql`r.discount_amount`)},
+      'fee_amount', ${amount(sql`r.fee_amount`)}, 'payment_method', r.payment_method,
+      'total_amount', ${amount(sql`r.total_amount`)}, 'currency', r.currency, 'status', r.status
     ) ORDER BY r.created_at DESC, r.id DESC)
     FROM report r
-  ), '[]'::json) AS rows,
-  (
+  ), '[]'::json),
+  'summary', (
     SELECT json_build_object(
       'transactions', count(*),
       'purchases', count(*) FILTER (WHERE r.status = 'completed' AND r.type = 'purchase'),
       'refunds', count(*) FILTER (WHERE r.status = 'completed' AND r.type = 'refund'),
       'reservations', count(*) FILTER (WHERE r.status = 'completed' AND r.type = 'reservation'),
       'tickets', COALESCE(sum(r.tickets) FILTER (WHERE ${isCounted}), 0),
-      'base_amount', COALESCE(sum(r.base_amount) FILTER (WHERE ${isCounted}), 0),
-      'discount_amount', COALESCE(sum(r.discount_amount) FILTER (WHERE ${isCounted}), 0),
-      'fee_amount', COALESCE(sum(r.fee_amount) FILTER (WHERE ${isCounted}), 0),
-      'total_amount', COALESCE(sum(r.total_amount) FILTER (WHERE ${isCounted}), 0),
-      'refund_amount', COALESCE(abs(sum(r.total_amount) FILTER (WHERE r.status = 'completed' AND r.type = 'refund')), 0)
+      'base_amount', ${amount(sql`COALESCE(sum(r.base_amount) FILTER (WHERE ${isCounted}), 0)`)},
+      'discount_amount', ${amount(sql`COALESCE(sum(r.discount_amount) FILTER (WHERE ${isCounted}), 0)`)},
+      'fee_amount', ${amount(sql`COALESCE(sum(r.fee_amount) FILTER (WHERE ${isCounted}), 0)`)},
+      'total_amount', ${amount(sql`COALESCE(sum(r.total_amount) FILTER (WHERE ${isCounted}), 0)`)},
+      'refund_amount', ${amount(sql`COALESCE(abs(sum(r.total_amount) FILTER (WHERE ${isRefund})), 0)`)},
+      'net_amount', ${amount(sql`COALESCE(sum(r.total_amount) FILTER (WHERE ${isCounted}), 0)
+                               - COALESCE(abs(sum(r.total_amount) FILTER (WHERE ${isRefund})), 0)`)},
+      'currency', ${s.currency}::text
     )
     FROM report r
-  ) AS summary`;
+  )
+)::text AS report`;
 }
 
-/** Runs the report query: the rows (newest first) and the summary over exactly those rows. */
-export async function selectSalesReport(
-  db: Db,
-  selection: ReportSelection,
-): Promise<{ rows: RawReportRow[]; summary: RawReportSummary }> {
-  const [result] = await queryRows<{ rows: RawReportRow[] | string; summary: RawReportSummary | string }>(
-    db,
-    reportQuery(selection),
-  );
-  // Both drivers parse json columns; the guard keeps a driver that returns text working too.
-  const parse = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
-  return { rows: parse(result!.rows), summary: parse(result!.summary) };
+/** Runs the report query: the JSON text of `{data: rows newest first, summary over exactly those rows}`. */
+export async function selectSalesReportJson(db: Db, selection: ReportSelection): Promise<string> {
+  const [result] = await queryRows<{ report: string }>(db, reportQuery(selection));
+  return result!.report;
 }
