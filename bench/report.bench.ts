@@ -22,7 +22,8 @@ import { reportQuery } from '../src/modules/reports/reports.repo.js';
 import { reportFilters, reportSelection } from '../src/modules/reports/reports.service.js';
 
 const TOTAL_ORDERS = 1_000_000;
-const BIG_CHANNEL_ORDERS = 100_000;
+/** Every n-th generated order belongs to the big channel: 98,000 purchases plus its share of refunds. */
+const BIG_EVERY = 10;
 const CHANNELS = 50;
 const EVENTS = 40;
 const RUNS = Number(process.env.BENCH_RUNS || 200);
@@ -87,6 +88,8 @@ async function generate(database: Database) {
       SELECT 'Nombre' || g, 'Apellido' || g, 'buyer' || g || '@example.com' FROM generate_series(1, 200000) g`);
 
     let t0 = performance.now();
+    // Orders arrive over two years, ids growing with time as in a real database; every
+    // ${BIG_EVERY}th order is the big channel's (demo-d), the others go round the 49 other channels.
     // Channel ids: the big one (demo-d) first, then the 49 others.
     await tx.execute(sql`
       CREATE TEMP TABLE bench_channels ON COMMIT DROP AS
@@ -96,13 +99,14 @@ async function generate(database: Database) {
       INSERT INTO orders (order_token, reference, channel_id, type, status, currency, base_amount, discount_amount,
                           fee_amount, total_amount, customer_id, payment_method, created_at, updated_at, completed_at)
       SELECT 'bench-' || g, 'B' || g,
-             (SELECT id FROM bench_channels WHERE n = CASE WHEN g <= ${BIG_CHANNEL_ORDERS} THEN 0 ELSE 1 + g % ${CHANNELS - 1} END),
+             (SELECT id FROM bench_channels WHERE n = CASE WHEN g % ${BIG_EVERY} = 0 THEN 0 ELSE 1 + g % ${CHANNELS - 1} END),
              CASE WHEN g % 20 = 0 THEN 'reservation' ELSE 'purchase' END,
              CASE WHEN g % 20 IN (1, 2) THEN 'cancelled' WHEN g % 20 = 3 THEN 'expired' WHEN g % 50 = 4 THEN 'pending' ELSE 'completed' END,
              'EUR', k * 3000, CASE WHEN g % 5 = 0 THEN -300 * k ELSE 0 END, k * 150,
              k * 3150 + CASE WHEN g % 5 = 0 THEN -300 * k ELSE 0 END,
              1 + (g::bigint * 7919) % 200000, CASE WHEN g % 20 = 0 THEN NULL ELSE 'card' END, at, at, at
-      FROM (SELECT g, 1 + g % 4 AS k, now() - random() * interval '730 days' AS at
+      FROM (SELECT g, 1 + g % 4 AS k,
+                   now() - interval '730 days' * (1 - g::float8 / ${purchases}) - random() * interval '10 minutes' AS at
             FROM generate_series(1, ${purchases}) g) x`);
     console.log(`  ${purchases} purchases, reservations, cancelled orders and carts: ${seconds(t0)} s`);
     t0 = performance.now();
@@ -114,7 +118,7 @@ async function generate(database: Database) {
              3150 + CASE WHEN o.discount_amount < 0 THEN -300 ELSE 0 END, o.created_at
       FROM orders o
       CROSS JOIN LATERAL generate_series(1, (o.base_amount / 3000)::int) k
-      JOIN bench_items_ref r ON r.n = (o.id * 7 + k * 13) % ${EVENTS}
+      JOIN bench_items_ref r ON r.n = abs(hashtext(o.id || ':' || k)) % ${EVENTS}
       WHERE o.reference LIKE 'B%'`);
     console.log(`  items: ${seconds(t0)} s`);
     t0 = performance.now();
@@ -126,8 +130,8 @@ async function generate(database: Database) {
       SELECT 'bench-r' || o.id, 'R' || o.id, o.channel_id, 'refund', 'completed', o.currency, -o.base_amount, -o.discount_amount,
              -o.fee_amount, -o.total_amount, o.customer_id, o.payment_method, o.id, at, at, at
       FROM (SELECT o.*, least(now(), o.created_at + (o.id % 10) * interval '1 day') AS at
-            FROM orders o WHERE o.reference LIKE 'B%' AND o.status = 'completed' AND o.type = 'purchase' AND o.id % 30 = 7
-            ORDER BY o.id LIMIT ${TOTAL_ORDERS - purchases}) o`);
+            FROM orders o WHERE o.reference LIKE 'B%' AND o.status = 'completed' AND o.type = 'purchase' AND o.id % 29 = 7
+            ORDER BY (o.id * 7919) % 10007 LIMIT ${TOTAL_ORDERS - purchases}) o`);
     console.log(`  refunds: ${seconds(t0)} s`);
   });
   const t0 = performance.now();
@@ -155,7 +159,7 @@ async function main() {
     const [{ n } = { n: 0 }] = await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM orders`);
     if (n === 0) {
       await loadDemoDataIfEmpty(app.ctx);
-      console.log(`generating ${TOTAL_ORDERS} orders across ${CHANNELS} channels (${BIG_CHANNEL_ORDERS} for demo-d)...`);
+      console.log(`generating ${TOTAL_ORDERS} orders across ${CHANNELS} channels (one in ${BIG_EVERY} for demo-d)...`);
       const t0 = performance.now();
       await generate(database);
       console.log(`generated in ${seconds(t0)} s`);
@@ -174,6 +178,8 @@ async function main() {
     ).json().data.access_token as string;
     const [big] = await queryRows<{ id: number }>(database.db, sql`SELECT id FROM sales_channels WHERE slug = 'demo-d'`);
     const events = await queryRows<{ id: number }>(database.db, sql`SELECT id FROM events ORDER BY id DESC LIMIT 3`);
+    // A demo event the generated orders never use: the filter then visits every order of the window.
+    const [unsold] = await queryRows<{ id: number }>(database.db, sql`SELECT min(id) AS id FROM events`);
 
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: config.timezone }).format(new Date());
     const from = new Date(Date.parse(`${today}T00:00:00Z`) - 90 * 86_400_000).toISOString().slice(0, 10);
@@ -182,6 +188,7 @@ async function main() {
       { label: '90 days, no event filter', query: window },
       { label: '90 days, event_id', query: `${window}&event_id=${events[0]!.id}` },
       { label: '90 days, event_ids[] x3', query: `${window}&${events.map((e) => `event_ids[]=${e.id}`).join('&')}` },
+      { label: '90 days, unsold event_id', query: `${window}&event_id=${unsold!.id}` },
       { label: 'no filter (last 500)', query: '' },
     ];
 

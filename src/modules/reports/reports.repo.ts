@@ -27,9 +27,9 @@ const amount = (minor: SQL) => sql`(${minor})::float8 / 100`;
 /**
  * The report in one statement, answered as the JSON text of the envelope's `data` object
  * (`{"data": [rows], "summary": {...}}`, SPEC "Report envelope"), so that Node neither parses nor
- * re-serialises 500 rows: the route sends the text as it comes. `picked` walks the channel's orders newest first (index
- * orders_report_idx) and stops at the limit; everything else (customer, first item's event and
- * session, ticket count, the summary) is computed over exactly those rows. A refund row has no
+ * re-serialises 500 rows: the route sends the text as it comes. `picked` walks the channel's
+ * orders newest first (index orders_report_idx) and stops at the limit; everything else (customer,
+ * first item's event and session, ticket count, the summary) is computed over exactly those rows. A refund row has no
  * items of its own: its event, session and ticket count come from the order it refunds.
  */
 export function reportQuery(s: ReportSelection): SQL {
