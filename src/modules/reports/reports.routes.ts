@@ -1,6 +1,52 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
+import { reportCsv } from './reports.csv.js';
+import { ReportQuery, ReportResponse } from './reports.schemas.js';
+import { parseReport, reportMessage, salesReport } from './reports.service.js';
 
-/** Sales report (issue 5). No routes yet: registered in app.ts so the module has its place. */
-const reportsRoutes: FastifyPluginAsyncTypebox = async () => {};
+/** CSV when asked for by `format=csv`, or by an Accept header naming text/csv (unless format=json). */
+function wantsCsv(format: string | undefined, accept: string | undefined): boolean {
+  if (format) return format === 'csv';
+  return /(^|[,\s])text\/csv\b/i.test(accept ?? '');
+}
+
+/** GET /sales-channel/v1/{slug}/{lang}/reports/sales (bearer; SPEC "Sales report", D28-D30). */
+const reportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/:lang/reports/sales',
+    {
+      schema: {
+        tags: ['Reports'],
+        summary: 'Sales report: the channel\'s transactions, newest first, at most 500, with a summary',
+        description:
+          'Filters combine. date_from/date_to are calendar days in TIMEZONE, both inclusive, at most 90 days ' +
+          'apart; a lone bound reads the 90 days after (date_from) or before (date_to) it. Send ' +
+          '`Accept: text/csv` or `format=csv` for the rows as CSV. See docs/reports.md.',
+        security: [{ bearer: [] }],
+        params: ChannelLangParams,
+        querystring: ReportQuery,
+        produces: ['application/json', 'text/csv'],
+        response: { 200: ReportResponse, ...bearerErrors },
+      },
+    },
+    async (request, reply) => {
+      const { ctx } = app;
+      const report = await salesReport(ctx, request.channel!.id, request.params.lang, request.query);
+      if (wantsCsv(request.query.format, request.headers.accept)) {
+        const day = (report.filters.dateFrom ?? 'latest') + (report.filters.dateTo ? `_${report.filters.dateTo}` : '');
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="sales-report_${request.channel!.slug}_${day}.csv"`)
+          .send(reportCsv(parseReport(report).data));
+      }
+      // The envelope of D33 around the JSON the database built: sent as is, not parsed and
+      // re-serialised (500 rows). test/reports checks this text against ReportResponse.
+      const message = JSON.stringify(reportMessage(report.filters, ctx.config.timezone));
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(`{"status":200,"success":true,"data":${report.json},"message":${message}}`);
+    },
+  );
+};
 
 export default reportsRoutes;

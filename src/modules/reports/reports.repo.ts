@@ -1,0 +1,119 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
+
+/** What the report query selects. Dates are calendar days (Y-m-d) in `timezone`, both inclusive. */
+export interface ReportSelection {
+  channelId: number;
+  lang: string;
+  timezone: string;
+  eventIds: number[] | null;
+  dateFrom: string | null;
+  dateTo: string | null;
+  /** D28: without filters only completed orders are listed; with filters cancelled ones too. */
+  includeCancelled: boolean;
+  limit: number;
+  /** The deployment's currency, for the summary (D11). */
+  currency: string;
+}
+
+/** ISO 8601 in UTC with an explicit offset, whole seconds: the same text as `isoWithOffset()`. */
+const iso = (column: SQL) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"')`;
+/**
+ * Minor units to the API's JSON number (D11): the float division gives the same double, and
+ * PostgreSQL prints the same shortest text, as `toAmount()` and JSON.stringify do in Node.
+ */
+const amount = (minor: SQL) => sql`(${minor})::float8 / 100`;
+
+/**
+ * The report in one statement, answered as the JSON text of the envelope's `data` object
+ * (`{"data": [rows], "summary": {...}}`, SPEC "Report envelope"), so that Node neither parses nor
+ * re-serialises 500 rows: the route sends the text as it comes. `picked` walks the channel's
+ * orders newest first (index orders_report_idx) and stops at the limit; everything else (customer,
+ * first item's event and session, ticket count, the summary) is computed over exactly those rows. A refund row has no
+ * items of its own: its event, session and ticket count come from the order it refunds.
+ */
+export function reportQuery(s: ReportSelection): SQL {
+  const filters: SQL[] = [
+    sql`o.channel_id = ${s.channelId}`,
+    s.includeCancelled ? sql`o.status IN ('completed', 'cancelled')` : sql`o.status = 'completed'`,
+  ];
+  // Calendar days of the deployment's time zone become UTC instants here, in the database.
+  if (s.dateFrom) filters.push(sql`o.created_at >= (${s.dateFrom}::date)::timestamp AT TIME ZONE ${s.timezone}`);
+  if (s.dateTo) filters.push(sql`o.created_at < (${s.dateTo}::date + 1)::timestamp AT TIME ZONE ${s.timezone}`);
+  if (s.eventIds) {
+    // The ids are validated integers; one array parameter keeps the statement shape fixed.
+    const ids = `{${s.eventIds.join(',')}}`;
+    filters.push(sql`EXISTS (SELECT 1 FROM order_items fi
+      WHERE fi.order_id = COALESCE(o.refunded_order_id, o.id) AND fi.event_id = ANY(${ids}::int[]))`);
+  }
+  // D30: completed purchases and reservations make the invoiced amounts; refunds are apart.
+  const isCounted = sql`r.status = 'completed' AND r.type <> 'refund'`;
+  const isRefund = sql`r.status = 'completed' AND r.type = 'refund'`;
+  return sql`
+WITH picked AS (
+  SELECT o.id, o.reference, o.type, o.status, o.created_at, o.customer_id, o.payment_method, o.currency,
+         o.base_amount, o.discount_amount, o.fee_amount, o.total_amount,
+         COALESCE(o.refunded_order_id, o.id) AS items_order_id
+  FROM orders o
+  WHERE ${sql.join(filters, sql` AND `)}
+  ORDER BY o.created_at DESC, o.id DESC
+  LIMIT ${s.limit}
+),
+report AS (
+  SELECT p.*,
+         CASE WHEN c.id IS NULL THEN NULL ELSE c.name || ' ' || c.surname END AS customer_name,
+         c.email AS customer_email,
+         COALESCE(tr.name, trd.name) AS event_name,
+         ses.start_datetime AS session_datetime,
+         CASE WHEN p.type = 'refund' THEN -items.n ELSE items.n END AS tickets
+  FROM picked p
+  LEFT JOIN customers c ON c.id = p.customer_id
+  CROSS JOIN LATERAL (
+    SELECT count(*)::int AS n,
+           (array_agg(i.event_id ORDER BY i.id))[1] AS event_id,
+           (array_agg(i.session_id ORDER BY i.id))[1] AS session_id
+    FROM order_items i WHERE i.order_id = p.items_order_id
+  ) items
+  LEFT JOIN events e ON e.id = items.event_id
+  LEFT JOIN event_translations tr ON tr.event_id = e.id AND tr.lang = ${s.lang}
+  LEFT JOIN event_translations trd ON trd.event_id = e.id AND trd.lang = e.default_lang
+  LEFT JOIN sessions ses ON ses.id = items.session_id
+)
+SELECT json_build_object(
+  'data', COALESCE((
+    SELECT json_agg(json_build_object(
+      'id', r.id, 'order_reference', r.reference, 'type', r.type, 'datetime', ${iso(sql`r.created_at`)},
+      'customer_name', r.customer_name, 'customer_email', r.customer_email, 'event_name', r.event_name,
+      'session_datetime', ${iso(sql`r.session_datetime`)}, 'tickets', r.tickets,
+      'base_amount', ${amount(sql`r.base_amount`)}, 'discount_amount', ${amount(sql`r.discount_amount`)},
+      'fee_amount', ${amount(sql`r.fee_amount`)}, 'payment_method', r.payment_method,
+      'total_amount', ${amount(sql`r.total_amount`)}, 'currency', r.currency, 'status', r.status
+    ) ORDER BY r.created_at DESC, r.id DESC)
+    FROM report r
+  ), '[]'::json),
+  'summary', (
+    SELECT json_build_object(
+      'transactions', count(*),
+      'purchases', count(*) FILTER (WHERE r.status = 'completed' AND r.type = 'purchase'),
+      'refunds', count(*) FILTER (WHERE r.status = 'completed' AND r.type = 'refund'),
+      'reservations', count(*) FILTER (WHERE r.status = 'completed' AND r.type = 'reservation'),
+      'tickets', COALESCE(sum(r.tickets) FILTER (WHERE ${isCounted}), 0),
+      'base_amount', ${amount(sql`COALESCE(sum(r.base_amount) FILTER (WHERE ${isCounted}), 0)`)},
+      'discount_amount', ${amount(sql`COALESCE(sum(r.discount_amount) FILTER (WHERE ${isCounted}), 0)`)},
+      'fee_amount', ${amount(sql`COALESCE(sum(r.fee_amount) FILTER (WHERE ${isCounted}), 0)`)},
+      'total_amount', ${amount(sql`COALESCE(sum(r.total_amount) FILTER (WHERE ${isCounted}), 0)`)},
+      'refund_amount', ${amount(sql`COALESCE(abs(sum(r.total_amount) FILTER (WHERE ${isRefund})), 0)`)},
+      'net_amount', ${amount(sql`COALESCE(sum(r.total_amount) FILTER (WHERE ${isCounted}), 0)
+                               - COALESCE(abs(sum(r.total_amount) FILTER (WHERE ${isRefund})), 0)`)},
+      'currency', ${s.currency}::text
+    )
+    FROM report r
+  )
+)::text AS report`;
+}
+
+/** Runs the report query: the JSON text of `{data: rows newest first, summary over exactly those rows}`. */
+export async function selectSalesReportJson(db: Db, selection: ReportSelection): Promise<string> {
+  const [result] = await queryRows<{ report: string }>(db, reportQuery(selection));
+  return result!.report;
+}
