@@ -103,9 +103,24 @@ async function detail(sessionId = concert.sessions[0]!, lang = 'es') {
 
 /** Sets a seat's inventory row directly, as the cart and closing modules would. */
 async function setSeat(id: number, status: string, holdExpiresAt: Date | null) {
+  // Held and sold rows name their order (a CHECK of the cart's migration): one order stands for them.
+  const orderId = status === 'held' || status === 'sold' ? await fixtureOrderId() : null;
   await t.ctx.db.execute(
-    sql`UPDATE session_seats SET status = ${status}, hold_expires_at = ${holdExpiresAt ? holdExpiresAt.toISOString() : null}::timestamptz WHERE id = ${id}`,
+    sql`UPDATE session_seats SET status = ${status}, order_id = ${orderId}, hold_expires_at = ${holdExpiresAt ? holdExpiresAt.toISOString() : null}::timestamptz WHERE id = ${id}`,
   );
+}
+
+let fixtureOrder: number | null = null;
+async function fixtureOrderId(): Promise<number> {
+  if (fixtureOrder === null) {
+    const [row] = await queryRows<{ id: number }>(
+      t.ctx.db,
+      sql`INSERT INTO orders (order_token, reference, channel_id, currency)
+          SELECT 'catalogue-fixture', 'TQ-CATFIXTR', id, 'EUR' FROM sales_channels WHERE slug = 'demo-d' RETURNING id`,
+    );
+    fixtureOrder = Number(row!.id);
+  }
+  return fixtureOrder;
 }
 
 describe('GET /{lang}/events', () => {
@@ -334,7 +349,7 @@ describe('availability (live inventory)', () => {
     seatIds = rows.map((r) => r.id);
   });
   beforeEach(async () => {
-    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'available', hold_expires_at = NULL WHERE session_id = ${sessionId}`);
+    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL WHERE session_id = ${sessionId}`);
     inventoryChanged(t.ctx, [sessionId]);
   });
 
