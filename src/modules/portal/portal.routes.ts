@@ -1,6 +1,67 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import rateLimit from '@fastify/rate-limit';
+import { ok } from '../../http/envelope.js';
+import { toAmount } from '../../lib/money.js';
+import { ChannelLangParams } from '../../http/schemas.js';
+import paymentNotificationRoutes from './payments/payments.routes.js';
+import { startCheckout } from './payments/payments.service.js';
+import { CheckoutBody, CheckoutResponse } from './portal.schemas.js';
+import { publicChannel } from './portal.service.js';
 
-/** Public portal API (issues 3 and 6). No routes yet: registered in app.ts so the module has its place. */
-const portalRoutes: FastifyPluginAsyncTypebox = async () => {};
+const publicErrors = {
+  403: { $ref: 'ErrorEnvelope' },
+  404: { $ref: 'ErrorEnvelope' },
+  409: { $ref: 'ErrorEnvelope' },
+  422: { $ref: 'ErrorEnvelope' },
+  429: { $ref: 'ErrorEnvelope' },
+};
+
+/** Public portal API (D25, D26): no bearer token; the channel is the one named in the path. */
+const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(paymentNotificationRoutes);
+
+  // Buyer-facing calls: rate limited per client address.
+  await app.register(async (scope) => {
+    const buyerScope = scope.withTypeProvider<TypeBoxTypeProvider>();
+    await buyerScope.register(rateLimit, { max: app.ctx.config.portal.rateLimitPerMinute, timeWindow: 60_000 });
+
+    buyerScope.post(
+      '/:salesChannelSlug/:lang/checkout',
+      {
+        schema: {
+          tags: ['Portal'],
+          summary: 'Start paying an order: card provider parameters (A, C), channel checkout address (B), 403 (D)',
+          params: ChannelLangParams,
+          body: CheckoutBody,
+          response: { 200: CheckoutResponse, ...publicErrors },
+        },
+      },
+      async (request) => {
+        const { salesChannelSlug, lang } = request.params;
+        const channel = await publicChannel(app.ctx, salesChannelSlug);
+        const { order_token, ...buyer } = request.body;
+        const result = await startCheckout(app.ctx, channel, lang, order_token, buyer);
+        if (result.kind === 'external') {
+          return ok(
+            { integration_mode: channel.integrationMode, redirect_url: result.checkoutUrl, checkout_url: result.checkoutUrl },
+            'Continue on the sales channel checkout page',
+          );
+        }
+        return ok(
+          {
+            integration_mode: channel.integrationMode,
+            redirect_url: result.redirectUrl,
+            provider: result.provider,
+            payment_id: result.paymentId,
+            params: result.params,
+            amount: toAmount(result.amount),
+            currency: result.currency,
+          },
+          'Continue on the card payment page',
+        );
+      },
+    );
+  });
+};
 
 export default portalRoutes;
