@@ -22,7 +22,7 @@ export function loadPortalConfig(env: Env, appEnv: string, fail: (message: strin
   if (provider === 'stripe' && (!stripeSecretKey || !stripeWebhookSecret)) {
     fail('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
   }
-  const rawLimit = env.PORTAL_RATE_LIMIT_PER_MINUTE || '600';
+  const rawLimit = env.PORTAL_RATE_LIMIT_PER_MINUTE || '120';
   if (!/^\d+$/.test(rawLimit) || Number(rawLimit) < 1) {
     fail(`PORTAL_RATE_LIMIT_PER_MINUTE must be a whole number >= 1 (got "${rawLimit}")`);
   }

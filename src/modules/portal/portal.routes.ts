@@ -1,8 +1,12 @@
-import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import rateLimit from '@fastify/rate-limit';
+import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
+import { ChannelLangParams, LangParam, SlugParam } from '../../http/schemas.js';
 import { toAmount } from '../../lib/money.js';
-import { ChannelLangParams } from '../../http/schemas.js';
+import { findChannelBySlug } from '../channels/channels.repo.js';
+import { OrderResponse, OrderToken } from '../orders/orders.schemas.js';
+import { getOrder } from '../orders/orders.service.js';
 import paymentNotificationRoutes from './payments/payments.routes.js';
 import { startCheckout } from './payments/payments.service.js';
 import { CheckoutBody, CheckoutResponse } from './portal.schemas.js';
@@ -16,6 +20,9 @@ const publicErrors = {
   429: { $ref: 'ErrorEnvelope' },
 };
 
+/** Default requests one client (IP address) may make to the public portal API per window (D25). */
+export const PORTAL_RATE_LIMIT = { max: 120, timeWindow: 60_000 };
+
 /** Public portal API (D25, D26): no bearer token; the channel is the one named in the path. */
 const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(paymentNotificationRoutes);
@@ -23,7 +30,27 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Buyer-facing calls: rate limited per client address.
   await app.register(async (scope) => {
     const buyerScope = scope.withTypeProvider<TypeBoxTypeProvider>();
-    await buyerScope.register(rateLimit, { max: app.ctx.config.portal.rateLimitPerMinute, timeWindow: 60_000 });
+    // Registered inside this scope, so the limit covers the buyer-facing routes only.
+    await buyerScope.register(rateLimit, { max: app.ctx.config.portal.rateLimitPerMinute, timeWindow: PORTAL_RATE_LIMIT.timeWindow });
+
+    buyerScope.get(
+      '/:salesChannelSlug/:lang/orders/:orderToken',
+      {
+        schema: {
+          tags: ['Portal'],
+          summary: 'Read an order without a token (e.g. from a model B checkout page)',
+          params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken }),
+          response: { 200: OrderResponse, 404: Type.Ref('ErrorEnvelope'), 422: Type.Ref('ErrorEnvelope'), 429: Type.Ref('ErrorEnvelope') },
+        },
+      },
+      async (request) => {
+        const { salesChannelSlug, lang, orderToken } = request.params;
+        const channel = await findChannelBySlug(app.ctx.db, salesChannelSlug);
+        // An unknown channel answers like an unknown order: nothing is revealed (D5).
+        if (!channel) throw new AppError('not_found', 'Order not found');
+        return ok(await getOrder(app.ctx, channel, orderToken, lang), 'Order');
+      },
+    );
 
     buyerScope.post(
       '/:salesChannelSlug/:lang/checkout',
