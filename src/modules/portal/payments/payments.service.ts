@@ -3,7 +3,6 @@ import type { AppContext } from '../../../app-context.js';
 import type { PaymentProviderName } from '../../../db/schema/index.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../../http/errors.js';
 import type { ChannelRecord } from '../../channels/channels.repo.js';
-import { findChannelById } from '../../channels/channels.repo.js';
 import * as repo from '../portal.repo.js';
 import { closePaidOrder } from './close-paid-order.js';
 import type { Headers, PaymentNotice } from './payment-provider.js';
@@ -38,7 +37,7 @@ function assertPayable(order: repo.PortalOrder | null, now: Date): asserts order
   if (order.status !== 'pending' || (order.expiresAt && order.expiresAt <= now)) {
     throw new AppError('order_expired', 'The order has expired or was cancelled');
   }
-  if (order.itemCount === 0) throw new AppError('order_not_modifiable', 'The order has no items');
+  if (order.itemCount === 0) throw new AppError('order_empty', 'The order has no items');
 }
 
 /** `{checkout_url}?order_token=...`, keeping any query the channel's address already has (SPEC Redirects 1). */
@@ -171,8 +170,7 @@ async function applyNotice(ctx: AppContext, payment: repo.PaymentRow, notice: Pa
     return flagForRefund(ctx, payment, 'amount_mismatch');
   }
   const order = await repo.findOrderById(ctx.db, payment.orderId);
-  const channel = order && (await findChannelById(ctx.db, order.channelId));
-  if (!order || !channel) return flagForRefund(ctx, payment, 'order_missing');
+  if (!order) return flagForRefund(ctx, payment, 'order_missing');
   if (order.status === 'completed') {
     // Completed by this very payment (a retry after a crash) or by another one (paid twice).
     if (order.transactionId === payment.id) {
@@ -184,8 +182,8 @@ async function applyNotice(ctx: AppContext, payment: repo.PaymentRow, notice: Pa
   if (order.status === 'cancelled') return flagForRefund(ctx, payment, 'order_cancelled');
   // The buyer changed the cart after starting the payment: what was paid is not what is ordered.
   if (order.totalAmount !== payment.amount) return flagForRefund(ctx, payment, 'amount_mismatch');
-  const outcome = await closePaidOrder(ctx, channel, order.id, payment);
-  if (outcome === 'seats_unavailable') return flagForRefund(ctx, payment, 'seats_unavailable');
+  const outcome = await closePaidOrder(ctx, order.id, payment);
+  if (outcome !== 'completed') return flagForRefund(ctx, payment, outcome);
   await repo.settlePayment(ctx.db, payment.id, 'succeeded', null, now);
   return 'completed';
 }
