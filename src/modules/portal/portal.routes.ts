@@ -8,6 +8,7 @@ import { findChannelBySlug } from '../channels/channels.repo.js';
 import { OrderResponse, OrderToken } from '../orders/orders.schemas.js';
 import { getOrder } from '../orders/orders.service.js';
 import paymentNotificationRoutes from './payments/payments.routes.js';
+import portalCartRoutes from './portal-cart.routes.js';
 import { startCheckout } from './payments/payments.service.js';
 import { CheckoutBody, CheckoutResponse } from './portal.schemas.js';
 import { publicChannel } from './portal.service.js';
@@ -32,6 +33,8 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const buyerScope = scope.withTypeProvider<TypeBoxTypeProvider>();
     // Registered inside this scope, so the limit covers the buyer-facing routes only.
     await buyerScope.register(rateLimit, { max: app.ctx.config.portal.rateLimitPerMinute, timeWindow: PORTAL_RATE_LIMIT.timeWindow });
+
+    await buyerScope.register(portalCartRoutes);
 
     buyerScope.get(
       '/:salesChannelSlug/:lang/orders/:orderToken',

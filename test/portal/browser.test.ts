@@ -1,0 +1,128 @@
+import { sql } from 'drizzle-orm';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { processEmailQueue } from '../../src/modules/tickets/email-queue.js';
+import { buildTestApp, type TestApp } from '../helpers.js';
+import { freePort, launchChromium, screenshots, VIEWPORTS } from './browser-helpers.js';
+
+let t: TestApp;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  browser = await launchChromium();
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: VIEWPORTS.desktop, locale: 'es-ES' });
+  return context.newPage();
+}
+
+async function orderByToken(token: string) {
+  const [row] = await queryRows<{ id: number; status: string; total_amount: number; discount_amount: number }>(
+    t.ctx.db,
+    sql`SELECT id::int AS id, status, total_amount, discount_amount FROM orders WHERE order_token = ${token}`,
+  );
+  return row!;
+}
+
+/** Picks `count` free seats of the first session of the first event on the storefront; returns the cart's token. */
+async function pickSeats(page: Page, slug: string, count: number, shots = false): Promise<string> {
+  await page.goto(`${base}/${slug}/es/events`);
+  if (shots) await screenshots(page, 'a-events');
+  await page.getByRole('link', { name: /Ver sesiones/ }).first().click();
+  await page.waitForURL(/\/events\/\d+$/);
+  if (shots) await screenshots(page, 'a-sessions');
+  await page.getByRole('link', { name: /Elegir entradas/ }).first().click();
+  await page.waitForURL(/\/sessions\/\d+$/);
+  const seats = page.locator('button.seat:not([disabled])[aria-pressed="false"]');
+  for (let i = 0; i < count; i++) {
+    const seat = seats.first();
+    const label = await seat.getAttribute('data-label');
+    // Keyboard, like a buyer without a mouse: focus the seat and press Enter.
+    await seat.focus();
+    await page.keyboard.press('Enter');
+    await page.locator(`button.seat[data-label="${label}"][aria-pressed="true"]`).waitFor();
+  }
+  await page.locator('#cart-body li.item').nth(count - 1).waitFor();
+  return page.evaluate((key) => localStorage.getItem(key), `taquilla.portal.${slug}.order`) as Promise<string>;
+}
+
+async function fillBuyer(page: Page, email: string) {
+  await page.getByLabel('Nombre').fill('Lucía');
+  await page.getByLabel('Apellidos').fill('Fernández');
+  await page.getByLabel('Correo electrónico').fill(email);
+}
+
+async function payWithCard(page: Page, card: string, shots = false) {
+  await page.waitForURL(/\/sandbox\/pay\/pay_/);
+  if (shots) await screenshots(page, 'sandbox-card');
+  await page.getByLabel('Número de tarjeta').fill(card);
+  await page.getByLabel('Caducidad (MM/AA)').fill('12/34');
+  await page.getByLabel('CVC').fill('123');
+  await page.getByRole('button', { name: /Pagar/ }).click();
+}
+
+describe('portal in a real browser', () => {
+  it('model A: seats on the map, a voucher, the sandbox card; ticket links and an e-mail', async () => {
+    const page = await newPage();
+    const token = await pickSeats(page, 'demo-a', 2, true);
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    await expect.poll(() => page.locator('#countdown').textContent()).toMatch(/caduca en \d\d:\d\d/);
+
+    await page.getByLabel('Código de descuento').fill('DEMO10');
+    await page.getByRole('button', { name: 'Aplicar' }).click();
+    await page.getByText('DEMO10').waitFor();
+    const withVoucher = await orderByToken(token);
+    expect(withVoucher.discount_amount).toBeLessThan(0);
+    await screenshots(page, 'a-session-cart');
+
+    await page.getByRole('link', { name: 'Finalizar compra' }).click();
+    await page.waitForURL(/\/checkout\?order_token=/);
+    await page.locator('#cart-body li.item').nth(1).waitFor();
+    await screenshots(page, 'a-checkout');
+    await fillBuyer(page, 'lucia@example.com');
+    await page.getByRole('button', { name: 'Pagar con tarjeta' }).click();
+    await payWithCard(page, '4242 4242 4242 4242', true);
+
+    await page.waitForURL(new RegExp(`/demo-a/es/orders/${token}`));
+    await page.getByText('¡Compra completada!').waitFor();
+    const links = page.getByRole('link', { name: /Descargar entrada/ });
+    expect(await links.count()).toBe(2);
+    await screenshots(page, 'a-order-completed');
+    const href = await links.first().getAttribute('href');
+    const pdf = await fetch(href!);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toContain('application/pdf');
+
+    const order = await orderByToken(token);
+    expect(order.status).toBe('completed');
+    const sent: { to: string }[] = [];
+    await processEmailQueue(t.ctx, { sender: { send: async (message) => void sent.push(message) } });
+    expect(sent.map((m) => m.to)).toContain('lucia@example.com');
+    await page.context().close();
+  });
+
+  it('model A: a declined card leaves the order unpaid and the buyer back on the checkout page', async () => {
+    const page = await newPage();
+    const token = await pickSeats(page, 'demo-a', 1);
+    await page.goto(`${base}/demo-a/es/checkout?order_token=${token}`);
+    await fillBuyer(page, 'rechazo@example.com');
+    await page.getByRole('button', { name: 'Pagar con tarjeta' }).click();
+    await payWithCard(page, '4000 0000 0000 0002');
+    await page.waitForURL(/\/checkout\?order_token=.*payment=declined/);
+    await page.getByText('El pago ha sido rechazado').waitFor();
+    await screenshots(page, 'a-checkout-declined');
+    expect((await orderByToken(token)).status).toBe('pending');
+    await page.context().close();
+  });
+});
