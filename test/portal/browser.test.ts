@@ -3,8 +3,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
 import { freePort, launchChromium, screenshots, VIEWPORTS } from './browser-helpers.js';
+import { startModelBChannel } from './model-b-channel.js';
 
 let t: TestApp;
 let browser: Browser;
@@ -124,5 +125,82 @@ describe('portal in a real browser', () => {
     await screenshots(page, 'a-checkout-declined');
     expect((await orderByToken(token)).status).toBe('pending');
     await page.context().close();
+  });
+
+  it('model B: the storefront hands the buyer to the channel checkout page, whose server confirms', async () => {
+    const channel = await startModelBChannel(base);
+    try {
+      await t.ctx.db.execute(sql`UPDATE sales_channels SET checkout_url = ${channel.url + '/checkout'} WHERE slug = 'demo-b'`);
+      const page = await newPage();
+      const token = await pickSeats(page, 'demo-b', 1);
+      await page.getByRole('link', { name: 'Finalizar compra' }).click();
+      await page.waitForURL(/\/demo-b\/es\/checkout\?order_token=/);
+      await screenshots(page, 'b-checkout');
+      await page.getByRole('button', { name: 'Continuar al pago' }).click();
+      await page.waitForURL(`${channel.url}/checkout?order_token=${token}`);
+      expect(await page.locator('#token').textContent()).toBe(token);
+      await screenshots(page, 'b-channel-checkout');
+      await page.getByLabel('Email').fill('pablo@example.com');
+      await page.getByRole('button', { name: 'Pagar en la tienda' }).click();
+      await page.locator('#result').getByText('Pago confirmado').waitFor();
+      expect((await orderByToken(token)).status).toBe('completed');
+      await page.context().close();
+    } finally {
+      await channel.close();
+    }
+  });
+
+  it('model C: an order made through the B2B routes is paid on the portal checkout page', async () => {
+    const bearerToken = await tokenFor(t.app, 'demo-c', 'wk_demo_c');
+    const config = (await t.app.inject({ url: '/api/sales-channel/v1/demo-c/config', headers: bearer(bearerToken) })).json().data;
+    const [seat] = await queryRows<{ id: number; rate_id: number }>(
+      t.ctx.db,
+      sql`SELECT ss.id, (SELECT r.id FROM rates r WHERE r.session_id = ss.session_id ORDER BY r.sort_order, r.id LIMIT 1) AS rate_id
+            FROM session_seats ss WHERE ss.status = 'available' AND ss.seat_id IS NOT NULL ORDER BY ss.id DESC LIMIT 1`,
+    );
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/sales-channel/v1/demo-c/en/orders',
+      headers: bearer(bearerToken),
+      payload: { session_seat_id: seat!.id, rate_id: seat!.rate_id },
+    });
+    expect(created.statusCode).toBe(201);
+    const token = created.json().data.order_token as string;
+
+    const page = await newPage();
+    // Where the widget sends the buyer (SPEC Redirects 2): the configured base, never hard-coded.
+    await page.goto(`${config.portal_checkout_base_url}/demo-c/en/checkout?order_token=${token}`);
+    await page.locator('#cart-body li.item').first().waitFor();
+    expect(await page.locator('#countdown').textContent()).toMatch(/Your hold expires in \d\d:\d\d/);
+    // Every form control has a label (screen readers, and a bigger target on phones).
+    const unlabelled = await page.$$eval('input:not([type=hidden]), select', (els) =>
+      els.filter((el) => (el as HTMLInputElement).labels?.length === 0).map((el) => el.id || el.outerHTML),
+    );
+    expect(unlabelled).toEqual([]);
+    await screenshots(page, 'c-checkout');
+    await page.getByRole('button', { name: 'Pay by card' }).click();
+    await page.getByText('First name').waitFor();
+    expect(await page.locator('#name').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('First name').fill('Jane');
+    await page.getByLabel('Surname').fill('Doe');
+    await page.getByLabel('E-mail').fill('jane@example.com');
+    await page.getByRole('button', { name: 'Pay by card' }).click();
+    await page.waitForURL(/\/sandbox\/pay\/pay_/);
+    await page.getByLabel('Card number').fill('4242424242424242');
+    await page.getByLabel('Expiry (MM/YY)').fill('01/30');
+    await page.getByLabel('CVC').fill('999');
+    await page.getByRole('button', { name: /Pay by card/ }).click();
+    await page.waitForURL(new RegExp(`/demo-c/en/orders/${token}`));
+    await page.getByText('Purchase complete!').waitFor();
+    await screenshots(page, 'c-order-completed');
+    expect(await page.getByRole('link', { name: /Download ticket/ }).count()).toBe(1);
+    expect((await orderByToken(token)).status).toBe('completed');
+    await page.context().close();
+  });
+
+  it('model D has no portal pages', async () => {
+    const res = await fetch(`${base}/demo-d/es/events`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain('text/html');
   });
 });
