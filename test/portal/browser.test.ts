@@ -17,7 +17,7 @@ beforeAll(async () => {
   t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
   await t.app.listen({ port, host: '127.0.0.1' });
   browser = await launchChromium();
-}, 90_000);
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await t?.close();
@@ -73,7 +73,8 @@ async function payWithCard(page: Page, card: string, shots = false) {
   await page.getByRole('button', { name: /Pagar/ }).click();
 }
 
-describe('portal in a real browser', () => {
+// A real browser on a shared CI machine: generous time per flow (each takes 5-20 s when the machine is idle).
+describe('portal in a real browser', { timeout: 90_000 }, () => {
   it('model A: seats on the map, a voucher, the sandbox card; ticket links and an e-mail', async () => {
     const page = await newPage();
     const token = await pickSeats(page, 'demo-a', 2, true);
@@ -108,7 +109,7 @@ describe('portal in a real browser', () => {
     const order = await orderByToken(token);
     expect(order.status).toBe('completed');
     const sent: { to: string }[] = [];
-    await processEmailQueue(t.ctx, { sender: { send: async (message) => void sent.push(message) } });
+    await processEmailQueue(t.ctx, { sender: { describe: 'test capture', send: async (message) => void sent.push(message) } });
     expect(sent.map((m) => m.to)).toContain('lucia@example.com');
     await page.context().close();
   });

@@ -5,7 +5,7 @@ import { createHeldOrder, paymentStatus } from './fixtures.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
-});
+}, 120_000);
 afterAll(() => t.close());
 
 const checkoutUrl = (slug: string, lang = 'es') => `/api/portal/${slug}/${lang}/checkout`;

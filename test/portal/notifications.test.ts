@@ -8,7 +8,7 @@ import { createHeldOrder, orderStatus, paymentStatus, type HeldOrder } from './f
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
-});
+}, 120_000);
 afterAll(() => t.close());
 
 const NOTIFY_URL = '/api/portal/payments/sandbox/notifications';

@@ -41,7 +41,7 @@ beforeAll(async () => {
       api: { host: '127.0.0.1', port: (fakeStripe.address() as AddressInfo).port, protocol: 'http' },
     }),
   );
-});
+}, 120_000);
 afterAll(async () => {
   await t.close();
   fakeStripe.close();

@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
-import { ChannelLangParams, LangParam, SlugParam } from '../../http/schemas.js';
+import { AppError, invalidData } from '../../http/errors.js';
+import { ChannelLangParams, IdParam, LangParam, SlugParam } from '../../http/schemas.js';
 import { AddItemBody, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
 import * as orders from '../orders/orders.service.js';
 import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
@@ -17,13 +17,15 @@ const errors = {
 const doc = (summary: string) => ({ tags: ['Portal'], summary: `${summary} (storefront of models A and B; public)` });
 const VoucherCode = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\s*[A-Za-z0-9_-]+\\s*$' });
 /** The portal creates carts with a token of its own choosing: the token is the buyer's only key. */
-const CreateBody = Type.Union([
-  Type.Object({ session_seat_id: Type.Integer({ minimum: 1 }), rate_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
-  Type.Object(
-    { sector_id: Type.Integer({ minimum: 1 }), rate_id: Type.Integer({ minimum: 1 }), quantity: Type.Integer({ minimum: 1, maximum: 100 }) },
-    { additionalProperties: false },
-  ),
-]);
+const CreateBody = Type.Object(
+  {
+    session_seat_id: Type.Optional(IdParam),
+    sector_id: Type.Optional(IdParam),
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    rate_id: IdParam,
+  },
+  { additionalProperties: false, description: 'a seat (session_seat_id) or places of an unnumbered zone (sector_id and quantity)' },
+);
 
 /**
  * The storefront's cart (D25): no bearer token, bound to the channel in the path, calling the same
@@ -44,12 +46,16 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:salesChannelSlug/:lang/orders',
     { schema: { ...doc('Create a cart with its first seat, or with places of an unnumbered zone'), params: ChannelLangParams, body: CreateBody, response: { 201: OrderResponse, ...errors } } },
     async (request, reply) => {
-      const { body } = request;
+      const { session_seat_id, sector_id, quantity, rate_id } = request.body;
       const { lang } = request.params;
-      const order =
-        'sector_id' in body
-          ? await createZoneCart(app.ctx, request.channel!, lang, body)
-          : (await orders.createOrder(app.ctx, request.channel!, lang, body)).order;
+      let order;
+      if (session_seat_id !== undefined && sector_id === undefined) {
+        order = (await orders.createOrder(app.ctx, request.channel!, lang, { session_seat_id, rate_id })).order;
+      } else if (sector_id !== undefined && session_seat_id === undefined) {
+        order = await createZoneCart(app.ctx, request.channel!, lang, { sector_id, rate_id, quantity: quantity ?? 1 });
+      } else {
+        throw invalidData({ session_seat_id: ['give either session_seat_id, or sector_id and quantity'] });
+      }
       return reply.status(201).send(ok(order, 'Order created', 201));
     },
   );

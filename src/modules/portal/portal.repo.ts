@@ -122,14 +122,3 @@ export async function releaseNotification(db: Db, provider: PaymentProviderName,
     .where(and(eq(paymentNotifications.provider, provider), eq(paymentNotifications.notificationId, notificationId)));
 }
 
-/** A free place of an unnumbered zone of a session (to start a cart with a zone, see portal-cart). */
-export async function freeZonePlaces(db: Db, sectorId: number, rateId: number, now: Date, limit: number): Promise<number[]> {
-  const rows = await queryRows<{ id: number }>(
-    db,
-    sql`SELECT ss.id FROM session_seats ss JOIN rates r ON r.session_id = ss.session_id AND r.id = ${rateId}
-         WHERE ss.sector_id = ${sectorId} AND ss.seat_id IS NULL
-           AND (ss.status = 'available' OR (ss.status = 'held' AND ss.hold_expires_at <= ${now.toISOString()}))
-         ORDER BY random() LIMIT ${limit}`,
-  );
-  return rows.map((r) => r.id);
-}

@@ -1,8 +1,9 @@
+import crypto from 'node:crypto';
 import type { AppContext } from '../../app-context.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { findChannelBySlug, type ChannelRecord } from '../channels/channels.repo.js';
-import { addSectorItems, createOrder, type SectorRequest } from '../orders/orders.service.js';
-import { freeZonePlaces } from './portal.repo.js';
+import { insertOrder } from '../orders/orders.repo.js';
+import { addSectorItems, cancelOrder, newReference, type SectorRequest } from '../orders/orders.service.js';
 
 /** The channel named in a public portal path; an unknown slug is 404. */
 export async function publicChannel(ctx: AppContext, slug: string): Promise<ChannelRecord> {
@@ -12,22 +13,23 @@ export async function publicChannel(ctx: AppContext, slug: string): Promise<Chan
 }
 
 /**
- * Starts a storefront cart with places of an unnumbered zone. The cart service creates an order
- * with its first item (D17), so one free place is named (another buyer may take it first: the
- * next one is tried) and the rest are added through the same sector service as the B2B route.
+ * Starts a storefront cart with places of an unnumbered zone. The B2B create takes a seat (D17),
+ * so the cart starts as an empty order (the state an emptied cart has, D13: no expiry) and the
+ * places are added by the same sector service as the B2B route; if that fails, the empty order is
+ * cancelled again so nothing is left behind.
  */
 export async function createZoneCart(ctx: AppContext, channel: ChannelRecord, lang: string, req: SectorRequest) {
-  const candidates = await freeZonePlaces(ctx.db, req.sector_id, req.rate_id, ctx.clock.now(), 5);
-  if (candidates.length === 0) throw new AppError('zone_capacity_exceeded', `Not enough free places for ${req.quantity} tickets`);
-  for (const [i, id] of candidates.entries()) {
-    try {
-      const { order } = await createOrder(ctx, channel, lang, { session_seat_id: id, rate_id: req.rate_id });
-      if (req.quantity === 1) return order;
-      return await addSectorItems(ctx, channel, order.order_token, lang, { ...req, quantity: req.quantity - 1 });
-    } catch (err) {
-      const lastTry = i === candidates.length - 1;
-      if (!(err instanceof AppError && err.code === 'seat_unavailable') || lastTry) throw err;
-    }
+  const now = ctx.clock.now();
+  let order = null;
+  for (let attempt = 0; !order && attempt < 5; attempt++) {
+    // null only when the random reference collided: try another.
+    order = await insertOrder(ctx.db, { orderToken: crypto.randomUUID(), reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, now });
   }
-  throw new AppError('zone_capacity_exceeded', `Not enough free places for ${req.quantity} tickets`);
+  if (!order) throw new AppError('conflict', 'Could not start a cart; try again');
+  try {
+    return await addSectorItems(ctx, channel, order.orderToken, lang, req);
+  } catch (err) {
+    await cancelOrder(ctx, channel, order.orderToken, lang).catch(() => {});
+    throw err;
+  }
 }
