@@ -102,7 +102,8 @@ async function assertRoomFor(ctx: AppContext, tx: Db, orderId: number, adding: n
 /** The hold expiry of a cart: its own, or a new lifetime when it is empty (D13). */
 async function holdUntil(ctx: AppContext, tx: Db, channel: ChannelRecord, order: OrderRow, now: Date): Promise<Date> {
   if (order.expiresAt) return order.expiresAt;
-  const until = new Date(now.getTime() + cartTtlMs(ctx, channel));
+  // Whole seconds, so that the expires_at clients see (second precision) is exactly the hold's.
+  const until = new Date(Math.floor((now.getTime() + cartTtlMs(ctx, channel)) / 1000) * 1000);
   await repo.setOrderExpiry(tx, order.id, until, now);
   order.expiresAt = until;
   return until;
