@@ -216,5 +216,5 @@ describe('ticket e-mail without SMTP (development)', () => {
       await dev.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000); // builds a second app with the demo catalogue
 });

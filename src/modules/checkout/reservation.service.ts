@@ -5,8 +5,8 @@ import { queryRows } from '../../db/client.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { percentOf, toAmount } from '../../lib/money.js';
-import { randomBase62 } from '../../lib/secrets.js';
 import { findChannelBySlug } from '../channels/channels.repo.js';
+import { newReference } from '../orders/orders.service.js';
 import { signTicketUrls } from '../tickets/tickets.service.js';
 import type { Buyer } from './checkout.repo.js';
 import { completeOrder } from './closing.service.js';
@@ -93,7 +93,7 @@ export async function createReservation(ctx: AppContext, input: ReservationInput
     const sum = (k: 'base' | 'fee' | 'total') => priced.reduce((s, p) => s + p[k], 0);
 
     const orderToken = crypto.randomUUID();
-    const reference = `RS-${randomBase62(10).toUpperCase()}`;
+    const reference = newReference();
     const [order] = await queryRows<{ id: string | number }>(
       tx,
       sql`INSERT INTO orders (order_token, reference, channel_id, type, status, lang, currency, base_amount, fee_amount,
