@@ -112,12 +112,3 @@ export async function markOrderCompleted(
       transaction_id = ${fields.transactionId}, completed_at = ${fields.at}, updated_at = ${fields.at}, expires_at = NULL
     WHERE id = ${orderId}`);
 }
-
-export async function orderReferences(db: Db, orderIds: number[]) {
-  if (orderIds.length === 0) return [];
-  const rows = await queryRows<{ id: string | number; reference: string }>(
-    db,
-    sql`SELECT id, reference FROM orders WHERE id IN (${sql.join(orderIds.map((id) => sql`${id}`), sql`, `)})`,
-  );
-  return rows.map((r) => ({ id: Number(r.id), reference: r.reference }));
-}

@@ -6,7 +6,7 @@ import { signTicketUrls } from '../tickets/tickets.service.js';
 import * as repo from './checkout.repo.js';
 import type { ConfirmBody } from './checkout.schemas.js';
 import { closeOrder } from './closing.service.js';
-import { buildOrderView } from './order-view.js';
+import { buildOrderView } from '../orders/order-view.js';
 
 /** Models whose channel collects the payment itself and must call confirm (B and D). */
 const CONFIRMING_MODES = new Set(['portal_external_payment', 'widget_external_payment']);
@@ -41,9 +41,8 @@ export async function confirmOrder(
     expectedAmount: amount,
   });
   const view = await buildOrderView(ctx.db, closed.orderId, input.lang);
-  const [ref] = await repo.orderReferences(ctx.db, [closed.orderId]);
   return {
     alreadyCompleted: closed.alreadyCompleted,
-    data: { ...view!, reference: ref!.reference, ticket_pdf_urls: signTicketUrls(ctx, closed.ticketCodes) },
+    data: { ...view, ticket_pdf_urls: signTicketUrls(ctx, closed.ticketCodes) },
   };
 }
