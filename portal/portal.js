@@ -105,11 +105,11 @@ function render() {
       .map((i) => {
         const where = i.row ? `${i.sector_name} · ${t.row} ${i.row} · ${t.seat} ${i.number}` : i.sector_name;
         return `<li class="item"><span><strong>${esc(i.event)}</strong><br>${esc(where)}<br><span class="meta">${esc(i.rate_name)} · ${esc(money(i.total_amount, cur))}</span></span>
-<button type="button" data-remove="${i.id}" aria-label="${esc(t.remove)}: ${esc(where)}">${esc(t.remove)}</button></li>`;
+${data.editable ? `<button type="button" data-remove="${i.id}" aria-label="${esc(t.remove)}: ${esc(where)}">${esc(t.remove)}</button>` : ''}</li>`;
       })
       .join('');
     const vouchers = order.vouchers
-      .map((v) => `<li class="item"><span>${esc(t.voucher)}: <strong>${esc(v.code)}</strong></span><button type="button" data-voucher="${esc(v.code)}" aria-label="${esc(t.remove)}: ${esc(v.code)}">${esc(t.remove)}</button></li>`)
+      .map((v) => `<li class="item"><span>${esc(t.voucher)}: <strong>${esc(v.code)}</strong></span>${data.editable ? `<button type="button" data-voucher="${esc(v.code)}" aria-label="${esc(t.remove)}: ${esc(v.code)}">${esc(t.remove)}</button>` : ''}</li>`)
       .join('');
     const checkout =
       $('cart').dataset.checkout && token
@@ -120,7 +120,7 @@ function render() {
 ${order.discount_amount ? `<dt>${esc(t.discount)}</dt><dd>${esc(money(order.discount_amount, cur))}</dd>` : ''}
 <dt>${esc(t.fees)}</dt><dd>${esc(money(order.fee_amount, cur))}</dd>
 <dt class="grand">${esc(t.total)}</dt><dd class="grand" id="cart-total">${esc(money(order.total_amount, cur))}</dd></dl>${checkout}`;
-    if (voucherForm) voucherForm.hidden = false;
+    if (voucherForm) voucherForm.hidden = !data.editable;
   }
   // Seats of this session that are in the cart are pressed.
   const mine = new Set(list.map((i) => i.session_seat_id));
@@ -242,6 +242,52 @@ if (checkoutForm) {
     }
   });
 }
+
+// Seat maps are one Tab stop each (roving tabindex); arrow keys move between the free seats.
+function rovingFocus(map) {
+  const seats = () => [...map.querySelectorAll('button.seat:not([disabled])')];
+  const current = () => seats().find((b) => b.tabIndex === 0);
+  const setCurrent = (b) => {
+    map.querySelectorAll('button.seat').forEach((s) => (s.tabIndex = -1));
+    if (b) b.tabIndex = 0;
+  };
+  setCurrent(seats()[0]);
+  map.addEventListener('focusin', (event) => {
+    if (event.target instanceof HTMLButtonElement) setCurrent(event.target);
+  });
+  map.addEventListener('keydown', (event) => {
+    const from = event.target;
+    if (!(from instanceof HTMLButtonElement)) return;
+    const x = Number(from.dataset.x);
+    const y = Number(from.dataset.y);
+    const list = seats();
+    let next = null;
+    if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
+      const i = list.indexOf(from);
+      next = list[event.key === 'ArrowRight' ? i + 1 : i - 1] || null;
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      const step = event.key === 'ArrowDown' ? 1 : -1;
+      const rows = list.filter((b) => Math.sign(Number(b.dataset.y) - y) === step);
+      rows.sort((a, b) => Math.abs(Number(a.dataset.y) - y) - Math.abs(Number(b.dataset.y) - y) || Math.abs(Number(a.dataset.x) - x) - Math.abs(Number(b.dataset.x) - x));
+      next = rows[0] || null;
+    } else if (event.key === 'Home' || event.key === 'End') {
+      next = event.key === 'Home' ? list[0] : list[list.length - 1];
+    } else {
+      return;
+    }
+    event.preventDefault();
+    if (next) {
+      setCurrent(next);
+      next.focus();
+    }
+  });
+  // A seat that became taken cannot hold the Tab stop.
+  new MutationObserver(() => {
+    const c = current();
+    if (!c || c.disabled) setCurrent(seats()[0]);
+  }).observe(map, { subtree: true, attributes: true, attributeFilter: ['disabled'] });
+}
+document.querySelectorAll('.seatmap').forEach(rovingFocus);
 
 if (data.page === 'order-pending') {
   // The provider's notification may arrive a moment after the buyer: look again shortly.

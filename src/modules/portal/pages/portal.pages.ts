@@ -163,7 +163,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
           const buttons = seats
             .map((s) => {
               const label = `${sector.name}, ${t.row} ${s.row}, ${t.seat} ${s.number}`;
-              return `<button type="button" class="seat" data-seat="${s.id}" data-sector="${sector.id}" data-label="${esc(label)}" style="grid-column:${Math.round(s.x) + 1};grid-row:${Math.round(s.y - minY) + 1}" aria-pressed="false" aria-label="${esc(label)} – ${esc(s.free ? t.seatFree : t.seatTaken)}"${s.free ? '' : ' disabled'}>${esc(s.number)}</button>`;
+              return `<button type="button" class="seat" data-seat="${s.id}" data-sector="${sector.id}" data-x="${Math.round(s.x)}" data-y="${Math.round(s.y)}" data-label="${esc(label)}" style="grid-column:${Math.round(s.x) + 1};grid-row:${Math.round(s.y - minY) + 1}" aria-pressed="false" aria-label="${esc(label)} – ${esc(s.free ? t.seatFree : t.seatTaken)}"${s.free ? '' : ' disabled'}>${esc(s.number)}</button>`;
             })
             .join('');
           return `<h3 id="sector-${sector.id}">${esc(sector.name)} <span class="meta">(${sector.available} ${esc(t.available)})</span></h3>
@@ -184,7 +184,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
 <div class="layout">
 <section class="panel" aria-labelledby="map-title">
 <h2 id="map-title">${esc(t.map)}</h2>
-<p id="map-help">${esc(t.mapHelp)}</p>
+<p id="map-help">${esc(t.mapHelp)} ${esc(t.mapKeys)}</p>
 <label for="seat-rate">${esc(t.rate)}</label>
 <select id="seat-rate">${firstNumbered ? rateOptions(firstNumbered.id) : ''}</select>
 <ul class="legend" aria-hidden="true"><li><span class="seat"></span>${esc(t.seatFree)}</li><li><span class="seat mine"></span>${esc(t.seatMine)}</li><li><span class="seat" data-taken></span>${esc(t.seatTaken)}</li></ul>
@@ -193,7 +193,7 @@ ${zones.length ? `<h2>${esc(t.zones)}</h2>${zoneForms}` : ''}
 </section>
 ${cartPanel(lang, true)}
 </div>
-<script type="application/json" id="portal-data">${jsonData({ page: 'session', slug: channel.slug, lang, sessionId: session.id, texts: t })}</script>`;
+<script type="application/json" id="portal-data">${jsonData({ page: 'session', slug: channel.slug, lang, sessionId: session.id, editable: true, texts: t })}</script>`;
       return html(reply, layout({ lang, title: event.name, channel, langPath: `/events/${event.id}/sessions/${session.id}`, body, scripts: ['portal.js'] }));
     }),
   );
@@ -223,7 +223,7 @@ ${notice ? `<p class="alert ${query.payment === 'declined' ? 'error' : ''}" role
 <div class="layout">
 ${cartPanel(lang, false)}
 <section class="panel" aria-labelledby="pay-title">
-<h2 id="pay-title">${esc(external ? t.continueToChannel : t.buyer)}</h2>
+<h2 id="pay-title">${esc(t.payment)}</h2>
 <form id="checkout-form" novalidate>
 ${buyerFields}
 <p id="checkout-error" class="alert error" role="alert" hidden></p>
@@ -231,7 +231,16 @@ ${buyerFields}
 </form>
 </section>
 </div>
-<script type="application/json" id="portal-data">${jsonData({ page: 'checkout', slug: channel.slug, lang, orderToken: token, external, texts: t })}</script>`;
+<script type="application/json" id="portal-data">${jsonData({
+        page: 'checkout',
+        slug: channel.slug,
+        lang,
+        orderToken: token,
+        external,
+        // Model C's cart was built by the widget: the checkout page shows it, it does not edit it.
+        editable: STOREFRONT.includes(channel.integrationMode),
+        texts: t,
+      })}</script>`;
       return html(reply, layout({ lang, title: t.checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}`, body, scripts: ['portal.js'] }));
     }),
   );
