@@ -123,5 +123,11 @@ describe('portal pages', () => {
     expect((await t.app.inject({ url: `/demo-a/es/checkout?order_token=${token}` })).statusCode).toBe(200);
     expect((await t.app.inject({ url: `/demo-b/es/checkout?order_token=${token}` })).statusCode).toBe(404);
     expect((await t.app.inject({ url: `/demo-d/es/checkout?order_token=${token}` })).statusCode).toBe(404);
+    // Once the hold has expired the page says so instead of offering to pay.
+    t.clock.advance(16 * 60_000);
+    const expired = await t.app.inject({ url: `/demo-a/en/checkout?order_token=${token}` });
+    expect(expired.statusCode).toBe(200);
+    expect(expired.body).toContain('Your hold has expired');
+    expect(expired.body).not.toContain('id="checkout-form"');
   });
 });

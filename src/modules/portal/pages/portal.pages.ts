@@ -207,6 +207,14 @@ ${cartPanel(lang, true)}
       const order = /^[A-Za-z0-9_-]{8,64}$/.test(token) ? await findChannelOrder(app.ctx.db, channel.id, token) : null;
       if (!order) throw new PageNotFound();
       if (order.status === 'completed') return reply.redirect(`/${channel.slug}/${lang}/orders/${encodeURIComponent(token)}`);
+      const now = app.ctx.clock.now();
+      if (order.status !== 'pending' || (order.expiresAt && order.expiresAt <= now) || order.itemCount === 0) {
+        const again = STOREFRONT.includes(channel.integrationMode)
+          ? `<p><a class="button" href="/${esc(channel.slug)}/${lang}/events">${esc(t.events)}</a></p>`
+          : '';
+        const body = `<h1>${esc(t.checkout)}</h1><p class="alert" role="status">${esc(order.itemCount === 0 && order.status === 'pending' ? t.emptyCart : t.expired)}</p>${again}`;
+        return html(reply, layout({ lang, title: t.checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}`, body }));
+      }
       const external = channel.integrationMode === 'portal_external_payment';
       const notice =
         query.payment === 'declined' ? t.paymentDeclined : query.payment === 'cancelled' ? t.paymentCancelled : '';
