@@ -246,7 +246,7 @@ const commands = [
 beforeAll(async () => {
   t = await buildTestApp();
   s = await demoSession(t, 0);
-});
+}, 180_000); // building a PGlite app with the demo catalogue is slow on a loaded machine
 afterAll(() => t.close());
 
 it(`cart model: no double holds, zone within capacity, consistent totals (${isPostgres ? 'PostgreSQL' : 'PGlite'})`, async () => {

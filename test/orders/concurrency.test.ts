@@ -20,7 +20,7 @@ beforeAll(async () => {
   t = await buildTestApp({ poolSize: 30 });
   d = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
   [s0, s1, s2] = [await demoSession(t, 0), await demoSession(t, 1), await demoSession(t, 2)];
-});
+}, 180_000); // building a PGlite app with the demo catalogue is slow on a loaded machine
 afterAll(() => t.close());
 
 const post = (url: string, payload: object) => t.app.inject({ method: 'POST', url, headers: bearer(d), payload });
