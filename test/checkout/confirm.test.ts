@@ -11,7 +11,7 @@ const tokens: Record<string, string> = {};
 beforeAll(async () => {
   t = await buildTestApp();
   for (const c of ['a', 'b', 'c', 'd'] as const) tokens[c] = await tokenFor(t.app, DEMO[c].slug, DEMO[c].key);
-});
+}, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(() => t.close());
 
 const order = (channel: 'b' | 'd' | 'a' | 'c', opts: Partial<PendingOrderOptions> = {}) =>

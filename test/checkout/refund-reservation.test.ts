@@ -15,7 +15,7 @@ beforeAll(async () => {
   t = await buildTestApp();
   tokens.b = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
   tokens.d = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
-});
+}, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(() => t.close());
 
 async function completed(channel: 'b' | 'd', seats = 2) {

@@ -32,7 +32,7 @@ beforeAll(async () => {
   t = await buildTestApp();
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = await startChannelServer(address);
-});
+}, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(async () => {
   child?.kill('SIGTERM');
   await t.close();
