@@ -23,7 +23,7 @@ export async function createZoneCart(ctx: AppContext, channel: ChannelRecord, la
   let order = null;
   for (let attempt = 0; !order && attempt < 5; attempt++) {
     // null only when the random reference collided: try another.
-    order = await insertOrder(ctx.db, { orderToken: crypto.randomUUID(), reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, now });
+    order = await insertOrder(ctx.db, { orderToken: crypto.randomUUID(), reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, expiresAt: null, now });
   }
   if (!order) throw new AppError('conflict', 'Could not start a cart; try again');
   try {
