@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { loadPortalConfig, type PortalConfig } from './modules/portal/portal.config.js';
 
 /** Deployment environments (DECISIONS D3). */
 export const APP_ENVS = ['production', 'preproduction', 'development', 'test'] as const;
@@ -33,6 +34,8 @@ export interface Config {
   /** How long a verified token is trusted without asking the database again (0 disables). */
   authCacheMs: number;
   dbPoolSize: number;
+  /** Portal and card payments (PAYMENT_PROVIDER, STRIPE_*, PORTAL_RATE_LIMIT_PER_MINUTE). */
+  portal: PortalConfig;
 }
 
 export class ConfigError extends Error {}
@@ -129,5 +132,8 @@ export function loadConfig(env: Env = process.env): Config {
     authCacheMs: int(env, 'AUTH_CACHE_MS', 2_000, 0),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 10),
     logLevel,
+    portal: loadPortalConfig(env, appEnv, (message) => {
+      throw new ConfigError(message);
+    }),
   });
 }

@@ -2,3 +2,5 @@
 export * from './catalogue.js';
 export * from './channels.js';
 export * from './orders.js';
+export * from './payments.js';
+export * from './tickets.js';

@@ -1,38 +1,97 @@
 import rateLimit from '@fastify/rate-limit';
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
-import { LangParam, SlugParam } from '../../http/schemas.js';
+import { ChannelLangParams, LangParam, SlugParam } from '../../http/schemas.js';
+import { toAmount } from '../../lib/money.js';
 import { findChannelBySlug } from '../channels/channels.repo.js';
 import { OrderResponse, OrderToken } from '../orders/orders.schemas.js';
 import { getOrder } from '../orders/orders.service.js';
+import paymentNotificationRoutes from './payments/payments.routes.js';
+import portalCartRoutes from './portal-cart.routes.js';
+import { startCheckout } from './payments/payments.service.js';
+import { CheckoutBody, CheckoutResponse } from './portal.schemas.js';
+import { publicChannel } from './portal.service.js';
 
-/** Requests one client (IP address) may make to the public portal API per window (D25). */
+const publicErrors = {
+  403: { $ref: 'ErrorEnvelope' },
+  404: { $ref: 'ErrorEnvelope' },
+  409: { $ref: 'ErrorEnvelope' },
+  422: { $ref: 'ErrorEnvelope' },
+  429: { $ref: 'ErrorEnvelope' },
+};
+
+/** Default requests one client (IP address) may make to the public portal API per window (D25). */
 export const PORTAL_RATE_LIMIT = { max: 120, timeWindow: 60_000 };
 
-/** Public portal API under /api/portal: no bearer token, bound to the channel in the path, rate limited. */
+/** Public portal API (D25, D26): no bearer token; the channel is the one named in the path. */
 const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  // Registered inside this plugin, so the limit covers the portal routes only.
-  await app.register(rateLimit, PORTAL_RATE_LIMIT);
+  await app.register(paymentNotificationRoutes);
 
-  app.get(
-    '/:salesChannelSlug/:lang/orders/:orderToken',
-    {
-      schema: {
-        tags: ['Portal'],
-        summary: 'Read an order without a token (e.g. from a model B checkout page)',
-        params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken }),
-        response: { 200: OrderResponse, 404: Type.Ref('ErrorEnvelope'), 422: Type.Ref('ErrorEnvelope'), 429: Type.Ref('ErrorEnvelope') },
+  // Buyer-facing calls: rate limited per client address.
+  await app.register(async (scope) => {
+    const buyerScope = scope.withTypeProvider<TypeBoxTypeProvider>();
+    // Registered inside this scope, so the limit covers the buyer-facing routes only.
+    await buyerScope.register(rateLimit, { max: app.ctx.config.portal.rateLimitPerMinute, timeWindow: PORTAL_RATE_LIMIT.timeWindow });
+
+    await buyerScope.register(portalCartRoutes);
+
+    buyerScope.get(
+      '/:salesChannelSlug/:lang/orders/:orderToken',
+      {
+        schema: {
+          tags: ['Portal'],
+          summary: 'Read an order without a token (e.g. from a model B checkout page)',
+          params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken }),
+          response: { 200: OrderResponse, 404: Type.Ref('ErrorEnvelope'), 422: Type.Ref('ErrorEnvelope'), 429: Type.Ref('ErrorEnvelope') },
+        },
       },
-    },
-    async (request) => {
-      const { salesChannelSlug, lang, orderToken } = request.params;
-      const channel = await findChannelBySlug(app.ctx.db, salesChannelSlug);
-      // An unknown channel answers like an unknown order: nothing is revealed (D5).
-      if (!channel) throw new AppError('not_found', 'Order not found');
-      return ok(await getOrder(app.ctx, channel, orderToken, lang), 'Order');
-    },
-  );
+      async (request) => {
+        const { salesChannelSlug, lang, orderToken } = request.params;
+        const channel = await findChannelBySlug(app.ctx.db, salesChannelSlug);
+        // An unknown channel answers like an unknown order: nothing is revealed (D5).
+        if (!channel) throw new AppError('not_found', 'Order not found');
+        return ok(await getOrder(app.ctx, channel, orderToken, lang), 'Order');
+      },
+    );
+
+    buyerScope.post(
+      '/:salesChannelSlug/:lang/checkout',
+      {
+        schema: {
+          tags: ['Portal'],
+          summary: 'Start paying an order: card provider parameters (A, C), channel checkout address (B), 403 (D)',
+          params: ChannelLangParams,
+          body: CheckoutBody,
+          response: { 200: CheckoutResponse, ...publicErrors },
+        },
+      },
+      async (request) => {
+        const { salesChannelSlug, lang } = request.params;
+        const channel = await publicChannel(app.ctx, salesChannelSlug);
+        const { order_token, ...buyer } = request.body;
+        const result = await startCheckout(app.ctx, channel, lang, order_token, buyer);
+        if (result.kind === 'external') {
+          return ok(
+            { integration_mode: channel.integrationMode, redirect_url: result.checkoutUrl, checkout_url: result.checkoutUrl },
+            'Continue on the sales channel checkout page',
+          );
+        }
+        return ok(
+          {
+            integration_mode: channel.integrationMode,
+            redirect_url: result.redirectUrl,
+            provider: result.provider,
+            payment_id: result.paymentId,
+            params: result.params,
+            amount: toAmount(result.amount),
+            currency: result.currency,
+          },
+          'Continue on the card payment page',
+        );
+      },
+    );
+  });
 };
 
 export default portalRoutes;

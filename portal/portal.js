@@ -1,0 +1,297 @@
+// Taquilla portal pages: seat selection, cart with countdown and vouchers, checkout.
+// Plain ES module, no build step. Talks only to the public portal API under /api/portal.
+
+const dataEl = document.getElementById('portal-data');
+const data = dataEl ? JSON.parse(dataEl.textContent || '{}') : {};
+const t = data.texts || {};
+const base = `/api/portal/${data.slug}/${data.lang}`;
+const storeKey = `taquilla.portal.${data.slug}.order`;
+const $ = (id) => document.getElementById(id);
+
+class ApiError extends Error {
+  constructor(body) {
+    super((body && body.message) || t.error || 'Error');
+    this.code = body && body.code;
+    this.status = body && body.status;
+    this.fields = body && body.errors;
+  }
+}
+
+async function api(method, path, body) {
+  const res = await fetch(base + path, {
+    method,
+    headers: body ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  let json = null;
+  try {
+    json = await res.json();
+  } catch {
+    /* not JSON */
+  }
+  if (!res.ok || !json || !json.success) throw new ApiError(json);
+  return json.data;
+}
+
+const locale = data.lang === 'en' ? 'en-GB' : 'es-ES';
+const money = (amount, currency) => new Intl.NumberFormat(locale, { style: 'currency', currency }).format(amount);
+const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+
+let token = data.orderToken || localStorage.getItem(storeKey);
+let order = null;
+let timer = null;
+
+function showError(message) {
+  const el = $('cart-error');
+  if (!el) return;
+  el.textContent = message || '';
+  el.hidden = !message;
+}
+
+function items() {
+  if (!order) return [];
+  return order.events.flatMap((e) => e.sessions.flatMap((s) => s.items.map((i) => ({ ...i, event: e.name, session: s }))));
+}
+
+function forget() {
+  token = null;
+  order = null;
+  if (!data.orderToken) localStorage.removeItem(storeKey);
+}
+
+function renderCountdown() {
+  const el = $('countdown');
+  if (!el) return;
+  clearInterval(timer);
+  if (!order || !order.expires_at || items().length === 0) {
+    el.hidden = true;
+    return;
+  }
+  const end = new Date(order.expires_at).getTime();
+  const tick = () => {
+    const left = Math.max(0, Math.round((end - Date.now()) / 1000));
+    el.hidden = false;
+    if (left === 0) {
+      clearInterval(timer);
+      el.textContent = t.expired;
+      el.setAttribute('role', 'alert');
+      forget();
+      render();
+      const pay = $('pay-button');
+      if (pay) pay.disabled = true;
+      return;
+    }
+    const mm = String(Math.floor(left / 60)).padStart(2, '0');
+    const ss = String(left % 60).padStart(2, '0');
+    el.textContent = `${t.expiresIn} ${mm}:${ss}`;
+    // Screen readers hear the remaining time once a minute, not every second.
+    el.setAttribute('aria-live', left % 60 === 0 ? 'polite' : 'off');
+  };
+  tick();
+  timer = setInterval(tick, 1000);
+}
+
+function render() {
+  const body = $('cart-body');
+  if (!body) return;
+  const list = items();
+  const voucherForm = $('voucher-form');
+  if (list.length === 0) {
+    body.innerHTML = `<p>${esc(t.emptyCart)}</p>`;
+    if (voucherForm) voucherForm.hidden = true;
+  } else {
+    const cur = order.currency;
+    const lines = list
+      .map((i) => {
+        const where = i.row ? `${i.sector_name} · ${t.row} ${i.row} · ${t.seat} ${i.number}` : i.sector_name;
+        return `<li class="item"><span><strong>${esc(i.event)}</strong><br>${esc(where)}<br><span class="meta">${esc(i.rate_name)} · ${esc(money(i.total_amount, cur))}</span></span>
+${data.editable ? `<button type="button" data-remove="${i.id}" aria-label="${esc(t.remove)}: ${esc(where)}">${esc(t.remove)}</button>` : ''}</li>`;
+      })
+      .join('');
+    const vouchers = order.vouchers
+      .map((v) => `<li class="item"><span>${esc(t.voucher)}: <strong>${esc(v.code)}</strong></span>${data.editable ? `<button type="button" data-voucher="${esc(v.code)}" aria-label="${esc(t.remove)}: ${esc(v.code)}">${esc(t.remove)}</button>` : ''}</li>`)
+      .join('');
+    const checkout =
+      $('cart').dataset.checkout && token
+        ? `<a class="button primary" id="checkout-link" href="/${esc(data.slug)}/${esc(data.lang)}/checkout?order_token=${encodeURIComponent(token)}">${esc(t.checkout)}</a>`
+        : '';
+    body.innerHTML = `<ul>${lines}${vouchers}</ul>
+<dl class="totals"><dt>${esc(t.subtotal)}</dt><dd>${esc(money(order.base_amount, cur))}</dd>
+${order.discount_amount ? `<dt>${esc(t.discount)}</dt><dd>${esc(money(order.discount_amount, cur))}</dd>` : ''}
+<dt>${esc(t.fees)}</dt><dd>${esc(money(order.fee_amount, cur))}</dd>
+<dt class="grand">${esc(t.total)}</dt><dd class="grand" id="cart-total">${esc(money(order.total_amount, cur))}</dd></dl>${checkout}`;
+    if (voucherForm) voucherForm.hidden = !data.editable;
+  }
+  // Seats of this session that are in the cart are pressed.
+  const mine = new Set(list.map((i) => i.session_seat_id));
+  document.querySelectorAll('button.seat').forEach((b) => {
+    const pressed = mine.has(Number(b.dataset.seat));
+    b.setAttribute('aria-pressed', String(pressed));
+    if (pressed) b.disabled = false;
+    b.setAttribute('aria-label', `${b.dataset.label} – ${pressed ? t.seatMine : b.disabled ? t.seatTaken : t.seatFree}`);
+  });
+  renderCountdown();
+}
+
+async function load() {
+  if (!token) return render();
+  try {
+    order = await api('GET', `/orders/${encodeURIComponent(token)}`);
+    if (order.status !== 'pending') forget();
+  } catch {
+    forget();
+  }
+  render();
+}
+
+/** Runs a cart change; a cart that expired meanwhile is forgotten and the change retried on a new one. */
+async function change(work, retryOnNew) {
+  showError('');
+  try {
+    order = await work();
+    token = order.order_token;
+    if (!data.orderToken) localStorage.setItem(storeKey, token);
+  } catch (err) {
+    if (retryOnNew && token && (err.code === 'order_expired' || err.code === 'order_not_modifiable' || err.status === 404)) {
+      forget();
+      return change(retryOnNew, null);
+    }
+    showError(err.message);
+    if (err.code === 'seat_unavailable') {
+      const seat = err.fields && err.fields.session_seat_id && err.fields.session_seat_id[0];
+      const b = seat && document.querySelector(`button.seat[data-seat="${seat}"]`);
+      if (b) b.disabled = true;
+    }
+  }
+  render();
+}
+
+function onSeat(button) {
+  const seatId = Number(button.dataset.seat);
+  const item = items().find((i) => i.session_seat_id === seatId);
+  if (item) return change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${item.id}`));
+  const rateId = Number($('seat-rate').value);
+  const create = () => api('POST', '/orders', { session_seat_id: seatId, rate_id: rateId });
+  if (!token) return change(create);
+  return change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, { session_seat_id: seatId, rate_id: rateId }), create);
+}
+
+function onZone(form) {
+  const body = { sector_id: Number(form.dataset.sector), rate_id: Number(form.rate_id.value), quantity: Number(form.quantity.value) };
+  const create = () => api('POST', '/orders', body);
+  if (!token) return change(create);
+  return change(() => api('POST', `/orders/${encodeURIComponent(token)}/items/sector`, body), create);
+}
+
+document.addEventListener('click', (event) => {
+  const target = event.target instanceof Element ? event.target.closest('button') : null;
+  if (!target) return;
+  if (target.classList.contains('seat')) onSeat(target);
+  else if (target.dataset.remove) change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${target.dataset.remove}`));
+  else if (target.dataset.voucher) change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/vouchers/${encodeURIComponent(target.dataset.voucher)}`));
+});
+
+document.querySelectorAll('form.zone').forEach((form) =>
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    onZone(form);
+  }),
+);
+
+const voucherForm = $('voucher-form');
+if (voucherForm) {
+  voucherForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const code = voucherForm.code.value.trim();
+    if (!code || !token) return;
+    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/apply-voucher`, { code }));
+    if (!$('cart-error').textContent) voucherForm.code.value = '';
+  });
+}
+
+const checkoutForm = $('checkout-form');
+if (checkoutForm) {
+  checkoutForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const errorEl = $('checkout-error');
+    errorEl.hidden = true;
+    checkoutForm.querySelectorAll('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
+    const body = { order_token: token };
+    for (const name of ['name', 'surname', 'email', 'phone']) {
+      const input = checkoutForm.elements.namedItem(name);
+      if (input && input.value.trim()) body[name] = input.value.trim();
+    }
+    const button = $('pay-button');
+    button.disabled = true;
+    try {
+      const result = await api('POST', '/checkout', body);
+      window.location.assign(result.redirect_url);
+    } catch (err) {
+      button.disabled = false;
+      errorEl.textContent = err.message;
+      errorEl.hidden = false;
+      for (const field of Object.keys(err.fields || {})) {
+        const input = checkoutForm.elements.namedItem(field);
+        if (input) {
+          input.setAttribute('aria-invalid', 'true');
+          input.setAttribute('aria-describedby', 'checkout-error');
+        }
+      }
+      const first = checkoutForm.querySelector('[aria-invalid="true"]');
+      if (first) first.focus();
+    }
+  });
+}
+
+// Seat maps are one Tab stop each (roving tabindex); arrow keys move between the free seats.
+function rovingFocus(map) {
+  const seats = () => [...map.querySelectorAll('button.seat:not([disabled])')];
+  const current = () => seats().find((b) => b.tabIndex === 0);
+  const setCurrent = (b) => {
+    map.querySelectorAll('button.seat').forEach((s) => (s.tabIndex = -1));
+    if (b) b.tabIndex = 0;
+  };
+  setCurrent(seats()[0]);
+  map.addEventListener('focusin', (event) => {
+    if (event.target instanceof HTMLButtonElement) setCurrent(event.target);
+  });
+  map.addEventListener('keydown', (event) => {
+    const from = event.target;
+    if (!(from instanceof HTMLButtonElement)) return;
+    const x = Number(from.dataset.x);
+    const y = Number(from.dataset.y);
+    const list = seats();
+    let next = null;
+    if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
+      const i = list.indexOf(from);
+      next = list[event.key === 'ArrowRight' ? i + 1 : i - 1] || null;
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      const step = event.key === 'ArrowDown' ? 1 : -1;
+      const rows = list.filter((b) => Math.sign(Number(b.dataset.y) - y) === step);
+      rows.sort((a, b) => Math.abs(Number(a.dataset.y) - y) - Math.abs(Number(b.dataset.y) - y) || Math.abs(Number(a.dataset.x) - x) - Math.abs(Number(b.dataset.x) - x));
+      next = rows[0] || null;
+    } else if (event.key === 'Home' || event.key === 'End') {
+      next = event.key === 'Home' ? list[0] : list[list.length - 1];
+    } else {
+      return;
+    }
+    event.preventDefault();
+    if (next) {
+      setCurrent(next);
+      next.focus();
+    }
+  });
+  // A seat that became taken cannot hold the Tab stop.
+  new MutationObserver(() => {
+    const c = current();
+    if (!c || c.disabled) setCurrent(seats()[0]);
+  }).observe(map, { subtree: true, attributes: true, attributeFilter: ['disabled'] });
+}
+document.querySelectorAll('.seatmap').forEach(rovingFocus);
+
+if (data.page === 'order-pending') {
+  // The provider's notification may arrive a moment after the buyer: look again shortly.
+  setTimeout(() => window.location.reload(), 3000);
+} else if (data.page) {
+  load();
+}

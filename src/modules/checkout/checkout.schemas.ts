@@ -1,0 +1,27 @@
+import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Envelope, LangParam, SlugParam } from '../../http/schemas.js';
+import { OrderSchema, OrderToken } from '../orders/orders.schemas.js';
+
+export const ConfirmParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken });
+
+const optionalText = (description: string) => Type.Optional(Type.String({ maxLength: 255, description }));
+
+/** Body of confirm (SPEC "Payment confirmation", D20). */
+export const ConfirmBody = Type.Object({
+  transaction_id: optionalText("the channel's payment reference"),
+  amount: Type.Number({ minimum: 0, maximum: 10_000_000, description: 'declared amount; must equal the order total exactly (at most two decimals)' }),
+  payment_method: optionalText('e.g. card, bizum, cash'),
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: "buyer's first name" }),
+  surname: Type.String({ minLength: 1, maxLength: 150, pattern: '\\S' }),
+  email: Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: "buyer's e-mail" }),
+  phone: Type.Optional(Type.String({ maxLength: 40 })),
+});
+export type ConfirmBody = Static<typeof ConfirmBody>;
+
+/** The completed order (D35) plus the signed ticket links (SPEC "Confirm response"). */
+export const ConfirmResponse = Envelope(
+  Type.Object({
+    ...OrderSchema.properties,
+    ticket_pdf_urls: Type.Array(Type.String(), { description: 'signed links to the ticket PDFs, one per item, valid 7 days' }),
+  }),
+);

@@ -1,0 +1,122 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../../db/client.js';
+
+/** Read-only queries of the storefront pages: what a channel sells, in the buyer's language. */
+
+export interface StoreEvent {
+  id: number;
+  name: string;
+  description: string | null;
+  image_url: string | null;
+  venue: string;
+  city: string | null;
+  first_session: Date | null;
+}
+
+const name = (lang: string) =>
+  sql`COALESCE((SELECT t.name FROM event_translations t WHERE t.event_id = e.id AND t.lang = ${lang}),
+               (SELECT t.name FROM event_translations t WHERE t.event_id = e.id AND t.lang = e.default_lang),
+               (SELECT t.name FROM event_translations t WHERE t.event_id = e.id ORDER BY t.lang LIMIT 1))`;
+const description = (lang: string) =>
+  sql`COALESCE((SELECT t.description FROM event_translations t WHERE t.event_id = e.id AND t.lang = ${lang}),
+               (SELECT t.description FROM event_translations t WHERE t.event_id = e.id AND t.lang = e.default_lang))`;
+
+export async function listEvents(db: Db, channelId: number, lang: string, now: Date): Promise<StoreEvent[]> {
+  const rows = await queryRows<StoreEvent & { first_session: string | null }>(
+    db,
+    sql`SELECT e.id, ${name(lang)} AS name, ${description(lang)} AS description, e.image_url, v.name AS venue, v.city,
+               (SELECT min(s.start_datetime) FROM sessions s WHERE s.event_id = e.id AND s.status = 'on_sale' AND s.start_datetime > ${now.toISOString()}) AS first_session
+          FROM events e
+          JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
+          JOIN venues v ON v.id = e.venue_id
+         WHERE e.status = 'published'
+         ORDER BY first_session NULLS LAST, e.id`,
+  );
+  return rows.map((r) => ({ ...r, first_session: r.first_session ? new Date(r.first_session) : null }));
+}
+
+export async function findEvent(db: Db, channelId: number, eventId: number, lang: string, now: Date): Promise<StoreEvent | null> {
+  const events = await listEvents(db, channelId, lang, now);
+  return events.find((e) => e.id === eventId) ?? null;
+}
+
+export interface StoreSession {
+  id: number;
+  start_datetime: Date;
+  available: number;
+}
+
+export async function listSessions(db: Db, eventId: number, now: Date): Promise<StoreSession[]> {
+  const rows = await queryRows<{ id: number; start_datetime: string; available: number }>(
+    db,
+    sql`SELECT s.id, s.start_datetime,
+               (SELECT count(*)::int FROM session_seats ss WHERE ss.session_id = s.id
+                  AND (ss.status = 'available' OR (ss.status = 'held' AND ss.hold_expires_at <= ${now.toISOString()}))) AS available
+          FROM sessions s
+         WHERE s.event_id = ${eventId} AND s.status = 'on_sale' AND s.start_datetime > ${now.toISOString()}
+         ORDER BY s.start_datetime, s.id`,
+  );
+  return rows.map((r) => ({ ...r, start_datetime: new Date(r.start_datetime) }));
+}
+
+export interface StoreRate {
+  id: number;
+  name: string;
+  price: number;
+  sector_id: number | null;
+}
+
+export interface StoreSector {
+  id: number;
+  name: string;
+  numbered: boolean;
+  capacity: number;
+  available: number;
+}
+
+export interface StoreSeat {
+  id: number;
+  sector_id: number;
+  row: string;
+  number: string;
+  x: number;
+  y: number;
+  free: boolean;
+}
+
+export interface StoreSessionDetail {
+  sectors: StoreSector[];
+  seats: StoreSeat[];
+  rates: StoreRate[];
+}
+
+/** A session's map with live availability (an expired hold counts as free, D15). */
+export async function sessionDetail(db: Db, sessionId: number, lang: string, now: Date): Promise<StoreSessionDetail> {
+  const at = now.toISOString();
+  const free = sql`(ss.status = 'available' OR (ss.status = 'held' AND ss.hold_expires_at <= ${at}))`;
+  const sectors = await queryRows<StoreSector>(
+    db,
+    sql`SELECT sec.id, sec.name, sec.numbered, sec.capacity,
+               (SELECT count(*)::int FROM session_seats ss WHERE ss.session_id = ${sessionId} AND ss.sector_id = sec.id AND ${free}) AS available
+          FROM sectors sec
+         WHERE sec.id IN (SELECT DISTINCT sector_id FROM session_seats WHERE session_id = ${sessionId})
+         ORDER BY sec.sort_order, sec.id`,
+  );
+  const seats = await queryRows<StoreSeat>(
+    db,
+    sql`SELECT ss.id, ss.sector_id, st.row, st.number, st.x, st.y, ${free} AS free
+          FROM session_seats ss JOIN seats st ON st.id = ss.seat_id
+         WHERE ss.session_id = ${sessionId}
+         ORDER BY ss.sector_id, st.y, st.x`,
+  );
+  const rates = await queryRows<StoreRate>(
+    db,
+    sql`SELECT r.id, COALESCE(r.names ->> ${lang}, r.name) AS name, r.price, r.sector_id
+          FROM rates r WHERE r.session_id = ${sessionId} ORDER BY r.sort_order, r.id`,
+  );
+  return { sectors, seats: seats.map((s) => ({ ...s, x: Number(s.x), y: Number(s.y) })), rates };
+}
+
+export async function sessionOfEvent(db: Db, eventId: number, sessionId: number, now: Date): Promise<StoreSession | null> {
+  return (await listSessions(db, eventId, now)).find((s) => s.id === sessionId) ?? null;
+}

@@ -1,0 +1,133 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ok } from '../../http/envelope.js';
+import { AppError, invalidData } from '../../http/errors.js';
+import { ChannelLangParams, IdParam, LangParam, SlugParam } from '../../http/schemas.js';
+import { AddItemBody, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
+import * as orders from '../orders/orders.service.js';
+import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
+import { createZoneCart, publicChannel } from './portal.service.js';
+
+const errors = {
+  403: Type.Ref('ErrorEnvelope'),
+  404: Type.Ref('ErrorEnvelope'),
+  409: Type.Ref('ErrorEnvelope'),
+  422: Type.Ref('ErrorEnvelope'),
+  429: Type.Ref('ErrorEnvelope'),
+};
+const doc = (summary: string) => ({ tags: ['Portal'], summary: `${summary} (storefront of models A and B; public)` });
+const VoucherCode = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\s*[A-Za-z0-9_-]+\\s*$' });
+/** The portal creates carts with a token of its own choosing: the token is the buyer's only key. */
+const CreateBody = Type.Object(
+  {
+    session_seat_id: Type.Optional(IdParam),
+    sector_id: Type.Optional(IdParam),
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    rate_id: IdParam,
+  },
+  { additionalProperties: false, description: 'a seat (session_seat_id) or places of an unnumbered zone (sector_id and quantity)' },
+);
+
+/**
+ * The storefront's cart (D25): no bearer token, bound to the channel in the path, calling the same
+ * cart and voucher services as the B2B routes. Only models A and B build carts here; the carts of
+ * models C and D are built by the widget through the B2B interface.
+ */
+const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('preHandler', async (request) => {
+    const { salesChannelSlug } = request.params as { salesChannelSlug: string };
+    const channel = await publicChannel(app.ctx, salesChannelSlug);
+    if (channel.integrationMode !== 'portal_only' && channel.integrationMode !== 'portal_external_payment') {
+      throw new AppError('forbidden_for_integration_mode', 'The portal storefront is for integration models A and B only');
+    }
+    request.channel = channel;
+  });
+
+  app.post(
+    '/:salesChannelSlug/:lang/orders',
+    { schema: { ...doc('Create a cart with its first seat, or with places of an unnumbered zone'), params: ChannelLangParams, body: CreateBody, response: { 201: OrderResponse, ...errors } } },
+    async (request, reply) => {
+      const { session_seat_id, sector_id, quantity, rate_id } = request.body;
+      const { lang } = request.params;
+      let order;
+      if (session_seat_id !== undefined && sector_id === undefined) {
+        order = (await orders.createOrder(app.ctx, request.channel!, lang, { session_seat_id, rate_id })).order;
+      } else if (sector_id !== undefined && session_seat_id === undefined) {
+        order = await createZoneCart(app.ctx, request.channel!, lang, { sector_id, rate_id, quantity: quantity ?? 1 });
+      } else {
+        throw invalidData({ session_seat_id: ['give either session_seat_id, or sector_id and quantity'] });
+      }
+      return reply.status(201).send(ok(order, 'Order created', 201));
+    },
+  );
+
+  app.delete(
+    '/:salesChannelSlug/:lang/orders/:orderToken',
+    { schema: { ...doc('Cancel a cart'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await orders.cancelOrder(app.ctx, request.channel!, orderToken, lang), 'Order cancelled');
+    },
+  );
+
+  app.post(
+    '/:salesChannelSlug/:lang/orders/:orderToken/items',
+    { schema: { ...doc('Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await orders.addItem(app.ctx, request.channel!, orderToken, lang, request.body), 'Item added');
+    },
+  );
+
+  app.post(
+    '/:salesChannelSlug/:lang/orders/:orderToken/items/sector',
+    { schema: { ...doc('Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await orders.addSectorItems(app.ctx, request.channel!, orderToken, lang, request.body), 'Items added');
+    },
+  );
+
+  app.delete(
+    '/:salesChannelSlug/:lang/orders/:orderToken/items/:itemId',
+    { schema: { ...doc('Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken, itemId } = request.params;
+      return ok(await orders.removeItem(app.ctx, request.channel!, orderToken, lang, itemId), 'Item removed');
+    },
+  );
+
+  app.put(
+    '/:salesChannelSlug/:lang/orders/:orderToken/items/change-rate',
+    { schema: { ...doc('Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await orders.changeRate(app.ctx, request.channel!, orderToken, lang, request.body.item_ids, request.body.rate_id), 'Rate changed');
+    },
+  );
+
+  app.post(
+    '/:salesChannelSlug/:lang/orders/:orderToken/apply-voucher',
+    { schema: { ...doc('Apply a voucher'), params: OrderParams, body: Type.Object({ code: VoucherCode }), response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await applyVoucher(app.ctx, request.channel!, orderToken, lang, request.body.code), 'Voucher applied');
+    },
+  );
+
+  app.delete(
+    '/:salesChannelSlug/:lang/orders/:orderToken/vouchers/:voucherCode',
+    {
+      schema: {
+        ...doc('Remove a voucher'),
+        params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken, voucherCode: VoucherCode }),
+        response: { 200: OrderResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const { lang, orderToken, voucherCode } = request.params;
+      return ok(await removeVoucher(app.ctx, request.channel!, orderToken, lang, voucherCode), 'Voucher removed');
+    },
+  );
+};
+
+export default portalCartRoutes;

@@ -1,0 +1,35 @@
+import crypto from 'node:crypto';
+import type { AppContext } from '../../app-context.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { findChannelBySlug, type ChannelRecord } from '../channels/channels.repo.js';
+import { insertOrder } from '../orders/orders.repo.js';
+import { addSectorItems, cancelOrder, newReference, type SectorRequest } from '../orders/orders.service.js';
+
+/** The channel named in a public portal path; an unknown slug is 404. */
+export async function publicChannel(ctx: AppContext, slug: string): Promise<ChannelRecord> {
+  const channel = await findChannelBySlug(ctx.db, slug);
+  if (!channel) throw notFound('Sales channel');
+  return channel;
+}
+
+/**
+ * Starts a storefront cart with places of an unnumbered zone. The B2B create takes a seat (D17),
+ * so the cart starts as an empty order (the state an emptied cart has, D13: no expiry) and the
+ * places are added by the same sector service as the B2B route; if that fails, the empty order is
+ * cancelled again so nothing is left behind.
+ */
+export async function createZoneCart(ctx: AppContext, channel: ChannelRecord, lang: string, req: SectorRequest) {
+  const now = ctx.clock.now();
+  let order = null;
+  for (let attempt = 0; !order && attempt < 5; attempt++) {
+    // null only when the random reference collided: try another.
+    order = await insertOrder(ctx.db, { orderToken: crypto.randomUUID(), reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, expiresAt: null, now });
+  }
+  if (!order) throw new AppError('conflict', 'Could not start a cart; try again');
+  try {
+    return await addSectorItems(ctx, channel, order.orderToken, lang, req);
+  } catch (err) {
+    await cancelOrder(ctx, channel, order.orderToken, lang).catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,74 @@
+import crypto from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.js';
+import type { TestApp } from '../helpers.js';
+
+export interface HeldOrder {
+  id: number;
+  token: string;
+  total: number;
+  sessionSeatIds: number[];
+}
+
+/**
+ * A pending cart of `slug` holding `seats` free numbered seats of the first demo session, written
+ * straight to the database (so payment tests do not depend on the cart routes). Price: the first
+ * rate plus the event's fixed fee per seat.
+ */
+export async function createHeldOrder(t: TestApp, slug: string, opts: { seats?: number; ttlSeconds?: number } = {}): Promise<HeldOrder> {
+  const db = t.ctx.db;
+  const now = t.clock.now();
+  const expiresAt = new Date(now.getTime() + (opts.ttlSeconds ?? 900) * 1000);
+  const [channel] = await queryRows<{ id: number }>(db, sql`SELECT id FROM sales_channels WHERE slug = ${slug}`);
+  const [session] = await queryRows<{ id: number; event_id: number }>(
+    db,
+    sql`SELECT s.id, s.event_id FROM sessions s ORDER BY s.start_datetime, s.id LIMIT 1`,
+  );
+  const [rate] = await queryRows<{ id: number; price: number }>(
+    db,
+    sql`SELECT id, price FROM rates WHERE session_id = ${session!.id} ORDER BY sort_order, id LIMIT 1`,
+  );
+  const [fee] = await queryRows<{ amount: number }>(
+    db,
+    sql`SELECT amount FROM fees WHERE event_id = ${session!.event_id} AND kind = 'fixed' LIMIT 1`,
+  );
+  const token = crypto.randomUUID();
+  const seatCount = opts.seats ?? 1;
+  const perSeat = rate!.price + (fee?.amount ?? 0);
+  const [order] = await queryRows<{ id: string }>(
+    db,
+    sql`INSERT INTO orders (order_token, reference, channel_id, currency, base_amount, fee_amount, total_amount, expires_at, lang, created_at, updated_at)
+        VALUES (${token}, ${'T' + crypto.randomBytes(4).toString('hex').toUpperCase()}, ${channel!.id}, 'EUR',
+                ${rate!.price * seatCount}, ${(fee?.amount ?? 0) * seatCount}, ${perSeat * seatCount}, ${expiresAt.toISOString()}, 'es',
+                ${now.toISOString()}, ${now.toISOString()})
+        RETURNING id`,
+  );
+  const orderId = Number(order!.id);
+  const seats = await queryRows<{ id: number; sector_id: number }>(
+    db,
+    sql`UPDATE session_seats SET status = 'held', order_id = ${orderId}, hold_expires_at = ${expiresAt.toISOString()}
+         WHERE id IN (SELECT id FROM session_seats WHERE session_id = ${session!.id} AND seat_id IS NOT NULL AND status = 'available'
+                      ORDER BY id LIMIT ${seatCount} FOR UPDATE SKIP LOCKED)
+     RETURNING id, sector_id`,
+  );
+  for (const seat of seats) {
+    await db.execute(
+      sql`INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id, base_amount, fee_amount, total_amount)
+          VALUES (${orderId}, ${session!.event_id}, ${session!.id}, ${seat.sector_id}, ${seat.id}, ${rate!.id}, ${rate!.price}, ${fee?.amount ?? 0}, ${perSeat})`,
+    );
+  }
+  return { id: orderId, token, total: perSeat * seatCount, sessionSeatIds: seats.map((s) => s.id) };
+}
+
+export async function orderStatus(t: TestApp, orderId: number): Promise<string> {
+  const [row] = await queryRows<{ status: string }>(t.ctx.db, sql`SELECT status FROM orders WHERE id = ${orderId}`);
+  return row!.status;
+}
+
+export async function paymentStatus(t: TestApp, paymentId: string): Promise<{ status: string; failure_reason: string | null }> {
+  const [row] = await queryRows<{ status: string; failure_reason: string | null }>(
+    t.ctx.db,
+    sql`SELECT status, failure_reason FROM payments WHERE id = ${paymentId}`,
+  );
+  return row!;
+}

@@ -1,0 +1,169 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { newSandboxNotification, signSandboxNotification, SANDBOX_SIGNATURE_HEADER } from '../../src/modules/portal/payments/sandbox.provider.js';
+import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { createHeldOrder, orderStatus, paymentStatus, type HeldOrder } from './fixtures.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+}, 120_000);
+afterAll(() => t.close());
+
+const NOTIFY_URL = '/api/portal/payments/sandbox/notifications';
+const buyer = { name: 'Ana', surname: 'García', email: 'ana@example.com' };
+
+async function startPayment(slug: string, order: HeldOrder): Promise<string> {
+  const res = await t.app.inject({ method: 'POST', url: `/api/portal/${slug}/es/checkout`, payload: { order_token: order.token, ...buyer } });
+  expect(res.statusCode).toBe(200);
+  return res.json().data.payment_id;
+}
+
+function signed(paymentId: string, outcome: 'succeeded' | 'declined', amount: number, at = t.clock.now()) {
+  const body = JSON.stringify(newSandboxNotification(paymentId, outcome, amount, 'EUR', '4242424242424242', at));
+  return { body, signature: signSandboxNotification(t.config, body, at) };
+}
+
+const post = (n: { body: string; signature: string }) =>
+  t.app.inject({
+    method: 'POST',
+    url: NOTIFY_URL,
+    headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: n.signature },
+    payload: n.body,
+  });
+
+const count = async (table: 'tickets' | 'email_outbox', orderId: number) => {
+  const [row] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM ${sql.raw(table)} WHERE order_id = ${orderId}`);
+  return row!.n;
+};
+
+describe('sandbox payment notifications', () => {
+  it('a valid success notification completes the order through the closing process (tickets, e-mail)', async () => {
+    const order = await createHeldOrder(t, DEMO.a.slug, { seats: 2 });
+    const paymentId = await startPayment(DEMO.a.slug, order);
+    const res = await post(signed(paymentId, 'succeeded', order.total));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ success: true, data: { result: 'completed', payment_id: paymentId } });
+    expect(await orderStatus(t, order.id)).toBe('completed');
+    expect(await paymentStatus(t, paymentId)).toEqual({ status: 'succeeded', failure_reason: null });
+    expect(await count('tickets', order.id)).toBe(2);
+    expect(await count('email_outbox', order.id)).toBe(1);
+    const [seats] = await queryRows<{ sold: number }>(
+      t.ctx.db,
+      sql`SELECT count(*)::int AS sold FROM session_seats WHERE order_id = ${order.id} AND status = 'sold'`,
+    );
+    expect(seats!.sold).toBe(2);
+  });
+
+  it('a forged signature is 403 and changes nothing', async () => {
+    const order = await createHeldOrder(t, DEMO.c.slug);
+    const paymentId = await startPayment(DEMO.c.slug, order);
+    const good = signed(paymentId, 'succeeded', order.total);
+    const wrongKey = await post({ body: good.body, signature: good.signature.replace(/v1=.*/, 'v1=' + 'A'.repeat(43)) });
+    expect(wrongKey.statusCode).toBe(403);
+    expect(wrongKey.json()).toMatchObject({ status: 403, success: false, code: 'invalid_signature' });
+    const tampered = await post({ body: good.body.replace(`"amount":${order.total}`, '"amount":1'), signature: good.signature });
+    expect(tampered.statusCode).toBe(403);
+    const missing = await t.app.inject({ method: 'POST', url: NOTIFY_URL, headers: { 'content-type': 'application/json' }, payload: good.body });
+    expect(missing.statusCode).toBe(403);
+    expect(await orderStatus(t, order.id)).toBe('pending');
+    expect(await paymentStatus(t, paymentId)).toMatchObject({ status: 'pending' });
+  });
+
+  it('a signature older than five minutes is refused (a captured notification cannot be replayed later)', async () => {
+    const order = await createHeldOrder(t, DEMO.a.slug);
+    const paymentId = await startPayment(DEMO.a.slug, order);
+    const old = signed(paymentId, 'succeeded', order.total, new Date(t.clock.now().getTime() - 301_000));
+    const res = await post(old);
+    expect(res.statusCode).toBe(403);
+    expect(await orderStatus(t, order.id)).toBe('pending');
+  });
+
+  it('a replayed notification is processed once: the second answer is duplicate and nothing runs again', async () => {
+    const order = await createHeldOrder(t, DEMO.a.slug);
+    const paymentId = await startPayment(DEMO.a.slug, order);
+    const n = signed(paymentId, 'succeeded', order.total);
+    const first = await post(n);
+    expect(first.json().data.result).toBe('completed');
+    const again = await post(n);
+    expect(again.statusCode).toBe(200);
+    expect(again.json().data.result).toBe('duplicate');
+    // Another notification id for the same, already settled payment changes nothing either.
+    const other = await post(signed(paymentId, 'succeeded', order.total));
+    expect(other.json().data.result).toBe('duplicate');
+    expect(await count('tickets', order.id)).toBe(1);
+    expect(await count('email_outbox', order.id)).toBe(1);
+  });
+
+  it('a replay racing the original still closes the order once', async () => {
+    const order = await createHeldOrder(t, DEMO.a.slug, { seats: 2 });
+    const paymentId = await startPayment(DEMO.a.slug, order);
+    const n = signed(paymentId, 'succeeded', order.total);
+    const results = await Promise.all([post(n), post(n), post(n)]);
+    expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(results.map((r) => r.json().data.result).sort()).toEqual(['completed', 'duplicate', 'duplicate']);
+    expect(await count('tickets', order.id)).toBe(2);
+  });
+
+  it('a declined card leaves the cart pending until it expires; another card may still pay it', async () => {
+    const order = await createHeldOrder(t, DEMO.a.slug);
+    const paymentId = await startPayment(DEMO.a.slug, order);
+    const res = await post(signed(paymentId, 'declined', order.total));
+    expect(res.json().data.result).toBe('declined');
+    expect(await orderStatus(t, order.id)).toBe('pending');
+    expect(await paymentStatus(t, paymentId)).toEqual({ status: 'declined', failure_reason: 'card_declined' });
+    expect(await count('tickets', order.id)).toBe(0);
+    const retry = await startPayment(DEMO.a.slug, order);
+    expect((await post(signed(retry, 'succeeded', order.total))).json().data.result).toBe('completed');
+  });
+
+  it('a late notification completes an expired order whose seats are still free', async () => {
+    const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
+    const paymentId = await startPayment(DEMO.a.slug, order);
+    t.clock.advance(10 * 60_000);
+    const res = await post(signed(paymentId, 'succeeded', order.total));
+    expect(res.json().data.result).toBe('completed');
+    expect(await orderStatus(t, order.id)).toBe('completed');
+  });
+
+  it('a late notification whose seats were sold meanwhile flags the payment for refund', async () => {
+    const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
+    const paymentId = await startPayment(DEMO.a.slug, order);
+    t.clock.advance(2 * 60_000);
+    // Another buyer (model D channel, B2B cart) takes the freed seat.
+    const [item] = await queryRows<{ session_seat_id: number; rate_id: number }>(
+      t.ctx.db,
+      sql`SELECT session_seat_id, rate_id FROM order_items WHERE order_id = ${order.id}`,
+    );
+    const token = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
+    const taken = await t.app.inject({
+      method: 'POST',
+      url: `/api/sales-channel/v1/${DEMO.d.slug}/es/orders`,
+      headers: bearer(token),
+      payload: { session_seat_id: item!.session_seat_id, rate_id: item!.rate_id },
+    });
+    expect(taken.statusCode).toBe(201);
+    const res = await post(signed(paymentId, 'succeeded', order.total));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.result).toBe('refund_required');
+    expect(await paymentStatus(t, paymentId)).toEqual({ status: 'refund_required', failure_reason: 'seats_unavailable' });
+    expect(await orderStatus(t, order.id)).not.toBe('completed');
+    expect(await count('tickets', order.id)).toBe(0);
+  });
+
+  it('a paid amount that differs from the order total flags the payment for refund', async () => {
+    const order = await createHeldOrder(t, DEMO.a.slug);
+    const paymentId = await startPayment(DEMO.a.slug, order);
+    const res = await post(signed(paymentId, 'succeeded', order.total - 100));
+    expect(res.json().data.result).toBe('refund_required');
+    expect(await paymentStatus(t, paymentId)).toMatchObject({ status: 'refund_required', failure_reason: 'amount_mismatch' });
+    expect(await orderStatus(t, order.id)).toBe('pending');
+  });
+
+  it('a notification for an unknown payment is acknowledged and changes nothing', async () => {
+    const res = await post(signed('pay_unknown', 'succeeded', 100));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.result).toBe('unknown_payment');
+  });
+});
