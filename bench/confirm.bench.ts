@@ -3,6 +3,7 @@
 // PostgreSQL (BENCH_PG_URL or TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres).
 // Also: ticket PDF render time per ticket. Not part of npm test.
 import crypto from 'node:crypto';
+import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
@@ -119,7 +120,7 @@ async function closeDirect(pool: pg.Pool, order: BenchOrder, now: Date): Promise
   }
 }
 
-/** The closing statements through the pool; with `db`, also the two reads of the D35 order view. */
+/** The closing statements through the pool; with `db`, also the read of the D35 order view. */
 async function baseline(pool: pg.Pool, orders: BenchOrder[], db?: Db): Promise<number> {
   let next = 0;
   const now = new Date();
@@ -209,10 +210,11 @@ async function main() {
     await throughApi(address, accessToken, await createOrders(pool, 60, now));
 
     console.log(`confirm benchmark: ${ORDERS} fresh one-seat orders per run, ${CONNECTIONS} concurrent clients, pool of ${POOL}, PostgreSQL`);
+    console.log(`  machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (figures are only comparable at a low load)`);
     const base = await baseline(pool, forBaseline);
     console.log(`  baseline (closing statements straight through pg): ${base.toFixed(0)} closings/s`);
     const baseView = await baseline(pool, forBaselineView, database.db);
-    console.log(`  baseline + the order view's two reads:             ${baseView.toFixed(0)} closings/s`);
+    console.log(`  baseline + the order view (buildOrderView):       ${baseView.toFixed(0)} closings/s`);
     const service = await inProcess(app.ctx, forService);
     console.log(`  closeOrder + order view in process (no HTTP):      ${service.toFixed(0)} closings/s (ratio ${(service / base).toFixed(2)})`);
     const api = await throughApi(address, accessToken, forApi);

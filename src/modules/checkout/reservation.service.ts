@@ -4,9 +4,10 @@ import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
-import { percentOf, toAmount } from '../../lib/money.js';
+import { toAmount } from '../../lib/money.js';
 import { findChannelBySlug } from '../channels/channels.repo.js';
 import { newReference } from '../orders/orders.service.js';
+import { priceItems, sumAmounts } from '../orders/pricing.js';
 import { signTicketUrls } from '../tickets/tickets.service.js';
 import type { Buyer } from './checkout.repo.js';
 import { completeOrder } from './closing.service.js';
@@ -78,19 +79,23 @@ export async function createReservation(ctx: AppContext, input: ReservationInput
           WHERE session_id IN (${sql.join(seats.map((s) => sql`${s.session_id}`), sql`, `)})
              OR event_id IN (${sql.join(seats.map((s) => sql`${s.event_id}`), sql`, `)})`,
     );
-    const priced = wanted.map((item) => {
+    const checked = wanted.map((item) => {
       const seat = seatById.get(item.session_seat_id)!;
       const rate = rates.find((r) => r.id === item.rate_id);
       if (!rate || rate.session_id !== seat.session_id || (rate.sector_id !== null && rate.sector_id !== seat.sector_id)) {
         const i = input.items.indexOf(item);
         throw invalidData({ [`items.${i}.rate_id`]: [`is not a rate of seat ${seat.id}`] });
       }
-      const fee = fees
-        .filter((f) => f.session_id === seat.session_id || f.event_id === seat.event_id)
-        .reduce((sum, f) => sum + (f.kind === 'fixed' ? f.amount : percentOf(rate.price, f.amount)), 0);
-      return { seat, rateId: rate.id, base: rate.price, fee, total: rate.price + fee };
+      return { seat, rate };
     });
-    const sum = (k: 'base' | 'fee' | 'total') => priced.reduce((s, p) => s + p[k], 0);
+    // The cart's pricing rules (rate price + management fees), without a voucher.
+    const amounts = priceItems(
+      checked.map(({ seat, rate }, i) => ({ id: i, eventId: seat.event_id, sessionId: seat.session_id, rateId: rate.id, price: rate.price })),
+      fees.map((f) => ({ eventId: f.event_id, sessionId: f.session_id, kind: f.kind, amount: f.amount })),
+      null,
+    );
+    const priced = checked.map(({ seat, rate }, i) => ({ seat, rateId: rate.id, ...amounts[i]! }));
+    const totals = sumAmounts(amounts);
 
     const orderToken = crypto.randomUUID();
     const reference = newReference();
@@ -99,7 +104,7 @@ export async function createReservation(ctx: AppContext, input: ReservationInput
       sql`INSERT INTO orders (order_token, reference, channel_id, type, status, lang, currency, base_amount, fee_amount,
             total_amount, created_at, updated_at)
           VALUES (${orderToken}, ${reference}, ${channel.id}, 'reservation', 'pending', ${lang}, ${ctx.config.currency},
-            ${sum('base')}, ${sum('fee')}, ${sum('total')}, ${now}, ${now})
+            ${totals.base}, ${totals.fee}, ${totals.total}, ${now}, ${now})
           RETURNING id`,
     );
     const orderId = Number(order!.id);
@@ -132,7 +137,7 @@ export async function createReservation(ctx: AppContext, input: ReservationInput
       transactionId: null,
       at: now,
     });
-    return { orderId, orderToken, reference, total: sum('total'), codes, sessionIds: items.map((i) => i.sessionId) };
+    return { orderId, orderToken, reference, total: totals.total, codes, sessionIds: items.map((i) => i.sessionId) };
   });
   inventoryChanged(ctx, result.sessionIds);
   return {
