@@ -9,9 +9,10 @@ import { commands as catalogue } from './commands/catalogue.js';
 import { commands as channels } from './commands/channels.js';
 import { commands as db } from './commands/db.js';
 import { commands as keys } from './commands/keys.js';
+import { commands as orders } from './commands/orders.js';
 
 /** Every command group; a new group is one import above and one entry here. */
-export const COMMAND_GROUPS: CliCommand[][] = [channels, keys, catalogue, db];
+export const COMMAND_GROUPS: CliCommand[][] = [channels, keys, catalogue, orders, db];
 
 export const COMMANDS: CliCommand[] = COMMAND_GROUPS.flat();
 
