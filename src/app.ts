@@ -19,6 +19,7 @@ import reportsRoutes from './modules/reports/reports.routes.js';
 import portalRoutes from './modules/portal/portal.routes.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
+import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -95,6 +96,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(portalRoutes, { prefix: '/api/portal' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
   await app.register(adminRoutes, { prefix: '/api/admin/v1' });
+  await app.register(adminDashboard, { prefix: '/admin' });
 
   return app;
 }

@@ -7,6 +7,7 @@ import { account, api, otherOrganiserDocument } from './admin-helpers.js';
 let t: TestApp;
 let admin: ReturnType<typeof api>;
 let promoterA: ReturnType<typeof api>;
+let promoterAToken: string;
 let promoterB: ReturnType<typeof api>;
 /** Ids of organiser B's records, which promoter A must never reach. */
 const b = { organiser: 0, channel: 0, key: 0, event: 0, session: 0, rate: 0, fee: 0, voucher: 0, venue: 0 };
@@ -19,7 +20,8 @@ beforeAll(async () => {
   expect(imported.status).toBe(201);
   const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
   b.organiser = org!.id;
-  promoterA = api(t.app, (await account(t.ctx, 'promoter-a@taquilla.test', DEMO_ORGANISER)).token);
+  promoterAToken = (await account(t.ctx, 'promoter-a@taquilla.test', DEMO_ORGANISER)).token;
+  promoterA = api(t.app, promoterAToken);
   promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', b.organiser)).token);
 
   const channel = (await promoterB.get('/channels')).body.data[0];
@@ -327,7 +329,7 @@ describe('promoter isolation: another organiser\'s ids are 404 on every route', 
   ];
 
   it('promoter A gets 404, exactly like an unknown id, and B\'s data is unchanged', async () => {
-    const token = await promoterToken();
+    const token = promoterAToken;
     const auditBefore = (await admin.get('/audit-log?limit=200')).body.data.length;
     for (const [name, method, url, payload] of routes()) {
       const res = await t.app.inject({
@@ -371,16 +373,6 @@ describe('promoter isolation: another organiser\'s ids are 404 on every route', 
     expect((await admin.get(`/vouchers/${b.voucher}`)).status).toBe(200);
   });
 });
-
-let cachedPromoterToken: string | null = null;
-async function promoterToken() {
-  if (!cachedPromoterToken) {
-    const { createApiToken } = await import('../../src/modules/admin/accounts.service.js');
-    const { CLI_ACTOR } = await import('../../src/modules/admin/actor.js');
-    cachedPromoterToken = (await createApiToken(t.ctx, CLI_ACTOR, { email: 'promoter-a@taquilla.test', name: 'isolation' })).token;
-  }
-  return cachedPromoterToken;
-}
 
 describe('OpenAPI', () => {
   it('documents the admin API with tags and hides the dashboard', async () => {

@@ -435,6 +435,11 @@ export async function createFeeAs(ctx: AppContext, actor: Actor, target: { event
   return feeView(fee);
 }
 
+/** One fee, when the actor may see it. */
+export async function getFeeFor(ctx: AppContext, actor: Actor, id: number): Promise<FeeView> {
+  return feeView((await visibleFee(ctx.db, actor, id)).fee);
+}
+
 export async function updateFeeAs(ctx: AppContext, actor: Actor, id: number, input: FeeInput): Promise<FeeView> {
   const { fee, organiserId } = await visibleFee(ctx.db, actor, id);
   const patch = feePatch(input, false, fee);

@@ -38,6 +38,10 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+/** Branding without empty values (an empty form field means "use the default"). */
+const cleanBranding = (b: Branding): Branding =>
+  Object.fromEntries(Object.entries(b).filter(([, v]) => typeof v === 'string' && v.trim() !== '').map(([k, v]) => [k, (v as string).trim()]));
+
 /** Field errors of a channel create or edit (the dashboard's forms do not go through JSON schemas). */
 function validate(input: ChannelInput, creating: boolean): void {
   const f: Record<string, string[]> = {};
@@ -51,7 +55,7 @@ function validate(input: ChannelInput, creating: boolean): void {
     add('cart_ttl_seconds', 'must be a whole number of seconds from 60 to 86400');
   if (input.default_lang !== undefined && !(LANGUAGES as readonly string[]).includes(input.default_lang))
     add('default_lang', `must be one of ${LANGUAGES.join(', ')}`);
-  for (const [key, value] of Object.entries(input.branding ?? {})) {
+  for (const [key, value] of Object.entries(cleanBranding(input.branding ?? {}))) {
     if (!(BRANDING_KEYS as readonly string[]).includes(key)) add(`branding.${key}`, 'is not allowed');
     else if (typeof value !== 'string' || value.length > 300) add(`branding.${key}`, 'must be a text of at most 300 characters');
     else if (key.endsWith('_color') && !COLOUR.test(value)) add(`branding.${key}`, 'must be a colour like #1f4fd1');
@@ -60,9 +64,6 @@ function validate(input: ChannelInput, creating: boolean): void {
   if (Object.keys(f).length) throw new AppError('validation_failed', 'The given data was invalid', f);
 }
 
-/** Branding without empty values (an empty form field means "use the default"). */
-const cleanBranding = (b: Branding): Branding =>
-  Object.fromEntries(Object.entries(b).filter(([, v]) => typeof v === 'string' && v.trim() !== '').map(([k, v]) => [k, (v as string).trim()]));
 
 export function channelView(c: ChannelRecord, eventIds: number[]) {
   return {
