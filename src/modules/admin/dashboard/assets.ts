@@ -21,6 +21,7 @@ header.top .who button { background: transparent; color: #fff; border: 1px solid
 main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.25rem; margin: 2rem 0 .75rem; }
+section.card > h2:first-child { margin-top: 0; }
 section.card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin: 1rem 0; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
