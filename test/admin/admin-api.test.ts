@@ -34,7 +34,7 @@ beforeAll(async () => {
   b.rate = (await promoterB.get(`/sessions/${b.session}`)).body.data.rates[0].id;
   b.voucher = (await promoterB.get('/vouchers')).body.data[0].id;
   b.venue = (await promoterB.get('/venues')).body.data[0].id;
-});
+}, 180_000);
 afterAll(() => t.close());
 
 describe('admin API authentication', () => {
@@ -173,6 +173,23 @@ describe('channels and widget keys', () => {
     expect(mode).toMatchObject({ user_email: 'promoter-a@taquilla.test', target_id: String(channelId), details: { from: 'widget_platform_payment', to: 'portal_external_payment' } });
     expect(mode.created_at).toMatch(/\+00:00$/);
     expect(log.every((e) => e.user_email !== 'promoter-b@taquilla.test')).toBe(true);
+  });
+
+  it('concurrent creations of one slug: one 201, the others 409, never a 500', async () => {
+    const body = { slug: 'race-slug', name: 'Race', integration_mode: 'portal_only' };
+    const results = await Promise.all(Array.from({ length: 6 }, () => promoterA.post('/channels', body)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
+  });
+
+  it('concurrent revocations of one key: one succeeds, one audit entry', async () => {
+    const gen = await promoterA.post(`/channels/${channelId}/keys`);
+    const url = `/channels/${channelId}/keys/${gen.body.data.id}`;
+    const results = await Promise.all(Array.from({ length: 4 }, () => promoterA.del(url)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.every((r) => [200, 404, 409].includes(r.status))).toBe(true);
+    const log = (await promoterA.get('/audit-log?limit=200')).body.data as { action: string; target_id: string }[];
+    expect(log.filter((e) => e.action === 'widget_key.revoke' && e.target_id === String(gen.body.data.id))).toHaveLength(1);
   });
 
   it('a failed change writes no audit entry (same transaction)', async () => {

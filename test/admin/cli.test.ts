@@ -10,7 +10,7 @@ beforeAll(async () => {
   // No demo catalogue needed: one organiser is enough.
   t = await buildTestApp({ demo: false });
   await t.ctx.db.execute(sql`INSERT INTO organisers (id, name) VALUES (1, 'Uno')`);
-});
+}, 180_000);
 afterAll(() => t.close());
 
 const command = (name: string) => commands.find((c) => c.name === name)!;

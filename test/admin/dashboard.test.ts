@@ -27,7 +27,7 @@ beforeAll(async () => {
   b.fee = event.fees[0].id;
   b.rate = (await promoterB.get(`/sessions/${b.session}`)).body.data.rates[0].id;
   b.voucher = (await promoterB.get('/vouchers')).body.data[0].id;
-});
+}, 180_000);
 afterAll(() => t.close());
 
 describe('sign-in', () => {

@@ -4,7 +4,7 @@ import type { UserRole } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { randomBase62, sha256 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
-import type { Actor } from './actor.js';
+import { conflictOnDuplicate, type Actor } from './actor.js';
 import { recordAudit } from './audit.js';
 import * as repo from './accounts.repo.js';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
@@ -41,7 +41,7 @@ export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) 
   const organiserId = input.role === 'promoter' ? input.organiserId! : null;
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  return conflictOnDuplicate(`An account with e-mail ${email} already exists`, () => ctx.db.transaction(async (tx) => {
     if (organiserId !== null && !(await repo.organiserExists(tx, organiserId))) throw new AppError('not_found', 'Organiser not found');
     if (await repo.findUserByEmail(tx, email)) throw new AppError('conflict', `An account with e-mail ${email} already exists`);
     const user = await repo.insertUser(tx, { email, passwordHash, role: input.role, organiserId, createdAt: now });
@@ -55,7 +55,7 @@ export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) 
       at: now,
     });
     return { id: user.id, email: user.email, role: user.role, organiser_id: user.organiserId, created_at: isoWithOffset(user.createdAt)! };
-  });
+  }));
 }
 
 export interface LoginResult {

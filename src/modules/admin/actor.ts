@@ -42,3 +42,21 @@ export function organiserForNew(actor: Actor, requested: number | undefined | nu
   }
   return requested;
 }
+
+/** Whether a database error (possibly wrapped by Drizzle) is a unique-constraint violation. */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === '23505') return true;
+  }
+  return false;
+}
+
+/** Runs `work`; a unique violation from a concurrent insert becomes a 409 with `message`. */
+export async function conflictOnDuplicate<T>(message: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError('conflict', message);
+    throw err;
+  }
+}

@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import { INTEGRATION_MODES, type Branding, type IntegrationMode } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { canSee, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
+import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
 import { recordAudit } from '../admin/audit.js';
 import { generateKeyForChannel, revokeWidgetKey } from '../auth/auth.service.js';
 import * as repo from './channels.repo.js';
@@ -115,7 +115,8 @@ export async function createChannelAs(ctx: AppContext, actor: Actor, input: Chan
   const organiserId = organiserForNew(actor, input.organiser_id);
   const eventIds = await checkEvents(ctx, organiserId, input.event_ids ?? []);
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  // The slug is checked first; the unique index settles a race between two creations.
+  return conflictOnDuplicate(`A sales channel with slug "${input.slug}" already exists`, () => ctx.db.transaction(async (tx) => {
     const channel = await createChannel(
       { ...ctx, db: tx },
       {
@@ -140,7 +141,7 @@ export async function createChannelAs(ctx: AppContext, actor: Actor, input: Chan
       at: now,
     });
     return channelView(channel, eventIds);
-  });
+  }));
 }
 
 /** Edits a channel: mode, checkout URL, branding, cart lifetime, name, language, events sold. */

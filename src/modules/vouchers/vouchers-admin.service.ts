@@ -5,7 +5,7 @@ import { events, rates, sessions, vouchers } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount, toMinor } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { canSee, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
+import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
 import { recordAudit } from '../admin/audit.js';
 
 // Back-office use cases on vouchers (issue 8). Values come in as in the catalogue import:
@@ -142,7 +142,7 @@ export async function createVoucherAs(ctx: AppContext, actor: Actor, input: Vouc
   const organiserId = organiserForNew(actor, input.organiser_id);
   const patch = await voucherPatch(ctx.db, input, organiserId);
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  return conflictOnDuplicate(`A voucher with code ${patch.code} already exists`, () => ctx.db.transaction(async (tx) => {
     await assertCodeFree(tx, organiserId, patch.code!);
     const [row] = await tx
       .insert(vouchers)
@@ -150,7 +150,7 @@ export async function createVoucherAs(ctx: AppContext, actor: Actor, input: Vouc
       .returning();
     await recordAudit(tx, { actor, action: 'voucher.create', targetType: 'voucher', targetId: row!.id, organiserId, details: { ...input }, at: now });
     return voucherView(row!);
-  });
+  }));
 }
 
 /** Edits a voucher's code, value, validity, use limit or restriction. */
@@ -158,7 +158,7 @@ export async function updateVoucherAs(ctx: AppContext, actor: Actor, id: number,
   const current = await visibleVoucher(ctx.db, actor, id);
   const patch = await voucherPatch(ctx.db, input, current.organiserId, current);
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  return conflictOnDuplicate(`A voucher with code ${patch.code} already exists`, () => ctx.db.transaction(async (tx) => {
     if (patch.code) await assertCodeFree(tx, current.organiserId, patch.code, id);
     const [row] = Object.keys(patch).length
       ? await tx.update(vouchers).set(patch).where(eq(vouchers.id, id)).returning()
@@ -173,5 +173,5 @@ export async function updateVoucherAs(ctx: AppContext, actor: Actor, id: number,
       at: now,
     });
     return voucherView(row!);
-  });
+  }));
 }
