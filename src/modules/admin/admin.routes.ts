@@ -59,10 +59,9 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   // ---- channels and widget keys
-  app.get('/channels', { schema: { ...d('channels', 'Sales channels you may see'), response: { 200: S.Envelope(Type.Array(S.Channel)), ...S.adminErrors } } }, async (req) => {
-    const list = await channels.listChannelsFor(ctx, actorOf(req));
-    return ok(await Promise.all(list.map((c) => channels.getChannelFor(ctx, actorOf(req), c.id))));
-  });
+  app.get('/channels', { schema: { ...d('channels', 'Sales channels you may see'), response: { 200: S.Envelope(Type.Array(S.Channel)), ...S.adminErrors } } }, async (req) =>
+    ok(await channels.listChannelViewsFor(ctx, actorOf(req))),
+  );
   app.post(
     '/channels',
     { schema: { ...d('channels', 'Create a sales channel'), body: S.ChannelCreate, response: { 201: S.Envelope(S.Channel), ...S.adminErrors } } },

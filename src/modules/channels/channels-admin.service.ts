@@ -104,6 +104,13 @@ export async function listChannelsFor(ctx: AppContext, actor: Actor): Promise<Ch
   return scope === null ? all : all.filter((c) => c.organiserId === scope);
 }
 
+/** Channels the actor may see with the events each sells (the admin API's list). */
+export async function listChannelViewsFor(ctx: AppContext, actor: Actor): Promise<ChannelView[]> {
+  const list = await listChannelsFor(ctx, actor);
+  const events = await adminRepo.eventIdsByChannel(ctx.db, list.map((c) => c.id));
+  return list.map((c) => channelView(c, events.get(c.id) ?? []));
+}
+
 export async function getChannelFor(ctx: AppContext, actor: Actor, id: number): Promise<ChannelView> {
   const channel = await visibleChannel(ctx, actor, id);
   return channelView(channel, await adminRepo.channelEventIds(ctx.db, id));
@@ -222,7 +229,7 @@ export async function revokeKeyAs(ctx: AppContext, actor: Actor, channelId: numb
   const channel = await visibleChannel(ctx, actor, channelId);
   const now = ctx.clock.now();
   const key = await ctx.db.transaction(async (tx) => {
-    const existing = await adminRepo.findWidgetKey(tx, channelId, keyId);
+    const existing = await adminRepo.findWidgetKey(tx, channelId, keyId, { lock: true });
     if (!existing) throw new AppError('not_found', 'Widget key not found');
     if (existing.revokedAt) throw new AppError('conflict', 'This widget key is already revoked');
     await revokeWidgetKey({ ...ctx, db: tx }, channelId, keyId);
