@@ -33,6 +33,7 @@ form.inline { display: inline; }
 .field.wide { grid-column: 1 / -1; }
 label, legend { font-weight: 600; font-size: .95rem; }
 .hint { color: var(--muted); font-size: .85rem; font-weight: 400; }
+.field label .hint { display: block; }
 input, select, textarea { font: inherit; padding: .5rem; border: 1px solid var(--muted); border-radius: 4px; background: #fff; color: var(--ink); width: 100%; min-height: 2.75rem; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem; }
 fieldset label { font-weight: 400; display: flex; gap: .5rem; align-items: center; }
