@@ -300,6 +300,22 @@ describe('promoter isolation in the dashboard', () => {
   });
 });
 
+describe('an admin in the dashboard', () => {
+  it('sees every organiser\'s channels and creates one for a chosen organiser', async () => {
+    const client = new DashboardClient(t.app, '10.9.0.1');
+    await client.login('root@taquilla.test');
+    const list = await client.get('/admin/channels');
+    expect(list.body).toContain('channel-b');
+    expect(list.body).toContain('demo-a');
+    expect(list.body).toContain('<label for="f-organiser_id');
+    const res = await client.post('/admin/channels', { organiser_id: String(b.organiser), slug: 'b-by-admin', name: 'By admin', integration_mode: 'portal_only' });
+    expect(res.statusCode).toBe(303);
+    const [row] = await queryRows<{ organiser_id: number }>(t.ctx.db, sql`SELECT organiser_id FROM sales_channels WHERE slug = 'b-by-admin'`);
+    expect(row!.organiser_id).toBe(b.organiser);
+    expect((await client.get(`/admin/channels/${b.channel}`)).statusCode).toBe(200);
+  });
+});
+
 describe('Secure cookie on https', () => {
   it('marks the session cookie Secure when PUBLIC_BASE_URL is https', async () => {
     // The same dashboard plugin and database, in an app whose public address is https.
