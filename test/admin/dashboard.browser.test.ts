@@ -1,6 +1,8 @@
 import fs from 'node:fs';
+import { sql } from 'drizzle-orm';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { account, PASSWORD } from './admin-helpers.js';
 
@@ -14,8 +16,10 @@ let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  await account(t.ctx, 'promoter@taquilla.test', 1);
+  // No demo catalogue: one organiser is all the dashboard needs here, and it keeps setup light.
+  t = await buildTestApp({ demo: false });
+  const [organiser] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name) VALUES ('Uno') RETURNING id`);
+  await account(t.ctx, 'promoter@taquilla.test', organiser!.id);
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -23,7 +27,7 @@ beforeAll(async () => {
     args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'],
   });
   fs.mkdirSync(SHOTS, { recursive: true });
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -106,7 +110,8 @@ describe('dashboard in a browser', () => {
         () => [...document.querySelectorAll('input:not([type=hidden]), select')].filter((el) => !(el as HTMLInputElement).labels?.length).length,
       );
       expect(unlabelled).toBe(0);
-      await page.goto(`${base}/admin/channels/1`);
+      await page.getByRole('link', { name: 'browser-shop' }).click();
+      await page.waitForURL(/\/admin\/channels\/\d+/);
       await page.screenshot({ path: `${SHOTS}/channel-phone.png`, fullPage: true });
       const overflowChannel = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflowChannel).toBeLessThanOrEqual(0);
