@@ -20,6 +20,7 @@ import portalRoutes from './modules/portal/portal.routes.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
+import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -97,6 +98,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
   await app.register(adminRoutes, { prefix: '/api/admin/v1' });
   await app.register(portalPages);
+  await app.register(adminDashboard, { prefix: '/admin' });
 
   return app;
 }

@@ -4,3 +4,4 @@ export * from './channels.js';
 export * from './orders.js';
 export * from './payments.js';
 export * from './tickets.js';
+export * from './admin.js';

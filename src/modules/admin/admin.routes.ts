@@ -1,6 +1,257 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { ok } from '../../http/envelope.js';
+import * as channels from '../channels/channels-admin.service.js';
+import * as catalogue from '../catalogue/catalogue-admin.service.js';
+import { importCatalogue } from '../catalogue/import.service.js';
+import { listOrdersFor } from '../orders/orders-admin.service.js';
+import * as vouchers from '../vouchers/vouchers-admin.service.js';
+import { requireAdmin, type Actor } from './actor.js';
+import { authenticateApiToken, createUser } from './accounts.service.js';
+import { listAudit } from './audit.js';
+import { createOrganiser, listOrganisersFor } from './organisers.service.js';
+import * as S from './admin.schemas.js';
 
-/** Admin API (issue 8). No routes yet: registered in app.ts so the module has its place. */
-const adminRoutes: FastifyPluginAsyncTypebox = async () => {};
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The user behind the admin API token (admin routes only). */
+    adminActor: Actor | null;
+  }
+}
+
+const security = [{ bearer: [] }];
+const actorOf = (request: FastifyRequest) => request.adminActor!;
+
+/**
+ * Admin API under /api/admin/v1 for automation: the same services as the dashboard, with an admin
+ * API token (`admin:token` of the operator CLI) as `Authorization: Bearer`.
+ */
+const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.decorateRequest('adminActor', null);
+  app.addHook('onRequest', async (request) => {
+    request.adminActor = await authenticateApiToken(app.ctx, request.headers.authorization);
+  });
+  const ctx = app.ctx;
+  const d = (tag: string, summary: string) => ({ tags: [`Admin: ${tag}`], summary, security });
+
+  // ---- accounts
+  app.get('/me', { schema: { ...d('accounts', 'The user behind the token'), response: { 200: S.Envelope(S.Me), ...S.adminErrors } } }, async (req) => {
+    const a = actorOf(req);
+    return ok({ user_id: a.userId, email: a.email, role: a.role, organiser_id: a.organiserId });
+  });
+  app.post(
+    '/users',
+    { schema: { ...d('accounts', 'Create an admin or promoter account (admins only)'), body: S.UserCreate, response: { 201: S.Envelope(S.User), ...S.adminErrors } } },
+    async (req, reply) => {
+      requireAdmin(actorOf(req));
+      const { email, password, role, organiser_id } = req.body;
+      const user = await createUser(ctx, actorOf(req), { email, password, role, organiserId: organiser_id });
+      return reply.status(201).send(ok(user, 'User created', 201));
+    },
+  );
+  app.get('/organisers', { schema: { ...d('accounts', 'Organisers you may see'), response: { 200: S.Envelope(Type.Array(S.Organiser)), ...S.adminErrors } } }, async (req) =>
+    ok(await listOrganisersFor(ctx, actorOf(req))),
+  );
+  app.post(
+    '/organisers',
+    { schema: { ...d('accounts', 'Create an organiser (admins only)'), body: S.OrganiserCreate, response: { 201: S.Envelope(S.Organiser), ...S.adminErrors } } },
+    async (req, reply) => reply.status(201).send(ok(await createOrganiser(ctx, actorOf(req), req.body), 'Organiser created', 201)),
+  );
+
+  // ---- channels and widget keys
+  app.get('/channels', { schema: { ...d('channels', 'Sales channels you may see'), response: { 200: S.Envelope(Type.Array(S.Channel)), ...S.adminErrors } } }, async (req) =>
+    ok(await channels.listChannelViewsFor(ctx, actorOf(req))),
+  );
+  app.post(
+    '/channels',
+    { schema: { ...d('channels', 'Create a sales channel'), body: S.ChannelCreate, response: { 201: S.Envelope(S.Channel), ...S.adminErrors } } },
+    async (req, reply) => reply.status(201).send(ok(await channels.createChannelAs(ctx, actorOf(req), req.body), 'Sales channel created', 201)),
+  );
+  app.get(
+    '/channels/:channelId',
+    { schema: { ...d('channels', 'One sales channel'), params: S.Params.channel, response: { 200: S.Envelope(S.Channel), ...S.adminErrors } } },
+    async (req) => ok(await channels.getChannelFor(ctx, actorOf(req), req.params.channelId)),
+  );
+  app.patch(
+    '/channels/:channelId',
+    {
+      schema: {
+        ...d('channels', 'Edit a channel: mode, checkout URL, branding, cart lifetime, events (mode changes are audited)'),
+        params: S.Params.channel,
+        body: S.ChannelUpdate,
+        response: { 200: S.Envelope(S.Channel), ...S.adminErrors },
+      },
+    },
+    async (req) => ok(await channels.updateChannelAs(ctx, actorOf(req), req.params.channelId, req.body), 'Sales channel updated'),
+  );
+  app.get(
+    '/channels/:channelId/keys',
+    { schema: { ...d('channels', 'Widget keys of a channel (creation date and last four only)'), params: S.Params.channel, response: { 200: S.Envelope(Type.Array(S.WidgetKey)), ...S.adminErrors } } },
+    async (req) => ok(await channels.listKeysFor(ctx, actorOf(req), req.params.channelId)),
+  );
+  app.post(
+    '/channels/:channelId/keys',
+    { schema: { ...d('channels', 'Generate a widget key (returned once)'), params: S.Params.channel, response: { 201: S.Envelope(S.NewWidgetKey), ...S.adminErrors } } },
+    async (req, reply) =>
+      reply.status(201).send(ok(await channels.generateKeyAs(ctx, actorOf(req), req.params.channelId), 'Widget key generated; it is shown only this once', 201)),
+  );
+  app.delete(
+    '/channels/:channelId/keys/:keyId',
+    { schema: { ...d('channels', 'Revoke a widget key: every token of the channel stops working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
+    async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId), 'Widget key revoked'),
+  );
+  app.get(
+    '/channels/:channelId/orders',
+    {
+      schema: {
+        ...d('orders', "A channel's orders, newest first (read-only)"),
+        params: S.Params.channel,
+        querystring: Type.Omit(S.OrdersQuery, ['channel_id']),
+        response: { 200: S.Envelope(Type.Array(S.OrderRow)), ...S.adminErrors },
+      },
+    },
+    async (req) => {
+      await channels.getChannelFor(ctx, actorOf(req), req.params.channelId);
+      const q = req.query;
+      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: req.params.channelId, status: q.status, type: q.type, beforeId: q.before_id, limit: q.limit }));
+    },
+  );
+
+  // ---- venues, events, sessions, rates, fees
+  app.get('/venues', { schema: { ...d('catalogue', 'Venues you may use, with their sectors'), response: { 200: S.Envelope(Type.Array(S.Venue)), ...S.adminErrors } } }, async (req) =>
+    ok(await catalogue.listVenuesFor(ctx, actorOf(req))),
+  );
+  app.post(
+    '/catalogue/import',
+    {
+      schema: {
+        ...d('catalogue', 'Import a catalogue document (admins only; see docs/catalogue-import.md)'),
+        body: Type.Unknown(),
+        response: { 201: S.Envelope(S.ImportSummary), ...S.adminErrors },
+      },
+    },
+    async (req, reply) => {
+      requireAdmin(actorOf(req));
+      return reply.status(201).send(ok({ ...(await importCatalogue(ctx, req.body)) }, 'Catalogue imported', 201));
+    },
+  );
+  app.get('/events', { schema: { ...d('catalogue', 'Events you may see'), response: { 200: S.Envelope(Type.Array(S.Event)), ...S.adminErrors } } }, async (req) =>
+    ok(await catalogue.listEventsFor(ctx, actorOf(req))),
+  );
+  app.post(
+    '/events',
+    { schema: { ...d('catalogue', 'Create an event (a draft unless a status is given)'), body: S.EventCreate, response: { 201: S.Envelope(S.EventDetail), ...S.adminErrors } } },
+    async (req, reply) => reply.status(201).send(ok(await catalogue.createEventAs(ctx, actorOf(req), req.body), 'Event created', 201)),
+  );
+  app.get(
+    '/events/:eventId',
+    { schema: { ...d('catalogue', 'An event with its sessions and fees'), params: S.Params.event, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
+    async (req) => ok(await catalogue.getEventFor(ctx, actorOf(req), req.params.eventId)),
+  );
+  app.patch(
+    '/events/:eventId',
+    { schema: { ...d('catalogue', 'Edit an event'), params: S.Params.event, body: S.EventUpdate, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
+    async (req) => ok(await catalogue.updateEventAs(ctx, actorOf(req), req.params.eventId, req.body), 'Event updated'),
+  );
+  app.post(
+    '/events/:eventId/publish',
+    { schema: { ...d('catalogue', 'Publish an event'), params: S.Params.event, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
+    async (req) => ok(await catalogue.publishEventAs(ctx, actorOf(req), req.params.eventId), 'Event published'),
+  );
+  app.post(
+    '/events/:eventId/sessions',
+    {
+      schema: { ...d('catalogue', 'Add a session (with its inventory) to an event'), params: S.Params.event, body: S.SessionCreate, response: { 201: S.Envelope(S.SessionDetail), ...S.adminErrors } },
+    },
+    async (req, reply) => reply.status(201).send(ok(await catalogue.createSessionAs(ctx, actorOf(req), req.params.eventId, req.body), 'Session created', 201)),
+  );
+  app.post(
+    '/events/:eventId/fees',
+    { schema: { ...d('catalogue', 'Add a management fee to every session of an event'), params: S.Params.event, body: S.FeeCreate, response: { 201: S.Envelope(S.Fee), ...S.adminErrors } } },
+    async (req, reply) => reply.status(201).send(ok(await catalogue.createFeeAs(ctx, actorOf(req), { eventId: req.params.eventId }, req.body), 'Fee created', 201)),
+  );
+  app.get(
+    '/sessions/:sessionId',
+    { schema: { ...d('catalogue', 'A session with its rates and fees'), params: S.Params.session, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
+    async (req) => ok(await catalogue.getSessionFor(ctx, actorOf(req), req.params.sessionId)),
+  );
+  app.patch(
+    '/sessions/:sessionId',
+    { schema: { ...d('catalogue', 'Edit a session'), params: S.Params.session, body: S.SessionUpdate, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
+    async (req) => ok(await catalogue.updateSessionAs(ctx, actorOf(req), req.params.sessionId, req.body), 'Session updated'),
+  );
+  app.post(
+    '/sessions/:sessionId/publish',
+    { schema: { ...d('catalogue', 'Put a session on sale'), params: S.Params.session, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
+    async (req) => ok(await catalogue.publishSessionAs(ctx, actorOf(req), req.params.sessionId), 'Session on sale'),
+  );
+  app.post(
+    '/sessions/:sessionId/rates',
+    { schema: { ...d('catalogue', 'Add a rate to a session'), params: S.Params.session, body: S.RateCreate, response: { 201: S.Envelope(S.Rate), ...S.adminErrors } } },
+    async (req, reply) => reply.status(201).send(ok(await catalogue.createRateAs(ctx, actorOf(req), req.params.sessionId, req.body), 'Rate created', 201)),
+  );
+  app.post(
+    '/sessions/:sessionId/fees',
+    { schema: { ...d('catalogue', 'Add a management fee to one session'), params: S.Params.session, body: S.FeeCreate, response: { 201: S.Envelope(S.Fee), ...S.adminErrors } } },
+    async (req, reply) => reply.status(201).send(ok(await catalogue.createFeeAs(ctx, actorOf(req), { sessionId: req.params.sessionId }, req.body), 'Fee created', 201)),
+  );
+  app.patch(
+    '/rates/:rateId',
+    { schema: { ...d('catalogue', 'Edit a rate'), params: S.Params.rate, body: S.RateUpdate, response: { 200: S.Envelope(S.Rate), ...S.adminErrors } } },
+    async (req) => ok(await catalogue.updateRateAs(ctx, actorOf(req), req.params.rateId, req.body), 'Rate updated'),
+  );
+  app.patch(
+    '/fees/:feeId',
+    { schema: { ...d('catalogue', 'Edit a fee'), params: S.Params.fee, body: S.FeeUpdate, response: { 200: S.Envelope(S.Fee), ...S.adminErrors } } },
+    async (req) => ok(await catalogue.updateFeeAs(ctx, actorOf(req), req.params.feeId, req.body), 'Fee updated'),
+  );
+  app.delete(
+    '/fees/:feeId',
+    { schema: { ...d('catalogue', 'Delete a fee'), params: S.Params.fee, response: { 200: S.Envelope(Type.Null()), ...S.adminErrors } } },
+    async (req) => {
+      await catalogue.deleteFeeAs(ctx, actorOf(req), req.params.feeId);
+      return ok(null, 'Fee deleted');
+    },
+  );
+
+  // ---- vouchers
+  app.get('/vouchers', { schema: { ...d('vouchers', 'Vouchers you may see'), response: { 200: S.Envelope(Type.Array(S.Voucher)), ...S.adminErrors } } }, async (req) =>
+    ok(await vouchers.listVouchersFor(ctx, actorOf(req))),
+  );
+  app.post(
+    '/vouchers',
+    { schema: { ...d('vouchers', 'Create a voucher'), body: S.VoucherCreate, response: { 201: S.Envelope(S.Voucher), ...S.adminErrors } } },
+    async (req, reply) => reply.status(201).send(ok(await vouchers.createVoucherAs(ctx, actorOf(req), req.body), 'Voucher created', 201)),
+  );
+  app.get(
+    '/vouchers/:voucherId',
+    { schema: { ...d('vouchers', 'One voucher'), params: S.Params.voucher, response: { 200: S.Envelope(S.Voucher), ...S.adminErrors } } },
+    async (req) => ok(await vouchers.getVoucherFor(ctx, actorOf(req), req.params.voucherId)),
+  );
+  app.patch(
+    '/vouchers/:voucherId',
+    { schema: { ...d('vouchers', 'Edit a voucher'), params: S.Params.voucher, body: S.VoucherUpdate, response: { 200: S.Envelope(S.Voucher), ...S.adminErrors } } },
+    async (req) => ok(await vouchers.updateVoucherAs(ctx, actorOf(req), req.params.voucherId, req.body), 'Voucher updated'),
+  );
+
+  // ---- orders (read-only) and audit log
+  app.get(
+    '/orders',
+    { schema: { ...d('orders', 'Orders of the channels you may see, newest first (read-only)'), querystring: S.OrdersQuery, response: { 200: S.Envelope(Type.Array(S.OrderRow)), ...S.adminErrors } } },
+    async (req) => {
+      const q = req.query;
+      if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
+      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: q.channel_id, status: q.status, type: q.type, beforeId: q.before_id, limit: q.limit }));
+    },
+  );
+  app.get(
+    '/audit-log',
+    { schema: { ...d('audit', 'Audit log, newest first (a promoter sees its organiser\'s entries)'), querystring: S.AuditQuery, response: { 200: S.Envelope(Type.Array(S.AuditEntry)), ...S.adminErrors } } },
+    async (req) => {
+      const a = actorOf(req);
+      return ok(await listAudit(ctx.db, { organiserId: a.role === 'admin' ? null : a.organiserId, beforeId: req.query.before_id, limit: req.query.limit ?? 50 }));
+    },
+  );
+};
 
 export default adminRoutes;

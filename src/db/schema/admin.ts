@@ -1,0 +1,52 @@
+import { pgTable, serial, bigserial, integer, text, timestamp, jsonb } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export type UserRole = 'admin' | 'promoter';
+
+export const users = pgTable('users', {
+  id: serial('id').primaryKey(),
+  email: text('email').notNull(),
+  passwordHash: text('password_hash').notNull(),
+  role: text('role').$type<UserRole>().notNull(),
+  organiserId: integer('organiser_id'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  disabledAt: ts('disabled_at'),
+});
+
+export const userSessions = pgTable('user_sessions', {
+  idHash: text('id_hash').primaryKey(),
+  userId: integer('user_id').notNull(),
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: ts('created_at').notNull(),
+  expiresAt: ts('expires_at').notNull(),
+});
+
+export const adminApiTokens = pgTable('admin_api_tokens', {
+  id: serial('id').primaryKey(),
+  userId: integer('user_id').notNull(),
+  name: text('name').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  lastFour: text('last_four').notNull(),
+  createdAt: ts('created_at').notNull(),
+  revokedAt: ts('revoked_at'),
+});
+
+export const loginFailures = pgTable('login_failures', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  email: text('email').notNull(),
+  ip: text('ip').notNull(),
+  failedAt: ts('failed_at').notNull(),
+});
+
+export const auditLog = pgTable('audit_log', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  userId: integer('user_id'),
+  userEmail: text('user_email').notNull(),
+  action: text('action').notNull(),
+  targetType: text('target_type').notNull(),
+  targetId: text('target_id').notNull(),
+  organiserId: integer('organiser_id'),
+  details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+  createdAt: ts('created_at').notNull(),
+});

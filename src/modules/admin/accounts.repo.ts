@@ -1,0 +1,65 @@
+import { and, count, eq, gt, gte, isNull } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { adminApiTokens, loginFailures, organisers, userSessions, users, type UserRole } from '../../db/schema/index.js';
+
+export async function findUserByEmail(db: Db, email: string) {
+  const rows = await db.select().from(users).where(eq(users.email, email));
+  return rows[0] ?? null;
+}
+
+export async function insertUser(db: Db, user: { email: string; passwordHash: string; role: UserRole; organiserId: number | null; createdAt: Date }) {
+  const [row] = await db.insert(users).values(user).returning();
+  return row!;
+}
+
+export async function organiserExists(db: Db, id: number): Promise<boolean> {
+  const rows = await db.select({ id: organisers.id }).from(organisers).where(eq(organisers.id, id));
+  return rows.length > 0;
+}
+
+export async function insertSession(db: Db, session: { idHash: string; userId: number; csrfToken: string; createdAt: Date; expiresAt: Date }) {
+  await db.insert(userSessions).values(session);
+}
+
+/** The live session with this id hash and its (enabled) user. */
+export async function findLiveSession(db: Db, idHash: string, now: Date) {
+  const rows = await db
+    .select({ csrfToken: userSessions.csrfToken, user: users })
+    .from(userSessions)
+    .innerJoin(users, eq(users.id, userSessions.userId))
+    .where(and(eq(userSessions.idHash, idHash), gt(userSessions.expiresAt, now), isNull(users.disabledAt)));
+  return rows[0] ?? null;
+}
+
+export async function deleteSession(db: Db, idHash: string) {
+  await db.delete(userSessions).where(eq(userSessions.idHash, idHash));
+}
+
+export async function countFailuresSince(db: Db, by: { email: string } | { ip: string }, since: Date): Promise<number> {
+  const match = 'email' in by ? eq(loginFailures.email, by.email) : eq(loginFailures.ip, by.ip);
+  const [row] = await db.select({ n: count() }).from(loginFailures).where(and(match, gte(loginFailures.failedAt, since)));
+  return Number(row?.n ?? 0);
+}
+
+export async function insertFailure(db: Db, failure: { email: string; ip: string; failedAt: Date }) {
+  await db.insert(loginFailures).values(failure);
+}
+
+export async function clearEmailFailures(db: Db, email: string) {
+  await db.delete(loginFailures).where(eq(loginFailures.email, email));
+}
+
+export async function insertApiToken(db: Db, token: { userId: number; name: string; tokenHash: string; lastFour: string; createdAt: Date }) {
+  const [row] = await db.insert(adminApiTokens).values(token).returning();
+  return row!;
+}
+
+/** The enabled user of a live admin API token. */
+export async function findUserByApiToken(db: Db, tokenHash: string) {
+  const rows = await db
+    .select({ user: users })
+    .from(adminApiTokens)
+    .innerJoin(users, eq(users.id, adminApiTokens.userId))
+    .where(and(eq(adminApiTokens.tokenHash, tokenHash), isNull(adminApiTokens.revokedAt), isNull(users.disabledAt)));
+  return rows[0]?.user ?? null;
+}

@@ -1,0 +1,142 @@
+import crypto from 'node:crypto';
+import type { AppContext } from '../../app-context.js';
+import type { UserRole } from '../../db/schema/index.js';
+import { AppError } from '../../http/errors.js';
+import { randomBase62, sha256 } from '../../lib/secrets.js';
+import { isoWithOffset } from '../../lib/time.js';
+import { conflictOnDuplicate, type Actor } from './actor.js';
+import { recordAudit } from './audit.js';
+import * as repo from './accounts.repo.js';
+import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
+
+/** Dashboard sessions last 12 hours; then the user signs in again. */
+export const SESSION_TTL_SECONDS = 12 * 3600;
+/** Login throttling: failures counted in the database over a sliding window. */
+export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+export const MAX_FAILURES_PER_EMAIL = 5;
+export const MAX_FAILURES_PER_IP = 20;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+type UserRow = NonNullable<Awaited<ReturnType<typeof repo.findUserByEmail>>>;
+const actorOf = (user: UserRow): Actor => ({ userId: user.id, email: user.email, role: user.role, organiserId: user.organiserId });
+
+export interface NewUser {
+  email: string;
+  password: string;
+  role: UserRole;
+  organiserId?: number | null;
+}
+
+/** Creates an admin or a promoter account (operator CLI, or an admin). */
+export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) {
+  const email = normaliseEmail(input.email);
+  const fields: Record<string, string[]> = {};
+  if (!EMAIL.test(email)) fields.email = ['must be an e-mail address'];
+  const weak = passwordProblem(input.password);
+  if (weak) fields.password = [weak];
+  if (input.role === 'promoter' && input.organiserId == null) fields.organiser_id = ['is required for a promoter'];
+  if (Object.keys(fields).length) throw new AppError('validation_failed', 'The given data was invalid', fields);
+  const organiserId = input.role === 'promoter' ? input.organiserId! : null;
+  const passwordHash = await hashPassword(input.password);
+  const now = ctx.clock.now();
+  return conflictOnDuplicate(`An account with e-mail ${email} already exists`, () => ctx.db.transaction(async (tx) => {
+    if (organiserId !== null && !(await repo.organiserExists(tx, organiserId))) throw new AppError('not_found', 'Organiser not found');
+    if (await repo.findUserByEmail(tx, email)) throw new AppError('conflict', `An account with e-mail ${email} already exists`);
+    const user = await repo.insertUser(tx, { email, passwordHash, role: input.role, organiserId, createdAt: now });
+    await recordAudit(tx, {
+      actor,
+      action: 'user.create',
+      targetType: 'user',
+      targetId: user.id,
+      organiserId,
+      details: { email, role: user.role },
+      at: now,
+    });
+    return { id: user.id, email: user.email, role: user.role, organiser_id: user.organiserId, created_at: isoWithOffset(user.createdAt)! };
+  }));
+}
+
+export interface LoginResult {
+  /** The plain session id for the cookie; only its hash is stored. */
+  sessionId: string;
+  actor: Actor;
+}
+
+/**
+ * Checks e-mail and password for the dashboard. Throttled per e-mail and per IP before the password
+ * is even looked at; an unknown e-mail costs the same time as a wrong password.
+ */
+export async function login(ctx: AppContext, input: { email: string; password: string; ip: string }): Promise<LoginResult> {
+  const email = normaliseEmail(input.email);
+  const now = ctx.clock.now();
+  const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
+  const [byEmail, byIp] = await Promise.all([
+    repo.countFailuresSince(ctx.db, { email }, since),
+    repo.countFailuresSince(ctx.db, { ip: input.ip }, since),
+  ]);
+  if (byEmail >= MAX_FAILURES_PER_EMAIL || byIp >= MAX_FAILURES_PER_IP) {
+    throw new AppError('rate_limited', 'Too many failed sign-in attempts; wait 15 minutes and try again');
+  }
+  const user = await repo.findUserByEmail(ctx.db, email);
+  const valid = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()));
+  if (!user || !valid || user.disabledAt) {
+    await repo.insertFailure(ctx.db, { email, ip: input.ip, failedAt: now });
+    throw new AppError('invalid_credentials', 'Wrong e-mail or password');
+  }
+  const sessionId = crypto.randomBytes(32).toString('base64url');
+  await ctx.db.transaction(async (tx) => {
+    await repo.clearEmailFailures(tx, email);
+    await repo.insertSession(tx, {
+      idHash: sha256(sessionId),
+      userId: user.id,
+      csrfToken: crypto.randomBytes(32).toString('base64url'),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
+    });
+  });
+  return { sessionId, actor: actorOf(user) };
+}
+
+/** The actor and CSRF token of a live dashboard session, or null. */
+export async function sessionActor(ctx: AppContext, sessionId: string): Promise<{ actor: Actor; csrfToken: string } | null> {
+  const found = await repo.findLiveSession(ctx.db, sha256(sessionId), ctx.clock.now());
+  return found && { actor: actorOf(found.user), csrfToken: found.csrfToken };
+}
+
+export const logout = (ctx: AppContext, sessionId: string) => repo.deleteSession(ctx.db, sha256(sessionId));
+
+/** Issues an admin API token for a user; the plain token is returned once and never stored. */
+export async function createApiToken(ctx: AppContext, actor: Actor, input: { email: string; name: string }) {
+  const name = input.name.trim();
+  if (!name || name.length > 100) {
+    throw new AppError('validation_failed', 'The given data was invalid', { name: ['must have 1 to 100 characters'] });
+  }
+  const token = `at_${randomBase62(44)}`;
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const user = await repo.findUserByEmail(tx, normaliseEmail(input.email));
+    if (!user) throw new AppError('not_found', 'User not found');
+    const row = await repo.insertApiToken(tx, { userId: user.id, name, tokenHash: sha256(token), lastFour: token.slice(-4), createdAt: now });
+    await recordAudit(tx, {
+      actor,
+      action: 'admin_token.create',
+      targetType: 'admin_api_token',
+      targetId: row.id,
+      organiserId: user.organiserId,
+      details: { user_email: user.email, name, last_four: row.lastFour },
+      at: now,
+    });
+    return { id: row.id, token, name, user_email: user.email };
+  });
+}
+
+/** The actor of an admin API bearer token; 401 when missing, unknown, revoked or its user disabled. */
+export async function authenticateApiToken(ctx: AppContext, authorization: string | undefined): Promise<Actor> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!match) throw new AppError('unauthenticated', 'An admin API token is required (Authorization: Bearer <token>)');
+  const user = await repo.findUserByApiToken(ctx.db, sha256(match[1]!));
+  if (!user) throw new AppError('invalid_token', 'The admin API token is invalid or revoked');
+  return actorOf(user);
+}

@@ -1,0 +1,309 @@
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { Envelope, IdParam } from '../../http/schemas.js';
+
+// TypeBox schemas of the admin API (/api/admin/v1). Amounts are decimal numbers of the deployment
+// currency; percentages are percentages (10 = 10 %); timestamps ISO 8601 with an offset.
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Timestamp = Type.String({ format: 'date-time' });
+const Lang = Type.String({ pattern: '^[a-z]{2}$' });
+const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 300 }));
+const Descriptions = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 10_000 }));
+const Amount = Type.Number({ minimum: 0, maximum: 1_000_000, multipleOf: 0.01 });
+const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+const HttpUrl = Type.String({ pattern: '^https?://\\S+$', maxLength: 2000 });
+
+export const adminErrors = {
+  401: Type.Ref('ErrorEnvelope'),
+  403: Type.Ref('ErrorEnvelope'),
+  404: Type.Ref('ErrorEnvelope'),
+  409: Type.Ref('ErrorEnvelope'),
+  422: Type.Ref('ErrorEnvelope'),
+};
+
+export const Params = {
+  channel: Type.Object({ channelId: IdParam }),
+  key: Type.Object({ channelId: IdParam, keyId: IdParam }),
+  event: Type.Object({ eventId: IdParam }),
+  session: Type.Object({ sessionId: IdParam }),
+  rate: Type.Object({ rateId: IdParam }),
+  fee: Type.Object({ feeId: IdParam }),
+  voucher: Type.Object({ voucherId: IdParam }),
+};
+
+// ---- accounts
+
+export const Me = Type.Object({
+  user_id: Nullable(Type.Integer()),
+  email: Type.String(),
+  role: Type.Union([Type.Literal('admin'), Type.Literal('promoter')]),
+  organiser_id: Nullable(Type.Integer()),
+});
+
+export const UserCreate = Type.Object(
+  {
+    email: Type.String({ maxLength: 320 }),
+    password: Type.String({ minLength: 12, maxLength: 1024 }),
+    role: Type.Union([Type.Literal('admin'), Type.Literal('promoter')]),
+    organiser_id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
+export const User = Type.Object({
+  id: Type.Integer(),
+  email: Type.String(),
+  role: Type.String(),
+  organiser_id: Nullable(Type.Integer()),
+  created_at: Timestamp,
+});
+
+export const OrganiserCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), created_at: Timestamp });
+
+export const Venue = Type.Object({
+  id: Type.Integer(),
+  organiser_id: Type.Integer(),
+  name: Type.String(),
+  city: Nullable(Type.String()),
+  sectors: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), numbered: Type.Boolean(), capacity: Type.Integer() })),
+});
+
+// ---- channels and keys
+
+const Mode = Type.Union([
+  Type.Literal('portal_only'),
+  Type.Literal('portal_external_payment'),
+  Type.Literal('widget_platform_payment'),
+  Type.Literal('widget_external_payment'),
+]);
+const Branding = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 300 })),
+    logo_url: Type.Optional(Type.String({ maxLength: 300 })),
+    primary_color: Type.Optional(Type.String({ pattern: '^(#[0-9a-fA-F]{6})?$' })),
+    accent_color: Type.Optional(Type.String({ pattern: '^(#[0-9a-fA-F]{6})?$' })),
+    font_family: Type.Optional(Type.String({ maxLength: 300 })),
+  },
+  { additionalProperties: false },
+);
+const channelFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  integration_mode: Mode,
+  checkout_url: Nullable(HttpUrl),
+  branding: Branding,
+  cart_ttl_seconds: Nullable(Type.Integer({ minimum: 60, maximum: 86_400, description: 'cart lifetime; null = the deployment default' })),
+  default_lang: Lang,
+  event_ids: Type.Array(Id, { maxItems: 1000, description: 'events this channel sells' }),
+};
+export const ChannelCreate = Type.Object(
+  {
+    organiser_id: Type.Optional(Id),
+    slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
+    name: channelFields.name,
+    integration_mode: Mode,
+    checkout_url: Type.Optional(channelFields.checkout_url),
+    branding: Type.Optional(Branding),
+    cart_ttl_seconds: Type.Optional(channelFields.cart_ttl_seconds),
+    default_lang: Type.Optional(Lang),
+    event_ids: Type.Optional(channelFields.event_ids),
+  },
+  { additionalProperties: false },
+);
+export const ChannelUpdate = Type.Partial(Type.Object(channelFields), { additionalProperties: false, minProperties: 1 });
+export const Channel = Type.Object({
+  id: Type.Integer(),
+  organiser_id: Type.Integer(),
+  slug: Type.String(),
+  name: Type.String(),
+  integration_mode: Type.String(),
+  checkout_url: Nullable(Type.String()),
+  branding: Type.Record(Type.String(), Type.String()),
+  cart_ttl_seconds: Nullable(Type.Integer()),
+  default_lang: Type.String(),
+  event_ids: Type.Array(Type.Integer()),
+});
+
+export const WidgetKey = Type.Object({
+  id: Type.Integer(),
+  last_four: Type.String(),
+  created_at: Timestamp,
+  revoked_at: Nullable(Timestamp),
+});
+export const NewWidgetKey = Type.Object({
+  id: Type.Integer(),
+  widget_key: Type.String({ description: 'shown once: store it now, it cannot be read again' }),
+  last_four: Type.String(),
+  created_at: Timestamp,
+  revoked_at: Type.Null(),
+});
+
+// ---- catalogue
+
+const EventStatus = Type.Union([Type.Literal('draft'), Type.Literal('published'), Type.Literal('archived')]);
+const SessionStatus = Type.Union([Type.Literal('draft'), Type.Literal('on_sale'), Type.Literal('closed'), Type.Literal('cancelled')]);
+const FeeKind = Type.Union([Type.Literal('fixed'), Type.Literal('percent')]);
+
+export const EventCreate = Type.Object(
+  {
+    organiser_id: Type.Optional(Id),
+    venue_id: Id,
+    names: Translations,
+    descriptions: Type.Optional(Descriptions),
+    default_lang: Type.Optional(Lang),
+    image_url: Type.Optional(Nullable(HttpUrl)),
+    status: Type.Optional(EventStatus),
+  },
+  { additionalProperties: false },
+);
+export const EventUpdate = Type.Object(
+  {
+    names: Type.Optional(Translations),
+    descriptions: Type.Optional(Descriptions),
+    default_lang: Type.Optional(Lang),
+    image_url: Type.Optional(Nullable(HttpUrl)),
+    status: Type.Optional(EventStatus),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const Session = Type.Object({
+  id: Type.Integer(),
+  event_id: Type.Integer(),
+  venue_id: Type.Integer(),
+  start_datetime: Timestamp,
+  end_datetime: Nullable(Timestamp),
+  status: Type.String(),
+});
+export const Fee = Type.Object({
+  id: Type.Integer(),
+  event_id: Nullable(Type.Integer()),
+  session_id: Nullable(Type.Integer()),
+  name: Type.String(),
+  kind: Type.String(),
+  amount: Type.Number({ description: 'fixed: amount per ticket; percent: percentage of the base price' }),
+});
+export const Rate = Type.Object({
+  id: Type.Integer(),
+  session_id: Type.Integer(),
+  sector_id: Nullable(Type.Integer()),
+  name: Type.String(),
+  names: Type.Record(Type.String(), Type.String()),
+  price: Type.Number(),
+  meta: Type.Record(Type.String(), Type.Unknown()),
+  sort_order: Type.Integer(),
+});
+export const Event = Type.Object({
+  id: Type.Integer(),
+  organiser_id: Type.Integer(),
+  venue_id: Type.Integer(),
+  status: Type.String(),
+  default_lang: Type.String(),
+  image_url: Nullable(Type.String()),
+  names: Type.Record(Type.String(), Type.String()),
+  descriptions: Type.Record(Type.String(), Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export const EventDetail = Type.Object({ ...Event.properties, sessions: Type.Array(Session), fees: Type.Array(Fee) });
+export const SessionDetail = Type.Object({ ...Session.properties, rates: Type.Array(Rate), fees: Type.Array(Fee) });
+
+export const SessionCreate = Type.Object(
+  { start_datetime: Timestamp, end_datetime: Type.Optional(Nullable(Timestamp)), status: Type.Optional(SessionStatus) },
+  { additionalProperties: false },
+);
+export const SessionUpdate = Type.Partial(SessionCreate, { additionalProperties: false, minProperties: 1 });
+
+export const RateCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    names: Type.Optional(Translations),
+    price: Amount,
+    sector_id: Type.Optional(Nullable(Id)),
+    meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    sort_order: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+  },
+  { additionalProperties: false },
+);
+export const RateUpdate = Type.Partial(RateCreate, { additionalProperties: false, minProperties: 1 });
+
+export const FeeCreate = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), kind: FeeKind, amount: Amount },
+  { additionalProperties: false },
+);
+export const FeeUpdate = Type.Partial(FeeCreate, { additionalProperties: false, minProperties: 1 });
+
+// ---- vouchers
+
+export const VoucherCreate = Type.Object(
+  {
+    organiser_id: Type.Optional(Id),
+    code: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+    kind: Type.Union([Type.Literal('percent'), Type.Literal('fixed')]),
+    value: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, multipleOf: 0.01, description: 'percent: percentage off; fixed: amount off the order' }),
+    valid_from: Type.Optional(Nullable(Timestamp)),
+    valid_until: Type.Optional(Nullable(Timestamp)),
+    max_uses: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    event_id: Type.Optional(Nullable(Id)),
+    session_id: Type.Optional(Nullable(Id)),
+    rate_id: Type.Optional(Nullable(Id)),
+  },
+  { additionalProperties: false },
+);
+export const VoucherUpdate = Type.Partial(Type.Omit(VoucherCreate, ['organiser_id']), { additionalProperties: false, minProperties: 1 });
+export const Voucher = Type.Object({
+  id: Type.Integer(),
+  organiser_id: Type.Integer(),
+  code: Type.String(),
+  kind: Type.String(),
+  value: Type.Number(),
+  valid_from: Nullable(Timestamp),
+  valid_until: Nullable(Timestamp),
+  max_uses: Nullable(Type.Integer()),
+  event_id: Nullable(Type.Integer()),
+  session_id: Nullable(Type.Integer()),
+  rate_id: Nullable(Type.Integer()),
+  created_at: Timestamp,
+});
+
+// ---- orders and audit
+
+export const OrdersQuery = Type.Object(
+  {
+    channel_id: Type.Optional(Id),
+    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('cancelled'), Type.Literal('expired')])),
+    type: Type.Optional(Type.Union([Type.Literal('purchase'), Type.Literal('refund'), Type.Literal('reservation')])),
+    before_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  },
+  { additionalProperties: false },
+);
+export const OrderRow = Type.Object({
+  id: Type.Integer(),
+  reference: Type.String(),
+  channel_id: Type.Integer(),
+  sales_channel_slug: Type.String(),
+  type: Type.String(),
+  status: Type.String(),
+  total_amount: Type.Number(),
+  currency: Type.String(),
+  created_at: Timestamp,
+});
+
+export const AuditQuery = Type.Object(
+  { before_id: Type.Optional(Type.Integer({ minimum: 1 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })) },
+  { additionalProperties: false },
+);
+export const AuditEntry = Type.Object({
+  id: Type.Integer(),
+  user_id: Nullable(Type.Integer()),
+  user_email: Type.String(),
+  action: Type.String(),
+  target_type: Type.String(),
+  target_id: Type.String(),
+  organiser_id: Nullable(Type.Integer()),
+  details: Type.Record(Type.String(), Type.Unknown()),
+  created_at: Timestamp,
+});
+
+export const ImportSummary = Type.Record(Type.String(), Type.Integer());
+
+export { Envelope };

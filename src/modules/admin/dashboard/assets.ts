@@ -1,0 +1,76 @@
+// Static assets of the dashboard, served from /admin/assets/ so that the Content-Security-Policy
+// can forbid every inline script and style.
+
+export const ADMIN_CSS = `
+:root { --ink: #1b1f24; --muted: #4d5560; --line: #c9ced6; --bg: #f6f7f9; --brand: #1f4fd1; --brand-dark: #173c9f;
+  --danger: #b3261e; --ok: #0b6b34; --focus: #ffbf47; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--ink); background: var(--bg); line-height: 1.5; font-size: 1rem; }
+a { color: var(--brand-dark); }
+a:hover { color: var(--ink); }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; box-shadow: 0 0 0 5px var(--ink); }
+.skip { position: absolute; left: -999px; top: 0; background: #fff; padding: .5rem 1rem; z-index: 10; }
+.skip:focus { left: .5rem; }
+header.top { background: var(--ink); color: #fff; padding: .75rem 1rem; display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; }
+header.top a { color: #fff; }
+header.top .brand { font-weight: 700; font-size: 1.1rem; text-decoration: none; }
+nav ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
+nav a[aria-current="page"] { font-weight: 700; text-decoration-thickness: 3px; }
+header.top .who { margin-left: auto; display: flex; gap: .75rem; align-items: center; font-size: .9rem; }
+header.top .who button { background: transparent; color: #fff; border: 1px solid #fff; }
+main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
+h2 { font-size: 1.25rem; margin: 2rem 0 .75rem; }
+section.card > h2:first-child { margin-top: 0; }
+section.card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin: 1rem 0; }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; background: #fff; }
+th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: .9rem; color: var(--muted); }
+form.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .75rem 1rem; align-items: end; }
+form.inline { display: inline; }
+.field { display: flex; flex-direction: column; gap: .25rem; }
+.field.wide { grid-column: 1 / -1; }
+label, legend { font-weight: 600; font-size: .95rem; }
+.hint { color: var(--muted); font-size: .85rem; font-weight: 400; }
+.field label .hint { display: block; }
+input, select, textarea { font: inherit; padding: .5rem; border: 1px solid var(--muted); border-radius: 4px; background: #fff; color: var(--ink); width: 100%; min-height: 2.75rem; }
+fieldset { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem; }
+fieldset label { font-weight: 400; display: flex; gap: .5rem; align-items: center; }
+fieldset input[type=checkbox] { width: auto; min-height: auto; }
+button, .button { font: inherit; font-weight: 600; padding: .55rem 1rem; min-height: 2.75rem; border-radius: 4px; border: 1px solid var(--brand);
+  background: var(--brand); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
+button:hover { background: var(--brand-dark); }
+button.secondary { background: #fff; color: var(--brand-dark); }
+button.danger { background: var(--danger); border-color: var(--danger); }
+.notice { border-left: 6px solid var(--ok); background: #e8f5ec; padding: .75rem 1rem; margin: 1rem 0; }
+.error { border-left: 6px solid var(--danger); background: #fbeaea; padding: .75rem 1rem; margin: 1rem 0; }
+.secret { display: flex; gap: .5rem; flex-wrap: wrap; }
+.secret input { font-family: ui-monospace, monospace; flex: 1 1 20rem; }
+.badge { display: inline-block; padding: 0 .5rem; border-radius: 999px; border: 1px solid var(--muted); font-size: .85rem; }
+.badge.live { border-color: var(--ok); color: var(--ok); }
+.badge.off { border-color: var(--danger); color: var(--danger); }
+.login { max-width: 24rem; margin: 3rem auto; }
+.login form { display: grid; gap: 1rem; }
+@media (max-width: 40rem) {
+  header.top .who { margin-left: 0; }
+  main { padding: .75rem; }
+  th, td { padding: .4rem; font-size: .9rem; }
+}
+`;
+
+export const ADMIN_JS = `
+document.addEventListener('click', async (event) => {
+  const button = event.target.closest('[data-copy-target]');
+  if (!button) return;
+  const input = document.getElementById(button.getAttribute('data-copy-target'));
+  const status = document.getElementById(button.getAttribute('data-copy-status'));
+  input.select();
+  try {
+    await navigator.clipboard.writeText(input.value);
+    if (status) status.textContent = 'Copied to the clipboard.';
+  } catch {
+    if (status) status.textContent = 'Selected: press Ctrl+C (or Cmd+C) to copy.';
+  }
+});
+`;

@@ -1,0 +1,338 @@
+import type { FastifyInstance } from 'fastify';
+import * as catalogue from '../../catalogue/catalogue-admin.service.js';
+import * as vouchers from '../../vouchers/vouchers-admin.service.js';
+import type { Actor } from '../actor.js';
+import { listOrganisersFor } from '../organisers.service.js';
+import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard-http.js';
+import * as F from './form.js';
+import { html, type SafeHtml } from './html.js';
+import { actionButton, csrf, field, localInput, page, select, table, when, type PageContext } from './layout.js';
+
+// Dashboard pages for events, sessions, rates, fees and vouchers. Amounts are entered as decimal
+// numbers of the deployment currency; date-times are UTC.
+
+const LANGS = ['es', 'en'] as const;
+const EVENT_STATUS = catalogue.EVENT_STATUSES.map((s) => [s, s] as [string, string]);
+const SESSION_STATUS = catalogue.SESSION_STATUSES.map((s) => [s, s] as [string, string]);
+const FEE_KINDS: [string, string][] = [
+  ['fixed', 'fixed amount per ticket'],
+  ['percent', 'percentage of the base price'],
+];
+const eventName = (e: { names: Record<string, string>; id: number }) => e.names.en ?? e.names.es ?? Object.values(e.names)[0] ?? `#${e.id}`;
+
+function feeRows(pc: PageContext, fees: catalogue.FeeView[]): SafeHtml {
+  return table(
+    ['Fee', 'Kind', 'Amount', ''],
+    fees.map(
+      (f) => html`<tr><td colspan="3">
+  <form class="grid" method="post" action="/admin/fees/${f.id}">${csrf(pc)}
+    ${field('name', 'Name', { value: f.name, required: true })}
+    ${select('kind', 'Kind', FEE_KINDS, f.kind)}
+    ${field('amount', 'Amount', { type: 'number', value: f.amount, attrs: html` step="0.01" min="0"` })}
+    <div class="field"><button type="submit" class="secondary" aria-label="Save fee ${f.name}">Save</button></div>
+  </form></td><td>${actionButton(pc, `/admin/fees/${f.id}/delete`, 'Delete', 'danger', `Delete fee ${f.name}`)}</td></tr>`,
+    ),
+  );
+}
+
+const newFeeForm = (pc: PageContext, action: string) => html`<form class="grid" method="post" action="${action}">${csrf(pc)}
+  ${field('name', 'Fee name', { required: true })}
+  ${select('kind', 'Kind', FEE_KINDS)}
+  ${field('amount', 'Amount', { type: 'number', required: true, hint: 'currency amount, or % for percent', attrs: html` step="0.01" min="0"` })}
+  <div class="field"><button type="submit">Add fee</button></div></form>`;
+
+const translationFields = (names: Record<string, string> = {}, descriptions: Record<string, string> = {}) =>
+  LANGS.map(
+    (l) => html`${field(`name_${l}`, `Name (${l})`, { value: names[l] })}${field(`description_${l}`, `Description (${l})`, { value: descriptions[l], wide: true })}`,
+  );
+
+function translations(form: F.Form) {
+  const names: Record<string, string> = {};
+  const descriptions: Record<string, string> = {};
+  for (const l of LANGS) {
+    if (F.text(form, `name_${l}`)) names[l] = F.text(form, `name_${l}`);
+    if (F.text(form, `description_${l}`)) descriptions[l] = F.text(form, `description_${l}`);
+  }
+  return { names, descriptions };
+}
+
+function voucherFields(v: Partial<vouchers.VoucherView> = {}) {
+  return html`${field('code', 'Code', { value: v.code, required: true, attrs: html` pattern="[A-Za-z0-9_\\-]{1,64}" autocapitalize="characters"` })}
+  ${select('kind', 'Kind', [['percent', 'percent off'], ['fixed', 'fixed amount off the order']], v.kind)}
+  ${field('value', 'Value', { type: 'number', value: v.value, required: true, hint: '% or currency amount', attrs: html` step="0.01" min="0.01"` })}
+  ${field('max_uses', 'Maximum uses', { type: 'number', value: v.max_uses, hint: 'empty = unlimited', attrs: html` min="1"` })}
+  ${field('valid_from', 'Valid from (UTC)', { type: 'datetime-local', value: localInput(v.valid_from ?? null) })}
+  ${field('valid_until', 'Valid until (UTC)', { type: 'datetime-local', value: localInput(v.valid_until ?? null) })}
+  ${field('event_id', 'Only for event id', { type: 'number', value: v.event_id, attrs: html` min="1"` })}
+  ${field('session_id', 'Only for session id', { type: 'number', value: v.session_id, attrs: html` min="1"` })}
+  ${field('rate_id', 'Only for rate id', { type: 'number', value: v.rate_id, attrs: html` min="1"` })}
+`;
+}
+
+function voucherInput(form: F.Form): vouchers.VoucherInput {
+  return {
+    code: F.text(form, 'code'),
+    kind: F.text(form, 'kind') as 'percent' | 'fixed',
+    value: F.number(form, 'value'),
+    max_uses: F.nullableNumber(form, 'max_uses'),
+    valid_from: F.utcDateTime(form, 'valid_from'),
+    valid_until: F.utcDateTime(form, 'valid_until'),
+    event_id: F.nullableNumber(form, 'event_id'),
+    session_id: F.nullableNumber(form, 'session_id'),
+    rate_id: F.nullableNumber(form, 'rate_id'),
+  };
+}
+
+export default async function catalogueDashboard(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
+  const actorOf = (request: { dashboard: { actor: Actor } | null }) => request.dashboard!.actor;
+
+  // ---- events
+  app.get('/events', async (request, reply) => {
+    const pc = pageContext(request, 'events');
+    const [events, venues] = await Promise.all([catalogue.listEventsFor(ctx, pc.actor), catalogue.listVenuesFor(ctx, pc.actor)]);
+    const body = html`
+<section class="card" aria-labelledby="list-h"><h2 id="list-h">Events</h2>
+${table(
+  ['Event', 'Status', 'Venue', 'Organiser'],
+  events.map((e) => html`<tr><td><a href="/admin/events/${e.id}">${eventName(e)}</a></td><td>${e.status}</td><td>${e.venue_id}</td><td>${e.organiser_id}</td></tr>`),
+)}</section>
+<section class="card" aria-labelledby="new-h"><h2 id="new-h">New event</h2>
+${venues.length === 0
+  ? html`<p>There is no venue yet: venues and their seat maps come with the catalogue import.</p>`
+  : html`<form class="grid" method="post" action="/admin/events">${csrf(pc)}
+  ${select('venue_id', 'Venue', venues.map((v) => [v.id, `${v.name} (${v.id})`]))}
+  ${translationFields()}
+  <div class="field"><button type="submit">Create event (draft)</button></div></form>`}
+</section>`;
+    return sendPage(reply, page(pc, 'Events', body));
+  });
+
+  app.post('/events', async (request, reply) => {
+    const form = formOf(request);
+    const actor = actorOf(request);
+    const venueId = F.number(form, 'venue_id');
+    const venue = (await catalogue.listVenuesFor(ctx, actor)).find((v) => v.id === venueId);
+    const event = await catalogue.createEventAs(ctx, actor, { organiser_id: venue?.organiser_id, venue_id: venueId ?? 0, ...translations(form) });
+    return redirect(reply, `/admin/events/${event.id}?notice=created`);
+  });
+
+  app.get('/events/:eventId', async (request, reply) => {
+    const pc = pageContext(request, 'events');
+    const id = idParam(request, 'eventId');
+    const event = await catalogue.getEventFor(ctx, pc.actor, id);
+    const body = html`
+<p>Status: <strong>${event.status}</strong> ${event.status === 'published' ? '' : actionButton(pc, `/admin/events/${id}/publish`, 'Publish event', '')}</p>
+<section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Details</h2>
+<form class="grid" method="post" action="/admin/events/${id}">${csrf(pc)}
+  ${translationFields(event.names, event.descriptions)}
+  ${select('default_lang', 'Default language', LANGS.map((l) => [l, l]), event.default_lang)}
+  ${field('image_url', 'Image URL', { type: 'url', value: event.image_url })}
+  ${select('status', 'Status', EVENT_STATUS, event.status)}
+  <div class="field"><button type="submit">Save event</button></div>
+</form></section>
+<section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions</h2>
+${table(
+  ['Starts', 'Ends', 'Status'],
+  event.sessions.map((s) => html`<tr><td><a href="/admin/sessions/${s.id}">${when(s.start_datetime)}</a></td><td>${when(s.end_datetime)}</td><td>${s.status}</td></tr>`),
+)}
+<h3>New session</h3>
+<form class="grid" method="post" action="/admin/events/${id}/sessions">${csrf(pc)}
+  ${field('start_datetime', 'Starts (UTC)', { type: 'datetime-local', required: true })}
+  ${field('end_datetime', 'Ends (UTC)', { type: 'datetime-local' })}
+  <div class="field"><button type="submit">Add session (draft)</button></div>
+</form></section>
+<section class="card" aria-labelledby="fees-h"><h2 id="fees-h">Fees on every session</h2>
+${feeRows(pc, event.fees)}
+${newFeeForm(pc, `/admin/events/${id}/fees`)}
+</section>`;
+    return sendPage(reply, page(pc, `Event: ${eventName(event)}`, body));
+  });
+
+  app.post('/events/:eventId', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'eventId');
+    await catalogue.updateEventAs(ctx, actorOf(request), id, {
+      ...translations(form),
+      default_lang: F.optional(form, 'default_lang'),
+      image_url: F.nullable(form, 'image_url'),
+      status: F.optional(form, 'status') as catalogue.EventStatus | undefined,
+    });
+    return redirect(reply, `/admin/events/${id}?notice=saved`);
+  });
+
+  app.post('/events/:eventId/publish', async (request, reply) => {
+    const id = idParam(request, 'eventId');
+    await catalogue.publishEventAs(ctx, actorOf(request), id);
+    return redirect(reply, `/admin/events/${id}?notice=published`);
+  });
+
+  app.post('/events/:eventId/sessions', async (request, reply) => {
+    const form = formOf(request);
+    const session = await catalogue.createSessionAs(ctx, actorOf(request), idParam(request, 'eventId'), {
+      start_datetime: F.utcDateTime(form, 'start_datetime') ?? '',
+      end_datetime: F.utcDateTime(form, 'end_datetime'),
+    });
+    return redirect(reply, `/admin/sessions/${session.id}?notice=created`);
+  });
+
+  app.post('/events/:eventId/fees', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'eventId');
+    await catalogue.createFeeAs(ctx, actorOf(request), { eventId: id }, { name: F.text(form, 'name'), kind: F.text(form, 'kind') as 'fixed', amount: F.number(form, 'amount') });
+    return redirect(reply, `/admin/events/${id}?notice=created`);
+  });
+
+  // ---- sessions, rates, fees
+  app.get('/sessions/:sessionId', async (request, reply) => {
+    const pc = pageContext(request, 'events');
+    const id = idParam(request, 'sessionId');
+    const session = await catalogue.getSessionFor(ctx, pc.actor, id);
+    const venue = (await catalogue.listVenuesFor(ctx, pc.actor)).find((v) => v.id === session.venue_id);
+    const sectorOptions: [string | number, string][] = [['', 'every sector'], ...(venue?.sectors ?? []).map((s) => [s.id, s.name] as [number, string])];
+    const body = html`
+<p><a href="/admin/events/${session.event_id}">Back to the event</a> · Status: <strong>${session.status}</strong>
+${session.status === 'on_sale' ? '' : actionButton(pc, `/admin/sessions/${id}/publish`, 'Put on sale', '')}</p>
+<section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Details</h2>
+<form class="grid" method="post" action="/admin/sessions/${id}">${csrf(pc)}
+  ${field('start_datetime', 'Starts (UTC)', { type: 'datetime-local', value: localInput(session.start_datetime), required: true })}
+  ${field('end_datetime', 'Ends (UTC)', { type: 'datetime-local', value: localInput(session.end_datetime) })}
+  ${select('status', 'Status', SESSION_STATUS, session.status)}
+  <div class="field"><button type="submit">Save session</button></div>
+</form></section>
+<section class="card" aria-labelledby="rates-h"><h2 id="rates-h">Rates</h2>
+${table(
+  ['Rate'],
+  session.rates.map(
+    (r) => html`<tr><td><form class="grid" method="post" action="/admin/rates/${r.id}">${csrf(pc)}
+      ${field('name', 'Name', { value: r.name, required: true })}
+      ${field('price', 'Price', { type: 'number', value: r.price, attrs: html` step="0.01" min="0"` })}
+      ${select('sector_id', 'Sector', sectorOptions, r.sector_id ?? '')}
+      <div class="field"><button type="submit" class="secondary" aria-label="Save rate ${r.name}">Save</button></div></form></td></tr>`,
+  ),
+)}
+<h3>New rate</h3>
+<form class="grid" method="post" action="/admin/sessions/${id}/rates">${csrf(pc)}
+  ${field('name', 'Name', { required: true })}
+  ${field('price', 'Price', { type: 'number', required: true, attrs: html` step="0.01" min="0"` })}
+  ${select('sector_id', 'Sector', sectorOptions)}
+  <div class="field"><button type="submit">Add rate</button></div>
+</form></section>
+<section class="card" aria-labelledby="fees-h"><h2 id="fees-h">Fees</h2>
+<p class="hint">Fees of the event apply too; they are edited on the event's page.</p>
+${feeRows(pc, session.fees.filter((f) => f.session_id === id))}
+${newFeeForm(pc, `/admin/sessions/${id}/fees`)}
+</section>`;
+    return sendPage(reply, page(pc, `Session ${when(session.start_datetime)}`, body));
+  });
+
+  app.post('/sessions/:sessionId', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'sessionId');
+    await catalogue.updateSessionAs(ctx, actorOf(request), id, {
+      start_datetime: F.utcDateTime(form, 'start_datetime') ?? '',
+      end_datetime: F.utcDateTime(form, 'end_datetime'),
+      status: F.optional(form, 'status') as catalogue.SessionStatus | undefined,
+    });
+    return redirect(reply, `/admin/sessions/${id}?notice=saved`);
+  });
+
+  app.post('/sessions/:sessionId/publish', async (request, reply) => {
+    const id = idParam(request, 'sessionId');
+    await catalogue.publishSessionAs(ctx, actorOf(request), id);
+    return redirect(reply, `/admin/sessions/${id}?notice=published`);
+  });
+
+  app.post('/sessions/:sessionId/rates', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'sessionId');
+    await catalogue.createRateAs(ctx, actorOf(request), id, { name: F.text(form, 'name'), price: F.number(form, 'price'), sector_id: F.nullableNumber(form, 'sector_id') });
+    return redirect(reply, `/admin/sessions/${id}?notice=created`);
+  });
+
+  app.post('/sessions/:sessionId/fees', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'sessionId');
+    await catalogue.createFeeAs(ctx, actorOf(request), { sessionId: id }, { name: F.text(form, 'name'), kind: F.text(form, 'kind') as 'fixed', amount: F.number(form, 'amount') });
+    return redirect(reply, `/admin/sessions/${id}?notice=created`);
+  });
+
+  app.post('/rates/:rateId', async (request, reply) => {
+    const form = formOf(request);
+    const rate = await catalogue.updateRateAs(ctx, actorOf(request), idParam(request, 'rateId'), {
+      name: F.text(form, 'name'),
+      price: F.number(form, 'price'),
+      sector_id: F.nullableNumber(form, 'sector_id'),
+    });
+    return redirect(reply, `/admin/sessions/${rate.session_id}?notice=saved`);
+  });
+
+  const feePage = (fee: catalogue.FeeView) => (fee.session_id ? `/admin/sessions/${fee.session_id}` : `/admin/events/${fee.event_id}`);
+
+  app.post('/fees/:feeId', async (request, reply) => {
+    const form = formOf(request);
+    const fee = await catalogue.updateFeeAs(ctx, actorOf(request), idParam(request, 'feeId'), {
+      name: F.text(form, 'name'),
+      kind: F.text(form, 'kind') as 'fixed',
+      amount: F.number(form, 'amount'),
+    });
+    return redirect(reply, `${feePage(fee)}?notice=saved`);
+  });
+
+  app.post('/fees/:feeId/delete', async (request, reply) => {
+    const actor = actorOf(request);
+    const id = idParam(request, 'feeId');
+    const back = feePage(await catalogue.getFeeFor(ctx, actor, id));
+    await catalogue.deleteFeeAs(ctx, actor, id);
+    return redirect(reply, `${back}?notice=deleted`);
+  });
+
+  // ---- vouchers
+  app.get('/vouchers', async (request, reply) => {
+    const pc = pageContext(request, 'vouchers');
+    const list = await vouchers.listVouchersFor(ctx, pc.actor);
+    const organisers = pc.actor.role === 'admin' ? await listOrganisersFor(ctx, pc.actor) : [];
+    const body = html`
+<section class="card" aria-labelledby="list-h"><h2 id="list-h">Vouchers</h2>
+${table(
+  ['Code', 'Discount', 'Uses', 'Valid', 'Organiser'],
+  list.map(
+    (v) => html`<tr><td><a href="/admin/vouchers/${v.id}">${v.code}</a></td><td>${v.kind === 'percent' ? `${v.value} %` : v.value.toFixed(2)}</td>
+      <td>${v.max_uses ?? 'unlimited'}</td><td>${when(v.valid_from) || '…'} – ${when(v.valid_until) || '…'}</td><td>${v.organiser_id}</td></tr>`,
+  ),
+)}</section>
+<section class="card" aria-labelledby="new-h"><h2 id="new-h">New voucher</h2>
+<form class="grid" method="post" action="/admin/vouchers">${csrf(pc)}
+  ${pc.actor.role === 'admin' ? select('organiser_id', 'Organiser', organisers.map((o) => [o.id, `${o.name} (${o.id})`])) : ''}
+  ${voucherFields()}
+  <div class="field"><button type="submit">Create voucher</button></div>
+</form></section>`;
+    return sendPage(reply, page(pc, 'Vouchers', body));
+  });
+
+  app.post('/vouchers', async (request, reply) => {
+    const form = formOf(request);
+    const actor = actorOf(request);
+    const voucher = await vouchers.createVoucherAs(ctx, actor, { ...voucherInput(form), organiser_id: actor.role === 'admin' ? F.number(form, 'organiser_id') : undefined });
+    return redirect(reply, `/admin/vouchers/${voucher.id}?notice=created`);
+  });
+
+  app.get('/vouchers/:voucherId', async (request, reply) => {
+    const pc = pageContext(request, 'vouchers');
+    const id = idParam(request, 'voucherId');
+    const voucher = await vouchers.getVoucherFor(ctx, pc.actor, id);
+    const body = html`<p><a href="/admin/vouchers">All vouchers</a></p>
+<section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Voucher</h2>
+<form class="grid" method="post" action="/admin/vouchers/${id}">${csrf(pc)}
+  ${voucherFields(voucher)}
+  <div class="field"><button type="submit">Save voucher</button></div>
+</form></section>`;
+    return sendPage(reply, page(pc, `Voucher ${voucher.code}`, body));
+  });
+
+  app.post('/vouchers/:voucherId', async (request, reply) => {
+    const id = idParam(request, 'voucherId');
+    await vouchers.updateVoucherAs(ctx, actorOf(request), id, voucherInput(formOf(request)));
+    return redirect(reply, `/admin/vouchers/${id}?notice=saved`);
+  });
+}

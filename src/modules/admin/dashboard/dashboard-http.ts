@@ -1,0 +1,49 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../../http/errors.js';
+import type { Actor } from '../actor.js';
+import * as F from './form.js';
+import type { SafeHtml } from './html.js';
+import type { PageContext } from './layout.js';
+
+// Request helpers shared by the dashboard's route files.
+
+export interface DashboardSession {
+  actor: Actor;
+  csrfToken: string;
+  sessionId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    dashboard: DashboardSession | null;
+  }
+  interface FastifyContextConfig {
+    /** Dashboard route reachable without a session (login, assets). */
+    publicPage?: boolean;
+  }
+}
+
+const NOTICES: Record<string, string> = {
+  created: 'Created.',
+  saved: 'Saved.',
+  published: 'Published.',
+  revoked: 'Widget key revoked: its tokens no longer work.',
+  deleted: 'Deleted.',
+};
+
+/** What every page needs from the request. */
+export function pageContext(request: FastifyRequest, section: PageContext['section']): PageContext {
+  const { notice } = request.query as { notice?: string };
+  const s = request.dashboard!;
+  return { actor: s.actor, csrfToken: s.csrfToken, section, notice: notice ? (NOTICES[notice] ?? null) : null };
+}
+
+export const sendPage = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.status(status).type('text/html; charset=utf-8').send(body.value);
+export const redirect = (reply: FastifyReply, to: string) => reply.redirect(to, 303);
+export const formOf = (request: FastifyRequest) => (request.body ?? {}) as F.Form;
+export const idParam = (request: FastifyRequest, name: string): number => {
+  const raw = (request.params as Record<string, string>)[name] ?? '';
+  if (!/^\d{1,9}$/.test(raw)) throw new AppError('not_found', 'Not found');
+  return Number(raw);
+};
+

@@ -1,0 +1,319 @@
+import crypto from 'node:crypto';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { AppError } from '../../../http/errors.js';
+import { INTEGRATION_MODES } from '../../../db/schema/index.js';
+import * as channels from '../../channels/channels-admin.service.js';
+import { LANGUAGES } from '../../channels/channels.service.js';
+import { listEventsFor } from '../../catalogue/catalogue-admin.service.js';
+import { listOrdersFor } from '../../orders/orders-admin.service.js';
+import { login, logout, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
+import { listAudit } from '../audit.js';
+import { listOrganisersFor } from '../organisers.service.js';
+import { ADMIN_CSS, ADMIN_JS } from './assets.js';
+import catalogueDashboard from './dashboard-catalogue.routes.js';
+import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard-http.js';
+import * as F from './form.js';
+import { html } from './html.js';
+import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when } from './layout.js';
+
+// The back-office dashboard at /admin: server-rendered pages over the same services as the admin
+// API. Sessions live in an HTTP-only SameSite=Lax cookie (Secure on https) holding a random id
+// stored hashed; every state-changing form carries the session's synchronizer CSRF token.
+
+export const SESSION_COOKIE = 'taquilla_admin';
+const LOGIN_COOKIE = 'taquilla_admin_login';
+
+export const MODE_LABELS: Record<string, string> = {
+  portal_only: 'A · portal only',
+  portal_external_payment: 'B · portal, own checkout page',
+  widget_platform_payment: 'C · widget, portal payment',
+  widget_external_payment: 'D · widget, own payment',
+};
+
+const sameToken = (a: string, b: string) => {
+  const x = crypto.createHash('sha256').update(a).digest();
+  const y = crypto.createHash('sha256').update(b).digest();
+  return crypto.timingSafeEqual(x, y) && a.length > 0;
+};
+
+export default async function dashboardRoutes(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
+  const secure = ctx.config.publicBaseUrl.startsWith('https:');
+
+  // The dashboard is HTML for people, not part of the API contract.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  app.decorateRequest('dashboard', null);
+
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header(
+      'content-security-policy',
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    reply.header('x-frame-options', 'DENY');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'same-origin');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  // Who is signed in: every page but login and assets needs a live session.
+  app.addHook('onRequest', async (request, reply) => {
+    const sessionId = request.cookies[SESSION_COOKIE];
+    const found = sessionId ? await sessionActor(ctx, sessionId) : null;
+    if (found) request.dashboard = { ...found, sessionId: sessionId! };
+    if (!found && !request.routeOptions.config.publicPage) return redirect(reply, '/admin/login');
+  });
+
+  // Every state-changing request of a session carries its synchronizer token.
+  app.addHook('preHandler', async (request) => {
+    if (request.method !== 'POST' || request.routeOptions.config.publicPage || !request.dashboard) return;
+    const sent = F.text(formOf(request), '_csrf');
+    if (!sameToken(sent, request.dashboard.csrfToken)) {
+      throw new AppError('forbidden', 'The form has expired or did not come from this dashboard; reload the page and try again');
+    }
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const status = err instanceof AppError ? err.status : ((err as { statusCode?: number }).statusCode ?? 500);
+    if (status >= 500) request.log.error({ err }, 'dashboard error');
+    const message = status >= 500 ? 'Internal server error' : (err as Error).message;
+    const fields = err instanceof AppError ? err.fields : undefined;
+    const referer = request.headers.referer;
+    const back = referer && referer.startsWith(ctx.config.publicBaseUrl) ? referer.slice(ctx.config.publicBaseUrl.length) : '/admin/channels';
+    const pc = request.dashboard ? pageContext(request, 'channels') : null;
+    return sendPage(reply, errorPage(pc ? { ...pc, notice: null } : null, status, message, fields, back.startsWith('/admin') ? back : '/admin/channels'), status);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendPage(reply, errorPage(null, 404, `No page at ${request.url.split('?')[0]}`, undefined, '/admin/channels'), 404),
+  );
+
+  // ---- assets and sign-in
+  const assetConfig = { config: { publicPage: true } };
+  app.get('/assets/admin.css', assetConfig, async (_req, reply) => reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(ADMIN_CSS));
+  app.get('/assets/admin.js', assetConfig, async (_req, reply) =>
+    reply.header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(ADMIN_JS),
+  );
+
+  const freshLoginForm = (reply: FastifyReply, error: string | null, email = '', status = 200) => {
+    const token = crypto.randomBytes(32).toString('base64url');
+    reply.setCookie(LOGIN_COOKIE, token, { path: '/admin/login', httpOnly: true, sameSite: 'strict', secure, maxAge: 3600 });
+    return sendPage(reply, loginPage(token, error, email), status);
+  };
+
+  app.get('/login', assetConfig, async (request, reply) => {
+    if (request.dashboard) return redirect(reply, '/admin/channels');
+    return freshLoginForm(reply, null);
+  });
+
+  app.post('/login', assetConfig, async (request, reply) => {
+    const form = formOf(request);
+    const email = F.text(form, 'email');
+    if (!sameToken(F.text(form, '_csrf'), request.cookies[LOGIN_COOKIE] ?? '')) {
+      return freshLoginForm(reply, 'The sign-in form expired; please try again.', email, 403);
+    }
+    try {
+      const { sessionId } = await login(ctx, { email, password: F.text(form, 'password'), ip: request.ip });
+      reply.clearCookie(LOGIN_COOKIE, { path: '/admin/login' });
+      reply.setCookie(SESSION_COOKIE, sessionId, { path: '/admin', httpOnly: true, sameSite: 'lax', secure, maxAge: SESSION_TTL_SECONDS });
+      return redirect(reply, '/admin/channels');
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return freshLoginForm(reply, err.message, email, err.status);
+    }
+  });
+
+  app.post('/logout', async (request, reply) => {
+    await logout(ctx, request.dashboard!.sessionId);
+    reply.clearCookie(SESSION_COOKIE, { path: '/admin' });
+    return redirect(reply, '/admin/login');
+  });
+
+  app.get('/', async (_request, reply) => redirect(reply, '/admin/channels'));
+
+  // ---- channels
+  const modeOptions = INTEGRATION_MODES.map((m) => [m, `${MODE_LABELS[m]} (${m})`] as [string, string]);
+  const langOptions = LANGUAGES.map((l) => [l, l] as [string, string]);
+
+  app.get('/channels', async (request, reply) => {
+    const pc = pageContext(request, 'channels');
+    const list = await channels.listChannelsFor(ctx, pc.actor);
+    const organisers = pc.actor.role === 'admin' ? await listOrganisersFor(ctx, pc.actor) : [];
+    const body = html`
+<section class="card" aria-labelledby="list-h"><h2 id="list-h">Sales channels</h2>
+${table(
+  ['Slug', 'Name', 'Integration model', 'Organiser'],
+  list.map((c) => html`<tr><td><a href="/admin/channels/${c.id}">${c.slug}</a></td><td>${c.name}</td><td>${MODE_LABELS[c.integrationMode]}</td><td>${c.organiserId}</td></tr>`),
+)}
+</section>
+<section class="card" aria-labelledby="new-h"><h2 id="new-h">New channel</h2>
+<form class="grid" method="post" action="/admin/channels">${csrf(pc)}
+  ${pc.actor.role === 'admin' ? select('organiser_id', 'Organiser', organisers.map((o) => [o.id, `${o.name} (${o.id})`])) : ''}
+  ${field('slug', 'Slug', { required: true, hint: 'a-z, 0-9 and -; appears in every API path', attrs: html` pattern="[a-z0-9][a-z0-9\\-]{0,62}" autocapitalize="none"` })}
+  ${field('name', 'Name', { required: true })}
+  ${select('integration_mode', 'Integration model', modeOptions)}
+  ${field('checkout_url', 'Checkout URL', { type: 'url', hint: 'model B only' })}
+  ${field('cart_ttl_seconds', 'Cart lifetime (seconds)', { type: 'number', hint: `empty = ${ctx.config.cartTtlSeconds}`, attrs: html` min="60" max="86400"` })}
+  ${select('default_lang', 'Default language', langOptions)}
+  <div class="field"><button type="submit">Create channel</button></div>
+</form></section>`;
+    return sendPage(reply, page(pc, 'Channels', body));
+  });
+
+  app.post('/channels', async (request, reply) => {
+    const form = formOf(request);
+    const actor = request.dashboard!.actor;
+    const channel = await channels.createChannelAs(ctx, actor, {
+      organiser_id: actor.role === 'admin' ? F.number(form, 'organiser_id') : undefined,
+      slug: F.text(form, 'slug'),
+      name: F.text(form, 'name'),
+      integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
+      checkout_url: F.nullable(form, 'checkout_url'),
+      cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
+      default_lang: F.optional(form, 'default_lang'),
+    });
+    return redirect(reply, `/admin/channels/${channel.id}?notice=created`);
+  });
+
+  app.get('/channels/:channelId', async (request, reply) => {
+    const pc = pageContext(request, 'channels');
+    const id = idParam(request, 'channelId');
+    const channel = await channels.getChannelFor(ctx, pc.actor, id);
+    const keys = await channels.listKeysFor(ctx, pc.actor, id);
+    const events = (await listEventsFor(ctx, pc.actor)).filter((e) => e.organiser_id === channel.organiser_id);
+    const b = channel.branding;
+    const body = html`
+<section class="card" aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
+<form class="grid" method="post" action="/admin/channels/${id}">${csrf(pc)}
+  ${field('name', 'Name', { value: channel.name, required: true })}
+  ${select('integration_mode', 'Integration model', modeOptions, channel.integration_mode)}
+  ${field('checkout_url', 'Checkout URL', { type: 'url', value: channel.checkout_url, hint: 'required for model B' })}
+  ${field('cart_ttl_seconds', 'Cart lifetime (seconds)', { type: 'number', value: channel.cart_ttl_seconds, hint: `empty = ${ctx.config.cartTtlSeconds}`, attrs: html` min="60" max="86400"` })}
+  ${select('default_lang', 'Default language', langOptions, channel.default_lang)}
+  ${field('branding_name', 'Brand name', { value: b.name })}
+  ${field('branding_logo_url', 'Logo URL', { type: 'url', value: b.logo_url })}
+  ${field('branding_primary_color', 'Primary colour', { value: b.primary_color, hint: 'like #1f4fd1', attrs: html` pattern="#[0-9a-fA-F]{6}"` })}
+  ${field('branding_accent_color', 'Accent colour', { value: b.accent_color, hint: 'like #0b7a3b', attrs: html` pattern="#[0-9a-fA-F]{6}"` })}
+  ${field('branding_font_family', 'Font family', { value: b.font_family })}
+  ${checkboxes('event_ids', 'Events this channel sells', events.map((e) => [e.id, `${Object.values(e.names)[0] ?? e.id} (${e.status})`]), channel.event_ids)}
+  <div class="field"><button type="submit">Save settings</button></div>
+</form></section>
+<section class="card" aria-labelledby="keys-h"><h2 id="keys-h">Widget keys</h2>
+<p>A new key is shown once. Revoking a key stops every token of the channel at once.</p>
+${actionButton(pc, `/admin/channels/${id}/keys`, 'Generate a widget key', '')}
+${table(
+  ['Key', 'Created', 'Status', ''],
+  keys.map(
+    (k) => html`<tr><td>…${k.last_four}</td><td>${when(k.created_at)}</td>
+      <td>${k.revoked_at ? html`<span class="badge off">revoked ${when(k.revoked_at)}</span>` : html`<span class="badge live">active</span>`}</td>
+      <td>${k.revoked_at ? '' : actionButton(pc, `/admin/channels/${id}/keys/${k.id}/revoke`, 'Revoke', 'danger', `Revoke key ending ${k.last_four}`)}</td></tr>`,
+  ),
+  'Keys are listed by their last four characters',
+)}
+</section>
+<section class="card" aria-labelledby="sales-h"><h2 id="sales-h">Orders and sales</h2>
+<ul><li><a href="/admin/orders?channel_id=${id}">Orders of this channel</a></li>
+<li><a href="/admin/channels/${id}/report">Sales report</a></li></ul>
+</section>`;
+    return sendPage(reply, page(pc, `Channel ${channel.slug}`, body));
+  });
+
+  app.post('/channels/:channelId', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'channelId');
+    await channels.updateChannelAs(ctx, request.dashboard!.actor, id, {
+      name: F.text(form, 'name'),
+      integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
+      checkout_url: F.nullable(form, 'checkout_url'),
+      cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
+      default_lang: F.optional(form, 'default_lang'),
+      branding: {
+        name: F.text(form, 'branding_name'),
+        logo_url: F.text(form, 'branding_logo_url'),
+        primary_color: F.text(form, 'branding_primary_color'),
+        accent_color: F.text(form, 'branding_accent_color'),
+        font_family: F.text(form, 'branding_font_family'),
+      },
+      event_ids: F.ids(form, 'event_ids'),
+    });
+    return redirect(reply, `/admin/channels/${id}?notice=saved`);
+  });
+
+  app.post('/channels/:channelId/keys', async (request, reply) => {
+    const pc = pageContext(request, 'channels');
+    const id = idParam(request, 'channelId');
+    const channel = await channels.getChannelFor(ctx, pc.actor, id);
+    const key = await channels.generateKeyAs(ctx, pc.actor, id);
+    const body = html`
+<section class="card" aria-labelledby="key-h"><h2 id="key-h">Copy the key now</h2>
+<p><strong>This is the only time the key is shown.</strong> Store it in the channel's server configuration; Taquilla keeps only a hash.</p>
+<div class="field"><label for="new-key">Widget key for ${channel.slug}</label>
+<div class="secret"><input id="new-key" readonly value="${key.widget_key}" autocomplete="off" spellcheck="false">
+<button type="button" data-copy-target="new-key" data-copy-status="copy-status">Copy</button></div>
+<p id="copy-status" role="status" aria-live="polite" class="hint"></p></div>
+<p><a href="/admin/channels/${id}">Back to the channel</a></p>
+</section>`;
+    return sendPage(reply, page(pc, 'New widget key', body), 201);
+  });
+
+  app.post('/channels/:channelId/keys/:keyId/revoke', async (request, reply) => {
+    const id = idParam(request, 'channelId');
+    await channels.revokeKeyAs(ctx, request.dashboard!.actor, id, idParam(request, 'keyId'));
+    return redirect(reply, `/admin/channels/${id}?notice=revoked`);
+  });
+
+  // Placeholder until the reports module (branch `report`) is merged: the lead wires the
+  // channel's sales report here.
+  app.get('/channels/:channelId/report', async (request, reply) => {
+    const pc = pageContext(request, 'channels');
+    const id = idParam(request, 'channelId');
+    const channel = await channels.getChannelFor(ctx, pc.actor, id);
+    const body = html`<p>The sales report view of this channel is not available yet.</p>
+<p><a href="/admin/orders?channel_id=${id}">See the orders of ${channel.slug}</a></p>`;
+    return sendPage(reply, page(pc, `Sales report · ${channel.slug}`, body));
+  });
+
+  // ---- orders (read-only) and audit log
+  app.get('/orders', async (request, reply) => {
+    const pc = pageContext(request, 'orders');
+    const q = request.query as { channel_id?: string; before_id?: string };
+    const channelId = q.channel_id && /^\d{1,9}$/.test(q.channel_id) ? Number(q.channel_id) : undefined;
+    const channel = channelId ? await channels.getChannelFor(ctx, pc.actor, channelId) : null;
+    const beforeId = q.before_id && /^\d{1,15}$/.test(q.before_id) ? Number(q.before_id) : undefined;
+    const rows = await listOrdersFor(ctx, pc.actor, { channelId, beforeId, limit: 50 });
+    const last = rows.at(-1);
+    const body = html`
+${channel ? html`<p>Channel <a href="/admin/channels/${channel.id}">${channel.slug}</a> · <a href="/admin/orders">all channels</a></p>` : ''}
+${table(
+  ['Reference', 'Channel', 'Type', 'Status', 'Total', 'Created'],
+  rows.map(
+    (o) => html`<tr><td>${o.reference}</td><td>${o.sales_channel_slug}</td><td>${o.type}</td><td>${o.status}</td>
+      <td>${o.total_amount.toFixed(2)} ${o.currency}</td><td>${when(o.created_at)}</td></tr>`,
+  ),
+  'Newest first, read-only',
+)}
+${rows.length === 50 && last ? html`<p><a href="/admin/orders?${channelId ? `channel_id=${channelId}&` : ''}before_id=${last.id}">Older orders</a></p>` : ''}`;
+    return sendPage(reply, page(pc, 'Orders', body));
+  });
+
+  app.get('/audit', async (request, reply) => {
+    const pc = pageContext(request, 'audit');
+    const entries = await listAudit(ctx.db, { organiserId: pc.actor.role === 'admin' ? null : pc.actor.organiserId, limit: 100 });
+    const body = table(
+      ['When', 'Who', 'What', 'Target', 'Details'],
+      entries.map(
+        (e) => html`<tr><td>${when(e.created_at)}</td><td>${e.user_email}</td><td>${e.action}</td><td>${e.target_type} ${e.target_id}</td>
+          <td><code>${JSON.stringify(e.details)}</code></td></tr>`,
+      ),
+      'The last 100 entries, newest first',
+    );
+    return sendPage(reply, page(pc, 'Audit log', body));
+  });
+
+  await app.register(catalogueDashboard);
+}

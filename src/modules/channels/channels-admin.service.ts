@@ -1,0 +1,251 @@
+import type { AppContext } from '../../app-context.js';
+import { INTEGRATION_MODES, type Branding, type IntegrationMode } from '../../db/schema/index.js';
+import { AppError } from '../../http/errors.js';
+import { isoWithOffset } from '../../lib/time.js';
+import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
+import { recordAudit } from '../admin/audit.js';
+import { generateKeyForChannel, revokeWidgetKey } from '../auth/auth.service.js';
+import * as repo from './channels.repo.js';
+import * as adminRepo from './channels-admin.repo.js';
+import { channelChanged, createChannel, LANGUAGES } from './channels.service.js';
+import type { ChannelRecord } from './channels.repo.js';
+
+// Back-office use cases on sales channels and their widget keys (issue 8). Every function takes
+// the acting user: a promoter reaches only its organiser's channels; another's id is a 404.
+
+export interface ChannelInput {
+  organiser_id?: number | null;
+  slug?: string;
+  name?: string;
+  integration_mode?: IntegrationMode;
+  checkout_url?: string | null;
+  branding?: Branding;
+  cart_ttl_seconds?: number | null;
+  default_lang?: string;
+  event_ids?: number[];
+}
+
+const BRANDING_KEYS = ['name', 'logo_url', 'primary_color', 'accent_color', 'font_family'] as const;
+const COLOUR = /^#[0-9a-fA-F]{6}$/;
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Branding without empty values (an empty form field means "use the default"). */
+const cleanBranding = (b: Branding): Branding =>
+  Object.fromEntries(Object.entries(b).filter(([, v]) => typeof v === 'string' && v.trim() !== '').map(([k, v]) => [k, (v as string).trim()]));
+
+/** Field errors of a channel create or edit (the dashboard's forms do not go through JSON schemas). */
+function validate(input: ChannelInput, creating: boolean): void {
+  const f: Record<string, string[]> = {};
+  const add = (field: string, text: string) => (f[field] ??= []).push(text);
+  if (creating || input.slug !== undefined) if (!input.slug || !SLUG.test(input.slug)) add('slug', 'must be 1-63 of a-z, 0-9 and -, starting with a letter or digit');
+  if (creating || input.name !== undefined) if (!input.name?.trim() || input.name.length > 200) add('name', 'must have 1 to 200 characters');
+  if (creating || input.integration_mode !== undefined)
+    if (!INTEGRATION_MODES.includes(input.integration_mode!)) add('integration_mode', `must be one of ${INTEGRATION_MODES.join(', ')}`);
+  if (input.checkout_url && !isHttpUrl(input.checkout_url)) add('checkout_url', 'must be an http(s) URL');
+  if (input.cart_ttl_seconds != null && (!Number.isInteger(input.cart_ttl_seconds) || input.cart_ttl_seconds < 60 || input.cart_ttl_seconds > 86_400))
+    add('cart_ttl_seconds', 'must be a whole number of seconds from 60 to 86400');
+  if (input.default_lang !== undefined && !(LANGUAGES as readonly string[]).includes(input.default_lang))
+    add('default_lang', `must be one of ${LANGUAGES.join(', ')}`);
+  for (const [key, value] of Object.entries(cleanBranding(input.branding ?? {}))) {
+    if (!(BRANDING_KEYS as readonly string[]).includes(key)) add(`branding.${key}`, 'is not allowed');
+    else if (typeof value !== 'string' || value.length > 300) add(`branding.${key}`, 'must be a text of at most 300 characters');
+    else if (key.endsWith('_color') && !COLOUR.test(value)) add(`branding.${key}`, 'must be a colour like #1f4fd1');
+    else if (key === 'logo_url' && !isHttpUrl(value)) add(`branding.${key}`, 'must be an http(s) URL');
+  }
+  if (Object.keys(f).length) throw new AppError('validation_failed', 'The given data was invalid', f);
+}
+
+
+export function channelView(c: ChannelRecord, eventIds: number[]) {
+  return {
+    id: c.id,
+    organiser_id: c.organiserId,
+    slug: c.slug,
+    name: c.name,
+    integration_mode: c.integrationMode,
+    checkout_url: c.checkoutUrl,
+    branding: c.branding as Record<string, string>,
+    cart_ttl_seconds: c.cartTtlSeconds,
+    default_lang: c.defaultLang,
+    event_ids: eventIds,
+  };
+}
+export type ChannelView = ReturnType<typeof channelView>;
+
+/** The channel if the actor may see it; otherwise 404. */
+async function visibleChannel(ctx: AppContext, actor: Actor, id: number): Promise<ChannelRecord> {
+  const channel = await repo.findChannelById(ctx.db, id);
+  if (!channel || !canSee(actor, channel.organiserId)) throw new AppError('not_found', 'Sales channel not found');
+  return channel;
+}
+
+async function checkEvents(ctx: AppContext, organiserId: number, eventIds: number[]): Promise<number[]> {
+  const unique = [...new Set(eventIds)];
+  const own = await adminRepo.eventsOfOrganiser(ctx.db, organiserId, unique);
+  if (own.length !== unique.length) {
+    throw new AppError('validation_failed', 'The given data was invalid', { event_ids: ['must be events of the channel\'s organiser'] });
+  }
+  return unique.sort((a, b) => a - b);
+}
+
+/** Channels the actor may see, by slug. */
+export async function listChannelsFor(ctx: AppContext, actor: Actor): Promise<ChannelRecord[]> {
+  const scope = organiserScope(actor);
+  const all = await repo.listChannels(ctx.db);
+  return scope === null ? all : all.filter((c) => c.organiserId === scope);
+}
+
+/** Channels the actor may see with the events each sells (the admin API's list). */
+export async function listChannelViewsFor(ctx: AppContext, actor: Actor): Promise<ChannelView[]> {
+  const list = await listChannelsFor(ctx, actor);
+  const events = await adminRepo.eventIdsByChannel(ctx.db, list.map((c) => c.id));
+  return list.map((c) => channelView(c, events.get(c.id) ?? []));
+}
+
+export async function getChannelFor(ctx: AppContext, actor: Actor, id: number): Promise<ChannelView> {
+  const channel = await visibleChannel(ctx, actor, id);
+  return channelView(channel, await adminRepo.channelEventIds(ctx.db, id));
+}
+
+/** Creates a channel for the actor's organiser (an admin names the organiser). */
+export async function createChannelAs(ctx: AppContext, actor: Actor, input: ChannelInput): Promise<ChannelView> {
+  validate(input, true);
+  const organiserId = organiserForNew(actor, input.organiser_id);
+  const eventIds = await checkEvents(ctx, organiserId, input.event_ids ?? []);
+  const now = ctx.clock.now();
+  // The slug is checked first; the unique index settles a race between two creations.
+  return conflictOnDuplicate(`A sales channel with slug "${input.slug}" already exists`, () => ctx.db.transaction(async (tx) => {
+    const channel = await createChannel(
+      { ...ctx, db: tx },
+      {
+        organiserId,
+        slug: input.slug!,
+        name: input.name!.trim(),
+        integrationMode: input.integration_mode!,
+        checkoutUrl: input.checkout_url || null,
+        branding: cleanBranding(input.branding ?? {}),
+        cartTtlSeconds: input.cart_ttl_seconds ?? null,
+        defaultLang: input.default_lang ?? 'es',
+      },
+    );
+    await adminRepo.replaceChannelEvents(tx, channel.id, eventIds);
+    await recordAudit(tx, {
+      actor,
+      action: 'channel.create',
+      targetType: 'sales_channel',
+      targetId: channel.id,
+      organiserId,
+      details: { slug: channel.slug, integration_mode: channel.integrationMode },
+      at: now,
+    });
+    return channelView(channel, eventIds);
+  }));
+}
+
+/** Edits a channel: mode, checkout URL, branding, cart lifetime, name, language, events sold. */
+export async function updateChannelAs(ctx: AppContext, actor: Actor, id: number, input: Omit<ChannelInput, 'slug' | 'organiser_id'>): Promise<ChannelView> {
+  const before = await visibleChannel(ctx, actor, id);
+  validate(input, false);
+  const patch: Partial<repo.NewChannel> = {};
+  if (input.name !== undefined) patch.name = input.name.trim();
+  if (input.integration_mode !== undefined) patch.integrationMode = input.integration_mode;
+  if (input.checkout_url !== undefined) patch.checkoutUrl = input.checkout_url || null;
+  if (input.branding !== undefined) patch.branding = cleanBranding(input.branding);
+  if (input.cart_ttl_seconds !== undefined) patch.cartTtlSeconds = input.cart_ttl_seconds;
+  if (input.default_lang !== undefined) patch.defaultLang = input.default_lang;
+  const mode = patch.integrationMode ?? before.integrationMode;
+  const checkoutUrl = patch.checkoutUrl !== undefined ? patch.checkoutUrl : before.checkoutUrl;
+  if (mode === 'portal_external_payment' && !checkoutUrl) {
+    throw new AppError('validation_failed', 'The given data was invalid', { checkout_url: ['is required for portal_external_payment (model B)'] });
+  }
+  const eventIds = input.event_ids !== undefined ? await checkEvents(ctx, before.organiserId, input.event_ids) : undefined;
+
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const [key, to] of Object.entries(patch)) {
+    const from = before[key as keyof ChannelRecord];
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes[key] = { from, to };
+  }
+  const now = ctx.clock.now();
+  const view = await ctx.db.transaction(async (tx) => {
+    if (Object.keys(patch).length) await adminRepo.updateChannelRow(tx, id, patch, now);
+    if (eventIds) {
+      const previous = await adminRepo.channelEventIds(tx, id);
+      await adminRepo.replaceChannelEvents(tx, id, eventIds);
+      if (JSON.stringify(previous) !== JSON.stringify(eventIds)) changes.eventIds = { from: previous, to: eventIds };
+    }
+    const audit = { actor, targetType: 'sales_channel', targetId: id, organiserId: before.organiserId, at: now };
+    if (changes.integrationMode) {
+      await recordAudit(tx, { ...audit, action: 'channel.mode_change', details: { slug: before.slug, ...changes.integrationMode } });
+    }
+    if (Object.keys(changes).length) await recordAudit(tx, { ...audit, action: 'channel.update', details: { slug: before.slug, changes } });
+    const after = (await repo.findChannelById(tx, id))!;
+    return channelView(after, await adminRepo.channelEventIds(tx, id));
+  });
+  // Cached tokens carry the channel record: drop them so the new mode applies at once.
+  channelChanged(ctx, id);
+  return view;
+}
+
+export function keyView(k: { id: number; lastFour: string; createdAt: Date; revokedAt: Date | null }) {
+  return { id: k.id, last_four: k.lastFour, created_at: isoWithOffset(k.createdAt)!, revoked_at: isoWithOffset(k.revokedAt) };
+}
+
+/** The channel's widget keys, oldest first: creation date and last four characters only. */
+export async function listKeysFor(ctx: AppContext, actor: Actor, channelId: number) {
+  await visibleChannel(ctx, actor, channelId);
+  return (await repo.listWidgetKeys(ctx.db, channelId)).map(keyView);
+}
+
+/** Generates a widget key; the plain key is in the answer once and never stored (D7). */
+export async function generateKeyAs(ctx: AppContext, actor: Actor, channelId: number) {
+  const channel = await visibleChannel(ctx, actor, channelId);
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const key = await generateKeyForChannel({ ...ctx, db: tx }, channelId);
+    await recordAudit(tx, {
+      actor,
+      action: 'widget_key.generate',
+      targetType: 'widget_key',
+      targetId: key.id,
+      organiserId: channel.organiserId,
+      details: { channel_id: channelId, slug: channel.slug, last_four: key.last_four },
+      at: now,
+    });
+    return { id: key.id, widget_key: key.widget_key, last_four: key.last_four, created_at: isoWithOffset(key.created_at)!, revoked_at: null };
+  });
+}
+
+/** Revokes a widget key; every token of the channel stops working at once (D7, D38). */
+export async function revokeKeyAs(ctx: AppContext, actor: Actor, channelId: number, keyId: number) {
+  const channel = await visibleChannel(ctx, actor, channelId);
+  const now = ctx.clock.now();
+  const key = await ctx.db.transaction(async (tx) => {
+    const existing = await adminRepo.findWidgetKey(tx, channelId, keyId, { lock: true });
+    if (!existing) throw new AppError('not_found', 'Widget key not found');
+    if (existing.revokedAt) throw new AppError('conflict', 'This widget key is already revoked');
+    await revokeWidgetKey({ ...ctx, db: tx }, channelId, keyId);
+    await recordAudit(tx, {
+      actor,
+      action: 'widget_key.revoke',
+      targetType: 'widget_key',
+      targetId: keyId,
+      organiserId: channel.organiserId,
+      details: { channel_id: channelId, slug: channel.slug, last_four: existing.lastFour },
+      at: now,
+    });
+    return (await adminRepo.findWidgetKey(tx, channelId, keyId))!;
+  });
+  // revokeWidgetKey dropped the tokens from the cache of the transaction's context; drop them from
+  // this instance's cache too (they are revoked in the database already).
+  channelChanged(ctx, channelId);
+  return keyView(key);
+}

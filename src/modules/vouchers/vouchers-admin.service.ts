@@ -1,0 +1,177 @@
+import { and, asc, eq } from 'drizzle-orm';
+import type { AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
+import { events, rates, sessions, vouchers } from '../../db/schema/index.js';
+import { AppError } from '../../http/errors.js';
+import { toAmount, toMinor } from '../../lib/money.js';
+import { isoWithOffset } from '../../lib/time.js';
+import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
+import { recordAudit } from '../admin/audit.js';
+
+// Back-office use cases on vouchers (issue 8). Values come in as in the catalogue import:
+// percent = a percentage (10 = 10 %), fixed = an amount of the deployment currency off the order.
+
+type VoucherRow = typeof vouchers.$inferSelect;
+
+export const voucherView = (v: VoucherRow) => ({
+  id: v.id,
+  organiser_id: v.organiserId,
+  code: v.code,
+  kind: v.kind,
+  value: v.kind === 'percent' ? v.value / 100 : toAmount(v.value),
+  valid_from: isoWithOffset(v.validFrom),
+  valid_until: isoWithOffset(v.validUntil),
+  max_uses: v.maxUses,
+  event_id: v.eventId,
+  session_id: v.sessionId,
+  rate_id: v.rateId,
+  created_at: isoWithOffset(v.createdAt)!,
+});
+export type VoucherView = ReturnType<typeof voucherView>;
+
+export interface VoucherInput {
+  organiser_id?: number | null;
+  code?: string;
+  kind?: 'percent' | 'fixed';
+  value?: number;
+  valid_from?: string | null;
+  valid_until?: string | null;
+  max_uses?: number | null;
+  event_id?: number | null;
+  session_id?: number | null;
+  rate_id?: number | null;
+}
+
+const invalid = (field: string, text: string) => new AppError('validation_failed', 'The given data was invalid', { [field]: [text] });
+
+function optionalDate(value: string | null | undefined, field: string): Date | null | undefined {
+  if (value === undefined) return undefined;
+  if (!value) return null;
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) throw invalid(field, 'must be a date and time (ISO 8601)');
+  return d;
+}
+
+/** Organiser of an event, session or rate, or null when it does not exist. */
+async function organiserOf(db: Db, target: 'event' | 'session' | 'rate', id: number): Promise<number | null> {
+  const q =
+    target === 'event'
+      ? db.select({ o: events.organiserId }).from(events).where(eq(events.id, id))
+      : target === 'session'
+        ? db.select({ o: events.organiserId }).from(sessions).innerJoin(events, eq(events.id, sessions.eventId)).where(eq(sessions.id, id))
+        : db
+            .select({ o: events.organiserId })
+            .from(rates)
+            .innerJoin(sessions, eq(sessions.id, rates.sessionId))
+            .innerJoin(events, eq(events.id, sessions.eventId))
+            .where(eq(rates.id, id));
+  return (await q)[0]?.o ?? null;
+}
+
+async function voucherPatch(db: Db, input: VoucherInput, organiserId: number, current?: VoucherRow) {
+  const patch: Partial<VoucherRow> = {};
+  if (input.code !== undefined || !current) {
+    if (!input.code || !/^[A-Za-z0-9_-]{1,64}$/.test(input.code)) throw invalid('code', 'must be 1-64 of A-Z, 0-9, _ and -');
+    patch.code = input.code.toUpperCase();
+  }
+  if (input.kind !== undefined || !current) {
+    if (input.kind !== 'percent' && input.kind !== 'fixed') throw invalid('kind', 'must be percent or fixed');
+    patch.kind = input.kind;
+  }
+  const kind = patch.kind ?? current!.kind;
+  if (input.value !== undefined || !current || patch.kind !== undefined) {
+    const value = input.value ?? (current!.kind === 'percent' ? current!.value / 100 : toAmount(current!.value));
+    const minor = typeof value === 'number' && value > 0 ? toMinor(value) : null;
+    if (minor === null || minor === 0) throw invalid('value', 'must be greater than 0 with at most two decimals');
+    if (kind === 'percent' && minor > 10_000) throw invalid('value', 'a percentage cannot exceed 100');
+    patch.value = minor;
+  }
+  const from = optionalDate(input.valid_from, 'valid_from');
+  const until = optionalDate(input.valid_until, 'valid_until');
+  if (from !== undefined) patch.validFrom = from;
+  if (until !== undefined) patch.validUntil = until;
+  const f = patch.validFrom !== undefined ? patch.validFrom : current?.validFrom;
+  const u = patch.validUntil !== undefined ? patch.validUntil : current?.validUntil;
+  if (f && u && u <= f) throw invalid('valid_until', 'must be after valid_from');
+  if (input.max_uses !== undefined) {
+    if (input.max_uses !== null && (!Number.isInteger(input.max_uses) || input.max_uses < 1)) throw invalid('max_uses', 'must be a whole number of at least 1');
+    patch.maxUses = input.max_uses;
+  }
+  for (const [field, target, key] of [
+    ['event_id', 'event', 'eventId'],
+    ['session_id', 'session', 'sessionId'],
+    ['rate_id', 'rate', 'rateId'],
+  ] as const) {
+    const id = input[field];
+    if (id === undefined) continue;
+    // Restricting to another organiser's record is "not found", as for any other foreign id.
+    if (id !== null && (await organiserOf(db, target, id)) !== organiserId) throw invalid(field, `no such ${target} of the voucher's organiser`);
+    patch[key] = id;
+  }
+  return patch;
+}
+
+async function visibleVoucher(db: Db, actor: Actor, id: number): Promise<VoucherRow> {
+  const [row] = await db.select().from(vouchers).where(eq(vouchers.id, id));
+  if (!row || !canSee(actor, row.organiserId)) throw new AppError('not_found', 'Voucher not found');
+  return row;
+}
+
+async function assertCodeFree(db: Db, organiserId: number, code: string, exceptId?: number) {
+  const [row] = await db.select({ id: vouchers.id }).from(vouchers).where(and(eq(vouchers.organiserId, organiserId), eq(vouchers.code, code)));
+  if (row && row.id !== exceptId) throw new AppError('conflict', `A voucher with code ${code} already exists`);
+}
+
+/** Vouchers the actor may see, by code. */
+export async function listVouchersFor(ctx: AppContext, actor: Actor): Promise<VoucherView[]> {
+  const scope = organiserScope(actor);
+  const rows = await ctx.db
+    .select()
+    .from(vouchers)
+    .where(scope === null ? undefined : eq(vouchers.organiserId, scope))
+    .orderBy(asc(vouchers.code), asc(vouchers.id));
+  return rows.map(voucherView);
+}
+
+export async function getVoucherFor(ctx: AppContext, actor: Actor, id: number): Promise<VoucherView> {
+  return voucherView(await visibleVoucher(ctx.db, actor, id));
+}
+
+/** Creates a voucher for the actor's organiser (an admin names the organiser). */
+export async function createVoucherAs(ctx: AppContext, actor: Actor, input: VoucherInput): Promise<VoucherView> {
+  const organiserId = organiserForNew(actor, input.organiser_id);
+  const patch = await voucherPatch(ctx.db, input, organiserId);
+  const now = ctx.clock.now();
+  return conflictOnDuplicate(`A voucher with code ${patch.code} already exists`, () => ctx.db.transaction(async (tx) => {
+    await assertCodeFree(tx, organiserId, patch.code!);
+    const [row] = await tx
+      .insert(vouchers)
+      .values({ organiserId, code: patch.code!, kind: patch.kind!, value: patch.value!, ...patch, createdAt: now })
+      .returning();
+    await recordAudit(tx, { actor, action: 'voucher.create', targetType: 'voucher', targetId: row!.id, organiserId, details: { ...input }, at: now });
+    return voucherView(row!);
+  }));
+}
+
+/** Edits a voucher's code, value, validity, use limit or restriction. */
+export async function updateVoucherAs(ctx: AppContext, actor: Actor, id: number, input: Omit<VoucherInput, 'organiser_id'>): Promise<VoucherView> {
+  const current = await visibleVoucher(ctx.db, actor, id);
+  const patch = await voucherPatch(ctx.db, input, current.organiserId, current);
+  const now = ctx.clock.now();
+  return conflictOnDuplicate(`A voucher with code ${patch.code} already exists`, () => ctx.db.transaction(async (tx) => {
+    if (patch.code) await assertCodeFree(tx, current.organiserId, patch.code, id);
+    const [row] = Object.keys(patch).length
+      ? await tx.update(vouchers).set(patch).where(eq(vouchers.id, id)).returning()
+      : [current];
+    await recordAudit(tx, {
+      actor,
+      action: 'voucher.update',
+      targetType: 'voucher',
+      targetId: id,
+      organiserId: current.organiserId,
+      details: { from: voucherView(current), to: input },
+      at: now,
+    });
+    return voucherView(row!);
+  }));
+}

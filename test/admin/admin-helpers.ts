@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../src/app-context.js';
+import { CLI_ACTOR } from '../../src/modules/admin/actor.js';
+import { createApiToken, createUser } from '../../src/modules/admin/accounts.service.js';
+
+export const ADMIN_API = '/api/admin/v1';
+export const PASSWORD = 'correct horse battery staple';
+
+/** An account and an admin API token for it, made the way the operator CLI makes them. */
+export async function account(ctx: AppContext, email: string, organiserId?: number) {
+  const user = await createUser(ctx, CLI_ACTOR, {
+    email,
+    password: PASSWORD,
+    role: organiserId ? 'promoter' : 'admin',
+    organiserId: organiserId ?? null,
+  });
+  const { token } = await createApiToken(ctx, CLI_ACTOR, { email, name: 'tests' });
+  return { id: user.id, email, token };
+}
+
+/** A second organiser with a venue, an event, a session, a rate, a fee, a voucher and a channel. */
+export const otherOrganiserDocument = {
+  organisers: [{ key: 'b', name: 'Producciones B' }],
+  venues: [
+    {
+      key: 'sala-b',
+      organiser: 'b',
+      name: 'Sala B',
+      sectors: [
+        { key: 'main', name: 'Main', numbered: true, rows: [{ row: 'A', seats: 10, x: 0, y: 0 }] },
+        { key: 'floor', name: 'Floor', numbered: false, capacity: 5 },
+      ],
+    },
+  ],
+  events: [
+    {
+      key: 'show-b',
+      organiser: 'b',
+      venue: 'sala-b',
+      names: { es: 'Espectáculo B', en: 'Show B' },
+      fees: [{ name: 'Gestión', kind: 'fixed', amount: 1 }],
+      sessions: [{ key: 's1', start_datetime: '2030-01-01T19:00:00Z', rates: [{ key: 'g', name: 'General', price: 10 }] }],
+    },
+  ],
+  vouchers: [{ organiser: 'b', code: 'BONLY', kind: 'percent', value: 15 }],
+  channels: [{ organiser: 'b', slug: 'channel-b', name: 'Channel B', integration_mode: 'widget_external_payment', events: 'all', widget_keys: ['wk_channel_b_fixed'] }],
+};
+
+export function api(app: FastifyInstance, token: string) {
+  const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) => {
+    const res = await app.inject({ method, url: `${ADMIN_API}${url}`, headers: { authorization: `Bearer ${token}` }, payload: payload as object });
+    return { status: res.statusCode, body: res.json() };
+  };
+  return {
+    get: (url: string) => call('GET', url),
+    post: (url: string, payload?: unknown) => call('POST', url, payload ?? {}),
+    patch: (url: string, payload: unknown) => call('PATCH', url, payload),
+    del: (url: string) => call('DELETE', url),
+  };
+}
