@@ -5,6 +5,7 @@ import { AppError } from '../http/errors.js';
 import { EXIT, UsageError, parseArgv } from './args.js';
 import type { CliCommand } from './command.js';
 import { openCliContext, type CliContext } from './context.js';
+import { commands as admin } from './commands/admin.js';
 import { commands as catalogue } from './commands/catalogue.js';
 import { commands as channels } from './commands/channels.js';
 import { commands as db } from './commands/db.js';
@@ -12,7 +13,7 @@ import { commands as keys } from './commands/keys.js';
 import { commands as orders } from './commands/orders.js';
 
 /** Every command group; a new group is one import above and one entry here. */
-export const COMMAND_GROUPS: CliCommand[][] = [channels, keys, catalogue, orders, db];
+export const COMMAND_GROUPS: CliCommand[][] = [channels, keys, catalogue, orders, admin, db];
 
 export const COMMANDS: CliCommand[] = COMMAND_GROUPS.flat();
 
