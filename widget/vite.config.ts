@@ -9,7 +9,8 @@ const root = fileURLToPath(new URL('.', import.meta.url));
  */
 export default defineConfig({
   root,
-  esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+  // ASCII output: the script works whatever charset the host page declares.
+  esbuild: { jsx: 'automatic', jsxImportSource: 'preact', charset: 'ascii' },
   define: {
     // A build for a CDN can bake the API address in; empty = derive it from the script's own URL.
     __TAQUILLA_API_BASE__: JSON.stringify(process.env.WIDGET_API_BASE ?? ''),

@@ -169,15 +169,22 @@ export function createController(deps: ControllerDeps) {
   async function start(): Promise<void> {
     try {
       await cancelOrdersOfOtherSessions();
-      const channel = await api.call<ChannelConfig>('GET', '/config');
+      // Configuration and events side by side (they share the one token request).
+      const [channel, eventsResult] = await Promise.all([
+        api.call<ChannelConfig>('GET', '/config'),
+        api.call<EventSummary[]>('GET', `/${lang}/events`).then(
+          (events) => ({ events, error: null }),
+          (error: unknown) => ({ events: [] as EventSummary[], error }),
+        ),
+      ]);
       if (destroyed) return;
-      const policy = policyOf(channel);
-      update({ channel, policy });
+      update({ channel, policy: policyOf(channel) });
       if (!channel.allows_widget) {
         update({ phase: 'failed', notice: { kind: 'error', key: 'notWidget' } });
         return;
       }
-      const events = await api.call<EventSummary[]>('GET', `/${lang}/events`);
+      if (eventsResult.error) throw eventsResult.error;
+      const events = eventsResult.events;
       const event = (events ?? []).find((e) => (e.sessions ?? []).some((s) => Number(s.id) === sessionId));
       if (!event) {
         update({ phase: 'failed', notice: { kind: 'error', key: 'sessionMissing' } });

@@ -21,23 +21,22 @@ type Box = { x: number; y: number; w: number; h: number };
 
 const CLASS: Record<string, string> = { available: 'a', held: 'h', sold: 'x', blocked: 'x' };
 
-const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function seatLabel(t: Translate, sector: SectorView, seat: SeatView, mine: boolean): string {
-  const where = t('seatLabel', { sector: sector.name, row: seat.row, number: seat.number });
+function seatLabel(t: Translate, map: Model, seat: SeatView, mine: boolean): string {
+  const sector = map.sectors.find((x) => x.id === seat.sectorId);
+  const where = t('seatLabel', { sector: sector?.name ?? '', row: seat.row, number: seat.number });
   return `${where}: ${t(mine ? 'mine' : (seat.status as 'available' | 'held' | 'sold' | 'blocked'))}`;
 }
 
-function sectorMarkup(t: Translate, sector: SectorView, mine: Set<number>, focusId: number | null): string {
+/**
+ * One sector's seats as markup: the bare minimum per seat (class, position, id). The accessible
+ * name, role and tab stop are put on the one focused seat only (see `label`), which keeps 5,000
+ * seats cheap to parse and keeps the accessibility tree to what the keyboard user is on.
+ */
+function sectorMarkup(sector: SectorView, mine: Set<number>): string {
   let out = '';
   for (const seat of sector.seats) {
-    const isMine = mine.has(seat.id);
-    const cls = isMine ? 'm' : CLASS[seat.status];
-    const disabled = !isMine && seat.status !== 'available';
-    out +=
-      `<circle class="s ${cls}" cx="${seat.x}" cy="${seat.y}" r=".4" data-id="${seat.id}" role="checkbox"` +
-      ` aria-checked="${isMine}"${disabled ? ' aria-disabled="true"' : ''}` +
-      ` tabindex="${seat.id === focusId ? 0 : -1}" aria-label="${escape(seatLabel(t, sector, seat, isMine))}"></circle>`;
+    const cls = mine.has(seat.id) ? 'm' : CLASS[seat.status];
+    out += `<circle class="s ${cls}" cx="${seat.x}" cy="${seat.y}" r=".4" data-id="${seat.id}"></circle>`;
   }
   return out;
 }
@@ -50,7 +49,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   const view = useRef<Box>({ ...full });
   const focusId = useRef<number | null>(null);
   const hadFocus = useRef(false);
-  const drag = useRef<{ x: number; y: number; box: Box; moved: boolean } | null>(null);
+  const drag = useRef<{ x: number; y: number; dx: number; dy: number; moved: boolean } | null>(null);
   const suppressClick = useRef(false);
   const frame = useRef(0);
 
@@ -61,13 +60,9 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   }
 
   const numbered = map.sectors.filter((s) => s.seats.length > 0);
-  const markup = useMemo(
-    () => numbered.map((s) => sectorMarkup(t, s, mine, focusId.current)),
-    // focusId is a ref on purpose: moving focus must not rebuild thousands of seats.
-    [map, mine, t],
-  );
+  const markup = useMemo(() => numbered.map((s) => sectorMarkup(s, mine)), [map, mine]);
 
-  function applyView(box: Box) {
+  function setViewBox(box: Box) {
     view.current = box;
     if (frame.current) return;
     frame.current = requestAnimationFrame(() => {
@@ -77,11 +72,32 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     });
   }
 
-  // Markup was rebuilt: put the keyboard focus back on the same seat.
+  /** Gives the seat element the tab stop, its role and its accessible name. */
+  function label(el: Element, seat: SeatView) {
+    const isMine = mine.has(seat.id);
+    el.setAttribute('tabindex', '0');
+    el.setAttribute('role', 'checkbox');
+    el.setAttribute('aria-checked', String(isMine));
+    el.setAttribute('aria-label', seatLabel(t, map, seat, isMine));
+    if (!isMine && seat.status !== 'available') el.setAttribute('aria-disabled', 'true');
+    else el.removeAttribute('aria-disabled');
+  }
+
+  function unlabel(el: Element | null | undefined) {
+    if (!el) return;
+    for (const a of ['tabindex', 'role', 'aria-checked', 'aria-label', 'aria-disabled']) el.removeAttribute(a);
+  }
+
+  const seatEl = (id: number | null) => (id === null ? null : svgRef.current?.querySelector<SVGElement>(`[data-id="${id}"]`));
+
+  // Markup was rebuilt: label the tab-stop seat again and give it back the focus it had.
   useLayoutEffect(() => {
-    if (!hadFocus.current || focusId.current === null) return;
-    const el = svgRef.current?.querySelector<SVGElement>(`[data-id="${focusId.current}"]`);
-    el?.focus();
+    const id = focusId.current;
+    const el = seatEl(id);
+    const seat = id === null ? undefined : map.seats.get(id);
+    if (!el || !seat) return;
+    label(el, seat);
+    if (hadFocus.current) el.focus();
   }, [markup]);
 
   useEffect(() => {
@@ -93,7 +109,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
       const b = view.current;
       const cx = b.x + ((e.clientX - rect.left) / rect.width) * b.w;
       const cy = b.y + ((e.clientY - rect.top) / rect.height) * b.h;
-      applyView(zoomBox(b, full, e.deltaY > 0 ? 1.2 : 1 / 1.2, cx, cy));
+      setViewBox(zoomBox(b, full, e.deltaY > 0 ? 1.2 : 1 / 1.2, cx, cy));
     };
     svg.addEventListener('wheel', onWheel, { passive: false });
     return () => {
@@ -108,22 +124,22 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   }
 
   function moveFocus(to: SeatView) {
-    const svg = svgRef.current!;
-    svg.querySelector(`[data-id="${focusId.current}"]`)?.setAttribute('tabindex', '-1');
+    unlabel(seatEl(focusId.current));
     focusId.current = to.id;
-    const el = svg.querySelector<SVGElement>(`[data-id="${to.id}"]`);
-    el?.setAttribute('tabindex', '0');
-    el?.focus();
+    const el = seatEl(to.id);
+    if (!el) return;
+    label(el, to);
+    el.focus();
     const b = view.current;
     if (to.x < b.x || to.x > b.x + b.w || to.y < b.y || to.y > b.y + b.h) {
-      applyView({ ...b, x: to.x - b.w / 2, y: to.y - b.h / 2 });
+      setViewBox({ ...b, x: to.x - b.w / 2, y: to.y - b.h / 2 });
     }
   }
 
   function onKeyDown(e: KeyboardEvent) {
     const id = seatOf(e.target);
-    if (e.key === '+' || e.key === '=') return applyView(zoomBox(view.current, full, 1 / 1.4));
-    if (e.key === '-') return applyView(zoomBox(view.current, full, 1.4));
+    if (e.key === '+' || e.key === '=') return setViewBox(zoomBox(view.current, full, 1 / 1.4));
+    if (e.key === '-') return setViewBox(zoomBox(view.current, full, 1.4));
     if (id === null) return;
     const seat = map.seats.get(id);
     if (!seat) return;
@@ -146,35 +162,48 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     const id = seatOf(e.target);
     if (id === null || busy) return;
     const seat = map.seats.get(id);
-    if (seat) {
+    if (!seat) return;
+    if (focusId.current !== id) {
+      unlabel(seatEl(focusId.current));
       focusId.current = id;
-      onToggle(id);
     }
+    onToggle(id);
   }
 
+  // Panning moves the already painted SVG with a CSS transform (compositing only, no repaint of
+  // thousands of seats per frame); the move is folded into the viewBox when the drag ends.
   function onPointerDown(e: PointerEvent) {
-    drag.current = { x: e.clientX, y: e.clientY, box: view.current, moved: false };
+    if (e.button !== 0) return;
+    drag.current = { x: e.clientX, y: e.clientY, dx: 0, dy: 0, moved: false };
   }
 
   function onPointerMove(e: PointerEvent) {
     const d = drag.current;
     if (!d) return;
-    const dx = e.clientX - d.x;
-    const dy = e.clientY - d.y;
-    if (!d.moved && Math.abs(dx) + Math.abs(dy) < 5) return;
+    d.dx = e.clientX - d.x;
+    d.dy = e.clientY - d.y;
+    if (!d.moved && Math.abs(d.dx) + Math.abs(d.dy) < 5) return;
+    const svg = svgRef.current!;
     if (!d.moved) {
       d.moved = true;
-      svgRef.current?.setPointerCapture?.(e.pointerId);
+      svg.setPointerCapture?.(e.pointerId);
     }
-    const rect = svgRef.current!.getBoundingClientRect();
-    // Map units per pixel with preserveAspectRatio "meet": the larger of both ratios.
-    const scale = Math.max(d.box.w / rect.width, d.box.h / rect.height);
-    applyView({ ...d.box, x: d.box.x - dx * scale, y: d.box.y - dy * scale });
+    svg.style.transform = `translate3d(${d.dx}px, ${d.dy}px, 0)`;
   }
 
   function onPointerUp() {
-    if (drag.current?.moved) suppressClick.current = true;
+    const d = drag.current;
     drag.current = null;
+    if (!d?.moved) return;
+    suppressClick.current = true;
+    const svg = svgRef.current!;
+    const rect = svg.getBoundingClientRect();
+    const b = view.current;
+    // Map units per pixel with preserveAspectRatio "meet": the larger of both ratios.
+    const scale = Math.max(b.w / rect.width, b.h / rect.height);
+    view.current = { ...b, x: b.x - d.dx * scale, y: b.y - d.dy * scale };
+    svg.setAttribute('viewBox', `${view.current.x} ${view.current.y} ${b.w} ${b.h}`);
+    svg.style.transform = '';
   }
 
   const b = view.current;
@@ -201,24 +230,18 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
           hadFocus.current = !!(e.relatedTarget && svgRef.current?.contains(e.relatedTarget as Node));
         }}
       >
-        <defs>
-          <pattern id="tw-hatch" width=".3" height=".3" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-            <rect width=".3" height=".3" fill="#c4c9d3" />
-            <line x1="0" y1="0" x2="0" y2=".3" stroke="#4a5263" stroke-width=".12" />
-          </pattern>
-        </defs>
         {numbered.map((sector, i) => (
           <g key={sector.id} role="group" aria-label={sector.name} data-sector={sector.id} dangerouslySetInnerHTML={{ __html: markup[i]! }} />
         ))}
       </svg>
       <div class="zoom">
-        <button type="button" aria-label={t('zoomIn')} onClick={() => applyView(zoomBox(view.current, full, 1 / 1.4))}>
+        <button type="button" aria-label={t('zoomIn')} onClick={() => setViewBox(zoomBox(view.current, full, 1 / 1.4))}>
           +
         </button>
-        <button type="button" aria-label={t('zoomOut')} onClick={() => applyView(zoomBox(view.current, full, 1.4))}>
+        <button type="button" aria-label={t('zoomOut')} onClick={() => setViewBox(zoomBox(view.current, full, 1.4))}>
           −
         </button>
-        <button type="button" aria-label={t('zoomReset')} onClick={() => applyView({ ...full })}>
+        <button type="button" aria-label={t('zoomReset')} onClick={() => setViewBox({ ...full })}>
           ⤢
         </button>
       </div>

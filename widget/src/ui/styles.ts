@@ -25,17 +25,19 @@ export const css = `
 .tw button.primary { background: var(--tw-primary); color: #fff; font-weight: 700; padding: 8px 14px; width: 100%; }
 .tw button:focus-visible, .tw select:focus-visible, .tw input:focus-visible { outline: 3px solid var(--tw-accent); outline-offset: 2px; }
 .tw select, .tw input { font: inherit; border: 1px solid #9aa3b2; border-radius: 6px; padding: 4px 6px; background: #fff; color: inherit; min-height: 30px; }
-.tw .mapbox { position: relative; border: 1px solid #e3e6ec; border-radius: 8px; background: #f7f8fa; }
-.tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; }
+.tw .mapbox { position: relative; overflow: hidden; border: 1px solid #e3e6ec; border-radius: 8px; background: #f7f8fa; }
+.tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; will-change: transform; }
 .tw svg.map:active { cursor: grabbing; }
 .tw .zoom { position: absolute; top: 6px; right: 6px; display: flex; gap: 4px; }
 .tw .zoom button { background: #fff; min-width: 30px; padding: 0 6px; }
-.tw .s { cursor: pointer; stroke-width: .09; }
+.tw .s { cursor: pointer; stroke-width: .1; }
+/* Each state differs in size and fill, not only in colour: free = large hollow ring, yours = large
+   filled disc with a dark outline, held = medium translucent disc, sold = small dark dot. */
 .tw .s.a { fill: #fff; stroke: var(--tw-primary); }
-.tw .s.m { fill: var(--tw-primary); stroke: #111; stroke-width: .18; }
-.tw .s.h { fill: #9aa3b2; fill-opacity: .45; stroke: #6b7385; stroke-dasharray: .15 .1; cursor: not-allowed; }
-.tw .s.x { fill: url(#tw-hatch); stroke: #6b7385; cursor: not-allowed; }
-.tw .s:focus { outline: none; stroke: var(--tw-accent); stroke-width: .22; }
+.tw .s.m { fill: var(--tw-primary); stroke: #111; stroke-width: .2; }
+.tw .s.h { fill: #8a93a5; fill-opacity: .55; stroke: none; r: .3px; cursor: not-allowed; }
+.tw .s.x { fill: #3b4252; stroke: none; r: .2px; cursor: not-allowed; }
+.tw .s:focus { outline: none; stroke: var(--tw-accent); stroke-width: .25; }
 .tw .sector-label { font-size: .8px; fill: #555d6e; }
 .tw .legend { display: flex; flex-wrap: wrap; gap: 10px; margin: 6px 0 0; padding: 0; list-style: none; font-size: 12px; }
 .tw .legend li { display: flex; align-items: center; gap: 4px; }
