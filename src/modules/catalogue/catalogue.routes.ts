@@ -1,6 +1,105 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ok } from '../../http/envelope.js';
+import { bearerErrors } from '../../http/schemas.js';
+import type { Encoding, PayloadVersion } from './catalogue.cache.js';
+import {
+  ChannelLangParams,
+  EventListResponse,
+  EventParams,
+  EventResponse,
+  MapsResponse,
+  SessionDetailResponse,
+  SessionListResponse,
+  SessionParams,
+} from './catalogue.schemas.js';
+import { getEvent, getMaps, getSessionDetail, listEvents, listSessions } from './catalogue.service.js';
 
-/** Catalogue: events, sessions, maps (issue 2). No routes yet: registered in app.ts so the module has its place. */
-const catalogueRoutes: FastifyPluginAsyncTypebox = async () => {};
+const common = { tags: ['Catalogue'], security: [{ bearer: [] }] };
+const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope') };
+
+/** Catalogue (SPEC "Catalogue", D34): events, sessions and maps of the channel. */
+const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/:lang/events',
+    { schema: { ...common, summary: 'Events the channel sells (simplified)', params: ChannelLangParams, response: { 200: EventListResponse, ...errors } } },
+    async (request) => ok(await listEvents(app.ctx, request.channel!, request.params.lang), 'Events'),
+  );
+
+  app.get(
+    '/:lang/events/:eventId',
+    { schema: { ...common, summary: 'One event with fees and sessions', params: EventParams, response: { 200: EventResponse, ...errors } } },
+    async (request) => ok(await getEvent(app.ctx, request.channel!, request.params.eventId, request.params.lang), 'Event'),
+  );
+
+  app.get(
+    '/:lang/events/:eventId/sessions',
+    { schema: { ...common, summary: 'Upcoming sessions of an event', params: EventParams, response: { 200: SessionListResponse, ...errors } } },
+    async (request) => ok(await listSessions(app.ctx, request.channel!, request.params.eventId), 'Sessions'),
+  );
+
+  app.get(
+    '/:lang/events/:eventId/sessions/:sessionId',
+    {
+      schema: {
+        ...common,
+        summary: 'Session detail: seats and zones with live availability and rates',
+        description:
+          'Cached per session and language. Revalidate with If-None-Match (weak ETag, 304); gzip or brotli per Accept-Encoding.',
+        params: SessionParams,
+        response: { 200: SessionDetailResponse, 304: Type.Null({ description: 'Not modified' }), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { eventId, sessionId, lang } = request.params;
+      const cached = await getSessionDetail(app.ctx, request.channel!, eventId, sessionId, lang);
+      return sendVersion(request, reply, cached.version);
+    },
+  );
+
+  app.get(
+    '/:lang/events/:eventId/maps',
+    { schema: { ...common, summary: 'Venue map: sectors with their seat layout', params: EventParams, response: { 200: MapsResponse, ...errors } } },
+    async (request) => ok(await getMaps(app.ctx, request.channel!, request.params.eventId), 'Maps'),
+  );
+};
+
+/** Sends pre-serialised JSON: 304 on a matching If-None-Match, else the best accepted encoding. */
+async function sendVersion(request: FastifyRequest, reply: FastifyReply, version: PayloadVersion) {
+  reply.header('etag', version.etag).header('cache-control', 'private, no-cache').header('vary', 'Accept-Encoding');
+  if (etagMatches(request.headers['if-none-match'], version.etag)) return reply.status(304).send();
+  reply.header('content-type', 'application/json; charset=utf-8');
+  const encoding = preferredEncoding(request.headers['accept-encoding']);
+  if (!encoding) return reply.send(version.plain);
+  const body = await version.encode(encoding);
+  return reply.header('content-encoding', encoding).send(body);
+}
+
+/** Weak comparison (RFC 9110 13.1.2): W/ prefixes are ignored; "*" matches any version. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === bare;
+  });
+}
+
+/** br, else gzip, as the client allows them (q=0 refuses a coding); null means identity. */
+export function preferredEncoding(header: string | undefined): Encoding | null {
+  if (!header) return null;
+  const accepted = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)).find(Boolean);
+    accepted.set(name!.trim(), q ? Number(q[1]) : 1);
+  }
+  const quality = (coding: Encoding) => accepted.get(coding) ?? accepted.get('*') ?? 0;
+  const br = quality('br');
+  const gz = quality('gzip');
+  if (br > 0 && br >= gz) return 'br';
+  if (gz > 0) return 'gzip';
+  return null;
+}
 
 export default catalogueRoutes;

@@ -1,0 +1,126 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { ChannelLangParams, Envelope, IdParam, LangParam, SlugParam } from '../../http/schemas.js';
+
+// Response schemas double as the serialiser: a key not listed here never leaves (SPEC Catalogue
+// rules 1-2 are enforced by omission as well as by the services).
+
+export { ChannelLangParams };
+export const EventParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, eventId: IdParam });
+export const SessionParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, eventId: IdParam, sessionId: IdParam });
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
+const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 with UTC offset' });
+
+const Venue = Type.Object({ id: Type.Integer(), name: Type.String(), city: Nullable(Type.String()) });
+
+const EventHeader = {
+  id: Type.Integer(),
+  name: Type.String({ description: 'in the requested language, else the event default language' }),
+  description: Nullable(Type.String()),
+  image_url: Nullable(Type.String()),
+  default_lang: Type.String(),
+  venue: Venue,
+};
+
+export const EventListResponse = Envelope(
+  Type.Array(
+    Type.Object({
+      ...EventHeader,
+      sessions: Type.Array(Type.Object({ id: Type.Integer(), start_datetime: DateTime }), {
+        description: 'upcoming sessions on sale',
+      }),
+    }),
+  ),
+);
+
+const SessionSummary = Type.Object({
+  id: Type.Integer(),
+  event_id: Type.Integer(),
+  start_datetime: DateTime,
+  end_datetime: Nullable(DateTime),
+  status: Type.String(),
+  capacity: Type.Integer({ description: 'sellable units: numbered seats plus zone places' }),
+  available: Type.Integer({ description: 'units free now' }),
+});
+
+export const EventResponse = Envelope(
+  Type.Object({
+    ...EventHeader,
+    fees: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        kind: Type.Union([Type.Literal('fixed'), Type.Literal('percent')]),
+        amount: Type.Number({ description: 'fixed: currency units per ticket; percent: percentage of the base price' }),
+        session_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null: applies to every session of the event' }),
+      }),
+    ),
+    manual_promotions: Type.Array(Type.Object({})),
+    sessions: Type.Array(SessionSummary),
+  }),
+);
+
+export const SessionListResponse = Envelope(Type.Array(SessionSummary));
+
+const Rate = Type.Object({
+  id: Type.Integer({ description: 'rate_id' }),
+  name: Type.String(),
+  price: Type.Number(),
+  meta: Type.Record(Type.String(), Type.Unknown()),
+});
+
+/** Documentation of the session detail; its bytes come from the payload cache, not this schema. */
+export const SessionDetailResponse = Envelope(
+  Type.Object({
+    session: Type.Object({
+      id: Type.Integer(),
+      event_id: Type.Integer(),
+      event_name: Type.String(),
+      start_datetime: DateTime,
+      status: Type.String(),
+    }),
+    elements: Type.Object({
+      seats: Type.Array(
+        Type.Object({
+          id: Type.Integer({ description: 'session_seat_id' }),
+          sector_id: Type.Integer(),
+          row: Type.String(),
+          number: Type.String(),
+          x: Type.Number(),
+          y: Type.Number(),
+          status: Type.Union([Type.Literal('available'), Type.Literal('held'), Type.Literal('sold'), Type.Literal('blocked')]),
+          rates: Type.Array(Rate),
+        }),
+      ),
+      sectors: Type.Array(
+        Type.Object({
+          id: Type.Integer({ description: 'sector_id' }),
+          name: Type.String(),
+          numbered: Type.Boolean(),
+          capacity: Type.Integer(),
+          available: Type.Integer(),
+          rates: Type.Array(Rate),
+        }),
+      ),
+    }),
+  }),
+);
+
+export const MapsResponse = Envelope(
+  Type.Array(
+    Type.Object({
+      id: Type.Integer({ description: 'sector_id' }),
+      name: Type.String(),
+      numbered: Type.Boolean(),
+      capacity: Type.Integer(),
+      seats: Type.Array(
+        Type.Object({
+          id: Type.Integer({ description: 'seat id (the layout, the same for every session)' }),
+          row: Type.String(),
+          number: Type.String(),
+          x: Type.Number(),
+          y: Type.Number(),
+        }),
+      ),
+    }),
+  ),
+);
