@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   amount_mismatch: 422,
   voucher_invalid: 422,
   voucher_expired: 422,
+  voucher_not_yet_valid: 422,
   voucher_not_applicable: 422,
   too_many_items: 422,
   // 429 / 5xx

@@ -1,6 +1,140 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
+import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
+import {
+  AddItemBody,
+  AddItemsBulkBody,
+  ChangeRateBody,
+  CreateOrderBody,
+  ItemParams,
+  OrderParams,
+  OrderResponse,
+  RemoveItemsBulkBody,
+  SectorItemsBody,
+} from './orders.schemas.js';
+import * as orders from './orders.service.js';
 
-/** Orders and items (issue 3). No routes yet: registered in app.ts so the module has its place. */
-const ordersRoutes: FastifyPluginAsyncTypebox = async () => {};
+const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope'), 409: Type.Ref('ErrorEnvelope') };
+const doc = (summary: string) => ({ tags: ['Orders'], summary, security: [{ bearer: [] }] });
+
+/** How often each instance sweeps expired carts (the claims never wait for it, D15). */
+export const SWEEP_INTERVAL_MS = 30_000;
+
+/**
+ * B2B order creation and every cart route are for the widget models C and D; A and B sell through
+ * the portal (SPEC Errors). Runs after the bearer hook of the channel scope.
+ */
+export function requireCartChannel(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const mode = request.channel?.integrationMode;
+    if (mode !== 'widget_platform_payment' && mode !== 'widget_external_payment') {
+      throw new AppError('forbidden_for_integration_mode', 'Orders through the B2B interface are for integration models C and D only');
+    }
+  });
+}
+
+/** Runs the expiry sweep on an interval while the app is up (never in tests: they call it directly). */
+function scheduleExpirySweep(app: FastifyInstance): void {
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    if (app.ctx.config.appEnv === 'test') return;
+    timer = setInterval(() => {
+      orders.sweepExpiredOrders(app.ctx).catch((err) => app.log.error({ err }, 'expiry sweep failed'));
+    }, SWEEP_INTERVAL_MS);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(timer));
+}
+
+/** Orders and items (SPEC "Order and items"), under /sales-channel/v1/{slug}. */
+const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  scheduleExpirySweep(app);
+  requireCartChannel(app);
+
+  app.post(
+    '/:lang/orders',
+    { schema: { ...doc('Create an order with its first item'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
+    async (request, reply) => {
+      const { order, created } = await orders.createOrder(app.ctx, request.channel!, request.params.lang, request.body);
+      const status = created ? 201 : 200;
+      return reply.status(status).send(ok(order, created ? 'Order created' : 'Item added to the existing order', status));
+    },
+  );
+
+  app.get(
+    '/:lang/orders/:orderToken',
+    { schema: { ...doc('Read an order'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await orders.getOrder(app.ctx, request.channel!, orderToken, lang), 'Order');
+    },
+  );
+
+  app.delete(
+    '/:lang/orders/:orderToken',
+    { schema: { ...doc('Cancel an order (its seats are released at once)'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await orders.cancelOrder(app.ctx, request.channel!, orderToken, lang), 'Order cancelled');
+    },
+  );
+
+  app.post(
+    '/:lang/orders/:orderToken/items',
+    { schema: { ...doc('Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await orders.addItem(app.ctx, request.channel!, orderToken, lang, request.body), 'Item added');
+    },
+  );
+
+  app.post(
+    '/:lang/orders/:orderToken/items-bulk',
+    { schema: { ...doc('Add seats in bulk (all or nothing)'), params: OrderParams, body: AddItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await orders.addItemsBulk(app.ctx, request.channel!, orderToken, lang, request.body.items), 'Items added');
+    },
+  );
+
+  app.post(
+    '/:lang/orders/:orderToken/items/sector',
+    { schema: { ...doc('Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await orders.addSectorItems(app.ctx, request.channel!, orderToken, lang, request.body), 'Items added');
+    },
+  );
+
+  app.delete(
+    '/:lang/orders/:orderToken/items/bulk',
+    { schema: { ...doc('Remove items in bulk (all or nothing)'), params: OrderParams, body: RemoveItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await orders.removeItemsBulk(app.ctx, request.channel!, orderToken, lang, request.body.item_ids), 'Items removed');
+    },
+  );
+
+  app.delete(
+    '/:lang/orders/:orderToken/items/:itemId',
+    { schema: { ...doc('Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken, itemId } = request.params;
+      return ok(await orders.removeItem(app.ctx, request.channel!, orderToken, lang, itemId), 'Item removed');
+    },
+  );
+
+  app.put(
+    '/:lang/orders/:orderToken/items/change-rate',
+    { schema: { ...doc('Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      const { item_ids, rate_id } = request.body;
+      return ok(await orders.changeRate(app.ctx, request.channel!, orderToken, lang, item_ids, rate_id), 'Rate changed');
+    },
+  );
+};
 
 export default ordersRoutes;

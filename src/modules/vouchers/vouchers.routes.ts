@@ -1,6 +1,51 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ok } from '../../http/envelope.js';
+import { LangParam, SlugParam, bearerErrors } from '../../http/schemas.js';
+import { requireCartChannel } from '../orders/orders.routes.js';
+import { OrderParams, OrderResponse, OrderToken } from '../orders/orders.schemas.js';
+import { applyVoucher, removeVoucher } from './vouchers.service.js';
 
-/** Vouchers (issue 3). No routes yet: registered in app.ts so the module has its place. */
-const vouchersRoutes: FastifyPluginAsyncTypebox = async () => {};
+const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope'), 409: Type.Ref('ErrorEnvelope') };
+const VoucherCode = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\s*[A-Za-z0-9_-]+\\s*$' });
+
+/** Vouchers on an order (SPEC "Vouchers"), under /sales-channel/v1/{slug}. */
+const vouchersRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  requireCartChannel(app);
+
+  app.post(
+    '/:lang/orders/:orderToken/apply-voucher',
+    {
+      schema: {
+        tags: ['Vouchers'],
+        summary: 'Apply a voucher (one per order; another code replaces it)',
+        security: [{ bearer: [] }],
+        params: OrderParams,
+        body: Type.Object({ code: VoucherCode }),
+        response: { 200: OrderResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const { lang, orderToken } = request.params;
+      return ok(await applyVoucher(app.ctx, request.channel!, orderToken, lang, request.body.code), 'Voucher applied');
+    },
+  );
+
+  app.delete(
+    '/:lang/orders/:orderToken/vouchers/:voucherCode',
+    {
+      schema: {
+        tags: ['Vouchers'],
+        summary: 'Remove a voucher from an order',
+        security: [{ bearer: [] }],
+        params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken, voucherCode: VoucherCode }),
+        response: { 200: OrderResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const { lang, orderToken, voucherCode } = request.params;
+      return ok(await removeVoucher(app.ctx, request.channel!, orderToken, lang, voucherCode), 'Voucher removed');
+    },
+  );
+};
 
 export default vouchersRoutes;

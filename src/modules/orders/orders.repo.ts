@@ -1,0 +1,381 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
+import type { OrderStatus, OrderType } from '../../db/schema/index.js';
+import type { FeeRule, ItemAmounts, OrderAmounts, PricingItem, VoucherRule } from './pricing.js';
+
+// SQL of the cart. Every function takes a Db, which is a transaction inside a use case. Claims are
+// conditional UPDATEs whose returned rows are counted by the caller (docs/architecture.md).
+
+/** A PostgreSQL integer array parameter, the same on both drivers. */
+export const intArray = (ids: readonly number[]): SQL => sql`${`{${ids.map((n) => Math.trunc(n)).join(',')}}`}::bigint[]`;
+
+/** The free condition of an inventory row: available, or held by a cart that has expired (D15). */
+const isFree = (now: Date) => sql`(status = 'available' OR (status = 'held' AND hold_expires_at <= ${now}))`;
+
+export interface OrderRow {
+  id: number;
+  channelId: number;
+  orderToken: string;
+  status: OrderStatus;
+  type: OrderType;
+  expiresAt: Date | null;
+}
+
+interface RawOrder {
+  id: string | number;
+  channel_id: number;
+  order_token: string;
+  status: OrderStatus;
+  type: OrderType;
+  expires_at: Date | string | null;
+}
+
+const toDate = (v: Date | string | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v));
+
+const orderRow = (r: RawOrder): OrderRow => ({
+  id: Number(r.id),
+  channelId: r.channel_id,
+  orderToken: r.order_token,
+  status: r.status,
+  type: r.type,
+  expiresAt: toDate(r.expires_at),
+});
+
+const ORDER_COLUMNS = sql`id, channel_id, order_token, status, type, expires_at`;
+
+/** The order named by a token (any channel), locked for the rest of the transaction. */
+export async function lockOrderByToken(db: Db, orderToken: string): Promise<OrderRow | null> {
+  const rows = await queryRows<RawOrder>(db, sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE order_token = ${orderToken} FOR UPDATE`);
+  return rows[0] ? orderRow(rows[0]) : null;
+}
+
+/** The order of a channel named by a token, locked for the rest of the transaction. */
+export async function lockChannelOrder(db: Db, channelId: number, orderToken: string): Promise<OrderRow | null> {
+  const rows = await queryRows<RawOrder>(
+    db,
+    sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE order_token = ${orderToken} AND channel_id = ${channelId} FOR UPDATE`,
+  );
+  return rows[0] ? orderRow(rows[0]) : null;
+}
+
+/** The order of a channel named by a token, without locking (reads). */
+export async function findOrder(db: Db, channelId: number, orderToken: string): Promise<OrderRow | null> {
+  const rows = await queryRows<RawOrder>(
+    db,
+    sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE order_token = ${orderToken} AND channel_id = ${channelId}`,
+  );
+  return rows[0] ? orderRow(rows[0]) : null;
+}
+
+export interface NewOrder {
+  orderToken: string;
+  reference: string;
+  channelId: number;
+  lang: string;
+  currency: string;
+  now: Date;
+}
+
+/**
+ * Inserts an empty pending order; null when the token or the reference is already taken (the
+ * caller tells which). A concurrent insert of the same token waits for the other transaction.
+ */
+export async function insertOrder(db: Db, o: NewOrder): Promise<OrderRow | null> {
+  const rows = await queryRows<RawOrder>(
+    db,
+    sql`INSERT INTO orders (order_token, reference, channel_id, lang, currency, created_at, updated_at)
+        VALUES (${o.orderToken}, ${o.reference}, ${o.channelId}, ${o.lang}, ${o.currency}, ${o.now}, ${o.now})
+        ON CONFLICT DO NOTHING
+        RETURNING ${ORDER_COLUMNS}`,
+  );
+  return rows[0] ? orderRow(rows[0]) : null;
+}
+
+export async function countItems(db: Db, orderId: number): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM order_items WHERE order_id = ${orderId}`);
+  return Number(row?.n ?? 0);
+}
+
+/** An inventory row as the channel may sell it: null fields when its event is not sold by the channel. */
+export interface SeatInfo {
+  id: number;
+  sessionId: number;
+  eventId: number;
+  sectorId: number;
+  seatId: number | null;
+  row: string | null;
+  number: string | null;
+  sectorName: string;
+  onSale: boolean;
+}
+
+/** Inventory rows by id, limited to events the channel sells. */
+export async function findSellableSeats(db: Db, channelId: number, sessionSeatIds: readonly number[]): Promise<SeatInfo[]> {
+  const rows = await queryRows<{
+    id: number;
+    session_id: number;
+    event_id: number;
+    sector_id: number;
+    seat_id: number | null;
+    row: string | null;
+    number: string | null;
+    sector_name: string;
+    on_sale: boolean;
+  }>(
+    db,
+    sql`SELECT ss.id, ss.session_id, se.event_id, ss.sector_id, ss.seat_id, st.row, st.number, sec.name AS sector_name,
+               (se.status = 'on_sale' AND e.status = 'published') AS on_sale
+        FROM session_seats ss
+        JOIN sessions se ON se.id = ss.session_id
+        JOIN events e ON e.id = se.event_id
+        JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
+        JOIN sectors sec ON sec.id = ss.sector_id
+        LEFT JOIN seats st ON st.id = ss.seat_id
+        WHERE ss.id = ANY(${intArray(sessionSeatIds)})`,
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    sessionId: r.session_id,
+    eventId: r.event_id,
+    sectorId: r.sector_id,
+    seatId: r.seat_id,
+    row: r.row,
+    number: r.number,
+    sectorName: r.sector_name,
+    onSale: r.on_sale,
+  }));
+}
+
+export interface ZoneInfo {
+  sectorId: number;
+  sectorName: string;
+  numbered: boolean;
+  sessionId: number;
+  eventId: number;
+  onSale: boolean;
+}
+
+/** A sector of the venue of a session the channel sells; null when there is none. */
+export async function findSellableSector(db: Db, channelId: number, sessionId: number, sectorId: number): Promise<ZoneInfo | null> {
+  const rows = await queryRows<{ sector_id: number; sector_name: string; numbered: boolean; session_id: number; event_id: number; on_sale: boolean }>(
+    db,
+    sql`SELECT sec.id AS sector_id, sec.name AS sector_name, sec.numbered, se.id AS session_id, se.event_id,
+               (se.status = 'on_sale' AND e.status = 'published') AS on_sale
+        FROM sessions se
+        JOIN events e ON e.id = se.event_id
+        JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
+        JOIN sectors sec ON sec.venue_id = se.venue_id AND sec.id = ${sectorId}
+        WHERE se.id = ${sessionId}`,
+  );
+  const r = rows[0];
+  return r
+    ? { sectorId: r.sector_id, sectorName: r.sector_name, numbered: r.numbered, sessionId: r.session_id, eventId: r.event_id, onSale: r.on_sale }
+    : null;
+}
+
+export interface RateInfo {
+  id: number;
+  sessionId: number;
+  sectorId: number | null;
+  price: number;
+}
+
+export async function findRates(db: Db, rateIds: readonly number[]): Promise<RateInfo[]> {
+  const rows = await queryRows<{ id: number; session_id: number; sector_id: number | null; price: number }>(
+    db,
+    sql`SELECT id, session_id, sector_id, price FROM rates WHERE id = ANY(${intArray(rateIds)})`,
+  );
+  return rows.map((r) => ({ id: r.id, sessionId: r.session_id, sectorId: r.sector_id, price: r.price }));
+}
+
+/** Claims one inventory row for a cart; false when it is not free (D14: row count checked). */
+export async function claimRow(db: Db, sessionSeatId: number, orderId: number, holdUntil: Date, now: Date): Promise<boolean> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`UPDATE session_seats SET status = 'held', order_id = ${orderId}, hold_expires_at = ${holdUntil}
+        WHERE id = ${sessionSeatId} AND ${isFree(now)}
+        RETURNING id`,
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Claims up to `quantity` free places of an unnumbered zone, lowest ids first, skipping rows other
+ * transactions are claiming right now; returns the ids claimed (the caller checks the count).
+ */
+export async function claimZonePlaces(
+  db: Db,
+  z: { sessionId: number; sectorId: number; quantity: number; orderId: number; holdUntil: Date; now: Date },
+): Promise<number[]> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`UPDATE session_seats SET status = 'held', order_id = ${z.orderId}, hold_expires_at = ${z.holdUntil}
+        WHERE id IN (
+          SELECT id FROM session_seats
+          WHERE session_id = ${z.sessionId} AND sector_id = ${z.sectorId} AND seat_id IS NULL AND ${isFree(z.now)}
+          ORDER BY id LIMIT ${z.quantity}
+          FOR UPDATE SKIP LOCKED)
+        AND ${isFree(z.now)}
+        RETURNING id`,
+  );
+  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+}
+
+/** Frees the rows an order holds (all of them, or the listed ones); returns their session ids. */
+export async function releaseHeldRows(db: Db, orderId: number, sessionSeatIds?: readonly number[]): Promise<number[]> {
+  const only = sessionSeatIds ? sql`AND id = ANY(${intArray(sessionSeatIds)})` : sql``;
+  const rows = await queryRows<{ session_id: number }>(
+    db,
+    sql`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL
+        WHERE order_id = ${orderId} AND status = 'held' ${only}
+        RETURNING session_id`,
+  );
+  return rows.map((r) => r.session_id);
+}
+
+export interface NewItem {
+  eventId: number;
+  sessionId: number;
+  sectorId: number;
+  sessionSeatId: number;
+  rateId: number;
+  price: number;
+}
+
+/** Inserts items at their base price; the caller reprices the order in the same transaction. */
+export async function insertItems(db: Db, orderId: number, items: readonly NewItem[], now: Date): Promise<void> {
+  if (items.length === 0) return;
+  const values = sql.join(
+    items.map(
+      (i) =>
+        sql`(${orderId}, ${i.eventId}, ${i.sessionId}, ${i.sectorId}, ${i.sessionSeatId}, ${i.rateId}, ${i.price}, 0, 0, ${i.price}, ${now})`,
+    ),
+    sql`, `,
+  );
+  await db.execute(sql`
+    INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id,
+                             base_amount, discount_amount, fee_amount, total_amount, created_at)
+    VALUES ${values}`);
+}
+
+export interface ItemRow {
+  id: number;
+  eventId: number;
+  sessionId: number;
+  sectorId: number;
+  sessionSeatId: number;
+  rateId: number;
+}
+
+/** The order's items with the listed ids (all of them when ids is omitted). */
+export async function findItems(db: Db, orderId: number, itemIds?: readonly number[]): Promise<ItemRow[]> {
+  const only = itemIds ? sql`AND id = ANY(${intArray(itemIds)})` : sql``;
+  const rows = await queryRows<{ id: string | number; event_id: number; session_id: number; sector_id: number; session_seat_id: number; rate_id: number }>(
+    db,
+    sql`SELECT id, event_id, session_id, sector_id, session_seat_id, rate_id FROM order_items WHERE order_id = ${orderId} ${only} ORDER BY id`,
+  );
+  return rows.map((r) => ({ id: Number(r.id), eventId: r.event_id, sessionId: r.session_id, sectorId: r.sector_id, sessionSeatId: r.session_seat_id, rateId: r.rate_id }));
+}
+
+export async function deleteItems(db: Db, orderId: number, itemIds: readonly number[]): Promise<void> {
+  await db.execute(sql`DELETE FROM order_items WHERE order_id = ${orderId} AND id = ANY(${intArray(itemIds)})`);
+}
+
+export async function setItemsRate(db: Db, orderId: number, itemIds: readonly number[], rateId: number): Promise<void> {
+  await db.execute(sql`UPDATE order_items SET rate_id = ${rateId} WHERE order_id = ${orderId} AND id = ANY(${intArray(itemIds)})`);
+}
+
+export async function setOrderExpiry(db: Db, orderId: number, expiresAt: Date | null, now: Date): Promise<void> {
+  await db.execute(sql`UPDATE orders SET expires_at = ${expiresAt}, updated_at = ${now} WHERE id = ${orderId}`);
+}
+
+export async function setOrderStatus(db: Db, orderId: number, status: OrderStatus, now: Date): Promise<void> {
+  await db.execute(sql`UPDATE orders SET status = ${status}, expires_at = NULL, updated_at = ${now} WHERE id = ${orderId}`);
+}
+
+export interface PricingInputs {
+  items: PricingItem[];
+  fees: FeeRule[];
+  voucher: VoucherRule | null;
+}
+
+/** What pricing needs: the items with their rates' prices, the fee rules that touch them, the voucher. */
+export async function loadPricingInputs(db: Db, orderId: number): Promise<PricingInputs> {
+  const items = await queryRows<{ id: string | number; event_id: number; session_id: number; rate_id: number; price: number }>(
+    db,
+    sql`SELECT oi.id, oi.event_id, oi.session_id, oi.rate_id, r.price
+        FROM order_items oi JOIN rates r ON r.id = oi.rate_id
+        WHERE oi.order_id = ${orderId} ORDER BY oi.id`,
+  );
+  if (items.length === 0) return { items: [], fees: [], voucher: null };
+  const eventIds = [...new Set(items.map((i) => i.event_id))];
+  const sessionIds = [...new Set(items.map((i) => i.session_id))];
+  const fees = await queryRows<{ event_id: number | null; session_id: number | null; kind: 'fixed' | 'percent'; amount: number }>(
+    db,
+    sql`SELECT event_id, session_id, kind, amount FROM fees
+        WHERE event_id = ANY(${intArray(eventIds)}) OR session_id = ANY(${intArray(sessionIds)})
+        ORDER BY id`,
+  );
+  const vouchers = await queryRows<{ kind: 'percent' | 'fixed'; value: number; event_id: number | null; session_id: number | null; rate_id: number | null }>(
+    db,
+    sql`SELECT v.kind, v.value, v.event_id, v.session_id, v.rate_id
+        FROM order_vouchers ov JOIN vouchers v ON v.id = ov.voucher_id
+        WHERE ov.order_id = ${orderId} ORDER BY ov.created_at LIMIT 1`,
+  );
+  const v = vouchers[0];
+  return {
+    items: items.map((i) => ({ id: Number(i.id), eventId: i.event_id, sessionId: i.session_id, rateId: i.rate_id, price: i.price })),
+    fees: fees.map((f) => ({ eventId: f.event_id, sessionId: f.session_id, kind: f.kind, amount: f.amount })),
+    voucher: v ? { kind: v.kind, value: v.value, eventId: v.event_id, sessionId: v.session_id, rateId: v.rate_id } : null,
+  };
+}
+
+/** Writes every item's amounts and the order's totals (their sum) in two statements. */
+export async function writeAmounts(db: Db, orderId: number, items: readonly ItemAmounts[], totals: OrderAmounts, now: Date): Promise<void> {
+  if (items.length > 0) {
+    const values = sql.join(
+      items.map((i) => sql`(${i.id}::bigint, ${i.base}::int, ${i.discount}::int, ${i.fee}::int, ${i.total}::int)`),
+      sql`, `,
+    );
+    await db.execute(sql`
+      UPDATE order_items oi SET base_amount = v.base, discount_amount = v.discount, fee_amount = v.fee, total_amount = v.total
+      FROM (VALUES ${values}) AS v(id, base, discount, fee, total)
+      WHERE oi.id = v.id AND oi.order_id = ${orderId}
+        AND (oi.base_amount, oi.discount_amount, oi.fee_amount) IS DISTINCT FROM (v.base, v.discount, v.fee)`);
+  }
+  await db.execute(sql`
+    UPDATE orders SET base_amount = ${totals.base}, discount_amount = ${totals.discount}, fee_amount = ${totals.fee},
+                      total_amount = ${totals.total}, updated_at = ${now}
+    WHERE id = ${orderId}`);
+}
+
+/** Removes every voucher from an order (an emptied cart gives its voucher back). */
+export async function deleteOrderVouchers(db: Db, orderId: number): Promise<void> {
+  await db.execute(sql`DELETE FROM order_vouchers WHERE order_id = ${orderId}`);
+}
+
+/**
+ * Marks up to `limit` expired carts `expired` and frees their holds, skipping carts another
+ * transaction has locked (several instances may sweep at once). Returns the orders and sessions touched.
+ */
+export async function sweepExpiredBatch(db: Db, now: Date, limit: number): Promise<{ orderIds: number[]; sessionIds: number[] }> {
+  const orders = await queryRows<{ id: string | number }>(
+    db,
+    sql`UPDATE orders SET status = 'expired', updated_at = ${now}
+        WHERE id IN (
+          SELECT id FROM orders
+          WHERE status = 'pending' AND expires_at <= ${now}
+          ORDER BY expires_at, id LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+  );
+  const orderIds = orders.map((o) => Number(o.id));
+  if (orderIds.length === 0) return { orderIds, sessionIds: [] };
+  const rows = await queryRows<{ session_id: number }>(
+    db,
+    sql`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL
+        WHERE order_id = ANY(${intArray(orderIds)}) AND status = 'held'
+        RETURNING session_id`,
+  );
+  return { orderIds, sessionIds: [...new Set(rows.map((r) => r.session_id))] };
+}

@@ -1,0 +1,329 @@
+import crypto from 'node:crypto';
+import type { AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
+import { AppError, type FieldErrors } from '../../http/errors.js';
+import { inventoryChanged } from '../../lib/inventory-events.js';
+import type { ChannelRecord } from '../channels/channels.repo.js';
+import { buildOrderView, type OrderView } from './order-view.js';
+import * as repo from './orders.repo.js';
+import type { OrderRow, SeatInfo } from './orders.repo.js';
+import { priceItems, sumAmounts } from './pricing.js';
+
+// Cart use cases. Each takes the channel and the order token, so that the B2B routes and the
+// portal's public cart call the same functions; each runs in one transaction that first locks the
+// order row (changes to one cart are serialised), claims inventory with conditional UPDATEs in
+// ascending id order, reprices the whole order, and announces the inventory change after commit.
+
+export interface ItemRequest {
+  session_seat_id: number;
+  rate_id: number;
+}
+
+export interface SectorRequest {
+  sector_id: number;
+  rate_id: number;
+  quantity: number;
+}
+
+export const ORDER_TOKEN_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+
+const REFERENCE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ0123456789'.slice(0, 32);
+
+/** A readable order reference: `TQ-` + 8 base32 characters (no I, L, O, U: easy to read aloud). */
+export function newReference(): string {
+  let out = 'TQ-';
+  for (const byte of crypto.randomBytes(8)) out += REFERENCE_ALPHABET[byte % 32];
+  return out;
+}
+
+const orderNotFound = () => new AppError('not_found', 'Order not found');
+
+/** A pending cart whose lifetime has run out, swept or not (D15). */
+export const isTimedOut = (order: Pick<OrderRow, 'status' | 'expiresAt'>, now: Date) =>
+  order.status === 'expired' || (order.status === 'pending' && order.expiresAt !== null && order.expiresAt <= now);
+
+/** 409 unless the order is a live cart. */
+export function assertModifiable(order: OrderRow, now: Date): void {
+  if (order.status === 'completed') throw new AppError('order_completed', 'The order is completed and can no longer be changed');
+  if (order.status === 'cancelled') throw new AppError('order_not_modifiable', 'The order is cancelled and can no longer be changed');
+  if (isTimedOut(order, now)) throw new AppError('order_expired', 'The order has expired; start a new order');
+}
+
+/** The channel's cart lifetime in milliseconds (D13; a channel may override the deployment's). */
+const cartTtlMs = (ctx: AppContext, channel: ChannelRecord) => (channel.cartTtlSeconds ?? ctx.config.cartTtlSeconds) * 1000;
+
+/** Locks a live cart of the channel for a change: 404 for another channel's order (D5), 409 when not live. */
+export async function lockCartForChange(tx: Db, channel: ChannelRecord, orderToken: string, now: Date): Promise<OrderRow> {
+  const order = await repo.lockChannelOrder(tx, channel.id, orderToken);
+  if (!order) throw orderNotFound();
+  assertModifiable(order, now);
+  return order;
+}
+
+/** Recomputes every amount of the order from its items, fee rules and voucher (same transaction). */
+export async function repriceOrder(tx: Db, orderId: number, now: Date): Promise<void> {
+  const inputs = await repo.loadPricingInputs(tx, orderId);
+  const items = priceItems(inputs.items, inputs.fees, inputs.voucher);
+  await repo.writeAmounts(tx, orderId, items, sumAmounts(items), now);
+}
+
+const seatLabel = (seat: SeatInfo) => `${seat.sectorName}, row ${seat.row}, number ${seat.number}`;
+
+/** Seats and rates of an add request, checked: 404 unknown seat, 422 wrong rate or zone place, 409 not on sale. */
+async function resolveSeatRequests(tx: Db, channel: ChannelRecord, requests: readonly ItemRequest[], fieldPrefix: (i: number) => string) {
+  const seats = new Map((await repo.findSellableSeats(tx, channel.id, requests.map((r) => r.session_seat_id))).map((s) => [s.id, s]));
+  const rates = new Map((await repo.findRates(tx, [...new Set(requests.map((r) => r.rate_id))])).map((r) => [r.id, r]));
+  const errors: FieldErrors = {};
+  const resolved = requests.map((req, i) => {
+    const seat = seats.get(req.session_seat_id);
+    if (!seat) throw new AppError('not_found', `Seat ${req.session_seat_id} not found`);
+    if (seat.seatId === null) {
+      errors[`${fieldPrefix(i)}session_seat_id`] = ['is a place of an unnumbered zone; add it with items/sector'];
+    }
+    const rate = rates.get(req.rate_id);
+    if (!rate || rate.sessionId !== seat.sessionId || (rate.sectorId !== null && rate.sectorId !== seat.sectorId)) {
+      errors[`${fieldPrefix(i)}rate_id`] = [`is not a rate of session ${seat.sessionId} for this seat`];
+    }
+    return { seat, rate: rate! };
+  });
+  if (Object.keys(errors).length) throw new AppError('validation_failed', 'The given data was invalid', errors);
+  const closed = resolved.find((r) => !r.seat.onSale);
+  if (closed) throw new AppError('conflict', `Session ${closed.seat.sessionId} is not on sale`);
+  return resolved;
+}
+
+async function assertRoomFor(ctx: AppContext, tx: Db, orderId: number, adding: number): Promise<void> {
+  const max = ctx.config.maxItemsPerOrder;
+  if ((await repo.countItems(tx, orderId)) + adding > max) {
+    throw new AppError('too_many_items', `An order holds at most ${max} items`, { items: [`at most ${max} items per order`] });
+  }
+}
+
+/** The hold expiry of a cart: its own, or a new lifetime when it is empty (D13). */
+async function holdUntil(ctx: AppContext, tx: Db, channel: ChannelRecord, order: OrderRow, now: Date): Promise<Date> {
+  if (order.expiresAt) return order.expiresAt;
+  const until = new Date(now.getTime() + cartTtlMs(ctx, channel));
+  await repo.setOrderExpiry(tx, order.id, until, now);
+  order.expiresAt = until;
+  return until;
+}
+
+/** Claims seats for a locked live cart, all or nothing, and adds them as items. Returns the sessions touched. */
+async function addSeatsToCart(ctx: AppContext, tx: Db, channel: ChannelRecord, order: OrderRow, requests: readonly ItemRequest[], now: Date, fieldPrefix: (i: number) => string) {
+  const seen = new Set<number>();
+  for (const [i, r] of requests.entries()) {
+    if (seen.has(r.session_seat_id)) {
+      throw new AppError('validation_failed', 'The given data was invalid', { [`${fieldPrefix(i)}session_seat_id`]: ['appears more than once'] });
+    }
+    seen.add(r.session_seat_id);
+  }
+  const resolved = await resolveSeatRequests(tx, channel, requests, fieldPrefix);
+  await assertRoomFor(ctx, tx, order.id, requests.length);
+  const until = await holdUntil(ctx, tx, channel, order, now);
+  // Ascending id order, so that two bulk claims over the same seats cannot deadlock (D14).
+  resolved.sort((a, b) => a.seat.id - b.seat.id);
+  for (const { seat } of resolved) {
+    if (!(await repo.claimRow(tx, seat.id, order.id, until, now))) {
+      throw new AppError('seat_unavailable', `Seat ${seatLabel(seat)} is not available`, { session_seat_id: [String(seat.id)] });
+    }
+  }
+  await repo.insertItems(
+    tx,
+    order.id,
+    resolved.map(({ seat, rate }) => ({
+      eventId: seat.eventId,
+      sessionId: seat.sessionId,
+      sectorId: seat.sectorId,
+      sessionSeatId: seat.id,
+      rateId: rate.id,
+      price: rate.price,
+    })),
+    now,
+  );
+  await repriceOrder(tx, order.id, now);
+  return resolved.map((r) => r.seat.sessionId);
+}
+
+/**
+ * Runs a change of a live cart in one transaction (the order row locked first), then announces the
+ * inventory change and returns the view. `work` returns the session ids whose inventory it touched.
+ */
+export async function changeCart(
+  ctx: AppContext,
+  channel: ChannelRecord,
+  orderToken: string,
+  lang: string,
+  work: (tx: Db, order: OrderRow, now: Date) => Promise<number[]>,
+): Promise<OrderView> {
+  const now = ctx.clock.now();
+  const { orderId, sessionIds } = await ctx.db.transaction(async (tx) => {
+    const order = await lockCartForChange(tx, channel, orderToken, now);
+    return { orderId: order.id, sessionIds: await work(tx, order, now) };
+  });
+  inventoryChanged(ctx, sessionIds);
+  return buildOrderView(ctx.db, orderId, lang, now);
+}
+
+/**
+ * Creates an order with its first item (D17). A caller-chosen `order_token` that already names an
+ * order of the channel adds the item to it (`created: false`); another channel's token is 409.
+ */
+export async function createOrder(
+  ctx: AppContext,
+  channel: ChannelRecord,
+  lang: string,
+  input: ItemRequest & { order_token?: string },
+): Promise<{ order: OrderView; created: boolean }> {
+  const now = ctx.clock.now();
+  const token = input.order_token ?? crypto.randomUUID();
+  const { orderId, created, sessionIds } = await ctx.db.transaction(async (tx) => {
+    let order: OrderRow | null = null;
+    let created = false;
+    for (let attempt = 0; !order && attempt < 5; attempt++) {
+      // A supplied token may already exist; a concurrent insert of the same token waits for the other.
+      order = input.order_token ? await repo.lockOrderByToken(tx, token) : null;
+      if (order) break;
+      order = await repo.insertOrder(tx, { orderToken: token, reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, now });
+      created = order !== null;
+      // null: the token appeared meanwhile (loop reads it) or the reference collided (loop retries).
+    }
+    if (!order) throw new AppError('order_token_taken', 'The order_token is already in use');
+    if (order.channelId !== channel.id) throw new AppError('order_token_taken', 'The order_token is already in use');
+    if (!created) assertModifiable(order, now);
+    const sessionIds = await addSeatsToCart(ctx, tx, channel, order, [input], now, () => '');
+    return { orderId: order.id, created, sessionIds };
+  });
+  inventoryChanged(ctx, sessionIds);
+  return { order: await buildOrderView(ctx.db, orderId, lang, now), created };
+}
+
+/** The order of the channel (reading never extends its lifetime, D13). */
+export async function getOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string): Promise<OrderView> {
+  const order = await repo.findOrder(ctx.db, channel.id, orderToken);
+  if (!order) throw orderNotFound();
+  return buildOrderView(ctx.db, order.id, lang, ctx.clock.now());
+}
+
+/** Adds one seat to a live cart. */
+export const addItem = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, item: ItemRequest) =>
+  changeCart(ctx, channel, orderToken, lang, (tx, order, now) => addSeatsToCart(ctx, tx, channel, order, [item], now, () => ''));
+
+/** Adds several seats, all or nothing (D18). */
+export const addItemsBulk = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, items: readonly ItemRequest[]) =>
+  changeCart(ctx, channel, orderToken, lang, (tx, order, now) => addSeatsToCart(ctx, tx, channel, order, items, now, (i) => `items.${i}.`));
+
+/** Adds `quantity` places of an unnumbered zone; the session is the rate's. All or nothing. */
+export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, req: SectorRequest) =>
+  changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
+    const [rate] = await repo.findRates(tx, [req.rate_id]);
+    if (!rate) throw new AppError('validation_failed', 'The given data was invalid', { rate_id: ['unknown rate'] });
+    const zone = await repo.findSellableSector(tx, channel.id, rate.sessionId, req.sector_id);
+    if (!zone) throw new AppError('not_found', `Sector ${req.sector_id} not found`);
+    if (zone.numbered) {
+      throw new AppError('validation_failed', 'The given data was invalid', { sector_id: ['is a numbered sector; add its seats with items'] });
+    }
+    if (rate.sectorId !== null && rate.sectorId !== zone.sectorId) {
+      throw new AppError('validation_failed', 'The given data was invalid', { rate_id: ['is not a rate of this sector'] });
+    }
+    if (!zone.onSale) throw new AppError('conflict', `Session ${zone.sessionId} is not on sale`);
+    await assertRoomFor(ctx, tx, order.id, req.quantity);
+    const until = await holdUntil(ctx, tx, channel, order, now);
+    const claimed = await repo.claimZonePlaces(tx, {
+      sessionId: zone.sessionId,
+      sectorId: zone.sectorId,
+      quantity: req.quantity,
+      orderId: order.id,
+      holdUntil: until,
+      now,
+    });
+    if (claimed.length < req.quantity) {
+      throw new AppError('zone_capacity_exceeded', `Not enough free places in ${zone.sectorName} for ${req.quantity} tickets`);
+    }
+    await repo.insertItems(
+      tx,
+      order.id,
+      claimed.map((id) => ({ eventId: zone.eventId, sessionId: zone.sessionId, sectorId: zone.sectorId, sessionSeatId: id, rateId: rate.id, price: rate.price })),
+      now,
+    );
+    await repriceOrder(tx, order.id, now);
+    return [zone.sessionId];
+  });
+
+/** Removes items of a live cart and frees their seats at once; all or nothing (unknown id: 404). */
+async function removeItemsFromCart(tx: Db, order: OrderRow, itemIds: readonly number[], now: Date): Promise<number[]> {
+  const unique = [...new Set(itemIds)];
+  const items = await repo.findItems(tx, order.id, unique);
+  const missing = unique.find((id) => !items.some((item) => item.id === id));
+  if (missing !== undefined) throw new AppError('not_found', `Item ${missing} not found`);
+  const sessionIds = await repo.releaseHeldRows(tx, order.id, items.map((i) => i.sessionSeatId));
+  await repo.deleteItems(tx, order.id, unique);
+  if ((await repo.countItems(tx, order.id)) === 0) {
+    // An emptied cart has no countdown (D13) and gives its voucher back (docs/cart.md).
+    await repo.setOrderExpiry(tx, order.id, null, now);
+    await repo.deleteOrderVouchers(tx, order.id);
+  }
+  await repriceOrder(tx, order.id, now);
+  return sessionIds;
+}
+
+/** Removes one item. */
+export const removeItem = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, itemId: number) =>
+  changeCart(ctx, channel, orderToken, lang, (tx, order, now) => removeItemsFromCart(tx, order, [itemId], now));
+
+/** Removes several items, all or nothing. */
+export const removeItemsBulk = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, itemIds: readonly number[]) =>
+  changeCart(ctx, channel, orderToken, lang, (tx, order, now) => removeItemsFromCart(tx, order, itemIds, now));
+
+/** Moves items to another rate of their session (and sector); reprices the order. */
+export const changeRate = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, itemIds: readonly number[], rateId: number) =>
+  changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
+    const unique = [...new Set(itemIds)];
+    const items = await repo.findItems(tx, order.id, unique);
+    const missing = unique.find((id) => !items.some((item) => item.id === id));
+    if (missing !== undefined) throw new AppError('not_found', `Item ${missing} not found`);
+    const [rate] = await repo.findRates(tx, [rateId]);
+    const fits = (item: repo.ItemRow) => rate && rate.sessionId === item.sessionId && (rate.sectorId === null || rate.sectorId === item.sectorId);
+    const misfit = items.find((item) => !fits(item));
+    if (misfit) {
+      throw new AppError('validation_failed', 'The given data was invalid', { rate_id: [`is not a rate of the session and sector of item ${misfit.id}`] });
+    }
+    await repo.setItemsRate(tx, order.id, unique, rateId);
+    await repriceOrder(tx, order.id, now);
+    return [];
+  });
+
+/**
+ * Cancels an order (D16): its seats are free at once. Already cancelled or expired: unchanged, 200.
+ * Completed: 409.
+ */
+export async function cancelOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string): Promise<OrderView> {
+  const now = ctx.clock.now();
+  const { orderId, sessionIds } = await ctx.db.transaction(async (tx) => {
+    const order = await repo.lockChannelOrder(tx, channel.id, orderToken);
+    if (!order) throw orderNotFound();
+    if (order.status === 'completed') throw new AppError('order_completed', 'A completed order cannot be deleted');
+    if (order.status !== 'pending') return { orderId: order.id, sessionIds: [] };
+    const released = await repo.releaseHeldRows(tx, order.id);
+    await repo.setOrderStatus(tx, order.id, 'cancelled', now);
+    return { orderId: order.id, sessionIds: released };
+  });
+  inventoryChanged(ctx, sessionIds);
+  return buildOrderView(ctx.db, orderId, lang, now);
+}
+
+const SWEEP_BATCH = 500;
+
+/**
+ * Marks expired carts `expired` and frees their holds (D15), in batches; safe to run on several
+ * instances at once. Returns how many orders it expired.
+ */
+export async function sweepExpiredOrders(ctx: AppContext): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const now = ctx.clock.now();
+    const batch = await ctx.db.transaction((tx) => repo.sweepExpiredBatch(tx, now, SWEEP_BATCH));
+    inventoryChanged(ctx, batch.sessionIds);
+    total += batch.orderIds.length;
+    if (batch.orderIds.length < SWEEP_BATCH) return total;
+  }
+}

@@ -1,0 +1,91 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { queryRows } from '../../src/db/client.js';
+import type { TestApp } from '../helpers.js';
+import { bearer } from '../helpers.js';
+
+export const ordersUrl = (slug: string, lang = 'en') => `/api/sales-channel/v1/${slug}/${lang}/orders`;
+export const orderUrl = (slug: string, token: string, suffix = '', lang = 'en') => `${ordersUrl(slug, lang)}/${token}${suffix}`;
+
+export interface DemoSession {
+  sessionId: number;
+  eventId: number;
+  /** Numbered seats of the session, ascending session_seat_id. */
+  seats: { id: number; sectorName: string; row: string; number: string }[];
+  zone: { sectorId: number; capacity: number };
+  rates: { general: number; reduced: number };
+  prices: { general: number; reduced: number };
+}
+
+/** The demo catalogue's sessions, in id order (0, 1: the concert; 2: the play). */
+export async function demoSession(t: TestApp, index: number): Promise<DemoSession> {
+  const sessions = await queryRows<{ id: number; event_id: number }>(t.ctx.db, sql`SELECT id, event_id FROM sessions ORDER BY id`);
+  const s = sessions[index]!;
+  const seats = await queryRows<{ id: number; name: string; row: string; number: string }>(
+    t.ctx.db,
+    sql`SELECT ss.id, sec.name, st.row, st.number FROM session_seats ss JOIN seats st ON st.id = ss.seat_id
+        JOIN sectors sec ON sec.id = ss.sector_id WHERE ss.session_id = ${s.id} ORDER BY ss.id`,
+  );
+  const [zone] = await queryRows<{ sector_id: number; capacity: number }>(
+    t.ctx.db,
+    sql`SELECT sec.id AS sector_id, sec.capacity FROM sectors sec JOIN sessions se ON se.venue_id = sec.venue_id
+        WHERE se.id = ${s.id} AND NOT sec.numbered`,
+  );
+  const rates = await queryRows<{ id: number; name: string; price: number }>(
+    t.ctx.db,
+    sql`SELECT id, name, price FROM rates WHERE session_id = ${s.id} ORDER BY sort_order`,
+  );
+  return {
+    sessionId: s.id,
+    eventId: s.event_id,
+    seats: seats.map((r) => ({ id: r.id, sectorName: r.name, row: r.row, number: r.number })),
+    zone: { sectorId: zone!.sector_id, capacity: zone!.capacity },
+    rates: { general: rates[0]!.id, reduced: rates[1]!.id },
+    prices: { general: rates[0]!.price, reduced: rates[1]!.price },
+  };
+}
+
+/** Creates an order through the API and returns its token (throws on any other status than 201). */
+export async function createOrder(app: FastifyInstance, token: string, slug: string, body: Record<string, unknown>) {
+  const res = await app.inject({ method: 'POST', url: ordersUrl(slug), headers: bearer(token), payload: body });
+  if (res.statusCode !== 201) throw new Error(`create order: ${res.statusCode} ${res.body}`);
+  return res.json().data as OrderJson;
+}
+
+export interface OrderJson {
+  order_token: string;
+  reference: string;
+  status: string;
+  total_amount: number;
+  base_amount: number;
+  discount_amount: number;
+  fee_amount: number;
+  expires_at: string | null;
+  events: { id: number; name: string; sessions: { id: number; start_datetime: string; items: ItemJson[] }[] }[];
+  vouchers: { code: string; kind: string; value: number; discount_amount: number }[];
+}
+
+export interface ItemJson {
+  id: number;
+  session_seat_id: number | null;
+  sector_id: number;
+  sector_name: string;
+  row: string | null;
+  number: string | null;
+  rate_id: number;
+  rate_name: string;
+  base_amount: number;
+  discount_amount: number;
+  fee_amount: number;
+  total_amount: number;
+}
+
+export const itemsOf = (order: OrderJson) => order.events.flatMap((e) => e.sessions.flatMap((s) => s.items));
+
+/** The inventory rows of one order as the database holds them. */
+export async function heldRows(t: TestApp, orderToken: string) {
+  return queryRows<{ id: number; status: string }>(
+    t.ctx.db,
+    sql`SELECT ss.id, ss.status FROM session_seats ss JOIN orders o ON o.id = ss.order_id WHERE o.order_token = ${orderToken} ORDER BY ss.id`,
+  );
+}
