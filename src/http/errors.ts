@@ -28,6 +28,10 @@ export const ERROR_CODES = {
   order_completed: 409,
   order_token_taken: 409,
   voucher_exhausted: 409,
+  order_empty: 409,
+  order_already_refunded: 409,
+  // 410: it existed, it is gone for good
+  ticket_void: 410,
   // 422: the data is well-formed JSON but wrong
   validation_failed: 422,
   date_range_too_long: 422,

@@ -2,3 +2,4 @@
 export * from './catalogue.js';
 export * from './channels.js';
 export * from './orders.js';
+export * from './tickets.js';

@@ -1,6 +1,39 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@fastify/type-provider-typebox';
+import { ok } from '../../http/envelope.js';
+import { ConfirmBody, ConfirmParams, ConfirmResponse } from './checkout.schemas.js';
+import { confirmOrder } from './checkout.service.js';
 
-/** Payment confirmation, models B and D (issue 4). No routes yet: registered in app.ts so the module has its place. */
-const checkoutRoutes: FastifyPluginAsyncTypebox = async () => {};
+const errorRef = Type.Ref('ErrorEnvelope');
+
+/**
+ * POST /sales-channel/v1/{slug}/{lang}/orders/{orderToken}/confirm (models B and D), and the alias
+ * /confirm-payment of SPEC's change history (D19). Registered inside the bearer-token scope.
+ */
+const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  for (const suffix of ['confirm', 'confirm-payment']) {
+    app.post(
+      `/:lang/orders/:orderToken/${suffix}`,
+      {
+        schema: {
+          tags: ['Payment confirmation'],
+          summary:
+            suffix === 'confirm'
+              ? 'Confirm an externally collected payment (models B and D); idempotent'
+              : 'Alias of /confirm (D19)',
+          security: [{ bearer: [] }],
+          params: ConfirmParams,
+          body: ConfirmBody,
+          response: { 200: ConfirmResponse, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef, 422: errorRef },
+        },
+      },
+      async (request) => {
+        const { lang, orderToken } = request.params;
+        const result = await confirmOrder(app.ctx, request.channel!, { lang, orderToken, body: request.body });
+        return ok(result.data, result.alreadyCompleted ? 'Order already confirmed' : 'Order confirmed');
+      },
+    );
+  }
+};
 
 export default checkoutRoutes;

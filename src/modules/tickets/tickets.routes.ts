@@ -1,6 +1,48 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError } from '../../http/errors.js';
+import { startEmailWorker } from './email-queue.js';
+import { ticketPdfFromLink } from './tickets.service.js';
 
-/** Signed ticket downloads (issue 4). No routes yet: registered in app.ts so the module has its place. */
-const ticketsRoutes: FastifyPluginAsyncTypebox = async () => {};
+const FILE_PATTERN = /^([A-Za-z0-9]{16,64})\.pdf$/;
+
+/**
+ * GET /api/tickets/{code}.pdf?expires=&signature= : public, but only through a signed link (D23).
+ * This plugin also runs the e-mail queue worker for the lifetime of the app.
+ */
+const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  startEmailWorker(app);
+
+  app.get(
+    '/:file',
+    {
+      schema: {
+        tags: ['Tickets'],
+        summary: 'Ticket PDF through a signed link (from ticket_pdf_urls; valid 7 days)',
+        params: Type.Object({ file: Type.String({ description: '<ticket code>.pdf' }) }),
+        querystring: Type.Object({
+          expires: Type.Optional(Type.String({ description: 'unix time the link expires' })),
+          signature: Type.Optional(Type.String({ description: 'HMAC-SHA256 of the path and expiry' })),
+        }),
+        response: {
+          200: Type.Any({ description: 'application/pdf' }),
+          403: Type.Ref('ErrorEnvelope'),
+          404: Type.Ref('ErrorEnvelope'),
+          410: Type.Ref('ErrorEnvelope'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const match = FILE_PATTERN.exec(request.params.file);
+      // A path that cannot be a ticket was not issued by us: same answer as a tampered link.
+      if (!match) throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+      const pdf = await ticketPdfFromLink(app.ctx, { code: match[1]!, expires: request.query.expires, signature: request.query.signature });
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="ticket-${match[1]}.pdf"`)
+        .header('cache-control', 'private, no-store')
+        .send(pdf);
+    },
+  );
+};
 
 export default ticketsRoutes;

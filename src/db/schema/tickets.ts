@@ -1,0 +1,39 @@
+import { pgTable, bigserial, bigint, integer, text, timestamp } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export type TicketStatus = 'valid' | 'void';
+export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped';
+
+export const tickets = pgTable('tickets', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  code: text('code').notNull(),
+  orderId: bigint('order_id', { mode: 'number' }).notNull(),
+  orderItemId: bigint('order_item_id', { mode: 'number' }).notNull(),
+  status: text('status').$type<TicketStatus>().notNull().default('valid'),
+  issuedAt: ts('issued_at').notNull(),
+  voidedAt: ts('voided_at'),
+});
+
+export const orderRefunds = pgTable('order_refunds', {
+  refundOrderId: bigint('refund_order_id', { mode: 'number' }).primaryKey(),
+  refundedOrderId: bigint('refunded_order_id', { mode: 'number' }).notNull(),
+  reason: text('reason').notNull(),
+  actor: text('actor').notNull(),
+  createdAt: ts('created_at').notNull(),
+});
+
+export const emailOutbox = pgTable('email_outbox', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  kind: text('kind').$type<'tickets'>().notNull(),
+  orderId: bigint('order_id', { mode: 'number' }).notNull(),
+  recipient: text('recipient').notNull(),
+  status: text('status').$type<EmailStatus>().notNull().default('queued'),
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: ts('next_attempt_at').notNull(),
+  leaseUntil: ts('lease_until'),
+  leaseOwner: text('lease_owner'),
+  lastError: text('last_error'),
+  createdAt: ts('created_at').notNull(),
+  sentAt: ts('sent_at'),
+});

@@ -1,0 +1,49 @@
+import type { AppContext } from '../../app-context.js';
+import { AppError, invalidData, notFound } from '../../http/errors.js';
+import { toMinor } from '../../lib/money.js';
+import type { ChannelRecord } from '../channels/channels.repo.js';
+import { signTicketUrls } from '../tickets/tickets.service.js';
+import * as repo from './checkout.repo.js';
+import type { ConfirmBody } from './checkout.schemas.js';
+import { closeOrder } from './closing.service.js';
+import { buildOrderView } from './order-view.js';
+
+/** Models whose channel collects the payment itself and must call confirm (B and D). */
+const CONFIRMING_MODES = new Set(['portal_external_payment', 'widget_external_payment']);
+
+/**
+ * Confirm of an externally collected payment (SPEC "Payment confirmation", D19-D22): closes the
+ * order, or returns the earlier result when it is completed already, with freshly signed links.
+ */
+export async function confirmOrder(
+  ctx: AppContext,
+  channel: ChannelRecord,
+  input: { lang: string; orderToken: string; body: ConfirmBody },
+) {
+  if (!CONFIRMING_MODES.has(channel.integrationMode)) {
+    throw new AppError(
+      'forbidden_for_integration_mode',
+      'Confirm is only available to channels that collect the payment themselves (models B and D)',
+    );
+  }
+  const { body } = input;
+  const amount = toMinor(body.amount);
+  if (amount === null) throw invalidData({ amount: ['must be a number with at most two decimals'] });
+  const found = await repo.findOrderIdByToken(ctx.db, channel.id, input.orderToken);
+  if (!found || found.type === 'refund') throw notFound('Order');
+
+  const closed = await closeOrder(ctx, {
+    orderId: found.id,
+    buyer: { name: body.name.trim(), surname: body.surname.trim(), email: body.email.trim(), phone: body.phone?.trim() || null },
+    paymentMethod: body.payment_method ?? null,
+    transactionId: body.transaction_id ?? null,
+    source: 'confirm',
+    expectedAmount: amount,
+  });
+  const view = await buildOrderView(ctx.db, closed.orderId, input.lang);
+  const [ref] = await repo.orderReferences(ctx.db, [closed.orderId]);
+  return {
+    alreadyCompleted: closed.alreadyCompleted,
+    data: { ...view!, reference: ref!.reference, ticket_pdf_urls: signTicketUrls(ctx, closed.ticketCodes) },
+  };
+}

@@ -1,0 +1,159 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
+import type { Config } from '../../config.js';
+import * as emailRepo from './email.repo.js';
+import { composeTicketEmail, type TicketEmail } from './ticket-email.js';
+import { ticketsOfOrder } from './tickets.repo.js';
+
+/** Where a composed message goes: an SMTP server, or `.eml` files for a developer. */
+export interface MailSender {
+  describe: string;
+  send(message: TicketEmail, outboxId: number): Promise<void>;
+}
+
+const LEASE_MS = 5 * 60_000;
+const BATCH = 20;
+const FIRST_RETRY_MS = 30_000;
+const MAX_RETRY_MS = 3_600_000;
+/** Rejections by the mail server (5xx) are retried this many times; an unreachable server forever. */
+const MAX_REJECTED_ATTEMPTS = 5;
+const WORKER_INTERVAL_MS = 5_000;
+
+/** Exponential backoff: 30 s, 1 min, 2 min, ... capped at one hour. */
+export const retryDelayMs = (attempts: number) => Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1), MAX_RETRY_MS);
+
+function smtpSender(smtpUrl: string): MailSender {
+  const transport = nodemailer.createTransport({
+    url: smtpUrl,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  } as nodemailer.TransportOptions);
+  return {
+    describe: 'smtp',
+    async send(message) {
+      await transport.sendMail(message);
+    },
+  };
+}
+
+function outboxFolderSender(dataDir: string): MailSender {
+  const folder = path.join(dataDir, 'outbox');
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    describe: `files in ${folder}`,
+    async send(message, outboxId) {
+      const info = (await transport.sendMail(message)) as unknown as { message: Buffer };
+      await fs.mkdir(folder, { recursive: true });
+      const file = path.join(folder, `${String(outboxId).padStart(8, '0')}-${message.to.replace(/[^A-Za-z0-9@._-]/g, '_')}.eml`);
+      await fs.writeFile(file, info.message);
+    },
+  };
+}
+
+/** SMTP when SMTP_URL is set; otherwise `.eml` files under DATA_DIR/outbox, except in production. */
+export function defaultMailSender(config: Config): MailSender | null {
+  if (config.smtpUrl) return smtpSender(config.smtpUrl);
+  if (config.appEnv !== 'production') return outboxFolderSender(config.dataDir);
+  return null;
+}
+
+const senders = new WeakMap<AppContext, MailSender | null>();
+function senderOf(ctx: AppContext): MailSender | null {
+  if (!senders.has(ctx)) senders.set(ctx, defaultMailSender(ctx.config));
+  return senders.get(ctx)!;
+}
+
+export interface EmailQueueResult {
+  claimed: number;
+  sent: number;
+  skipped: number;
+  retrying: number;
+  failed: number;
+}
+
+/** A rejection by the server (5xx reply) will not heal by itself; anything else (server down) may. */
+const isRejection = (err: unknown) => {
+  const code = (err as { responseCode?: number }).responseCode;
+  return typeof code === 'number' && code >= 500;
+};
+
+/**
+ * Sends the due e-mails of the queue once: claims up to `limit` rows under a lease (several
+ * instances can run this side by side on one database), sends each, marks it sent or schedules a
+ * retry with exponential backoff. A row is never sent twice while its lease holds.
+ */
+export async function processEmailQueue(
+  ctx: AppContext,
+  opts: { owner?: string; limit?: number; leaseMs?: number; sender?: MailSender | null } = {},
+): Promise<EmailQueueResult> {
+  const owner = opts.owner ?? `${os.hostname()}:${process.pid}:${crypto.randomUUID()}`;
+  const sender = opts.sender === undefined ? senderOf(ctx) : opts.sender;
+  const now = ctx.clock.now();
+  const leaseUntil = new Date(now.getTime() + (opts.leaseMs ?? LEASE_MS));
+  const rows = await emailRepo.claimDueEmails(ctx.db, owner, now, leaseUntil, opts.limit ?? BATCH);
+  const result: EmailQueueResult = { claimed: rows.length, sent: 0, skipped: 0, retrying: 0, failed: 0 };
+  for (const row of rows) {
+    try {
+      const tickets = (await ticketsOfOrder(ctx.db, row.orderId)).filter((t) => t.status === 'valid');
+      if (tickets.length === 0) {
+        // Refunded before it went out: nothing left to send.
+        await emailRepo.finishEmail(ctx.db, row.id, owner, 'skipped', ctx.clock.now());
+        result.skipped++;
+        continue;
+      }
+      if (!sender) throw new Error('no mail transport: set SMTP_URL');
+      const message = await composeTicketEmail(ctx.config, row.id, row.recipient, tickets, ctx.clock.now());
+      await sender.send(message, row.id);
+      await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
+      result.sent++;
+    } catch (err) {
+      const giveUp = isRejection(err) && row.attempts >= MAX_REJECTED_ATTEMPTS;
+      const retryAt = new Date(ctx.clock.now().getTime() + retryDelayMs(row.attempts));
+      await emailRepo.failEmail(ctx.db, row.id, owner, (err as Error).message ?? String(err), retryAt, giveUp);
+      if (giveUp) result.failed++;
+      else result.retrying++;
+    }
+  }
+  return result;
+}
+
+/**
+ * Runs the queue every few seconds while the app is up (not in APP_ENV=test: tests call
+ * processEmailQueue themselves). Stops, and waits for a running pass, when the app closes.
+ */
+export function startEmailWorker(app: FastifyInstance): void {
+  if (app.ctx.config.appEnv === 'test') return;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  const owner = `${os.hostname()}:${process.pid}:${crypto.randomUUID()}`;
+  const pass = async () => {
+    try {
+      // Drain: keep going while full batches come back.
+      for (;;) {
+        const r = await processEmailQueue(app.ctx, { owner });
+        if (r.retrying || r.failed) app.log.warn({ ...r }, 'ticket e-mails not delivered yet; will retry');
+        if (r.claimed < BATCH) break;
+      }
+    } catch (err) {
+      app.log.error({ err }, 'e-mail queue pass failed');
+    }
+  };
+  app.addHook('onReady', async () => {
+    const sender = senderOf(app.ctx);
+    app.log.info(`ticket e-mail worker started (${sender ? sender.describe : 'no transport: SMTP_URL missing'})`);
+    timer = setInterval(() => {
+      if (!running) running = pass().finally(() => (running = null));
+    }, WORKER_INTERVAL_MS);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    if (timer) clearInterval(timer);
+    await running;
+  });
+}

@@ -1,0 +1,61 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
+
+export interface OutboxRow {
+  id: number;
+  kind: 'tickets';
+  orderId: number;
+  recipient: string;
+  attempts: number;
+}
+
+/** Queues the ticket e-mail of an order (inside the closing transaction); once per order. */
+export async function queueTicketEmail(db: Db, orderId: number, recipient: string, at: Date): Promise<void> {
+  await db.execute(sql`
+    INSERT INTO email_outbox (kind, order_id, recipient, next_attempt_at, created_at)
+    VALUES ('tickets', ${orderId}, ${recipient}, ${at}, ${at})
+    ON CONFLICT (order_id, kind) DO NOTHING`);
+}
+
+/**
+ * Claims up to `limit` due rows for `owner` until `leaseUntil`. SKIP LOCKED lets several instances
+ * claim side by side; the lease keeps everyone else off a claimed row after this commits.
+ */
+export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUntil: Date, limit: number): Promise<OutboxRow[]> {
+  const rows = await queryRows<{ id: string | number; kind: 'tickets'; order_id: string | number; recipient: string; attempts: number }>(
+    db,
+    sql`
+      UPDATE email_outbox SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
+      WHERE id IN (
+        SELECT id FROM email_outbox
+        WHERE status = 'queued' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
+        ORDER BY next_attempt_at, id
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id, kind, order_id, recipient, attempts`,
+  );
+  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, orderId: Number(r.order_id), recipient: r.recipient, attempts: r.attempts }));
+}
+
+/** Final state of a claimed row; only the lease holder may write it. */
+export async function finishEmail(db: Db, id: number, owner: string, status: 'sent' | 'skipped', at: Date): Promise<void> {
+  await db.execute(sql`
+    UPDATE email_outbox SET status = ${status}, sent_at = ${at}, lease_until = NULL, last_error = NULL
+    WHERE id = ${id} AND lease_owner = ${owner}`);
+}
+
+/** A failed attempt: back to the queue at `retryAt`, or `failed` for good. */
+export async function failEmail(
+  db: Db,
+  id: number,
+  owner: string,
+  error: string,
+  retryAt: Date,
+  giveUp: boolean,
+): Promise<void> {
+  await db.execute(sql`
+    UPDATE email_outbox
+    SET status = ${giveUp ? 'failed' : 'queued'}, next_attempt_at = ${retryAt}, lease_until = NULL, lease_owner = NULL,
+        last_error = ${error.slice(0, 500)}
+    WHERE id = ${id} AND lease_owner = ${owner}`);
+}

@@ -1,0 +1,29 @@
+import type { Config } from '../../config.js';
+import { hmac, safeEqual } from '../../lib/secrets.js';
+
+/** Ticket PDF links stay valid this long after they were signed (SPEC Limits, D23). */
+export const TICKET_LINK_TTL_SECONDS = 7 * 24 * 3600;
+
+/** Ticket codes: base62, long enough to be unguessable (see ticketCode). */
+export const TICKET_CODE_PATTERN = '^[A-Za-z0-9]{16,64}$';
+
+export const ticketPath = (code: string) => `/api/tickets/${code}.pdf`;
+
+// The expiry is part of the signed text, so neither the path nor the expiry can be changed alone.
+const signature = (config: Config, path: string, expires: number) => hmac(config.signingSecret, `${path}\n${expires}`);
+
+/** `${PUBLIC_BASE_URL}/api/tickets/<code>.pdf?expires=<unix>&signature=<hmac>`, valid 7 days from `now`. */
+export function signedTicketUrl(config: Config, code: string, now: Date): string {
+  const path = ticketPath(code);
+  const expires = Math.floor(now.getTime() / 1000) + TICKET_LINK_TTL_SECONDS;
+  return `${config.publicBaseUrl}${path}?expires=${expires}&signature=${signature(config, path, expires)}`;
+}
+
+/** True when the signature matches the path and expiry and the expiry has not passed. */
+export function verifyTicketLink(config: Config, code: string, expires: unknown, sig: unknown, now: Date): boolean {
+  if (typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof sig !== 'string' || sig.length > 128) return false;
+  const expiresAt = Number(expires);
+  // Compare first (constant time), then the clock, so that timing says nothing about the signature.
+  const valid = safeEqual(signature(config, ticketPath(code), expiresAt), sig);
+  return valid && expiresAt * 1000 > now.getTime();
+}

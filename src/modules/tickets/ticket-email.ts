@@ -1,0 +1,61 @@
+import type { Config } from '../../config.js';
+import { signedTicketUrl } from './signed-links.js';
+import { formatSessionDate, renderTicketPdf } from './ticket-pdf.js';
+import type { TicketDocument } from './tickets.repo.js';
+
+export interface TicketEmail {
+  messageId: string;
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  attachments: { filename: string; content: Buffer; contentType: string }[];
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const seatText = (t: TicketDocument, es: boolean) =>
+  t.numbered && t.row !== null
+    ? `${t.sectorName}, ${es ? 'fila' : 'row'} ${t.row}, ${es ? 'butaca' : 'seat'} ${t.seatNumber}`
+    : `${t.sectorName} (${es ? 'sin numerar' : 'unnumbered'})`;
+
+/**
+ * The buyer's ticket e-mail: one PDF attachment per valid ticket plus the signed links. The
+ * Message-ID is fixed per outbox row, so a mail client shows a repeated delivery as one message.
+ */
+export async function composeTicketEmail(
+  config: Config,
+  outboxId: number,
+  recipient: string,
+  tickets: TicketDocument[],
+  now: Date,
+): Promise<TicketEmail> {
+  const first = tickets[0]!;
+  const es = first.lang === 'es';
+  const when = formatSessionDate(first.sessionStart, first.lang, config.timezone);
+  const subject = es
+    ? `Tus entradas: ${first.eventName} (pedido ${first.orderReference})`
+    : `Your tickets: ${first.eventName} (order ${first.orderReference})`;
+  const lines = tickets.map((t) => ({ seat: seatText(t, es), url: signedTicketUrl(config, t.code, now), code: t.code }));
+  const greeting = es ? `Hola ${first.buyerName ?? ''},` : `Hello ${first.buyerName ?? ''},`;
+  const intro = es
+    ? `Adjuntamos tus entradas para ${first.eventName}, ${when}, en ${first.venueName}.`
+    : `Your tickets for ${first.eventName}, ${when}, at ${first.venueName} are attached.`;
+  const linkNote = es ? 'También puedes descargarlas durante 7 días:' : 'You can also download them for 7 days:';
+  const text = [greeting, '', intro, '', linkNote, ...lines.map((l) => `- ${l.seat}: ${l.url}`), ''].join('\n');
+  const html =
+    `<p>${escapeHtml(greeting)}</p><p>${escapeHtml(intro)}</p><p>${escapeHtml(linkNote)}</p><ul>` +
+    lines.map((l) => `<li><a href="${escapeHtml(l.url)}">${escapeHtml(l.seat)}</a></li>`).join('') +
+    '</ul>';
+  const attachments = await Promise.all(
+    tickets.map(async (t) => ({
+      filename: `ticket-${t.code}.pdf`,
+      content: await renderTicketPdf(t, config.timezone),
+      contentType: 'application/pdf',
+    })),
+  );
+  const host = new URL(config.publicBaseUrl).hostname || 'taquilla';
+  return { messageId: `<tickets-${outboxId}@${host}>`, from: config.mailFrom, to: recipient, subject, text, html, attachments };
+}

@@ -1,0 +1,134 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
+
+/** Everything printed on one ticket. */
+export interface TicketDocument {
+  code: string;
+  status: 'valid' | 'void';
+  orderId: number;
+  orderReference: string;
+  lang: string;
+  currency: string;
+  buyerName: string | null;
+  buyerEmail: string | null;
+  eventName: string;
+  sessionStart: Date;
+  venueName: string;
+  venueCity: string | null;
+  sectorName: string;
+  numbered: boolean;
+  row: string | null;
+  seatNumber: string | null;
+  sessionSeatId: number;
+  rateName: string;
+  totalAmount: number;
+}
+
+interface TicketRow {
+  code: string;
+  status: 'valid' | 'void';
+  order_id: string | number;
+  reference: string;
+  lang: string;
+  currency: string;
+  name: string | null;
+  surname: string | null;
+  email: string | null;
+  event_name: string;
+  start_datetime: string | Date;
+  venue_name: string;
+  venue_city: string | null;
+  sector_name: string;
+  numbered: boolean;
+  row: string | null;
+  number: string | null;
+  session_seat_id: number;
+  rate_name: string;
+  rate_names: Record<string, string> | null;
+  total_amount: number;
+}
+
+function ticketQuery(where: SQL): SQL {
+  return sql`
+    SELECT t.code, t.status, t.order_id, o.reference, o.lang, o.currency, c.name, c.surname, c.email,
+      COALESCE(et.name, etd.name, '') AS event_name, s.start_datetime, v.name AS venue_name, v.city AS venue_city,
+      sec.name AS sector_name, sec.numbered, st.row, st.number, i.session_seat_id,
+      r.name AS rate_name, r.names AS rate_names, i.total_amount
+    FROM tickets t
+    JOIN orders o ON o.id = t.order_id
+    JOIN order_items i ON i.id = t.order_item_id
+    JOIN events e ON e.id = i.event_id
+    JOIN sessions s ON s.id = i.session_id
+    JOIN venues v ON v.id = s.venue_id
+    JOIN sectors sec ON sec.id = i.sector_id
+    JOIN session_seats ss ON ss.id = i.session_seat_id
+    LEFT JOIN seats st ON st.id = ss.seat_id
+    JOIN rates r ON r.id = i.rate_id
+    LEFT JOIN customers c ON c.id = o.customer_id
+    LEFT JOIN event_translations et ON et.event_id = e.id AND et.lang = o.lang
+    LEFT JOIN event_translations etd ON etd.event_id = e.id AND etd.lang = e.default_lang
+    WHERE ${where}
+    ORDER BY t.order_item_id`;
+}
+
+function toDocument(r: TicketRow): TicketDocument {
+  return {
+    code: r.code,
+    status: r.status,
+    orderId: Number(r.order_id),
+    orderReference: r.reference,
+    lang: r.lang,
+    currency: r.currency,
+    buyerName: r.name === null ? null : `${r.name} ${r.surname ?? ''}`.trim(),
+    buyerEmail: r.email,
+    eventName: r.event_name,
+    sessionStart: new Date(r.start_datetime),
+    venueName: r.venue_name,
+    venueCity: r.venue_city,
+    sectorName: r.sector_name,
+    numbered: r.numbered,
+    row: r.row,
+    seatNumber: r.number,
+    sessionSeatId: r.session_seat_id,
+    rateName: r.rate_names?.[r.lang] ?? r.rate_name,
+    totalAmount: r.total_amount,
+  };
+}
+
+export async function ticketByCode(db: Db, code: string): Promise<TicketDocument | null> {
+  const rows = await queryRows<TicketRow>(db, ticketQuery(sql`t.code = ${code}`));
+  return rows[0] ? toDocument(rows[0]) : null;
+}
+
+export async function ticketsOfOrder(db: Db, orderId: number): Promise<TicketDocument[]> {
+  const rows = await queryRows<TicketRow>(db, ticketQuery(sql`t.order_id = ${orderId}`));
+  return rows.map(toDocument);
+}
+
+/** Codes of an order's tickets in item order (the order of ticket_pdf_urls). */
+export async function ticketCodesOfOrder(db: Db, orderId: number): Promise<string[]> {
+  const rows = await queryRows<{ code: string }>(
+    db,
+    sql`SELECT code FROM tickets WHERE order_id = ${orderId} ORDER BY order_item_id`,
+  );
+  return rows.map((r) => r.code);
+}
+
+/** One ticket per item; `codes[i]` belongs to `itemIds[i]`. */
+export async function insertTickets(db: Db, orderId: number, itemIds: number[], codes: string[], at: Date): Promise<void> {
+  if (itemIds.length === 0) return;
+  const values = sql.join(
+    itemIds.map((itemId, i) => sql`(${codes[i]}, ${orderId}, ${itemId}, ${at})`),
+    sql`, `,
+  );
+  await db.execute(sql`INSERT INTO tickets (code, order_id, order_item_id, issued_at) VALUES ${values}`);
+}
+
+/** Voids every valid ticket of an order; returns how many. */
+export async function voidTicketsOfOrder(db: Db, orderId: number, at: Date): Promise<number> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`UPDATE tickets SET status = 'void', voided_at = ${at} WHERE order_id = ${orderId} AND status = 'valid' RETURNING id`,
+  );
+  return rows.length;
+}

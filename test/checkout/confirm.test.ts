@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { buyer, confirmUrl, count, createPendingOrder, seatRows, type PendingOrderOptions } from './fixtures.js';
+import { onInventoryChanged } from '../../src/lib/inventory-events.js';
+import { queryRows } from '../../src/db/client.js';
+
+let t: TestApp;
+const tokens: Record<string, string> = {};
+beforeAll(async () => {
+  t = await buildTestApp();
+  for (const c of ['a', 'b', 'c', 'd'] as const) tokens[c] = await tokenFor(t.app, DEMO[c].slug, DEMO[c].key);
+});
+afterAll(() => t.close());
+
+const order = (channel: 'b' | 'd' | 'a' | 'c', opts: Partial<PendingOrderOptions> = {}) =>
+  createPendingOrder(t.ctx, { channel: DEMO[channel].slug, ...opts });
+
+function confirm(channel: 'a' | 'b' | 'c' | 'd', token: string, payload: object, suffix = 'confirm') {
+  return t.app.inject({ method: 'POST', url: confirmUrl(DEMO[channel].slug, token, suffix), headers: bearer(tokens[channel]!), payload });
+}
+
+const body = (amountMinor: number, extra: object = {}) => ({ ...buyer, amount: amountMinor / 100, transaction_id: 'tx-1', payment_method: 'card', ...extra });
+
+describe('confirm: success', () => {
+  it('model B: sells the seats, writes the buyer, issues tickets, completes the order, queues the e-mail', async () => {
+    const o = await order('b', { seats: 2 });
+    const changed: number[][] = [];
+    const stop = onInventoryChanged(t.ctx, (ids) => changed.push([...ids]));
+    const res = await confirm('b', o.token, body(o.total));
+    stop();
+    expect(res.statusCode).toBe(200);
+    const json = res.json();
+    expect(json).toMatchObject({ status: 200, success: true, message: 'Order confirmed' });
+    expect(json.data).toMatchObject({ order_token: o.token, reference: o.reference, status: 'completed', total_amount: o.total / 100, expires_at: null, currency: 'EUR' });
+    expect(json.data.events[0].sessions[0].items.map((i: { session_seat_id: number }) => i.session_seat_id)).toEqual(o.sessionSeatIds);
+    expect(json.data.ticket_pdf_urls).toHaveLength(2);
+    for (const url of json.data.ticket_pdf_urls) {
+      expect(url).toMatch(/^http:\/\/taquilla\.test\/api\/tickets\/[A-Za-z0-9]{24}\.pdf\?expires=\d+&signature=[A-Za-z0-9_-]+$/);
+    }
+    expect(new Set(json.data.ticket_pdf_urls).size).toBe(2);
+
+    const seats = await seatRows(t.ctx.db, o.sessionSeatIds);
+    expect(seats.map((s) => [s.status, Number(s.order_id), s.hold_expires_at])).toEqual([['sold', o.id, null], ['sold', o.id, null]]);
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM tickets WHERE order_id = ${o.id} AND status = 'valid'`)).toBe(2);
+    const [row] = await queryRows(t.ctx.db, sql`
+      SELECT o.status, o.payment_method, o.transaction_id, o.completed_at, c.name, c.surname, c.email, c.phone
+      FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = ${o.id}`);
+    expect(row).toMatchObject({ status: 'completed', payment_method: 'card', transaction_id: 'tx-1', name: 'Ana', surname: 'García Núñez', email: 'ana@example.com', phone: '+34 600 000 000' });
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM email_outbox WHERE order_id = ${o.id} AND status = 'queued' AND recipient = 'ana@example.com'`)).toBe(1);
+    expect(changed).toEqual([[o.sessionId]]);
+  });
+
+  it('model D: tickets as signed links, no e-mail queued (D24)', async () => {
+    const o = await order('d');
+    const res = await confirm('d', o.token, body(o.total));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.ticket_pdf_urls).toHaveLength(1);
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM email_outbox WHERE order_id = ${o.id}`)).toBe(0);
+  });
+
+  it('the alias /confirm-payment behaves identically (D19)', async () => {
+    const o = await order('d');
+    const res = await confirm('d', o.token, body(o.total), 'confirm-payment');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.status).toBe('completed');
+  });
+
+  it('transaction_id, payment_method and phone are optional', async () => {
+    const o = await order('b');
+    const res = await confirm('b', o.token, { name: 'Luis', surname: 'Pérez', email: 'luis@example.org', amount: o.total / 100 });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('an unnumbered zone item is confirmed like a seat', async () => {
+    const o = await order('d', { zone: true, seats: 3 });
+    const res = await confirm('d', o.token, body(o.total));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.ticket_pdf_urls).toHaveLength(3);
+  });
+});
+
+describe('confirm: idempotency (D22)', () => {
+  it('repeating confirm returns 200 with the same tickets, runs nothing again', async () => {
+    const o = await order('b', { seats: 2 });
+    const first = await confirm('b', o.token, body(o.total));
+    t.clock.advance(60_000);
+    // "any" condition (SPEC States): even a different body answers 200 with the first result.
+    const again = await confirm('b', o.token, body(o.total + 100, { name: 'Otro', email: 'otro@example.com' }));
+    t.clock.advance(-60_000);
+    expect(again.statusCode).toBe(200);
+    expect(again.json().message).toBe('Order already confirmed');
+    const codes = (r: typeof first) => r.json().data.ticket_pdf_urls.map((u: string) => new URL(u).pathname);
+    expect(codes(again)).toEqual(codes(first));
+    // freshly signed: a later expiry
+    const expiry = (r: typeof first) => Number(new URL(r.json().data.ticket_pdf_urls[0]).searchParams.get('expires'));
+    expect(expiry(again)).toBe(expiry(first) + 60);
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM tickets WHERE order_id = ${o.id}`)).toBe(2);
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM email_outbox WHERE order_id = ${o.id}`)).toBe(1);
+    const [c] = await queryRows<{ name: string }>(t.ctx.db, sql`SELECT c.name FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = ${o.id}`);
+    expect(c!.name).toBe('Ana');
+  });
+});
+
+describe('confirm: amounts in minor units (D11, D20)', () => {
+  it.each([
+    [115, 1.15],
+    [29, 0.29],
+    [435, 4.35],
+    [1020, 10.2],
+    [100001, 1000.01],
+    [0, 0],
+  ])('total %i minor units accepts amount %d', async (minor, amount) => {
+    const o = await order('d', { basePrice: minor, fee: 0 });
+    expect(o.total).toBe(minor);
+    const res = await confirm('d', o.token, body(0, { amount }));
+    expect(res.statusCode).toBe(200);
+  });
+
+  it.each([
+    [3150, 31.49],
+    [3150, 31.51],
+    [3150, 3150],
+    [3150, 315],
+  ])('total %i minor units rejects amount %d with 422 amount_mismatch', async (minor, amount) => {
+    const o = await order('d', { basePrice: minor, fee: 0 });
+    const res = await confirm('d', o.token, body(0, { amount }));
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ status: 422, success: false, code: 'amount_mismatch', errors: { amount: ['must equal the order total 31.50'] } });
+    const seats = await seatRows(t.ctx.db, o.sessionSeatIds);
+    expect(seats[0]!.status).toBe('held');
+  });
+
+  it.each([31.505, 1.005, 0.001])('amount %d with more than two decimals is 422 validation_failed', async (amount) => {
+    const o = await order('d');
+    const res = await confirm('d', o.token, body(0, { amount }));
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'validation_failed', message: 'The given data was invalid', errors: { amount: expect.any(Array) } });
+  });
+
+  it('a negative amount is 422', async () => {
+    const o = await order('d');
+    const res = await confirm('d', o.token, body(0, { amount: -1 }));
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors).toHaveProperty('amount');
+  });
+});
+
+describe('confirm: every 4xx', () => {
+  it('401 without a token', async () => {
+    const o = await order('d');
+    const res = await t.app.inject({ method: 'POST', url: confirmUrl('demo-d', o.token), payload: body(o.total) });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it.each(['a', 'c'] as const)('model %s gets 403 forbidden_for_integration_mode', async (c) => {
+    const o = await order(c);
+    const res = await confirm(c, o.token, body(o.total));
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ status: 403, success: false, code: 'forbidden_for_integration_mode' });
+    expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('held');
+  });
+
+  it("403 Unauthorized sales channel for another channel's slug in the path", async () => {
+    const o = await order('b');
+    const res = await t.app.inject({ method: 'POST', url: confirmUrl('demo-b', o.token), headers: bearer(tokens.d!), payload: body(o.total) });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ status: 403, success: false, message: 'Unauthorized sales channel', code: 'unauthorized_sales_channel' });
+  });
+
+  it("404 for an unknown order and for another channel's order (D5)", async () => {
+    const unknown = await confirm('d', '00000000-0000-4000-8000-000000000000', body(100));
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 'not_found', message: 'Order not found' });
+    const ofB = await order('b');
+    const res = await confirm('d', ofB.token, body(ofB.total));
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual(unknown.json());
+    expect((await seatRows(t.ctx.db, ofB.sessionSeatIds))[0]!.status).toBe('held');
+  });
+
+  it('409 order_expired once expires_at has passed (injected clock)', async () => {
+    const o = await order('d', { ttlMs: 60_000 });
+    t.clock.advance(60_000);
+    try {
+      const res = await confirm('d', o.token, body(o.total));
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ status: 409, code: 'order_expired' });
+    } finally {
+      t.clock.advance(-60_000);
+    }
+    expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('held');
+  });
+
+  it('a second before expiry it still closes', async () => {
+    const o = await order('d', { ttlMs: 60_000 });
+    t.clock.advance(59_000);
+    try {
+      expect((await confirm('d', o.token, body(o.total))).statusCode).toBe(200);
+    } finally {
+      t.clock.advance(-59_000);
+    }
+  });
+
+  it('409 for a cancelled order', async () => {
+    const o = await order('d', { state: 'cancelled' });
+    const res = await confirm('d', o.token, body(o.total));
+    expect(res.statusCode).toBe(409);
+    expect(res.json().code).toBe('order_not_modifiable');
+  });
+
+  it('409 order_empty for an order without items', async () => {
+    const o = await order('d', { state: 'empty' });
+    const res = await confirm('d', o.token, body(0));
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'order_empty', message: 'The order has no items' });
+  });
+
+  it('422 with field errors when name, surname or email are missing or malformed', async () => {
+    const o = await order('d');
+    const missing = await confirm('d', o.token, { amount: o.total / 100 });
+    expect(missing.statusCode).toBe(422);
+    expect(missing.json()).toMatchObject({ code: 'validation_failed', message: 'The given data was invalid' });
+    expect(Object.keys(missing.json().errors).sort()).toEqual(['email', 'name', 'surname']);
+    const bad = await confirm('d', o.token, { ...buyer, name: '  ', email: 'not-an-email', amount: o.total / 100 });
+    expect(bad.statusCode).toBe(422);
+    expect(Object.keys(bad.json().errors).sort()).toEqual(['email', 'name']);
+    const noAmount = await confirm('d', o.token, { ...buyer });
+    expect(noAmount.statusCode).toBe(422);
+    expect(noAmount.json().errors).toHaveProperty('amount');
+    expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('held');
+  });
+
+  it('422 for an invalid order token in the path, 400 for a body that is not JSON', async () => {
+    const res = await confirm('d', 'bad token!', body(100));
+    expect([404, 422]).toContain(res.statusCode);
+    const notJson = await t.app.inject({
+      method: 'POST',
+      url: confirmUrl('demo-d', 'x'),
+      headers: { ...bearer(tokens.d!), 'content-type': 'application/json' },
+      payload: '{"amount":',
+    });
+    expect(notJson.statusCode).toBe(400);
+  });
+
+  it('409 seat_unavailable when a held seat was lost (no partial sale)', async () => {
+    const o = await order('d', { seats: 2 });
+    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked', order_id = NULL WHERE id = ${o.sessionSeatIds[1]!}`);
+    const res = await confirm('d', o.token, body(o.total));
+    expect(res.statusCode).toBe(409);
+    expect(res.json().code).toBe('seat_unavailable');
+    expect((await seatRows(t.ctx.db, o.sessionSeatIds)).map((s) => s.status)).toEqual(['held', 'blocked']);
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM tickets WHERE order_id = ${o.id}`)).toBe(0);
+  });
+});
