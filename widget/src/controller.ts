@@ -207,7 +207,7 @@ export function createController(deps: ControllerDeps) {
       }
       update({
         phase: 'ready',
-        eventName: event.name ?? detail.event?.name ?? null,
+        eventName: event.name ?? detail.session?.event_name ?? detail.event?.name ?? null,
         sessionStart: detail.session?.start_datetime ?? null,
         map: buildSeatMap(detail, Array.isArray(maps) ? maps : null),
       });
@@ -263,13 +263,21 @@ export function createController(deps: ControllerDeps) {
     addZone(sectorId: number, rateId: number, quantity: number) {
       return act(async () => {
         if (quantity < 1) return;
-        let order = state.order;
+        const order = state.order;
         if (!order) {
-          // An order is born with its first item (D17): a zone-only cart starts from a caller-chosen
-          // token, which the create call accepts together with the zone's sector.
-          const created = await api.call<Order>('POST', ordersPath, { sector_id: sectorId, rate_id: rateId, quantity });
-          order = await orderAfter(created, (created as Order).order_token);
-          setOrder(order);
+          // SPEC: an order is created with a numbered seat (D17). A zone-first cart is tried with the
+          // zone's body; a service that refuses it asks the buyer to pick a seat first.
+          try {
+            const created = await api.call<Order>('POST', ordersPath, { sector_id: sectorId, rate_id: rateId, quantity });
+            setOrder(await orderAfter(created, (created as Order).order_token));
+            await refreshAvailability();
+          } catch (err) {
+            if (err instanceof ApiError && err.status === 422 && err.errors && 'session_seat_id' in err.errors) {
+              update({ notice: { kind: 'error', key: 'zoneNeedsSeat' } });
+              return;
+            }
+            throw err;
+          }
           return;
         }
         const data = await api.call('POST', `${orderPath(order.order_token)}/items/sector`, { sector_id: sectorId, rate_id: rateId, quantity });
