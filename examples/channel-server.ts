@@ -88,16 +88,18 @@ export const channelExample: FastifyPluginAsync<ChannelExampleOptions> = async (
   };
   const widgetScript = `${opts.widgetUrl.replace(/\/+$/, '')}/v1/widget.iife.js`;
 
-  app.get('/', async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Taquilla widget examples</title>
+  app.get('/', async (request, reply) => {
+    // Relative links below need the trailing slash.
+    if (!request.url.split('?')[0]!.endsWith('/')) return reply.redirect(`${request.url.split('?')[0]}/`);
+    return reply.type('text/html; charset=utf-8').send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Taquilla widget examples</title>
 <body style="font-family: system-ui; max-width: 40rem; margin: 2rem auto">
 <h1>Taquilla widget examples</h1>
 <ul>
 <li><a href="model-c.html">Model C</a>: widget with checkout in the service's portal (<code>${channels.c.slug}</code>)</li>
 <li><a href="model-d.html">Model D</a>: widget, the channel takes the payment and confirms it server-side (<code>${channels.d.slug}</code>)</li>
 <li><a href="model-d.html?hostile=1">Model D with a hostile host stylesheet</a></li>
-</ul></body></html>`),
-  );
+</ul></body></html>`);
+  });
 
   for (const model of ['c', 'd'] as const) {
     app.get(`/model-${model}.html`, async (request, reply) => {

@@ -145,7 +145,8 @@ describe('widget in the browser', () => {
     await zone.getByRole('button', { name: 'Añadir', exact: true }).click();
     await waitShadow(`root.querySelectorAll('.cart li[data-item]').length === 4`);
     expect(await page.locator(`${W} .cart li`).nth(1).innerText()).toContain('Pista');
-    expect(await zone.innerText()).toContain('197 plazas libres');
+    // The widget reloads availability after the zone claim.
+    await waitShadow(`root.querySelector('.zone').textContent.includes('197 plazas libres')`);
     expect(await total()).toBe('126,00 €');
     // Reduced rate on the seat: 22.50 + 1.50.
     const select = page.locator(`${W} .cart li`).first().locator('select');

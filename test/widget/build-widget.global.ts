@@ -26,7 +26,7 @@ export async function buildWidgetIfStale(): Promise<void> {
   }
   const sources = Math.max(newestSource(path.join(root, 'src')), statSync(path.join(root, 'vite.config.ts')).mtimeMs);
   if (built > sources) return;
-  await build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
+  await build({ configFile: path.join(root, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
 }
 
 export default async function setup() {
