@@ -191,10 +191,11 @@ export function createController(deps: ControllerDeps) {
         return;
       }
       eventId = event.id;
-      const [detail, maps] = await Promise.all([
-        api.call<SessionDetail>('GET', `/${lang}/events/${event.id}/sessions/${sessionId}`),
-        api.call<MapSector[]>('GET', `/${lang}/events/${event.id}/maps`).catch(() => null),
-      ]);
+      const detail = await api.call<SessionDetail>('GET', `/${lang}/events/${event.id}/sessions/${sessionId}`);
+      // The session detail carries each seat's position (D34); the maps endpoint is read only when
+      // it does not, which spares parsing a second 5,000-seat payload on large venues.
+      const needsLayout = detail.elements.seats.some((seat) => !Number.isFinite(seat.x) || !Number.isFinite(seat.y));
+      const maps = needsLayout ? await api.call<MapSector[]>('GET', `/${lang}/events/${event.id}/maps`).catch(() => null) : null;
       const stored = loadOrder(storage, channelSlug, sessionId, deps.now());
       let order: Order | null = null;
       if (stored) {

@@ -115,7 +115,12 @@ export function translator(lang: Lang): Translate {
   return (key, params) => table[key].replace(/\{(\w+)\}/g, (_, name: string) => String(params?.[name] ?? ''));
 }
 
+// Building an Intl formatter is slow (locale data is loaded on first use): one per language and currency.
+const formatters = new Map<string, Intl.NumberFormat>();
+
 export function money(lang: Lang, currency: string): (amount: number) => string {
-  const fmt = new Intl.NumberFormat(lang === 'en' ? 'en-GB' : 'es-ES', { style: 'currency', currency });
+  const key = `${lang}|${currency}`;
+  let fmt = formatters.get(key);
+  if (!fmt) formatters.set(key, (fmt = new Intl.NumberFormat(lang === 'en' ? 'en-GB' : 'es-ES', { style: 'currency', currency })));
   return (amount) => fmt.format(amount);
 }

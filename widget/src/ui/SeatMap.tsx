@@ -20,6 +20,8 @@ interface Props {
 type Box = { x: number; y: number; w: number; h: number };
 
 const CLASS: Record<string, string> = { available: 'a', held: 'h', sold: 'x', blocked: 'x' };
+/** Size is a cue besides colour: free and yours large, held medium, sold small. */
+const RADIUS: Record<string, string> = { a: '.4', m: '.4', h: '.3', x: '.2' };
 
 function seatLabel(t: Translate, map: Model, seat: SeatView, mine: boolean): string {
   const sector = map.sectors.find((x) => x.id === seat.sectorId);
@@ -35,8 +37,8 @@ function seatLabel(t: Translate, map: Model, seat: SeatView, mine: boolean): str
 function sectorMarkup(sector: SectorView, mine: Set<number>): string {
   let out = '';
   for (const seat of sector.seats) {
-    const cls = mine.has(seat.id) ? 'm' : CLASS[seat.status];
-    out += `<circle class="s ${cls}" cx="${seat.x}" cy="${seat.y}" r=".4" data-id="${seat.id}"></circle>`;
+    const cls = mine.has(seat.id) ? 'm' : CLASS[seat.status]!;
+    out += `<circle class="s ${cls}" cx="${seat.x}" cy="${seat.y}" r="${RADIUS[cls]}" data-id="${seat.id}"></circle>`;
   }
   return out;
 }
@@ -262,7 +264,7 @@ export function Legend({ t }: { t: Translate }) {
       {entries.map(([cls, key]) => (
         <li key={key}>
           <svg viewBox="-.5 -.5 1 1" aria-hidden="true">
-            <circle class={`s ${cls}`} r=".4" />
+            <circle class={`s ${cls}`} r={RADIUS[cls]} />
           </svg>
           {t(key)}
         </li>

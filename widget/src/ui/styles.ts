@@ -35,8 +35,8 @@ export const css = `
    filled disc with a dark outline, held = medium translucent disc, sold = small dark dot. */
 .tw .s.a { fill: #fff; stroke: var(--tw-primary); }
 .tw .s.m { fill: var(--tw-primary); stroke: #111; stroke-width: .2; }
-.tw .s.h { fill: #8a93a5; fill-opacity: .55; stroke: none; r: .3px; cursor: not-allowed; }
-.tw .s.x { fill: #3b4252; stroke: none; r: .2px; cursor: not-allowed; }
+.tw .s.h { fill: #8a93a5; fill-opacity: .55; stroke: none; cursor: not-allowed; }
+.tw .s.x { fill: #3b4252; stroke: none; cursor: not-allowed; }
 .tw .s:focus { outline: none; stroke: var(--tw-accent); stroke-width: .25; }
 .tw .sector-label { font-size: .8px; fill: #555d6e; }
 .tw .legend { display: flex; flex-wrap: wrap; gap: 10px; margin: 6px 0 0; padding: 0; list-style: none; font-size: 12px; }
