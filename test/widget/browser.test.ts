@@ -112,6 +112,26 @@ describe('widget in the browser', () => {
     expect(await page.locator(`${W} .cart li`).first().innerText()).toContain('Platea, fila A, asiento 2');
   });
 
+  it('pans by dragging and zooms by button without selecting seats', async () => {
+    await open('d');
+    const svg = page.locator(`${W} svg.map`);
+    const viewBox = async () => (await svg.getAttribute('viewBox'))!.split(' ').map(Number);
+    const [x0, y0, w0] = await viewBox();
+    const box = (await svg.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + box.width / 2 + i * 10, box.y + box.height / 2 + i * 5);
+    await page.mouse.up();
+    const [x1, y1, w1] = await viewBox();
+    expect(x1).toBeLessThan(x0!);
+    expect(y1).toBeLessThan(y0!);
+    expect(w1).toBe(w0);
+    expect(await svg.evaluate((el) => (el as SVGElement).style.transform)).toBe('');
+    expect(await cartCount()).toBe(0);
+    await page.locator(`${W} .zoom button`).first().click();
+    await page.waitForFunction(`document.querySelector('${W}').shadowRoot.querySelector('svg.map').getAttribute('viewBox').split(' ')[2] < ${w0}`);
+  });
+
   it('selecting and unselecting seats updates the cart and the total; the countdown hides when empty', async () => {
     await open('d');
     const first = await clickFreeSeat();

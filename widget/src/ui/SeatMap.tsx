@@ -189,6 +189,8 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     if (!d.moved) {
       d.moved = true;
       svg.setPointerCapture?.(e.pointerId);
+      // No hit testing of thousands of seats on every move while panning.
+      svg.classList.add('panning');
     }
     svg.style.transform = `translate3d(${d.dx}px, ${d.dy}px, 0)`;
   }
@@ -206,6 +208,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     view.current = { ...b, x: b.x - d.dx * scale, y: b.y - d.dy * scale };
     svg.setAttribute('viewBox', `${view.current.x} ${view.current.y} ${b.w} ${b.h}`);
     svg.style.transform = '';
+    svg.classList.remove('panning');
   }
 
   const b = view.current;
