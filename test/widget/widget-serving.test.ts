@@ -6,7 +6,7 @@ import { WIDGET_FILE } from './build-widget.global.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
-});
+}, 180_000); // a fresh database with demo data is slow on a loaded machine
 afterAll(() => t.close());
 
 const SCRIPT = '/widget/v1/widget.iife.js';

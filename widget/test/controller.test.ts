@@ -18,7 +18,7 @@ beforeAll(async () => {
     sessions: { id: number }[];
   }[];
   sessions = events.flatMap((e) => e.sessions.map((s) => s.id));
-});
+}, 180_000); // a fresh database with demo data is slow on a loaded machine
 afterAll(() => t.close());
 
 interface Harness {

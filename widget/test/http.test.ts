@@ -7,7 +7,7 @@ import { injectFetch } from './inject-fetch.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp({ env: { AUTH_CACHE_MS: '0' } });
-});
+}, 180_000); // a fresh database with demo data is slow on a loaded machine
 afterAll(() => t.close());
 
 const BASE = 'http://taquilla.test/api';
