@@ -165,29 +165,6 @@ export interface SessionHeaderRow {
   defaultLang: string;
 }
 
-export async function findSession(db: Db, sessionId: number): Promise<SessionHeaderRow | null> {
-  const rows = await db
-    .select({
-      id: t.sessions.id,
-      eventId: t.sessions.eventId,
-      venueId: t.sessions.venueId,
-      startDatetime: t.sessions.startDatetime,
-      status: t.sessions.status,
-      eventStatus: t.events.status,
-      defaultLang: t.events.defaultLang,
-    })
-    .from(t.sessions)
-    .innerJoin(t.events, eq(t.events.id, t.sessions.eventId))
-    .where(eq(t.sessions.id, sessionId));
-  return rows[0] ?? null;
-}
-
-/** Ids of the channels that sell an event. */
-export async function channelsSelling(db: Db, eventId: number): Promise<number[]> {
-  const rows = await db.select({ id: t.channelEvents.channelId }).from(t.channelEvents).where(eq(t.channelEvents.eventId, eventId));
-  return rows.map((r) => r.id);
-}
-
 export interface RateRow {
   id: number;
   sectorId: number | null;
@@ -197,69 +174,111 @@ export interface RateRow {
   meta: Record<string, unknown>;
 }
 
-export async function sessionRates(db: Db, sessionId: number): Promise<RateRow[]> {
-  return db
-    .select({ id: t.rates.id, sectorId: t.rates.sectorId, name: t.rates.name, names: t.rates.names, price: t.rates.price, meta: t.rates.meta })
-    .from(t.rates)
-    .where(eq(t.rates.sessionId, sessionId))
-    .orderBy(asc(t.rates.sortOrder), asc(t.rates.id));
+export interface LiveInventory {
+  /** Taken numbered seats as "<id><h|s|b>" joined by commas, ascending id ("12s,15h"); compact on purpose. */
+  seats: string;
+  /** Taken units (seats and zone places) per sector. */
+  takenPerSector: Map<number, number>;
+  /** Earliest future hold expiry: when this state stops being true without any write. */
+  nextHoldExpiry: Date | null;
 }
 
-export interface InventorySeatRow {
+export interface SessionStateRow extends SessionHeaderRow {
+  translations: { lang: string; name: string }[];
+  channelIds: number[];
+  sectors: { id: number; name: string; numbered: boolean }[];
+  rates: RateRow[];
+  live: LiveInventory;
+}
+
+/**
+ * Everything the session detail needs but the seat layout, in one round trip and one snapshot (it
+ * is re-read about once a second per busy session): the session, its event's state and names, the
+ * channels selling it, the venue's sectors, the rates, and the live inventory at `now` - which
+ * numbered seats are held, sold or blocked, how many units each sector has taken, and the next hold
+ * expiry. Expired holds count as free (D15). The inventory is aggregated in SQL so that a large,
+ * busy session still answers with one short row.
+ */
+export async function sessionState(db: Db, sessionId: number, now: Date): Promise<SessionStateRow | null> {
+  const at = now.toISOString();
+  const rows = await queryRows<Record<string, unknown>>(
+    db,
+    sql`WITH taken AS (
+          SELECT id, sector_id, seat_id, status, hold_expires_at FROM session_seats
+          WHERE session_id = ${sessionId} AND status <> 'available'
+            AND (status <> 'held' OR hold_expires_at IS NULL OR hold_expires_at > ${at}::timestamptz)
+        )
+        SELECT s.id, s.event_id, s.venue_id, s.start_datetime, s.status, e.status AS event_status, e.default_lang,
+          (SELECT coalesce(json_agg(json_build_object('lang', tr.lang, 'name', tr.name) ORDER BY tr.lang), '[]'::json)
+             FROM event_translations tr WHERE tr.event_id = s.event_id) AS translations,
+          (SELECT coalesce(json_agg(ce.channel_id ORDER BY ce.channel_id), '[]'::json)
+             FROM channel_events ce WHERE ce.event_id = s.event_id) AS channel_ids,
+          (SELECT coalesce(json_agg(json_build_object('id', sc.id, 'name', sc.name, 'numbered', sc.numbered) ORDER BY sc.sort_order, sc.id), '[]'::json)
+             FROM sectors sc WHERE sc.venue_id = s.venue_id) AS sectors,
+          (SELECT coalesce(json_agg(json_build_object('id', r.id, 'sectorId', r.sector_id, 'name', r.name, 'names', r.names,
+                    'price', r.price, 'meta', r.meta) ORDER BY r.sort_order, r.id), '[]'::json)
+             FROM rates r WHERE r.session_id = s.id) AS rates,
+          (SELECT coalesce(string_agg(id::text || left(status, 1), ',' ORDER BY id), '') FROM taken WHERE seat_id IS NOT NULL) AS live_seats,
+          (SELECT coalesce(json_agg(json_build_array(sector_id, n)), '[]'::json)
+             FROM (SELECT sector_id, count(*)::int AS n FROM taken GROUP BY sector_id) g) AS live_per_sector,
+          (SELECT min(hold_expires_at) FROM taken WHERE status = 'held') AS next_expiry
+        FROM sessions s JOIN events e ON e.id = s.event_id
+        WHERE s.id = ${sessionId}`,
+  );
+  const r = rows[0];
+  if (!r) return null;
+  const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+  const perSector = json<[number, number][]>(r.live_per_sector);
+  return {
+    id: Number(r.id),
+    eventId: Number(r.event_id),
+    venueId: Number(r.venue_id),
+    startDatetime: new Date(r.start_datetime as string | Date),
+    status: r.status as string,
+    eventStatus: r.event_status as string,
+    defaultLang: r.default_lang as string,
+    translations: json(r.translations),
+    channelIds: json(r.channel_ids),
+    sectors: json(r.sectors),
+    rates: json(r.rates),
+    live: {
+      seats: r.live_seats as string,
+      takenPerSector: new Map(perSector.map(([sector, n]) => [Number(sector), Number(n)])),
+      nextHoldExpiry: r.next_expiry === null ? null : new Date(r.next_expiry as string | Date),
+    },
+  };
+}
+
+export interface LayoutUnitRow {
   id: number;
   sector_id: number;
   row: string;
   number: string;
   x: number;
   y: number;
-  status: 'available' | 'held' | 'sold' | 'blocked';
 }
 
-/** Numbered seats of a session with the status a buyer sees at `now` (expired holds are free). */
-export async function sessionSeats(db: Db, sessionId: number, now: Date): Promise<InventorySeatRow[]> {
-  return queryRows<InventorySeatRow>(
+/**
+ * The numbered seats of a session (`id` = session_seat_id) with their place on the map. This never
+ * changes once the session exists, so callers may keep it far longer than the inventory.
+ */
+export async function sessionSeatLayout(db: Db, sessionId: number): Promise<LayoutUnitRow[]> {
+  return queryRows<LayoutUnitRow>(
     db,
-    sql`SELECT ss.id, ss.sector_id, st.row, st.number, st.x, st.y,
-          CASE WHEN ${freeCondition(now, 'ss')} THEN 'available' ELSE ss.status END AS status
+    sql`SELECT ss.id, ss.sector_id, st.row, st.number, st.x, st.y
         FROM session_seats ss JOIN seats st ON st.id = ss.seat_id
         WHERE ss.session_id = ${sessionId}
         ORDER BY ss.id`,
   );
 }
 
-export interface SectorInventoryRow {
-  sectorId: number;
-  capacity: number;
-  available: number;
-}
-
-/**
- * Per sector of a session: sellable units, free units, and the earliest future hold expiry of the
- * whole session (when a cached payload stops being true without any write).
- */
-export async function sectorInventory(
-  db: Db,
-  sessionId: number,
-  now: Date,
-): Promise<{ sectors: SectorInventoryRow[]; nextHoldExpiry: Date | null }> {
-  const rows = await queryRows<{ sector_id: number; capacity: number; available: number; next_expiry: string | Date | null }>(
+/** Sellable units (numbered seats and zone places) per sector of a session. */
+export async function sessionUnitsPerSector(db: Db, sessionId: number): Promise<Map<number, number>> {
+  const rows = await queryRows<{ sector_id: number; units: number }>(
     db,
-    sql`SELECT sector_id, count(*)::int AS capacity,
-          count(*) FILTER (WHERE ${freeCondition(now)})::int AS available,
-          min(hold_expires_at) FILTER (WHERE status = 'held' AND hold_expires_at > ${now.toISOString()}::timestamptz) AS next_expiry
-        FROM session_seats WHERE session_id = ${sessionId}
-        GROUP BY sector_id`,
+    sql`SELECT sector_id, count(*)::int AS units FROM session_seats WHERE session_id = ${sessionId} GROUP BY sector_id`,
   );
-  let next: Date | null = null;
-  for (const r of rows) {
-    if (r.next_expiry === null) continue;
-    const at = new Date(r.next_expiry);
-    if (!next || at < next) next = at;
-  }
-  return {
-    sectors: rows.map((r) => ({ sectorId: Number(r.sector_id), capacity: Number(r.capacity), available: Number(r.available) })),
-    nextHoldExpiry: next,
-  };
+  return new Map(rows.map((r) => [Number(r.sector_id), Number(r.units)]));
 }
 
 /** The SQL condition "this unit is free at `now`" (D15). */

@@ -1,5 +1,4 @@
 import type { AppContext } from '../../app-context.js';
-import { ok } from '../../http/envelope.js';
 import { notFound } from '../../http/errors.js';
 import { onInventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount } from '../../lib/money.js';
@@ -135,69 +134,113 @@ function publicMeta(meta: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
+/**
+ * The seat layout of a session with each seat's JSON prefix rendered once. It never changes once the
+ * session exists (no use case moves or renumbers seats), so it is kept long, bounded by age and count.
+ */
+interface SessionLayout {
+  seats: repo.LayoutUnitRow[];
+  /** `{"id":..,"sector_id":..,"row":..,"number":..,"x":..,"y":..,"status":"` of each seat. */
+  seatPrefixes: string[];
+  unitsPerSector: Map<number, number>;
+  loadedAt: number;
+  version: number;
+}
+const layouts = new WeakMap<AppContext, Map<number, SessionLayout>>();
+const LAYOUT_MAX_AGE_MS = 5 * 60_000;
+const LAYOUT_MAX_ENTRIES = 200;
+let layoutVersions = 0;
+
+async function sessionLayout(ctx: AppContext, sessionId: number, now: number): Promise<SessionLayout> {
+  let byId = layouts.get(ctx);
+  if (!byId) layouts.set(ctx, (byId = new Map()));
+  const hit = byId.get(sessionId);
+  if (hit && now - hit.loadedAt < LAYOUT_MAX_AGE_MS && now >= hit.loadedAt) return hit;
+  const [seats, unitsPerSector] = await Promise.all([repo.sessionSeatLayout(ctx.db, sessionId), repo.sessionUnitsPerSector(ctx.db, sessionId)]);
+  const seatPrefixes = seats.map(
+    (s) =>
+      `{"id":${Number(s.id)},"sector_id":${Number(s.sector_id)},"row":${JSON.stringify(s.row)},"number":${JSON.stringify(s.number)},` +
+      `"x":${JSON.stringify(Number(s.x))},"y":${JSON.stringify(Number(s.y))},"status":"`,
+  );
+  const layout = { seats, seatPrefixes, unitsPerSector, loadedAt: now, version: ++layoutVersions };
+  byId.delete(sessionId);
+  if (byId.size >= LAYOUT_MAX_ENTRIES) byId.delete(byId.keys().next().value!);
+  byId.set(sessionId, layout);
+  return layout;
+}
+
+const STATUS_BY_LETTER = { h: 'held', s: 'sold', b: 'blocked' } as const;
+
+/** "12s,15h" -> Map { 12 => 'sold', 15 => 'held' } */
+function parseTakenSeats(seats: string): Map<number, string> {
+  const statusOf = new Map<number, string>();
+  if (seats === '') return statusOf;
+  for (const item of seats.split(',')) {
+    statusOf.set(Number(item.slice(0, -1)), STATUS_BY_LETTER[item.slice(-1) as keyof typeof STATUS_BY_LETTER]);
+  }
+  return statusOf;
+}
+
+/**
+ * Reads a session's live state (one one-row query; the seat layout comes from its own cache) and
+ * returns how to render the D34 payload. Rendering is string assembly over pre-rendered seat
+ * prefixes: the payload of a 5,000-seat session is about 1 MB of JSON.
+ */
 async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: string): Promise<BuiltPayload<SessionMeta> | null> {
   const now = ctx.clock.now();
-  // One snapshot, so that seat statuses and sector counts agree with each other.
-  const read = await ctx.db.transaction(
-    async (tx) => {
-      const session = await repo.findSession(tx, sessionId);
-      if (!session || session.status === 'draft' || session.eventStatus !== 'published') return null;
-      const translations = await repo.eventTranslations(tx, [session.eventId]);
-      const sectors = await repo.venueSectors(tx, session.venueId);
-      const rates = await repo.sessionRates(tx, sessionId);
-      const seats = await repo.sessionSeats(tx, sessionId, now);
-      const inventory = await repo.sectorInventory(tx, sessionId, now);
-      const channelIds = await repo.channelsSelling(tx, session.eventId);
-      return { session, translations, sectors, rates, seats, inventory, channelIds };
-    },
-    { isolationLevel: 'repeatable read', accessMode: 'read only' },
-  );
-  if (!read) return null;
-  const { session, translations, sectors, rates, seats, inventory, channelIds } = read;
-  const chain = languageChain(lang, session.defaultLang);
+  // Seat statuses and sector counts both derive from this one read, so they always agree.
+  const context = await repo.sessionState(ctx.db, sessionId, now);
+  if (!context || context.status === 'draft' || context.eventStatus !== 'published') return null;
+  const { live } = context;
+  const layout = await sessionLayout(ctx, sessionId, now.getTime());
+  const chain = languageChain(lang, context.defaultLang);
+
   const ratesOf = new Map<number, { id: number; name: string; price: number; meta: Record<string, unknown> }[]>();
-  for (const sector of sectors) {
+  for (const sector of context.sectors) {
     ratesOf.set(
       sector.id,
-      rates
+      context.rates
         .filter((r) => r.sectorId === null || r.sectorId === sector.id)
         .map((r) => ({ id: r.id, name: rateName(r, chain), price: toAmount(r.price), meta: publicMeta(r.meta) })),
     );
   }
-  const counts = new Map(inventory.sectors.map((s) => [s.sectorId, s]));
-  const body = ok(
-    {
-      session: {
-        id: session.id,
-        event_id: session.eventId,
-        event_name: eventTexts(translations, session.eventId, chain).name,
-        start_datetime: iso(session.startDatetime),
-        status: session.status,
-      },
-      elements: {
-        seats: seats.map((s) => ({
-          id: s.id,
-          sector_id: s.sector_id,
-          row: s.row,
-          number: s.number,
-          x: s.x,
-          y: s.y,
-          status: s.status,
-          rates: ratesOf.get(s.sector_id) ?? [],
-        })),
-        sectors: sectors.map((sector) => ({
-          id: sector.id,
-          name: sector.name,
-          numbered: sector.numbered,
-          capacity: counts.get(sector.id)?.capacity ?? 0,
-          available: counts.get(sector.id)?.available ?? 0,
-          rates: ratesOf.get(sector.id) ?? [],
-        })),
-      },
-    },
-    'Session detail',
-  );
-  return { body, meta: { eventId: session.eventId, channelIds: new Set(channelIds) }, validUntil: inventory.nextHoldExpiry };
+  const names = new Map(context.translations.map((tr) => [tr.lang, tr.name]));
+  const session = {
+    id: context.id,
+    event_id: context.eventId,
+    event_name: pickByLanguage(names, chain) ?? '',
+    start_datetime: iso(context.startDatetime),
+    status: context.status,
+  };
+  const sectors = context.sectors.map((sector) => {
+    const capacity = layout.unitsPerSector.get(sector.id) ?? 0;
+    return {
+      id: sector.id,
+      name: sector.name,
+      numbered: sector.numbered,
+      capacity,
+      available: Math.max(0, capacity - (live.takenPerSector.get(sector.id) ?? 0)),
+      rates: ratesOf.get(sector.id) ?? [],
+    };
+  });
+  const render = () => {
+    const statusOf = parseTakenSeats(live.seats);
+    const ratesJson = new Map([...ratesOf].map(([sectorId, list]) => [sectorId, JSON.stringify(list)]));
+    const seats = layout.seats.map(
+      (s, i) => `${layout.seatPrefixes[i]}${statusOf.get(Number(s.id)) ?? 'available'}","rates":${ratesJson.get(Number(s.sector_id)) ?? '[]'}}`,
+    );
+    // The envelope of D33, written out so that the seats need no second serialisation pass.
+    return (
+      `{"status":200,"success":true,"data":{"session":${JSON.stringify(session)},` +
+      `"elements":{"seats":[${seats.join(',')}],"sectors":${JSON.stringify(sectors)}}},"message":"Session detail"}`
+    );
+  };
+  return {
+    fingerprint: `${JSON.stringify([layout.version, session, sectors])}|${live.seats}`,
+    render,
+    meta: { eventId: context.eventId, channelIds: new Set(context.channelIds.map(Number)) },
+    validUntil: live.nextHoldExpiry,
+  };
 }
 
 /**
