@@ -11,7 +11,7 @@ let token: string;
 beforeAll(async () => {
   t = await buildTestApp({ poolSize: 25 });
   token = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
-});
+}, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(() => t.close());
 
 describe(`racing confirms (${isPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {

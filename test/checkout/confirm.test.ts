@@ -4,13 +4,14 @@ import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.j
 import { buyer, confirmUrl, count, createPendingOrder, seatRows, type PendingOrderOptions } from './fixtures.js';
 import { onInventoryChanged } from '../../src/lib/inventory-events.js';
 import { queryRows } from '../../src/db/client.js';
+import { createOrder, demoSession, heldRows, orderUrl } from '../orders/cart-helpers.js';
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
 beforeAll(async () => {
   t = await buildTestApp();
   for (const c of ['a', 'b', 'c', 'd'] as const) tokens[c] = await tokenFor(t.app, DEMO[c].slug, DEMO[c].key);
-});
+}, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(() => t.close());
 
 const order = (channel: 'b' | 'd' | 'a' | 'c', opts: Partial<PendingOrderOptions> = {}) =>
@@ -77,6 +78,39 @@ describe('confirm: success', () => {
     const res = await confirm('d', o.token, body(o.total));
     expect(res.statusCode).toBe(200);
     expect(res.json().data.ticket_pdf_urls).toHaveLength(3);
+  });
+});
+
+describe('confirm after a cart built through the API', () => {
+  it('closes the order the cart module built (seats, zone places, voucher)', async () => {
+    const s = await demoSession(t, 1);
+    const created = await createOrder(t.app, tokens.d!, 'demo-d', { session_seat_id: s.seats[10]!.id, rate_id: s.rates.general });
+    const add = await t.app.inject({
+      method: 'POST',
+      url: orderUrl('demo-d', created.order_token, '/items/sector'),
+      headers: bearer(tokens.d!),
+      payload: { sector_id: s.zone.sectorId, rate_id: s.rates.reduced, quantity: 2 },
+    });
+    expect(add.statusCode).toBeLessThan(300);
+    const voucher = await t.app.inject({ method: 'POST', url: orderUrl('demo-d', created.order_token, '/apply-voucher'), headers: bearer(tokens.d!), payload: { code: 'DEMO10' } });
+    expect(voucher.statusCode).toBeLessThan(300);
+    const cart = (await t.app.inject({ url: orderUrl('demo-d', created.order_token), headers: bearer(tokens.d!) })).json().data;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: confirmUrl('demo-d', created.order_token, 'confirm', 'en'),
+      headers: bearer(tokens.d!),
+      payload: { ...buyer, amount: cart.total_amount },
+    });
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data;
+    expect(data).toMatchObject({ order_token: created.order_token, reference: created.reference, status: 'completed', total_amount: cart.total_amount });
+    expect(data.vouchers).toEqual(cart.vouchers);
+    expect(data.ticket_pdf_urls).toHaveLength(3);
+    expect(await heldRows(t, created.order_token)).toEqual(expect.arrayContaining([expect.objectContaining({ status: 'sold' })]));
+    expect((await heldRows(t, created.order_token)).every((r) => r.status === 'sold')).toBe(true);
+    // the cart module now sees a completed order: it cannot be deleted (D16)
+    const del = await t.app.inject({ method: 'DELETE', url: orderUrl('demo-d', created.order_token), headers: bearer(tokens.d!) });
+    expect(del.statusCode).toBe(409);
   });
 });
 

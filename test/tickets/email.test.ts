@@ -68,7 +68,7 @@ beforeAll(async () => {
   t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${peer.port}`, MAIL_FROM: 'Taquilla <tickets@taquilla.test>' } });
   tokens.b = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
   tokens.d = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
-});
+}, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(async () => {
   await peer.stop();
   await t.close();
@@ -216,5 +216,5 @@ describe('ticket e-mail without SMTP (development)', () => {
       await dev.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000); // builds a second app with the demo catalogue
 });

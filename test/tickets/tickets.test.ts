@@ -16,7 +16,7 @@ beforeAll(async () => {
   orderId = o.id;
   const res = await t.app.inject({ method: 'POST', url: confirmUrl('demo-d', o.token), headers: bearer(token), payload: { ...buyer, amount: o.total / 100 } });
   urls = res.json().data.ticket_pdf_urls;
-});
+}, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(() => t.close());
 
 /** The path and query of a signed URL, for app.inject. */

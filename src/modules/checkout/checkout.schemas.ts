@@ -1,11 +1,8 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Envelope, LangParam, SlugParam } from '../../http/schemas.js';
+import { OrderSchema, OrderToken } from '../orders/orders.schemas.js';
 
-export const ConfirmParams = Type.Object({
-  salesChannelSlug: SlugParam,
-  lang: LangParam,
-  orderToken: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
-});
+export const ConfirmParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken });
 
 const optionalText = (description: string) => Type.Optional(Type.String({ maxLength: 255, description }));
 
@@ -21,46 +18,10 @@ export const ConfirmBody = Type.Object({
 });
 export type ConfirmBody = Static<typeof ConfirmBody>;
 
-const Money = Type.Number();
-const OrderItem = Type.Object({
-  id: Type.Integer(),
-  session_seat_id: Type.Integer(),
-  sector_id: Type.Integer(),
-  rate_id: Type.Integer(),
-  base_amount: Money,
-  discount_amount: Money,
-  fee_amount: Money,
-  total_amount: Money,
-});
-
-/** The completed order (D35 shape) plus the signed ticket links (SPEC "Confirm response"). */
+/** The completed order (D35) plus the signed ticket links (SPEC "Confirm response"). */
 export const ConfirmResponse = Envelope(
-  Type.Object(
-    {
-      order_token: Type.String(),
-      reference: Type.String({ description: 'readable order code (order_reference of the sales report)' }),
-      status: Type.String(),
-      total_amount: Money,
-      expires_at: Type.Union([Type.String(), Type.Null()]),
-      currency: Type.String(),
-      events: Type.Array(
-        Type.Object(
-          {
-            id: Type.Integer(),
-            name: Type.String(),
-            sessions: Type.Array(
-              Type.Object(
-                { id: Type.Integer(), start_datetime: Type.Union([Type.String(), Type.Null()]), items: Type.Array(OrderItem, { additionalProperties: true }) },
-                { additionalProperties: true },
-              ),
-            ),
-          },
-          { additionalProperties: true },
-        ),
-      ),
-      vouchers: Type.Array(Type.Any()),
-      ticket_pdf_urls: Type.Array(Type.String(), { description: 'signed links to the ticket PDFs, one per item, valid 7 days' }),
-    },
-    { additionalProperties: true },
-  ),
+  Type.Object({
+    ...OrderSchema.properties,
+    ticket_pdf_urls: Type.Array(Type.String(), { description: 'signed links to the ticket PDFs, one per item, valid 7 days' }),
+  }),
 );

@@ -1,12 +1,11 @@
 import type { AppContext } from '../../app-context.js';
-import { AppError, invalidData, notFound } from '../../http/errors.js';
+import { AppError, invalidData } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
 import { signTicketUrls } from '../tickets/tickets.service.js';
-import * as repo from './checkout.repo.js';
 import type { ConfirmBody } from './checkout.schemas.js';
 import { closeOrder } from './closing.service.js';
-import { buildOrderView } from './order-view.js';
+import { buildOrderView } from '../orders/order-view.js';
 
 /** Models whose channel collects the payment itself and must call confirm (B and D). */
 const CONFIRMING_MODES = new Set(['portal_external_payment', 'widget_external_payment']);
@@ -29,11 +28,9 @@ export async function confirmOrder(
   const { body } = input;
   const amount = toMinor(body.amount);
   if (amount === null) throw invalidData({ amount: ['must be a number with at most two decimals'] });
-  const found = await repo.findOrderIdByToken(ctx.db, channel.id, input.orderToken);
-  if (!found || found.type === 'refund') throw notFound('Order');
-
+  // Another channel's order is not found either (D5): the token is looked up within the channel.
   const closed = await closeOrder(ctx, {
-    orderId: found.id,
+    orderRef: { orderToken: input.orderToken, channelId: channel.id },
     buyer: { name: body.name.trim(), surname: body.surname.trim(), email: body.email.trim(), phone: body.phone?.trim() || null },
     paymentMethod: body.payment_method ?? null,
     transactionId: body.transaction_id ?? null,
@@ -41,9 +38,8 @@ export async function confirmOrder(
     expectedAmount: amount,
   });
   const view = await buildOrderView(ctx.db, closed.orderId, input.lang);
-  const [ref] = await repo.orderReferences(ctx.db, [closed.orderId]);
   return {
     alreadyCompleted: closed.alreadyCompleted,
-    data: { ...view!, reference: ref!.reference, ticket_pdf_urls: signTicketUrls(ctx, closed.ticketCodes) },
+    data: { ...view, ticket_pdf_urls: signTicketUrls(ctx, closed.ticketCodes) },
   };
 }

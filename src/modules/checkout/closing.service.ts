@@ -4,8 +4,7 @@ import type { IntegrationMode } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
-import { queueTicketEmail } from '../tickets/email.repo.js';
-import { insertTickets, ticketCodesOfOrder } from '../tickets/tickets.repo.js';
+import { ticketCodesOfOrder } from '../tickets/tickets.repo.js';
 import { newTicketCode } from '../tickets/tickets.service.js';
 import * as repo from './checkout.repo.js';
 import type { Buyer, OrderItemRef } from './checkout.repo.js';
@@ -13,7 +12,9 @@ import type { Buyer, OrderItemRef } from './checkout.repo.js';
 export type { Buyer } from './checkout.repo.js';
 
 export interface CloseOrderInput {
-  orderId: number;
+  /** The order to close; confirm may name it by token within its channel instead (`orderRef`). */
+  orderId?: number;
+  orderRef?: repo.OrderRef;
   buyer: Buyer;
   paymentMethod?: string | null;
   transactionId?: string | null;
@@ -50,14 +51,13 @@ export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promi
   const now = ctx.clock.now();
   let sessionIds: number[] = [];
   const result = await ctx.db.transaction(async (tx) => {
-    const order = await repo.lockOrder(tx, input.orderId);
+    const order = await repo.lockOrder(tx, input.orderRef ?? { orderId: input.orderId! });
     if (!order || order.type === 'refund') throw new AppError('not_found', 'Order not found');
     if (order.status === 'completed') {
       return { orderId: order.id, alreadyCompleted: true, ticketCodes: await ticketCodesOfOrder(tx, order.id) };
     }
     if (order.status === 'cancelled') throw new AppError('order_not_modifiable', 'The order was cancelled and cannot be confirmed');
-    const items = await repo.itemsOfOrder(tx, order.id);
-    if (items.length === 0) throw new AppError('order_empty', 'The order has no items');
+    if (order.itemCount === 0) throw new AppError('order_empty', 'The order has no items');
     const expired = order.status === 'expired' || (order.expiresAt !== null && order.expiresAt <= now);
     if (expired && !input.allowExpired) throw new AppError('order_expired', 'The order has expired');
     if (input.expectedAmount !== undefined && input.expectedAmount !== order.totalAmount) {
@@ -65,8 +65,8 @@ export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promi
         amount: [`must equal the order total ${toAmount(order.totalAmount).toFixed(2)}`],
       });
     }
-    const sold = await repo.sellOrderSeats(tx, order.id, now, expired);
-    if (sold.length !== items.length) {
+    const items = await repo.sellOrderSeats(tx, order.id, now, expired);
+    if (items.length !== order.itemCount || items.some((i) => !i.sold)) {
       throw new AppError('seat_unavailable', 'Some seats of the order are no longer available');
     }
     const ticketCodes = await completeOrder(tx, {
@@ -101,15 +101,15 @@ export async function completeOrder(
     at: Date;
   },
 ): Promise<string[]> {
-  const customerId = await repo.insertCustomer(tx, o.buyer);
   const codes = o.items.map(() => newTicketCode());
-  await insertTickets(tx, o.orderId, o.items.map((i) => i.id), codes, o.at);
-  await repo.markOrderCompleted(tx, o.orderId, {
-    customerId,
+  await repo.writeCompletion(tx, {
+    orderId: o.orderId,
+    buyer: o.buyer,
+    tickets: o.items.map((item, i) => ({ itemId: item.id, code: codes[i]! })),
     paymentMethod: o.paymentMethod,
     transactionId: o.transactionId,
+    emailTo: sendsTicketEmail(o.mode) ? o.buyer.email : null,
     at: o.at,
   });
-  if (sendsTicketEmail(o.mode)) await queueTicketEmail(tx, o.orderId, o.buyer.email, o.at);
   return codes;
 }

@@ -49,10 +49,10 @@ interface OrderRowRaw {
   type: OrderType;
   status: OrderStatus;
   currency: string;
-  base_amount: number;
-  discount_amount: number;
-  fee_amount: number;
-  total_amount: number;
+  o_base: number;
+  o_discount: number;
+  o_fee: number;
+  o_total: number;
   expires_at: Date | string | null;
   vouchers: { code: string; kind: 'percent' | 'fixed'; value: number }[] | string | null;
 }
@@ -84,33 +84,33 @@ const asDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
  * With `now`, a pending cart whose time has run out shows as `expired` even before the sweep.
  */
 export async function buildOrderView(db: Db, orderId: number, lang: string, now?: Date): Promise<OrderView> {
-  const [order] = await queryRows<OrderRowRaw>(
+  // One round trip: the order's columns repeat on each item row (one row with NULL items when empty).
+  const rows = await queryRows<OrderRowRaw & Partial<ItemRowRaw> & { id: string | number | null }>(
     db,
-    sql`SELECT o.order_token, o.reference, o.type, o.status, o.currency, o.base_amount, o.discount_amount, o.fee_amount,
-               o.total_amount, o.expires_at,
+    sql`SELECT o.order_token, o.reference, o.type, o.status, o.currency, o.base_amount AS o_base, o.discount_amount AS o_discount,
+               o.fee_amount AS o_fee, o.total_amount AS o_total, o.expires_at,
                (SELECT json_agg(json_build_object('code', ov.code, 'kind', v.kind, 'value', v.value) ORDER BY ov.created_at)
-                FROM order_vouchers ov JOIN vouchers v ON v.id = ov.voucher_id WHERE ov.order_id = o.id) AS vouchers
-        FROM orders o WHERE o.id = ${orderId}`,
-  );
-  if (!order) throw new AppError('not_found', 'Order not found');
-  const items = await queryRows<ItemRowRaw>(
-    db,
-    sql`SELECT oi.id, oi.event_id, COALESCE(et.name, etd.name) AS event_name, oi.session_id, se.start_datetime,
+                FROM order_vouchers ov JOIN vouchers v ON v.id = ov.voucher_id WHERE ov.order_id = o.id) AS vouchers,
+               oi.id, oi.event_id, COALESCE(et.name, etd.name) AS event_name, oi.session_id, se.start_datetime,
                oi.session_seat_id, ss.seat_id, oi.sector_id, sec.name AS sector_name, st.row, st.number,
                oi.rate_id, COALESCE(r.names ->> ${lang}, r.name) AS rate_name,
                oi.base_amount, oi.discount_amount, oi.fee_amount, oi.total_amount
-        FROM order_items oi
-        JOIN session_seats ss ON ss.id = oi.session_seat_id
+        FROM orders o
+        LEFT JOIN order_items oi ON oi.order_id = o.id
+        LEFT JOIN session_seats ss ON ss.id = oi.session_seat_id
         LEFT JOIN seats st ON st.id = ss.seat_id
-        JOIN sectors sec ON sec.id = oi.sector_id
-        JOIN rates r ON r.id = oi.rate_id
-        JOIN sessions se ON se.id = oi.session_id
-        JOIN events e ON e.id = oi.event_id
+        LEFT JOIN sectors sec ON sec.id = oi.sector_id
+        LEFT JOIN rates r ON r.id = oi.rate_id
+        LEFT JOIN sessions se ON se.id = oi.session_id
+        LEFT JOIN events e ON e.id = oi.event_id
         LEFT JOIN event_translations et ON et.event_id = e.id AND et.lang = ${lang}
         LEFT JOIN event_translations etd ON etd.event_id = e.id AND etd.lang = e.default_lang
-        WHERE oi.order_id = ${orderId}
+        WHERE o.id = ${orderId}
         ORDER BY oi.event_id, se.start_datetime, oi.session_id, oi.id`,
   );
+  const order = rows[0];
+  if (!order) throw new AppError('not_found', 'Order not found');
+  const items = rows.filter((r) => r.id !== null) as unknown as ItemRowRaw[];
 
   const events: OrderView['events'] = [];
   for (const it of items) {
@@ -145,10 +145,10 @@ export async function buildOrderView(db: Db, orderId: number, lang: string, now?
     type: order.type,
     status: timedOut ? 'expired' : order.status,
     currency: order.currency,
-    base_amount: toAmount(order.base_amount),
-    discount_amount: toAmount(order.discount_amount),
-    fee_amount: toAmount(order.fee_amount),
-    total_amount: toAmount(order.total_amount),
+    base_amount: toAmount(order.o_base),
+    discount_amount: toAmount(order.o_discount),
+    fee_amount: toAmount(order.o_fee),
+    total_amount: toAmount(order.o_total),
     expires_at: isoWithOffset(expiresAt),
     events,
     // One voucher per order (docs/cart.md): its discount is the order's.
@@ -157,7 +157,7 @@ export async function buildOrderView(db: Db, orderId: number, lang: string, now?
       kind: v.kind,
       // percent: the percentage (10 for 10 %); fixed: the amount off the order.
       value: v.kind === 'percent' ? v.value / 100 : toAmount(v.value),
-      discount_amount: toAmount(order.discount_amount),
+      discount_amount: toAmount(order.o_discount),
     })),
   };
 }

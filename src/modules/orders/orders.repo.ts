@@ -73,6 +73,7 @@ export interface NewOrder {
   channelId: number;
   lang: string;
   currency: string;
+  expiresAt: Date | null;
   now: Date;
 }
 
@@ -83,8 +84,8 @@ export interface NewOrder {
 export async function insertOrder(db: Db, o: NewOrder): Promise<OrderRow | null> {
   const rows = await queryRows<RawOrder>(
     db,
-    sql`INSERT INTO orders (order_token, reference, channel_id, lang, currency, created_at, updated_at)
-        VALUES (${o.orderToken}, ${o.reference}, ${o.channelId}, ${o.lang}, ${o.currency}, ${o.now}, ${o.now})
+    sql`INSERT INTO orders (order_token, reference, channel_id, lang, currency, expires_at, created_at, updated_at)
+        VALUES (${o.orderToken}, ${o.reference}, ${o.channelId}, ${o.lang}, ${o.currency}, ${o.expiresAt}, ${o.now}, ${o.now})
         ON CONFLICT DO NOTHING
         RETURNING ${ORDER_COLUMNS}`,
   );
@@ -96,7 +97,7 @@ export async function countItems(db: Db, orderId: number): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-/** An inventory row as the channel may sell it: null fields when its event is not sold by the channel. */
+/** An inventory row of an event the channel sells. */
 export interface SeatInfo {
   id: number;
   sessionId: number;
@@ -107,43 +108,6 @@ export interface SeatInfo {
   number: string | null;
   sectorName: string;
   onSale: boolean;
-}
-
-/** Inventory rows by id, limited to events the channel sells. */
-export async function findSellableSeats(db: Db, channelId: number, sessionSeatIds: readonly number[]): Promise<SeatInfo[]> {
-  const rows = await queryRows<{
-    id: number;
-    session_id: number;
-    event_id: number;
-    sector_id: number;
-    seat_id: number | null;
-    row: string | null;
-    number: string | null;
-    sector_name: string;
-    on_sale: boolean;
-  }>(
-    db,
-    sql`SELECT ss.id, ss.session_id, se.event_id, ss.sector_id, ss.seat_id, st.row, st.number, sec.name AS sector_name,
-               (se.status = 'on_sale' AND e.status = 'published') AS on_sale
-        FROM session_seats ss
-        JOIN sessions se ON se.id = ss.session_id
-        JOIN events e ON e.id = se.event_id
-        JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
-        JOIN sectors sec ON sec.id = ss.sector_id
-        LEFT JOIN seats st ON st.id = ss.seat_id
-        WHERE ss.id = ANY(${intArray(sessionSeatIds)})`,
-  );
-  return rows.map((r) => ({
-    id: Number(r.id),
-    sessionId: r.session_id,
-    eventId: r.event_id,
-    sectorId: r.sector_id,
-    seatId: r.seat_id,
-    row: r.row,
-    number: r.number,
-    sectorName: r.sector_name,
-    onSale: r.on_sale,
-  }));
 }
 
 export interface ZoneInfo {
@@ -188,13 +152,99 @@ export async function findRates(db: Db, rateIds: readonly number[]): Promise<Rat
   return rows.map((r) => ({ id: r.id, sessionId: r.session_id, sectorId: r.sector_id, price: r.price }));
 }
 
-/** Claims one inventory row for a cart; false when it is not free (D14: row count checked). */
-export async function claimRow(db: Db, sessionSeatId: number, orderId: number, holdUntil: Date, now: Date): Promise<boolean> {
-  const rows = await queryRows<{ id: number }>(
+export interface AddContext {
+  seats: SeatInfo[];
+  rates: RateInfo[];
+  /** Fee rules of the seats' events and sessions. */
+  fees: FeeRule[];
+  itemCount: number;
+  hasVoucher: boolean;
+}
+
+type Json<T> = T | string;
+const parseJson = <T>(v: Json<T>): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+
+/**
+ * Everything adding seats to a (locked) order needs, in one round trip: the seats as the channel
+ * may sell them, the rates, the fee rules, and the order's item count and voucher. Run after the
+ * order lock so that the count is current.
+ */
+export async function loadAddContext(db: Db, channelId: number, orderId: number, sessionSeatIds: readonly number[], rateIds: readonly number[]): Promise<AddContext> {
+  const seatIds = intArray(sessionSeatIds);
+  const [row] = await queryRows<{
+    seats: Json<{ id: number; session_id: number; event_id: number; sector_id: number; seat_id: number | null; row: string | null; number: string | null; sector_name: string; on_sale: boolean }[]>;
+    rates: Json<{ id: number; session_id: number; sector_id: number | null; price: number }[]>;
+    fees: Json<{ event_id: number | null; session_id: number | null; kind: 'fixed' | 'percent'; amount: number }[]>;
+    item_count: number;
+    has_voucher: boolean;
+  }>(
     db,
-    sql`UPDATE session_seats SET status = 'held', order_id = ${orderId}, hold_expires_at = ${holdUntil}
-        WHERE id = ${sessionSeatId} AND ${isFree(now)}
-        RETURNING id`,
+    sql`WITH s AS (
+          SELECT ss.id, ss.session_id, se.event_id, ss.sector_id, ss.seat_id, st.row, st.number, sec.name AS sector_name,
+                 (se.status = 'on_sale' AND e.status = 'published') AS on_sale
+          FROM session_seats ss
+          JOIN sessions se ON se.id = ss.session_id
+          JOIN events e ON e.id = se.event_id
+          JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
+          JOIN sectors sec ON sec.id = ss.sector_id
+          LEFT JOIN seats st ON st.id = ss.seat_id
+          WHERE ss.id = ANY(${seatIds}))
+        SELECT
+          (SELECT COALESCE(json_agg(s), '[]'::json) FROM s) AS seats,
+          (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'session_id', r.session_id, 'sector_id', r.sector_id, 'price', r.price)), '[]'::json)
+             FROM rates r WHERE r.id = ANY(${intArray(rateIds)})) AS rates,
+          (SELECT COALESCE(json_agg(json_build_object('event_id', f.event_id, 'session_id', f.session_id, 'kind', f.kind, 'amount', f.amount) ORDER BY f.id), '[]'::json)
+             FROM fees f WHERE f.event_id IN (SELECT event_id FROM s) OR f.session_id IN (SELECT session_id FROM s)) AS fees,
+          (SELECT count(*)::int FROM order_items WHERE order_id = ${orderId}) AS item_count,
+          EXISTS (SELECT 1 FROM order_vouchers WHERE order_id = ${orderId}) AS has_voucher`,
+  );
+  return {
+    seats: parseJson(row!.seats).map((r) => ({
+      id: Number(r.id),
+      sessionId: r.session_id,
+      eventId: r.event_id,
+      sectorId: r.sector_id,
+      seatId: r.seat_id,
+      row: r.row,
+      number: r.number,
+      sectorName: r.sector_name,
+      onSale: r.on_sale,
+    })),
+    rates: parseJson(row!.rates).map((r) => ({ id: r.id, sessionId: r.session_id, sectorId: r.sector_id, price: r.price })),
+    fees: parseJson(row!.fees).map((f) => ({ eventId: f.event_id, sessionId: f.session_id, kind: f.kind, amount: f.amount })),
+    itemCount: Number(row!.item_count),
+    hasVoucher: Boolean(row!.has_voucher),
+  };
+}
+
+/**
+ * Claims one seat for a cart and, in the same statement, adds its item with its amounts and adds
+ * those to the order's totals (and sets its expiry). False when the seat is not free (D14: the
+ * claim's row count decides; nothing is written then).
+ */
+export async function claimSeatAsItem(
+  db: Db,
+  a: { orderId: number; seat: SeatInfo; rateId: number; amounts: ItemAmounts; holdUntil: Date; now: Date },
+): Promise<boolean> {
+  const { base, discount, fee, total } = a.amounts;
+  const rows = await queryRows<{ claimed: number }>(
+    db,
+    sql`WITH claimed AS (
+          UPDATE session_seats SET status = 'held', order_id = ${a.orderId}, hold_expires_at = ${a.holdUntil}
+          WHERE id = ${a.seat.id} AND ${isFree(a.now)}
+          RETURNING id),
+        item AS (
+          INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id,
+                                   base_amount, discount_amount, fee_amount, total_amount, created_at)
+          SELECT ${a.orderId}, ${a.seat.eventId}, ${a.seat.sessionId}, ${a.seat.sectorId}, id, ${a.rateId},
+                 ${base}, ${discount}, ${fee}, ${total}, ${a.now}
+          FROM claimed
+          RETURNING id)
+        UPDATE orders SET base_amount = base_amount + ${base}, discount_amount = discount_amount + ${discount},
+                          fee_amount = fee_amount + ${fee}, total_amount = total_amount + ${total},
+                          expires_at = ${a.holdUntil}, updated_at = ${a.now}
+        WHERE id = ${a.orderId} AND EXISTS (SELECT 1 FROM item)
+        RETURNING 1 AS claimed`,
   );
   return rows.length === 1;
 }

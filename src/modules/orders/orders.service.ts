@@ -12,7 +12,8 @@ import { priceItems, sumAmounts } from './pricing.js';
 // Cart use cases. Each takes the channel and the order token, so that the B2B routes and the
 // portal's public cart call the same functions; each runs in one transaction that first locks the
 // order row (changes to one cart are serialised), claims inventory with conditional UPDATEs in
-// ascending id order, reprices the whole order, and announces the inventory change after commit.
+// ascending id order, keeps every amount consistent (item and order totals), and announces the
+// inventory change after commit.
 
 export interface ItemRequest {
   session_seat_id: number;
@@ -27,7 +28,7 @@ export interface SectorRequest {
 
 export const ORDER_TOKEN_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 
-const REFERENCE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ0123456789'.slice(0, 32);
+const REFERENCE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ0123456789'; // 32 characters
 
 /** A readable order reference: `TQ-` + 8 base32 characters (no I, L, O, U: easy to read aloud). */
 export function newReference(): string {
@@ -70,9 +71,9 @@ export async function repriceOrder(tx: Db, orderId: number, now: Date): Promise<
 const seatLabel = (seat: SeatInfo) => `${seat.sectorName}, row ${seat.row}, number ${seat.number}`;
 
 /** Seats and rates of an add request, checked: 404 unknown seat, 422 wrong rate or zone place, 409 not on sale. */
-async function resolveSeatRequests(tx: Db, channel: ChannelRecord, requests: readonly ItemRequest[], fieldPrefix: (i: number) => string) {
-  const seats = new Map((await repo.findSellableSeats(tx, channel.id, requests.map((r) => r.session_seat_id))).map((s) => [s.id, s]));
-  const rates = new Map((await repo.findRates(tx, [...new Set(requests.map((r) => r.rate_id))])).map((r) => [r.id, r]));
+function resolveSeatRequests(context: repo.AddContext, requests: readonly ItemRequest[], fieldPrefix: (i: number) => string) {
+  const seats = new Map(context.seats.map((s) => [s.id, s]));
+  const rates = new Map(context.rates.map((r) => [r.id, r]));
   const errors: FieldErrors = {};
   const resolved = requests.map((req, i) => {
     const seat = seats.get(req.session_seat_id);
@@ -92,24 +93,39 @@ async function resolveSeatRequests(tx: Db, channel: ChannelRecord, requests: rea
   return resolved;
 }
 
+const tooManyItems = (max: number) => new AppError('too_many_items', `An order holds at most ${max} items`, { items: [`at most ${max} items per order`] });
+
 async function assertRoomFor(ctx: AppContext, tx: Db, orderId: number, adding: number): Promise<void> {
-  const max = ctx.config.maxItemsPerOrder;
-  if ((await repo.countItems(tx, orderId)) + adding > max) {
-    throw new AppError('too_many_items', `An order holds at most ${max} items`, { items: [`at most ${max} items per order`] });
-  }
+  if ((await repo.countItems(tx, orderId)) + adding > ctx.config.maxItemsPerOrder) throw tooManyItems(ctx.config.maxItemsPerOrder);
 }
 
-/** The hold expiry of a cart: its own, or a new lifetime when it is empty (D13). */
+/** The expiry of a new cart lifetime (D13), in whole seconds so that clients see exactly the hold's. */
+const newLifetime = (ctx: AppContext, channel: ChannelRecord, now: Date) =>
+  new Date(Math.floor((now.getTime() + cartTtlMs(ctx, channel)) / 1000) * 1000);
+
+/** The hold expiry of a cart: its own, or a new lifetime when it is empty (written to the order). */
 async function holdUntil(ctx: AppContext, tx: Db, channel: ChannelRecord, order: OrderRow, now: Date): Promise<Date> {
   if (order.expiresAt) return order.expiresAt;
-  const until = new Date(now.getTime() + cartTtlMs(ctx, channel));
+  const until = newLifetime(ctx, channel, now);
   await repo.setOrderExpiry(tx, order.id, until, now);
   order.expiresAt = until;
   return until;
 }
 
-/** Claims seats for a locked live cart, all or nothing, and adds them as items. Returns the sessions touched. */
-async function addSeatsToCart(ctx: AppContext, tx: Db, channel: ChannelRecord, order: OrderRow, requests: readonly ItemRequest[], now: Date, fieldPrefix: (i: number) => string) {
+/**
+ * Claims seats for a locked live cart, all or nothing, and adds them as items. Returns the sessions
+ * touched. Without a voucher an item's amounts depend on that item alone, so each claim writes its
+ * item and the order's totals in one statement; with a voucher the whole order is repriced after.
+ */
+async function addSeatsToCart(
+  ctx: AppContext,
+  tx: Db,
+  channel: ChannelRecord,
+  order: OrderRow,
+  requests: readonly ItemRequest[],
+  now: Date,
+  fieldPrefix: (i: number) => string,
+) {
   const seen = new Set<number>();
   for (const [i, r] of requests.entries()) {
     if (seen.has(r.session_seat_id)) {
@@ -117,30 +133,22 @@ async function addSeatsToCart(ctx: AppContext, tx: Db, channel: ChannelRecord, o
     }
     seen.add(r.session_seat_id);
   }
-  const resolved = await resolveSeatRequests(tx, channel, requests, fieldPrefix);
-  await assertRoomFor(ctx, tx, order.id, requests.length);
-  const until = await holdUntil(ctx, tx, channel, order, now);
+  const seatIds = requests.map((r) => r.session_seat_id);
+  const context = await repo.loadAddContext(tx, channel.id, order.id, seatIds, [...new Set(requests.map((r) => r.rate_id))]);
+  const resolved = resolveSeatRequests(context, requests, fieldPrefix);
+  if (context.itemCount + requests.length > ctx.config.maxItemsPerOrder) throw tooManyItems(ctx.config.maxItemsPerOrder);
+  const until = order.expiresAt ?? newLifetime(ctx, channel, now);
   // Ascending id order, so that two bulk claims over the same seats cannot deadlock (D14).
   resolved.sort((a, b) => a.seat.id - b.seat.id);
-  for (const { seat } of resolved) {
-    if (!(await repo.claimRow(tx, seat.id, order.id, until, now))) {
+  for (const { seat, rate } of resolved) {
+    const pricing = { id: 0, eventId: seat.eventId, sessionId: seat.sessionId, rateId: rate.id, price: rate.price };
+    const [amounts] = priceItems([pricing], context.fees, null);
+    if (!(await repo.claimSeatAsItem(tx, { orderId: order.id, seat, rateId: rate.id, amounts: amounts!, holdUntil: until, now }))) {
       throw new AppError('seat_unavailable', `Seat ${seatLabel(seat)} is not available`, { session_seat_id: [String(seat.id)] });
     }
   }
-  await repo.insertItems(
-    tx,
-    order.id,
-    resolved.map(({ seat, rate }) => ({
-      eventId: seat.eventId,
-      sessionId: seat.sessionId,
-      sectorId: seat.sectorId,
-      sessionSeatId: seat.id,
-      rateId: rate.id,
-      price: rate.price,
-    })),
-    now,
-  );
-  await repriceOrder(tx, order.id, now);
+  order.expiresAt = until;
+  if (context.hasVoucher) await repriceOrder(tx, order.id, now);
   return resolved.map((r) => r.seat.sessionId);
 }
 
@@ -183,7 +191,15 @@ export async function createOrder(
       // A supplied token may already exist; a concurrent insert of the same token waits for the other.
       order = input.order_token ? await repo.lockOrderByToken(tx, token) : null;
       if (order) break;
-      order = await repo.insertOrder(tx, { orderToken: token, reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, now });
+      order = await repo.insertOrder(tx, {
+        orderToken: token,
+        reference: newReference(),
+        channelId: channel.id,
+        lang,
+        currency: ctx.config.currency,
+        expiresAt: newLifetime(ctx, channel, now),
+        now,
+      });
       created = order !== null;
       // null: the token appeared meanwhile (loop reads it) or the reference collided (loop retries).
     }

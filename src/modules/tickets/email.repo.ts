@@ -9,14 +9,6 @@ export interface OutboxRow {
   attempts: number;
 }
 
-/** Queues the ticket e-mail of an order (inside the closing transaction); once per order. */
-export async function queueTicketEmail(db: Db, orderId: number, recipient: string, at: Date): Promise<void> {
-  await db.execute(sql`
-    INSERT INTO email_outbox (kind, order_id, recipient, next_attempt_at, created_at)
-    VALUES ('tickets', ${orderId}, ${recipient}, ${at}, ${at})
-    ON CONFLICT (order_id, kind) DO NOTHING`);
-}
-
 /**
  * Claims up to `limit` due rows for `owner` until `leaseUntil`. SKIP LOCKED lets several instances
  * claim side by side; the lease keeps everyone else off a claimed row after this commits.

@@ -114,16 +114,6 @@ export async function ticketCodesOfOrder(db: Db, orderId: number): Promise<strin
   return rows.map((r) => r.code);
 }
 
-/** One ticket per item; `codes[i]` belongs to `itemIds[i]`. */
-export async function insertTickets(db: Db, orderId: number, itemIds: number[], codes: string[], at: Date): Promise<void> {
-  if (itemIds.length === 0) return;
-  const values = sql.join(
-    itemIds.map((itemId, i) => sql`(${codes[i]}, ${orderId}, ${itemId}, ${at})`),
-    sql`, `,
-  );
-  await db.execute(sql`INSERT INTO tickets (code, order_id, order_item_id, issued_at) VALUES ${values}`);
-}
-
 /** Voids every valid ticket of an order; returns how many. */
 export async function voidTicketsOfOrder(db: Db, orderId: number, at: Date): Promise<number> {
   const rows = await queryRows<{ id: number }>(

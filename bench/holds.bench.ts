@@ -1,0 +1,269 @@
+// Flash-sale benchmark of seat holds (issue 3), on PostgreSQL: `npm run bench:holds`.
+//
+// One session of 5,000 numbered seats. Many concurrent HTTP clients each create an order with a
+// seat and add a second seat, again and again; one pick in five aims at a seat already handed out,
+// so clients contend. Printed: successful holds per second, p50/p99 latency, the oversell count
+// (must be 0). Baseline, same run: the same conditional claim UPDATE issued directly through the
+// same connection pool, without HTTP, with the same concurrency and the same seat picks.
+//
+// The service runs in a child process (this file with --server) so that the load generator does
+// not share its CPU; the baseline runs in that child too, on the service's own pool.
+//
+// Environment: BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_CONNECTIONS
+// (concurrent clients, default 50), DB_POOL_SIZE (default 10), BENCH_SEATS (default 5000).
+import { fork, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { sql } from 'drizzle-orm';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, queryRows } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { importCatalogue } from '../src/modules/catalogue/import.service.js';
+
+const PG_URL = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
+const POOL_SIZE = Number(process.env.DB_POOL_SIZE || 10);
+const SEATS = Number(process.env.BENCH_SEATS || 5000);
+const CONTENTION = 0.2;
+const SLUG = 'bench-d';
+const KEY = 'wk_bench_holds_key';
+
+/** Hands out seats: mostly the next fresh one, one pick in five an earlier one (contention). */
+function seatPicker(ids: number[], seed: number) {
+  let next = 0;
+  let state = seed;
+  const random = () => ((state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  return {
+    pick(): number | null {
+      if (next >= ids.length) return null;
+      if (next > 0 && random() < CONTENTION) return ids[Math.floor(random() * next)]!;
+      return ids[next++]!;
+    },
+    get done() {
+      return next >= ids.length;
+    },
+  };
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0);
+
+// ---------------------------------------------------------------- child: the service and the baseline
+async function server() {
+  const dbName = `taquilla_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.pathname = `/${dbName}`;
+  const database = await openDatabase({ url: url.toString(), poolSize: POOL_SIZE });
+  await migrate(database);
+  console.log(`setup: database ${dbName} migrated; importing ${SEATS} seats`);
+  const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: url.toString(), DB_POOL_SIZE: String(POOL_SIZE), PORT: '0' });
+  const app = await buildApp({ config, database, logger: false });
+  const perRow = 100;
+  await importCatalogue(app.ctx, {
+    organisers: [{ key: 'o', name: 'Bench' }],
+    venues: [
+      {
+        key: 'v',
+        organiser: 'o',
+        name: 'Arena',
+        sectors: [{ key: 's', name: 'Floor', numbered: true, rows: Array.from({ length: Math.ceil(SEATS / perRow) }, (_, i) => ({ row: `R${i + 1}`, seats: perRow, x: 0, y: i })) }],
+      },
+    ],
+    events: [
+      {
+        key: 'e',
+        organiser: 'o',
+        venue: 'v',
+        names: { en: 'Flash sale' },
+        fees: [{ name: 'Fee', kind: 'fixed', amount: 1 }],
+        sessions: [{ key: 's1', start_datetime: new Date(Date.now() + 30 * 86_400_000).toISOString(), rates: [{ key: 'g', name: 'General', price: 50 }] }],
+      },
+    ],
+    channels: [{ organiser: 'o', slug: SLUG, name: 'Bench', integration_mode: 'widget_external_payment', events: 'all', widget_keys: [KEY] }],
+  });
+  const seatIds = (await queryRows<{ id: number }>(app.ctx.db, sql`SELECT id FROM session_seats ORDER BY id`)).map((r) => r.id).slice(0, SEATS);
+  const [rate] = await queryRows<{ id: number }>(app.ctx.db, sql`SELECT id FROM rates`);
+  const [channel] = await queryRows<{ id: number }>(app.ctx.db, sql`SELECT id FROM sales_channels`);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+
+  const db = app.ctx.db;
+  process.on('message', async (msg: { cmd: string; seed?: number }) => {
+    if (msg.cmd === 'check') {
+      // Oversold = more live items than distinct seats, or a hold that is not backed by an item.
+      const [r] = await queryRows<{ items: number; seats: number; held: number }>(
+        db,
+        sql`SELECT (SELECT count(*)::int FROM order_items oi JOIN orders o ON o.id = oi.order_id WHERE o.status = 'pending') AS items,
+                   (SELECT count(DISTINCT oi.session_seat_id)::int FROM order_items oi JOIN orders o ON o.id = oi.order_id WHERE o.status = 'pending') AS seats,
+                   (SELECT count(*)::int FROM session_seats WHERE status = 'held') AS held`,
+      );
+      process.send!({ cmd: 'check', ...r });
+    } else if (msg.cmd === 'baseline') {
+      await db.execute(sql`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL`);
+      await db.execute(sql`UPDATE orders SET status = 'cancelled'`);
+      const orderIds: number[] = [];
+      for (let i = 0; i < CONNECTIONS; i++) {
+        const [o] = await queryRows<{ id: number }>(
+          db,
+          sql`INSERT INTO orders (order_token, reference, channel_id, currency) VALUES (${crypto.randomUUID()}, ${`BL-${process.pid}-${i}`}, ${channel!.id}, 'EUR') RETURNING id`,
+        );
+        orderIds.push(Number(o!.id));
+      }
+      const picker = seatPicker(seatIds, msg.seed!);
+      const latencies: number[] = [];
+      let ok = 0;
+      let conflicts = 0;
+      const holdUntil = new Date(Date.now() + 900_000);
+      const started = performance.now();
+      await Promise.all(
+        orderIds.map(async (orderId) => {
+          for (let seat = picker.pick(); seat !== null; seat = picker.pick()) {
+            const t0 = performance.now();
+            const now = new Date();
+            // The service's claim (orders.repo claimRow), issued directly.
+            const rows = await queryRows<{ id: number }>(
+              db,
+              sql`UPDATE session_seats SET status = 'held', order_id = ${orderId}, hold_expires_at = ${holdUntil}
+                  WHERE id = ${seat} AND (status = 'available' OR (status = 'held' AND hold_expires_at <= ${now}))
+                  RETURNING id`,
+            );
+            latencies.push(performance.now() - t0);
+            if (rows.length === 1) ok++;
+            else conflicts++;
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      latencies.sort((a, b) => a - b);
+      process.send!({ cmd: 'baseline', ok, conflicts, seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) });
+    } else if (msg.cmd === 'exit') {
+      await app.close();
+      await database.close();
+      const a = new pg.Client({ connectionString: PG_URL });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await a.end();
+      process.exit(0);
+    }
+  });
+  process.send!({ cmd: 'ready', port, seatIds, rateId: rate!.id });
+}
+
+// ---------------------------------------------------------------- parent: the load
+function ask<T>(child: ChildProcess, msg: object, answer: string): Promise<T> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { cmd: string }) => {
+      if (m.cmd !== answer) return;
+      child.off('message', onMessage);
+      resolve(m as T);
+    };
+    child.on('message', onMessage);
+    if (Object.keys(msg).length) child.send(msg);
+  });
+}
+
+async function main() {
+  const child = fork(fileURLToPath(import.meta.url), ['--server'], { execArgv: process.execArgv, stdio: 'inherit' });
+  const ready = await ask<{ port: number; seatIds: number[]; rateId: number }>(child, {}, 'ready');
+  const base = `http://127.0.0.1:${ready.port}`;
+  const tokenRes = await fetch(`${base}/api/sales-channel/v1/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sales_channel_slug: SLUG, widget_key: KEY }),
+  });
+  const token = ((await tokenRes.json()) as { data: { access_token: string } }).data.access_token;
+  const seed = 42;
+  const picker = seatPicker(ready.seatIds, seed);
+  const ordersPath = `/api/sales-channel/v1/${SLUG}/en/orders`;
+  let holds = 0;
+  let conflicts = 0;
+  let other = 0;
+  const count = (status: number, okStatus: number) => {
+    if (status === okStatus) holds++;
+    else if (status === 409) conflicts++;
+    else other++;
+  };
+
+  console.log(`flash sale: ${ready.seatIds.length} seats, ${CONNECTIONS} HTTP clients, pool ${POOL_SIZE}, contention ${CONTENTION * 100} %`);
+  console.log(`machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  type Ctx = { token?: string | null };
+  const instance = autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: 120,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    requests: [
+      {
+        method: 'POST',
+        path: ordersPath,
+        setupRequest: (req, context: Ctx) => {
+          const seat = picker.pick();
+          context.token = null;
+          return seat === null ? (null as unknown as typeof req) : { ...req, body: JSON.stringify({ session_seat_id: seat, rate_id: ready.rateId }) };
+        },
+        onResponse: (status, body, context: Ctx) => {
+          count(status, 201);
+          if (status === 201) context.token = (JSON.parse(body) as { data: { order_token: string } }).data.order_token;
+        },
+      },
+      {
+        method: 'POST',
+        setupRequest: (req, context: Ctx) => {
+          const seat = context.token ? picker.pick() : null;
+          return seat === null
+            ? (null as unknown as typeof req)
+            : { ...req, path: `${ordersPath}/${context.token}/items`, body: JSON.stringify({ session_seat_id: seat, rate_id: ready.rateId }) };
+        },
+        onResponse: (status) => count(status, 200),
+      },
+    ],
+  }) as unknown as autocannon.Instance;
+  const watcher = setInterval(() => {
+    if (picker.done) instance.stop();
+  }, 20);
+  const result = await new Promise<autocannon.Result>((resolve) => instance.on('done', resolve));
+  clearInterval(watcher);
+  const seconds = result.duration;
+  const check = await ask<{ items: number; seats: number; held: number }>(child, { cmd: 'check' }, 'check');
+  // A seat in two live orders, or more successful answers than rows actually held.
+  const oversell = check.items - check.seats + Math.max(0, holds - check.held);
+  const apiRate = holds / seconds;
+
+  const baseline = await ask<{ ok: number; conflicts: number; seconds: number; p50: number; p99: number }>(child, { cmd: 'baseline', seed }, 'baseline');
+  const baseRate = baseline.ok / baseline.seconds;
+
+  const fmt = (n: number) => n.toFixed(1);
+  console.log('');
+  console.log('HTTP API (create order + add item, through Fastify, auth, pricing, order view)');
+  console.log(`  successful holds: ${holds} in ${fmt(seconds)} s = ${fmt(apiRate)} holds/s; 409 conflicts: ${conflicts}; other answers: ${other}`);
+  console.log(`  latency per request: p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+  console.log(`  oversell: ${oversell} (live items ${check.items}, distinct seats ${check.seats}, held rows ${check.held})`);
+  console.log('Baseline (the same conditional claim UPDATE through the same pool, no HTTP)');
+  console.log(`  successful holds: ${baseline.ok} in ${fmt(baseline.seconds)} s = ${fmt(baseRate)} holds/s; conflicts: ${baseline.conflicts}`);
+  console.log(`  latency per claim: p50 ${baseline.p50.toFixed(2)} ms, p99 ${baseline.p99.toFixed(2)} ms`);
+  console.log(`Ratio API / baseline: ${(apiRate / baseRate).toFixed(2)} (target >= 0.6)`);
+  child.send({ cmd: 'exit' });
+  await new Promise((resolve) => child.on('exit', resolve));
+  if (oversell !== 0 || other !== 0) process.exitCode = 1;
+}
+
+if (process.argv.includes('--server')) {
+  server().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { buildTestApp, type TestApp } from '../helpers.js';
+import { count, createPendingOrder } from '../checkout/fixtures.js';
+import { queryRows } from '../../src/db/client.js';
+
+// The example model B/D channel server (examples/channel-server/server.mjs), run as its own
+// process against a real Taquilla listening on a random port.
+let t: TestApp;
+let child: ChildProcess;
+let base: string;
+
+async function startChannelServer(taquillaUrl: string): Promise<string> {
+  child = spawn(process.execPath, [path.resolve('examples/channel-server/server.mjs')], {
+    env: { ...process.env, TAQUILLA_URL: taquillaUrl, CHANNEL_SLUG: 'demo-b', WIDGET_KEY: 'wk_demo_b', PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/localhost:\d+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`channel server exited with ${code}: ${out}`)));
+  });
+}
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = await startChannelServer(address);
+}, 120_000); // building the app with the demo catalogue is slow on a busy machine
+afterAll(async () => {
+  child?.kill('SIGTERM');
+  await t.close();
+});
+
+const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});
+
+describe('example channel server (model B)', () => {
+  it('shows the order read from the public portal, then pays and confirms from its own server', async () => {
+    const o = await createPendingOrder(t.ctx, { channel: 'demo-b', seats: 2 });
+    const checkout = await fetch(`${base}/checkout?order_token=${o.token}`);
+    expect(checkout.status).toBe(200);
+    const html = await checkout.text();
+    expect(html).toContain(o.reference);
+    expect(html).toContain('63,00'); // 2 x (30.00 + 1.50)
+    expect(html).toContain(`name="order_token" value="${o.token}"`);
+
+    const paid = await fetch(`${base}/checkout`, form({ order_token: o.token, name: 'Marta', surname: 'López', email: 'marta@example.com', phone: '' }));
+    expect(paid.status).toBe(200);
+    const done = await paid.text();
+    const links = [...done.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    expect(links).toHaveLength(2);
+    for (const link of links) expect(link).toMatch(/\/api\/tickets\/[A-Za-z0-9]+\.pdf\?expires=\d+&signature=/);
+
+    const [order] = await queryRows<{ status: string; transaction_id: string; email: string }>(
+      t.ctx.db,
+      sql`SELECT o.status, o.transaction_id, c.email FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = ${o.id}`,
+    );
+    expect(order).toMatchObject({ status: 'completed', email: 'marta@example.com' });
+    expect(order!.transaction_id).toMatch(/^demo-/);
+    // model B: the service e-mails the tickets
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM email_outbox WHERE order_id = ${o.id}`)).toBe(1);
+
+    // a completed order is not offered for payment again; confirming again is harmless (D22)
+    expect((await fetch(`${base}/checkout?order_token=${o.token}`)).status).toBe(409);
+    const again = await fetch(`${base}/api/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order_token: o.token, name: 'Marta', surname: 'López', email: 'marta@example.com' }),
+    });
+    expect(again.status).toBe(200);
+    const json = await again.json();
+    expect(json.reference).toBe(o.reference);
+    expect(json.ticket_pdf_urls.map((u: string) => new URL(u).pathname)).toEqual(links.map((u) => new URL(u).pathname));
+  });
+
+  it('reports Taquilla validation errors and unknown orders', async () => {
+    const o = await createPendingOrder(t.ctx, { channel: 'demo-b' });
+    const bad = await fetch(`${base}/checkout`, form({ order_token: o.token, name: 'X', surname: 'Y', email: 'not-an-email' }));
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain('email');
+    expect((await fetch(`${base}/checkout?order_token=00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+    expect((await fetch(`${base}/checkout?order_token=<script>`)).status).toBe(404);
+    // an order of another channel is not found through demo-b's portal read
+    const ofD = await createPendingOrder(t.ctx, { channel: 'demo-d' });
+    expect((await fetch(`${base}/checkout?order_token=${ofD.token}`)).status).toBe(404);
+  });
+});
