@@ -148,7 +148,7 @@ export const channelExample: FastifyPluginAsync<ChannelExampleOptions> = async (
   });
 };
 
-/** Standalone: `tsx examples/channel-server.ts` (PORT default 4100, SERVICE_URL default :3000). */
+/** Standalone: `tsx examples/widget-channel-server.ts` (PORT default 4100, SERVICE_URL default :3000). */
 async function main() {
   const serviceUrl = process.env.SERVICE_URL || 'http://localhost:3000';
   const app = Fastify({ logger: { level: 'info' } });

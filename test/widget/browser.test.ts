@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { channelExample } from '../../examples/channel-server.js';
+import { channelExample } from '../../examples/widget-channel-server.js';
 import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
 
 /**

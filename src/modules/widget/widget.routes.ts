@@ -36,7 +36,7 @@ const widgetRoutes: FastifyPluginAsync = async (app) => {
 
   if (app.ctx.config.appEnv === 'development') {
     // The example channel server of examples/, mounted into the service so `npm start` shows it.
-    const { channelExample } = await import('../../../examples/channel-server.js');
+    const { channelExample } = await import('../../../examples/widget-channel-server.js');
     await app.register(channelExample, {
       prefix: '/examples',
       serviceUrl: app.ctx.config.publicBaseUrl,
