@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
@@ -21,6 +22,7 @@ import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
 import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
+import widgetRoutes from './modules/widget/widget.routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -81,24 +83,39 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return reply.status(up ? 200 : 503).send({ status: up ? 'ready' : 'database unreachable' });
   });
 
-  await app.register(authRoutes, { prefix: B2B_PREFIX });
   await app.register(
-    async (channelScope) => {
-      requireChannelToken(channelScope);
-      await channelScope.register(channelRoutes);
-      await channelScope.register(catalogueRoutes);
-      await channelScope.register(ordersRoutes);
-      await channelScope.register(vouchersRoutes);
-      await channelScope.register(checkoutRoutes);
-      await channelScope.register(reportsRoutes);
+    async (b2b) => {
+      // The widget calls the B2B routes from any partner page (SPEC "Widget", issue 7): any origin,
+      // bearer header, no cookies. Registered before the auth hook so preflights never need a token.
+      await b2b.register(cors, {
+        origin: '*',
+        methods: ['GET', 'POST', 'PUT', 'DELETE'],
+        allowedHeaders: ['Authorization', 'Content-Type'],
+        credentials: false,
+        maxAge: 600,
+      });
+      await b2b.register(authRoutes);
+      await b2b.register(
+        async (channelScope) => {
+          requireChannelToken(channelScope);
+          await channelScope.register(channelRoutes);
+          await channelScope.register(catalogueRoutes);
+          await channelScope.register(ordersRoutes);
+          await channelScope.register(vouchersRoutes);
+          await channelScope.register(checkoutRoutes);
+          await channelScope.register(reportsRoutes);
+        },
+        { prefix: '/:salesChannelSlug' },
+      );
     },
-    { prefix: CHANNEL_PREFIX },
+    { prefix: B2B_PREFIX },
   );
   await app.register(portalRoutes, { prefix: '/api/portal' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
   await app.register(adminRoutes, { prefix: '/api/admin/v1' });
   await app.register(portalPages);
   await app.register(adminDashboard, { prefix: '/admin' });
+  await app.register(widgetRoutes, { prefix: '/widget' });
 
   return app;
 }

@@ -14,6 +14,8 @@ export type Encoding = 'br' | 'gzip';
 export class PayloadVersion {
   readonly etag: string;
   private readonly encoded = new Map<Encoding, Promise<Buffer>>();
+  /** Compressed forms already made, for the hot path to send without waiting on a promise. */
+  private readonly ready = new Map<Encoding, Buffer>();
 
   constructor(
     readonly plain: Buffer,
@@ -21,6 +23,11 @@ export class PayloadVersion {
   ) {
     // Weak: the same tag names the plain and the compressed forms of the same JSON.
     this.etag = `W/"${crypto.createHash('sha256').update(plain).digest('base64url').slice(0, 32)}"`;
+  }
+
+  /** The compressed form if it has been made already. */
+  compressed(encoding: Encoding): Buffer | undefined {
+    return this.ready.get(encoding);
   }
 
   encode(encoding: Encoding): Promise<Buffer> {
@@ -39,7 +46,11 @@ export class PayloadVersion {
           : gzip(this.plain, { level: 6 });
       // zlib hands back a view into its own larger output chunk; an exact-size copy, made once,
       // is measurably cheaper to write to thousands of sockets.
-      pending = pending.then((out) => Buffer.from(out));
+      pending = pending.then((out) => {
+        const exact = Buffer.from(out);
+        this.ready.set(encoding, exact);
+        return exact;
+      });
       pending.catch(() => this.encoded.delete(encoding));
       this.encoded.set(encoding, pending);
     }

@@ -71,7 +71,7 @@ async function sendVersion(request: FastifyRequest, reply: FastifyReply, version
   reply.header('content-type', 'application/json; charset=utf-8');
   const encoding = preferredEncoding(request.headers['accept-encoding']);
   if (!encoding) return reply.send(version.plain);
-  const body = await version.encode(encoding);
+  const body = version.compressed(encoding) ?? (await version.encode(encoding));
   return reply.header('content-encoding', encoding).send(body);
 }
 
@@ -85,9 +85,21 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
+// Clients send a handful of distinct Accept-Encoding strings: remember the answer for each.
+const negotiated = new Map<string, Encoding | null>();
+
 /** br, else gzip, as the client allows them (q=0 refuses a coding); null means identity. */
 export function preferredEncoding(header: string | undefined): Encoding | null {
   if (!header) return null;
+  const known = negotiated.get(header);
+  if (known !== undefined) return known;
+  const choice = negotiate(header);
+  if (negotiated.size >= 100) negotiated.clear();
+  negotiated.set(header, choice);
+  return choice;
+}
+
+function negotiate(header: string): Encoding | null {
   const accepted = new Map<string, number>();
   for (const part of header.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');

@@ -1,0 +1,98 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Synthetic data in the shapes of D33-D35 for the widget benchmark. */
+
+const rates = [
+  { id: 1, name: 'General', price: 30, meta: {} },
+  { id: 2, name: 'Reducida', price: 22.5, meta: {} },
+];
+
+/** `seatCount` seats in four sectors laid out side by side; about 30 % sold and 10 % held. */
+export function syntheticSession(seatCount: number) {
+  const sectorsCount = 4;
+  const perSector = Math.ceil(seatCount / sectorsCount);
+  const perRow = 25;
+  const seats = [];
+  let id = 1;
+  for (let s = 0; s < sectorsCount; s++) {
+    for (let i = 0; i < perSector && id <= seatCount; i++, id++) {
+      const row = Math.floor(i / perRow);
+      const n = i % perRow;
+      const r = (id * 2654435761) % 100;
+      seats.push({
+        id,
+        sector_id: s + 1,
+        row: String(row + 1),
+        number: String(n + 1),
+        x: (s % 2) * (perRow + 3) + n,
+        y: Math.floor(s / 2) * (Math.ceil(perSector / perRow) + 3) + row,
+        status: r < 30 ? 'sold' : r < 40 ? 'held' : 'available',
+        rates,
+      });
+    }
+  }
+  const sectors = Array.from({ length: sectorsCount }, (_, s) => ({
+    id: s + 1,
+    name: `Sector ${s + 1}`,
+    numbered: true,
+    capacity: perSector,
+    available: perSector,
+    rates,
+  }));
+  sectors.push({ id: 99, name: 'Pista', numbered: false, capacity: 500, available: 500, rates });
+  return { session: { id: 1, event_id: 1, start_datetime: '2026-12-31T19:00:00+00:00' }, elements: { seats, sectors } };
+}
+
+const envelope = (data: unknown) => JSON.stringify({ status: 200, success: true, data, message: 'OK' });
+
+/**
+ * A local HTTP server answering the widget's calls with synthetic data (and serving a bare host
+ * page and the widget script), so the benchmark measures the widget, not a database.
+ */
+export async function startSyntheticService(widgetCode: string, seatCount: number): Promise<{ origin: string; close(): Promise<void> }> {
+  const session = envelope(syntheticSession(seatCount));
+  const answers: [RegExp, string][] = [
+    [/\/auth\/token$/, envelope({ access_token: 'tk_bench', token_type: 'Bearer', sales_channel_slug: 'bench' })],
+    [
+      /\/config$/,
+      envelope({
+        sales_channel_slug: 'bench',
+        integration_mode: 'widget_external_payment',
+        allows_widget: true,
+        checkout_url: null,
+        portal_checkout_base_url: null,
+        requires_external_payment_callback: true,
+        show_checkout_button: false,
+        currency: 'EUR',
+        branding: { primary_color: '#1f4fd1', accent_color: '#0b7a3b' },
+      }),
+    ],
+    [/\/events$/, envelope([{ id: 1, name: 'Bench', sessions: [{ id: 1, start_datetime: '2026-12-31T19:00:00+00:00' }] }])],
+    [/\/maps$/, envelope([])],
+    [/\/sessions\/1$/, session],
+  ];
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'Authorization, Content-Type', 'access-control-allow-methods': 'GET, POST, PUT, DELETE' };
+    if (req.method === 'OPTIONS') return res.writeHead(204, cors).end();
+    if (path === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end('<!doctype html><html><body><main id="w"></main><script src="/widget/v1/widget.iife.js"></script></body></html>');
+    }
+    if (path === '/widget/v1/widget.iife.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+      return res.end(widgetCode);
+    }
+    const hit = answers.find(([re]) => re.test(path));
+    if (!hit) return res.writeHead(404, { 'content-type': 'application/json', ...cors }).end('{"success":false}');
+    res.writeHead(200, { 'content-type': 'application/json', ...cors });
+    res.end(hit[1]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * `npm run bench:widget`: the widget's size and speed against its budgets (issue 7).
+ * - gzipped size of widget.iife.js (budget 35 KB);
+ * - headless Chromium: time from `TicketWidget.init` to an interactive 5,000-seat map (budget
+ *   300 ms), median of several fresh pages;
+ * - frame time while panning the map with the mouse (budget: 16.7 ms, one frame at 60 Hz).
+ * The service is a local synthetic one (bench/widget-page.ts) so the widget's own work is measured
+ * (fetch and JSON parse of the 5,000-seat session included), not a database.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { build } from 'vite';
+import { loadavg } from 'node:os';
+import { startSyntheticService } from './widget-page.js';
+
+const SEATS = 5000;
+const RUNS = 7;
+const BUDGET = { gzipKb: 35, interactiveMs: 300, frameMs: 1000 / 60 };
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const ratio = (value: number, budget: number) => `${((value / budget) * 100).toFixed(0)} % of budget`;
+
+async function main() {
+  await build({ configFile: new URL('../widget/vite.config.ts', import.meta.url).pathname, logLevel: 'warn' });
+  const code = readFileSync(new URL('../widget/dist/v1/widget.iife.js', import.meta.url), 'utf8');
+  const gzipKb = gzipSync(code, { level: 9 }).length / 1024;
+
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'],
+  });
+  const service = await startSyntheticService(code, SEATS);
+  const times: number[] = [];
+  const references: number[] = [];
+  let frames: number[] = [];
+  let idleFrames: number[] = [];
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      // tsx compiles functions passed to page.evaluate with esbuild's keepNames helper; define it.
+      await page.addInitScript('globalThis.__name = (f) => f;');
+      await page.goto(`${service.origin}/`);
+      const ms = await page.evaluate(
+        (seats) =>
+          new Promise<number>((resolve) => {
+            const w = window as unknown as { TicketWidget: { init(c: object): unknown } };
+            const t0 = performance.now();
+            w.TicketWidget.init({ container: '#w', channelSlug: 'bench', sessionId: 1, apiKey: 'wk_bench', lang: 'es' });
+            const host = document.querySelector('taquilla-widget')!;
+            // Interactive: every seat is in the DOM and a frame has been painted with them.
+            const poll = () => {
+              const count = host.shadowRoot?.querySelectorAll('circle[data-id]').length ?? 0;
+              if (count >= seats) requestAnimationFrame(() => resolve(performance.now() - t0));
+              else requestAnimationFrame(poll);
+            };
+            poll();
+          }),
+        SEATS,
+      );
+      times.push(ms);
+      // The floor no widget can beat on this machine right now: fetch and parse the same session
+      // payload, insert 5,000 bare circles, paint one frame.
+      references.push(
+        await page.evaluate(async (url) => {
+          const t0 = performance.now();
+          const body = await (await fetch(url)).json();
+          let markup = '';
+          for (const s of body.data.elements.seats) markup += `<circle cx="${s.x}" cy="${s.y}" r=".4"></circle>`;
+          const div = document.createElement('div');
+          div.innerHTML = `<svg viewBox="0 0 60 120" width="800" height="420"><g>${markup}</g></svg>`;
+          document.body.appendChild(div);
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+          const elapsed = performance.now() - t0;
+          div.remove();
+          return elapsed;
+        }, `${service.origin}/api/sales-channel/v1/bench/es/events/1/sessions/1`),
+      );
+      if (run === RUNS - 1) {
+        // Pan: drag across the map while recording the interval between animation frames.
+        const box = (await page.locator('taquilla-widget svg.map').boundingBox())!;
+        await page.evaluate(() => {
+          const w = window as unknown as { __frames: number[]; __last: number; __on: boolean };
+          w.__frames = [];
+          w.__on = true;
+          w.__last = performance.now();
+          const tick = (t: number) => {
+            w.__frames.push(t - w.__last);
+            w.__last = t;
+            if (w.__on) requestAnimationFrame(tick);
+          };
+          requestAnimationFrame(tick);
+        });
+        // Idle frame pacing of this machine right now, the baseline of the pan figure.
+        idleFrames = await page.evaluate(
+          () =>
+            new Promise<number[]>((resolve) => {
+              const out: number[] = [];
+              let last = performance.now();
+              const tick = (t: number) => {
+                out.push(t - last);
+                last = t;
+                if (out.length < 60) requestAnimationFrame(tick);
+                else resolve(out.slice(2));
+              };
+              requestAnimationFrame(tick);
+            }),
+        );
+        const cx = box.x + box.width / 2;
+        const cy = box.y + box.height / 2;
+        await page.mouse.move(cx, cy);
+        await page.mouse.down();
+        for (let i = 0; i < 120; i++) await page.mouse.move(cx + Math.sin(i / 10) * 200, cy + Math.cos(i / 10) * 120);
+        await page.mouse.up();
+        frames = await page.evaluate(() => {
+          const w = window as unknown as { __frames: number[]; __on: boolean };
+          w.__on = false;
+          return w.__frames.slice(2);
+        });
+        mkdirSync('test-results/widget', { recursive: true });
+        await page.screenshot({ path: 'test-results/widget/bench-5000-seats.png' });
+      }
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    await service.close();
+  }
+  const interactive = median(times);
+  const reference = median(references);
+  const frameAvg = frames.reduce((a, b) => a + b, 0) / Math.max(1, frames.length);
+  const frameP95 = pct(frames, 0.95);
+  console.log(`widget benchmark (load average ${loadavg()[0]!.toFixed(1)} on this machine: figures scale with it)`);
+  console.log(`  size            ${gzipKb.toFixed(1)} KB gzipped (${(code.length / 1024).toFixed(1)} KB raw)   budget ${BUDGET.gzipKb} KB   ${ratio(gzipKb, BUDGET.gzipKb)}`);
+  console.log(`  init -> map     ${interactive.toFixed(0)} ms median of ${RUNS} (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}) for ${SEATS} seats   budget ${BUDGET.interactiveMs} ms   ${ratio(interactive, BUDGET.interactiveMs)}`);
+  console.log(`  reference       ${reference.toFixed(0)} ms median: fetch + parse of the same payload and 5,000 bare circles painted; widget = ${(interactive / reference).toFixed(2)} x reference`);
+  const idleAvg = idleFrames.reduce((a, b) => a + b, 0) / Math.max(1, idleFrames.length);
+  console.log(`  pan frame time  ${frameAvg.toFixed(1)} ms mean, ${frameP95.toFixed(1)} ms p95 over ${frames.length} frames   budget ${BUDGET.frameMs.toFixed(1)} ms   ${ratio(frameAvg, BUDGET.frameMs)}`);
+  console.log(`  idle frames     ${idleAvg.toFixed(1)} ms mean (the machine's frame pacing with nothing to do); pan = ${(frameAvg / idleAvg).toFixed(2)} x idle`);
+  const over = gzipKb > BUDGET.gzipKb || interactive > BUDGET.interactiveMs;
+  if (over) console.log('  OVER BUDGET');
+}
+
+void main();

@@ -1,0 +1,160 @@
+/**
+ * A small sales-channel web site, for reading and for trying the widget locally:
+ * - `/model-c.html`: a partner page of a model C channel (`demo-c`); the widget's checkout button
+ *   sends the buyer to the service's portal to pay.
+ * - `/model-d.html`: a partner page of a model D channel (`demo-d`); the page has its own pay
+ *   button, this server confirms the payment with the service (server to server, with the
+ *   channel's credentials) and the page then calls `notifyPaymentComplete`.
+ * Add `?hostile=1` to either page to load a stylesheet that tries to break the widget.
+ *
+ * Run alone: `npm run examples` (service at SERVICE_URL, default http://localhost:3000). The service
+ * also mounts it at `/widget/examples/` when APP_ENV=development, so `npm start` shows it.
+ */
+import crypto from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Fastify, { type FastifyPluginAsync } from 'fastify';
+
+export interface ChannelExampleOptions {
+  /** Service address without `/api` (PUBLIC_BASE_URL). */
+  serviceUrl: string;
+  /** Where the widget script is served (WIDGET_URL). */
+  widgetUrl: string;
+  channels?: { c: { slug: string; key: string }; d: { slug: string; key: string } };
+}
+
+const DEMO_CHANNELS = { c: { slug: 'demo-c', key: 'wk_demo_c' }, d: { slug: 'demo-d', key: 'wk_demo_d' } };
+const template = (name: string) => readFileSync(fileURLToPath(new URL(`./${name}`, import.meta.url)), 'utf8');
+const PAGES = { 'model-c': template('model-c.html'), 'model-d': template('model-d.html') };
+const HOSTILE_CSS = '* { all: unset !important; } div { display: none !important; } section, main { display: block; }';
+
+interface SessionOption {
+  id: number;
+  label: string;
+}
+
+/** A tiny B2B client of the channel's own server: its token uses its own client_id (D38). */
+function serviceClient(serviceUrl: string, slug: string, key: string) {
+  const api = `${serviceUrl.replace(/\/+$/, '')}/api/sales-channel/v1`;
+  let token: string | null = null;
+  async function renew() {
+    const res = await fetch(`${api}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sales_channel_slug: slug, widget_key: key, client_id: 'channel-server' }),
+    });
+    if (!res.ok) throw new Error(`token: HTTP ${res.status}`);
+    token = ((await res.json()) as { data: { access_token: string } }).data.access_token;
+    return token;
+  }
+  return async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const bearer = token ?? (await renew());
+      const res = await fetch(`${api}/${slug}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (res.status === 401 && attempt === 0) {
+        token = null;
+        continue;
+      }
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    }
+    throw new Error('unreachable');
+  };
+}
+
+async function sessionsOf(call: ReturnType<typeof serviceClient>, lang: string): Promise<SessionOption[]> {
+  const res = await call('GET', `/${lang}/events`);
+  const events = (res.body.data ?? []) as { id: number; name?: string; sessions?: { id: number; start_datetime?: string }[] }[];
+  if (!Array.isArray(events)) return [];
+  return events.flatMap((e) =>
+    (e.sessions ?? []).map((s) => ({
+      id: s.id,
+      label: `${e.name ?? `#${e.id}`} · ${s.start_datetime ? new Date(s.start_datetime).toLocaleString(lang === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'medium', timeStyle: 'short' }) : s.id}`,
+    })),
+  );
+}
+
+// JSON inside <script>: `<` escaped so no value can close the script element.
+const inlineJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+export const channelExample: FastifyPluginAsync<ChannelExampleOptions> = async (app, opts) => {
+  const channels = opts.channels ?? DEMO_CHANNELS;
+  const clients = {
+    c: serviceClient(opts.serviceUrl, channels.c.slug, channels.c.key),
+    d: serviceClient(opts.serviceUrl, channels.d.slug, channels.d.key),
+  };
+  const widgetScript = `${opts.widgetUrl.replace(/\/+$/, '')}/v1/widget.iife.js`;
+
+  app.get('/', async (request, reply) => {
+    // Relative links below need the trailing slash.
+    if (!request.url.split('?')[0]!.endsWith('/')) return reply.redirect(`${request.url.split('?')[0]}/`);
+    return reply.type('text/html; charset=utf-8').send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Taquilla widget examples</title>
+<body style="font-family: system-ui; max-width: 40rem; margin: 2rem auto">
+<h1>Taquilla widget examples</h1>
+<ul>
+<li><a href="model-c.html">Model C</a>: widget with checkout in the service's portal (<code>${channels.c.slug}</code>)</li>
+<li><a href="model-d.html">Model D</a>: widget, the channel takes the payment and confirms it server-side (<code>${channels.d.slug}</code>)</li>
+<li><a href="model-d.html?hostile=1">Model D with a hostile host stylesheet</a></li>
+</ul></body></html>`);
+  });
+
+  for (const model of ['c', 'd'] as const) {
+    app.get(`/model-${model}.html`, async (request, reply) => {
+      const query = request.query as { lang?: string; session?: string; hostile?: string };
+      const lang = query.lang === 'en' ? 'en' : 'es';
+      let sessions: SessionOption[] = [];
+      try {
+        sessions = await sessionsOf(clients[model], lang);
+      } catch (err) {
+        request.log.warn({ err }, 'example: cannot list sessions');
+      }
+      const page = PAGES[`model-${model}`]
+        .replace('__HOSTILE_CSS__', query.hostile ? `<style id="hostile">${HOSTILE_CSS}</style>` : '')
+        .replace('__WIDGET_SCRIPT__', widgetScript)
+        .replace(
+          '__EXAMPLE_JSON__',
+          inlineJson({ slug: channels[model].slug, widgetKey: channels[model].key, lang, sessions, sessionId: Number(query.session) || sessions[0]?.id || null }),
+        );
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page);
+    });
+  }
+
+  /**
+   * Model D's payment step, on the channel's server: the channel charges the buyer with its own
+   * provider (simulated here), then confirms the order with the service. The amount declared is the
+   * order total the service holds; a real shop charges exactly that amount.
+   */
+  app.post('/api/pay', async (request, reply) => {
+    const body = (request.body ?? {}) as { order_token?: string; name?: string; surname?: string; email?: string; lang?: string };
+    if (!body.order_token || !/^[\w-]{1,100}$/.test(body.order_token)) return reply.status(422).send({ message: 'order_token is required' });
+    const lang = body.lang === 'en' ? 'en' : 'es';
+    const call = clients.d;
+    const orderPath = `/${lang}/orders/${encodeURIComponent(body.order_token)}`;
+    const order = await call('GET', orderPath);
+    if (order.status !== 200) return reply.status(order.status).send(order.body);
+    const total = (order.body.data as { total_amount: number }).total_amount;
+    const confirm = await call('POST', `${orderPath}/confirm`, {
+      transaction_id: `demo-${crypto.randomUUID()}`,
+      amount: total,
+      payment_method: 'demo_card',
+      name: body.name || 'Ana',
+      surname: body.surname || 'García',
+      email: body.email || 'ana@example.com',
+    });
+    return reply.status(confirm.status).send(confirm.body);
+  });
+};
+
+/** Standalone: `tsx examples/widget-channel-server.ts` (PORT default 4100, SERVICE_URL default :3000). */
+async function main() {
+  const serviceUrl = process.env.SERVICE_URL || 'http://localhost:3000';
+  const app = Fastify({ logger: { level: 'info' } });
+  await app.register(channelExample, { serviceUrl, widgetUrl: process.env.WIDGET_URL || `${serviceUrl}/widget` });
+  const address = await app.listen({ port: Number(process.env.PORT || 4100), host: process.env.HOST || '127.0.0.1' });
+  app.log.info(`examples at ${address}/ (service ${serviceUrl})`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) void main();

@@ -1,0 +1,36 @@
+import crypto from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+/** Where `npm run build:widget` writes the script. */
+export const WIDGET_DIST = fileURLToPath(new URL('../../../widget/dist/v1/widget.iife.js', import.meta.url));
+
+export interface WidgetBundle {
+  code: Buffer;
+  /** Short content hash: the versioned file name and the `x-widget-build` header. */
+  hash: string;
+  /** Strong ETag over the bytes. */
+  etag: string;
+  mtimeMs: number;
+}
+
+let cached: { path: string; bundle: WidgetBundle } | null = null;
+
+/**
+ * The built widget, read once and kept in memory; re-read when the file changes on disk (a rebuild
+ * during development). Null when the widget has not been built.
+ */
+export async function loadWidgetBundle(path: string): Promise<WidgetBundle | null> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch {
+    return null;
+  }
+  if (cached && cached.path === path && cached.bundle.mtimeMs === info.mtimeMs) return cached.bundle;
+  const code = await readFile(path);
+  const digest = crypto.createHash('sha256').update(code).digest('hex');
+  const bundle = { code, hash: digest.slice(0, 12), etag: `"${digest.slice(0, 32)}"`, mtimeMs: info.mtimeMs };
+  cached = { path, bundle };
+  return bundle;
+}

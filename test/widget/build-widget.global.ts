@@ -1,0 +1,34 @@
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'vite';
+
+const root = fileURLToPath(new URL('../../widget/', import.meta.url));
+export const WIDGET_FILE = path.join(root, 'dist/v1/widget.iife.js');
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
+    else newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds the widget once per test run when its sources are newer than widget/dist (browser and route tests serve it). */
+export async function buildWidgetIfStale(): Promise<void> {
+  let built = 0;
+  try {
+    built = statSync(WIDGET_FILE).mtimeMs;
+  } catch {
+    built = 0;
+  }
+  const sources = Math.max(newestSource(path.join(root, 'src')), statSync(path.join(root, 'vite.config.ts')).mtimeMs);
+  if (built > sources) return;
+  await build({ configFile: path.join(root, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
+}
+
+export default async function setup() {
+  await buildWidgetIfStale();
+}

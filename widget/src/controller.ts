@@ -1,0 +1,373 @@
+import { ApiError, type ApiClient } from './http.js';
+import { isOrder, orderFingerprint, orderItems } from './order.js';
+import {
+  forgetOrder,
+  loadOrder,
+  ordersOfOtherSessions,
+  saveOrder,
+  type KeyValueStorage,
+} from './persistence.js';
+import { buildSeatMap, type SeatMap } from './seat-map-model.js';
+import type { MessageKey } from './i18n.js';
+import type { ChannelConfig, EventSummary, MapSector, Order, Policy, SessionDetail } from './types.js';
+
+/**
+ * The widget's state and use cases, without any DOM: the UI renders `state` and calls the methods;
+ * tests drive the same methods. Every order change goes through `setOrder`, which persists it (D32)
+ * and fires `onOrderUpdate`.
+ */
+
+export interface Notice {
+  kind: 'error' | 'info';
+  key: MessageKey;
+  params?: Record<string, string | number>;
+}
+
+export interface WidgetState {
+  phase: 'loading' | 'ready' | 'failed';
+  channel: ChannelConfig | null;
+  policy: Policy | null;
+  eventName: string | null;
+  sessionStart: string | null;
+  map: SeatMap | null;
+  order: Order | null;
+  busy: boolean;
+  notice: Notice | null;
+  voucherError: string | null;
+}
+
+export interface ControllerDeps {
+  api: ApiClient;
+  storage: KeyValueStorage;
+  channelSlug: string;
+  sessionId: number;
+  lang: string;
+  now: () => number;
+  navigate: (url: string) => void;
+  warn: (message: string) => void;
+  onOrderUpdate?: (order: Order | null) => void;
+  onOrderComplete?: (order: Order | null) => void;
+}
+
+export type Controller = ReturnType<typeof createController>;
+
+const FIRST_RATE = (rates: { id: number }[] | undefined) => rates?.[0]?.id;
+
+export function policyOf(channel: ChannelConfig): Policy {
+  return {
+    integrationMode: channel.integration_mode,
+    paymentHandler: channel.integration_mode === 'widget_platform_payment' ? 'portal' : 'host',
+  };
+}
+
+export function createController(deps: ControllerDeps) {
+  const { api, storage, channelSlug, sessionId, lang } = deps;
+  let state: WidgetState = {
+    phase: 'loading',
+    channel: null,
+    policy: null,
+    eventName: null,
+    sessionStart: null,
+    map: null,
+    order: null,
+    busy: false,
+    notice: null,
+    voucherError: null,
+  };
+  let eventId: number | null = null;
+  let destroyed = false;
+  let lastFingerprint = orderFingerprint(null);
+  const listeners = new Set<(s: WidgetState) => void>();
+
+  const ordersPath = `/${encodeURIComponent(lang)}/orders`;
+  const orderPath = (token: string) => `${ordersPath}/${encodeURIComponent(token)}`;
+
+  function update(patch: Partial<WidgetState>) {
+    if (destroyed) return;
+    state = { ...state, ...patch };
+    for (const l of listeners) l(state);
+  }
+
+  function setOrder(order: Order | null) {
+    // A completed, cancelled or expired order is no cart any more.
+    const live = order && order.status !== 'pending' && order.status !== undefined ? null : order;
+    if (live) {
+      saveOrder(storage, { channelSlug, sessionId, orderToken: live.order_token, expiresAt: live.expires_at });
+    } else {
+      forgetOrder(storage, channelSlug, sessionId);
+    }
+    update({ order: live });
+    const fingerprint = orderFingerprint(live);
+    if (fingerprint !== lastFingerprint && !destroyed) {
+      lastFingerprint = fingerprint;
+      deps.onOrderUpdate?.(live);
+    }
+  }
+
+  function noticeFor(err: unknown): Notice {
+    if (err instanceof ApiError) {
+      if (err.status === 0) return { kind: 'error', key: 'network' };
+      if (err.code === 'seat_unavailable') return { kind: 'error', key: 'seatTaken' };
+      if (err.code === 'zone_capacity_exceeded') return { kind: 'error', key: 'zoneFull' };
+      if (err.code === 'order_expired') return { kind: 'error', key: 'expired' };
+      if (err.code === 'too_many_items') return { kind: 'error', key: 'tooMany' };
+      if (err.status === 401) return { kind: 'error', key: 'auth' };
+      return { kind: 'error', key: 'failed', params: { message: err.message } };
+    }
+    return { kind: 'error', key: 'failed', params: { message: err instanceof Error ? err.message : String(err) } };
+  }
+
+  /** The order after a call: the response when it is the order (D35), else a fresh read. */
+  async function orderAfter(data: unknown, token: string): Promise<Order> {
+    if (isOrder(data)) return data;
+    return api.call<Order>('GET', orderPath(token));
+  }
+
+  async function refreshAvailability() {
+    if (eventId === null) return;
+    try {
+      const detail = await api.call<SessionDetail>('GET', `/${lang}/events/${eventId}/sessions/${sessionId}`);
+      update({ map: buildSeatMap(detail, null) });
+    } catch {
+      // Keep the map we have; the next action will tell the buyer if something is wrong.
+    }
+  }
+
+  /** Runs one buyer action: one at a time, with its error turned into a message. */
+  async function act(run: () => Promise<void>): Promise<void> {
+    if (state.busy || destroyed) return;
+    update({ busy: true, notice: null });
+    try {
+      await run();
+    } catch (err) {
+      const notice = noticeFor(err);
+      update({ notice });
+      if (err instanceof ApiError && (err.code === 'order_expired' || (err.status === 404 && state.order))) {
+        // The cart is gone on the server (expired or swept): forget it and show fresh availability.
+        setOrder(null);
+        update({ notice: { kind: 'error', key: 'expired' } });
+      }
+      if (err instanceof ApiError && (err.status === 409 || err.status === 404)) await refreshAvailability();
+    } finally {
+      update({ busy: false });
+    }
+  }
+
+  /** Cancels orders this browser still holds for other sessions of the channel (SPEC state table). */
+  async function cancelOrdersOfOtherSessions() {
+    for (const entry of ordersOfOtherSessions(storage, channelSlug, sessionId)) {
+      try {
+        await api.call('DELETE', orderPath(entry.orderToken));
+      } catch (err) {
+        // Already gone (404) or completed (409) needs no cancelling; anything else is retried next time.
+        if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 409)) continue;
+      }
+      forgetOrder(storage, entry.channelSlug, entry.sessionId);
+    }
+  }
+
+  async function start(): Promise<void> {
+    try {
+      await cancelOrdersOfOtherSessions();
+      // Configuration and events side by side (they share the one token request).
+      const [channel, eventsResult] = await Promise.all([
+        api.call<ChannelConfig>('GET', '/config'),
+        api.call<EventSummary[]>('GET', `/${lang}/events`).then(
+          (events) => ({ events, error: null }),
+          (error: unknown) => ({ events: [] as EventSummary[], error }),
+        ),
+      ]);
+      if (destroyed) return;
+      update({ channel, policy: policyOf(channel) });
+      if (!channel.allows_widget) {
+        update({ phase: 'failed', notice: { kind: 'error', key: 'notWidget' } });
+        return;
+      }
+      if (eventsResult.error) throw eventsResult.error;
+      const events = eventsResult.events;
+      const event = (events ?? []).find((e) => (e.sessions ?? []).some((s) => Number(s.id) === sessionId));
+      if (!event) {
+        update({ phase: 'failed', notice: { kind: 'error', key: 'sessionMissing' } });
+        return;
+      }
+      eventId = event.id;
+      const detail = await api.call<SessionDetail>('GET', `/${lang}/events/${event.id}/sessions/${sessionId}`);
+      // The session detail carries each seat's position (D34); the maps endpoint is read only when
+      // it does not, which spares parsing a second 5,000-seat payload on large venues.
+      const needsLayout = detail.elements.seats.some((seat) => !Number.isFinite(seat.x) || !Number.isFinite(seat.y));
+      const maps = needsLayout ? await api.call<MapSector[]>('GET', `/${lang}/events/${event.id}/maps`).catch(() => null) : null;
+      const stored = loadOrder(storage, channelSlug, sessionId, deps.now());
+      let order: Order | null = null;
+      if (stored) {
+        try {
+          order = await api.call<Order>('GET', orderPath(stored.orderToken));
+        } catch {
+          order = null;
+        }
+        if (order && order.expires_at && Date.parse(order.expires_at) <= deps.now()) order = null;
+      }
+      update({
+        phase: 'ready',
+        eventName: event.name ?? detail.session?.event_name ?? detail.event?.name ?? null,
+        sessionStart: detail.session?.start_datetime ?? null,
+        map: buildSeatMap(detail, Array.isArray(maps) ? maps : null),
+      });
+      setOrder(order);
+    } catch (err) {
+      update({ phase: 'failed', notice: noticeFor(err) });
+    }
+  }
+
+  async function addSeat(seatId: number, rateId: number) {
+    const order = state.order;
+    if (!order) {
+      const created = await api.call<Order>('POST', ordersPath, { session_seat_id: seatId, rate_id: rateId });
+      setOrder(await orderAfter(created, (created as Order).order_token));
+      return;
+    }
+    const data = await api.call('POST', `${orderPath(order.order_token)}/items`, { session_seat_id: seatId, rate_id: rateId });
+    setOrder(await orderAfter(data, order.order_token));
+  }
+
+  async function removeItems(itemIds: number[]) {
+    const order = state.order;
+    if (!order) return;
+    const data =
+      itemIds.length === 1
+        ? await api.call('DELETE', `${orderPath(order.order_token)}/items/${itemIds[0]}`)
+        : await api.call('DELETE', `${orderPath(order.order_token)}/items/bulk`, { item_ids: itemIds });
+    setOrder(await orderAfter(data, order.order_token));
+  }
+
+  return {
+    get state() {
+      return state;
+    },
+    subscribe(listener: (s: WidgetState) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    start,
+    /** Seat click: adds a free seat with its first rate, removes a seat already in the cart. */
+    toggleSeat(seatId: number) {
+      return act(async () => {
+        const mine = orderItems(state.order).find((i) => i.session_seat_id === seatId);
+        if (mine) return removeItems([mine.id]);
+        const seat = state.map?.seats.get(seatId);
+        if (!seat || seat.status !== 'available') return;
+        const rateId = FIRST_RATE(seat.rates);
+        if (rateId === undefined) return;
+        await addSeat(seatId, rateId);
+      });
+    },
+    /** Adds `quantity` places of an unnumbered zone at one rate. */
+    addZone(sectorId: number, rateId: number, quantity: number) {
+      return act(async () => {
+        if (quantity < 1) return;
+        const order = state.order;
+        if (!order) {
+          // SPEC: an order is created with a numbered seat (D17). A zone-first cart is tried with the
+          // zone's body; a service that refuses it asks the buyer to pick a seat first.
+          try {
+            const created = await api.call<Order>('POST', ordersPath, { sector_id: sectorId, rate_id: rateId, quantity });
+            setOrder(await orderAfter(created, (created as Order).order_token));
+            await refreshAvailability();
+          } catch (err) {
+            if (err instanceof ApiError && err.status === 422 && err.errors && 'session_seat_id' in err.errors) {
+              update({ notice: { kind: 'error', key: 'zoneNeedsSeat' } });
+              return;
+            }
+            throw err;
+          }
+          return;
+        }
+        const data = await api.call('POST', `${orderPath(order.order_token)}/items/sector`, { sector_id: sectorId, rate_id: rateId, quantity });
+        setOrder(await orderAfter(data, order.order_token));
+        await refreshAvailability();
+      });
+    },
+    removeItem(itemId: number) {
+      return act(() => removeItems([itemId]));
+    },
+    changeRate(itemId: number, rateId: number) {
+      return act(async () => {
+        const order = state.order;
+        if (!order) return;
+        const data = await api.call('PUT', `${orderPath(order.order_token)}/items/change-rate`, { item_ids: [itemId], rate_id: rateId });
+        setOrder(await orderAfter(data, order.order_token));
+      });
+    },
+    async applyVoucher(code: string) {
+      const trimmed = code.trim();
+      if (!trimmed || !state.order) return;
+      update({ voucherError: null });
+      await act(async () => {
+        const order = state.order!;
+        try {
+          const data = await api.call('POST', `${orderPath(order.order_token)}/apply-voucher`, { code: trimmed });
+          setOrder(await orderAfter(data, order.order_token));
+          update({ notice: { kind: 'info', key: 'voucherApplied', params: { code: trimmed } } });
+        } catch (err) {
+          if (err instanceof ApiError && err.status !== 0 && err.status !== 401 && err.code !== 'order_expired') {
+            // Show the service's reason next to the field (unknown, expired, not applicable, used up).
+            const fieldText = err.errors ? Object.values(err.errors).flat()[0] : undefined;
+            update({ voucherError: fieldText ? `${err.message}: ${fieldText}` : err.message });
+            return;
+          }
+          throw err;
+        }
+      });
+    },
+    removeVoucher(code: string) {
+      return act(async () => {
+        const order = state.order;
+        if (!order) return;
+        const data = await api.call('DELETE', `${orderPath(order.order_token)}/vouchers/${encodeURIComponent(code)}`);
+        setOrder(await orderAfter(data, order.order_token));
+      });
+    },
+    /** Countdown reached zero: the hold is gone (D15) even before the server sweeps it. */
+    expire() {
+      if (!state.order) return;
+      setOrder(null);
+      update({ notice: { kind: 'error', key: 'expired' } });
+      void refreshAvailability();
+    },
+    /** The checkout address of model C (SPEC "Redirects" 2), or null when the page pays (model D). */
+    checkoutUrl(): string | null {
+      const { channel, order } = state;
+      if (!channel || !order || channel.integration_mode !== 'widget_platform_payment' || !channel.portal_checkout_base_url) return null;
+      const base = channel.portal_checkout_base_url.replace(/\/+$/, '');
+      return `${base}/${encodeURIComponent(channelSlug)}/${encodeURIComponent(lang)}/checkout?order_token=${encodeURIComponent(order.order_token)}`;
+    },
+    startCheckout() {
+      if (state.policy?.paymentHandler !== 'portal') {
+        deps.warn('TicketWidget: startCheckout() does nothing for this channel: the host page takes the payment (model D). Confirm it server-side, then call notifyPaymentComplete().');
+        return;
+      }
+      const url = this.checkoutUrl();
+      if (!url) {
+        deps.warn('TicketWidget: startCheckout() needs a non-empty cart.');
+        return;
+      }
+      deps.navigate(url);
+    },
+    /** Model D: the host confirmed payment server-side; the cart empties and onOrderComplete fires. */
+    notifyPaymentComplete(order?: Order | null) {
+      const finished = order ?? state.order;
+      forgetOrder(storage, channelSlug, sessionId);
+      update({ order: null, notice: { kind: 'info', key: 'completed' }, voucherError: null });
+      lastFingerprint = orderFingerprint(null);
+      deps.onOrderComplete?.(finished ?? null);
+      deps.onOrderUpdate?.(null);
+      void refreshAvailability();
+    },
+    getOrder(): Order | null {
+      return state.order;
+    },
+    destroy() {
+      destroyed = true;
+      listeners.clear();
+    },
+  };
+}

@@ -1,0 +1,126 @@
+/** Texts of the widget in Spanish and English; the language comes from `lang` (fallback: es). */
+const es = {
+  loading: 'Cargando…',
+  title: 'Elige tus entradas',
+  map: 'Mapa de asientos',
+  mapHelp: 'Usa las flechas para moverte entre asientos y Intro o Espacio para seleccionar.',
+  zoomIn: 'Acercar',
+  zoomOut: 'Alejar',
+  zoomReset: 'Ver todo el mapa',
+  row: 'fila',
+  seat: 'asiento',
+  available: 'libre',
+  held: 'reservado por otra persona',
+  sold: 'vendido',
+  blocked: 'no disponible',
+  mine: 'en tu carrito',
+  legend: 'Leyenda',
+  zones: 'Zonas sin numerar',
+  placesLeft: '{n} plazas libres',
+  quantity: 'Cantidad',
+  decrease: 'Quitar una',
+  increase: 'Añadir una',
+  add: 'Añadir',
+  rate: 'Tarifa',
+  cart: 'Tu carrito',
+  emptyCart: 'Tu carrito está vacío. Elige asientos en el mapa.',
+  remove: 'Quitar',
+  total: 'Total',
+  fee: 'gastos',
+  discount: 'descuento',
+  voucher: 'Código promocional',
+  apply: 'Aplicar',
+  removeVoucher: 'Quitar código {code}',
+  voucherApplied: 'Código {code} aplicado',
+  expiresIn: 'Tu reserva caduca en',
+  checkout: 'Ir a pagar',
+  seatTaken: 'Ese asiento lo acaba de coger otra persona. Elige otro.',
+  zoneFull: 'No quedan tantas plazas en esa zona.',
+  zoneNeedsSeat: 'Elige primero un asiento en el mapa; después puedes añadir plazas de esta zona.',
+  expired: 'Tu reserva ha caducado y los asientos se han liberado.',
+  network: 'No hay conexión con el servicio. Inténtalo de nuevo.',
+  failed: 'No se pudo completar la acción: {message}',
+  tooMany: 'Has alcanzado el máximo de entradas por compra.',
+  notWidget: 'Este canal no permite el widget.',
+  sessionMissing: 'Esta sesión no está a la venta.',
+  auth: 'No se pudo autenticar el canal de venta.',
+  completed: '¡Gracias! Tu compra está completada.',
+  seatLabel: '{sector}, fila {row}, asiento {number}',
+  itemZone: '{sector}',
+} as const;
+
+export type MessageKey = keyof typeof es;
+
+const en: Record<MessageKey, string> = {
+  loading: 'Loading…',
+  title: 'Choose your tickets',
+  map: 'Seat map',
+  mapHelp: 'Use the arrow keys to move between seats and Enter or Space to select.',
+  zoomIn: 'Zoom in',
+  zoomOut: 'Zoom out',
+  zoomReset: 'Show the whole map',
+  row: 'row',
+  seat: 'seat',
+  available: 'available',
+  held: 'held by someone else',
+  sold: 'sold',
+  blocked: 'not available',
+  mine: 'in your cart',
+  legend: 'Legend',
+  zones: 'Unnumbered areas',
+  placesLeft: '{n} places left',
+  quantity: 'Quantity',
+  decrease: 'One less',
+  increase: 'One more',
+  add: 'Add',
+  rate: 'Rate',
+  cart: 'Your cart',
+  emptyCart: 'Your cart is empty. Pick seats on the map.',
+  remove: 'Remove',
+  total: 'Total',
+  fee: 'fees',
+  discount: 'discount',
+  voucher: 'Promo code',
+  apply: 'Apply',
+  removeVoucher: 'Remove code {code}',
+  voucherApplied: 'Code {code} applied',
+  expiresIn: 'Your hold expires in',
+  checkout: 'Checkout',
+  seatTaken: 'Someone else just took that seat. Please pick another one.',
+  zoneFull: 'There are not that many places left in that area.',
+  zoneNeedsSeat: 'Pick a seat on the map first; then you can add places in this area.',
+  expired: 'Your hold expired and the seats were released.',
+  network: 'Cannot reach the ticketing service. Please try again.',
+  failed: 'That did not work: {message}',
+  tooMany: 'You reached the maximum number of tickets per order.',
+  notWidget: 'This sales channel cannot use the widget.',
+  sessionMissing: 'This session is not on sale.',
+  auth: 'The sales channel could not be authenticated.',
+  completed: 'Thank you! Your purchase is complete.',
+  seatLabel: '{sector}, row {row}, seat {number}',
+  itemZone: '{sector}',
+};
+
+export type Lang = 'es' | 'en';
+export const texts: Record<Lang, Record<MessageKey, string>> = { es, en };
+
+export function pickLang(lang: string | undefined | null): Lang {
+  return lang && lang.toLowerCase().startsWith('en') ? 'en' : 'es';
+}
+
+export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
+
+export function translator(lang: Lang): Translate {
+  const table = texts[lang];
+  return (key, params) => table[key].replace(/\{(\w+)\}/g, (_, name: string) => String(params?.[name] ?? ''));
+}
+
+// Building an Intl formatter is slow (locale data is loaded on first use): one per language and currency.
+const formatters = new Map<string, Intl.NumberFormat>();
+
+export function money(lang: Lang, currency: string): (amount: number) => string {
+  const key = `${lang}|${currency}`;
+  let fmt = formatters.get(key);
+  if (!fmt) formatters.set(key, (fmt = new Intl.NumberFormat(lang === 'en' ? 'en-GB' : 'es-ES', { style: 'currency', currency })));
+  return (amount) => fmt.format(amount);
+}

@@ -1,0 +1,120 @@
+/** Shapes of the service's responses the widget reads (DECISIONS D33-D36). */
+
+export type IntegrationMode =
+  | 'portal_only'
+  | 'portal_external_payment'
+  | 'widget_platform_payment'
+  | 'widget_external_payment';
+
+export interface Branding {
+  name?: string;
+  logo_url?: string | null;
+  primary_color?: string;
+  accent_color?: string;
+  font_family?: string | null;
+}
+
+export interface ChannelConfig {
+  sales_channel_slug: string;
+  integration_mode: IntegrationMode;
+  allows_widget: boolean;
+  portal_checkout_base_url: string | null;
+  requires_external_payment_callback: boolean;
+  show_checkout_button?: boolean;
+  default_lang?: string;
+  currency?: string;
+  branding?: Branding;
+}
+
+export interface Rate {
+  id: number;
+  name: string;
+  price: number;
+  meta?: Record<string, unknown>;
+}
+
+export interface OrderItem {
+  id: number;
+  session_seat_id: number | null;
+  sector_id: number | null;
+  rate_id: number;
+  base_amount: number;
+  discount_amount: number;
+  fee_amount: number;
+  total_amount: number;
+  // Descriptive fields a server may add (row, number, rate name): used when present.
+  row?: string | null;
+  number?: string | null;
+  rate_name?: string | null;
+}
+
+export interface Voucher {
+  code: string;
+  [key: string]: unknown;
+}
+
+export interface Order {
+  order_token: string;
+  status: string;
+  total_amount: number;
+  expires_at: string | null;
+  currency?: string;
+  events: { id: number; name?: string; sessions: { id: number; start_datetime?: string; items: OrderItem[] }[] }[];
+  vouchers?: Voucher[];
+}
+
+export interface SessionSeat {
+  id: number;
+  sector_id: number;
+  row: string;
+  number: string;
+  x: number;
+  y: number;
+  status: string;
+  rates?: Rate[];
+}
+
+export interface SessionSector {
+  id: number;
+  name: string;
+  numbered: boolean;
+  capacity?: number;
+  available?: number;
+  rates?: Rate[];
+}
+
+export interface SessionDetail {
+  session: { id: number; event_id: number; start_datetime?: string; name?: string; event_name?: string };
+  event?: { id: number; name?: string };
+  elements: { seats: SessionSeat[]; sectors: SessionSector[] };
+}
+
+export interface EventSummary {
+  id: number;
+  name?: string;
+  sessions?: { id: number; start_datetime?: string }[];
+}
+
+export interface MapSector {
+  id: number;
+  name?: string;
+  numbered?: boolean;
+  seats?: { id: number; row: string; number: string; x: number; y: number }[];
+}
+
+/** The public config of `TicketWidget.init` (SPEC "Widget"). */
+export interface WidgetConfig {
+  container: string | Element;
+  channelSlug: string;
+  sessionId: number | string;
+  apiKey: string;
+  lang?: string;
+  onOrderUpdate?: (order: Order | null) => void;
+  onOrderComplete?: (order: Order | null) => void;
+}
+
+export interface Policy {
+  integrationMode: IntegrationMode;
+  /** Who takes the payment: the service's portal (model C) or the host page (model D). */
+  paymentHandler: 'portal' | 'host';
+}

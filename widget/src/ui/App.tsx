@@ -1,0 +1,280 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { Controller, WidgetState } from '../controller.js';
+import { money, translator, type Lang, type Translate } from '../i18n.js';
+import { formatCountdown, orderItems, seatIdsInOrder, secondsLeft } from '../order.js';
+import type { SeatMap as Model, SectorView } from '../seat-map-model.js';
+import type { OrderItem, Rate } from '../types.js';
+import { Legend, SeatMap } from './SeatMap.js';
+import { css, themeStyle } from './styles.js';
+
+interface Props {
+  controller: Controller;
+  lang: Lang;
+}
+
+/** The whole widget: header, map and zones on one side, cart on the other. */
+export function App({ controller, lang }: Props) {
+  const [state, setState] = useState<WidgetState>(controller.state);
+  useEffect(() => controller.subscribe(setState), [controller]);
+  const t = useMemo(() => translator(lang), [lang]);
+  const fmt = useMemo(() => money(lang, state.channel?.currency ?? state.order?.currency ?? 'EUR'), [lang, state.channel, state.order?.currency]);
+  const mine = useMemo(() => seatIdsInOrder(state.order), [state.order]);
+  const branding = state.channel?.branding;
+
+  return (
+    <>
+      <style>{css}</style>
+      <div class="tw" style={themeStyle(branding)} lang={lang} aria-busy={state.busy || state.phase === 'loading'}>
+        <div class="head">
+          {branding?.logo_url ? <img src={branding.logo_url} alt="" /> : null}
+          <div>
+            <h2>{state.eventName ?? t('title')}</h2>
+            {state.sessionStart ? <p class="sub">{formatDate(state.sessionStart, lang)}</p> : null}
+          </div>
+        </div>
+        <Notice state={state} t={t} />
+        {state.phase === 'loading' ? <p role="status">{t('loading')}</p> : null}
+        {state.phase === 'ready' && state.map ? (
+          <div class="layout">
+            <div>
+              {state.map.seats.size > 0 ? (
+                <>
+                  <SeatMap map={state.map} mine={mine} busy={state.busy} t={t} onToggle={(id) => void controller.toggleSeat(id)} />
+                  <Legend t={t} />
+                </>
+              ) : null}
+              <Zones map={state.map} busy={state.busy} t={t} fmt={fmt} onAdd={(s, r, q) => void controller.addZone(s, r, q)} />
+            </div>
+            <Cart state={state} controller={controller} t={t} fmt={fmt} />
+          </div>
+        ) : null}
+      </div>
+    </>
+  );
+}
+
+function formatDate(iso: string, lang: Lang): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString(lang === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'full', timeStyle: 'short' });
+}
+
+function Notice({ state, t }: { state: WidgetState; t: Translate }) {
+  const n = state.notice;
+  // The live regions stay in the DOM so screen readers announce changes to their text.
+  return (
+    <>
+      <div role="alert" class={n?.kind === 'error' ? 'notice error' : ''} data-notice={n?.kind === 'error' ? n.key : undefined}>
+        {n?.kind === 'error' ? t(n.key, n.params) : null}
+      </div>
+      <div role="status" class={n?.kind === 'info' ? 'notice info' : ''} data-notice={n?.kind === 'info' ? n.key : undefined}>
+        {n?.kind === 'info' ? t(n.key, n.params) : null}
+      </div>
+    </>
+  );
+}
+
+function RateSelect({ rates, value, label, disabled, fmt, onChange }: {
+  rates: Rate[];
+  value: number | undefined;
+  label: string;
+  disabled: boolean;
+  fmt: (n: number) => string;
+  onChange: (rateId: number) => void;
+}) {
+  return (
+    <select aria-label={label} value={value} disabled={disabled} onChange={(e) => onChange(Number((e.target as HTMLSelectElement).value))}>
+      {rates.map((r) => (
+        <option key={r.id} value={r.id}>
+          {r.name} · {fmt(r.price)}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function Zones({ map, busy, t, fmt, onAdd }: {
+  map: Model;
+  busy: boolean;
+  t: Translate;
+  fmt: (n: number) => string;
+  onAdd: (sectorId: number, rateId: number, quantity: number) => void;
+}) {
+  const zones = map.sectors.filter((s) => !s.numbered);
+  if (zones.length === 0) return null;
+  return (
+    <section aria-label={t('zones')}>
+      <h3>{t('zones')}</h3>
+      {zones.map((z) => (
+        <ZonePicker key={z.id} zone={z} busy={busy} t={t} fmt={fmt} onAdd={onAdd} />
+      ))}
+    </section>
+  );
+}
+
+function ZonePicker({ zone, busy, t, fmt, onAdd }: {
+  zone: SectorView;
+  busy: boolean;
+  t: Translate;
+  fmt: (n: number) => string;
+  onAdd: (sectorId: number, rateId: number, quantity: number) => void;
+}) {
+  const [qty, setQty] = useState(1);
+  const [rateId, setRateId] = useState<number | undefined>(zone.rates[0]?.id);
+  const max = Math.max(0, Math.min(zone.available, 20));
+  const id = `tw-zone-${zone.id}`;
+  return (
+    <div class="zone" data-zone={zone.id}>
+      <strong id={id}>{zone.name}</strong>
+      <span class="sub">{t('placesLeft', { n: zone.available })}</span>
+      <RateSelect rates={zone.rates} value={rateId} label={`${t('rate')} · ${zone.name}`} disabled={busy} fmt={fmt} onChange={setRateId} />
+      <div class="qty" role="group" aria-labelledby={id}>
+        <button type="button" aria-label={t('decrease')} disabled={qty <= 1} onClick={() => setQty(Math.max(1, qty - 1))}>
+          −
+        </button>
+        <input
+          type="number"
+          min={1}
+          max={max || 1}
+          value={qty}
+          aria-label={`${t('quantity')} · ${zone.name}`}
+          onInput={(e) => setQty(Math.max(1, Math.min(max || 1, Number((e.target as HTMLInputElement).value) || 1)))}
+        />
+        <button type="button" aria-label={t('increase')} disabled={qty >= max} onClick={() => setQty(Math.min(max, qty + 1))}>
+          +
+        </button>
+        <button type="button" disabled={busy || max === 0 || rateId === undefined} onClick={() => rateId !== undefined && onAdd(zone.id, rateId, qty)}>
+          {t('add')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function itemLabel(item: OrderItem, map: Model | null, t: Translate): string {
+  const seat = item.session_seat_id != null ? map?.seats.get(item.session_seat_id) : undefined;
+  const sectorId = seat?.sectorId ?? item.sector_id;
+  const sector = map?.sectors.find((s) => s.id === sectorId);
+  const sectorName = sector?.name ?? '';
+  const row = seat?.row ?? item.row;
+  const number = seat?.number ?? item.number;
+  if (row && number) return t('seatLabel', { sector: sectorName, row, number });
+  return t('itemZone', { sector: sectorName });
+}
+
+function ratesFor(item: OrderItem, map: Model | null): Rate[] {
+  const seat = item.session_seat_id != null ? map?.seats.get(item.session_seat_id) : undefined;
+  if (seat?.rates.length) return seat.rates;
+  const sectorId = seat?.sectorId ?? item.sector_id;
+  return map?.sectors.find((s) => s.id === sectorId)?.rates ?? [];
+}
+
+function Countdown({ state, controller, t }: { state: WidgetState; controller: Controller; t: Translate }) {
+  const [now, setNow] = useState(Date.now());
+  const left = secondsLeft(state.order, now);
+  useEffect(() => {
+    if (left === null) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [left === null]);
+  useEffect(() => {
+    if (left === 0) controller.expire();
+  }, [left, controller]);
+  if (left === null) return null;
+  return (
+    <p class="countdown" data-countdown="">
+      {t('expiresIn')} <time aria-live="off">{formatCountdown(left)}</time>
+    </p>
+  );
+}
+
+function Cart({ state, controller, t, fmt }: { state: WidgetState; controller: Controller; t: Translate; fmt: (n: number) => string }) {
+  const [code, setCode] = useState('');
+  const items = orderItems(state.order);
+  const vouchers = state.order?.vouchers ?? [];
+  const showCheckout = state.channel?.integration_mode === 'widget_platform_payment' && state.channel.show_checkout_button !== false;
+  return (
+    <section class="cart" aria-label={t('cart')}>
+      <h3>{t('cart')}</h3>
+      <Countdown state={state} controller={controller} t={t} />
+      {items.length === 0 ? (
+        <p class="sub">{t('emptyCart')}</p>
+      ) : (
+        <ul>
+          {items.map((item) => {
+            const label = itemLabel(item, state.map, t);
+            return (
+              <li key={item.id} data-item={item.id}>
+                <span>{label}</span>
+                <span class="price">{fmt(item.total_amount)}</span>
+                <span class="detail">
+                  <RateSelect
+                    rates={ratesFor(item, state.map)}
+                    value={item.rate_id}
+                    label={`${t('rate')} · ${label}`}
+                    disabled={state.busy}
+                    fmt={fmt}
+                    onChange={(rateId) => void controller.changeRate(item.id, rateId)}
+                  />
+                  {item.fee_amount ? <span class="sub">+{fmt(item.fee_amount)} {t('fee')}</span> : null}
+                  {item.discount_amount ? <span class="sub">{fmt(item.discount_amount)} {t('discount')}</span> : null}
+                  <button type="button" aria-label={`${t('remove')}: ${label}`} disabled={state.busy} onClick={() => void controller.removeItem(item.id)}>
+                    {t('remove')}
+                  </button>
+                </span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <p class="total">
+        <span>{t('total')}</span>
+        <span data-total="">{fmt(state.order?.total_amount ?? 0)}</span>
+      </p>
+      {state.order && items.length > 0 ? (
+        <form
+          class="voucher"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void controller.applyVoucher(code).then(() => {
+              if (!controller.state.voucherError) setCode('');
+            });
+          }}
+        >
+          <input
+            value={code}
+            aria-label={t('voucher')}
+            placeholder={t('voucher')}
+            aria-invalid={state.voucherError ? 'true' : undefined}
+            aria-describedby={state.voucherError ? 'tw-voucher-error' : undefined}
+            onInput={(e) => setCode((e.target as HTMLInputElement).value)}
+          />
+          <button type="submit" disabled={state.busy || !code.trim()}>
+            {t('apply')}
+          </button>
+        </form>
+      ) : null}
+      {state.voucherError ? (
+        <p id="tw-voucher-error" class="field-error" role="alert">
+          {state.voucherError}
+        </p>
+      ) : null}
+      {vouchers.length > 0 ? (
+        <ul class="chips">
+          {vouchers.map((v) => (
+            <li key={v.code}>
+              <button type="button" data-voucher={v.code} aria-label={t('removeVoucher', { code: v.code })} disabled={state.busy} onClick={() => void controller.removeVoucher(v.code)}>
+                {v.code} ✕
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {showCheckout && items.length > 0 ? (
+        <button type="button" class="primary" disabled={state.busy} onClick={() => controller.startCheckout()}>
+          {t('checkout')}
+        </button>
+      ) : null}
+    </section>
+  );
+}

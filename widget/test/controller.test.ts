@@ -1,0 +1,298 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, buildTestApp, tokenFor, type TestApp } from '../../test/helpers.js';
+import { createController, type ControllerDeps } from '../src/controller.js';
+import { createApiClient } from '../src/http.js';
+import { orderItems, secondsLeft } from '../src/order.js';
+import { loadOrder, memoryStorage, saveOrder, type KeyValueStorage } from '../src/persistence.js';
+import type { Order } from '../src/types.js';
+import { injectFetch } from './inject-fetch.js';
+
+// The widget's use cases (everything but the DOM) against the real service: catalogue, cart,
+// vouchers and confirm, on a fresh database with the demo catalogue.
+let t: TestApp;
+let sessions: number[] = [];
+beforeAll(async () => {
+  t = await buildTestApp({ env: { AUTH_CACHE_MS: '0' } });
+  const token = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup');
+  const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as {
+    sessions: { id: number }[];
+  }[];
+  sessions = events.flatMap((e) => e.sessions.map((s) => s.id));
+}, 180_000); // a fresh database with demo data is slow on a loaded machine
+afterAll(() => t.close());
+
+interface Harness {
+  controller: ReturnType<typeof createController>;
+  updates: (Order | null)[];
+  completed: (Order | null)[];
+  warnings: string[];
+  navigations: string[];
+  net: ReturnType<typeof injectFetch>;
+  storage: KeyValueStorage;
+}
+
+function widget(opts: { slug?: string; key?: string; sessionId?: number; storage?: KeyValueStorage; clientId?: string } = {}): Harness {
+  const slug = opts.slug ?? 'demo-d';
+  const net = injectFetch(t.app);
+  const storage = opts.storage ?? memoryStorage();
+  const api = createApiClient({
+    baseUrl: 'http://taquilla.test/api',
+    channelSlug: slug,
+    apiKey: opts.key ?? `wk_${slug.replace('-', '_')}`,
+    clientId: opts.clientId ?? `c${Math.random().toString(36).slice(2)}`,
+    fetch: net.fetch,
+  });
+  const h: Harness = { updates: [], completed: [], warnings: [], navigations: [], net, storage } as unknown as Harness;
+  const deps: ControllerDeps = {
+    api,
+    storage,
+    channelSlug: slug,
+    sessionId: opts.sessionId ?? sessions[0]!,
+    lang: 'es',
+    now: () => t.clock.now().getTime(),
+    navigate: (url) => h.navigations.push(url),
+    warn: (m) => h.warnings.push(m),
+    onOrderUpdate: (o) => h.updates.push(o),
+    onOrderComplete: (o) => h.completed.push(o),
+  };
+  h.controller = createController(deps);
+  return h;
+}
+
+const freeSeats = (h: Harness) => [...h.controller.state.map!.seats.values()].filter((s) => s.status === 'available');
+const zoneOf = (h: Harness) => h.controller.state.map!.sectors.find((s) => !s.numbered)!;
+
+describe('widget controller against the service', () => {
+  it('loads policy, event and the seat map of a valid session', async () => {
+    const h = widget();
+    expect(h.controller.state.policy).toBeNull();
+    await h.controller.start();
+    const s = h.controller.state;
+    expect(s.phase).toBe('ready');
+    expect(s.policy).toEqual({ integrationMode: 'widget_external_payment', paymentHandler: 'host' });
+    expect(s.eventName).toBe('Concierto de Año Nuevo');
+    expect(s.map!.seats.size).toBe(560);
+    expect(zoneOf(h)).toMatchObject({ name: 'Pista', numbered: false, available: 200 });
+    expect(s.order).toBeNull();
+  });
+
+  it('an unknown session is a clear message, not a crash', async () => {
+    const h = widget({ sessionId: 999_999 });
+    await h.controller.start();
+    expect(h.controller.state.phase).toBe('failed');
+    expect(h.controller.state.notice?.key).toBe('sessionMissing');
+  });
+
+  it('selecting and unselecting seats updates the cart, the total, storage and the host', async () => {
+    const h = widget();
+    await h.controller.start();
+    const [a, b] = freeSeats(h);
+    await h.controller.toggleSeat(a!.id);
+    await h.controller.toggleSeat(b!.id);
+    let order = h.controller.getOrder()!;
+    expect(orderItems(order).map((i) => i.session_seat_id)).toEqual([a!.id, b!.id]);
+    expect(order.total_amount).toBe(63); // 2 x (30.00 + 1.50 fee)
+    expect(secondsLeft(order, t.clock.now().getTime())).toBe(900);
+    expect(loadOrder(h.storage, 'demo-d', sessions[0]!, t.clock.now().getTime())?.orderToken).toBe(order.order_token);
+    expect(h.updates.length).toBe(2);
+
+    await h.controller.toggleSeat(a!.id);
+    await h.controller.toggleSeat(b!.id);
+    order = h.controller.getOrder()!;
+    expect(orderItems(order)).toEqual([]);
+    expect(order.total_amount).toBe(0);
+    // Empty cart: no countdown (SPEC "Widget" rule 2), and it comes back with the next item.
+    expect(secondsLeft(order, t.clock.now().getTime())).toBeNull();
+    await h.controller.toggleSeat(a!.id);
+    expect(secondsLeft(h.controller.getOrder(), t.clock.now().getTime())).toBe(900);
+    expect(h.updates.length).toBe(5);
+  });
+
+  it('zones: a quantity of places at a chosen rate, and per-item rate changes', async () => {
+    const h = widget();
+    await h.controller.start();
+    const zone = zoneOf(h);
+    await h.controller.addZone(zone.id, zone.rates[0]!.id, 2);
+    // The service creates orders from a numbered seat (D17): the widget says so instead of failing.
+    if (!h.controller.getOrder()) expect(h.controller.state.notice?.key).toBe('zoneNeedsSeat');
+    await h.controller.toggleSeat(freeSeats(h)[0]!.id);
+    await h.controller.addZone(zone.id, zone.rates[1]!.id, 3);
+    const items = orderItems(h.controller.getOrder());
+    const zoneItems = items.filter((i) => i.sector_id === zone.id);
+    expect(zoneItems.length).toBeGreaterThanOrEqual(3);
+    expect(zoneItems.slice(-3).every((i) => i.rate_id === zone.rates[1]!.id)).toBe(true);
+    expect(zoneOf(h).available).toBeLessThanOrEqual(197);
+
+    const seatItem = items.find((i) => i.sector_id !== zone.id)!;
+    const reduced = h.controller.state.map!.seats.get(seatItem.session_seat_id!)!.rates[1]!;
+    await h.controller.changeRate(seatItem.id, reduced.id);
+    const changed = orderItems(h.controller.getOrder()).find((i) => i.id === seatItem.id)!;
+    expect(changed.rate_id).toBe(reduced.id);
+    expect(changed.base_amount).toBe(reduced.price);
+  });
+
+  it('vouchers apply and remove; a wrong code shows the service\'s reason', async () => {
+    const h = widget();
+    await h.controller.start();
+    await h.controller.toggleSeat(freeSeats(h)[0]!.id);
+    await h.controller.applyVoucher('NOPE-123');
+    expect(h.controller.state.voucherError).toBeTruthy();
+    expect(h.controller.getOrder()!.vouchers).toEqual([]);
+    await h.controller.applyVoucher(' DEMO10 ');
+    expect(h.controller.state.voucherError).toBeNull();
+    const order = h.controller.getOrder()!;
+    expect(order.vouchers!.map((v) => v.code)).toEqual(['DEMO10']);
+    expect(orderItems(order)[0]!.discount_amount).toBe(-3);
+    expect(order.total_amount).toBe(28.5);
+    await h.controller.removeVoucher('DEMO10');
+    expect(h.controller.getOrder()!.vouchers).toEqual([]);
+    expect(h.controller.getOrder()!.total_amount).toBe(31.5);
+  });
+
+  it('a seat taken meanwhile: a clear message and the map shows it taken', async () => {
+    const h = widget();
+    await h.controller.start();
+    const seat = freeSeats(h)[3]!;
+    const other = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'another-buyer');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/sales-channel/v1/demo-d/es/orders',
+      headers: bearer(other),
+      payload: { session_seat_id: seat.id, rate_id: seat.rates[0]!.id },
+    });
+    expect(res.statusCode).toBe(201);
+    await h.controller.toggleSeat(seat.id);
+    expect(h.controller.state.notice?.key).toBe('seatTaken');
+    expect(h.controller.getOrder()).toBeNull();
+    expect(h.controller.state.map!.seats.get(seat.id)!.status).toBe('held');
+  });
+
+  it('renews a revoked token in the middle of a purchase without the buyer noticing', async () => {
+    const h = widget({ clientId: 'same-browser' });
+    await h.controller.start();
+    await h.controller.toggleSeat(freeSeats(h)[0]!.id);
+    await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'same-browser'); // revokes the widget's token (D38)
+    await h.controller.toggleSeat(freeSeats(h)[1]!.id);
+    expect(h.controller.state.notice).toBeNull();
+    expect(orderItems(h.controller.getOrder())).toHaveLength(2);
+    expect(h.net.calls.filter((c) => c.status === 401)).toHaveLength(1);
+  });
+
+  it('rehydrates the stored order on reload while it is live, not after expiry', async () => {
+    const storage = memoryStorage();
+    const first = widget({ storage, sessionId: sessions[1] });
+    await first.controller.start();
+    await first.controller.toggleSeat(freeSeats(first)[0]!.id);
+    const token = first.controller.getOrder()!.order_token;
+    first.controller.destroy();
+
+    const reloaded = widget({ storage, sessionId: sessions[1] });
+    await reloaded.controller.start();
+    expect(reloaded.controller.getOrder()?.order_token).toBe(token);
+    expect(reloaded.updates).toHaveLength(1);
+    reloaded.controller.destroy();
+
+    t.clock.advance(16 * 60 * 1000);
+    try {
+      const late = widget({ storage, sessionId: sessions[1] });
+      await late.controller.start();
+      expect(late.controller.getOrder()).toBeNull();
+      expect(loadOrder(storage, 'demo-d', sessions[1]!, t.clock.now().getTime())).toBeNull();
+    } finally {
+      t.clock.advance(-16 * 60 * 1000);
+    }
+  });
+
+  it('the countdown reaching zero empties the cart with an expiry message', async () => {
+    const h = widget();
+    await h.controller.start();
+    await h.controller.toggleSeat(freeSeats(h)[0]!.id);
+    h.controller.expire();
+    expect(h.controller.getOrder()).toBeNull();
+    expect(h.controller.state.notice?.key).toBe('expired');
+    expect(h.updates.at(-1)).toBeNull();
+  });
+
+  it('destroy and init with another session cancels the stored order of the first one first', async () => {
+    const storage = memoryStorage();
+    const first = widget({ storage, sessionId: sessions[0] });
+    await first.controller.start();
+    const seat = freeSeats(first)[5]!;
+    await first.controller.toggleSeat(seat.id);
+    const oldToken = first.controller.getOrder()!.order_token;
+    first.controller.destroy();
+
+    const second = widget({ storage, sessionId: sessions[1] });
+    await second.controller.start();
+    const b2b = second.net.calls.filter((c) => !c.path.endsWith('/auth/token'));
+    expect(b2b[0]).toMatchObject({ method: 'DELETE', status: 200 });
+    expect(b2b[0]!.path).toContain(oldToken);
+    expect(b2b[1]!.path).toMatch(/\/config$|\/events$/);
+    const token = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'checker');
+    const old = await t.app.inject({ url: `/api/sales-channel/v1/demo-d/es/orders/${oldToken}`, headers: bearer(token) });
+    expect(old.json().data.status).toBe('cancelled');
+    expect(storage.getItem(`taquilla:order:demo-d:${sessions[0]}`)).toBeNull();
+    // The seat is free again for everyone.
+    const again = widget({ sessionId: sessions[0] });
+    await again.controller.start();
+    expect(again.controller.state.map!.seats.get(seat.id)!.status).toBe('available');
+  });
+
+  it('does not cancel orders of another channel stored in the same browser', async () => {
+    const storage = memoryStorage();
+    saveOrder(storage, { channelSlug: 'demo-c', sessionId: sessions[1]!, orderToken: 'c-order-token', expiresAt: null });
+    const h = widget({ storage, sessionId: sessions[0] });
+    await h.controller.start();
+    expect(h.net.calls.some((c) => c.method === 'DELETE')).toBe(false);
+    expect(storage.getItem(`taquilla:order:demo-c:${sessions[1]}`)).not.toBeNull();
+  });
+
+  it('model C: checkout redirects to the portal address from the config endpoint', async () => {
+    const h = widget({ slug: 'demo-c' });
+    await h.controller.start();
+    expect(h.controller.state.policy).toEqual({ integrationMode: 'widget_platform_payment', paymentHandler: 'portal' });
+    h.controller.startCheckout();
+    expect(h.navigations).toEqual([]); // empty cart: nothing to pay
+    await h.controller.toggleSeat(freeSeats(h)[0]!.id);
+    h.controller.startCheckout();
+    const token = h.controller.getOrder()!.order_token;
+    expect(h.navigations).toEqual([`${t.config.portalCheckoutBaseUrl}/demo-c/es/checkout?order_token=${token}`]);
+  });
+
+  it('model D: startCheckout only warns; notifyPaymentComplete after a server-side confirm fires onOrderComplete', async () => {
+    const h = widget();
+    await h.controller.start();
+    await h.controller.toggleSeat(freeSeats(h)[0]!.id);
+    h.controller.startCheckout();
+    expect(h.navigations).toEqual([]);
+    expect(h.warnings[0]).toMatch(/model D/);
+
+    const order = h.controller.getOrder()!;
+    const server = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'channel-server');
+    const confirm = await t.app.inject({
+      method: 'POST',
+      url: `/api/sales-channel/v1/demo-d/es/orders/${order.order_token}/confirm`,
+      headers: bearer(server),
+      payload: { amount: order.total_amount, name: 'Ana', surname: 'García', email: 'ana@example.com', transaction_id: 'tx-1' },
+    });
+    expect(confirm.statusCode).toBe(200);
+    h.controller.notifyPaymentComplete(confirm.json().data);
+    expect(h.completed).toHaveLength(1);
+    expect(h.completed[0]).toMatchObject({ order_token: order.order_token, status: 'completed' });
+    expect(h.controller.getOrder()).toBeNull();
+    expect(h.updates.at(-1)).toBeNull();
+    expect(loadOrder(h.storage, 'demo-d', sessions[0]!, t.clock.now().getTime())).toBeNull();
+    expect(h.controller.state.notice?.key).toBe('completed');
+  });
+
+  it('a network failure is a clear message and the next try works', async () => {
+    const h = widget();
+    await h.controller.start();
+    h.net.failNext();
+    await h.controller.toggleSeat(freeSeats(h)[0]!.id);
+    expect(h.controller.state.notice?.key).toBe('network');
+    expect(h.controller.getOrder()).toBeNull();
+    await h.controller.toggleSeat(freeSeats(h)[0]!.id);
+    expect(orderItems(h.controller.getOrder())).toHaveLength(1);
+  });
+});

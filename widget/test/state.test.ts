@@ -1,0 +1,204 @@
+import { describe, expect, it } from 'vitest';
+import { formatCountdown, itemCount, orderFingerprint, secondsLeft, seatIdsInOrder } from '../src/order.js';
+import {
+  clientId,
+  forgetOrder,
+  isLive,
+  loadOrder,
+  memoryStorage,
+  ordersOfOtherSessions,
+  saveOrder,
+} from '../src/persistence.js';
+import { buildSeatMap, neighbour, zoomBox } from '../src/seat-map-model.js';
+import type { Order, SessionDetail } from '../src/types.js';
+
+const NOW = Date.parse('2026-11-21T10:00:00Z');
+
+function order(items: number, expiresAt: string | null): Order {
+  return {
+    order_token: 'tok-1',
+    status: 'pending',
+    total_amount: 31.5 * items,
+    expires_at: expiresAt,
+    currency: 'EUR',
+    events: [
+      {
+        id: 1,
+        sessions: [
+          {
+            id: 7,
+            items: Array.from({ length: items }, (_, i) => ({
+              id: i + 1,
+              session_seat_id: 100 + i,
+              sector_id: 1,
+              rate_id: 1,
+              base_amount: 30,
+              discount_amount: 0,
+              fee_amount: 1.5,
+              total_amount: 31.5,
+            })),
+          },
+        ],
+      },
+    ],
+    vouchers: [],
+  };
+}
+
+describe('countdown', () => {
+  it('is hidden without an order, with an empty order, and without expires_at', () => {
+    expect(secondsLeft(null, NOW)).toBeNull();
+    expect(secondsLeft(order(0, null), NOW)).toBeNull();
+    // An empty cart shows no countdown even if the server still sent a time (SPEC "Widget" rule 2).
+    expect(secondsLeft(order(0, '2026-11-21T10:15:00Z'), NOW)).toBeNull();
+    expect(secondsLeft(order(2, null), NOW)).toBeNull();
+  });
+
+  it('counts whole seconds down to expires_at, never below zero', () => {
+    expect(secondsLeft(order(1, '2026-11-21T10:15:00Z'), NOW)).toBe(900);
+    expect(secondsLeft(order(1, '2026-11-21T10:15:00Z'), NOW + 899_001)).toBe(1);
+    expect(secondsLeft(order(1, '2026-11-21T10:15:00Z'), NOW + 900_000)).toBe(0);
+    expect(secondsLeft(order(1, '2026-11-21T10:15:00+01:00'), NOW)).toBe(0);
+    expect(formatCountdown(900)).toBe('15:00');
+    expect(formatCountdown(61)).toBe('01:01');
+  });
+
+  it('shows again when an item is added to an emptied order', () => {
+    expect(secondsLeft(order(0, null), NOW)).toBeNull();
+    expect(secondsLeft(order(1, '2026-11-21T10:15:00Z'), NOW)).toBe(900);
+  });
+});
+
+describe('order helpers', () => {
+  it('counts items and lists the seats of the order', () => {
+    const o = order(3, '2026-11-21T10:15:00Z');
+    expect(itemCount(o)).toBe(3);
+    expect([...seatIdsInOrder(o)]).toEqual([100, 101, 102]);
+    expect(itemCount(null)).toBe(0);
+  });
+
+  it('fingerprints change with any field the host can see', () => {
+    const a = order(1, '2026-11-21T10:15:00Z');
+    const b = { ...a, total_amount: 20 };
+    expect(orderFingerprint(a)).toBe(orderFingerprint(structuredClone(a)));
+    expect(orderFingerprint(a)).not.toBe(orderFingerprint(b));
+    expect(orderFingerprint(null)).toBe('null');
+  });
+});
+
+describe('browser persistence (D32, D38)', () => {
+  it('creates one client id per browser and keeps it', () => {
+    const storage = memoryStorage();
+    const id = clientId(storage);
+    expect(id).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(clientId(storage)).toBe(id);
+    expect(clientId(memoryStorage())).not.toBe(id);
+  });
+
+  it('replaces a tampered client id with a valid one', () => {
+    const storage = memoryStorage();
+    storage.setItem('taquilla:client_id', 'not valid!');
+    expect(clientId(storage)).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+  });
+
+  it('stores the active order per channel and session and reloads it while live', () => {
+    const storage = memoryStorage();
+    saveOrder(storage, { channelSlug: 'demo-d', sessionId: 1, orderToken: 'a', expiresAt: '2026-11-21T10:15:00Z' });
+    saveOrder(storage, { channelSlug: 'demo-c', sessionId: 1, orderToken: 'b', expiresAt: '2026-11-21T10:15:00Z' });
+    expect(loadOrder(storage, 'demo-d', 1, NOW)?.orderToken).toBe('a');
+    expect(loadOrder(storage, 'demo-c', 1, NOW)?.orderToken).toBe('b');
+    expect(loadOrder(storage, 'demo-d', 2, NOW)).toBeNull();
+  });
+
+  it('drops an expired entry on load; an order without items never expires (D13)', () => {
+    const storage = memoryStorage();
+    saveOrder(storage, { channelSlug: 'demo-d', sessionId: 1, orderToken: 'a', expiresAt: '2026-11-21T09:59:59Z' });
+    expect(loadOrder(storage, 'demo-d', 1, NOW)).toBeNull();
+    expect(storage.length).toBe(0);
+    expect(isLive({ expiresAt: null }, NOW)).toBe(true);
+    saveOrder(storage, { channelSlug: 'demo-d', sessionId: 1, orderToken: 'a', expiresAt: null });
+    expect(loadOrder(storage, 'demo-d', 1, NOW)?.orderToken).toBe('a');
+    forgetOrder(storage, 'demo-d', 1);
+    expect(loadOrder(storage, 'demo-d', 1, NOW)).toBeNull();
+  });
+
+  it('finds the stored orders of other sessions of the same channel only', () => {
+    const storage = memoryStorage();
+    saveOrder(storage, { channelSlug: 'demo-d', sessionId: 1, orderToken: 'old', expiresAt: null });
+    saveOrder(storage, { channelSlug: 'demo-d', sessionId: 2, orderToken: 'current', expiresAt: null });
+    saveOrder(storage, { channelSlug: 'demo-dd', sessionId: 3, orderToken: 'other-channel', expiresAt: null });
+    storage.setItem('taquilla:order:demo-d:9', '{broken');
+    expect(ordersOfOtherSessions(storage, 'demo-d', 2).map((o) => o.orderToken)).toEqual(['old']);
+  });
+});
+
+function detail(): SessionDetail {
+  const rates = [
+    { id: 1, name: 'General', price: 30 },
+    { id: 2, name: 'Reducida', price: 22.5 },
+  ];
+  const seat = (id: number, row: string, number: number, x: number, y: number, status = 'available') => ({
+    id,
+    sector_id: 10,
+    row,
+    number: String(number),
+    x,
+    y,
+    status,
+    rates,
+  });
+  return {
+    session: { id: 7, event_id: 1 },
+    elements: {
+      sectors: [
+        { id: 10, name: 'Platea', numbered: true, capacity: 6, available: 4, rates },
+        { id: 11, name: 'Pista', numbered: false, capacity: 200, available: 150, rates },
+      ],
+      seats: [seat(6, 'B', 3, 2, 1), seat(1, 'A', 1, 0, 0), seat(2, 'A', 2, 1, 0, 'sold'), seat(3, 'A', 3, 2, 0, 'held'), seat(4, 'B', 1, 0, 1), seat(5, 'B', 2, 1, 1)],
+    },
+  };
+}
+
+describe('seat map model', () => {
+  it('builds sectors, seats by id, statuses and the bounding box', () => {
+    const map = buildSeatMap(detail(), [{ id: 10, name: 'Platea baja' }]);
+    expect(map.sectors.map((s) => [s.name, s.numbered, s.seats.length])).toEqual([
+      ['Platea', true, 6],
+      ['Pista', false, 0],
+    ]);
+    expect(map.seats.get(2)?.status).toBe('sold');
+    expect(map.seats.get(3)?.status).toBe('held');
+    // Reading order: row A left to right, then row B.
+    expect(map.sectors[0]!.seats.map((s) => s.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(map.box).toEqual({ x: -1, y: -1, w: 4, h: 3 });
+  });
+
+  it('takes coordinates from the maps endpoint when the detail has none', () => {
+    const d = detail();
+    d.elements.seats = [{ ...d.elements.seats[1]!, x: undefined as unknown as number, y: undefined as unknown as number }];
+    const map = buildSeatMap(d, [{ id: 10, seats: [{ id: 999, row: 'A', number: '1', x: 40, y: 12 }] }]);
+    expect(map.seats.get(1)).toMatchObject({ x: 40, y: 12 });
+  });
+
+  it('moves keyboard focus along the row and to the nearest seat of the next row', () => {
+    const map = buildSeatMap(detail(), null);
+    const seat = (id: number) => map.seats.get(id)!;
+    expect(neighbour(map, seat(1), 'right')?.id).toBe(2);
+    expect(neighbour(map, seat(2), 'left')?.id).toBe(1);
+    expect(neighbour(map, seat(1), 'left')).toBeNull();
+    expect(neighbour(map, seat(2), 'down')?.id).toBe(5);
+    expect(neighbour(map, seat(6), 'up')?.id).toBe(3);
+    expect(neighbour(map, seat(5), 'down')).toBeNull();
+  });
+
+  it('zooms around a point and within limits', () => {
+    const full = { x: 0, y: 0, w: 100, h: 50 };
+    const zoomed = zoomBox(full, full, 0.5, 50, 25);
+    expect(zoomed).toEqual({ x: 25, y: 12.5, w: 50, h: 25 });
+    let box = full;
+    for (let i = 0; i < 50; i++) box = zoomBox(box, full, 0.5);
+    expect(box.w).toBeCloseTo(100 / 40);
+    for (let i = 0; i < 50; i++) box = zoomBox(box, full, 2);
+    expect(box.w).toBeCloseTo(150);
+  });
+});
