@@ -24,8 +24,11 @@ export async function migrate(database: Database): Promise<string[]> {
     .readdirSync(MIGRATIONS_DIR)
     .filter((f) => /^[0-9a-z_]+\.sql$/.test(f))
     .sort();
+  // Under the lock too: two instances running CREATE TABLE IF NOT EXISTS at once can both try to
+  // create it, and one fails on a duplicate type (test/db/migrations.test.ts starts two at once).
   await database.execScript(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    `BEGIN;\nSELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY});\n` +
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());\nCOMMIT;',
   );
   const done = await appliedNames(database);
   const applied: string[] = [];
