@@ -183,32 +183,21 @@ export interface LiveInventory {
   nextHoldExpiry: Date | null;
 }
 
-export interface SessionStateRow extends SessionHeaderRow {
+export interface SessionContextRow extends SessionHeaderRow {
   translations: { lang: string; name: string }[];
   channelIds: number[];
   sectors: { id: number; name: string; numbered: boolean }[];
   rates: RateRow[];
-  live: LiveInventory;
 }
 
 /**
- * Everything the session detail needs but the seat layout, in one round trip and one snapshot (it
- * is re-read about once a second per busy session): the session, its event's state and names, the
- * channels selling it, the venue's sectors, the rates, and the live inventory at `now` - which
- * numbered seats are held, sold or blocked, how many units each sector has taken, and the next hold
- * expiry. Expired holds count as free (D15). The inventory is aggregated in SQL so that a large,
- * busy session still answers with one short row.
+ * Everything the session detail needs but seats and inventory, in one round trip: the session, its
+ * event's state and names, the channels selling it, the venue's sectors, the rates.
  */
-export async function sessionState(db: Db, sessionId: number, now: Date): Promise<SessionStateRow | null> {
-  const at = now.toISOString();
+export async function sessionContext(db: Db, sessionId: number): Promise<SessionContextRow | null> {
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`WITH taken AS (
-          SELECT id, sector_id, seat_id, status, hold_expires_at FROM session_seats
-          WHERE session_id = ${sessionId} AND status <> 'available'
-            AND (status <> 'held' OR hold_expires_at IS NULL OR hold_expires_at > ${at}::timestamptz)
-        )
-        SELECT s.id, s.event_id, s.venue_id, s.start_datetime, s.status, e.status AS event_status, e.default_lang,
+    sql`SELECT s.id, s.event_id, s.venue_id, s.start_datetime, s.status, e.status AS event_status, e.default_lang,
           (SELECT coalesce(json_agg(json_build_object('lang', tr.lang, 'name', tr.name) ORDER BY tr.lang), '[]'::json)
              FROM event_translations tr WHERE tr.event_id = s.event_id) AS translations,
           (SELECT coalesce(json_agg(ce.channel_id ORDER BY ce.channel_id), '[]'::json)
@@ -217,18 +206,12 @@ export async function sessionState(db: Db, sessionId: number, now: Date): Promis
              FROM sectors sc WHERE sc.venue_id = s.venue_id) AS sectors,
           (SELECT coalesce(json_agg(json_build_object('id', r.id, 'sectorId', r.sector_id, 'name', r.name, 'names', r.names,
                     'price', r.price, 'meta', r.meta) ORDER BY r.sort_order, r.id), '[]'::json)
-             FROM rates r WHERE r.session_id = s.id) AS rates,
-          (SELECT coalesce(string_agg(id::text || left(status, 1), ',' ORDER BY id), '') FROM taken WHERE seat_id IS NOT NULL) AS live_seats,
-          (SELECT coalesce(json_agg(json_build_array(sector_id, n)), '[]'::json)
-             FROM (SELECT sector_id, count(*)::int AS n FROM taken GROUP BY sector_id) g) AS live_per_sector,
-          (SELECT min(hold_expires_at) FROM taken WHERE status = 'held') AS next_expiry
+             FROM rates r WHERE r.session_id = s.id) AS rates
         FROM sessions s JOIN events e ON e.id = s.event_id
         WHERE s.id = ${sessionId}`,
   );
   const r = rows[0];
   if (!r) return null;
-  const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-  const perSector = json<[number, number][]>(r.live_per_sector);
   return {
     id: Number(r.id),
     eventId: Number(r.event_id),
@@ -241,13 +224,39 @@ export async function sessionState(db: Db, sessionId: number, now: Date): Promis
     channelIds: json(r.channel_ids),
     sectors: json(r.sectors),
     rates: json(r.rates),
-    live: {
-      seats: r.live_seats as string,
-      takenPerSector: new Map(perSector.map(([sector, n]) => [Number(sector), Number(n)])),
-      nextHoldExpiry: r.next_expiry === null ? null : new Date(r.next_expiry as string | Date),
-    },
   };
 }
+
+/**
+ * The live inventory of a session at `now` in one short row: which numbered seats are held, sold or
+ * blocked, how many units each sector has taken, and the next hold expiry. Expired holds count as
+ * free (D15). Aggregated in SQL (over the partial index of taken units) because it is re-read about
+ * once a second per busy session.
+ */
+export async function liveInventory(db: Db, sessionId: number, now: Date): Promise<LiveInventory> {
+  const at = now.toISOString();
+  const [r] = await queryRows<Record<string, unknown>>(
+    db,
+    sql`WITH taken AS (
+          SELECT id, sector_id, seat_id, status, hold_expires_at FROM session_seats
+          WHERE session_id = ${sessionId} AND status <> 'available'
+            AND (status <> 'held' OR hold_expires_at IS NULL OR hold_expires_at > ${at}::timestamptz)
+        )
+        SELECT
+          (SELECT coalesce(string_agg(id::text || left(status, 1), ',' ORDER BY id), '') FROM taken WHERE seat_id IS NOT NULL) AS live_seats,
+          (SELECT coalesce(json_agg(json_build_array(sector_id, n)), '[]'::json)
+             FROM (SELECT sector_id, count(*)::int AS n FROM taken GROUP BY sector_id) g) AS live_per_sector,
+          (SELECT min(hold_expires_at) FROM taken WHERE status = 'held') AS next_expiry`,
+  );
+  const perSector = json<[number, number][]>(r!.live_per_sector);
+  return {
+    seats: r!.live_seats as string,
+    takenPerSector: new Map(perSector.map(([sector, n]) => [Number(sector), Number(n)])),
+    nextHoldExpiry: r!.next_expiry === null ? null : new Date(r!.next_expiry as string | Date),
+  };
+}
+
+const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
 export interface LayoutUnitRow {
   id: number;

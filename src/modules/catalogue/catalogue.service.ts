@@ -169,6 +169,35 @@ async function sessionLayout(ctx: AppContext, sessionId: number, now: number): P
   return layout;
 }
 
+/**
+ * Catalogue facts of a session (names, rates, sectors, which channels sell it, its status) change
+ * rarely and cost more to read than the inventory, so they are re-read every 10 s at most, and at
+ * once after an inventory notice for the session on this instance.
+ */
+export const SESSION_CONTEXT_MAX_AGE_MS = 10_000;
+const contexts = new WeakMap<AppContext, Map<number, { row: repo.SessionContextRow | null; loadedAt: number }>>();
+
+function contextCache(ctx: AppContext) {
+  let byId = contexts.get(ctx);
+  if (!byId) {
+    const created = new Map<number, { row: repo.SessionContextRow | null; loadedAt: number }>();
+    onInventoryChanged(ctx, (sessionIds) => sessionIds.forEach((id) => created.delete(id)));
+    contexts.set(ctx, (byId = created));
+  }
+  return byId;
+}
+
+async function sessionContext(ctx: AppContext, sessionId: number, now: number): Promise<repo.SessionContextRow | null> {
+  const byId = contextCache(ctx);
+  const hit = byId.get(sessionId);
+  if (hit && now - hit.loadedAt < SESSION_CONTEXT_MAX_AGE_MS && now >= hit.loadedAt) return hit.row;
+  const row = await repo.sessionContext(ctx.db, sessionId);
+  byId.delete(sessionId);
+  if (byId.size >= LAYOUT_MAX_ENTRIES) byId.delete(byId.keys().next().value!);
+  if (row) byId.set(sessionId, { row, loadedAt: now });
+  return row;
+}
+
 const STATUS_BY_LETTER = { h: 'held', s: 'sold', b: 'blocked' } as const;
 
 /** "12s,15h" -> Map { 12 => 'sold', 15 => 'held' } */
@@ -182,16 +211,17 @@ function parseTakenSeats(seats: string): Map<number, string> {
 }
 
 /**
- * Reads a session's live state (one one-row query; the seat layout comes from its own cache) and
+ * Reads a session's live state (one one-row query; catalogue facts and the seat layout come from
+ * their own caches) and
  * returns how to render the D34 payload. Rendering is string assembly over pre-rendered seat
  * prefixes: the payload of a 5,000-seat session is about 1 MB of JSON.
  */
 async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: string): Promise<BuiltPayload<SessionMeta> | null> {
   const now = ctx.clock.now();
-  // Seat statuses and sector counts both derive from this one read, so they always agree.
-  const context = await repo.sessionState(ctx.db, sessionId, now);
+  const context = await sessionContext(ctx, sessionId, now.getTime());
   if (!context || context.status === 'draft' || context.eventStatus !== 'published') return null;
-  const { live } = context;
+  // Seat statuses and sector counts both derive from this one read, so they always agree.
+  const live = await repo.liveInventory(ctx.db, sessionId, now);
   const layout = await sessionLayout(ctx, sessionId, now.getTime());
   const chain = languageChain(lang, context.defaultLang);
 
