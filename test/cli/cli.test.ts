@@ -75,7 +75,7 @@ describe('migrate and demo:load', () => {
   });
 
   it('demo:load is refused in production and loads nothing', async () => {
-    const config = loadConfig({ APP_ENV: 'production', SIGNING_SECRET: 'x'.repeat(40) });
+    const config = loadConfig({ APP_ENV: 'production', SIGNING_SECRET: 'x'.repeat(40), STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' });
     expect(await cli(['demo:load'], { ...t.ctx, config })).toBe(1);
     expect(stderr()).toContain('refused when APP_ENV=production');
     const [row] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM sales_channels`);

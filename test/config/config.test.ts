@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
-const PRODUCTION = { APP_ENV: 'production', SIGNING_SECRET: 's'.repeat(32) };
+const PRODUCTION = { APP_ENV: 'production', SIGNING_SECRET: 's'.repeat(32), STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' };
 
 describe('loadConfig', () => {
   it('has working defaults for development', () => {
