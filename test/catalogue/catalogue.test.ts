@@ -101,10 +101,24 @@ async function detail(sessionId = concert.sessions[0]!, lang = 'es') {
   };
 }
 
+/** A pending order to own the holds set below (migration 0020: a hold names its cart). */
+async function holdingOrderId(): Promise<number> {
+  const [row] = await queryRows<{ id: number }>(
+    t.ctx.db,
+    sql`INSERT INTO orders (order_token, reference, channel_id, currency)
+        SELECT 'catalogue-test-holds', 'TQ-CATTEST1', id, 'EUR' FROM sales_channels ORDER BY id LIMIT 1
+        ON CONFLICT (order_token) DO UPDATE SET updated_at = orders.updated_at
+        RETURNING id`,
+  );
+  return Number(row!.id);
+}
+
 /** Sets a seat's inventory row directly, as the cart and closing modules would. */
 async function setSeat(id: number, status: string, holdExpiresAt: Date | null) {
+  const orderId = status === 'held' ? await holdingOrderId() : null;
   await t.ctx.db.execute(
-    sql`UPDATE session_seats SET status = ${status}, hold_expires_at = ${holdExpiresAt ? holdExpiresAt.toISOString() : null}::timestamptz WHERE id = ${id}`,
+    sql`UPDATE session_seats SET status = ${status}, order_id = ${orderId}::bigint,
+        hold_expires_at = ${holdExpiresAt ? holdExpiresAt.toISOString() : null}::timestamptz WHERE id = ${id}`,
   );
 }
 
@@ -334,7 +348,7 @@ describe('availability (live inventory)', () => {
     seatIds = rows.map((r) => r.id);
   });
   beforeEach(async () => {
-    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'available', hold_expires_at = NULL WHERE session_id = ${sessionId}`);
+    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL WHERE session_id = ${sessionId}`);
     inventoryChanged(t.ctx, [sessionId]);
   });
 
