@@ -24,6 +24,9 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { importCatalogue } from '../src/modules/catalogue/import.service.js';
+import { orderViewFromRows } from '../src/modules/orders/order-view.js';
+import { holdSeatInOneStatement } from '../src/modules/orders/orders.repo.js';
+import { newReference } from '../src/modules/orders/orders.service.js';
 
 const PG_URL = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
@@ -145,6 +148,43 @@ async function server() {
       const seconds = (performance.now() - started) / 1000;
       latencies.sort((a, b) => a - b);
       process.send!({ cmd: 'baseline', ok, conflicts, seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) });
+    } else if (msg.cmd === 'service') {
+      // Diagnostic: the service's own hold statement (cart_hold_seat) through the same pool, no
+      // HTTP: each client creates an order with a seat, then adds seats to it. Splits the gap to
+      // the baseline into database work and HTTP/Fastify overhead.
+      await db.execute(sql`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL`);
+      await db.execute(sql`UPDATE orders SET status = 'cancelled'`);
+      const picker = seatPicker(seatIds, msg.seed!);
+      let ok = 0;
+      let conflicts = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          let token: string | null = null;
+          for (let seat = picker.pick(); seat !== null; seat = picker.pick()) {
+            const create = token === null;
+            const result = await holdSeatInOneStatement(db, {
+              channelId: channel!.id,
+              orderToken: token ?? crypto.randomUUID(),
+              create,
+              reference: newReference(),
+              lang: 'en',
+              currency: 'EUR',
+              newExpiry: new Date(Date.now() + 900_000),
+              sessionSeatId: seat,
+              rateId: rate!.id,
+              maxItems: 1000,
+              now: new Date(),
+            });
+            if (result.outcome === 'ok') {
+              ok++;
+              if (create) token = (orderViewFromRows(result.view) as { order_token: string }).order_token;
+            } else conflicts++;
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      process.send!({ cmd: 'service', ok, conflicts, seconds });
     } else if (msg.cmd === 'exit') {
       await app.close();
       await database.close();
@@ -195,7 +235,7 @@ async function main() {
 
   console.log(`flash sale: ${ready.seatIds.length} seats, ${CONNECTIONS} HTTP clients, pool ${POOL_SIZE}, contention ${CONTENTION * 100} %`);
   console.log(`machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  type Ctx = { token?: string | null };
+  type Ctx = { token?: string | null; idle?: boolean };
   const instance = autocannon({
     url: base,
     connections: CONNECTIONS,
@@ -208,9 +248,17 @@ async function main() {
         setupRequest: (req, context: Ctx) => {
           const seat = picker.pick();
           context.token = null;
-          return seat === null ? (null as unknown as typeof req) : { ...req, body: JSON.stringify({ session_seat_id: seat, rate_id: ready.rateId }) };
+          context.idle = seat === null;
+          // autocannon aborts when the first request of a sequence cannot be built, so once the
+          // seats run out a client sends an uncounted health check while the run stops.
+          if (seat === null) {
+            instance.stop();
+            return { ...req, method: 'GET', path: '/healthz', body: undefined };
+          }
+          return { ...req, body: JSON.stringify({ session_seat_id: seat, rate_id: ready.rateId }) };
         },
         onResponse: (status, body, context: Ctx) => {
+          if (context.idle) return;
           count(status, 201);
           if (status === 201) context.token = (JSON.parse(body) as { data: { order_token: string } }).data.order_token;
         },
@@ -241,6 +289,9 @@ async function main() {
   const baseline = await ask<{ ok: number; conflicts: number; seconds: number; p50: number; p99: number }>(child, { cmd: 'baseline', seed }, 'baseline');
   const baseRate = baseline.ok / baseline.seconds;
 
+  const service = await ask<{ ok: number; conflicts: number; seconds: number }>(child, { cmd: 'service', seed }, 'service');
+  const serviceRate = service.ok / service.seconds;
+
   const fmt = (n: number) => n.toFixed(1);
   console.log('');
   console.log('HTTP API (create order + add item, through Fastify, auth, pricing, order view)');
@@ -250,6 +301,8 @@ async function main() {
   console.log('Baseline (the same conditional claim UPDATE through the same pool, no HTTP)');
   console.log(`  successful holds: ${baseline.ok} in ${fmt(baseline.seconds)} s = ${fmt(baseRate)} holds/s; conflicts: ${baseline.conflicts}`);
   console.log(`  latency per claim: p50 ${baseline.p50.toFixed(2)} ms, p99 ${baseline.p99.toFixed(2)} ms`);
+  console.log('Diagnostic: the service\'s one-statement hold (cart_hold_seat) through the same pool, no HTTP');
+  console.log(`  successful holds: ${service.ok} in ${fmt(service.seconds)} s = ${fmt(serviceRate)} holds/s (${(serviceRate / baseRate).toFixed(2)} of the baseline); conflicts: ${service.conflicts}`);
   console.log(`Ratio API / baseline: ${(apiRate / baseRate).toFixed(2)} (target >= 0.6)`);
   child.send({ cmd: 'exit' });
   await new Promise((resolve) => child.on('exit', resolve));

@@ -121,9 +121,13 @@ describe('POST /orders (create)', () => {
   it('409 naming the seat when it is held by another order', async () => {
     const seat = freshSeat();
     await newOrder(d, 'demo-d', seat);
+    const countOrders = async () => (await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM orders`))[0]!.n;
+    const ordersBefore = await countOrders();
     const res = await call('POST', ordersUrl('demo-c'), c, { session_seat_id: seat.id, rate_id: s0.rates.general });
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ code: 'seat_unavailable', message: `Seat ${seat.sectorName}, row ${seat.row}, number ${seat.number} is not available` });
+    // All or nothing: the losing request leaves no empty order behind.
+    expect(await countOrders()).toBe(ordersBefore);
   });
 
   it('models A and B get 403 on every B2B cart route', async () => {

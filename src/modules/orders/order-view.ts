@@ -84,30 +84,17 @@ const asDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
  * With `now`, a pending cart whose time has run out shows as `expired` even before the sweep.
  */
 export async function buildOrderView(db: Db, orderId: number, lang: string, now?: Date): Promise<OrderView> {
-  // One round trip: the order's columns repeat on each item row (one row with NULL items when empty).
-  const rows = await queryRows<OrderRowRaw & Partial<ItemRowRaw> & { id: string | number | null }>(
-    db,
-    sql`SELECT o.order_token, o.reference, o.type, o.status, o.currency, o.base_amount AS o_base, o.discount_amount AS o_discount,
-               o.fee_amount AS o_fee, o.total_amount AS o_total, o.expires_at,
-               (SELECT json_agg(json_build_object('code', ov.code, 'kind', v.kind, 'value', v.value) ORDER BY ov.created_at)
-                FROM order_vouchers ov JOIN vouchers v ON v.id = ov.voucher_id WHERE ov.order_id = o.id) AS vouchers,
-               oi.id, oi.event_id, COALESCE(et.name, etd.name) AS event_name, oi.session_id, se.start_datetime,
-               oi.session_seat_id, ss.seat_id, oi.sector_id, sec.name AS sector_name, st.row, st.number,
-               oi.rate_id, COALESCE(r.names ->> ${lang}, r.name) AS rate_name,
-               oi.base_amount, oi.discount_amount, oi.fee_amount, oi.total_amount
-        FROM orders o
-        LEFT JOIN order_items oi ON oi.order_id = o.id
-        LEFT JOIN session_seats ss ON ss.id = oi.session_seat_id
-        LEFT JOIN seats st ON st.id = ss.seat_id
-        LEFT JOIN sectors sec ON sec.id = oi.sector_id
-        LEFT JOIN rates r ON r.id = oi.rate_id
-        LEFT JOIN sessions se ON se.id = oi.session_id
-        LEFT JOIN events e ON e.id = oi.event_id
-        LEFT JOIN event_translations et ON et.event_id = e.id AND et.lang = ${lang}
-        LEFT JOIN event_translations etd ON etd.event_id = e.id AND etd.lang = e.default_lang
-        WHERE o.id = ${orderId}
-        ORDER BY oi.event_id, se.start_datetime, oi.session_id, oi.id`,
-  );
+  // One round trip; the SQL lives in order_view_json (migration 0025), shared with cart_hold_seat.
+  const [row] = await queryRows<{ rows: ViewRows }>(db, sql`SELECT order_view_json(${orderId}, ${lang}) AS rows`);
+  return orderViewFromRows(row?.rows ?? null, now);
+}
+
+/** The rows of order_view_json: the order's columns repeat on each item row (one row with NULL items when empty). */
+export type ViewRows = (OrderRowRaw & Partial<ItemRowRaw> & { id: string | number | null })[] | string | null;
+
+/** Assembles the D35 view from the rows of order_view_json (as returned by the driver: parsed or text). */
+export function orderViewFromRows(raw: ViewRows, now?: Date): OrderView {
+  const rows: Exclude<ViewRows, string | null> = (typeof raw === 'string' ? JSON.parse(raw) : raw) ?? [];
   const order = rows[0];
   if (!order) throw new AppError('not_found', 'Order not found');
   const items = rows.filter((r) => r.id !== null) as unknown as ItemRowRaw[];

@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.js';
 import { AppError, type FieldErrors } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
-import { buildOrderView, type OrderView } from './order-view.js';
+import { buildOrderView, orderViewFromRows, type OrderView } from './order-view.js';
 import * as repo from './orders.repo.js';
 import type { OrderRow, SeatInfo } from './orders.repo.js';
 import { priceItems, sumAmounts } from './pricing.js';
@@ -68,7 +68,13 @@ export async function repriceOrder(tx: Db, orderId: number, now: Date): Promise<
   await repo.writeAmounts(tx, orderId, items, sumAmounts(items), now);
 }
 
-const seatLabel = (seat: SeatInfo) => `${seat.sectorName}, row ${seat.row}, number ${seat.number}`;
+type SeatName = Pick<SeatInfo, 'id' | 'sectorName' | 'row' | 'number'>;
+
+/** 409 naming the seat that another live order holds. */
+const seatUnavailable = (seat: SeatName) =>
+  new AppError('seat_unavailable', `Seat ${seat.sectorName}, row ${seat.row}, number ${seat.number} is not available`, {
+    session_seat_id: [String(seat.id)],
+  });
 
 /** Seats and rates of an add request, checked: 404 unknown seat, 422 wrong rate or zone place, 409 not on sale. */
 function resolveSeatRequests(context: repo.AddContext, requests: readonly ItemRequest[], fieldPrefix: (i: number) => string) {
@@ -144,12 +150,46 @@ async function addSeatsToCart(
     const pricing = { id: 0, eventId: seat.eventId, sessionId: seat.sessionId, rateId: rate.id, price: rate.price };
     const [amounts] = priceItems([pricing], context.fees, null);
     if (!(await repo.claimSeatAsItem(tx, { orderId: order.id, seat, rateId: rate.id, amounts: amounts!, holdUntil: until, now }))) {
-      throw new AppError('seat_unavailable', `Seat ${seatLabel(seat)} is not available`, { session_seat_id: [String(seat.id)] });
+      throw seatUnavailable(seat);
     }
   }
   order.expiresAt = until;
   if (context.hasVoucher) await repriceOrder(tx, order.id, now);
   return resolved.map((r) => r.seat.sessionId);
+}
+
+/**
+ * The flash-sale path (bench:holds): one seat held in ONE database round trip by cart_hold_seat,
+ * which applies the same rules as addSeatsToCart for a plain cart (no voucher, room left, seat and
+ * rate valid, on sale). Null when it declined (nothing written): the caller runs the full path,
+ * which gives every other answer (404, 409, 422) exactly as before.
+ */
+async function holdSeatFast(
+  ctx: AppContext,
+  channel: ChannelRecord,
+  lang: string,
+  target: { create: true } | { create: false; orderToken: string },
+  item: ItemRequest,
+): Promise<OrderView | null> {
+  const now = ctx.clock.now();
+  const result = await repo.holdSeatInOneStatement(ctx.db, {
+    channelId: channel.id,
+    orderToken: target.create ? crypto.randomUUID() : target.orderToken,
+    create: target.create,
+    reference: newReference(),
+    lang,
+    currency: ctx.config.currency,
+    newExpiry: newLifetime(ctx, channel, now),
+    sessionSeatId: item.session_seat_id,
+    rateId: item.rate_id,
+    maxItems: ctx.config.maxItemsPerOrder,
+    now,
+  });
+  if (result.outcome === 'seat_unavailable') throw seatUnavailable(result.seat);
+  if (result.outcome === 'fallback') return null;
+  // The statement has committed: announce, then answer with the view it returned.
+  inventoryChanged(ctx, [result.sessionId]);
+  return orderViewFromRows(result.view, now);
 }
 
 /**
@@ -182,6 +222,10 @@ export async function createOrder(
   lang: string,
   input: ItemRequest & { order_token?: string },
 ): Promise<{ order: OrderView; created: boolean }> {
+  if (input.order_token === undefined) {
+    const order = await holdSeatFast(ctx, channel, lang, { create: true }, input);
+    if (order) return { order, created: true };
+  }
   const now = ctx.clock.now();
   const token = input.order_token ?? crypto.randomUUID();
   const { orderId, created, sessionIds } = await ctx.db.transaction(async (tx) => {
@@ -220,9 +264,13 @@ export async function getOrder(ctx: AppContext, channel: ChannelRecord, orderTok
   return buildOrderView(ctx.db, order.id, lang, ctx.clock.now());
 }
 
-/** Adds one seat to a live cart. */
-export const addItem = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, item: ItemRequest) =>
-  changeCart(ctx, channel, orderToken, lang, (tx, order, now) => addSeatsToCart(ctx, tx, channel, order, [item], now, () => ''));
+/** Adds one seat to a live cart (one round trip in the common case, else the full transaction). */
+export async function addItem(ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, item: ItemRequest): Promise<OrderView> {
+  return (
+    (await holdSeatFast(ctx, channel, lang, { create: false, orderToken }, item)) ??
+    changeCart(ctx, channel, orderToken, lang, (tx, order, now) => addSeatsToCart(ctx, tx, channel, order, [item], now, () => ''))
+  );
+}
 
 /** Adds several seats, all or nothing (D18). */
 export const addItemsBulk = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, items: readonly ItemRequest[]) =>
