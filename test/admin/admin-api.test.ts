@@ -297,8 +297,8 @@ describe('vouchers', () => {
 describe('orders (read-only)', () => {
   beforeAll(async () => {
     await t.ctx.db.execute(sql`
-      INSERT INTO orders (order_token, reference, channel_id, type, status, currency, base_amount, total_amount, created_at)
-      SELECT 'tok-a', 'REF-A', id, 'purchase', 'completed', 'EUR', 3000, 3150, now() FROM sales_channels WHERE slug = 'demo-d'`);
+      INSERT INTO orders (order_token, reference, channel_id, type, status, currency, base_amount, fee_amount, total_amount, created_at)
+      SELECT 'tok-a', 'REF-A', id, 'purchase', 'completed', 'EUR', 3000, 150, 3150, now() FROM sales_channels WHERE slug = 'demo-d'`);
     await t.ctx.db.execute(sql`
       INSERT INTO orders (order_token, reference, channel_id, type, status, currency, base_amount, total_amount, created_at)
       SELECT 'tok-b', 'REF-B', id, 'purchase', 'pending', 'EUR', 1000, 1000, now() FROM sales_channels WHERE slug = 'channel-b'`);
