@@ -214,9 +214,11 @@ describe('channels and keys through the dashboard', () => {
     expect((await client.get(`/admin/channels/${channelId}`)).body).toContain('revoked');
   });
 
-  it('shows orders read-only and the report placeholder', async () => {
+  it('shows orders and the (empty) sales report of a new channel', async () => {
     expect((await client.get(`/admin/orders?channel_id=${channelId}`)).statusCode).toBe(200);
-    expect((await client.get(`/admin/channels/${channelId}/report`)).body).toContain('not available yet');
+    const report = await client.get(`/admin/channels/${channelId}/report`);
+    expect(report.statusCode).toBe(200);
+    expect(report.body).toContain('Nothing yet.');
     const audit = await client.get('/admin/audit');
     expect(audit.body).toContain('widget_key.revoke');
     expect(audit.body).toContain('channel.mode_change');

@@ -10,6 +10,7 @@ import { requireAdmin, type Actor } from './actor.js';
 import { authenticateApiToken, createUser } from './accounts.service.js';
 import { listAudit } from './audit.js';
 import { createOrganiser, listOrganisersFor } from './organisers.service.js';
+import { createReservationAs, refundOrderAs } from './order-actions.service.js';
 import * as S from './admin.schemas.js';
 
 declare module 'fastify' {
@@ -243,6 +244,32 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
       return ok(await listOrdersFor(ctx, actorOf(req), { channelId: q.channel_id, status: q.status, type: q.type, beforeId: q.before_id, limit: q.limit }));
     },
+  );
+  app.post(
+    '/orders/:reference/refund',
+    {
+      schema: {
+        ...d('orders', 'Refund a completed order: seats released, tickets voided, a refund order with negative amounts recorded (audited)'),
+        params: S.ReferenceParam,
+        body: S.RefundCreate,
+        response: { 201: S.Envelope(S.Refund), ...S.adminErrors },
+      },
+    },
+    async (req, reply) =>
+      reply.status(201).send(ok(await refundOrderAs(ctx, actorOf(req), req.params.reference, req.body.reason), 'Order refunded', 201)),
+  );
+  app.post(
+    '/channels/:channelId/reservations',
+    {
+      schema: {
+        ...d('orders', 'Issue an order without payment (type reservation): seats sold, tickets issued (audited)'),
+        params: S.Params.channel,
+        body: S.ReservationCreate,
+        response: { 201: S.Envelope(S.Reservation), ...S.adminErrors },
+      },
+    },
+    async (req, reply) =>
+      reply.status(201).send(ok(await createReservationAs(ctx, actorOf(req), req.params.channelId, req.body), 'Reservation issued', 201)),
   );
   app.get(
     '/audit-log',

@@ -307,3 +307,39 @@ export const AuditEntry = Type.Object({
 export const ImportSummary = Type.Record(Type.String(), Type.Integer());
 
 export { Envelope };
+
+// ---- refunds and reservations
+
+export const ReferenceParam = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 64 }) });
+export const RefundCreate = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }) }, { additionalProperties: false });
+export const Refund = Type.Object({
+  refund_order_id: Type.Integer(),
+  refund_reference: Type.String(),
+  refunded_order_reference: Type.String(),
+  total_amount: Type.Number({ description: 'Negative: the amount given back' }),
+  released_seats: Type.Integer(),
+  voided_tickets: Type.Integer(),
+});
+export const ReservationCreate = Type.Object(
+  {
+    items: Type.Array(Type.Object({ session_seat_id: Id, rate_id: Id }, { additionalProperties: false }), { minItems: 1, maxItems: 100 }),
+    buyer: Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        surname: Type.String({ minLength: 1, maxLength: 200 }),
+        email: Type.String({ maxLength: 320 }),
+        phone: Type.Optional(Type.String({ maxLength: 40 })),
+      },
+      { additionalProperties: false },
+    ),
+    lang: Type.Optional(Lang),
+  },
+  { additionalProperties: false },
+);
+export const Reservation = Type.Object({
+  order_id: Type.Integer(),
+  order_token: Type.String(),
+  reference: Type.String(),
+  total_amount: Type.Number(),
+  ticket_pdf_urls: Type.Array(Type.String()),
+});

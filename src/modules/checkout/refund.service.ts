@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
-import { queryRows } from '../../db/client.js';
+import { queryRows, type Db } from '../../db/client.js';
 import { AppError, invalidData, notFound } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount } from '../../lib/money.js';
@@ -13,8 +13,15 @@ export interface RefundInput {
   /** order_reference of the completed order. */
   reference: string;
   reason: string;
+  /** When given, only an order of a channel of this organiser can be refunded (a promoter). */
+  organiserId?: number;
   /** Who refunds: an admin user, `cli:<user>`, ... */
   actor: string;
+  /**
+   * Runs inside the refund's transaction after the refund is recorded (e.g. the admin audit
+   * entry), so that both commit or roll back together. Gets the organiser of the order's channel.
+   */
+  audit?: (tx: Db, result: RefundResult & { organiser_id: number }) => Promise<void>;
 }
 
 export interface RefundResult {
@@ -42,6 +49,8 @@ export async function refundOrder(ctx: AppContext, input: RefundInput): Promise<
   let sessionIds: number[] = [];
   const result = await ctx.db.transaction(async (tx) => {
     const channelFilter = input.channelId === undefined ? sql`` : sql` AND channel_id = ${input.channelId}`;
+    const organiserFilter =
+      input.organiserId === undefined ? sql`` : sql` AND channel_id IN (SELECT id FROM sales_channels WHERE organiser_id = ${input.organiserId})`;
     const [order] = await queryRows<{
       id: string | number;
       reference: string;
@@ -56,7 +65,7 @@ export async function refundOrder(ctx: AppContext, input: RefundInput): Promise<
       total_amount: number;
       customer_id: number | null;
       payment_method: string | null;
-    }>(tx, sql`SELECT * FROM orders WHERE reference = ${input.reference}${channelFilter} FOR UPDATE`);
+    }>(tx, sql`SELECT * FROM orders WHERE reference = ${input.reference}${channelFilter}${organiserFilter} FOR UPDATE`);
     if (!order) throw notFound('Order');
     const orderId = Number(order.id);
     if (order.type === 'refund') throw new AppError('conflict', 'A refund cannot be refunded');
@@ -90,7 +99,7 @@ export async function refundOrder(ctx: AppContext, input: RefundInput): Promise<
       VALUES (${refundId}, ${orderId}, ${reason}, ${actor}, ${now})`);
     await tx.execute(sql`UPDATE orders SET updated_at = ${now} WHERE id = ${orderId}`);
     sessionIds = released.map((r) => r.session_id);
-    return {
+    const done: RefundResult = {
       refund_order_id: refundId,
       refund_reference: refundReference,
       refunded_order_reference: order.reference,
@@ -98,6 +107,11 @@ export async function refundOrder(ctx: AppContext, input: RefundInput): Promise<
       released_seats: released.length,
       voided_tickets: voided,
     };
+    if (input.audit) {
+      const [channel] = await queryRows<{ organiser_id: number }>(tx, sql`SELECT organiser_id FROM sales_channels WHERE id = ${order.channel_id}`);
+      await input.audit(tx, { ...done, organiser_id: channel!.organiser_id });
+    }
+    return done;
   });
   inventoryChanged(ctx, sessionIds);
   return result;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
-import { queryRows } from '../../db/client.js';
+import { queryRows, type Db } from '../../db/client.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount } from '../../lib/money.js';
@@ -17,6 +17,8 @@ export interface ReservationInput {
   items: { session_seat_id: number; rate_id: number }[];
   buyer: Buyer;
   lang?: string;
+  /** Run inside the reservation's transaction once the order is complete (e.g. the admin audit entry). */
+  audit?: (tx: Db, order: { order_id: number; reference: string; total_amount: number; channel_id: number }) => Promise<void>;
 }
 
 export interface ReservationResult {
@@ -137,6 +139,7 @@ export async function createReservation(ctx: AppContext, input: ReservationInput
       transactionId: null,
       at: now,
     });
+    await input.audit?.(tx, { order_id: orderId, reference, total_amount: toAmount(totals.total), channel_id: channel.id });
     return { orderId, orderToken, reference, total: totals.total, codes, sessionIds: items.map((i) => i.sessionId) };
   });
   inventoryChanged(ctx, result.sessionIds);

@@ -29,6 +29,7 @@ const NOTICES: Record<string, string> = {
   published: 'Published.',
   revoked: 'Widget key revoked: its tokens no longer work.',
   deleted: 'Deleted.',
+  refunded: 'Order refunded: its seats are free again and its tickets void.',
 };
 
 /** What every page needs from the request. */

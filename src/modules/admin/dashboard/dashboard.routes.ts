@@ -11,12 +11,23 @@ import { listOrdersFor } from '../../orders/orders-admin.service.js';
 import { login, logout, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
 import { listAudit } from '../audit.js';
 import { listOrganisersFor } from '../organisers.service.js';
+import { refundOrderAs } from '../order-actions.service.js';
+import { reportCsv } from '../../reports/reports.csv.js';
+import type { ReportQuery } from '../../reports/reports.schemas.js';
+import { parseReport, salesReport } from '../../reports/reports.service.js';
 import { ADMIN_CSS, ADMIN_JS } from './assets.js';
 import catalogueDashboard from './dashboard-catalogue.routes.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard-http.js';
 import * as F from './form.js';
-import { html } from './html.js';
-import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when } from './layout.js';
+import { html, type SafeHtml } from './html.js';
+import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './layout.js';
+
+/** The refund button of one completed purchase: a reason is required (CSRF-protected like every form). */
+function refundForm(pc: PageContext, reference: string): SafeHtml {
+  return html`<form class="inline" method="post" action="/admin/orders/${encodeURIComponent(reference)}/refund">${csrf(pc)}
+<input name="reason" required maxlength="1000" placeholder="Reason" aria-label="Refund reason for ${reference}">
+<button type="submit" class="danger" aria-label="Refund ${reference}">Refund</button></form>`;
+}
 
 // The back-office dashboard at /admin: server-rendered pages over the same services as the admin
 // API. Sessions live in an HTTP-only SameSite=Lax cookie (Secure on https) holding a random id
@@ -267,15 +278,64 @@ ${table(
     return redirect(reply, `/admin/channels/${id}?notice=revoked`);
   });
 
-  // Placeholder until the reports module (branch `report`) is merged: the lead wires the
-  // channel's sales report here.
+  // ---- the channel's sales report (read-only), through the reports module's service
+  /** The report filters of the page's query string; malformed values are left to the service's 422. */
+  const reportQueryOf = (request: { query: unknown }): ReportQuery => {
+    const q = request.query as Record<string, string | undefined>;
+    const eventId = q.event_id && /^\d{1,9}$/.test(q.event_id) ? Number(q.event_id) : undefined;
+    return { event_id: eventId, date_from: q.date_from || undefined, date_to: q.date_to || undefined };
+  };
+  const reportSearch = (query: ReportQuery) =>
+    new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])).toString();
+
   app.get('/channels/:channelId/report', async (request, reply) => {
     const pc = pageContext(request, 'channels');
     const id = idParam(request, 'channelId');
     const channel = await channels.getChannelFor(ctx, pc.actor, id);
-    const body = html`<p>The sales report view of this channel is not available yet.</p>
-<p><a href="/admin/orders?channel_id=${id}">See the orders of ${channel.slug}</a></p>`;
+    const query = reportQueryOf(request);
+    const { data: rows, summary } = parseReport(await salesReport(ctx, id, channel.default_lang, query));
+    const events = (await listEventsFor(ctx, pc.actor)).filter((e) => channel.event_ids.includes(e.id));
+    const eventOptions: [string | number, string][] = [['', 'All events'], ...events.map((e) => [e.id, e.names[channel.default_lang] ?? e.names[e.default_lang] ?? `#${e.id}`] as [number, string])];
+    const money = (n: number) => `${n.toFixed(2)} ${summary.currency}`;
+    const search = reportSearch(query);
+    const body = html`
+<section class="card" aria-labelledby="filter-h"><h2 id="filter-h">Filters</h2>
+<form class="grid" method="get" action="/admin/channels/${id}/report">
+${field('date_from', 'From (Y-m-d)', { type: 'date', value: query.date_from ?? '' })}
+${field('date_to', 'To (Y-m-d)', { type: 'date', value: query.date_to ?? '' })}
+${select('event_id', 'Event', eventOptions, query.event_id ?? '')}
+<div class="actions"><button type="submit">Show</button> <a href="/admin/channels/${id}/report.csv${search ? `?${search}` : ''}">Download CSV</a></div>
+</form>
+<p class="hint">Without filters: completed orders only, newest first, at most 500 rows. With a filter cancelled orders are listed too.</p></section>
+<section class="card" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
+${table(
+  ['Transactions', 'Purchases', 'Refunds', 'Reservations', 'Tickets', 'Total', 'Refunded', 'Net'],
+  [html`<tr><td>${summary.transactions}</td><td>${summary.purchases}</td><td>${summary.refunds}</td><td>${summary.reservations}</td><td>${summary.tickets}</td>
+    <td>${money(summary.total_amount)}</td><td>${money(summary.refund_amount)}</td><td>${money(summary.net_amount)}</td></tr>`],
+)}</section>
+<section class="card" aria-labelledby="rows-h"><h2 id="rows-h">Orders</h2>
+${table(
+  ['Reference', 'Type', 'Status', 'When', 'Customer', 'Event', 'Tickets', 'Total', 'Payment'],
+  rows.map(
+    (r) => html`<tr><td>${r.order_reference}</td><td>${r.type}</td><td>${r.status}</td><td>${when(r.datetime)}</td>
+      <td>${[r.customer_name, r.customer_email].filter(Boolean).join(' · ')}</td><td>${r.event_name ?? ''}</td><td>${r.tickets}</td>
+      <td>${money(r.total_amount)}</td><td>${r.payment_method ?? ''}</td></tr>`,
+  ),
+  'Read-only',
+)}</section>
+<p><a href="/admin/channels/${id}">Back to ${channel.slug}</a> · <a href="/admin/orders?channel_id=${id}">Orders of ${channel.slug}</a></p>`;
     return sendPage(reply, page(pc, `Sales report · ${channel.slug}`, body));
+  });
+
+  app.get('/channels/:channelId/report.csv', async (request, reply) => {
+    const pc = pageContext(request, 'channels');
+    const id = idParam(request, 'channelId');
+    const channel = await channels.getChannelFor(ctx, pc.actor, id);
+    const report = await salesReport(ctx, id, channel.default_lang, reportQueryOf(request));
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="sales-report_${channel.slug}.csv"`)
+      .send(reportCsv(parseReport(report).data));
   });
 
   // ---- orders (read-only) and audit log
@@ -286,19 +346,28 @@ ${table(
     const channel = channelId ? await channels.getChannelFor(ctx, pc.actor, channelId) : null;
     const beforeId = q.before_id && /^\d{1,15}$/.test(q.before_id) ? Number(q.before_id) : undefined;
     const rows = await listOrdersFor(ctx, pc.actor, { channelId, beforeId, limit: 50 });
+    // A refund order's reference is the refunded one's plus "-R" (refund.service.ts).
+    const refunded = new Set(rows.filter((o) => o.type === 'refund').map((o) => o.reference.replace(/-R$/, '')));
     const last = rows.at(-1);
     const body = html`
 ${channel ? html`<p>Channel <a href="/admin/channels/${channel.id}">${channel.slug}</a> · <a href="/admin/orders">all channels</a></p>` : ''}
 ${table(
-  ['Reference', 'Channel', 'Type', 'Status', 'Total', 'Created'],
+  ['Reference', 'Channel', 'Type', 'Status', 'Total', 'Created', 'Refund'],
   rows.map(
     (o) => html`<tr><td>${o.reference}</td><td>${o.sales_channel_slug}</td><td>${o.type}</td><td>${o.status}</td>
-      <td>${o.total_amount.toFixed(2)} ${o.currency}</td><td>${when(o.created_at)}</td></tr>`,
+      <td>${o.total_amount.toFixed(2)} ${o.currency}</td><td>${when(o.created_at)}</td>
+      <td>${o.type === 'purchase' && o.status === 'completed' && !refunded.has(o.reference) ? refundForm(pc, o.reference) : ''}</td></tr>`,
   ),
-  'Newest first, read-only',
+  'Newest first. Refunding releases the seats, voids the tickets and records a refund order.',
 )}
 ${rows.length === 50 && last ? html`<p><a href="/admin/orders?${channelId ? `channel_id=${channelId}&` : ''}before_id=${last.id}">Older orders</a></p>` : ''}`;
     return sendPage(reply, page(pc, 'Orders', body));
+  });
+
+  app.post('/orders/:reference/refund', async (request, reply) => {
+    const { reference } = request.params as { reference: string };
+    await refundOrderAs(ctx, request.dashboard!.actor, reference, F.text(formOf(request), 'reason'));
+    return redirect(reply, '/admin/orders?notice=refunded');
   });
 
   app.get('/audit', async (request, reply) => {

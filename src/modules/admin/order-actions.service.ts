@@ -1,0 +1,59 @@
+import type { AppContext } from '../../app-context.js';
+import { getChannelFor } from '../channels/channels-admin.service.js';
+import { refundOrder, type RefundResult } from '../checkout/refund.service.js';
+import { createReservation, type ReservationResult } from '../checkout/reservation.service.js';
+import type { Buyer } from '../checkout/checkout.repo.js';
+import { organiserScope, type Actor } from './actor.js';
+import { recordAudit } from './audit.js';
+
+/**
+ * Refunds a completed order as a back-office user. A promoter reaches only orders of its
+ * organiser's channels (another's is 404, as if it did not exist). The audit entry is written in
+ * the refund's own transaction.
+ */
+export async function refundOrderAs(ctx: AppContext, actor: Actor, reference: string, reason: string): Promise<RefundResult> {
+  const scope = organiserScope(actor);
+  return refundOrder(ctx, {
+    reference,
+    reason,
+    actor: actor.email,
+    organiserId: scope ?? undefined,
+    audit: (tx, r) =>
+      recordAudit(tx, {
+        actor,
+        action: 'order.refund',
+        targetType: 'order',
+        targetId: reference,
+        organiserId: r.organiser_id,
+        details: { reason: reason.trim(), refund_reference: r.refund_reference, total_amount: r.total_amount },
+        at: ctx.clock.now(),
+      }),
+  });
+}
+
+export interface ReservationRequest {
+  items: { session_seat_id: number; rate_id: number }[];
+  buyer: Buyer;
+  lang?: string;
+}
+
+/** Issues an order without payment (type reservation) on a channel the actor may see; audited in its transaction. */
+export async function createReservationAs(ctx: AppContext, actor: Actor, channelId: number, input: ReservationRequest): Promise<ReservationResult> {
+  const channel = await getChannelFor(ctx, actor, channelId);
+  return createReservation(ctx, {
+    channelSlug: channel.slug,
+    items: input.items,
+    buyer: input.buyer,
+    lang: input.lang,
+    audit: (tx, order) =>
+      recordAudit(tx, {
+        actor,
+        action: 'order.reservation',
+        targetType: 'order',
+        targetId: order.reference,
+        organiserId: channel.organiser_id,
+        details: { channel_id: channel.id, seats: input.items.map((i) => i.session_seat_id), total_amount: order.total_amount },
+        at: ctx.clock.now(),
+      }),
+  });
+}

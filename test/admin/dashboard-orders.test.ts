@@ -1,0 +1,103 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { buyer, confirmUrl, createPendingOrder, seatRows } from '../checkout/fixtures.js';
+import { account, otherOrganiserDocument, api } from './admin-helpers.js';
+import { DashboardClient } from './dashboard-client.js';
+
+let t: TestApp;
+let demoB = 0;
+let channelB = 0;
+let widgetToken = '';
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  const admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  expect((await admin.post('/catalogue/import', otherOrganiserDocument)).status).toBe(201);
+  const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
+  await account(t.ctx, 'promoter-b@taquilla.test', org!.id);
+  await account(t.ctx, 'promoter-a@taquilla.test', 1);
+  channelB = (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = 'channel-b'`))[0]!.id;
+  demoB = (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = ${DEMO.b.slug}`))[0]!.id;
+  widgetToken = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
+}, 180_000);
+afterAll(() => t.close());
+
+async function completedOrder() {
+  const o = await createPendingOrder(t.ctx, { channel: DEMO.b.slug, seats: 1 });
+  const res = await t.app.inject({ method: 'POST', url: confirmUrl(DEMO.b.slug, o.token), headers: bearer(widgetToken), payload: { ...buyer, amount: o.total / 100 } });
+  expect(res.statusCode).toBe(200);
+  return o;
+}
+
+async function signedIn(email: string) {
+  const client = new DashboardClient(t.app);
+  expect((await client.login(email)).statusCode).toBe(303);
+  return client;
+}
+
+describe('dashboard sales report page', () => {
+  it("shows a channel's report with a known order, its summary and filters, and a CSV download", async () => {
+    const o = await completedOrder();
+    const client = await signedIn('root@taquilla.test');
+    const res = await client.get(`/admin/channels/${demoB}/report`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain(o.reference);
+    expect(res.body).toContain('Summary');
+    expect(res.body).toMatch(/name="date_from"/);
+    expect(res.body).toMatch(/name="event_id"/);
+    expect(res.body).toContain(`/admin/channels/${demoB}/report.csv`);
+    // a date window with no sales hides it
+    const filtered = await client.get(`/admin/channels/${demoB}/report?date_from=2001-01-01&date_to=2001-01-31`);
+    expect(filtered.statusCode).toBe(200);
+    expect(filtered.body).not.toContain(o.reference);
+    // malformed filters are the report's 422, shown as an error page
+    expect((await client.get(`/admin/channels/${demoB}/report?date_from=2026-02-30`)).statusCode).toBe(422);
+    const csv = await client.get(`/admin/channels/${demoB}/report.csv`);
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toContain('text/csv');
+    expect(csv.body).toContain(o.reference);
+  });
+
+  it("is 404 for a promoter on another organiser's channel, and shown to the channel's own promoter", async () => {
+    const promoterB = await signedIn('promoter-b@taquilla.test');
+    expect((await promoterB.get(`/admin/channels/${demoB}/report`)).statusCode).toBe(404);
+    expect((await promoterB.get(`/admin/channels/${demoB}/report.csv`)).statusCode).toBe(404);
+    expect((await promoterB.get(`/admin/channels/${channelB}/report`)).statusCode).toBe(200);
+    const promoterA = await signedIn('promoter-a@taquilla.test');
+    expect((await promoterA.get(`/admin/channels/${demoB}/report`)).statusCode).toBe(200);
+    expect((await promoterA.get(`/admin/channels/${channelB}/report`)).statusCode).toBe(404);
+  });
+});
+
+describe('dashboard refund button', () => {
+  it('refunds a completed purchase with a reason, audited; the button then disappears', async () => {
+    const o = await completedOrder();
+    const client = await signedIn('root@taquilla.test');
+    const list = await client.get(`/admin/orders?channel_id=${demoB}`);
+    expect(list.body).toContain(`action="/admin/orders/${o.reference}/refund"`);
+    // no reason: 422, nothing refunded
+    expect((await client.post(`/admin/orders/${o.reference}/refund`, { reason: ' ' })).statusCode).toBe(422);
+    expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('sold');
+    // without the CSRF token: 403
+    expect((await client.post(`/admin/orders/${o.reference}/refund`, { reason: 'x' }, { csrf: null })).statusCode).toBe(403);
+    const res = await client.post(`/admin/orders/${o.reference}/refund`, { reason: 'Event moved' });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/admin/orders?notice=refunded');
+    expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('available');
+    const after = await client.get(`/admin/orders?channel_id=${demoB}`);
+    expect(after.body).toContain(`${o.reference}-R`);
+    expect(after.body).not.toContain(`action="/admin/orders/${o.reference}/refund"`);
+    expect((await client.get('/admin/audit')).body).toContain('order.refund');
+    // a second refund is 409
+    expect((await client.post(`/admin/orders/${o.reference}/refund`, { reason: 'again' })).statusCode).toBe(409);
+  });
+
+  it("a promoter cannot refund another organiser's order (404)", async () => {
+    const o = await completedOrder();
+    const promoterB = await signedIn('promoter-b@taquilla.test');
+    expect((await promoterB.post(`/admin/orders/${o.reference}/refund`, { reason: 'x' })).statusCode).toBe(404);
+    expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('sold');
+  });
+});
