@@ -128,7 +128,13 @@ async function main() {
   );
   // A realistic mix: 10 % sold, 5 % held (for an hour), a few blocked.
   await app.ctx.db.execute(sql`UPDATE session_seats SET status = 'sold' WHERE session_id = ${session!.id} AND seat_id IS NOT NULL AND id % 10 = 0`);
-  await app.ctx.db.execute(sql`UPDATE session_seats SET status = 'held', hold_expires_at = now() + interval '1 hour'
+  // Held rows name the cart that holds them (a CHECK of the cart's migration): one bench cart.
+  const [cart] = await queryRows<{ id: number }>(
+    app.ctx.db,
+    sql`INSERT INTO orders (order_token, reference, channel_id, currency)
+        SELECT ${`bench-cart-${suffix}`}, ${`TQ-BENCH${suffix}`}, id, 'EUR' FROM sales_channels WHERE slug = ${slug} RETURNING id`,
+  );
+  await app.ctx.db.execute(sql`UPDATE session_seats SET status = 'held', order_id = ${cart!.id}, hold_expires_at = now() + interval '1 hour'
     WHERE session_id = ${session!.id} AND seat_id IS NOT NULL AND id % 20 = 3`);
   await app.ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked' WHERE session_id = ${session!.id} AND seat_id IS NOT NULL AND id % 97 = 5`);
   await app.listen({ host: '127.0.0.1', port: 0 });
