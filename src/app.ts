@@ -9,6 +9,7 @@ import type { Database } from './db/client.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { requireChannelToken } from './http/auth.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { logPath } from './http/log-path.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import channelRoutes from './modules/channels/channels.routes.js';
@@ -43,11 +44,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
       serializers: {
-        // The query string can carry signatures and tokens: log the path only.
         req: (req: { id: string; method: string; url: string }) => ({
           id: req.id,
           method: req.method,
-          path: req.url.split('?')[0],
+          path: logPath(req.url),
         }),
       },
     },
