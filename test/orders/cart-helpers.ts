@@ -1,3 +1,4 @@
+import type { OrderItemView, OrderView } from '../../src/modules/orders/order-view.js';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { queryRows } from '../../src/db/client.js';
@@ -52,33 +53,9 @@ export async function createOrder(app: FastifyInstance, token: string, slug: str
   return res.json().data as OrderJson;
 }
 
-export interface OrderJson {
-  order_token: string;
-  reference: string;
-  status: string;
-  total_amount: number;
-  base_amount: number;
-  discount_amount: number;
-  fee_amount: number;
-  expires_at: string | null;
-  events: { id: number; name: string; sessions: { id: number; start_datetime: string; items: ItemJson[] }[] }[];
-  vouchers: { code: string; kind: string; value: number; discount_amount: number }[];
-}
-
-export interface ItemJson {
-  id: number;
-  session_seat_id: number | null;
-  sector_id: number;
-  sector_name: string;
-  row: string | null;
-  number: string | null;
-  rate_id: number;
-  rate_name: string;
-  base_amount: number;
-  discount_amount: number;
-  fee_amount: number;
-  total_amount: number;
-}
+// The order as the API shows it (D35): the service's own view types, not a copy of them.
+export type OrderJson = OrderView;
+export type ItemJson = OrderItemView;
 
 export const itemsOf = (order: OrderJson) => order.events.flatMap((e) => e.sessions.flatMap((s) => s.items));
 
