@@ -2,7 +2,12 @@
 // against the same closing statements issued directly through a pg pool (the baseline), on
 // PostgreSQL (BENCH_PG_URL or TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres).
 // Also: ticket PDF render time per ticket. Not part of npm test.
+//
+// The service answering the HTTP confirms runs in a child process (this file with --server), as in
+// bench:holds, so that the load generator (autocannon) does not share the service's event loop.
+import { fork, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -158,7 +163,10 @@ const buyer = { name: 'Ana', surname: 'García', email: 'ana@example.com' };
 
 async function throughApi(baseUrl: string, accessToken: string, orders: BenchOrder[]): Promise<{ rate: number; p50: number; p99: number; errors: number }> {
   let next = 0;
-  const started = process.hrtime.bigint();
+  // Timed from the first request built to the last answer received: autocannon's own duration
+  // rounds up to its one-second sampling tick, which on a run of a second or two halved the rate.
+  let started = 0n;
+  let finished = 0n;
   const result = await autocannon({
     url: baseUrl,
     connections: Math.min(CONNECTIONS, orders.length),
@@ -167,6 +175,7 @@ async function throughApi(baseUrl: string, accessToken: string, orders: BenchOrd
       {
         method: 'POST',
         setupRequest: (req) => {
+          if (started === 0n) started = process.hrtime.bigint();
           const o = orders[next++ % orders.length]!;
           return {
             ...req,
@@ -175,11 +184,36 @@ async function throughApi(baseUrl: string, accessToken: string, orders: BenchOrd
             body: JSON.stringify({ amount: o.total / 100, name: 'Ana', surname: 'García', email: 'ana@example.com', transaction_id: 'tx', payment_method: 'card' }),
           };
         },
+        onResponse: () => {
+          finished = process.hrtime.bigint();
+        },
       },
     ],
   });
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const seconds = Number(finished - started) / 1e9;
   return { rate: orders.length / seconds, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors };
+}
+
+/** Child: the service on the bench database, listening on a free port until told to exit. */
+async function server(url: string) {
+  const database = await openDatabase({ url, poolSize: POOL });
+  const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://localhost:3000', LOG_LEVEL: 'silent', DB_POOL_SIZE: String(POOL) });
+  const app = await buildApp({ config, database, logger: false });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  process.on('message', async () => {
+    await app.close();
+    await database.close();
+    process.exit(0);
+  });
+  process.send!({ address });
+}
+
+function startServer(url: string): Promise<{ child: ChildProcess; address: string }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--server', url], { execArgv: process.execArgv, stdio: 'inherit' });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: { address: string }) => resolve({ child, address: m.address }));
+    child.once('exit', (code) => reject(new Error(`service process exited (${code})`)));
+  });
 }
 
 async function main() {
@@ -196,7 +230,8 @@ async function main() {
     const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://localhost:3000', LOG_LEVEL: 'silent', DB_POOL_SIZE: String(POOL) });
     const app = await buildApp({ config, database, logger: false });
     await loadDemoDataIfEmpty(app.ctx);
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const { child, address } = await startServer(dbUrl(name));
+    const stopServer = () => new Promise((resolve) => child.once('exit', resolve).send('exit'));
     const tokenRes = await app.inject({ method: 'POST', url: '/api/sales-channel/v1/auth/token', payload: { sales_channel_slug: 'demo-b', widget_key: 'wk_demo_b' } });
     const accessToken = tokenRes.json().data.access_token as string;
 
@@ -231,6 +266,7 @@ async function main() {
     const perTicket = Number(process.hrtime.bigint() - t0) / 1e6 / PDFS;
     const size = (await renderTicketPdf(tickets[0]!, config.timezone)).length;
     console.log(`ticket PDF: ${perTicket.toFixed(2)} ms per ticket (${PDFS} renders, ${(size / 1024).toFixed(1)} KB each)`);
+    await stopServer();
     await app.close();
   } finally {
     await pool.end();
@@ -240,7 +276,8 @@ async function main() {
   }
 }
 
-main().catch((err) => {
+const serverArg = process.argv.indexOf('--server');
+(serverArg > 0 ? server(process.argv[serverArg + 1]!) : main()).catch((err) => {
   console.error(err);
   process.exit(1);
 });
