@@ -22,10 +22,10 @@ import { ticketsOfOrder } from '../src/modules/tickets/tickets.repo.js';
 import type { AppContext } from '../src/app-context.js';
 import type { Db } from '../src/db/client.js';
 import { closeOrder } from '../src/modules/checkout/closing.service.js';
-import { buildOrderView } from '../src/modules/orders/order-view.js';
+import { buildOrderView, orderViewFromRows } from '../src/modules/orders/order-view.js';
 
 const SERVER_URL = process.env.BENCH_PG_URL || process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const ORDERS = Number(process.env.BENCH_ORDERS || 500); // per run (4 runs + warm-up); the demo has 2280 sellable units
+const ORDERS = Number(process.env.BENCH_ORDERS || 420); // per run (5 runs + warm-up of 120); the demo has 2280 sellable units
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
 const POOL = Number(process.env.BENCH_POOL || 20);
 const PDFS = Number(process.env.BENCH_PDFS || 200);
@@ -82,7 +82,12 @@ async function createOrders(pool: pg.Pool, n: number, now: Date): Promise<BenchO
   return out;
 }
 
-/** The closing of closing.service.ts, statement for statement (checkout.repo.ts), straight through the pool. */
+/**
+ * The closing's SQL work as separate statements in a transaction, straight through the pool: lock
+ * the order, sell its seats, write buyer, ticket, completion and e-mail. These are the statements
+ * close_order (migration 0031) runs inside the database, and the ones the service sent one by one
+ * before it; the baseline of the issue.
+ */
 async function closeDirect(pool: pg.Pool, order: BenchOrder, now: Date): Promise<void> {
   const c = await pool.connect();
   try {
@@ -143,7 +148,27 @@ async function baseline(pool: pg.Pool, orders: BenchOrder[], db?: Db): Promise<n
   return orders.length / seconds;
 }
 
-/** closeOrder + the order view, in process: the service without HTTP (to see where time goes). */
+/** Diagnostic: the service's own closing statement, SELECT close_order(...), straight through the pool. */
+async function closeOrderFunctionDirect(pool: pg.Pool, orders: BenchOrder[]): Promise<number> {
+  let next = 0;
+  const now = new Date();
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < orders.length) {
+        const o = orders[next++]!;
+        const { rows: [r] } = await pool.query(
+          `SELECT close_order(NULL, $1, $2, $3, false, $4, 'Ana', 'García', 'ana@example.com', NULL, 'card', 'tx', $5::text[], 'es') AS r`,
+          [o.token, o.channelId, now, o.total, Array.from({ length: 20 }, newTicketCode)],
+        );
+        if (r.r.outcome !== 'closed') throw new Error(`close_order: ${r.r.outcome}`);
+      }
+    }),
+  );
+  return orders.length / (Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+/** closeOrder with its view, in process: the service without HTTP (to see where time goes). */
 async function inProcess(ctx: AppContext, orders: BenchOrder[]): Promise<number> {
   let next = 0;
   const started = process.hrtime.bigint();
@@ -151,8 +176,8 @@ async function inProcess(ctx: AppContext, orders: BenchOrder[]): Promise<number>
     Array.from({ length: CONNECTIONS }, async () => {
       while (next < orders.length) {
         const o = orders[next++]!;
-        const closed = await closeOrder(ctx, { orderRef: { orderToken: o.token, channelId: o.channelId }, buyer, source: 'bench', expectedAmount: o.total });
-        await buildOrderView(ctx.db, closed.orderId, 'es');
+        const closed = await closeOrder(ctx, { orderRef: { orderToken: o.token, channelId: o.channelId }, buyer, source: 'bench', expectedAmount: o.total, viewLang: 'es' });
+        orderViewFromRows(closed.view);
       }
     }),
   );
@@ -240,6 +265,7 @@ async function main() {
     const forBaseline = await createOrders(pool, ORDERS, now);
     const forService = await createOrders(pool, ORDERS, now);
     const forBaselineView = await createOrders(pool, ORDERS, now);
+    const forFunction = await createOrders(pool, ORDERS, now);
     // warm-up of both paths (JIT, connections, plans) on a few orders
     await baseline(pool, await createOrders(pool, 60, now));
     await throughApi(address, accessToken, await createOrders(pool, 60, now));
@@ -250,13 +276,15 @@ async function main() {
     console.log(`  baseline (closing statements straight through pg): ${base.toFixed(0)} closings/s`);
     const baseView = await baseline(pool, forBaselineView, database.db);
     console.log(`  baseline + the order view (buildOrderView):       ${baseView.toFixed(0)} closings/s`);
+    const direct = await closeOrderFunctionDirect(pool, forFunction);
+    console.log(`  diagnostic: SELECT close_order(...) through pg:    ${direct.toFixed(0)} closings/s (the service's one closing statement, view included)`);
     const service = await inProcess(app.ctx, forService);
-    console.log(`  closeOrder + order view in process (no HTTP):      ${service.toFixed(0)} closings/s (ratio ${(service / base).toFixed(2)})`);
+    console.log(`  diagnostic: closeOrder in process (no HTTP):       ${service.toFixed(0)} closings/s (ratio ${(service / base).toFixed(2)})`);
     const api = await throughApi(address, accessToken, forApi);
     console.log(`  POST .../confirm through the service:               ${api.rate.toFixed(0)} confirms/s (p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors})`);
-    console.log(`  ratio to baseline: ${(api.rate / base).toFixed(2)} (target >= 0.60); to baseline + view: ${(api.rate / baseView).toFixed(2)}`);
+    console.log(`  ratio to baseline: ${(api.rate / base).toFixed(2)} (target >= 0.60); to baseline + view: ${(api.rate / baseView).toFixed(2)}; to close_order through pg: ${(api.rate / direct).toFixed(2)}`);
     const { rows: [check] } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM orders WHERE status = 'completed'`);
-    console.log(`  completed orders: ${check!.n} of ${ORDERS * 4 + 120}`);
+    console.log(`  completed orders: ${check!.n} of ${ORDERS * 5 + 120}`);
 
     // PDF render time per ticket
     const tickets = await ticketsOfOrder(app.ctx.db, forApi[0]!.id);

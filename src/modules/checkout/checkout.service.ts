@@ -5,7 +5,7 @@ import type { ChannelRecord } from '../channels/channels.repo.js';
 import { signTicketUrls } from '../tickets/tickets.service.js';
 import type { ConfirmBody } from './checkout.schemas.js';
 import { closeOrder } from './closing.service.js';
-import { buildOrderView } from '../orders/order-view.js';
+import { orderViewFromRows } from '../orders/order-view.js';
 
 /** Models whose channel collects the payment itself and must call confirm (B and D). */
 const CONFIRMING_MODES = new Set(['portal_external_payment', 'widget_external_payment']);
@@ -36,8 +36,9 @@ export async function confirmOrder(
     transactionId: body.transaction_id ?? null,
     source: 'confirm',
     expectedAmount: amount,
+    viewLang: input.lang,
   });
-  const view = await buildOrderView(ctx.db, closed.orderId, input.lang);
+  const view = orderViewFromRows(closed.view);
   return {
     alreadyCompleted: closed.alreadyCompleted,
     data: { ...view, ticket_pdf_urls: signTicketUrls(ctx, closed.ticketCodes) },

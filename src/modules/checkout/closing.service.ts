@@ -4,10 +4,10 @@ import type { IntegrationMode } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
-import { ticketCodesOfOrder } from '../tickets/tickets.repo.js';
+import type { ViewRows } from '../orders/order-view.js';
 import { newTicketCode } from '../tickets/tickets.service.js';
 import * as repo from './checkout.repo.js';
-import type { Buyer, OrderItemRef } from './checkout.repo.js';
+import type { Buyer } from './checkout.repo.js';
 
 export type { Buyer } from './checkout.repo.js';
 
@@ -27,6 +27,8 @@ export interface CloseOrderInput {
    * (a card payment that was already taken when the notification arrives late).
    */
   allowExpired?: boolean;
+  /** Also return the order view rows in this language (confirm answers with the view). */
+  viewLang?: string;
 }
 
 export interface ClosedOrder {
@@ -35,66 +37,73 @@ export interface ClosedOrder {
   alreadyCompleted: boolean;
   /** Ticket codes in item order. */
   ticketCodes: string[];
+  /** The order view rows after closing, when `viewLang` was given (orderViewFromRows). */
+  view: ViewRows;
 }
 
-/** The service e-mails tickets in models A, B and C, never in D (SPEC, D24). */
-export const sendsTicketEmail = (mode: IntegrationMode) => mode !== 'widget_external_payment';
-
 /**
- * The one closing process (D21), shared by confirm and the portal's payment notification. In one
- * transaction: lock the order, return the existing result if it is completed already, sell its
- * held seats (all of them or nothing), write the buyer, issue one ticket per item, complete the
- * order and queue the ticket e-mail. Concurrent calls for one order queue on the row lock, so
- * exactly one of them closes and the others see its result.
+ * The one closing process (D21), shared by confirm and the portal's payment notification: one
+ * statement, so one transaction and one round trip (close_order, migration 0031). It locks the
+ * order, returns the existing result if it is completed already, sells its held seats (all of them
+ * or nothing), writes the buyer, issues one ticket per item, completes the order and queues the
+ * ticket e-mail (not in model D). Concurrent calls for one order queue on the row lock, so exactly
+ * one of them closes and the others see its result.
  */
 export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promise<ClosedOrder> {
   const now = ctx.clock.now();
-  let sessionIds: number[] = [];
-  const result = await ctx.db.transaction(async (tx) => {
-    const order = await repo.lockOrder(tx, input.orderRef ?? { orderId: input.orderId! });
-    if (!order || order.type === 'refund') throw new AppError('not_found', 'Order not found');
-    if (order.status === 'completed') {
-      return { orderId: order.id, alreadyCompleted: true, ticketCodes: await ticketCodesOfOrder(tx, order.id) };
-    }
-    if (order.status === 'cancelled') throw new AppError('order_not_modifiable', 'The order was cancelled and cannot be confirmed');
-    if (order.itemCount === 0) throw new AppError('order_empty', 'The order has no items');
-    const expired = order.status === 'expired' || (order.expiresAt !== null && order.expiresAt <= now);
-    if (expired && !input.allowExpired) throw new AppError('order_expired', 'The order has expired');
-    if (input.expectedAmount !== undefined && input.expectedAmount !== order.totalAmount) {
-      throw new AppError('amount_mismatch', 'The declared amount does not match the order total', {
-        amount: [`must equal the order total ${toAmount(order.totalAmount).toFixed(2)}`],
-      });
-    }
-    const items = await repo.sellOrderSeats(tx, order.id, now, expired);
-    if (items.length !== order.itemCount || items.some((i) => !i.sold)) {
-      throw new AppError('seat_unavailable', 'Some seats of the order are no longer available');
-    }
-    const ticketCodes = await completeOrder(tx, {
-      orderId: order.id,
-      mode: order.integrationMode,
-      items,
+  // Ticket codes are made here (crypto) and handed in; an order with more items than the cart
+  // allows (a limit lowered since) asks for more, which costs one more round trip.
+  let codeCount = ctx.config.maxItemsPerOrder;
+  for (;;) {
+    const result = await repo.closeOrderInDatabase(ctx.db, {
+      ref: input.orderRef ?? { orderId: input.orderId! },
+      now,
+      allowExpired: input.allowExpired ?? false,
+      expectedAmount: input.expectedAmount ?? null,
       buyer: input.buyer,
       paymentMethod: input.paymentMethod ?? null,
       transactionId: input.transactionId ?? null,
-      at: now,
+      codes: Array.from({ length: codeCount }, newTicketCode),
+      lang: input.viewLang ?? null,
     });
-    sessionIds = items.map((i) => i.sessionId);
-    return { orderId: order.id, alreadyCompleted: false, ticketCodes };
-  });
-  inventoryChanged(ctx, sessionIds);
-  return result;
+    switch (result.outcome) {
+      case 'closed':
+        inventoryChanged(ctx, result.sessionIds);
+        return { orderId: result.orderId, alreadyCompleted: false, ticketCodes: result.codes, view: result.view };
+      case 'already_completed':
+        return { orderId: result.orderId, alreadyCompleted: true, ticketCodes: result.codes, view: result.view };
+      case 'need_codes':
+        codeCount = result.count;
+        continue;
+      case 'not_found':
+        throw new AppError('not_found', 'Order not found');
+      case 'cancelled':
+        throw new AppError('order_not_modifiable', 'The order was cancelled and cannot be confirmed');
+      case 'empty':
+        throw new AppError('order_empty', 'The order has no items');
+      case 'expired':
+        throw new AppError('order_expired', 'The order has expired');
+      case 'amount_mismatch':
+        throw new AppError('amount_mismatch', 'The declared amount does not match the order total', {
+          amount: [`must equal the order total ${toAmount(result.totalAmount).toFixed(2)}`],
+        });
+      case 'seat_unavailable':
+        throw new AppError('seat_unavailable', 'Some seats of the order are no longer available');
+    }
+  }
 }
 
 /**
- * The part of closing after the seats are sold, shared with reservations: buyer record, tickets,
- * order completed, ticket e-mail queued. Runs inside the caller's transaction.
+ * The part of closing after the seats are sold, for reservations (which sell their seats as they
+ * create the order): buyer record, tickets, order completed, ticket e-mail queued except in model D
+ * (complete_order, the same function close_order runs). Inside the caller's transaction.
  */
 export async function completeOrder(
   tx: Db,
   o: {
     orderId: number;
     mode: IntegrationMode;
-    items: OrderItemRef[];
+    items: { id: number }[];
     buyer: Buyer;
     paymentMethod: string | null;
     transactionId: string | null;
@@ -102,13 +111,14 @@ export async function completeOrder(
   },
 ): Promise<string[]> {
   const codes = o.items.map(() => newTicketCode());
-  await repo.writeCompletion(tx, {
+  await repo.completeOrderInDatabase(tx, {
     orderId: o.orderId,
+    itemIds: o.items.map((i) => i.id),
+    codes,
+    mode: o.mode,
     buyer: o.buyer,
-    tickets: o.items.map((item, i) => ({ itemId: item.id, code: codes[i]! })),
     paymentMethod: o.paymentMethod,
     transactionId: o.transactionId,
-    emailTo: sendsTicketEmail(o.mode) ? o.buyer.email : null,
     at: o.at,
   });
   return codes;
