@@ -130,8 +130,8 @@ async function closeDirect(pool: pg.Pool, order: BenchOrder, now: Date): Promise
   }
 }
 
-/** The closing statements through the pool; with `db`, also the read of the D35 order view. */
-async function baseline(pool: pg.Pool, orders: BenchOrder[], db?: Db): Promise<number> {
+/** The closing statements through the pool; with `ctx`, also the read of the D35 order view. */
+async function baseline(pool: pg.Pool, orders: BenchOrder[], ctx?: AppContext): Promise<number> {
   let next = 0;
   const now = new Date();
   const started = process.hrtime.bigint();
@@ -140,7 +140,7 @@ async function baseline(pool: pg.Pool, orders: BenchOrder[], db?: Db): Promise<n
       while (next < orders.length) {
         const o = orders[next++]!;
         await closeDirect(pool, o, now);
-        if (db) await buildOrderView(db, o.id, 'es');
+        if (ctx) await buildOrderView(ctx, o.id, 'es');
       }
     }),
   );
@@ -158,7 +158,7 @@ async function closeOrderFunctionDirect(pool: pg.Pool, orders: BenchOrder[]): Pr
       while (next < orders.length) {
         const o = orders[next++]!;
         const { rows: [r] } = await pool.query(
-          `SELECT close_order(NULL, $1, $2, $3, false, $4, 'Ana', 'García', 'ana@example.com', NULL, 'card', 'tx', $5::text[], 'es') AS r`,
+          `SELECT close_order(NULL, $1, $2, $3, false, $4, 'Ana', 'García', 'ana@example.com', NULL, 'card', 'tx', $5::text[], true) AS r`,
           [o.token, o.channelId, now, o.total, Array.from({ length: 20 }, newTicketCode)],
         );
         if (r.r.outcome !== 'closed') throw new Error(`close_order: ${r.r.outcome}`);
@@ -176,8 +176,8 @@ async function inProcess(ctx: AppContext, orders: BenchOrder[]): Promise<number>
     Array.from({ length: CONNECTIONS }, async () => {
       while (next < orders.length) {
         const o = orders[next++]!;
-        const closed = await closeOrder(ctx, { orderRef: { orderToken: o.token, channelId: o.channelId }, buyer, source: 'bench', expectedAmount: o.total, viewLang: 'es' });
-        orderViewFromRows(closed.view);
+        const closed = await closeOrder(ctx, { orderRef: { orderToken: o.token, channelId: o.channelId }, buyer, source: 'bench', expectedAmount: o.total, withRows: true });
+        await orderViewFromRows(ctx, closed.rows, 'es');
       }
     }),
   );
@@ -274,7 +274,7 @@ async function main() {
     console.log(`  machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (figures are only comparable at a low load)`);
     const base = await baseline(pool, forBaseline);
     console.log(`  baseline (closing statements straight through pg): ${base.toFixed(0)} closings/s`);
-    const baseView = await baseline(pool, forBaselineView, database.db);
+    const baseView = await baseline(pool, forBaselineView, app.ctx);
     console.log(`  baseline + the order view (buildOrderView):       ${baseView.toFixed(0)} closings/s`);
     const direct = await closeOrderFunctionDirect(pool, forFunction);
     console.log(`  diagnostic: SELECT close_order(...) through pg:    ${direct.toFixed(0)} closings/s (the service's one closing statement, view included)`);

@@ -183,7 +183,9 @@ async function server() {
             });
             if (result.outcome === 'ok') {
               ok++;
-              if (create) token = (orderViewFromRows(result.view) as { order_token: string }).order_token;
+              // The view the service answers with (names from the label cache), as the API builds it.
+              const view = await orderViewFromRows(app.ctx, result.rows, 'en');
+              if (create) token = view.order_token;
             } else conflicts++;
           }
         }),

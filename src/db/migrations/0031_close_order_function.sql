@@ -33,10 +33,10 @@ $$;
 
 -- The order is named by p_order_id, or by p_order_token within p_channel_id (confirm: another
 -- channel's order is not found, D5). p_codes: fresh ticket codes, at least one per item (Node makes
--- them; too few gives outcome need_codes with the count, nothing written). p_lang: the language of
--- the returned view rows (order_view_json), or NULL for none. Outcomes:
---   closed            {order_id, codes, session_ids, view}   seats sold, tickets issued, completed
---   already_completed {order_id, codes, view}                nothing ran again (D22)
+-- them; too few gives outcome need_codes with the count, nothing written). p_with_rows: also return
+-- the order's rows for its view (order_rows_json, migration 0027). Outcomes:
+--   closed            {order_id, codes, session_ids, rows}   seats sold, tickets issued, completed
+--   already_completed {order_id, codes, rows}                nothing ran again (D22)
 --   not_found | cancelled | empty | expired                   nothing written
 --   amount_mismatch   {total_amount}                          nothing written
 --   seat_unavailable                                          nothing written
@@ -45,7 +45,7 @@ $$;
 CREATE FUNCTION close_order(
   p_order_id bigint, p_order_token text, p_channel_id integer, p_now timestamptz, p_allow_expired boolean,
   p_expected_amount integer, p_name text, p_surname text, p_email text, p_phone text,
-  p_payment_method text, p_transaction_id text, p_codes text[], p_lang text
+  p_payment_method text, p_transaction_id text, p_codes text[], p_with_rows boolean
 ) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -70,7 +70,7 @@ BEGIN
   IF v_order.status = 'completed' THEN
     RETURN json_build_object('outcome', 'already_completed', 'order_id', v_order.id,
       'codes', (SELECT COALESCE(array_agg(t.code ORDER BY t.order_item_id), '{}') FROM tickets t WHERE t.order_id = v_order.id),
-      'view', CASE WHEN p_lang IS NULL THEN NULL ELSE order_view_json(v_order.id, p_lang) END);
+      'rows', CASE WHEN p_with_rows THEN order_rows_json(v_order.id) END);
   END IF;
   IF v_order.status = 'cancelled' THEN
     RETURN json_build_object('outcome', 'cancelled');
@@ -110,6 +110,6 @@ BEGIN
   PERFORM complete_order(v_order.id, v_items, p_codes[1:v_count], v_order.integration_mode,
                          p_name, p_surname, p_email, p_phone, p_payment_method, p_transaction_id, p_now);
   RETURN json_build_object('outcome', 'closed', 'order_id', v_order.id, 'codes', p_codes[1:v_count],
-    'session_ids', v_sessions, 'view', CASE WHEN p_lang IS NULL THEN NULL ELSE order_view_json(v_order.id, p_lang) END);
+    'session_ids', v_sessions, 'rows', CASE WHEN p_with_rows THEN order_rows_json(v_order.id) END);
 END;
 $$;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import type { IntegrationMode } from '../../db/schema/index.js';
-import type { ViewRows } from '../orders/order-view.js';
+import type { OrderRows } from '../orders/order-view.js';
 
 export interface Buyer {
   name: string;
@@ -15,8 +15,8 @@ export type OrderRef = { orderId: number } | { orderToken: string; channelId: nu
 
 /** What close_order (migration 0031) answered; every outcome but `closed` wrote nothing. */
 export type CloseResult =
-  | { outcome: 'closed'; orderId: number; codes: string[]; sessionIds: number[]; view: ViewRows }
-  | { outcome: 'already_completed'; orderId: number; codes: string[]; view: ViewRows }
+  | { outcome: 'closed'; orderId: number; codes: string[]; sessionIds: number[]; rows: OrderRows }
+  | { outcome: 'already_completed'; orderId: number; codes: string[]; rows: OrderRows }
   | { outcome: 'not_found' | 'cancelled' | 'empty' | 'expired' | 'seat_unavailable' }
   | { outcome: 'amount_mismatch'; totalAmount: number }
   | { outcome: 'need_codes'; count: number };
@@ -30,7 +30,7 @@ function codeArray(codes: readonly string[]) {
 /**
  * The closing process in one statement, its own transaction (close_order, migration 0031): lock
  * the order, check it, sell its seats (all or nothing), write the buyer, tickets, completion and
- * e-mail. `lang` asks for the order view rows in the answer (null: none).
+ * e-mail. `withRows` asks for the order's rows (order_rows_json) in the answer, for its view.
  */
 export async function closeOrderInDatabase(
   db: Db,
@@ -43,7 +43,7 @@ export async function closeOrderInDatabase(
     paymentMethod: string | null;
     transactionId: string | null;
     codes: string[];
-    lang: string | null;
+    withRows: boolean;
   },
 ): Promise<CloseResult> {
   const byId = 'orderId' in c.ref;
@@ -53,22 +53,22 @@ export async function closeOrderInDatabase(
           ${byId ? null : (c.ref as { orderToken: string }).orderToken}::text, ${byId ? null : (c.ref as { channelId: number }).channelId}::int,
           ${c.now}::timestamptz, ${c.allowExpired}::boolean, ${c.expectedAmount}::int,
           ${c.buyer.name}::text, ${c.buyer.surname}::text, ${c.buyer.email}::text, ${c.buyer.phone ?? null}::text,
-          ${c.paymentMethod}::text, ${c.transactionId}::text, ${codeArray(c.codes)}, ${c.lang}::text) AS r`,
+          ${c.paymentMethod}::text, ${c.transactionId}::text, ${codeArray(c.codes)}, ${c.withRows}::boolean) AS r`,
   );
   const r = (typeof row!.r === 'string' ? JSON.parse(row!.r) : row!.r) as {
     outcome: CloseResult['outcome'];
     order_id?: string | number;
     codes?: string[];
     session_ids?: number[];
-    view?: ViewRows;
+    rows?: OrderRows;
     total_amount?: number;
     count?: number;
   };
   switch (r.outcome) {
     case 'closed':
-      return { outcome: 'closed', orderId: Number(r.order_id), codes: r.codes!, sessionIds: r.session_ids!, view: r.view ?? null };
+      return { outcome: 'closed', orderId: Number(r.order_id), codes: r.codes!, sessionIds: r.session_ids!, rows: r.rows ?? null };
     case 'already_completed':
-      return { outcome: 'already_completed', orderId: Number(r.order_id), codes: r.codes ?? [], view: r.view ?? null };
+      return { outcome: 'already_completed', orderId: Number(r.order_id), codes: r.codes ?? [], rows: r.rows ?? null };
     case 'amount_mismatch':
       return { outcome: 'amount_mismatch', totalAmount: Number(r.total_amount) };
     case 'need_codes':

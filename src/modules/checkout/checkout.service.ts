@@ -36,9 +36,9 @@ export async function confirmOrder(
     transactionId: body.transaction_id ?? null,
     source: 'confirm',
     expectedAmount: amount,
-    viewLang: input.lang,
+    withRows: true,
   });
-  const view = orderViewFromRows(closed.view);
+  const view = await orderViewFromRows(ctx, closed.rows, input.lang);
   return {
     alreadyCompleted: closed.alreadyCompleted,
     data: { ...view, ticket_pdf_urls: signTicketUrls(ctx, closed.ticketCodes) },

@@ -4,7 +4,7 @@ import type { IntegrationMode } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
-import type { ViewRows } from '../orders/order-view.js';
+import type { OrderRows } from '../orders/order-view.js';
 import { newTicketCode } from '../tickets/tickets.service.js';
 import * as repo from './checkout.repo.js';
 import type { Buyer } from './checkout.repo.js';
@@ -27,8 +27,8 @@ export interface CloseOrderInput {
    * (a card payment that was already taken when the notification arrives late).
    */
   allowExpired?: boolean;
-  /** Also return the order view rows in this language (confirm answers with the view). */
-  viewLang?: string;
+  /** Also return the order's rows for its view (confirm answers with the view). */
+  withRows?: boolean;
 }
 
 export interface ClosedOrder {
@@ -37,8 +37,8 @@ export interface ClosedOrder {
   alreadyCompleted: boolean;
   /** Ticket codes in item order. */
   ticketCodes: string[];
-  /** The order view rows after closing, when `viewLang` was given (orderViewFromRows). */
-  view: ViewRows;
+  /** The order's rows after closing, when `withRows` was set (for orderViewFromRows). */
+  rows: OrderRows;
 }
 
 /**
@@ -64,14 +64,14 @@ export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promi
       paymentMethod: input.paymentMethod ?? null,
       transactionId: input.transactionId ?? null,
       codes: Array.from({ length: codeCount }, newTicketCode),
-      lang: input.viewLang ?? null,
+      withRows: input.withRows ?? false,
     });
     switch (result.outcome) {
       case 'closed':
         inventoryChanged(ctx, result.sessionIds);
-        return { orderId: result.orderId, alreadyCompleted: false, ticketCodes: result.codes, view: result.view };
+        return { orderId: result.orderId, alreadyCompleted: false, ticketCodes: result.codes, rows: result.rows };
       case 'already_completed':
-        return { orderId: result.orderId, alreadyCompleted: true, ticketCodes: result.codes, view: result.view };
+        return { orderId: result.orderId, alreadyCompleted: true, ticketCodes: result.codes, rows: result.rows };
       case 'need_codes':
         codeCount = result.count;
         continue;

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import type { OrderStatus, OrderType } from '../../db/schema/index.js';
-import type { ViewRows } from './order-view.js';
+import type { OrderRows } from './order-view.js';
 import type { FeeRule, ItemAmounts, OrderAmounts, PricingItem, VoucherRule } from './pricing.js';
 
 // SQL of the cart. Every function takes a Db, which is a transaction inside a use case. Claims are
@@ -432,7 +432,7 @@ export async function sweepExpiredBatch(db: Db, now: Date, limit: number): Promi
 }
 
 export type FastHold =
-  | { outcome: 'ok'; orderId: number; sessionId: number; view: ViewRows }
+  | { outcome: 'ok'; orderId: number; sessionId: number; rows: OrderRows }
   | { outcome: 'seat_unavailable'; seat: { id: number; sectorName: string; row: string | null; number: string | null } }
   | { outcome: 'fallback' };
 
@@ -458,14 +458,14 @@ export async function holdSeatInOneStatement(
     now: Date;
   },
 ): Promise<FastHold> {
-  const [row] = await queryRows<{ r: Json<{ outcome: string; order_id?: number; session_id?: number; view?: ViewRows; session_seat_id?: number; sector_name?: string; row?: string | null; number?: string | null }> }>(
+  const [row] = await queryRows<{ r: Json<{ outcome: string; order_id?: number; session_id?: number; rows?: OrderRows; session_seat_id?: number; sector_name?: string; row?: string | null; number?: string | null }> }>(
     db,
     sql`SELECT cart_hold_seat(${h.channelId}::int, ${h.orderToken}::text, ${h.create}::boolean, ${h.reference}::text, ${h.lang}::text,
                               ${h.currency}::text, ${h.newExpiry}::timestamptz, ${Math.trunc(h.sessionSeatId)}::bigint,
                               ${Math.trunc(h.rateId)}::bigint, ${h.maxItems}::int, ${h.now}::timestamptz) AS r`,
   );
   const r = parseJson(row!.r);
-  if (r.outcome === 'ok') return { outcome: 'ok', orderId: Number(r.order_id), sessionId: Number(r.session_id), view: r.view ?? null };
+  if (r.outcome === 'ok') return { outcome: 'ok', orderId: Number(r.order_id), sessionId: Number(r.session_id), rows: r.rows ?? null };
   if (r.outcome === 'seat_unavailable') {
     return { outcome: 'seat_unavailable', seat: { id: Number(r.session_seat_id), sectorName: r.sector_name!, row: r.row ?? null, number: r.number ?? null } };
   }

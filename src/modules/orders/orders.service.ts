@@ -189,7 +189,7 @@ async function holdSeatFast(
   if (result.outcome === 'fallback') return null;
   // The statement has committed: announce, then answer with the view it returned.
   inventoryChanged(ctx, [result.sessionId]);
-  return orderViewFromRows(result.view, now);
+  return orderViewFromRows(ctx, result.rows, lang, now);
 }
 
 /**
@@ -209,7 +209,7 @@ export async function changeCart(
     return { orderId: order.id, sessionIds: await work(tx, order, now) };
   });
   inventoryChanged(ctx, sessionIds);
-  return buildOrderView(ctx.db, orderId, lang, now);
+  return buildOrderView(ctx, orderId, lang, now);
 }
 
 /**
@@ -254,14 +254,14 @@ export async function createOrder(
     return { orderId: order.id, created, sessionIds };
   });
   inventoryChanged(ctx, sessionIds);
-  return { order: await buildOrderView(ctx.db, orderId, lang, now), created };
+  return { order: await buildOrderView(ctx, orderId, lang, now), created };
 }
 
 /** The order of the channel (reading never extends its lifetime, D13). */
 export async function getOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string): Promise<OrderView> {
   const order = await repo.findOrder(ctx.db, channel.id, orderToken);
   if (!order) throw orderNotFound();
-  return buildOrderView(ctx.db, order.id, lang, ctx.clock.now());
+  return buildOrderView(ctx, order.id, lang, ctx.clock.now());
 }
 
 /** Adds one seat to a live cart (one round trip in the common case, else the full transaction). */
@@ -372,7 +372,7 @@ export async function cancelOrder(ctx: AppContext, channel: ChannelRecord, order
     return { orderId: order.id, sessionIds: released };
   });
   inventoryChanged(ctx, sessionIds);
-  return buildOrderView(ctx.db, orderId, lang, now);
+  return buildOrderView(ctx, orderId, lang, now);
 }
 
 const SWEEP_BATCH = 500;

@@ -260,7 +260,7 @@ ${buyerFields}
       const t = texts(lang);
       const order = /^[A-Za-z0-9_-]{8,64}$/.test(orderToken) ? await findChannelOrder(app.ctx.db, channel.id, orderToken) : null;
       if (!order) throw new PageNotFound();
-      const view: OrderView = await buildOrderView(app.ctx.db, order.id, lang, app.ctx.clock.now());
+      const view: OrderView = await buildOrderView(app.ctx, order.id, lang, app.ctx.clock.now());
       const payment = await latestPaymentOfOrder(app.ctx.db, order.id);
       const cur = view.currency;
       const amount = (n: number) => money(Math.round(n * 100), cur, lang);

@@ -1,0 +1,132 @@
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../../app-context.js';
+import { queryRows } from '../../db/client.js';
+
+// What an order view shows besides the order's own rows: the names of its events, rates and
+// sectors, its sessions' dates and its seats' rows and numbers. Joining them in SQL for every view
+// was 40 % of a flash-sale hold's database work (issue 3), so they are kept here per session.
+// Seat labels never change once a session exists and are kept while the session is in use; names and
+// dates can be edited by an operator and are re-read after NAMES_MAX_AGE_MS, so an order view may
+// show a rename up to that late (the catalogue's session detail behaves the same, catalogue.service).
+
+export const NAMES_MAX_AGE_MS = 10_000;
+const MAX_SESSIONS = 200;
+
+interface SessionNames {
+  eventId: number;
+  defaultLang: string;
+  /** Event name per language. */
+  eventNames: Record<string, string>;
+  startDatetime: Date;
+  sectors: Map<number, { name: string; numbered: boolean }>;
+  rates: Map<number, { name: string; names: Record<string, string> | null }>;
+  loadedAt: number;
+}
+
+export interface SessionLabels {
+  names: SessionNames;
+  /** Row and number of each numbered seat of the session, by session_seat_id. */
+  seats: Map<number, { row: string; number: string }>;
+}
+
+interface Cache {
+  entries: Map<number, SessionLabels>;
+  /** Loads under way, so that a burst of views of one session reads it once. */
+  pending: Map<number, Promise<SessionLabels | null>>;
+}
+const caches = new WeakMap<AppContext, Cache>();
+
+function cacheOf(ctx: AppContext): Cache {
+  let cache = caches.get(ctx);
+  if (!cache) caches.set(ctx, (cache = { entries: new Map(), pending: new Map() }));
+  return cache;
+}
+
+/** The event name in `lang`, else in the event's default language (D34). */
+export function eventName(names: SessionNames, lang: string): string {
+  return names.eventNames[lang] ?? names.eventNames[names.defaultLang] ?? '';
+}
+
+/** The rate name in `lang`, else its base name. */
+export function rateName(names: SessionNames, rateId: number, lang: string): string {
+  const rate = names.rates.get(rateId);
+  return rate?.names?.[lang] ?? rate?.name ?? '';
+}
+
+/**
+ * The labels of the sessions named, from the cache or read at once (one query per missing session).
+ * `stale` lists sessions whose cached labels lacked something an order needs (a rate or seat added
+ * since they were read): they are read again.
+ */
+export async function labelsOfSessions(ctx: AppContext, sessionIds: Iterable<number>, stale: ReadonlySet<number> = new Set()): Promise<Map<number, SessionLabels>> {
+  const cache = cacheOf(ctx);
+  const now = Date.now();
+  const out = new Map<number, SessionLabels>();
+  const loads: Promise<void>[] = [];
+  for (const id of new Set(sessionIds)) {
+    const hit = cache.entries.get(id);
+    if (hit && !stale.has(id) && now - hit.names.loadedAt < NAMES_MAX_AGE_MS) {
+      out.set(id, hit);
+      continue;
+    }
+    let pending = cache.pending.get(id);
+    if (!pending) {
+      pending = load(ctx, id, stale.has(id) ? undefined : hit?.seats).finally(() => cache.pending.delete(id));
+      cache.pending.set(id, pending);
+    }
+    loads.push(
+      pending.then((labels) => {
+        if (labels) out.set(id, labels);
+      }),
+    );
+  }
+  await Promise.all(loads);
+  return out;
+}
+
+async function load(ctx: AppContext, sessionId: number, knownSeats?: SessionLabels['seats']): Promise<SessionLabels | null> {
+  const [row] = await queryRows<{
+    event_id: number;
+    default_lang: string;
+    start_datetime: Date | string;
+    event_names: Record<string, string> | string | null;
+    sectors: [number, string, boolean][] | string | null;
+    rates: [number, string, Record<string, string> | null][] | string | null;
+    seats: [number, string, string][] | string | null;
+  }>(
+    ctx.db,
+    sql`SELECT e.id AS event_id, e.default_lang, se.start_datetime,
+          (SELECT json_object_agg(t.lang, t.name) FROM event_translations t WHERE t.event_id = e.id) AS event_names,
+          (SELECT json_agg(json_build_array(sec.id, sec.name, sec.numbered)) FROM sectors sec WHERE sec.venue_id = se.venue_id) AS sectors,
+          (SELECT json_agg(json_build_array(r.id, r.name, r.names)) FROM rates r WHERE r.session_id = se.id) AS rates,
+          ${
+            knownSeats
+              ? sql`NULL::json`
+              : sql`(SELECT json_agg(json_build_array(ss.id, st.row, st.number)) FROM session_seats ss JOIN seats st ON st.id = ss.seat_id
+                     WHERE ss.session_id = se.id)`
+          } AS seats
+        FROM sessions se JOIN events e ON e.id = se.event_id WHERE se.id = ${sessionId}`,
+  );
+  const cache = cacheOf(ctx);
+  if (!row) {
+    cache.entries.delete(sessionId);
+    return null;
+  }
+  const json = <T>(v: T | string | null): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+  const labels: SessionLabels = {
+    names: {
+      eventId: row.event_id,
+      defaultLang: row.default_lang,
+      eventNames: json(row.event_names) ?? {},
+      startDatetime: new Date(row.start_datetime),
+      sectors: new Map((json(row.sectors) ?? []).map(([id, name, numbered]) => [id, { name, numbered }])),
+      rates: new Map((json(row.rates) ?? []).map(([id, name, names]) => [id, { name, names }])),
+      loadedAt: Date.now(),
+    },
+    seats: knownSeats ?? new Map((json(row.seats) ?? []).map(([id, r, n]) => [id, { row: r, number: n }])),
+  };
+  cache.entries.delete(sessionId);
+  if (cache.entries.size >= MAX_SESSIONS) cache.entries.delete(cache.entries.keys().next().value!);
+  cache.entries.set(sessionId, labels);
+  return labels;
+}
