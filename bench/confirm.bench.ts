@@ -20,7 +20,6 @@ import { newTicketCode } from '../src/modules/tickets/tickets.service.js';
 import { renderTicketPdf } from '../src/modules/tickets/ticket-pdf.js';
 import { ticketsOfOrder } from '../src/modules/tickets/tickets.repo.js';
 import type { AppContext } from '../src/app-context.js';
-import type { Db } from '../src/db/client.js';
 import { closeOrder } from '../src/modules/checkout/closing.service.js';
 import { buildOrderView, orderViewFromRows } from '../src/modules/orders/order-view.js';
 
