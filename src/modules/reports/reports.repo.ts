@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import { queryRowsPrepared, type Db } from '../../db/client.js';
 
 /** What the report query selects. Dates are calendar days (Y-m-d) in `timezone`, both inclusive. */
 export interface ReportSelection {
@@ -27,64 +27,28 @@ const amount = (minor: SQL) => sql`(${minor})::float8 / 100`;
 /**
  * The report in one statement, answered as the JSON text of the envelope's `data` object
  * (`{"data": [rows], "summary": {...}}`, SPEC "Report envelope"), so that Node neither parses nor
- * re-serialises 500 rows: the route sends the text as it comes. `picked` walks the channel's
- * orders newest first (index orders_report_idx) and stops at the limit; everything else (customer,
- * first item's event and session, ticket count, the summary) is computed over exactly those rows. A refund row has no
- * items of its own: its event, session and ticket count come from the order it refunds.
+ * re-serialises 500 rows: the route sends the text as it comes. `picked` is the function
+ * report_transactions (migration 0042), which reads the channel's transactions newest first and stops
+ * at the limit (with an event filter, from order_events, migration 0041); everything else (customer,
+ * first item's event and session, ticket count, the summary) is computed over exactly those rows. A
+ * refund row has no items of its own: its event, session and ticket count come from the order it
+ * refunds.
  */
 export function reportQuery(s: ReportSelection): SQL {
-  const filters: SQL[] = [
-    sql`o.channel_id = ${s.channelId}`,
-    s.includeCancelled ? sql`o.status IN ('completed', 'cancelled')` : sql`o.status = 'completed'`,
-  ];
-  // Calendar days of the deployment's time zone become UTC instants here, in the database.
-  const from = s.dateFrom ? sql`(${s.dateFrom}::date)::timestamp AT TIME ZONE ${s.timezone}` : null;
-  const to = s.dateTo ? sql`(${s.dateTo}::date + 1)::timestamp AT TIME ZONE ${s.timezone}` : null;
-  if (from) filters.push(sql`o.created_at >= ${from}`);
-  if (to) filters.push(sql`o.created_at < ${to}`);
-  // A literal, not a parameter: a cached generic plan then still knows it reads `limit` rows.
-  if (!Number.isInteger(s.limit) || s.limit < 1) throw new Error(`report limit must be a positive integer: ${s.limit}`);
-  const limit = sql.raw(String(s.limit));
-  const columns = sql`o.id, o.reference, o.type, o.status, o.created_at, o.customer_id, o.payment_method, o.currency,
-         o.base_amount, o.discount_amount, o.fee_amount, o.total_amount,
-         COALESCE(o.refunded_order_id, o.id) AS items_order_id`;
-  let picked: SQL;
-  if (s.eventIds) {
-    // Event filter: per event, the channel's transactions of that event newest first from
-    // order_events (migration 0041), each checked against its orders row (status, channel, dates),
-    // at most `limit` per event; then the union without duplicates (an order of two of the events)
-    // and the newest `limit` of it. The ids are validated integers; one array parameter keeps the
-    // statement shape fixed.
-    const ids = `{${s.eventIds.join(',')}}`;
-    const range: SQL[] = [sql`oe.channel_id = ${s.channelId}`, sql`oe.event_id = ev.id`];
-    if (from) range.push(sql`oe.created_at >= ${from}`);
-    if (to) range.push(sql`oe.created_at < ${to}`);
-    picked = sql`
-  SELECT DISTINCT ON (m.created_at, m.id) m.*
-  FROM unnest(${ids}::int[]) AS ev(id)
-  CROSS JOIN LATERAL (
-    SELECT ${columns}
-    FROM order_events oe JOIN orders o ON o.id = oe.order_id
-    WHERE ${sql.join(range, sql` AND `)} AND ${sql.join(filters, sql` AND `)}
-    ORDER BY oe.created_at DESC, oe.order_id DESC
-    LIMIT ${limit}
-  ) m
-  ORDER BY m.created_at DESC, m.id DESC
-  LIMIT ${limit}`;
-  } else {
-    // The channel's transactions newest first (index orders_report_idx), stopping at the limit.
-    picked = sql`
-  SELECT ${columns}
-  FROM orders o
-  WHERE ${sql.join(filters, sql` AND `)}
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT ${limit}`;
-  }
+  // Calendar days of the deployment's time zone become UTC instants here, in the database. Every
+  // value is a parameter (NULL when absent), so the statement text is always the same.
+  const from = sql`(${s.dateFrom}::date)::timestamp AT TIME ZONE ${s.timezone}`;
+  const to = sql`(${s.dateTo}::date + 1)::timestamp AT TIME ZONE ${s.timezone}`;
+  // The ids are validated integers, sent as one array parameter.
+  const ids = s.eventIds ? `{${s.eventIds.join(',')}}` : null;
   // D30: completed purchases and reservations make the invoiced amounts; refunds are apart.
   const isCounted = sql`r.status = 'completed' AND r.type <> 'refund'`;
   const isRefund = sql`r.status = 'completed' AND r.type = 'refund'`;
   return sql`
-WITH picked AS (${picked}
+WITH picked AS (
+  -- The transactions to list (migration 0042): planned on each call with the actual values.
+  SELECT * FROM report_transactions(${s.channelId}::integer, ${ids}::integer[], ${from}, ${to},
+                                    ${s.includeCancelled}::boolean, ${s.limit}::integer)
 ),
 report AS (
   SELECT p.*,
@@ -142,6 +106,8 @@ SELECT json_build_object(
 
 /** Runs the report query: the JSON text of `{data: rows newest first, summary over exactly those rows}`. */
 export async function selectSalesReportJson(db: Db, selection: ReportSelection): Promise<string> {
-  const [result] = await queryRows<{ report: string }>(db, reportQuery(selection));
+  // One statement text for every call: a prepared statement that each connection parses and plans
+  // once (its plan does not depend on the values; report_transactions plans the part that does).
+  const [result] = await queryRowsPrepared<{ report: string }>(db, 'sales_report', reportQuery(selection));
   return result!.report;
 }
