@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -5,7 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { sql, type SQL } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema/index.js';
 
 /** Drizzle database over either driver; a transaction has the same type, so repos take either. */
@@ -96,5 +97,22 @@ async function openPglite(dir: string): Promise<Database> {
 /** Rows of a raw SQL query; both drivers answer with `{ rows }`. */
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+const dialect = new PgDialect();
+
+/**
+ * Rows of a raw SQL query sent as a named prepared statement: on a PostgreSQL server each pooled
+ * connection parses it once and, after five executions, may keep a generic plan, which saves
+ * parsing and planning a large statement on every call. Only for statements whose best plan does
+ * not depend on the parameter values (a generic plan does not know them). The name is derived from
+ * the text, so that one name never stands for two texts; keep the number of distinct texts small
+ * (every connection keeps each one). Rows come back as from `queryRows`; PGlite ignores the name.
+ */
+export async function queryRowsPrepared<T>(db: Db, prefix: string, query: SQL): Promise<T[]> {
+  const q = dialect.sqlToQuery(query);
+  const name = `${prefix}_${crypto.createHash('sha1').update(q.sql).digest('hex').slice(0, 16)}`;
+  const result = (await db._.session.prepareQuery(q, undefined, name, false).execute()) as { rows: T[] };
   return result.rows;
 }

@@ -83,7 +83,11 @@ async function insertCustomer(db: Db, c: { name: string; surname: string; email:
   return row!.id;
 }
 
-/** One purchase or reservation (or a cart) with its items; amounts are the sums of the items. */
+/**
+ * One purchase or reservation (or a cart) with its items; amounts are the sums of the items. Like
+ * the service, it writes a cart (pending) with its items first and then changes its status (closing,
+ * cancelling, the expiry sweep), which is when the report's order_events rows are written.
+ */
 export async function insertOrder(db: Db, spec: OrderSpec): Promise<InsertedOrder> {
   const items = spec.items ?? [];
   const sum = (f: (i: ItemSpec) => number) => items.reduce((acc, i) => acc + f(i), 0);
@@ -100,10 +104,9 @@ export async function insertOrder(db: Db, spec: OrderSpec): Promise<InsertedOrde
     db,
     sql`INSERT INTO orders (order_token, reference, channel_id, type, status, lang, currency, base_amount,
           discount_amount, fee_amount, total_amount, customer_id, payment_method, created_at, updated_at, completed_at)
-        VALUES (${crypto.randomUUID()}, ${reference}, ${spec.channelId}, ${spec.type ?? 'purchase'}, ${status},
+        VALUES (${crypto.randomUUID()}, ${reference}, ${spec.channelId}, ${spec.type ?? 'purchase'}, 'pending',
           ${spec.lang ?? 'es'}, 'EUR', ${base}, ${discount}, ${fee}, ${total}, ${customerId},
-          ${spec.paymentMethod === undefined ? 'card' : spec.paymentMethod}, ${createdAt.toISOString()}, ${createdAt.toISOString()},
-          ${status === 'completed' ? createdAt.toISOString() : null})
+          ${spec.paymentMethod === undefined ? 'card' : spec.paymentMethod}, ${createdAt.toISOString()}, ${createdAt.toISOString()}, NULL)
         RETURNING id`,
   );
   const id = Number(order!.id);
@@ -113,6 +116,10 @@ export async function insertOrder(db: Db, spec: OrderSpec): Promise<InsertedOrde
         base_amount, discount_amount, fee_amount, total_amount, created_at)
       VALUES (${id}, ${e.id}, ${e.sessionId}, ${e.sectorId}, ${e.sessionSeatId}, ${e.rateId}, ${item.base},
         ${item.discount ?? 0}, ${item.fee ?? 0}, ${item.base + (item.discount ?? 0) + (item.fee ?? 0)}, ${createdAt.toISOString()})`);
+  }
+  if (status !== 'pending') {
+    await db.execute(sql`UPDATE orders SET status = ${status}, completed_at = ${status === 'completed' ? createdAt.toISOString() : null}
+      WHERE id = ${id}`);
   }
   return { id, reference, base, discount, fee, total, tickets: items.length };
 }

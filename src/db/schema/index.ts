@@ -5,3 +5,4 @@ export * from './orders.js';
 export * from './payments.js';
 export * from './tickets.js';
 export * from './admin.js';
+export * from './reports.js';

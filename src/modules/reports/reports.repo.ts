@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import { queryRowsPrepared, type Db } from '../../db/client.js';
 
 /** What the report query selects. Dates are calendar days (Y-m-d) in `timezone`, both inclusive. */
 export interface ReportSelection {
@@ -27,37 +27,28 @@ const amount = (minor: SQL) => sql`(${minor})::float8 / 100`;
 /**
  * The report in one statement, answered as the JSON text of the envelope's `data` object
  * (`{"data": [rows], "summary": {...}}`, SPEC "Report envelope"), so that Node neither parses nor
- * re-serialises 500 rows: the route sends the text as it comes. `picked` walks the channel's
- * orders newest first (index orders_report_idx) and stops at the limit; everything else (customer,
- * first item's event and session, ticket count, the summary) is computed over exactly those rows. A refund row has no
- * items of its own: its event, session and ticket count come from the order it refunds.
+ * re-serialises 500 rows: the route sends the text as it comes. `picked` is the function
+ * report_transactions (migration 0042), which reads the channel's transactions newest first and stops
+ * at the limit (with an event filter, from order_events, migration 0041); everything else (customer,
+ * first item's event and session, ticket count, the summary) is computed over exactly those rows. A
+ * refund row has no items of its own: its event, session and ticket count come from the order it
+ * refunds.
  */
 export function reportQuery(s: ReportSelection): SQL {
-  const filters: SQL[] = [
-    sql`o.channel_id = ${s.channelId}`,
-    s.includeCancelled ? sql`o.status IN ('completed', 'cancelled')` : sql`o.status = 'completed'`,
-  ];
-  // Calendar days of the deployment's time zone become UTC instants here, in the database.
-  if (s.dateFrom) filters.push(sql`o.created_at >= (${s.dateFrom}::date)::timestamp AT TIME ZONE ${s.timezone}`);
-  if (s.dateTo) filters.push(sql`o.created_at < (${s.dateTo}::date + 1)::timestamp AT TIME ZONE ${s.timezone}`);
-  if (s.eventIds) {
-    // The ids are validated integers; one array parameter keeps the statement shape fixed.
-    const ids = `{${s.eventIds.join(',')}}`;
-    filters.push(sql`EXISTS (SELECT 1 FROM order_items fi
-      WHERE fi.order_id = COALESCE(o.refunded_order_id, o.id) AND fi.event_id = ANY(${ids}::int[]))`);
-  }
+  // Calendar days of the deployment's time zone become UTC instants here, in the database. Every
+  // value is a parameter (NULL when absent), so the statement text is always the same.
+  const from = sql`(${s.dateFrom}::date)::timestamp AT TIME ZONE ${s.timezone}`;
+  const to = sql`(${s.dateTo}::date + 1)::timestamp AT TIME ZONE ${s.timezone}`;
+  // The ids are validated integers, sent as one array parameter.
+  const ids = s.eventIds ? `{${s.eventIds.join(',')}}` : null;
   // D30: completed purchases and reservations make the invoiced amounts; refunds are apart.
   const isCounted = sql`r.status = 'completed' AND r.type <> 'refund'`;
   const isRefund = sql`r.status = 'completed' AND r.type = 'refund'`;
   return sql`
 WITH picked AS (
-  SELECT o.id, o.reference, o.type, o.status, o.created_at, o.customer_id, o.payment_method, o.currency,
-         o.base_amount, o.discount_amount, o.fee_amount, o.total_amount,
-         COALESCE(o.refunded_order_id, o.id) AS items_order_id
-  FROM orders o
-  WHERE ${sql.join(filters, sql` AND `)}
-  ORDER BY o.created_at DESC, o.id DESC
-  LIMIT ${s.limit}
+  -- The transactions to list (migration 0042): planned on each call with the actual values.
+  SELECT * FROM report_transactions(${s.channelId}::integer, ${ids}::integer[], ${from}, ${to},
+                                    ${s.includeCancelled}::boolean, ${s.limit}::integer)
 ),
 report AS (
   SELECT p.*,
@@ -81,15 +72,16 @@ report AS (
 )
 SELECT json_build_object(
   'data', COALESCE((
-    SELECT json_agg(json_build_object(
-      'id', r.id, 'order_reference', r.reference, 'type', r.type, 'datetime', ${iso(sql`r.created_at`)},
-      'customer_name', r.customer_name, 'customer_email', r.customer_email, 'event_name', r.event_name,
-      'session_datetime', ${iso(sql`r.session_datetime`)}, 'tickets', r.tickets,
-      'base_amount', ${amount(sql`r.base_amount`)}, 'discount_amount', ${amount(sql`r.discount_amount`)},
-      'fee_amount', ${amount(sql`r.fee_amount`)}, 'payment_method', r.payment_method,
-      'total_amount', ${amount(sql`r.total_amount`)}, 'currency', r.currency, 'status', r.status
-    ) ORDER BY r.created_at DESC, r.id DESC)
-    FROM report r
+    -- Each row as the record j, whose column names are the row's JSON keys: json_agg writes a
+    -- record without the spaces json_build_object puts around every key (10% fewer bytes to send).
+    SELECT json_agg(j ORDER BY r.created_at DESC, r.id DESC)
+    FROM report r CROSS JOIN LATERAL (
+      SELECT r.id, r.reference AS order_reference, r.type, ${iso(sql`r.created_at`)} AS datetime,
+             r.customer_name, r.customer_email, r.event_name, ${iso(sql`r.session_datetime`)} AS session_datetime,
+             r.tickets, ${amount(sql`r.base_amount`)} AS base_amount, ${amount(sql`r.discount_amount`)} AS discount_amount,
+             ${amount(sql`r.fee_amount`)} AS fee_amount, r.payment_method, ${amount(sql`r.total_amount`)} AS total_amount,
+             r.currency, r.status
+    ) j
   ), '[]'::json),
   'summary', (
     SELECT json_build_object(
@@ -114,6 +106,8 @@ SELECT json_build_object(
 
 /** Runs the report query: the JSON text of `{data: rows newest first, summary over exactly those rows}`. */
 export async function selectSalesReportJson(db: Db, selection: ReportSelection): Promise<string> {
-  const [result] = await queryRows<{ report: string }>(db, reportQuery(selection));
+  // One statement text for every call: a prepared statement that each connection parses and plans
+  // once (its plan does not depend on the values; report_transactions plans the part that does).
+  const [result] = await queryRowsPrepared<{ report: string }>(db, 'sales_report', reportQuery(selection));
   return result!.report;
 }
