@@ -201,8 +201,8 @@ async function main() {
 
     const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
     console.log(`\n${RUNS} runs each after ${WARMUP} warm-up runs; window ${from} .. ${today} (${config.timezone}); load average ${load()}`);
-    console.log('scenario                      rows   p50 ms   p99 ms   EXPLAIN ANALYZE p50 ms   ratio p50/baseline');
-    let pass = true;
+    console.log('scenario                      rows   p50 ms   p99 ms   EXPLAIN ANALYZE p50 ms   ratio p50/baseline  target');
+    const missed: string[] = [];
     for (const s of scenarios) {
       const path = `/api/sales-channel/v1/demo-d/es/reports/sales${s.query ? `?${s.query}` : ''}`;
       // Baseline: the very statement the service sends, timed by the server itself.
@@ -244,13 +244,17 @@ async function main() {
       const p99 = percentile(times, 99);
       const base = percentile(exec, 50);
       const ratio = p50 / base;
-      if (p50 >= TARGET_P50_MS || ratio > TARGET_RATIO) pass = false;
+      const met = p50 < TARGET_P50_MS && ratio <= TARGET_RATIO;
+      if (!met) missed.push(`${s.label} (p50 ${p50.toFixed(2)} ms, ratio ${ratio.toFixed(2)}, p50 - baseline ${(p50 - base).toFixed(2)} ms)`);
       console.log(
-        `${s.label.padEnd(28)} ${String(rows).padStart(5)} ${p50.toFixed(2).padStart(8)} ${p99.toFixed(2).padStart(8)} ${base.toFixed(2).padStart(24)} ${ratio.toFixed(2).padStart(20)}`,
+        `${s.label.padEnd(28)} ${String(rows).padStart(5)} ${p50.toFixed(2).padStart(8)} ${p99.toFixed(2).padStart(8)} ${base.toFixed(2).padStart(24)} ${ratio.toFixed(2).padStart(20)} ${met ? 'met' : 'NOT met'}`,
       );
     }
     console.log(`\nload average at the end ${load()} (2 cores; figures taken under load are provisional)`);
-    console.log(`target: p50 < ${TARGET_P50_MS} ms and p50 <= ${TARGET_RATIO} x baseline: ${pass ? 'met' : 'NOT met'}`);
+    console.log(
+      `target: p50 < ${TARGET_P50_MS} ms and p50 <= ${TARGET_RATIO} x baseline: ` +
+        (missed.length ? `met in ${scenarios.length - missed.length} of ${scenarios.length} scenarios; NOT met in: ${missed.join('; ')}` : `met in all ${scenarios.length} scenarios`),
+    );
     await app.close();
   } finally {
     await database.close().catch(() => {});
