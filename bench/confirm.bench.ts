@@ -1,7 +1,8 @@
 // npm run bench:confirm : confirms per second of fresh one-seat orders with many concurrent clients,
 // against the same closing statements issued directly through a pg pool (the baseline), on
 // PostgreSQL (BENCH_PG_URL or TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres).
-// Also: ticket PDF render time per ticket. Not part of npm test.
+// Five rounds (BENCH_ROUNDS) of every path on fresh orders; medians printed. Also: ticket PDF render
+// time per ticket. Not part of npm test.
 //
 // The service answering the HTTP confirms runs in a child process (this file with --server), as in
 // bench:holds, so that the load generator (autocannon) does not share the service's event loop.
@@ -24,7 +25,8 @@ import { closeOrder } from '../src/modules/checkout/closing.service.js';
 import { buildOrderView, orderViewFromRows } from '../src/modules/orders/order-view.js';
 
 const SERVER_URL = process.env.BENCH_PG_URL || process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const ORDERS = Number(process.env.BENCH_ORDERS || 420); // per run (5 runs + warm-up of 120); the demo has 2280 sellable units
+const ORDERS = Number(process.env.BENCH_ORDERS || 1000); // per run; the demo has 2280 sellable units, handed back before each run
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
 const POOL = Number(process.env.BENCH_POOL || 20);
 const PDFS = Number(process.env.BENCH_PDFS || 200);
@@ -247,33 +249,48 @@ async function main() {
     const accessToken = tokenRes.json().data.access_token as string;
 
     const now = new Date();
-    const forApi = await createOrders(pool, ORDERS, now);
-    const forBaseline = await createOrders(pool, ORDERS, now);
-    const forService = await createOrders(pool, ORDERS, now);
-    const forBaselineView = await createOrders(pool, ORDERS, now);
-    const forFunction = await createOrders(pool, ORDERS, now);
     // warm-up of both paths (JIT, connections, plans) on a few orders
     await baseline(pool, await createOrders(pool, 60, now));
     await throughApi(address, accessToken, await createOrders(pool, 60, now));
 
-    console.log(`confirm benchmark: ${ORDERS} fresh one-seat orders per run, ${CONNECTIONS} concurrent clients, pool of ${POOL}, PostgreSQL`);
+    console.log(`confirm benchmark: ${ORDERS} fresh one-seat orders per run, ${ROUNDS} rounds (medians), ${CONNECTIONS} concurrent clients, pool of ${POOL}, PostgreSQL`);
     console.log(`  machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (figures are only comparable at a low load)`);
-    const base = await baseline(pool, forBaseline);
+    // Each round measures every path once, in turn, on fresh orders; the demo's seats are handed
+    // back before each batch (sold seats made available again), so rounds can be many and long.
+    const runs = { base: [] as number[], baseView: [] as number[], direct: [] as number[], service: [] as number[], api: [] as number[] };
+    const latencies: { p50: number; p99: number }[] = [];
+    let errors = 0;
+    let lastApiOrder = 0;
+    const fresh = async () => {
+      await pool.query(`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL WHERE status = 'sold'`);
+      return createOrders(pool, ORDERS, now);
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      runs.base.push(await baseline(pool, await fresh()));
+      runs.baseView.push(await baseline(pool, await fresh(), app.ctx));
+      runs.direct.push(await closeOrderFunctionDirect(pool, await fresh()));
+      runs.service.push(await inProcess(app.ctx, await fresh()));
+      const forApi = await fresh();
+      const api = await throughApi(address, accessToken, forApi);
+      runs.api.push(api.rate);
+      latencies.push({ p50: api.p50, p99: api.p99 });
+      errors += api.errors;
+      lastApiOrder = forApi[0]!.id;
+      console.log(`  round ${round + 1}: baseline ${runs.base.at(-1)!.toFixed(0)}, API ${api.rate.toFixed(0)} per second (ratio ${(api.rate / runs.base.at(-1)!).toFixed(2)})`);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const [base, baseView, direct, service, apiRate] = [runs.base, runs.baseView, runs.direct, runs.service, runs.api].map(median) as [number, number, number, number, number];
     console.log(`  baseline (closing statements straight through pg): ${base.toFixed(0)} closings/s`);
-    const baseView = await baseline(pool, forBaselineView, app.ctx);
     console.log(`  baseline + the order view (buildOrderView):       ${baseView.toFixed(0)} closings/s`);
-    const direct = await closeOrderFunctionDirect(pool, forFunction);
     console.log(`  diagnostic: SELECT close_order(...) through pg:    ${direct.toFixed(0)} closings/s (the service's one closing statement, view included)`);
-    const service = await inProcess(app.ctx, forService);
     console.log(`  diagnostic: closeOrder in process (no HTTP):       ${service.toFixed(0)} closings/s (ratio ${(service / base).toFixed(2)})`);
-    const api = await throughApi(address, accessToken, forApi);
-    console.log(`  POST .../confirm through the service:               ${api.rate.toFixed(0)} confirms/s (p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors})`);
-    console.log(`  ratio to baseline: ${(api.rate / base).toFixed(2)} (target >= 0.60); to baseline + view: ${(api.rate / baseView).toFixed(2)}; to close_order through pg: ${(api.rate / direct).toFixed(2)}`);
+    console.log(`  POST .../confirm through the service:               ${apiRate.toFixed(0)} confirms/s (p50 ${median(latencies.map((l) => l.p50))} ms, p99 ${median(latencies.map((l) => l.p99))} ms, errors ${errors})`);
+    console.log(`  ratio to baseline: ${(apiRate / base).toFixed(2)} (target >= 0.60); to baseline + view: ${(apiRate / baseView).toFixed(2)}; to close_order through pg: ${(apiRate / direct).toFixed(2)}`);
     const { rows: [check] } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM orders WHERE status = 'completed'`);
-    console.log(`  completed orders: ${check!.n} of ${ORDERS * 5 + 120}`);
+    console.log(`  completed orders: ${check!.n} of ${ORDERS * 5 * ROUNDS + 120}`);
 
     // PDF render time per ticket
-    const tickets = await ticketsOfOrder(app.ctx.db, forApi[0]!.id);
+    const tickets = await ticketsOfOrder(app.ctx.db, lastApiOrder);
     await renderTicketPdf(tickets[0]!, config.timezone);
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < PDFS; i++) await renderTicketPdf({ ...tickets[0]!, code: newTicketCode() }, config.timezone);
