@@ -27,8 +27,7 @@ export const css = `
 .tw select, .tw input { font: inherit; border: 1px solid #9aa3b2; border-radius: 6px; padding: 4px 6px; background: #fff; color: inherit; min-height: 30px; }
 .tw .mapbox { position: relative; overflow: hidden; border: 1px solid #e3e6ec; border-radius: 8px; background: #f7f8fa; }
 .tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; will-change: transform; }
-.tw svg.map:active { cursor: grabbing; }
-.tw svg.map.panning > g { pointer-events: none; }
+.tw .shield { position: absolute; inset: 0; cursor: grabbing; }
 .tw .zoom { position: absolute; top: 6px; right: 6px; display: flex; gap: 4px; }
 .tw .zoom button { background: #fff; min-width: 30px; padding: 0 6px; }
 .tw .s { cursor: pointer; stroke-width: .1; }

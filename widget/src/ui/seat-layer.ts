@@ -1,0 +1,105 @@
+import type { SeatMap, SeatView } from '../seat-map-model.js';
+
+/**
+ * The seats of the map, drawn and updated outside Preact's diff: thousands of elements are built
+ * once per map from one markup string per sector, and later changes (a seat added to the cart, a
+ * refreshed availability) touch only the seats whose state changed. Preact owns the <svg> around
+ * them, never the seats.
+ */
+
+/** Drawn state of a seat: free, mine (in the cart), held by someone else, sold or blocked. */
+export type SeatState = 'a' | 'm' | 'h' | 'x';
+
+const STATE: Record<SeatView['status'], SeatState> = { available: 'a', held: 'h', sold: 'x', blocked: 'x' };
+
+export const seatState = (seat: SeatView, mine: Set<number>): SeatState => (mine.has(seat.id) ? 'm' : STATE[seat.status]);
+
+/** Size is a cue besides colour: free and yours large, held medium, sold small. */
+export const RADIUS: Record<SeatState, number> = { a: 0.4, m: 0.4, h: 0.3, x: 0.2 };
+
+function seatMarkup(seat: SeatView, state: SeatState): string {
+  return `<circle class="s ${state}" cx="${seat.x}" cy="${seat.y}" r="${RADIUS[state]}" data-id="${seat.id}"></circle>`;
+}
+
+function applyState(el: Element, state: SeatState) {
+  el.setAttribute('class', `s ${state}`);
+  el.setAttribute('r', String(RADIUS[state]));
+}
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+export class SeatLayer {
+  private map: SeatMap;
+  private mine: Set<number>;
+  /** Seat elements by id, indexed on first need (the first draw does not pay for it). */
+  private index: Map<number, Element> | null = null;
+
+  constructor(
+    private readonly root: SVGGElement,
+    map: SeatMap,
+    mine: Set<number>,
+  ) {
+    this.map = map;
+    this.mine = mine;
+    this.draw();
+  }
+
+  /**
+   * One markup string per sector (a labelled group) and one innerHTML: the cheapest way to create
+   * thousands of elements. Per seat only what drawing and hit-testing need (class, position, id);
+   * role and label go on the focused seat only (roving focus in SeatMap).
+   */
+  private draw() {
+    let out = '';
+    for (const sector of this.map.sectors) {
+      if (sector.seats.length === 0) continue;
+      out += `<g role="group" aria-label="${escapeAttr(sector.name)}" data-sector="${sector.id}">`;
+      for (const seat of sector.seats) out += seatMarkup(seat, seatState(seat, this.mine));
+      out += '</g>';
+    }
+    this.root.innerHTML = out;
+    this.index = null;
+  }
+
+  element(id: number): Element | null {
+    if (this.index) return this.index.get(id) ?? null;
+    return this.root.querySelector(`[data-id="${id}"]`);
+  }
+
+  private elements(): Map<number, Element> {
+    if (!this.index) {
+      this.index = new Map();
+      for (const el of this.root.querySelectorAll('[data-id]')) this.index.set(Number(el.getAttribute('data-id')), el);
+    }
+    return this.index;
+  }
+
+  /**
+   * Shows a new availability or cart: only seats whose drawn state changed are touched, so the
+   * elements (and the keyboard focus on one of them) stay. A different set of seats is redrawn.
+   */
+  update(map: SeatMap, mine: Set<number>) {
+    if (map === this.map && mine === this.mine) return;
+    const before = this.map;
+    const beforeMine = this.mine;
+    this.map = map;
+    this.mine = mine;
+    if (!sameSeats(before, map)) return this.draw();
+    const els = this.elements();
+    for (const seat of map.seats.values()) {
+      const state = seatState(seat, mine);
+      if (state !== seatState(before.seats.get(seat.id)!, beforeMine)) applyState(els.get(seat.id)!, state);
+    }
+  }
+}
+
+/** Same seats at the same places and in the same sectors (the usual case of a refresh). */
+function sameSeats(a: SeatMap, b: SeatMap): boolean {
+  if (a === b) return true;
+  if (a.seats.size !== b.seats.size) return false;
+  for (const [id, seat] of b.seats) {
+    const old = a.seats.get(id);
+    if (!old || old.x !== seat.x || old.y !== seat.y || old.sectorId !== seat.sectorId) return false;
+  }
+  return true;
+}
