@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import type { Translate } from '../i18n.js';
 import { neighbour, zoomBox, type Direction, type SeatMap as Model, type SeatView } from '../seat-map-model.js';
-import { RADIUS, SeatLayer, type SeatState } from './seat-layer.js';
+import { SeatLayer, seatPoints, type SeatState } from './seat-layer.js';
 
 /**
  * The seat map in SVG, built for thousands of seats: the seats are drawn and updated by SeatLayer
@@ -40,6 +40,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   const drag = useRef<{ x: number; y: number; dx: number; dy: number; moved: boolean } | null>(null);
   const suppressClick = useRef(false);
   const shieldRef = useRef<HTMLDivElement>(null);
+  const panRef = useRef<HTMLDivElement>(null);
   const frame = useRef(0);
 
   // The seat in the tab order: the last focused one, else the first free seat.
@@ -190,7 +191,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
       svg.setPointerCapture?.(e.pointerId);
       shieldRef.current!.hidden = false;
     }
-    svg.style.transform = `translate3d(${d.dx}px, ${d.dy}px, 0)`;
+    panRef.current!.style.transform = `translate3d(${d.dx}px, ${d.dy}px, 0)`;
   }
 
   function onPointerUp() {
@@ -206,37 +207,45 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     const scale = Math.max(b.w / rect.width, b.h / rect.height);
     view.current = { ...b, x: b.x - d.dx * scale, y: b.y - d.dy * scale };
     svg.setAttribute('viewBox', `${view.current.x} ${view.current.y} ${b.w} ${b.h}`);
-    svg.style.transform = '';
+    panRef.current!.style.transform = '';
     shieldRef.current!.hidden = true;
   }
 
   const b = view.current;
   return (
-    <div class="mapbox">
+    // Focus is followed on the box, not on the <svg>: Chromium makes an SVG element with focus
+    // listeners focusable, and a press on the map would then focus (and outline) the whole <svg>.
+    <div
+      class="mapbox"
+      onFocusIn={(e: FocusEvent) => (hadFocus.current = !!svgRef.current?.contains(e.target as Node))}
+      onFocusOut={(e: FocusEvent) => {
+        hadFocus.current = !!(e.relatedTarget && svgRef.current?.contains(e.relatedTarget as Node));
+      }}
+    >
       <p id="tw-map-help" class="sr">
         {t('mapHelp')}
       </p>
-      <svg
-        ref={svgRef}
-        class="map"
-        viewBox={`${b.x} ${b.y} ${b.w} ${b.h}`}
-        role="group"
-        aria-label={t('map')}
-        aria-describedby="tw-map-help"
-        onClick={onClick}
-        onKeyDown={onKeyDown}
-        onPointerDown={onPointerDown}
-        onPointerMove={onPointerMove}
-        onPointerUp={onPointerUp}
-        onPointerCancel={onPointerUp}
-        onFocusIn={() => (hadFocus.current = true)}
-        onFocusOut={(e: FocusEvent) => {
-          hadFocus.current = !!(e.relatedTarget && svgRef.current?.contains(e.relatedTarget as Node));
-        }}
-      >
-        {/* SeatLayer's: Preact renders this group empty and never touches its children. */}
-        <g ref={seatsRef} />
-      </svg>
+      {/* The pan layer: an HTML box of its own compositing layer. A transform on the <svg> itself
+          repaints every seat each frame; on this wrapper the compositor only moves the pixels. */}
+      <div ref={panRef} class="pan">
+        <svg
+          ref={svgRef}
+          class="map"
+          viewBox={`${b.x} ${b.y} ${b.w} ${b.h}`}
+          role="group"
+          aria-label={t('map')}
+          aria-describedby="tw-map-help"
+          onClick={onClick}
+          onKeyDown={onKeyDown}
+          onPointerDown={onPointerDown}
+          onPointerMove={onPointerMove}
+          onPointerUp={onPointerUp}
+          onPointerCancel={onPointerUp}
+        >
+          {/* SeatLayer's: Preact renders this group empty and never touches its children. */}
+          <g ref={seatsRef} />
+        </svg>
+      </div>
       <div ref={shieldRef} class="shield" hidden />
       <div class="zoom">
         <button type="button" aria-label={t('zoomIn')} onClick={() => setViewBox(zoomBox(view.current, full, 1 / 1.4))}>
@@ -266,7 +275,7 @@ export function Legend({ t }: { t: Translate }) {
       {entries.map(([cls, key]) => (
         <li key={key}>
           <svg viewBox="-.5 -.5 1 1" aria-hidden="true">
-            <circle class={`s ${cls}`} r={RADIUS[cls]} />
+            <polygon class={`s ${cls}`} points={seatPoints(0, 0, cls)} />
           </svg>
           {t(key)}
         </li>

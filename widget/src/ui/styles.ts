@@ -26,11 +26,12 @@ export const css = `
 .tw button:focus-visible, .tw select:focus-visible, .tw input:focus-visible { outline: 3px solid var(--tw-accent); outline-offset: 2px; }
 .tw select, .tw input { font: inherit; border: 1px solid #9aa3b2; border-radius: 6px; padding: 4px 6px; background: #fff; color: inherit; min-height: 30px; }
 .tw .mapbox { position: relative; overflow: hidden; border: 1px solid #e3e6ec; border-radius: 8px; background: #f7f8fa; }
-.tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; will-change: transform; }
+.tw .pan { will-change: transform; }
+.tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; }
 .tw .shield { position: absolute; inset: 0; cursor: grabbing; }
 .tw .zoom { position: absolute; top: 6px; right: 6px; display: flex; gap: 4px; }
 .tw .zoom button { background: #fff; min-width: 30px; padding: 0 6px; }
-.tw .s { cursor: pointer; stroke-width: .1; }
+.tw .s { cursor: pointer; stroke-width: .1; stroke-linejoin: round; }
 /* Each state differs in size and fill, not only in colour: free = large hollow ring, yours = large
    filled disc with a dark outline, held = medium translucent disc, sold = small dark dot. */
 .tw .s.a { fill: #fff; stroke: var(--tw-primary); }
