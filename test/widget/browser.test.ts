@@ -160,6 +160,50 @@ describe('widget in the browser', () => {
     expect(await page.locator(`${W} [data-countdown]`).count()).toBe(1);
   });
 
+  it('a seat taken meanwhile: the message, and the refreshed map changes that seat only', async () => {
+    await open('d');
+    const seats = page.locator(`${W} polygon.s.a`);
+    const taken = Number(await seats.nth(5).getAttribute('data-id'));
+    const other = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'another-buyer');
+    const detail = (await t.app.inject({ url: `/api/sales-channel/v1/demo-d/es/events`, headers: bearer(other) })).json().data as {
+      id: number;
+      sessions: { id: number }[];
+    }[];
+    const event = detail.find((e) => e.sessions.some((s) => s.id === sessions[0]))!;
+    const session = (await t.app.inject({ url: `/api/sales-channel/v1/demo-d/es/events/${event.id}/sessions/${sessions[0]}`, headers: bearer(other) })).json().data as {
+      elements: { seats: { id: number; rates: { id: number }[] }[] };
+    };
+    const rateId = session.elements.seats.find((s) => s.id === taken)!.rates[0]!.id;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/sales-channel/v1/demo-d/es/orders',
+      headers: bearer(other),
+      payload: { session_seat_id: taken, rate_id: rateId },
+    });
+    expect(res.statusCode).toBe(201);
+    // Each seat element is tagged, to tell an update in place from a redraw.
+    const drawn = async () =>
+      page.evaluate(() =>
+        [...document.querySelector('taquilla-widget')!.shadowRoot!.querySelectorAll('[data-id]')].map((el) => {
+          const tagged = el as Element & { tag?: boolean };
+          const line = `${el.getAttribute('data-id')}:${el.getAttribute('class')}:${tagged.tag ? 'same' : 'new'}`;
+          tagged.tag = true;
+          return line;
+        }),
+      );
+    const before = (await drawn()).map((line) => line.replace(/new$/, 'same'));
+    await page.locator(`${W} polygon[data-id="${taken}"]`).click();
+    await page.locator(`${W} [data-notice="seatTaken"]`).waitFor();
+    await page.locator(`${W} polygon.s.h[data-id="${taken}"]`).waitFor();
+    const after = await drawn();
+    expect(after.filter((x, i) => x !== before[i])).toEqual([`${taken}:s h:same`]);
+    expect(await cartCount()).toBe(0);
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).count()).toBe(1);
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('data-id')).toBe(String(taken));
+    // The clicked seat is the tab stop, labelled with its new state.
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('aria-label')).toMatch(/reservado por otra persona$/);
+  });
+
   it('zone quantity picker and per-item rate choice', async () => {
     await open('d');
     await clickFreeSeat();
