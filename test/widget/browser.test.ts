@@ -202,6 +202,16 @@ describe('widget in the browser', () => {
     expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('data-id')).toBe(String(taken));
     // The clicked seat is the tab stop, labelled with its new state.
     expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('aria-label')).toMatch(/reservado por otra persona$/);
+    // The keyboard moves the tab stop away; a click on the held seat, which changes nothing, still
+    // leaves exactly one tab stop: that seat, marked unavailable.
+    await page.locator(`${W} polygon[tabindex="0"]`).focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('data-id')).not.toBe(String(taken));
+    await page.locator(`${W} polygon[data-id="${taken}"]`).click();
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).count()).toBe(1);
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('data-id')).toBe(String(taken));
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('aria-disabled')).toBe('true');
+    expect(await cartCount()).toBe(0);
   });
 
   it('zone quantity picker and per-item rate choice', async () => {

@@ -161,9 +161,12 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     const seat = map.seats.get(id);
     if (!seat) return;
     if (focusId.current !== id) {
-      // The clicked seat becomes the tab stop (labelled when the cart change comes back).
+      // The clicked seat becomes the tab stop at once (a click that changes nothing, on a sold
+      // seat say, must not leave the map without one); its label follows the cart change.
       unlabel(seatEl(focusId.current));
       focusId.current = id;
+      const el = seatEl(id);
+      if (el) label(el, seat);
     }
     onToggle(id);
   }

@@ -32,8 +32,9 @@ export const css = `
 .tw .zoom { position: absolute; top: 6px; right: 6px; display: flex; gap: 4px; }
 .tw .zoom button { background: #fff; min-width: 30px; padding: 0 6px; }
 .tw .s { cursor: pointer; stroke-width: .1; stroke-linejoin: round; }
-/* Each state differs in size and fill, not only in colour: free = large hollow ring, yours = large
-   filled disc with a dark outline, held = medium translucent disc, sold = small dark dot. */
+/* Each state differs in shape, size and fill, not only in colour (outlines in seat-layer.ts): free =
+   large hollow square, yours = large filled square with a dark outline, held = medium translucent
+   diamond, sold = small dark square. */
 .tw .s.a { fill: #fff; stroke: var(--tw-primary); }
 .tw .s.m { fill: var(--tw-primary); stroke: #111; stroke-width: .2; }
 .tw .s.h { fill: #8a93a5; fill-opacity: .55; stroke: none; cursor: not-allowed; }
