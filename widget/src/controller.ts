@@ -175,8 +175,13 @@ export function createController(deps: ControllerDeps) {
     if (!event) return null;
     eventId = event.id;
     const detailCall = api.call<SessionDetail>('GET', `/${lang}/events/${event.id}/sessions/${sessionId}`);
-    // The longest network wait of the load (thousands of seats): the UI's slow first-time work goes here.
-    deps.whileLoading?.();
+    // The longest network wait of the load (thousands of seats): the UI's slow first-time work goes
+    // here. It only prepares; whatever it throws is the UI's business when it renders.
+    try {
+      deps.whileLoading?.();
+    } catch {
+      // ignored
+    }
     const detail = await detailCall;
     // The session detail carries each seat's position (D34); the maps endpoint is read only when
     // it does not, which spares parsing a second 5,000-seat payload on large venues.
