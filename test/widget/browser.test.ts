@@ -63,7 +63,7 @@ const W = 'taquilla-widget';
 
 async function open(model: 'c' | 'd', query = '') {
   await page.goto(`${examplesUrl}/model-${model}.html${query}`);
-  await page.locator(`${W} circle[data-id]`).first().waitFor();
+  await page.locator(`${W} polygon[data-id]`).first().waitFor();
 }
 
 /** Waits until `fn(shadowRoot)` is true in the page. */
@@ -77,7 +77,7 @@ const total = async () => (await page.locator(`${W} [data-total]`).innerText()).
 
 async function clickFreeSeat(): Promise<number> {
   const before = await cartCount();
-  const seat = page.locator(`${W} circle.s.a`).first();
+  const seat = page.locator(`${W} polygon.s.a`).first();
   const id = Number(await seat.getAttribute('data-id'));
   await seat.click();
   await waitShadow(`root.querySelectorAll('.cart li[data-item]').length === ${before + 1}`);
@@ -92,23 +92,23 @@ async function orderStatus(token: string): Promise<string> {
 describe('widget in the browser', () => {
   it('loads the map of a valid session from another origin, labelled and keyboard operable', async () => {
     await open('d');
-    expect(await page.locator(`${W} circle[data-id]`).count()).toBe(560);
+    expect(await page.locator(`${W} polygon[data-id]`).count()).toBe(560);
     expect(await page.locator(`${W} svg.map`).getAttribute('aria-label')).toBe('Mapa de asientos');
     expect(await page.locator(`${W} .legend li`).count()).toBe(4);
     expect(await page.locator(`${W} [data-countdown]`).count()).toBe(0);
     await page.screenshot({ path: `${SHOTS}/model-d-map.png` });
 
     // Keyboard: the one seat in the tab order, arrows to move, Enter to select.
-    const tabStop = page.locator(`${W} circle[tabindex="0"]`);
+    const tabStop = page.locator(`${W} polygon[tabindex="0"]`);
     expect(await tabStop.count()).toBe(1);
     expect(await tabStop.getAttribute('aria-label')).toMatch(/^Platea, fila A, asiento 1: libre$/);
     await tabStop.focus();
     await page.keyboard.press('ArrowRight');
-    const focused = page.locator(`${W} circle[tabindex="0"]`);
+    const focused = page.locator(`${W} polygon[tabindex="0"]`);
     expect(await focused.getAttribute('aria-label')).toMatch(/asiento 2: libre$/);
     await page.keyboard.press('Enter');
     await waitShadow(`root.querySelectorAll('.cart li[data-item]').length === 1`);
-    expect(await page.locator(`${W} circle[tabindex="0"]`).getAttribute('aria-checked')).toBe('true');
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('aria-checked')).toBe('true');
     expect(await page.locator(`${W} .cart li`).first().innerText()).toContain('Platea, fila A, asiento 2');
   });
 
@@ -126,7 +126,9 @@ describe('widget in the browser', () => {
     expect(x1).toBeLessThan(x0!);
     expect(y1).toBeLessThan(y0!);
     expect(w1).toBe(w0);
-    expect(await svg.evaluate((el) => (el as SVGElement).style.transform)).toBe('');
+    // The drag moved the pan layer by a transform, folded into the viewBox at the end.
+    expect(await page.locator(`${W} .mapbox .pan`).evaluate((el) => (el as HTMLElement).style.transform)).toBe('');
+    expect(await page.locator(`${W} .mapbox .shield`).isHidden()).toBe(true);
     expect(await cartCount()).toBe(0);
     await page.locator(`${W} .zoom button`).first().click();
     await page.waitForFunction(`document.querySelector('${W}').shadowRoot.querySelector('svg.map').getAttribute('viewBox').split(' ')[2] < ${w0}`);
@@ -138,13 +140,16 @@ describe('widget in the browser', () => {
     expect(await page.locator(`${W} [data-countdown]`).innerText()).toMatch(/1[45]:\d\d/);
     await clickFreeSeat();
     expect(await total()).toBe('63,00 €');
-    expect(await page.locator(`${W} circle.s.m[data-id]`).count()).toBe(2);
+    expect(await page.locator(`${W} polygon.s.m[data-id]`).count()).toBe(2);
     // The host's own pay button follows onOrderUpdate.
     expect(await page.locator('#pay').isDisabled()).toBe(false);
     await page.screenshot({ path: `${SHOTS}/model-d-two-seats.png` });
 
-    await page.locator(`${W} circle[data-id="${first}"]`).click();
+    await page.locator(`${W} polygon[data-id="${first}"]`).click();
     await waitShadow(`root.querySelectorAll('.cart li[data-item]').length === 1`);
+    // Only that seat changed back to free on the map.
+    expect(await page.locator(`${W} polygon.s.m[data-id]`).count()).toBe(1);
+    expect(await page.locator(`${W} polygon.s.a[data-id="${first}"]`).count()).toBe(1);
     expect(await total()).toBe('31,50 €');
     await page.locator(`${W} .cart li button`).click();
     await waitShadow(`root.querySelectorAll('.cart li[data-item]').length === 0`);
@@ -153,6 +158,60 @@ describe('widget in the browser', () => {
     expect(await page.locator('#pay').isDisabled()).toBe(true);
     await clickFreeSeat();
     expect(await page.locator(`${W} [data-countdown]`).count()).toBe(1);
+  });
+
+  it('a seat taken meanwhile: the message, and the refreshed map changes that seat only', async () => {
+    await open('d');
+    const seats = page.locator(`${W} polygon.s.a`);
+    const taken = Number(await seats.nth(5).getAttribute('data-id'));
+    const other = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'another-buyer');
+    const detail = (await t.app.inject({ url: `/api/sales-channel/v1/demo-d/es/events`, headers: bearer(other) })).json().data as {
+      id: number;
+      sessions: { id: number }[];
+    }[];
+    const event = detail.find((e) => e.sessions.some((s) => s.id === sessions[0]))!;
+    const session = (await t.app.inject({ url: `/api/sales-channel/v1/demo-d/es/events/${event.id}/sessions/${sessions[0]}`, headers: bearer(other) })).json().data as {
+      elements: { seats: { id: number; rates: { id: number }[] }[] };
+    };
+    const rateId = session.elements.seats.find((s) => s.id === taken)!.rates[0]!.id;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/sales-channel/v1/demo-d/es/orders',
+      headers: bearer(other),
+      payload: { session_seat_id: taken, rate_id: rateId },
+    });
+    expect(res.statusCode).toBe(201);
+    // Each seat element is tagged, to tell an update in place from a redraw.
+    const drawn = async () =>
+      page.evaluate(() =>
+        [...document.querySelector('taquilla-widget')!.shadowRoot!.querySelectorAll('[data-id]')].map((el) => {
+          const tagged = el as Element & { tag?: boolean };
+          const line = `${el.getAttribute('data-id')}:${el.getAttribute('class')}:${tagged.tag ? 'same' : 'new'}`;
+          tagged.tag = true;
+          return line;
+        }),
+      );
+    const before = (await drawn()).map((line) => line.replace(/new$/, 'same'));
+    await page.locator(`${W} polygon[data-id="${taken}"]`).click();
+    await page.locator(`${W} [data-notice="seatTaken"]`).waitFor();
+    await page.locator(`${W} polygon.s.h[data-id="${taken}"]`).waitFor();
+    const after = await drawn();
+    expect(after.filter((x, i) => x !== before[i])).toEqual([`${taken}:s h:same`]);
+    expect(await cartCount()).toBe(0);
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).count()).toBe(1);
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('data-id')).toBe(String(taken));
+    // The clicked seat is the tab stop, labelled with its new state.
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('aria-label')).toMatch(/reservado por otra persona$/);
+    // The keyboard moves the tab stop away; a click on the held seat, which changes nothing, still
+    // leaves exactly one tab stop: that seat, marked unavailable.
+    await page.locator(`${W} polygon[tabindex="0"]`).focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('data-id')).not.toBe(String(taken));
+    await page.locator(`${W} polygon[data-id="${taken}"]`).click();
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).count()).toBe(1);
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('data-id')).toBe(String(taken));
+    expect(await page.locator(`${W} polygon[tabindex="0"]`).getAttribute('aria-disabled')).toBe('true');
+    expect(await cartCount()).toBe(0);
   });
 
   it('zone quantity picker and per-item rate choice', async () => {
@@ -237,14 +296,14 @@ describe('widget in the browser', () => {
     await clickFreeSeat();
     const token = await page.evaluate(() => (window as unknown as { widget: { getOrder(): { order_token: string } } }).widget.getOrder().order_token);
     await page.reload();
-    await page.locator(`${W} circle[data-id]`).first().waitFor();
+    await page.locator(`${W} polygon[data-id]`).first().waitFor();
     await waitShadow(`root.querySelectorAll('.cart li[data-item]').length === 1`);
     expect(await page.evaluate(() => (window as unknown as { widget: { getOrder(): { order_token: string } } }).widget.getOrder().order_token)).toBe(token);
 
     await page.locator('#session').selectOption(String(sessions[1]));
     await page.waitForFunction(() => document.querySelectorAll('taquilla-widget').length === 1);
-    await page.locator(`${W} circle[data-id]`).first().waitFor();
-    await waitShadow(`root.querySelectorAll('circle.s.m[data-id]').length === 0`);
+    await page.locator(`${W} polygon[data-id]`).first().waitFor();
+    await waitShadow(`root.querySelectorAll('polygon.s.m[data-id]').length === 0`);
     expect(await orderStatus(token)).toBe('cancelled');
     expect(await page.evaluate(() => (window as unknown as { widget: { getOrder(): unknown } }).widget.getOrder())).toBeNull();
     expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('taquilla:order:')))).toEqual([]);
@@ -262,7 +321,7 @@ describe('widget in the browser', () => {
           const fixedWidth = sel === '.zone button' || sel === '[data-total]' || sel === '.legend li';
           return [sel, cs.display, cs.fontFamily, cs.fontSize, cs.color, cs.backgroundColor, cs.padding, cs.borderTopWidth, fixedWidth ? Math.round(r.width) : '', Math.round(r.height)].join('|');
         };
-        return ['.tw', 'svg.map', '.legend', '.legend li', '.zone button', '.zone select', '.cart', '[data-total]', 'h2', 'circle.s.a', 'circle.s.x'].map(pick);
+        return ['.tw', 'svg.map', '.legend', '.legend li', '.zone button', '.zone select', '.cart', '[data-total]', 'h2', 'polygon.s.a', 'polygon.s.x'].map(pick);
       });
     await open('d');
     const normal = await measure();
@@ -302,7 +361,7 @@ describe('widget in the browser', () => {
     }, sessions[0]!);
     expect(consoleLines.some((l) => l.startsWith('warning:') && l.includes('another instance is live'))).toBe(true);
     expect(await page.locator(W).count()).toBe(1);
-    await page.locator(`${W} circle[data-id]`).first().waitFor();
+    await page.locator(`${W} polygon[data-id]`).first().waitFor();
     expect(await page.locator(`${W} .cart h3`).innerText()).toBe('Your cart');
   });
 });

@@ -47,6 +47,8 @@ export interface ControllerDeps {
   warn: (message: string) => void;
   onOrderUpdate?: (order: Order | null) => void;
   onOrderComplete?: (order: Order | null) => void;
+  /** Called once the session's seats are requested: idle time for the UI while they download. */
+  whileLoading?: () => void;
 }
 
 export type Controller = ReturnType<typeof createController>;
@@ -154,8 +156,8 @@ export function createController(deps: ControllerDeps) {
   }
 
   /** Cancels orders this browser still holds for other sessions of the channel (SPEC state table). */
-  async function cancelOrdersOfOtherSessions() {
-    for (const entry of ordersOfOtherSessions(storage, channelSlug, sessionId)) {
+  async function cancelOrders(entries: ReturnType<typeof ordersOfOtherSessions>) {
+    for (const entry of entries) {
       try {
         await api.call('DELETE', orderPath(entry.orderToken));
       } catch (err) {
@@ -166,51 +168,65 @@ export function createController(deps: ControllerDeps) {
     }
   }
 
+  /** The session's event, detail and (only when the detail lacks positions) the maps; null when the session is not on sale. */
+  async function loadSession() {
+    const events = await api.call<EventSummary[]>('GET', `/${lang}/events`);
+    const event = (events ?? []).find((e) => (e.sessions ?? []).some((s) => Number(s.id) === sessionId));
+    if (!event) return null;
+    eventId = event.id;
+    const detailCall = api.call<SessionDetail>('GET', `/${lang}/events/${event.id}/sessions/${sessionId}`);
+    // The longest network wait of the load (thousands of seats): the UI's slow first-time work goes
+    // here. It only prepares; whatever it throws is the UI's business when it renders.
+    try {
+      deps.whileLoading?.();
+    } catch {
+      // ignored
+    }
+    const detail = await detailCall;
+    // The session detail carries each seat's position (D34); the maps endpoint is read only when
+    // it does not, which spares parsing a second 5,000-seat payload on large venues.
+    const needsLayout = detail.elements.seats.some((seat) => !Number.isFinite(seat.x) || !Number.isFinite(seat.y));
+    const maps = needsLayout ? await api.call<MapSector[]>('GET', `/${lang}/events/${event.id}/maps`).catch(() => null) : null;
+    return { event, detail, maps: Array.isArray(maps) ? maps : null };
+  }
+
+  /** A promise that never rejects, so calls started side by side leave no unhandled rejection. */
+  const settle = <T>(p: Promise<T>) => p.then((value) => ({ value, error: null }), (error: unknown) => ({ value: null, error }));
+
   async function start(): Promise<void> {
     try {
-      await cancelOrdersOfOtherSessions();
-      // Configuration and events side by side (they share the one token request).
-      const [channel, eventsResult] = await Promise.all([
-        api.call<ChannelConfig>('GET', '/config'),
-        api.call<EventSummary[]>('GET', `/${lang}/events`).then(
-          (events) => ({ events, error: null }),
-          (error: unknown) => ({ events: [] as EventSummary[], error }),
-        ),
-      ]);
+      const stale = ordersOfOtherSessions(storage, channelSlug, sessionId);
+      if (stale.length > 0) await cancelOrders(stale);
+      // Every call of the first screen starts at once (they share the one token request, which
+      // starts before init() returns): the configuration, the events list followed by the session
+      // detail (its path needs the event id), and the stored cart. The critical path is
+      // token -> events -> session detail.
+      const channelCall = settle(api.call<ChannelConfig>('GET', '/config'));
+      const sessionCall = settle(loadSession());
+      const stored = loadOrder(storage, channelSlug, sessionId, deps.now());
+      const orderCall = stored ? settle(api.call<Order>('GET', orderPath(stored.orderToken))) : null;
+      const { value: channel, error: channelError } = await channelCall;
       if (destroyed) return;
+      if (!channel) throw channelError;
       update({ channel, policy: policyOf(channel) });
       if (!channel.allows_widget) {
         update({ phase: 'failed', notice: { kind: 'error', key: 'notWidget' } });
         return;
       }
-      if (eventsResult.error) throw eventsResult.error;
-      const events = eventsResult.events;
-      const event = (events ?? []).find((e) => (e.sessions ?? []).some((s) => Number(s.id) === sessionId));
-      if (!event) {
+      const { value: loaded, error: sessionError } = await sessionCall;
+      if (sessionError) throw sessionError;
+      if (!loaded) {
         update({ phase: 'failed', notice: { kind: 'error', key: 'sessionMissing' } });
         return;
       }
-      eventId = event.id;
-      const detail = await api.call<SessionDetail>('GET', `/${lang}/events/${event.id}/sessions/${sessionId}`);
-      // The session detail carries each seat's position (D34); the maps endpoint is read only when
-      // it does not, which spares parsing a second 5,000-seat payload on large venues.
-      const needsLayout = detail.elements.seats.some((seat) => !Number.isFinite(seat.x) || !Number.isFinite(seat.y));
-      const maps = needsLayout ? await api.call<MapSector[]>('GET', `/${lang}/events/${event.id}/maps`).catch(() => null) : null;
-      const stored = loadOrder(storage, channelSlug, sessionId, deps.now());
-      let order: Order | null = null;
-      if (stored) {
-        try {
-          order = await api.call<Order>('GET', orderPath(stored.orderToken));
-        } catch {
-          order = null;
-        }
-        if (order && order.expires_at && Date.parse(order.expires_at) <= deps.now()) order = null;
-      }
+      let order = orderCall ? (await orderCall).value : null;
+      if (order && order.expires_at && Date.parse(order.expires_at) <= deps.now()) order = null;
+      const { event, detail, maps } = loaded;
       update({
         phase: 'ready',
         eventName: event.name ?? detail.session?.event_name ?? detail.event?.name ?? null,
         sessionStart: detail.session?.start_datetime ?? null,
-        map: buildSeatMap(detail, Array.isArray(maps) ? maps : null),
+        map: buildSeatMap(detail, maps),
       });
       setOrder(order);
     } catch (err) {

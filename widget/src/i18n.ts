@@ -115,12 +115,34 @@ export function translator(lang: Lang): Translate {
   return (key, params) => table[key].replace(/\{(\w+)\}/g, (_, name: string) => String(params?.[name] ?? ''));
 }
 
-// Building an Intl formatter is slow (locale data is loaded on first use): one per language and currency.
-const formatters = new Map<string, Intl.NumberFormat>();
+// The first Intl formatter of a page is slow to build (tens of milliseconds: the locale data is
+// loaded), later ones are cheap. Formatters are built on first use and kept, one per language and
+// currency; `prepareFormats` builds them ahead, while the widget waits for the network.
+const numberFormats = new Map<string, Intl.NumberFormat>();
+const dateFormats = new Map<Lang, Intl.DateTimeFormat>();
+const locale = (lang: Lang) => (lang === 'en' ? 'en-GB' : 'es-ES');
 
 export function money(lang: Lang, currency: string): (amount: number) => string {
   const key = `${lang}|${currency}`;
-  let fmt = formatters.get(key);
-  if (!fmt) formatters.set(key, (fmt = new Intl.NumberFormat(lang === 'en' ? 'en-GB' : 'es-ES', { style: 'currency', currency })));
-  return (amount) => fmt.format(amount);
+  return (amount) => {
+    let fmt = numberFormats.get(key);
+    if (!fmt) numberFormats.set(key, (fmt = new Intl.NumberFormat(locale(lang), { style: 'currency', currency })));
+    return fmt.format(amount);
+  };
+}
+
+/** The session's date and time in the widget's language. */
+export function dateTime(lang: Lang): (iso: string) => string {
+  return (iso) => {
+    const d = new Date(iso);
+    if (Number.isNaN(d.getTime())) return iso;
+    let fmt = dateFormats.get(lang);
+    if (!fmt) dateFormats.set(lang, (fmt = new Intl.DateTimeFormat(locale(lang), { dateStyle: 'full', timeStyle: 'short' })));
+    return fmt.format(d);
+  };
+}
+
+export function prepareFormats(lang: Lang, currency: string | undefined): void {
+  money(lang, currency ?? 'EUR')(0);
+  dateTime(lang)('2000-01-01T00:00:00Z');
 }

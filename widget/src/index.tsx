@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { createController, type Controller } from './controller.js';
 import { createApiClient, type ApiClient, type FetchLike } from './http.js';
-import { pickLang } from './i18n.js';
+import { pickLang, prepareFormats } from './i18n.js';
 import { browserStorage, clientId } from './persistence.js';
 import type { Order, Policy, WidgetConfig } from './types.js';
 import { App } from './ui/App.js';
@@ -95,8 +95,11 @@ export function init(config: WidgetConfig): TicketWidgetInstance {
     warn: (message) => console.warn(message),
     onOrderUpdate: config.onOrderUpdate,
     onOrderComplete: config.onOrderComplete,
+    whileLoading: () => prepareFormats(lang, controller.state.channel?.currency),
   });
 
+  // The first requests leave before anything is drawn: the network wait then covers the first render.
+  void controller.start();
   // A custom element name as host: page rules for div, section, etc. never match it.
   const host = document.createElement('taquilla-widget');
   container.appendChild(host);
@@ -106,7 +109,6 @@ export function init(config: WidgetConfig): TicketWidgetInstance {
   render(<App controller={controller} lang={lang} />, mount);
   const mine = { controller, host, mount };
   active = mine;
-  void controller.start();
 
   return {
     getOrder: () => controller.getOrder(),

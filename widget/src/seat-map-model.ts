@@ -64,10 +64,16 @@ export function buildSeatMap(detail: SessionDetail, maps: MapSector[] | null): S
   let minY = Infinity;
   let maxX = -Infinity;
   let maxY = -Infinity;
+  // Runs once per load over thousands of seats: no per-seat string keys unless the maps are needed.
+  const withLayout = layoutByKey.size > 0;
   for (const raw of detail.elements.seats) {
-    const layout = layoutByKey.get(`${raw.sector_id}:${raw.row}:${raw.number}`);
-    const x = Number.isFinite(raw.x) ? raw.x : (layout?.x ?? 0);
-    const y = Number.isFinite(raw.y) ? raw.y : (layout?.y ?? 0);
+    let x = raw.x;
+    let y = raw.y;
+    if (!Number.isFinite(x) || !Number.isFinite(y)) {
+      const layout = withLayout ? layoutByKey.get(`${raw.sector_id}:${raw.row}:${raw.number}`) : undefined;
+      x = Number.isFinite(x) ? x : (layout?.x ?? 0);
+      y = Number.isFinite(y) ? y : (layout?.y ?? 0);
+    }
     let sector = byId.get(raw.sector_id);
     if (!sector) {
       sector = { id: raw.sector_id, name: layoutBySector.get(raw.sector_id)?.name ?? `#${raw.sector_id}`, numbered: true, capacity: 0, available: 0, rates: [], seats: [] };
@@ -86,10 +92,10 @@ export function buildSeatMap(detail: SessionDetail, maps: MapSector[] | null): S
     };
     sector.seats.push(seat);
     seats.set(seat.id, seat);
-    minX = Math.min(minX, x);
-    minY = Math.min(minY, y);
-    maxX = Math.max(maxX, x);
-    maxY = Math.max(maxY, y);
+    if (x < minX) minX = x;
+    if (x > maxX) maxX = x;
+    if (y < minY) minY = y;
+    if (y > maxY) maxY = y;
   }
   if (seats.size === 0) {
     minX = minY = 0;

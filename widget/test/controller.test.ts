@@ -31,7 +31,7 @@ interface Harness {
   storage: KeyValueStorage;
 }
 
-function widget(opts: { slug?: string; key?: string; sessionId?: number; storage?: KeyValueStorage; clientId?: string } = {}): Harness {
+function widget(opts: { slug?: string; key?: string; sessionId?: number; storage?: KeyValueStorage; clientId?: string; whileLoading?: () => void } = {}): Harness {
   const slug = opts.slug ?? 'demo-d';
   const net = injectFetch(t.app);
   const storage = opts.storage ?? memoryStorage();
@@ -54,6 +54,7 @@ function widget(opts: { slug?: string; key?: string; sessionId?: number; storage
     warn: (m) => h.warnings.push(m),
     onOrderUpdate: (o) => h.updates.push(o),
     onOrderComplete: (o) => h.completed.push(o),
+    whileLoading: opts.whileLoading,
   };
   h.controller = createController(deps);
   return h;
@@ -74,6 +75,23 @@ describe('widget controller against the service', () => {
     expect(s.map!.seats.size).toBe(560);
     expect(zoneOf(h)).toMatchObject({ name: 'Pista', numbered: false, available: 200 });
     expect(s.order).toBeNull();
+  });
+
+  it('gives the UI the session download to prepare in; a failing preparation does not stop the load', async () => {
+    let seen: string[] | null = null;
+    const h: Harness = widget({
+      whileLoading: () => {
+        seen = h.net.calls.map((c) => `${c.method} ${c.path.split('/').slice(-2).join('/')}`);
+        throw new Error('formatter trouble');
+      },
+    });
+    await h.controller.start();
+    // Called once the events list is in and the session detail is on its way, not back yet.
+    expect(seen).toContain('GET es/events');
+    expect(seen!.some((c) => c.startsWith('GET sessions/'))).toBe(false);
+    expect(h.net.calls.some((c) => c.method === 'GET' && c.path.includes('/sessions/'))).toBe(true);
+    expect(h.controller.state.phase).toBe('ready');
+    expect(h.controller.state.map!.seats.size).toBe(560);
   });
 
   it('an unknown session is a clear message, not a crash', async () => {

@@ -1,6 +1,6 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import type { Controller, WidgetState } from '../controller.js';
-import { money, translator, type Lang, type Translate } from '../i18n.js';
+import { dateTime, money, translator, type Lang, type Translate } from '../i18n.js';
 import { formatCountdown, orderItems, seatIdsInOrder, secondsLeft } from '../order.js';
 import type { SeatMap as Model, SectorView } from '../seat-map-model.js';
 import type { OrderItem, Rate } from '../types.js';
@@ -15,8 +15,13 @@ interface Props {
 /** The whole widget: header, map and zones on one side, cart on the other. */
 export function App({ controller, lang }: Props) {
   const [state, setState] = useState<WidgetState>(controller.state);
-  useEffect(() => controller.subscribe(setState), [controller]);
+  // Subscribed at mount (not after the first paint), catching up on any change made meanwhile.
+  useLayoutEffect(() => {
+    setState(controller.state);
+    return controller.subscribe(setState);
+  }, [controller]);
   const t = useMemo(() => translator(lang), [lang]);
+  const formatDate = useMemo(() => dateTime(lang), [lang]);
   const fmt = useMemo(() => money(lang, state.channel?.currency ?? state.order?.currency ?? 'EUR'), [lang, state.channel, state.order?.currency]);
   const mine = useMemo(() => seatIdsInOrder(state.order), [state.order]);
   const branding = state.channel?.branding;
@@ -29,7 +34,7 @@ export function App({ controller, lang }: Props) {
           {branding?.logo_url ? <img src={branding.logo_url} alt="" /> : null}
           <div>
             <h2>{state.eventName ?? t('title')}</h2>
-            {state.sessionStart ? <p class="sub">{formatDate(state.sessionStart, lang)}</p> : null}
+            {state.sessionStart ? <p class="sub">{formatDate(state.sessionStart)}</p> : null}
           </div>
         </div>
         <Notice state={state} t={t} />
@@ -51,12 +56,6 @@ export function App({ controller, lang }: Props) {
       </div>
     </>
   );
-}
-
-function formatDate(iso: string, lang: Lang): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(lang === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'full', timeStyle: 'short' });
 }
 
 function Notice({ state, t }: { state: WidgetState; t: Translate }) {

@@ -1,12 +1,14 @@
-import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import type { Translate } from '../i18n.js';
-import { neighbour, zoomBox, type Direction, type SeatMap as Model, type SeatView, type SectorView } from '../seat-map-model.js';
+import { neighbour, zoomBox, type Direction, type SeatMap as Model, type SeatView } from '../seat-map-model.js';
+import { SeatLayer, seatPoints, type SeatState } from './seat-layer.js';
 
 /**
- * The seat map in SVG, built for thousands of seats: one <g> per sector whose seats are plain
- * <circle>s written as one markup string (no component per seat), one click and one key handler on
- * the <svg> (event delegation), pan and zoom by changing the viewBox only. Keyboard: one seat is in
- * the tab order (roving focus), arrows move between seats, Enter or Space selects.
+ * The seat map in SVG, built for thousands of seats: the seats are drawn and updated by SeatLayer
+ * outside Preact's diff (one markup string per sector, then single-seat updates), one click and
+ * one key handler on the <svg> (event delegation), pan by a CSS transform during the drag, zoom by
+ * the viewBox. Keyboard: one seat is in the tab order (roving focus), arrows move between seats,
+ * Enter or Space selects.
  */
 
 interface Props {
@@ -19,50 +21,40 @@ interface Props {
 
 type Box = { x: number; y: number; w: number; h: number };
 
-const CLASS: Record<string, string> = { available: 'a', held: 'h', sold: 'x', blocked: 'x' };
-/** Size is a cue besides colour: free and yours large, held medium, sold small. */
-const RADIUS: Record<string, string> = { a: '.4', m: '.4', h: '.3', x: '.2' };
-
 function seatLabel(t: Translate, map: Model, seat: SeatView, mine: boolean): string {
   const sector = map.sectors.find((x) => x.id === seat.sectorId);
   const where = t('seatLabel', { sector: sector?.name ?? '', row: seat.row, number: seat.number });
   return `${where}: ${t(mine ? 'mine' : (seat.status as 'available' | 'held' | 'sold' | 'blocked'))}`;
 }
 
-/**
- * One sector's seats as markup: the bare minimum per seat (class, position, id). The accessible
- * name, role and tab stop are put on the one focused seat only (see `label`), which keeps 5,000
- * seats cheap to parse and keeps the accessibility tree to what the keyboard user is on.
- */
-function sectorMarkup(sector: SectorView, mine: Set<number>): string {
-  let out = '';
-  for (const seat of sector.seats) {
-    const cls = mine.has(seat.id) ? 'm' : CLASS[seat.status]!;
-    out += `<circle class="s ${cls}" cx="${seat.x}" cy="${seat.y}" r="${RADIUS[cls]}" data-id="${seat.id}"></circle>`;
-  }
-  return out;
-}
-
 const KEYS: Record<string, Direction> = { ArrowLeft: 'left', ArrowRight: 'right', ArrowUp: 'up', ArrowDown: 'down' };
 
 export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   const svgRef = useRef<SVGSVGElement>(null);
+  const seatsRef = useRef<SVGGElement>(null);
+  const layer = useRef<SeatLayer | null>(null);
   const full = map.box;
   const view = useRef<Box>({ ...full });
   const focusId = useRef<number | null>(null);
   const hadFocus = useRef(false);
   const drag = useRef<{ x: number; y: number; dx: number; dy: number; moved: boolean } | null>(null);
   const suppressClick = useRef(false);
+  const shieldRef = useRef<HTMLDivElement>(null);
+  const panRef = useRef<HTMLDivElement>(null);
   const frame = useRef(0);
 
   // The seat in the tab order: the last focused one, else the first free seat.
   if (focusId.current === null || !map.seats.has(focusId.current)) {
-    const first = [...map.seats.values()].find((s) => s.status === 'available') ?? map.seats.values().next().value;
+    let first: SeatView | undefined;
+    for (const seat of map.seats.values()) {
+      first ??= seat;
+      if (seat.status === 'available') {
+        first = seat;
+        break;
+      }
+    }
     focusId.current = first ? first.id : null;
   }
-
-  const numbered = map.sectors.filter((s) => s.seats.length > 0);
-  const markup = useMemo(() => numbered.map((s) => sectorMarkup(s, mine)), [map, mine]);
 
   function setViewBox(box: Box) {
     view.current = box;
@@ -90,17 +82,20 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     for (const a of ['tabindex', 'role', 'aria-checked', 'aria-label', 'aria-disabled']) el.removeAttribute(a);
   }
 
-  const seatEl = (id: number | null) => (id === null ? null : svgRef.current?.querySelector<SVGElement>(`[data-id="${id}"]`));
+  const seatEl = (id: number | null) => (id === null ? null : (layer.current?.element(id) ?? null));
 
-  // Markup was rebuilt: label the tab-stop seat again and give it back the focus it had.
+  // Draw the seats on the first render, then update only the seats that changed; the tab-stop seat
+  // gets its (possibly new) state in its label, and the focus back if the seats were redrawn.
   useLayoutEffect(() => {
+    if (!layer.current) layer.current = new SeatLayer(seatsRef.current!, map, mine);
+    else layer.current.update(map, mine);
     const id = focusId.current;
     const el = seatEl(id);
     const seat = id === null ? undefined : map.seats.get(id);
     if (!el || !seat) return;
     label(el, seat);
-    if (hadFocus.current) el.focus();
-  }, [markup]);
+    if (hadFocus.current && (el.getRootNode() as ShadowRoot).activeElement !== el) (el as SVGElement).focus();
+  }, [map, mine]);
 
   useEffect(() => {
     const svg = svgRef.current;
@@ -131,7 +126,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     const el = seatEl(to.id);
     if (!el) return;
     label(el, to);
-    el.focus();
+    (el as SVGElement).focus();
     const b = view.current;
     if (to.x < b.x || to.x > b.x + b.w || to.y < b.y || to.y > b.y + b.h) {
       setViewBox({ ...b, x: to.x - b.w / 2, y: to.y - b.h / 2 });
@@ -166,16 +161,24 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     const seat = map.seats.get(id);
     if (!seat) return;
     if (focusId.current !== id) {
+      // The clicked seat becomes the tab stop at once (a click that changes nothing, on a sold
+      // seat say, must not leave the map without one); its label follows the cart change.
       unlabel(seatEl(focusId.current));
       focusId.current = id;
+      const el = seatEl(id);
+      if (el) label(el, seat);
     }
     onToggle(id);
   }
 
-  // Panning moves the already painted SVG with a CSS transform (compositing only, no repaint of
-  // thousands of seats per frame); the move is folded into the viewBox when the drag ends.
+  // Panning moves the already painted SVG with a CSS transform (compositing only: no style, layout
+  // or paint of thousands of seats per frame); the move is folded into the viewBox when the drag
+  // ends. Nothing else changes during the drag: a class or cursor on the <svg> would restyle every
+  // seat (inherited properties), so the "grabbing" cursor comes from a shield shown over the map,
+  // which also spares hit-testing thousands of seats on every move.
   function onPointerDown(e: PointerEvent) {
     if (e.button !== 0) return;
+    suppressClick.current = false;
     drag.current = { x: e.clientX, y: e.clientY, dx: 0, dy: 0, moved: false };
   }
 
@@ -189,10 +192,9 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     if (!d.moved) {
       d.moved = true;
       svg.setPointerCapture?.(e.pointerId);
-      // No hit testing of thousands of seats on every move while panning.
-      svg.classList.add('panning');
+      shieldRef.current!.hidden = false;
     }
-    svg.style.transform = `translate3d(${d.dx}px, ${d.dy}px, 0)`;
+    panRef.current!.style.transform = `translate3d(${d.dx}px, ${d.dy}px, 0)`;
   }
 
   function onPointerUp() {
@@ -203,42 +205,51 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     const svg = svgRef.current!;
     const rect = svg.getBoundingClientRect();
     const b = view.current;
-    // Map units per pixel with preserveAspectRatio "meet": the larger of both ratios.
+    // Map units per pixel with preserveAspectRatio "meet": the larger of both ratios. The rect
+    // includes the current translation, which does not change its size.
     const scale = Math.max(b.w / rect.width, b.h / rect.height);
     view.current = { ...b, x: b.x - d.dx * scale, y: b.y - d.dy * scale };
     svg.setAttribute('viewBox', `${view.current.x} ${view.current.y} ${b.w} ${b.h}`);
-    svg.style.transform = '';
-    svg.classList.remove('panning');
+    panRef.current!.style.transform = '';
+    shieldRef.current!.hidden = true;
   }
 
   const b = view.current;
   return (
-    <div class="mapbox">
+    // Focus is followed on the box, not on the <svg>: Chromium makes an SVG element with focus
+    // listeners focusable, and a press on the map would then focus (and outline) the whole <svg>.
+    <div
+      class="mapbox"
+      onFocusIn={(e: FocusEvent) => (hadFocus.current = !!svgRef.current?.contains(e.target as Node))}
+      onFocusOut={(e: FocusEvent) => {
+        hadFocus.current = !!(e.relatedTarget && svgRef.current?.contains(e.relatedTarget as Node));
+      }}
+    >
       <p id="tw-map-help" class="sr">
         {t('mapHelp')}
       </p>
-      <svg
-        ref={svgRef}
-        class="map"
-        viewBox={`${b.x} ${b.y} ${b.w} ${b.h}`}
-        role="group"
-        aria-label={t('map')}
-        aria-describedby="tw-map-help"
-        onClick={onClick}
-        onKeyDown={onKeyDown}
-        onPointerDown={onPointerDown}
-        onPointerMove={onPointerMove}
-        onPointerUp={onPointerUp}
-        onPointerCancel={onPointerUp}
-        onFocusIn={() => (hadFocus.current = true)}
-        onFocusOut={(e: FocusEvent) => {
-          hadFocus.current = !!(e.relatedTarget && svgRef.current?.contains(e.relatedTarget as Node));
-        }}
-      >
-        {numbered.map((sector, i) => (
-          <g key={sector.id} role="group" aria-label={sector.name} data-sector={sector.id} dangerouslySetInnerHTML={{ __html: markup[i]! }} />
-        ))}
-      </svg>
+      {/* The pan layer: an HTML box of its own compositing layer. A transform on the <svg> itself
+          repaints every seat each frame; on this wrapper the compositor only moves the pixels. */}
+      <div ref={panRef} class="pan">
+        <svg
+          ref={svgRef}
+          class="map"
+          viewBox={`${b.x} ${b.y} ${b.w} ${b.h}`}
+          role="group"
+          aria-label={t('map')}
+          aria-describedby="tw-map-help"
+          onClick={onClick}
+          onKeyDown={onKeyDown}
+          onPointerDown={onPointerDown}
+          onPointerMove={onPointerMove}
+          onPointerUp={onPointerUp}
+          onPointerCancel={onPointerUp}
+        >
+          {/* SeatLayer's: Preact renders this group empty and never touches its children. */}
+          <g ref={seatsRef} />
+        </svg>
+      </div>
+      <div ref={shieldRef} class="shield" hidden />
       <div class="zoom">
         <button type="button" aria-label={t('zoomIn')} onClick={() => setViewBox(zoomBox(view.current, full, 1 / 1.4))}>
           +
@@ -256,7 +267,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
 
 /** The legend repeats each state's shape and pattern, so colour is never the only cue. */
 export function Legend({ t }: { t: Translate }) {
-  const entries: [string, 'available' | 'mine' | 'held' | 'sold'][] = [
+  const entries: [SeatState, 'available' | 'mine' | 'held' | 'sold'][] = [
     ['a', 'available'],
     ['m', 'mine'],
     ['h', 'held'],
@@ -267,7 +278,7 @@ export function Legend({ t }: { t: Translate }) {
       {entries.map(([cls, key]) => (
         <li key={key}>
           <svg viewBox="-.5 -.5 1 1" aria-hidden="true">
-            <circle class={`s ${cls}`} r={RADIUS[cls]} />
+            <polygon class={`s ${cls}`} points={seatPoints(0, 0, cls)} />
           </svg>
           {t(key)}
         </li>

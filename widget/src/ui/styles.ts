@@ -26,14 +26,15 @@ export const css = `
 .tw button:focus-visible, .tw select:focus-visible, .tw input:focus-visible { outline: 3px solid var(--tw-accent); outline-offset: 2px; }
 .tw select, .tw input { font: inherit; border: 1px solid #9aa3b2; border-radius: 6px; padding: 4px 6px; background: #fff; color: inherit; min-height: 30px; }
 .tw .mapbox { position: relative; overflow: hidden; border: 1px solid #e3e6ec; border-radius: 8px; background: #f7f8fa; }
-.tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; will-change: transform; }
-.tw svg.map:active { cursor: grabbing; }
-.tw svg.map.panning > g { pointer-events: none; }
+.tw .pan { will-change: transform; }
+.tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; }
+.tw .shield { position: absolute; inset: 0; cursor: grabbing; }
 .tw .zoom { position: absolute; top: 6px; right: 6px; display: flex; gap: 4px; }
 .tw .zoom button { background: #fff; min-width: 30px; padding: 0 6px; }
-.tw .s { cursor: pointer; stroke-width: .1; }
-/* Each state differs in size and fill, not only in colour: free = large hollow ring, yours = large
-   filled disc with a dark outline, held = medium translucent disc, sold = small dark dot. */
+.tw .s { cursor: pointer; stroke-width: .1; stroke-linejoin: round; }
+/* Each state differs in shape, size and fill, not only in colour (outlines in seat-layer.ts): free =
+   large hollow square, yours = large filled square with a dark outline, held = medium translucent
+   diamond, sold = small dark square. */
 .tw .s.a { fill: #fff; stroke: var(--tw-primary); }
 .tw .s.m { fill: var(--tw-primary); stroke: #111; stroke-width: .2; }
 .tw .s.h { fill: #8a93a5; fill-opacity: .55; stroke: none; cursor: not-allowed; }

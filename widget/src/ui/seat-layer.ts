@@ -1,0 +1,125 @@
+import type { SeatMap, SeatView } from '../seat-map-model.js';
+
+/**
+ * The seats of the map, drawn and updated outside Preact's diff: thousands of elements are built
+ * once per map from one markup string per sector, and later changes (a seat added to the cart, a
+ * refreshed availability) touch only the seats whose state changed. Preact owns the <svg> around
+ * them, never the seats.
+ */
+
+/** Drawn state of a seat: free, mine (in the cart), held by someone else, sold or blocked. */
+export type SeatState = 'a' | 'm' | 'h' | 'x';
+
+const STATE: Record<SeatView['status'], SeatState> = { available: 'a', held: 'h', sold: 'x', blocked: 'x' };
+
+export const seatState = (seat: SeatView, mine: Set<number>): SeatState => (mine.has(seat.id) ? 'm' : STATE[seat.status]);
+
+/**
+ * Each state has its own shape and size besides its colour: free = large hollow square, mine =
+ * large filled square with a dark outline, held = medium diamond, sold or blocked = small square.
+ * Seats are <polygon>s, not <circle>s: a circle's cx and cy are CSS properties (presentation
+ * attributes), so 5,000 different positions make 5,000 different styles for the browser to
+ * compute, while `points` is not a CSS property and seats of one state share one computed style
+ * (about half the style time of the first frame).
+ */
+const HALF: Record<SeatState, number> = { a: 0.36, m: 0.36, h: 0.34, x: 0.2 };
+
+const r2 = (n: number) => Math.round(n * 100) / 100;
+
+/** The outline of a seat of `state` centred on (x, y), in map units. */
+export function seatPoints(x: number, y: number, state: SeatState): string {
+  const h = HALF[state];
+  if (state === 'h') return `${r2(x)},${r2(y - h)} ${r2(x + h)},${r2(y)} ${r2(x)},${r2(y + h)} ${r2(x - h)},${r2(y)}`;
+  const x1 = r2(x - h);
+  const x2 = r2(x + h);
+  const y1 = r2(y - h);
+  const y2 = r2(y + h);
+  return `${x1},${y1} ${x2},${y1} ${x2},${y2} ${x1},${y2}`;
+}
+
+function seatMarkup(seat: SeatView, state: SeatState): string {
+  return `<polygon class="s ${state}" points="${seatPoints(seat.x, seat.y, state)}" data-id="${seat.id}"></polygon>`;
+}
+
+function applyState(el: Element, seat: SeatView, state: SeatState) {
+  el.setAttribute('class', `s ${state}`);
+  el.setAttribute('points', seatPoints(seat.x, seat.y, state));
+}
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+export class SeatLayer {
+  private map: SeatMap;
+  private mine: Set<number>;
+  /** Seat elements by id, indexed on first need (the first draw does not pay for it). */
+  private index: Map<number, Element> | null = null;
+
+  constructor(
+    private readonly root: SVGGElement,
+    map: SeatMap,
+    mine: Set<number>,
+  ) {
+    this.map = map;
+    this.mine = mine;
+    this.draw();
+  }
+
+  /**
+   * One markup string per sector (a labelled group) and one innerHTML: the cheapest way to create
+   * thousands of elements. Per seat only what drawing and hit-testing need (class, position, id);
+   * role and label go on the focused seat only (roving focus in SeatMap).
+   */
+  private draw() {
+    let out = '';
+    for (const sector of this.map.sectors) {
+      if (sector.seats.length === 0) continue;
+      out += `<g role="group" aria-label="${escapeAttr(sector.name)}" data-sector="${sector.id}">`;
+      for (const seat of sector.seats) out += seatMarkup(seat, seatState(seat, this.mine));
+      out += '</g>';
+    }
+    this.root.innerHTML = out;
+    this.index = null;
+  }
+
+  element(id: number): Element | null {
+    if (this.index) return this.index.get(id) ?? null;
+    return this.root.querySelector(`[data-id="${id}"]`);
+  }
+
+  private elements(): Map<number, Element> {
+    if (!this.index) {
+      this.index = new Map();
+      for (const el of this.root.querySelectorAll('[data-id]')) this.index.set(Number(el.getAttribute('data-id')), el);
+    }
+    return this.index;
+  }
+
+  /**
+   * Shows a new availability or cart: only seats whose drawn state changed are touched, so the
+   * elements (and the keyboard focus on one of them) stay. A different set of seats is redrawn.
+   */
+  update(map: SeatMap, mine: Set<number>) {
+    if (map === this.map && mine === this.mine) return;
+    const before = this.map;
+    const beforeMine = this.mine;
+    this.map = map;
+    this.mine = mine;
+    if (!sameSeats(before, map)) return this.draw();
+    const els = this.elements();
+    for (const seat of map.seats.values()) {
+      const state = seatState(seat, mine);
+      if (state !== seatState(before.seats.get(seat.id)!, beforeMine)) applyState(els.get(seat.id)!, seat, state);
+    }
+  }
+}
+
+/** Same seats at the same places and in the same sectors (the usual case of a refresh). */
+function sameSeats(a: SeatMap, b: SeatMap): boolean {
+  if (a === b) return true;
+  if (a.seats.size !== b.seats.size) return false;
+  for (const [id, seat] of b.seats) {
+    const old = a.seats.get(id);
+    if (!old || old.x !== seat.x || old.y !== seat.y || old.sectorId !== seat.sectorId) return false;
+  }
+  return true;
+}
