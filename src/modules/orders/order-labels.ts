@@ -69,7 +69,8 @@ export async function labelsOfSessions(ctx: AppContext, sessionIds: Iterable<num
       out.set(id, hit);
       continue;
     }
-    let pending = cache.pending.get(id);
+    // A stale session is read afresh even if a load is under way: that load may reuse the old seats.
+    let pending = stale.has(id) ? undefined : cache.pending.get(id);
     if (!pending) {
       pending = load(ctx, id, stale.has(id) ? undefined : hit?.seats).finally(() => cache.pending.delete(id));
       cache.pending.set(id, pending);
