@@ -95,6 +95,10 @@ async function openPglite(dir: string): Promise<Database> {
 }
 
 /** Rows of a raw SQL query; both drivers answer with `{ rows }`. */
+/** A json value as a driver returns it: node-postgres parses json columns, PGlite may hand back text. */
+export type Json<T> = T | string;
+export const parseJson = <T>(value: Json<T>): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };
   return result.rows;

@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import { parseJson, queryRows, type Db, type Json } from '../../db/client.js';
 import * as t from '../../db/schema/index.js';
 
 // Read side of the catalogue: events a channel sells, their sessions, maps and live inventory.
@@ -256,7 +256,7 @@ export async function liveInventory(db: Db, sessionId: number, now: Date): Promi
   };
 }
 
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+const json = <T>(v: unknown): T => parseJson(v as Json<T>);
 
 export interface LayoutUnitRow {
   id: number;

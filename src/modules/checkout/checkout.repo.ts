@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import { parseJson, queryRows, type Db } from '../../db/client.js';
 import type { IntegrationMode } from '../../db/schema/index.js';
 import type { OrderRows } from '../orders/order-view.js';
 
@@ -55,7 +55,7 @@ export async function closeOrderInDatabase(
           ${c.buyer.name}::text, ${c.buyer.surname}::text, ${c.buyer.email}::text, ${c.buyer.phone ?? null}::text,
           ${c.paymentMethod}::text, ${c.transactionId}::text, ${codeArray(c.codes)}, ${c.withRows}::boolean) AS r`,
   );
-  const r = (typeof row!.r === 'string' ? JSON.parse(row!.r) : row!.r) as {
+  const r = parseJson(row!.r) as {
     outcome: CloseResult['outcome'];
     order_id?: string | number;
     codes?: string[];

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
-import { queryRows } from '../../db/client.js';
+import { parseJson, queryRows } from '../../db/client.js';
 
 // What an order view shows besides the order's own rows: the names of its events, rates and
 // sectors, its sessions' dates and its seats' rows and numbers. Joining them in SQL for every view
@@ -113,18 +113,17 @@ async function load(ctx: AppContext, sessionId: number, knownSeats?: SessionLabe
     cache.entries.delete(sessionId);
     return null;
   }
-  const json = <T>(v: T | string | null): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
   const labels: SessionLabels = {
     names: {
       eventId: row.event_id,
       defaultLang: row.default_lang,
-      eventNames: json(row.event_names) ?? {},
+      eventNames: parseJson(row.event_names) ?? {},
       startDatetime: new Date(row.start_datetime),
-      sectors: new Map((json(row.sectors) ?? []).map(([id, name, numbered]) => [id, { name, numbered }])),
-      rates: new Map((json(row.rates) ?? []).map(([id, name, names]) => [id, { name, names }])),
+      sectors: new Map((parseJson(row.sectors) ?? []).map(([id, name, numbered]) => [id, { name, numbered }])),
+      rates: new Map((parseJson(row.rates) ?? []).map(([id, name, names]) => [id, { name, names }])),
       loadedAt: Date.now(),
     },
-    seats: knownSeats ?? new Map((json(row.seats) ?? []).map(([id, r, n]) => [id, { row: r, number: n }])),
+    seats: knownSeats ?? new Map((parseJson(row.seats) ?? []).map(([id, r, n]) => [id, { row: r, number: n }])),
   };
   cache.entries.delete(sessionId);
   if (cache.entries.size >= MAX_SESSIONS) cache.entries.delete(cache.entries.keys().next().value!);

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import { parseJson, queryRows, type Db, type Json } from '../../db/client.js';
 import type { OrderStatus, OrderType } from '../../db/schema/index.js';
 import type { OrderRows } from './order-view.js';
 import type { FeeRule, ItemAmounts, OrderAmounts, PricingItem, VoucherRule } from './pricing.js';
@@ -162,8 +162,6 @@ export interface AddContext {
   hasVoucher: boolean;
 }
 
-type Json<T> = T | string;
-const parseJson = <T>(v: Json<T>): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
 
 /**
  * Everything adding seats to a (locked) order needs, in one round trip: the seats as the channel
