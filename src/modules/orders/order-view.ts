@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
-import { queryRows } from '../../db/client.js';
+import { parseJson, queryRows } from '../../db/client.js';
 import type { OrderStatus, OrderType } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
@@ -45,23 +45,16 @@ export interface OrderView {
   vouchers: { code: string; kind: 'percent' | 'fixed'; value: number; discount_amount: number }[];
 }
 
-/** order_rows_json (migration 0027): the order's own data, as the driver returns it (parsed or text). */
+/**
+ * order_rows_json (migration 0027): the order's own data, as the driver returns it (parsed or text).
+ * Its columns carry the view's names; amounts are integer minor units (the view's are toAmount()).
+ */
 export type OrderRows =
-  | {
-      order_token: string;
-      reference: string;
-      type: OrderType;
-      status: OrderStatus;
-      currency: string;
-      base_amount: number;
-      discount_amount: number;
-      fee_amount: number;
-      total_amount: number;
-      expires_at: string | null;
+  | (Pick<OrderView, 'order_token' | 'reference' | 'type' | 'status' | 'currency' | 'base_amount' | 'discount_amount' | 'fee_amount' | 'total_amount' | 'expires_at'> & {
       vouchers: { code: string; kind: 'percent' | 'fixed'; value: number }[] | null;
       /** [id, event_id, session_id, sector_id, session_seat_id, rate_id, base, discount, fee, total], by id. */
       items: [number, number, number, number, number, number, number, number, number, number][] | null;
-    }
+    })
   | string
   | null;
 
@@ -80,7 +73,7 @@ export async function buildOrderView(ctx: AppContext, orderId: number, lang: str
  * and item id order.
  */
 export async function orderViewFromRows(ctx: AppContext, raw: OrderRows, lang: string, now?: Date): Promise<OrderView> {
-  const order = typeof raw === 'string' ? (JSON.parse(raw) as Exclude<OrderRows, string>) : raw;
+  const order = raw === null ? null : parseJson(raw);
   if (!order) throw new AppError('not_found', 'Order not found');
   const items = (order.items ?? []).map(([id, eventId, sessionId, sectorId, sessionSeatId, rateId, base, discount, fee, total]) => ({
     id: Number(id),

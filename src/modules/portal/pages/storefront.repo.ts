@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { LayoutUnitRow } from '../../catalogue/catalogue.repo.js';
 import { queryRows, type Db } from '../../../db/client.js';
 
 /** Read-only queries of the storefront pages: what a channel sells, in the buyer's language. */
@@ -74,15 +75,8 @@ export interface StoreSector {
   available: number;
 }
 
-export interface StoreSeat {
-  id: number;
-  sector_id: number;
-  row: string;
-  number: string;
-  x: number;
-  y: number;
-  free: boolean;
-}
+/** A numbered seat of the session's layout (catalogue.repo) and whether it can be bought now. */
+export type StoreSeat = LayoutUnitRow & { free: boolean };
 
 export interface StoreSessionDetail {
   sectors: StoreSector[];
