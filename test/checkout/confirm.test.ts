@@ -24,6 +24,23 @@ function confirm(channel: 'a' | 'b' | 'c' | 'd', token: string, payload: object,
 const body = (amountMinor: number, extra: object = {}) => ({ ...buyer, amount: amountMinor / 100, transaction_id: 'tx-1', payment_method: 'card', ...extra });
 
 describe('confirm: success', () => {
+  it('an order with more items than the cart limit now allows still closes, one ticket per item', async () => {
+    // close_order is handed maxItemsPerOrder fresh codes and asks for more when the order has more
+    // items (a limit lowered after the cart was filled): one more round trip, nothing written twice.
+    const o = await order('b', { seats: 3 });
+    const config = t.ctx.config;
+    (t.ctx as { config: typeof config }).config = { ...config, maxItemsPerOrder: 1 };
+    try {
+      const res = await confirm('b', o.token, body(o.total));
+      expect(res.statusCode).toBe(200);
+      const codes = new Set(res.json().data.ticket_pdf_urls as string[]);
+      expect(codes.size).toBe(3);
+    } finally {
+      (t.ctx as { config: typeof config }).config = config;
+    }
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM tickets WHERE order_id = ${o.id}`)).toBe(3);
+  });
+
   it('model B: sells the seats, writes the buyer, issues tickets, completes the order, queues the e-mail', async () => {
     const o = await order('b', { seats: 2 });
     const changed: number[][] = [];
