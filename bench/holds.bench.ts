@@ -308,8 +308,11 @@ async function flashSale(plan: LoadPlan, seatIds: number[], seed: number): Promi
   const result = { ok: 0, conflicts: 0, other: 0 };
   let started = 0;
   let finished = 0;
+  let sent = 0;
+  let answered = 0;
   const count = (status: number) => {
     finished = performance.now();
+    answered++;
     if (status === 200 || status === 201) result.ok++;
     else if (status === 409) result.conflicts++;
     else result.other++;
@@ -329,11 +332,9 @@ async function flashSale(plan: LoadPlan, seatIds: number[], seed: number): Promi
           context.order = null;
           context.idle = seat === null;
           // autocannon aborts when the first request of a sequence cannot be built, so once the
-          // seats run out a client sends an uncounted health check while the run stops.
-          if (seat === null) {
-            instance.stop();
-            return { ...req, method: 'GET', path: '/healthz', body: undefined };
-          }
+          // seats run out a client sends uncounted health checks until the last pick is answered.
+          if (seat === null) return { ...req, method: 'GET', path: '/healthz', body: undefined };
+          sent++;
           const { path, body } = plan.create(seat);
           return { ...req, path, body: JSON.stringify(body) };
         },
@@ -348,6 +349,7 @@ async function flashSale(plan: LoadPlan, seatIds: number[], seed: number): Promi
         setupRequest: (req, context: Ctx) => {
           const seat = context.order ? picker.pick() : null;
           if (seat === null) return null as unknown as typeof req;
+          sent++;
           const { path, body } = plan.add(seat, context.order!);
           return { ...req, path, body: JSON.stringify(body) };
         },
@@ -355,9 +357,10 @@ async function flashSale(plan: LoadPlan, seatIds: number[], seed: number): Promi
       },
     ],
   }) as unknown as autocannon.Instance;
+  // Stopped once every pick has its answer: stopping at the last pick would cut the answers in flight.
   const watcher = setInterval(() => {
-    if (picker.done) instance.stop();
-  }, 20);
+    if (picker.done && answered === sent) instance.stop();
+  }, 5);
   const done = await new Promise<autocannon.Result>((resolve) => instance.on('done', resolve));
   clearInterval(watcher);
   return { ...result, seconds: (finished - started) / 1000, p50: done.latency.p50, p99: done.latency.p99 };
