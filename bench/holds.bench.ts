@@ -211,11 +211,12 @@ async function server() {
         );
       const bare = Fastify();
       bare.get('/healthz', async () => ({ ok: true }));
-      // The HTTP floor: the claim alone, on one existing order.
+      // The HTTP floor: the claim alone, on one existing order. 201 like a create, so that the
+      // load follows each with an add, as it does for the API.
       bare.post('/claim', async (request, reply) => {
         const { seat } = request.body as { seat: number };
         const rows = await claim(seat, order!.id, new Date());
-        return reply.status(rows.length === 1 ? 200 : 409).send({ held: rows.length === 1 });
+        return reply.status(rows.length === 1 ? 201 : 409).send({ held: rows.length === 1 });
       });
       // The least order-writing hold: a create inserts its order and claims in one statement (a
       // lost claim leaves the order behind: less work than a real service, which removes it); an
@@ -407,7 +408,7 @@ async function main() {
 
   const floorServer = await ask<{ port: number }>(child, { cmd: 'floor' }, 'floor');
   const bare = (path: string) => ({ port: floorServer.port, create: (seat: number) => ({ path, body: { seat } }) });
-  const floor = await flashSale({ ...bare('/claim'), orderOf: () => 1, add: (seat) => ({ path: '/claim', body: { seat } }) }, ready.seatIds, seed);
+  const floor = await flashSale({ ...bare('/claim'), orderOf: () => 'none', add: (seat) => ({ path: '/claim', body: { seat } }) }, ready.seatIds, seed);
   await ask(child, { cmd: 'reset' }, 'reset');
   const least = await flashSale(
     {
