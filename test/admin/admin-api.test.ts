@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
-import { account, api, otherOrganiserDocument } from './admin-helpers.js';
+import { account, api, otherOrganiserDocument, setUpOtherOrganiser } from './admin-helpers.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof api>;
@@ -10,30 +10,15 @@ let promoterA: ReturnType<typeof api>;
 let promoterAToken: string;
 let promoterB: ReturnType<typeof api>;
 /** Ids of organiser B's records, which promoter A must never reach. */
-const b = { organiser: 0, channel: 0, key: 0, event: 0, session: 0, rate: 0, fee: 0, voucher: 0, venue: 0 };
+let b: Awaited<ReturnType<typeof setUpOtherOrganiser>>['ids'];
 const DEMO_ORGANISER = 1;
 
 beforeAll(async () => {
   t = await buildTestApp();
   admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
-  const imported = await admin.post('/catalogue/import', otherOrganiserDocument);
-  expect(imported.status).toBe(201);
-  const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
-  b.organiser = org!.id;
+  ({ ids: b, promoterB } = await setUpOtherOrganiser(t.ctx, t.app, admin));
   promoterAToken = (await account(t.ctx, 'promoter-a@taquilla.test', DEMO_ORGANISER)).token;
   promoterA = api(t.app, promoterAToken);
-  promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', b.organiser)).token);
-
-  const channel = (await promoterB.get('/channels')).body.data[0];
-  b.channel = channel.id;
-  b.key = (await promoterB.get(`/channels/${b.channel}/keys`)).body.data[0].id;
-  b.event = (await promoterB.get('/events')).body.data[0].id;
-  const event = (await promoterB.get(`/events/${b.event}`)).body.data;
-  b.session = event.sessions[0].id;
-  b.fee = event.fees[0].id;
-  b.rate = (await promoterB.get(`/sessions/${b.session}`)).body.data.rates[0].id;
-  b.voucher = (await promoterB.get('/vouchers')).body.data[0].id;
-  b.venue = (await promoterB.get('/venues')).body.data[0].id;
 }, 180_000);
 afterAll(() => t.close());
 

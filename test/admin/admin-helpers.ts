@@ -1,5 +1,8 @@
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
+import { queryRows } from '../../src/db/client.js';
 import { CLI_ACTOR } from '../../src/modules/admin/actor.js';
 import { createApiToken, createUser } from '../../src/modules/admin/accounts.service.js';
 
@@ -57,4 +60,31 @@ export function api(app: FastifyInstance, token: string) {
     patch: (url: string, payload: unknown) => call('PATCH', url, payload),
     del: (url: string) => call('DELETE', url),
   };
+}
+
+/**
+ * Organiser B for the isolation tests: imports otherOrganiserDocument as `admin`, makes B's
+ * promoter, and reads back through B's own API the ids of B's records, which promoters of other
+ * organisers must never reach.
+ */
+export async function setUpOtherOrganiser(ctx: AppContext, app: FastifyInstance, admin: ReturnType<typeof api>) {
+  expect((await admin.post('/catalogue/import', otherOrganiserDocument)).status).toBe(201);
+  const [org] = await queryRows<{ id: number }>(ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
+  const promoterB = api(app, (await account(ctx, 'promoter-b@taquilla.test', org!.id)).token);
+  const channel = (await promoterB.get('/channels')).body.data[0].id as number;
+  const event = (await promoterB.get('/events')).body.data[0].id as number;
+  const detail = (await promoterB.get(`/events/${event}`)).body.data;
+  const session = detail.sessions[0].id as number;
+  const ids = {
+    organiser: org!.id,
+    channel,
+    key: (await promoterB.get(`/channels/${channel}/keys`)).body.data[0].id as number,
+    event,
+    session,
+    fee: detail.fees[0].id as number,
+    rate: (await promoterB.get(`/sessions/${session}`)).body.data.rates[0].id as number,
+    voucher: (await promoterB.get('/vouchers')).body.data[0].id as number,
+    venue: (await promoterB.get('/venues')).body.data[0].id as number,
+  };
+  return { ids, promoterB };
 }

@@ -5,28 +5,17 @@ import { queryRows } from '../../src/db/client.js';
 import dashboardRoutes from '../../src/modules/admin/dashboard/dashboard.routes.js';
 import { MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, THROTTLE_WINDOW_MS } from '../../src/modules/admin/accounts.service.js';
 import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
-import { account, api, otherOrganiserDocument } from './admin-helpers.js';
+import { account, api, setUpOtherOrganiser } from './admin-helpers.js';
 import { DashboardClient } from './dashboard-client.js';
 
 let t: TestApp;
-const b = { organiser: 0, channel: 0, key: 0, event: 0, session: 0, rate: 0, fee: 0, voucher: 0 };
+let b: Awaited<ReturnType<typeof setUpOtherOrganiser>>['ids'];
 
 beforeAll(async () => {
   t = await buildTestApp();
   const admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
-  expect((await admin.post('/catalogue/import', otherOrganiserDocument)).status).toBe(201);
-  const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
-  b.organiser = org!.id;
+  ({ ids: b } = await setUpOtherOrganiser(t.ctx, t.app, admin));
   await account(t.ctx, 'promoter-a@taquilla.test', 1);
-  const promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', b.organiser)).token);
-  b.channel = (await promoterB.get('/channels')).body.data[0].id;
-  b.key = (await promoterB.get(`/channels/${b.channel}/keys`)).body.data[0].id;
-  b.event = (await promoterB.get('/events')).body.data[0].id;
-  const event = (await promoterB.get(`/events/${b.event}`)).body.data;
-  b.session = event.sessions[0].id;
-  b.fee = event.fees[0].id;
-  b.rate = (await promoterB.get(`/sessions/${b.session}`)).body.data.rates[0].id;
-  b.voucher = (await promoterB.get('/vouchers')).body.data[0].id;
 }, 180_000);
 afterAll(() => t.close());
 
