@@ -35,6 +35,7 @@ export async function notify(db: Db, channel: string, payload: string): Promise<
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 5_000;
+export const LISTENER_APPLICATION_NAME = 'taquilla-listener';
 
 /**
  * LISTENs on a PostgreSQL server through a dedicated connection (a pooled one would be handed to
@@ -57,7 +58,8 @@ export async function listenPostgres(url: string, channel: string, handlers: Not
   };
 
   const connect = async () => {
-    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
+    // Named, so that an operator (and the tests) can tell it in pg_stat_activity.
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, application_name: LISTENER_APPLICATION_NAME });
     c.on('error', (err) => lost(c, err));
     c.on('end', () => lost(c, new Error('Connection terminated')));
     c.on('notification', (msg) => {
