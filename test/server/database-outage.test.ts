@@ -261,7 +261,7 @@ async function waitForBase(server: ReturnType<typeof startTsx>): Promise<string>
   const [, base] = await server.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
   for (let i = 0; i < 100; i++) {
     const res = await fetch(`${base}/readyz`).catch(() => null);
-    if (res?.status === 200) return base;
+    if (res?.status === 200) return base!;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error('the service never became ready');
