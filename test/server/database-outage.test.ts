@@ -201,37 +201,39 @@ describe.runIf(isPostgres)('a database outage (D46)', () => {
       probing = false;
       await Promise.all(loops);
 
+      // The figures first, so that a failure below comes with them.
+      const firstOk = reads.find((p) => p.sentAt >= backAt && p.status === 200);
+      const recoveryMs = firstOk ? firstOk.answeredAt - backAt : Infinity;
+      const failing = reads.filter((p) => p.status === 503);
+      const windowMs = failing.length ? failing.at(-1)!.answeredAt - failing[0]!.sentAt : 0;
+      const readyAgain = readies.find((p) => p.sentAt >= backAt && p.status === 200);
+      console.log(
+        `[D46] cut ${CUT_MS} ms under load (${reads.length} reads, ${writes.length} token writes): ${failing.length} reads answered 503 over ${windowMs.toFixed(0)} ms; ` +
+          `first 200 ${recoveryMs.toFixed(0)} ms after the database returned, /readyz 200 after ${readyAgain ? (readyAgain.answeredAt - backAt).toFixed(0) : '-'} ms`,
+      );
+      const brief = (p: Probe) => ({ sent: Math.round(p.sentAt - cutAt), answered: Math.round(p.answeredAt - cutAt), status: p.status, body: p.body.slice(0, 200) });
+
       // Never a 500 or a dropped answer, before, during or after.
-      expect([...reads, ...writes, ...readies].filter((p) => p.status !== 200 && p.status !== 503)).toEqual([]);
-      expect(writes.filter((p) => p.status === 503).every((p) => p.retryAfter === '2')).toBe(true);
+      expect([...reads, ...writes, ...readies].filter((p) => p.status !== 200 && p.status !== 503).map(brief)).toEqual([]);
+      expect(writes.filter((p) => p.status === 503 && p.retryAfter !== '2').map(brief)).toEqual([]);
       // While cut (sent after the cut, answered before the database returned): 503 in the envelope.
       const during = reads.filter((p) => p.sentAt > cutAt && p.answeredAt < backAt);
       expect(during.length).toBeGreaterThan(10);
       for (const p of during) {
-        expect(p.status).toBe(503);
+        expect(p.status, JSON.stringify(brief(p))).toBe(503);
         expect(p.retryAfter).toBe('2');
         expect(JSON.parse(p.body)).toMatchObject({ status: 503, success: false, code: 'service_unavailable' });
       }
       const readyDuring = readies.filter((p) => p.sentAt > cutAt && p.answeredAt < backAt);
       expect(readyDuring.length).toBeGreaterThan(10);
-      expect(readyDuring.every((p) => p.status === 503)).toBe(true);
+      expect(readyDuring.filter((p) => p.status !== 503).map(brief)).toEqual([]);
 
-      const firstOk = reads.find((p) => p.sentAt >= backAt && p.status === 200);
-      expect(firstOk).toBeDefined();
-      const recoveryMs = firstOk!.answeredAt - backAt;
-      const failing = reads.filter((p) => p.status === 503);
-      const windowMs = failing.at(-1)!.answeredAt - failing[0]!.sentAt;
-      const readyAgain = readies.find((p) => p.sentAt >= backAt && p.status === 200);
-      console.log(
-        `[D46] cut ${CUT_MS} ms under load (${reads.length} reads, ${writes.length} token writes): ${failing.length} reads answered 503 over ${windowMs.toFixed(0)} ms (every one with Retry-After, none 500); ` +
-          `first 200 ${recoveryMs.toFixed(0)} ms after the database returned, /readyz 200 after ${readyAgain ? (readyAgain.answeredAt - backAt).toFixed(0) : '-'} ms`,
-      );
-      expect(recoveryMs).toBeLessThan(2_000);
+      expect(recoveryMs, JSON.stringify(reads.filter((p) => p.sentAt >= backAt).slice(0, 5).map(brief))).toBeLessThan(2_000);
       expect(readyAgain).toBeDefined();
 
       // The process survived, and said nothing about unhandled errors.
       expect(server.child.exitCode).toBeNull();
-      expect(server.stderr()).not.toMatch(/Unhandled|uncaught/i);
+      expect(server.stderr(), server.stderr().slice(-2000)).not.toMatch(/Unhandled|uncaught/i);
 
       // The order confirmed before the cut is intact: completed, its seat sold, its ticket issued.
       const after = await json(orderUrl, 'GET', undefined, auth);
@@ -245,7 +247,7 @@ describe.runIf(isPostgres)('a database outage (D46)', () => {
       expect(Number(tickets!.n)).toBe(1);
 
       server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
+      expect(await server.exited, server.stderr().slice(-2000)).toBe(0);
     } finally {
       server.killAll();
       proxy.cut();
