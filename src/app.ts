@@ -12,6 +12,7 @@ import { registerErrorHandler } from './http/error-handler.js';
 import { logPath } from './http/log-path.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import authRoutes from './modules/auth/auth.routes.js';
+import { listenForRevocations } from './modules/auth/revocations.js';
 import channelRoutes from './modules/channels/channels.routes.js';
 import catalogueRoutes from './modules/catalogue/catalogue.routes.js';
 import ordersRoutes from './modules/orders/orders.routes.js';
@@ -61,6 +62,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('channel', null);
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
+  // A lost pooled connection is replaced by the pool; the requests it fails answer 503 (D46).
+  database.onConnectionError((err) => app.log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection lost'));
+  listenForRevocations(app);
 
   await app.register(swagger, {
     openapi: {

@@ -8,6 +8,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema/index.js';
+import { listenPglite, listenPostgres, type Listener, type NotificationHandlers } from './notifications.js';
 
 /** Drizzle database over either driver; a transaction has the same type, so repos take either. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -18,6 +19,10 @@ export interface Database {
   /** Runs a multi-statement SQL script (migrations). */
   execScript(script: string): Promise<void>;
   ping(): Promise<boolean>;
+  /** LISTENs for notifications on `channel` (src/db/notifications.ts) until the listener is closed. */
+  listen(channel: string, handlers: NotificationHandlers): Promise<Listener>;
+  /** Who hears that a pooled connection was lost (the pool replaces it); one handler, for logging. */
+  onConnectionError(handler: (err: Error) => void): void;
   close(): Promise<void>;
 }
 
@@ -35,10 +40,23 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return openPglite(opts.pgliteDir ?? 'memory://');
 }
 
+/**
+ * How long a request waits for a connection (a new one, or a free one from a full pool) before it
+ * fails with 503: a database that does not answer must not hold requests forever (D46).
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  let reportError: (err: Error) => void = () => {};
+  // A lost connection must never end the process (D46). The pool listens for errors of idle
+  // clients only and stops while a client is checked out; a checked-out client whose server goes
+  // away between two queries (a restart, a cut network) then emits 'error' with nobody listening,
+  // which Node turns into an uncaught exception. So every client gets a listener of its own for
+  // its whole life; the query in flight, if any, fails on its own and the pool drops the client.
+  // The pool re-emits an idle client's error; it is reported once, by the client's own listener.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', (err) => reportError(err)));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   return {
     db,
@@ -62,6 +80,10 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
       } catch {
         return false;
       }
+    },
+    listen: (channel, handlers) => listenPostgres(url, channel, handlers),
+    onConnectionError(handler) {
+      reportError = handler;
     },
     close: () => pool.end(),
   };
@@ -90,6 +112,9 @@ async function openPglite(dir: string): Promise<Database> {
         return false;
       }
     },
+    listen: (channel, handlers) => listenPglite(client, channel, handlers),
+    // One in-process connection: nothing to lose.
+    onConnectionError() {},
     close: () => client.close(),
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { unreachableCause } from '../db/unreachable.js';
 import { AppError, ERROR_CODES, SPEC_MESSAGES, type ErrorCode, type FieldErrors } from './errors.js';
 import type { ErrorEnvelope } from './envelope.js';
 
@@ -49,6 +50,12 @@ function fastifyErrorCode(err: FastifyError): { status: number; code: ErrorCode;
   }
 }
 
+/**
+ * Seconds a client should wait before retrying while the database is unreachable: the service
+ * reconnects by itself within 2 s of the database returning (D46).
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 /** The one error handler: every error, ours or Fastify's, leaves as the envelope of D4. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
@@ -68,6 +75,14 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
       return reply.status(fe.statusCode).send(envelope(fe.statusCode, 'bad_request', fe.message));
+    }
+    const unreachable = unreachableCause(err);
+    if (unreachable) {
+      // Nothing was wrong with the request and nothing was half written (the transaction, if any,
+      // is gone with its connection): tell the client to retry shortly (D46).
+      request.log.warn({ cause: unreachable }, 'database unreachable');
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+      return reply.status(503).send(envelope(503, 'service_unavailable', 'The service is temporarily unavailable; retry shortly'));
     }
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send(envelope(500, 'internal_error', 'Internal server error'));

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { channelChanged } from '../../src/modules/channels/channels.service.js';
+import { announceRevocation } from '../../src/modules/auth/auth.service.js';
 import { sweepExpiredOrders } from '../../src/modules/orders/orders.service.js';
 import { PORTAL_RATE_LIMIT } from '../../src/modules/portal/portal.routes.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
@@ -423,14 +423,14 @@ describe('expiry', () => {
 
   it('a channel may override the cart lifetime', async () => {
     const [ch] = await queryRows<{ id: number }>(t.ctx.db, sql`UPDATE sales_channels SET cart_ttl_seconds = 60 WHERE slug = 'demo-c' RETURNING id`);
-    channelChanged(t.ctx, ch!.id);
+    await announceRevocation(t.ctx, t.ctx.db, { channelIds: [ch!.id] });
     try {
       const order = await newOrder(c, 'demo-c');
       expect(Date.parse(order.expires_at!) - t.clock.now().getTime()).toBeLessThanOrEqual(60_000);
       expect(Date.parse(order.expires_at!) - t.clock.now().getTime()).toBeGreaterThan(59_000);
     } finally {
       await t.ctx.db.execute(sql`UPDATE sales_channels SET cart_ttl_seconds = NULL WHERE id = ${ch!.id}`);
-      channelChanged(t.ctx, ch!.id);
+      await announceRevocation(t.ctx, t.ctx.db, { channelIds: [ch!.id] });
     }
   });
 });

@@ -3,16 +3,10 @@ import { AppError, SPEC_MESSAGES } from '../../http/errors.js';
 import { generateAccessToken, generateWidgetKey, safeEqual, sha256 } from '../../lib/secrets.js';
 import { findChannelById, insertWidgetKey, type ChannelRecord } from '../channels/channels.repo.js';
 import * as repo from './auth.repo.js';
-import { TokenCache } from './token-cache.js';
+import { announceRevocation } from './revocations.js';
 
-const caches = new WeakMap<AppContext, TokenCache>();
-
-/** The token cache of one app instance. */
-export function tokenCache(ctx: AppContext): TokenCache {
-  let cache = caches.get(ctx);
-  if (!cache) caches.set(ctx, (cache = new TokenCache(ctx.config.authCacheMs)));
-  return cache;
-}
+export { announceRevocation, type Revocation } from './revocations.js';
+import { tokenCache } from './token-cache.js';
 
 // Compared against when the slug is unknown, so that both answers take the same time (D6).
 const DUMMY_KEY_HASH = sha256('wk_no-such-channel-dummy-key-for-constant-time');
@@ -50,14 +44,13 @@ export async function issueToken(
   const tokenHash = sha256(token);
   const expiresAt = new Date(now.getTime() + ctx.config.tokenTtlSeconds * 1000);
   const { channelId, keyId } = match;
-  const revoked = await ctx.db.transaction(async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     await repo.lockTokenGroup(tx, channelId, clientId);
     const previous = await repo.revokeGroupTokens(tx, channelId, clientId, now);
     await repo.insertToken(tx, { channelId, widgetKeyId: keyId, clientId, tokenHash, createdAt: now, expiresAt });
     const beyondCap = await repo.revokeTokensBeyondCap(tx, channelId, ctx.config.maxLiveTokensPerChannel, now);
-    return [...previous, ...beyondCap];
+    await announceRevocation(ctx, tx, { tokenHashes: [...previous, ...beyondCap] });
   });
-  tokenCache(ctx).drop(revoked);
   return {
     access_token: token,
     token_type: 'Bearer',
@@ -76,10 +69,11 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   const cache = tokenCache(ctx);
   const cached = cache.get(tokenHash, now.getTime());
   if (cached) return cached;
+  const epoch = cache.epoch;
   const live = await repo.findLiveToken(ctx.db, tokenHash, now);
   const channel = live && (await findChannelById(ctx.db, live.channelId));
   if (!live || !channel) throw new AppError('invalid_token', 'The access token is invalid, expired or revoked');
-  cache.set(tokenHash, channel, live.expiresAt.getTime(), now.getTime());
+  cache.set(tokenHash, channel, live.expiresAt.getTime(), now.getTime(), epoch);
   return channel;
 }
 
@@ -95,13 +89,18 @@ export async function generateKeyForChannel(ctx: AppContext, channelId: number, 
   return { id: row.id, widget_key: key, last_four: row.lastFour, created_at: row.createdAt };
 }
 
-/** Revokes a widget key; every token of the channel stops working at once (D7, D38). */
+/**
+ * Revokes a widget key; every token of the channel stops working at once, on every instance
+ * (D7, D38, D42).
+ */
 export async function revokeWidgetKey(ctx: AppContext, channelId: number, keyId: number): Promise<void> {
   const now = ctx.clock.now();
   const revoked = await ctx.db.transaction(async (tx) => {
-    if (!(await repo.revokeWidgetKeyRow(tx, channelId, keyId, now))) return null;
-    return repo.revokeChannelTokens(tx, channelId, now);
+    if (!(await repo.revokeWidgetKeyRow(tx, channelId, keyId, now))) return false;
+    await repo.revokeChannelTokens(tx, channelId, now);
+    // A whole channel's tokens (up to the cap of D38): one notification for the channel.
+    await announceRevocation(ctx, tx, { channelIds: [channelId] });
+    return true;
   });
-  if (revoked === null) throw new AppError('not_found', 'Widget key not found or already revoked');
-  tokenCache(ctx).drop(revoked);
+  if (!revoked) throw new AppError('not_found', 'Widget key not found or already revoked');
 }

@@ -1,3 +1,5 @@
+import type { AppContext } from '../../app-context.js';
+import type { Database } from '../../db/client.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
 
 interface Entry {
@@ -8,11 +10,18 @@ interface Entry {
 
 /**
  * Recently verified tokens, so that a hot read path (catalogue, seat map) does not pay a database
- * round trip per request. Entries live `ttlMs` at most; revocations made by this instance drop
- * theirs at once, revocations made by another instance take effect within `ttlMs`.
+ * round trip per request. Every revocation, made by any instance, drops its tokens at once through
+ * a database notification (revocations.ts, D42); entries live `ttlMs` at most, which bounds a
+ * stale entry only if notifications were lost.
  */
 export class TokenCache {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Bumped by every drop. A request that read a token from the database while a revocation was
+   * being applied must not cache what it read (it may predate the revocation): it passes the
+   * epoch it saw before reading, and `set` ignores it when a drop happened in between.
+   */
+  private dropEpoch = 0;
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries = 50_000,
@@ -28,8 +37,13 @@ export class TokenCache {
     return entry.channel;
   }
 
-  set(tokenHash: string, channel: ChannelRecord, expiresAt: number, now: number): void {
-    if (this.ttlMs <= 0) return;
+  /** Pass to `set` what this was before reading the token from the database. */
+  get epoch(): number {
+    return this.dropEpoch;
+  }
+
+  set(tokenHash: string, channel: ChannelRecord, expiresAt: number, now: number, epochBeforeRead: number): void {
+    if (this.ttlMs <= 0 || epochBeforeRead !== this.dropEpoch) return;
     if (this.entries.size >= this.maxEntries) {
       // Drop the oldest insertion; Map iterates in insertion order.
       this.entries.delete(this.entries.keys().next().value!);
@@ -38,11 +52,31 @@ export class TokenCache {
   }
 
   drop(tokenHashes: Iterable<string>): void {
+    this.dropEpoch++;
     for (const hash of tokenHashes) this.entries.delete(hash);
   }
 
-  /** Forget every token of a channel (its settings changed). */
+  /** Forget every token of a channel (its settings changed, a key was revoked). */
   dropChannel(channelId: number): void {
+    this.dropEpoch++;
     for (const [hash, entry] of this.entries) if (entry.channel.id === channelId) this.entries.delete(hash);
   }
+
+  /** Forget everything (revocations may have been missed). */
+  clear(): void {
+    this.dropEpoch++;
+    this.entries.clear();
+  }
+}
+
+const caches = new WeakMap<Database, TokenCache>();
+
+/**
+ * The token cache of one app instance. Keyed by its database handle rather than by the context
+ * object, because services pass copies of the context (`{ ...ctx, db: tx }`) into transactions.
+ */
+export function tokenCache(ctx: AppContext): TokenCache {
+  let cache = caches.get(ctx.database);
+  if (!cache) caches.set(ctx.database, (cache = new TokenCache(ctx.config.authCacheMs)));
+  return cache;
 }

@@ -4,10 +4,10 @@ import { AppError } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
 import { recordAudit } from '../admin/audit.js';
-import { generateKeyForChannel, revokeWidgetKey } from '../auth/auth.service.js';
+import { announceRevocation, generateKeyForChannel, revokeWidgetKey } from '../auth/auth.service.js';
 import * as repo from './channels.repo.js';
 import * as adminRepo from './channels-admin.repo.js';
-import { channelChanged, createChannel, LANGUAGES } from './channels.service.js';
+import { createChannel, LANGUAGES } from './channels.service.js';
 import type { ChannelRecord } from './channels.repo.js';
 
 // Back-office use cases on sales channels and their widget keys (issue 8). Every function takes
@@ -187,11 +187,11 @@ export async function updateChannelAs(ctx: AppContext, actor: Actor, id: number,
       await recordAudit(tx, { ...audit, action: 'channel.mode_change', details: { slug: before.slug, ...changes.integrationMode } });
     }
     if (Object.keys(changes).length) await recordAudit(tx, { ...audit, action: 'channel.update', details: { slug: before.slug, changes } });
+    // Cached tokens carry the channel record: every instance drops them so the new mode applies at once (D42).
+    await announceRevocation(ctx, tx, { channelIds: [id] });
     const after = (await repo.findChannelById(tx, id))!;
     return channelView(after, await adminRepo.channelEventIds(tx, id));
   });
-  // Cached tokens carry the channel record: drop them so the new mode applies at once.
-  channelChanged(ctx, id);
   return view;
 }
 
@@ -244,8 +244,5 @@ export async function revokeKeyAs(ctx: AppContext, actor: Actor, channelId: numb
     });
     return (await adminRepo.findWidgetKey(tx, channelId, keyId))!;
   });
-  // revokeWidgetKey dropped the tokens from the cache of the transaction's context; drop them from
-  // this instance's cache too (they are revoked in the database already).
-  channelChanged(ctx, channelId);
   return keyView(key);
 }

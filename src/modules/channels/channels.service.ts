@@ -1,7 +1,6 @@
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
 import { INTEGRATION_MODES, type IntegrationMode } from '../../db/schema/index.js';
-import { tokenCache } from '../auth/auth.service.js';
 import * as repo from './channels.repo.js';
 import type { ChannelRecord, NewChannel } from './channels.repo.js';
 
@@ -101,6 +100,3 @@ export const listOrganisers = (ctx: AppContext) => repo.listOrganisers(ctx.db);
 
 /** Every channel, by slug. */
 export const listChannels = (ctx: AppContext) => repo.listChannels(ctx.db);
-
-/** Forget cached tokens of a channel whose settings changed, so the change shows at once. */
-export const channelChanged = (ctx: AppContext, channelId: number) => tokenCache(ctx).dropChannel(channelId);
