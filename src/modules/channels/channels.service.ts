@@ -1,8 +1,9 @@
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
 import { INTEGRATION_MODES } from '../../db/schema/index.js';
-import { policyOf } from '../../lib/integration-policy.js';
+import { policyOf, type CredentialScope } from '../../lib/integration-policy.js';
 import { tokenCache } from '../auth/auth.service.js';
+import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './channels.repo.js';
 import type { ChannelRecord, NewChannel } from './channels.repo.js';
 
@@ -90,8 +91,8 @@ export async function getChannelBySlug(ctx: AppContext, slug: string): Promise<C
 /** Ids of the events a channel sells. */
 export const channelEventIds = (ctx: AppContext, channelId: number) => repo.channelEventIds(ctx.db, channelId);
 
-/** Every widget key of a channel, live and revoked (hashes only; the plain key is never stored). */
-export const listWidgetKeys = (ctx: AppContext, channelId: number) => repo.listWidgetKeys(ctx.db, channelId);
+/** Every key of one kind of a channel, live and revoked (hashes only; the plain key is never stored). */
+export const listChannelKeys = (ctx: AppContext, scope: CredentialScope, channelId: number) => keysRepo.listKeys(ctx.db, scope, channelId);
 
 /** Every organiser (owners of channels and catalogues), by id. */
 export const listOrganisers = (ctx: AppContext) => repo.listOrganisers(ctx.db);
