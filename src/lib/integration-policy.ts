@@ -98,6 +98,9 @@ export const INTEGRATION_POLICY: Readonly<Record<IntegrationMode, ModelPolicy>> 
 /** The policy row of a channel's model. */
 export const policyOf = (mode: IntegrationMode): ModelPolicy => INTEGRATION_POLICY[mode];
 
+/** The channel must have a `checkout_url`: the portal hands its buyers to the channel's own checkout page (model B). */
+export const needsCheckoutUrl = (mode: IntegrationMode): boolean => INTEGRATION_POLICY[mode].portalCheckout === 'external_page';
+
 /** Why a model refuses an operation (403 forbidden_for_integration_mode); only operations some model refuses. */
 export const MODEL_REFUSALS: Partial<Record<B2BOperation, string>> = {
   cart: 'Orders through the B2B interface are for integration models C and D only',

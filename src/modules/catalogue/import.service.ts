@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.js';
 import * as t from '../../db/schema/index.js';
 import { AppError, type FieldErrors } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
+import { needsCheckoutUrl } from '../../lib/integration-policy.js';
 import { sha256 } from '../../lib/secrets.js';
 import { CatalogueDocument } from './import.schemas.js';
 
@@ -196,7 +197,7 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
   }
 
   for (const c of d.channels ?? []) {
-    if (c.integration_mode === 'portal_external_payment' && !c.checkout_url) {
+    if (needsCheckoutUrl(c.integration_mode) && !c.checkout_url) {
       throw new AppError('validation_failed', 'The given data was invalid', { [`channels.${c.slug}.checkout_url`]: ['required for model B'] });
     }
     const organiserId = resolve(organisers, c.organiser, 'channels.organiser');

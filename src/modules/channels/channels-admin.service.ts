@@ -4,7 +4,7 @@ import { AppError } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
 import { recordAudit } from '../admin/audit.js';
-import type { CredentialScope } from '../../lib/integration-policy.js';
+import { needsCheckoutUrl, type CredentialScope } from '../../lib/integration-policy.js';
 import { generateChannelKey, revokeChannelKey } from '../auth/auth.service.js';
 import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './channels.repo.js';
@@ -166,7 +166,7 @@ export async function updateChannelAs(ctx: AppContext, actor: Actor, id: number,
   if (input.default_lang !== undefined) patch.defaultLang = input.default_lang;
   const mode = patch.integrationMode ?? before.integrationMode;
   const checkoutUrl = patch.checkoutUrl !== undefined ? patch.checkoutUrl : before.checkoutUrl;
-  if (mode === 'portal_external_payment' && !checkoutUrl) {
+  if (needsCheckoutUrl(mode) && !checkoutUrl) {
     throw new AppError('validation_failed', 'The given data was invalid', { checkout_url: ['is required for portal_external_payment (model B)'] });
   }
   const eventIds = input.event_ids !== undefined ? await checkEvents(ctx, before.organiserId, input.event_ids) : undefined;

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
 import { INTEGRATION_MODES } from '../../db/schema/index.js';
-import { policyOf, type CredentialScope } from '../../lib/integration-policy.js';
+import { needsCheckoutUrl, policyOf, type CredentialScope } from '../../lib/integration-policy.js';
 import { tokenCache } from '../auth/auth.service.js';
 import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './channels.repo.js';
@@ -42,7 +42,7 @@ function validateChannel(input: Partial<NewChannel>): void {
       integration_mode: [`must be one of ${INTEGRATION_MODES.join(', ')}`],
     });
   }
-  if (input.integrationMode === 'portal_external_payment' && !input.checkoutUrl) {
+  if (input.integrationMode && needsCheckoutUrl(input.integrationMode) && !input.checkoutUrl) {
     throw new AppError('validation_failed', 'The given data was invalid', {
       checkout_url: ['is required for portal_external_payment (model B)'],
     });
