@@ -17,6 +17,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { loadDemoDataIfEmpty } from '../src/demo/demo-data.js';
+import { TICKET_EMAIL_MODES } from '../src/lib/integration-policy.js';
 import { newTicketCode } from '../src/modules/tickets/tickets.service.js';
 import { renderTicketPdf } from '../src/modules/tickets/ticket-pdf.js';
 import { ticketsOfOrder } from '../src/modules/tickets/tickets.repo.js';
@@ -157,8 +158,8 @@ function closeOrderFunctionDirect(pool: pg.Pool, orders: BenchOrder[]): Promise<
   const now = new Date();
   return closeAll(orders, async (o) => {
     const { rows: [r] } = await pool.query(
-      `SELECT close_order(NULL, $1, $2, $3, false, $4, 'Ana', 'García', 'ana@example.com', NULL, 'card', 'tx', $5::text[], true) AS r`,
-      [o.token, o.channelId, now, o.total, Array.from({ length: 20 }, newTicketCode)],
+      `SELECT close_order(NULL, $1, $2, $3, false, $4, 'Ana', 'García', 'ana@example.com', NULL, 'card', 'tx', $5::text[], true, $6::text[]) AS r`,
+      [o.token, o.channelId, now, o.total, Array.from({ length: 20 }, newTicketCode), TICKET_EMAIL_MODES],
     );
     if (r.r.outcome !== 'closed') throw new Error(`close_order: ${r.r.outcome}`);
   });

@@ -180,8 +180,9 @@ async function main() {
     );
     console.log(`orders ${stats!.orders}, items ${stats!.items}, demo-d orders ${stats!.big}`);
 
+    // The report of model D needs a server-key token (D40).
     const token = (
-      await app.inject({ method: 'POST', url: '/api/sales-channel/v1/auth/token', payload: { sales_channel_slug: 'demo-d', widget_key: 'wk_demo_d' } })
+      await app.inject({ method: 'POST', url: '/api/sales-channel/v1/auth/token', payload: { sales_channel_slug: 'demo-d', server_key: 'sk_demo_d' } })
     ).json().data.access_token as string;
     const [big] = await queryRows<{ id: number }>(database.db, sql`SELECT id FROM sales_channels WHERE slug = 'demo-d'`);
     const events = await queryRows<{ id: number }>(database.db, sql`SELECT id FROM events ORDER BY id DESC LIMIT 3`);

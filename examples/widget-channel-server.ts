@@ -4,7 +4,10 @@
  *   sends the buyer to the service's portal to pay.
  * - `/model-d.html`: a partner page of a model D channel (`demo-d`); the page has its own pay
  *   button, this server confirms the payment with the service (server to server, with the
- *   channel's credentials) and the page then calls `notifyPaymentComplete`.
+ *   channel's SERVER KEY `sk_...`) and the page then calls `notifyPaymentComplete`.
+ * The pages carry only the publishable widget key (`wk_...`): in models C and D its tokens cannot
+ * confirm nor read the sales report (DECISIONS D40). The server key stays on this server.
+ * Server keys: SERVER_KEY_C / SERVER_KEY_D, default the demo keys `sk_demo_c` / `sk_demo_d` (D43).
  * Add `?hostile=1` to either page to load a stylesheet that tries to break the widget.
  *
  * Run alone: `npm run examples` (service at SERVICE_URL, default http://localhost:3000). The service
@@ -20,10 +23,22 @@ export interface ChannelExampleOptions {
   serviceUrl: string;
   /** Where the widget script is served (WIDGET_URL). */
   widgetUrl: string;
-  channels?: { c: { slug: string; key: string }; d: { slug: string; key: string } };
+  channels?: { c: ExampleChannel; d: ExampleChannel };
 }
 
-const DEMO_CHANNELS = { c: { slug: 'demo-c', key: 'wk_demo_c' }, d: { slug: 'demo-d', key: 'wk_demo_d' } };
+/** A channel of the example: its widget key goes into the page, its server key never leaves this server. */
+export interface ExampleChannel {
+  slug: string;
+  /** The publishable widget key (`wk_`), put in the page for the widget. */
+  key: string;
+  /** The server key (`sk_`, D39): this server's own token, the one that may confirm. */
+  serverKey: string;
+}
+
+const DEMO_CHANNELS = {
+  c: { slug: 'demo-c', key: 'wk_demo_c', serverKey: process.env.SERVER_KEY_C || 'sk_demo_c' },
+  d: { slug: 'demo-d', key: 'wk_demo_d', serverKey: process.env.SERVER_KEY_D || 'sk_demo_d' },
+};
 const template = (name: string) => readFileSync(fileURLToPath(new URL(`./${name}`, import.meta.url)), 'utf8');
 const PAGES = { 'model-c': template('model-c.html'), 'model-d': template('model-d.html') };
 const HOSTILE_CSS = '* { all: unset !important; } div { display: none !important; } section, main { display: block; }';
@@ -33,15 +48,18 @@ interface SessionOption {
   label: string;
 }
 
-/** A tiny B2B client of the channel's own server: its token uses its own client_id (D38). */
-function serviceClient(serviceUrl: string, slug: string, key: string) {
+/**
+ * A tiny B2B client of the channel's own server: a server-scope token (D39) from the server key,
+ * with its own client_id (D38).
+ */
+function serviceClient(serviceUrl: string, slug: string, serverKey: string) {
   const api = `${serviceUrl.replace(/\/+$/, '')}/api/sales-channel/v1`;
   let token: string | null = null;
   async function renew() {
     const res = await fetch(`${api}/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sales_channel_slug: slug, widget_key: key, client_id: 'channel-server' }),
+      body: JSON.stringify({ sales_channel_slug: slug, server_key: serverKey, client_id: 'channel-server' }),
     });
     if (!res.ok) throw new Error(`token: HTTP ${res.status}`);
     token = ((await res.json()) as { data: { access_token: string } }).data.access_token;
@@ -83,8 +101,8 @@ const inlineJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
 export const channelExample: FastifyPluginAsync<ChannelExampleOptions> = async (app, opts) => {
   const channels = opts.channels ?? DEMO_CHANNELS;
   const clients = {
-    c: serviceClient(opts.serviceUrl, channels.c.slug, channels.c.key),
-    d: serviceClient(opts.serviceUrl, channels.d.slug, channels.d.key),
+    c: serviceClient(opts.serviceUrl, channels.c.slug, channels.c.serverKey),
+    d: serviceClient(opts.serviceUrl, channels.d.slug, channels.d.serverKey),
   };
   const widgetScript = `${opts.widgetUrl.replace(/\/+$/, '')}/v1/widget.iife.js`;
 

@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { requireChannelToken } from './http/auth.js';
+import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { logPath } from './http/log-path.js';
 import { ErrorEnvelope } from './http/schemas.js';
@@ -59,6 +60,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   const ctx: AppContext = { config, database, db: database.db, clock: opts.clock ?? systemClock };
   app.decorate('ctx', ctx);
+  app.decorate('b2bRoutes', new B2BRoutes());
   app.decorateRequest('channel', null);
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
@@ -91,17 +93,24 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     async (b2b) => {
       // The widget calls the B2B routes from any partner page (SPEC "Widget", issue 7): any origin,
       // bearer header, no cookies. Registered before the auth hook so preflights never need a token.
-      await b2b.register(cors, {
-        origin: '*',
+      // Confirm, confirm-payment and the report are for the channel's server only (D40): no CORS
+      // headers there, so a browser neither passes their preflight nor reads their answer.
+      const corsOptions = {
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
         allowedHeaders: ['Authorization', 'Content-Type'],
         credentials: false,
         maxAge: 600,
+      };
+      await b2b.register(cors, {
+        delegator: (request, callback) =>
+          callback(null, { ...corsOptions, origin: app.b2bRoutes.isServerSidePath(request.url) ? false : '*' }),
       });
       await b2b.register(authRoutes);
       await b2b.register(
         async (channelScope) => {
+          requireOperationDeclarations(channelScope, app.b2bRoutes);
           requireChannelToken(channelScope);
+          guardB2BOperations(channelScope);
           await channelScope.register(channelRoutes);
           await channelScope.register(catalogueRoutes);
           await channelScope.register(ordersRoutes);

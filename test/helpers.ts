@@ -97,12 +97,26 @@ export async function tokenFor(app: FastifyInstance, slug: string, key = `wk_${s
   return res.json().data.access_token as string;
 }
 
+/**
+ * A server-scope bearer token (D39) for a channel, through the real token endpoint: what confirm
+ * and the report of models C and D need (D40). The demo channels' server keys are `sk_demo_*` (D43).
+ */
+export async function serverTokenFor(app: FastifyInstance, slug: string, key = `sk_${slug.replace('-', '_')}`, clientId?: string) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/sales-channel/v1/auth/token',
+    payload: { sales_channel_slug: slug, server_key: key, ...(clientId ? { client_id: clientId } : {}) },
+  });
+  if (res.statusCode !== 200) throw new Error(`server token for ${slug}: ${res.statusCode} ${res.body}`);
+  return res.json().data.access_token as string;
+}
+
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** The demo channels of D37. */
+/** The demo channels of D37, with their widget keys and server keys (D43). */
 export const DEMO = {
-  a: { slug: 'demo-a', key: 'wk_demo_a' },
-  b: { slug: 'demo-b', key: 'wk_demo_b' },
-  c: { slug: 'demo-c', key: 'wk_demo_c' },
-  d: { slug: 'demo-d', key: 'wk_demo_d' },
+  a: { slug: 'demo-a', key: 'wk_demo_a', serverKey: 'sk_demo_a' },
+  b: { slug: 'demo-b', key: 'wk_demo_b', serverKey: 'sk_demo_b' },
+  c: { slug: 'demo-c', key: 'wk_demo_c', serverKey: 'sk_demo_c' },
+  d: { slug: 'demo-d', key: 'wk_demo_d', serverKey: 'sk_demo_d' },
 } as const;

@@ -1,19 +1,23 @@
 // A sales channel's own server for models B and D (portal_external_payment, widget_external_payment).
 // It stands for the channel's shop: it reads the order from Taquilla's public portal read, takes the
 // payment (here: a demo that always succeeds) and then calls confirm FROM THE SERVER with its own
-// bearer token, as SPEC "Payment confirmation" rule 4 requires. No build step, no dependencies:
+// bearer token, as SPEC "Payment confirmation" rule 4 requires. Its token comes from the channel's
+// SERVER KEY (`sk_`, DECISIONS D39): in model D only a server-key token may confirm, and the widget
+// key in the buyer's page cannot (403 server_credential_required). No build step, no dependencies:
 //
-//   TAQUILLA_URL=http://localhost:3000 CHANNEL_SLUG=demo-b WIDGET_KEY=wk_demo_b node examples/channel-server/server.mjs
+//   TAQUILLA_URL=http://localhost:3000 CHANNEL_SLUG=demo-d SERVER_KEY=sk_demo_d node examples/channel-server/server.mjs
 //
 // Model B: the portal sends the buyer to GET /checkout?order_token=... (demo-b's checkout_url is
 // http://localhost:4000/checkout). Model D: the host page's own pay button posts the widget's order
-// token to POST /api/pay. Never put the widget key or the bearer token in a browser.
+// token to POST /api/pay. Never put the server key or its bearer token in a browser: Taquilla
+// refuses both when a request carries an Origin header (403 browser_origin_refused).
+// SERVER_KEY defaults to the demo server key of CHANNEL_SLUG (sk_demo_b, sk_demo_d: D43).
 import http from 'node:http';
 import crypto from 'node:crypto';
 
 const TAQUILLA_URL = (process.env.TAQUILLA_URL || 'http://localhost:3000').replace(/\/+$/, '');
 const CHANNEL_SLUG = process.env.CHANNEL_SLUG || 'demo-b';
-const WIDGET_KEY = process.env.WIDGET_KEY || 'wk_demo_b';
+const SERVER_KEY = process.env.SERVER_KEY || `sk_${CHANNEL_SLUG.replace(/-/g, '_')}`;
 const LANG = process.env.CHECKOUT_LANG || 'es';
 const PORT = Number(process.env.PORT ?? 4000);
 const B2B = `${TAQUILLA_URL}/api/sales-channel/v1`;
@@ -30,7 +34,7 @@ async function getToken(renew = false) {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     // One client_id for this server, so it never revokes the tokens of the channel's widgets (D38).
-    body: JSON.stringify({ sales_channel_slug: CHANNEL_SLUG, widget_key: WIDGET_KEY, client_id: 'channel-server' }),
+    body: JSON.stringify({ sales_channel_slug: CHANNEL_SLUG, server_key: SERVER_KEY, client_id: 'channel-server' }),
   });
   const body = await res.json();
   if (!res.ok) throw new Error(`token: ${res.status} ${body.message}`);

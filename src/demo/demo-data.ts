@@ -68,7 +68,7 @@ export function demoCatalogue(now: Date): CatalogueDocument {
       { organiser: 'demo', code: 'DEMO5', kind: 'fixed', value: 5 },
     ],
     channels: [
-      { organiser: 'demo', slug: 'demo-a', name: 'Demo A (portal)', integration_mode: 'portal_only', events: 'all', widget_keys: ['wk_demo_a'] },
+      { organiser: 'demo', slug: 'demo-a', name: 'Demo A (portal)', integration_mode: 'portal_only', events: 'all', widget_keys: ['wk_demo_a'], server_keys: ['sk_demo_a'] },
       {
         organiser: 'demo',
         slug: 'demo-b',
@@ -76,10 +76,10 @@ export function demoCatalogue(now: Date): CatalogueDocument {
         integration_mode: 'portal_external_payment',
         checkout_url: 'http://localhost:4000/checkout',
         events: 'all',
-        widget_keys: ['wk_demo_b'],
+        widget_keys: ['wk_demo_b'], server_keys: ['sk_demo_b'],
       },
-      { organiser: 'demo', slug: 'demo-c', name: 'Demo C (widget, portal payment)', integration_mode: 'widget_platform_payment', events: 'all', widget_keys: ['wk_demo_c'] },
-      { organiser: 'demo', slug: 'demo-d', name: 'Demo D (widget, own payment)', integration_mode: 'widget_external_payment', events: 'all', widget_keys: ['wk_demo_d'] },
+      { organiser: 'demo', slug: 'demo-c', name: 'Demo C (widget, portal payment)', integration_mode: 'widget_platform_payment', events: 'all', widget_keys: ['wk_demo_c'], server_keys: ['sk_demo_c'] },
+      { organiser: 'demo', slug: 'demo-d', name: 'Demo D (widget, own payment)', integration_mode: 'widget_external_payment', events: 'all', widget_keys: ['wk_demo_d'], server_keys: ['sk_demo_d'] },
     ],
   };
 }

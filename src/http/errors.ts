@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   forbidden_for_integration_mode: 403,
   forbidden: 403,
   invalid_signature: 403,
+  server_credential_required: 403,
+  browser_origin_refused: 403,
   // 404 / 405
   not_found: 404,
   route_not_found: 404,

@@ -34,5 +34,8 @@ export function hmac(secret: string, value: string): string {
 /** A widget key as D7 describes it: `wk_` + 40 base62 characters. */
 export const generateWidgetKey = () => `wk_${randomBase62(40)}`;
 
+/** A server key as D39 describes it: `sk_` + 40 base62 characters; it never leaves the channel's server. */
+export const generateServerKey = () => `sk_${randomBase62(40)}`;
+
 /** An opaque access token of 256+ bits (D8): 43 base62 characters carry ~256 bits. */
 export const generateAccessToken = () => `tk_${randomBase62(44)}`;

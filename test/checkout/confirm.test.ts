@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, count, createPendingOrder, seatRows, type PendingOrderOptions } from './fixtures.js';
 import { onInventoryChanged } from '../../src/lib/inventory-events.js';
 import { queryRows } from '../../src/db/client.js';
@@ -10,7 +10,9 @@ let t: TestApp;
 const tokens: Record<string, string> = {};
 beforeAll(async () => {
   t = await buildTestApp();
-  for (const c of ['a', 'b', 'c', 'd'] as const) tokens[c] = await tokenFor(t.app, DEMO[c].slug, DEMO[c].key);
+  // A and B confirm with their widget key's token (SPEC compatibility); C and D with the server key (D40).
+  for (const c of ['a', 'b'] as const) tokens[c] = await tokenFor(t.app, DEMO[c].slug, DEMO[c].key);
+  for (const c of ['c', 'd'] as const) tokens[c] = await serverTokenFor(t.app, DEMO[c].slug, DEMO[c].serverKey);
 }, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(() => t.close());
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, count, createPendingOrder, seatRows } from './fixtures.js';
 import { queryRows } from '../../src/db/client.js';
 import { onInventoryChanged } from '../../src/lib/inventory-events.js';
@@ -14,7 +14,7 @@ const tokens: Record<string, string> = {};
 beforeAll(async () => {
   t = await buildTestApp();
   tokens.b = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
-  tokens.d = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
+  tokens.d = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey);
 }, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(() => t.close());
 

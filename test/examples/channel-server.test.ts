@@ -2,21 +2,23 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
 import { count, createPendingOrder } from '../checkout/fixtures.js';
 import { queryRows } from '../../src/db/client.js';
 
 // The example model B/D channel server (examples/channel-server/server.mjs), run as its own
 // process against a real Taquilla listening on a random port.
 let t: TestApp;
-let child: ChildProcess;
+const children: ChildProcess[] = [];
 let base: string;
+let baseD: string;
 
-async function startChannelServer(taquillaUrl: string): Promise<string> {
-  child = spawn(process.execPath, [path.resolve('examples/channel-server/server.mjs')], {
-    env: { ...process.env, TAQUILLA_URL: taquillaUrl, CHANNEL_SLUG: 'demo-b', WIDGET_KEY: 'wk_demo_b', PORT: '0' },
+async function startChannelServer(taquillaUrl: string, env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, [path.resolve('examples/channel-server/server.mjs')], {
+    env: { ...process.env, TAQUILLA_URL: taquillaUrl, ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -31,10 +33,12 @@ async function startChannelServer(taquillaUrl: string): Promise<string> {
 beforeAll(async () => {
   t = await buildTestApp();
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = await startChannelServer(address);
+  base = await startChannelServer(address, { CHANNEL_SLUG: 'demo-b', SERVER_KEY: 'sk_demo_b' });
+  // Model D with no SERVER_KEY: the example defaults to the demo server key sk_demo_d (D43).
+  baseD = await startChannelServer(address, { CHANNEL_SLUG: 'demo-d' });
 }, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(async () => {
-  child?.kill('SIGTERM');
+  for (const child of children) child.kill('SIGTERM');
   await t.close();
 });
 
@@ -93,5 +97,34 @@ describe('example channel server (model B)', () => {
     // an order of another channel is not found through demo-b's portal read
     const ofD = await createPendingOrder(t.ctx, { channel: 'demo-d' });
     expect((await fetch(`${base}/checkout?order_token=${ofD.token}`)).status).toBe(404);
+  });
+});
+
+describe('example channel server (model D)', () => {
+  it('confirms with its server key, where the page\'s widget key alone is refused', async () => {
+    const o = await createPendingOrder(t.ctx, { channel: 'demo-d', seats: 1 });
+    // What a buyer holding only the page's widget key can do: build the cart, never confirm (D40).
+    const widgetToken = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'hostile-buyer');
+    const hostile = await t.app.inject({
+      method: 'POST',
+      url: `/api/sales-channel/v1/demo-d/es/orders/${o.token}/confirm`,
+      headers: bearer(widgetToken),
+      payload: { name: 'Eve', surname: 'X', email: 'eve@example.com', amount: o.total / 100 },
+    });
+    expect(hostile.statusCode).toBe(403);
+    expect(hostile.json().code).toBe('server_credential_required');
+
+    const paid = await fetch(`${baseD}/api/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order_token: o.token, name: 'Marta', surname: 'López', email: 'marta@example.com' }),
+    });
+    expect(paid.status).toBe(200);
+    const json = await paid.json();
+    expect(json.ticket_pdf_urls).toHaveLength(1);
+    const [order] = await queryRows<{ status: string }>(t.ctx.db, sql`SELECT status FROM orders WHERE id = ${o.id}`);
+    expect(order!.status).toBe('completed');
+    // model D: the channel sends its own e-mail (D24, integration policy)
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM email_outbox WHERE order_id = ${o.id}`)).toBe(0);
   });
 });

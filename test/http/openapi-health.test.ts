@@ -24,7 +24,11 @@ describe('OpenAPI', () => {
     const { paths } = (await t.app.inject({ url: '/api/openapi.json' })).json();
     const token = paths['/api/sales-channel/v1/auth/token'].post;
     expect(token.security ?? []).toEqual([]);
-    expect(token.requestBody.content['application/json'].schema.required).toEqual(['sales_channel_slug', 'widget_key']);
+    // exactly one of widget_key and server_key (D39): both optional in the schema, the service answers 422
+    const body = token.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['sales_channel_slug']);
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['widget_key', 'server_key', 'client_id']));
+    expect(token.responses['200'].content['application/json'].schema.properties.data.properties.scope).toBeDefined();
     expect(Object.keys(token.responses)).toEqual(expect.arrayContaining(['200', '401', '422']));
 
     const config = paths['/api/sales-channel/v1/{salesChannelSlug}/config'].get;

@@ -6,9 +6,9 @@ import path from 'node:path';
  * on a random port, pointed at the service. Its checkout page reads `order_token`, reads the order
  * through the public portal API and confirms from its own server (SPEC Redirects 1).
  */
-export async function startModelBChannel(serviceUrl: string, slug = 'demo-b', widgetKey = 'wk_demo_b') {
+export async function startModelBChannel(serviceUrl: string, slug = 'demo-b', serverKey = 'sk_demo_b') {
   const child = spawn(process.execPath, [path.resolve('examples/channel-server/server.mjs')], {
-    env: { ...process.env, TAQUILLA_URL: serviceUrl, CHANNEL_SLUG: slug, WIDGET_KEY: widgetKey, PORT: '0' },
+    env: { ...process.env, TAQUILLA_URL: serviceUrl, CHANNEL_SLUG: slug, SERVER_KEY: serverKey, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = await new Promise<string>((resolve, reject) => {

@@ -6,7 +6,7 @@ import { refundOrder } from '../../src/modules/checkout/refund.service.js';
 import { createReservation } from '../../src/modules/checkout/reservation.service.js';
 import { sweepExpiredOrders } from '../../src/modules/orders/orders.service.js';
 import { buyer, confirmUrl } from '../checkout/fixtures.js';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, serverTokenFor, type TestApp } from '../helpers.js';
 import { createOrder, demoSession, orderUrl, type DemoSession } from '../orders/cart-helpers.js';
 
 /*
@@ -92,7 +92,7 @@ async function differenceFromDefinition() {
 
 beforeAll(async () => {
   t = await buildTestApp();
-  token = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
+  token = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey); // confirms and reads the report (D40)
   concert = await demoSession(t, 0);
   play = await demoSession(t, 2);
   const [c] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = ${DEMO.d.slug}`);
@@ -149,7 +149,7 @@ describe('order_events: written when an order becomes a transaction', () => {
     const id = await orderId(order.reference);
     t.clock.advance(24 * 3600_000);
     await sweepExpiredOrders(t.ctx);
-    token = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key); // the old one expired with the day
+    token = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey); // confirms and reads the report (D40) // the old one expired with the day
     const [swept] = await queryRows<{ status: string }>(t.ctx.db, sql`SELECT status FROM orders WHERE id = ${id}`);
     expect(swept!.status).toBe('expired');
     expect(await eventsOf(id)).toEqual([]);

@@ -5,7 +5,7 @@ import { Value } from 'typebox/value';
 import { queryRows } from '../../src/db/client.js';
 import { toAmount } from '../../src/lib/money.js';
 import { ReportResponse, ReportRow, ReportSummary } from '../../src/modules/reports/reports.schemas.js';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { parseReport, reportMessage, salesReport } from '../../src/modules/reports/reports.service.js';
 import { catalogueRefs, insertManyPurchases, insertOrder, insertRefund, type CatalogueRefs, type InsertedOrder } from './report-fixture.js';
 
@@ -101,7 +101,7 @@ beforeAll(async () => {
   // Another channel's orders in the same window and for the same events: never in demo-d's report.
   o.otherA = await insertOrder(db, { channelId: refs.channels['demo-a']!, createdAt: '2025-02-01T12:00:00+01:00', items: [ticket()] });
   o.otherA2 = await insertOrder(db, { channelId: refs.channels['demo-a']!, createdAt: '2025-02-02T12:00:00+01:00', status: 'cancelled', items: [ticket(play)] });
-  tokenD = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
+  tokenD = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey); // the report of C and D needs the server key (D40)
 });
 afterAll(() => t?.close());
 
@@ -306,7 +306,7 @@ describe('the 500-row cap', () => {
     const newest = new Date('2025-06-30T10:00:00Z');
     await insertManyPurchases(t.ctx.db, c, refs.events.concert, newest, 520);
     const cancelled = await insertOrder(t.ctx.db, { channelId: c, createdAt: '2025-06-30T11:00:00Z', status: 'cancelled', items: [{ event: refs.events.concert, base: 1000 }] });
-    const token = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key);
+    const token = await serverTokenFor(t.app, DEMO.c.slug, DEMO.c.serverKey);
 
     const plain = (await report('', { slug: 'demo-c', token })).json().data;
     expect(plain.data).toHaveLength(500);

@@ -1,4 +1,5 @@
 import { INTEGRATION_MODES, type IntegrationMode } from '../../db/schema/index.js';
+import { needsCheckoutUrl } from '../../lib/integration-policy.js';
 import {
   LANGUAGES,
   channelEventIds,
@@ -91,7 +92,7 @@ const create: CliCommand = {
     const checkoutUrl = optionalFlag(args, 'checkout-url');
     const lang = optionalFlag(args, 'lang');
     const mode = parseMode(requireFlag(args, 'mode'));
-    if (mode === 'portal_external_payment' && !checkoutUrl) {
+    if (needsCheckoutUrl(mode) && !checkoutUrl) {
       throw new UsageError('--checkout-url is required for model B (portal_external_payment)');
     }
     const channel = await createChannel(

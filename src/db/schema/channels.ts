@@ -50,10 +50,24 @@ export const widgetKeys = pgTable('widget_keys', {
   revokedAt: ts('revoked_at'),
 });
 
+/** Server keys (`sk_`, D39): the credential of the channel's own server, hashed like widget keys. */
+export const serverKeys = pgTable('server_keys', {
+  id: serial('id').primaryKey(),
+  channelId: integer('channel_id').notNull(),
+  keyHash: text('key_hash').notNull(),
+  lastFour: text('last_four').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  revokedAt: ts('revoked_at'),
+});
+
 export const accessTokens = pgTable('access_tokens', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
   channelId: integer('channel_id').notNull(),
-  widgetKeyId: integer('widget_key_id').notNull(),
+  /** `widget` or `server`: the kind of key the token was issued for (D39, migration 0070). */
+  scope: text('scope').$type<'widget' | 'server'>().notNull(),
+  /** The key the token was issued from: exactly one of the two, matching the scope. */
+  widgetKeyId: integer('widget_key_id'),
+  serverKeyId: integer('server_key_id'),
   clientId: text('client_id').notNull().default(''),
   tokenHash: text('token_hash').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),

@@ -59,7 +59,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => reply.status(201).send(ok(await createOrganiser(ctx, actorOf(req), req.body), 'Organiser created', 201)),
   );
 
-  // ---- channels and widget keys
+  // ---- channels, widget keys and server keys
   app.get('/channels', { schema: { ...d('channels', 'Sales channels you may see'), response: { 200: S.Envelope(Type.Array(S.Channel)), ...S.adminErrors } } }, async (req) =>
     ok(await channels.listChannelViewsFor(ctx, actorOf(req))),
   );
@@ -98,8 +98,31 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.delete(
     '/channels/:channelId/keys/:keyId',
-    { schema: { ...d('channels', 'Revoke a widget key: every token of the channel stops working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
+    { schema: { ...d('channels', 'Revoke a widget key: every widget-scope token of the channel stops working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
     async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId), 'Widget key revoked'),
+  );
+  // Server keys (D39): the same three routes, beside the widget keys'.
+  app.get(
+    '/channels/:channelId/server-keys',
+    { schema: { ...d('channels', 'Server keys of a channel (creation date and last four only)'), params: S.Params.channel, response: { 200: S.Envelope(Type.Array(S.WidgetKey)), ...S.adminErrors } } },
+    async (req) => ok(await channels.listKeysFor(ctx, actorOf(req), req.params.channelId, 'server')),
+  );
+  app.post(
+    '/channels/:channelId/server-keys',
+    {
+      schema: {
+        ...d('channels', "Generate a server key (returned once; for the channel's server only: confirm and the report of models C and D need it)"),
+        params: S.Params.channel,
+        response: { 201: S.Envelope(S.NewServerKey), ...S.adminErrors },
+      },
+    },
+    async (req, reply) =>
+      reply.status(201).send(ok(await channels.generateServerKeyAs(ctx, actorOf(req), req.params.channelId), 'Server key generated; it is shown only this once', 201)),
+  );
+  app.delete(
+    '/channels/:channelId/server-keys/:keyId',
+    { schema: { ...d('channels', 'Revoke a server key: the tokens issued from it stop working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
+    async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId, 'server'), 'Server key revoked'),
   );
   app.get(
     '/channels/:channelId/orders',

@@ -123,6 +123,7 @@ export const Channel = Type.Object({
   event_ids: Type.Array(Type.Integer()),
 });
 
+/** A widget key or a server key as listed: never the key itself. */
 export const WidgetKey = Type.Object({
   id: Type.Integer(),
   last_four: Type.String(),
@@ -132,6 +133,13 @@ export const WidgetKey = Type.Object({
 export const NewWidgetKey = Type.Object({
   id: Type.Integer(),
   widget_key: Type.String({ description: 'shown once: store it now, it cannot be read again' }),
+  last_four: Type.String(),
+  created_at: Timestamp,
+  revoked_at: Type.Null(),
+});
+export const NewServerKey = Type.Object({
+  id: Type.Integer(),
+  server_key: Type.String({ description: "shown once: store it in the channel's server configuration now, it cannot be read again; never put it in a web page" }),
   last_four: Type.String(),
   created_at: Timestamp,
   revoked_at: Type.Null(),

@@ -1,10 +1,20 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { Envelope } from '../../http/schemas.js';
 
+/** Exactly one of widget_key and server_key (D39): checked by the service, with field messages. */
 export const TokenRequest = Type.Object(
   {
     sales_channel_slug: Type.String({ minLength: 1, maxLength: 64 }),
-    widget_key: Type.String({ minLength: 1, maxLength: 256 }),
+    widget_key: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 256, description: 'the publishable widget key (`wk_`); give this or server_key, not both' }),
+    ),
+    server_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: "the channel's server key (`sk_`, D39), from the channel's server only; give this or widget_key, not both",
+      }),
+    ),
     client_id: Type.Optional(
       Type.String({
         pattern: '^[A-Za-z0-9_-]{1,64}$',
@@ -22,5 +32,8 @@ export const TokenResponse = Envelope(
     sales_channel_slug: Type.String(),
     expires_at: Type.String({ format: 'date-time' }),
     expires_in: Type.Integer({ description: 'seconds' }),
+    scope: Type.Union([Type.Literal('widget'), Type.Literal('server')], {
+      description: 'the kind of key the token was issued for: a widget token of models C and D cannot confirm nor read the report (D40)',
+    }),
   }),
 );

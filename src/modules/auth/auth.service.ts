@@ -1,12 +1,15 @@
 import type { AppContext } from '../../app-context.js';
-import { AppError, SPEC_MESSAGES } from '../../http/errors.js';
-import { generateAccessToken, generateWidgetKey, safeEqual, sha256 } from '../../lib/secrets.js';
-import { findChannelById, insertWidgetKey, type ChannelRecord } from '../channels/channels.repo.js';
+import { AppError, invalidData, SPEC_MESSAGES } from '../../http/errors.js';
+import type { CredentialScope } from '../../lib/integration-policy.js';
+import { generateAccessToken, generateServerKey, generateWidgetKey, safeEqual, sha256 } from '../../lib/secrets.js';
+import { findChannelById, type ChannelRecord } from '../channels/channels.repo.js';
+import * as keysRepo from '../channels/channel-keys.repo.js';
 import * as repo from './auth.repo.js';
 import { announceRevocation } from './revocations.js';
+import { tokenCache, type LiveToken } from './token-cache.js';
 
+export type { LiveToken } from './token-cache.js';
 export { announceRevocation, type Revocation } from './revocations.js';
-import { tokenCache } from './token-cache.js';
 
 // Compared against when the slug is unknown, so that both answers take the same time (D6).
 const DUMMY_KEY_HASH = sha256('wk_no-such-channel-dummy-key-for-constant-time');
@@ -19,22 +22,38 @@ export interface IssuedToken {
   sales_channel_slug: string;
   expires_at: Date;
   expires_in: number;
+  /** `widget` or `server`: which kind of key the token was issued for (D39). */
+  scope: CredentialScope;
+}
+
+/** The credential of a token request: exactly one of the two keys (D39); 422 with field messages otherwise. */
+export function presentedCredential(input: { widgetKey?: string; serverKey?: string }): { scope: CredentialScope; key: string } {
+  if (input.widgetKey !== undefined && input.serverKey !== undefined) {
+    const both = 'give either widget_key or server_key, not both';
+    throw invalidData({ widget_key: [both], server_key: [both] });
+  }
+  if (input.serverKey !== undefined) return { scope: 'server', key: input.serverKey };
+  if (input.widgetKey !== undefined) return { scope: 'widget', key: input.widgetKey };
+  const neither = 'widget_key or server_key is required';
+  throw invalidData({ widget_key: [neither], server_key: [neither] });
 }
 
 /**
- * Exchanges a channel's widget key for a bearer token; revokes the previous live token of the same
- * channel and client group (SPEC Authentication 3, D38).
+ * Exchanges a channel's widget key or server key for a bearer token of that scope; revokes the
+ * previous live token of the same channel, scope and client group (SPEC Authentication 3, D38),
+ * and the oldest of that scope beyond the cap (D41: the two scopes are capped apart).
  */
 export async function issueToken(
   ctx: AppContext,
-  input: { slug: string; widgetKey: string; clientId?: string },
+  input: { slug: string; widgetKey?: string; serverKey?: string; clientId?: string },
 ): Promise<IssuedToken> {
-  const presentedHash = sha256(input.widgetKey);
-  const keys = await repo.activeKeysForSlug(ctx.db, input.slug);
+  const { scope, key } = presentedCredential(input);
+  const presentedHash = sha256(key);
+  const keys = await repo.activeKeysForSlug(ctx.db, scope, input.slug);
   let match: (typeof keys)[number] | undefined;
   // Compare against every candidate (or the dummy) in constant time; never stop early.
-  for (const key of keys.length ? keys : [{ keyId: 0, keyHash: DUMMY_KEY_HASH, channelId: 0 }]) {
-    if (safeEqual(key.keyHash, presentedHash) && key.keyId !== 0) match = key;
+  for (const candidate of keys.length ? keys : [{ keyId: 0, keyHash: DUMMY_KEY_HASH, channelId: 0 }]) {
+    if (safeEqual(candidate.keyHash, presentedHash) && candidate.keyId !== 0) match = candidate;
   }
   if (!match) throw invalidCredentials();
 
@@ -45,10 +64,19 @@ export async function issueToken(
   const expiresAt = new Date(now.getTime() + ctx.config.tokenTtlSeconds * 1000);
   const { channelId, keyId } = match;
   await ctx.db.transaction(async (tx) => {
-    await repo.lockTokenGroup(tx, channelId, clientId);
-    const previous = await repo.revokeGroupTokens(tx, channelId, clientId, now);
-    await repo.insertToken(tx, { channelId, widgetKeyId: keyId, clientId, tokenHash, createdAt: now, expiresAt });
-    const beyondCap = await repo.revokeTokensBeyondCap(tx, channelId, ctx.config.maxLiveTokensPerChannel, now);
+    await repo.lockTokenGroup(tx, channelId, scope, clientId);
+    const previous = await repo.revokeGroupTokens(tx, channelId, scope, clientId, now);
+    await repo.insertToken(tx, {
+      channelId,
+      scope,
+      widgetKeyId: scope === 'widget' ? keyId : null,
+      serverKeyId: scope === 'server' ? keyId : null,
+      clientId,
+      tokenHash,
+      createdAt: now,
+      expiresAt,
+    });
+    const beyondCap = await repo.revokeTokensBeyondCap(tx, channelId, scope, ctx.config.maxLiveTokensPerChannel, now);
     await announceRevocation(ctx, tx, { tokenHashes: [...previous, ...beyondCap] });
   });
   return {
@@ -57,11 +85,12 @@ export async function issueToken(
     sales_channel_slug: input.slug,
     expires_at: expiresAt,
     expires_in: ctx.config.tokenTtlSeconds,
+    scope,
   };
 }
 
-/** The channel a bearer token belongs to; 401 when it is missing, unknown, expired or revoked. */
-export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<ChannelRecord> {
+/** The channel and credential of a bearer token; 401 when it is missing, unknown, expired or revoked. */
+export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<LiveToken> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) throw new AppError('unauthenticated', 'A bearer token is required (Authorization: Bearer <token>)');
   const tokenHash = sha256(match[1]!);
@@ -73,8 +102,9 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   const live = await repo.findLiveToken(ctx.db, tokenHash, now);
   const channel = live && (await findChannelById(ctx.db, live.channelId));
   if (!live || !channel) throw new AppError('invalid_token', 'The access token is invalid, expired or revoked');
-  cache.set(tokenHash, channel, live.expiresAt.getTime(), now.getTime(), epoch);
-  return channel;
+  const token: LiveToken = { channel, credential: { scope: live.scope, clientId: live.clientId } };
+  cache.set(tokenHash, token, live.expiresAt.getTime(), now.getTime(), epoch);
+  return token;
 }
 
 /** 403 "Unauthorized sales channel" unless the token's channel is the one in the path (SPEC rule 5). */
@@ -82,25 +112,44 @@ export function assertSameChannel(channel: ChannelRecord, slugInPath: string): v
   if (channel.slug !== slugInPath) throw new AppError('unauthorized_sales_channel', SPEC_MESSAGES.unauthorizedChannel);
 }
 
+const KEY_GENERATORS: Record<CredentialScope, () => string> = { widget: generateWidgetKey, server: generateServerKey };
+
+/**
+ * Generates a key of either kind for a channel (D7, D39); the plain key is returned once and never
+ * stored. `fixedKey`: the demo and imported keys (D37, D43), never generated ones.
+ */
+export async function generateChannelKey(ctx: AppContext, scope: CredentialScope, channelId: number, fixedKey?: string) {
+  const key = fixedKey ?? KEY_GENERATORS[scope]();
+  const row = await keysRepo.insertKey(ctx.db, scope, channelId, sha256(key), key.slice(-4));
+  return { id: row.id, key, last_four: row.lastFour, created_at: row.createdAt };
+}
+
 /** Generates a widget key for a channel; the plain key is returned once and never stored (D7). */
 export async function generateKeyForChannel(ctx: AppContext, channelId: number, fixedKey?: string) {
-  const key = fixedKey ?? generateWidgetKey();
-  const row = await insertWidgetKey(ctx.db, channelId, sha256(key), key.slice(-4));
-  return { id: row.id, widget_key: key, last_four: row.lastFour, created_at: row.createdAt };
+  const { key, ...rest } = await generateChannelKey(ctx, 'widget', channelId, fixedKey);
+  return { ...rest, widget_key: key };
 }
 
 /**
- * Revokes a widget key; every token of the channel stops working at once, on every instance
- * (D7, D38, D42).
+ * Revokes a key of a channel and the tokens it stands behind, at once: a widget key every
+ * widget-scope token of the channel (D7, D38: they all act with the published key), a server key
+ * the tokens issued from it (D39: the channel's other server keys, being rotated in, keep theirs).
  */
-export async function revokeWidgetKey(ctx: AppContext, channelId: number, keyId: number): Promise<void> {
+export async function revokeChannelKey(ctx: AppContext, scope: CredentialScope, channelId: number, keyId: number): Promise<void> {
   const now = ctx.clock.now();
   const revoked = await ctx.db.transaction(async (tx) => {
-    if (!(await repo.revokeWidgetKeyRow(tx, channelId, keyId, now))) return false;
-    await repo.revokeChannelTokens(tx, channelId, now);
-    // A whole channel's tokens (up to the cap of D38): one notification for the channel.
-    await announceRevocation(ctx, tx, { channelIds: [channelId] });
+    if (!(await keysRepo.revokeKeyRow(tx, scope, channelId, keyId, now))) return false;
+    if (scope === 'widget') {
+      await repo.revokeScopeTokens(tx, channelId, 'widget', now);
+      // Up to the cap of D38 tokens: one notification for the channel instead of their hashes.
+      await announceRevocation(ctx, tx, { channelIds: [channelId] });
+    } else {
+      await announceRevocation(ctx, tx, { tokenHashes: await repo.revokeServerKeyTokens(tx, keyId, now) });
+    }
     return true;
   });
-  if (!revoked) throw new AppError('not_found', 'Widget key not found or already revoked');
+  if (!revoked) throw new AppError('not_found', `${scope === 'widget' ? 'Widget' : 'Server'} key not found or already revoked`);
 }
+
+/** Revokes a widget key; every widget-scope token of the channel stops working at once (D7, D38). */
+export const revokeWidgetKey = (ctx: AppContext, channelId: number, keyId: number) => revokeChannelKey(ctx, 'widget', channelId, keyId);

@@ -1,9 +1,16 @@
 import type { AppContext } from '../../app-context.js';
 import type { Database } from '../../db/client.js';
+import type { CredentialScope } from '../../lib/integration-policy.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
 
-interface Entry {
+/** What a live token grants: its channel, and the scope and client group of its credential (D38, D39). */
+export interface LiveToken {
   channel: ChannelRecord;
+  credential: { scope: CredentialScope; clientId: string };
+}
+
+interface Entry {
+  token: LiveToken;
   expiresAt: number;
   cachedUntil: number;
 }
@@ -27,14 +34,14 @@ export class TokenCache {
     private readonly maxEntries = 50_000,
   ) {}
 
-  get(tokenHash: string, now: number): ChannelRecord | null {
+  get(tokenHash: string, now: number): LiveToken | null {
     const entry = this.entries.get(tokenHash);
     if (!entry) return null;
     if (entry.cachedUntil <= now || entry.expiresAt <= now) {
       this.entries.delete(tokenHash);
       return null;
     }
-    return entry.channel;
+    return entry.token;
   }
 
   /** Pass to `set` what this was before reading the token from the database. */
@@ -42,13 +49,13 @@ export class TokenCache {
     return this.dropEpoch;
   }
 
-  set(tokenHash: string, channel: ChannelRecord, expiresAt: number, now: number, epochBeforeRead: number): void {
+  set(tokenHash: string, token: LiveToken, expiresAt: number, now: number, epochBeforeRead: number): void {
     if (this.ttlMs <= 0 || epochBeforeRead !== this.dropEpoch) return;
     if (this.entries.size >= this.maxEntries) {
       // Drop the oldest insertion; Map iterates in insertion order.
       this.entries.delete(this.entries.keys().next().value!);
     }
-    this.entries.set(tokenHash, { channel, expiresAt, cachedUntil: now + this.ttlMs });
+    this.entries.set(tokenHash, { token, expiresAt, cachedUntil: now + this.ttlMs });
   }
 
   drop(tokenHashes: Iterable<string>): void {
@@ -59,7 +66,7 @@ export class TokenCache {
   /** Forget every token of a channel (its settings changed, a key was revoked). */
   dropChannel(channelId: number): void {
     this.dropEpoch++;
-    for (const [hash, entry] of this.entries) if (entry.channel.id === channelId) this.entries.delete(hash);
+    for (const [hash, entry] of this.entries) if (entry.token.channel.id === channelId) this.entries.delete(hash);
   }
 
   /** Forget everything (revocations may have been missed). */

@@ -16,31 +16,34 @@ import {
 import { getEvent, getMaps, getSessionDetail, listEvents, listSessions } from './catalogue.service.js';
 
 const common = { tags: ['Catalogue'], security: [{ bearer: [] }] };
+/** Reading the catalogue: every model and credential scope (integration policy). */
+const CATALOGUE = { b2bOperation: 'catalogue' } as const;
 const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope') };
 
 /** Catalogue (SPEC "Catalogue", D34): events, sessions and maps of the channel. */
 const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/:lang/events',
-    { schema: { ...common, summary: 'Events the channel sells (simplified)', params: ChannelLangParams, response: { 200: EventListResponse, ...errors } } },
+    { config: CATALOGUE, schema: { ...common, summary: 'Events the channel sells (simplified)', params: ChannelLangParams, response: { 200: EventListResponse, ...errors } } },
     async (request) => ok(await listEvents(app.ctx, request.channel!, request.params.lang), 'Events'),
   );
 
   app.get(
     '/:lang/events/:eventId',
-    { schema: { ...common, summary: 'One event with fees and sessions', params: EventParams, response: { 200: EventResponse, ...errors } } },
+    { config: CATALOGUE, schema: { ...common, summary: 'One event with fees and sessions', params: EventParams, response: { 200: EventResponse, ...errors } } },
     async (request) => ok(await getEvent(app.ctx, request.channel!, request.params.eventId, request.params.lang), 'Event'),
   );
 
   app.get(
     '/:lang/events/:eventId/sessions',
-    { schema: { ...common, summary: 'Upcoming sessions of an event', params: EventParams, response: { 200: SessionListResponse, ...errors } } },
+    { config: CATALOGUE, schema: { ...common, summary: 'Upcoming sessions of an event', params: EventParams, response: { 200: SessionListResponse, ...errors } } },
     async (request) => ok(await listSessions(app.ctx, request.channel!, request.params.eventId), 'Sessions'),
   );
 
   app.get(
     '/:lang/events/:eventId/sessions/:sessionId',
     {
+      config: CATALOGUE,
       schema: {
         ...common,
         summary: 'Session detail: seats and zones with live availability and rates',
@@ -59,7 +62,7 @@ const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/:lang/events/:eventId/maps',
-    { schema: { ...common, summary: 'Venue map: sectors with their seat layout', params: EventParams, response: { 200: MapsResponse, ...errors } } },
+    { config: CATALOGUE, schema: { ...common, summary: 'Venue map: sectors with their seat layout', params: EventParams, response: { 200: MapsResponse, ...errors } } },
     async (request) => ok(await getMaps(app.ctx, request.channel!, request.params.eventId), 'Maps'),
   );
 };

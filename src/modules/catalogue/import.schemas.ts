@@ -120,6 +120,11 @@ const Channel = Type.Object(
     widget_keys: Type.Optional(
       Type.Array(Type.String({ pattern: '^wk_[A-Za-z0-9_]{1,61}$' }), { description: 'fixed keys (demo and tests only)' }),
     ),
+    server_keys: Type.Optional(
+      Type.Array(Type.String({ pattern: '^sk_[A-Za-z0-9_]{1,61}$' }), {
+        description: "fixed server keys (demo and tests only; D43): their tokens may confirm and read the report in models C and D",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,8 +4,9 @@ import { Value } from 'typebox/value';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import * as t from '../../db/schema/index.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, type FieldErrors } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
+import { needsCheckoutUrl } from '../../lib/integration-policy.js';
 import { sha256 } from '../../lib/secrets.js';
 import { CatalogueDocument } from './import.schemas.js';
 
@@ -63,6 +64,16 @@ export async function importCatalogue(ctx: AppContext, doc: unknown): Promise<Im
   const errors = validateCatalogue(doc);
   if (errors) throw new AppError('validation_failed', 'The given data was invalid', errors);
   const d = doc as CatalogueDocument;
+  if (ctx.config.appEnv === 'production') {
+    // Fixed keys are published in the docs (wk_demo_*, sk_demo_*): never in production (D3, D43).
+    const fixed: FieldErrors = {};
+    for (const c of d.channels ?? []) {
+      for (const field of ['widget_keys', 'server_keys'] as const) {
+        if (c[field]?.length) fixed[`channels.${c.slug}.${field}`] = ['fixed keys are refused when APP_ENV=production: generate keys with keys:generate'];
+      }
+    }
+    if (Object.keys(fixed).length) throw new AppError('validation_failed', 'The given data was invalid', fixed);
+  }
   return ctx.db.transaction((tx) => importInto(tx, d));
 }
 
@@ -186,7 +197,7 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
   }
 
   for (const c of d.channels ?? []) {
-    if (c.integration_mode === 'portal_external_payment' && !c.checkout_url) {
+    if (needsCheckoutUrl(c.integration_mode) && !c.checkout_url) {
       throw new AppError('validation_failed', 'The given data was invalid', { [`channels.${c.slug}.checkout_url`]: ['required for model B'] });
     }
     const organiserId = resolve(organisers, c.organiser, 'channels.organiser');
@@ -208,6 +219,9 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
     if (eventIds.length) await tx.insert(t.channelEvents).values(eventIds.map((eventId) => ({ channelId, eventId })));
     for (const key of c.widget_keys ?? []) {
       await tx.insert(t.widgetKeys).values({ channelId, keyHash: sha256(key), lastFour: key.slice(-4) });
+    }
+    for (const key of c.server_keys ?? []) {
+      await tx.insert(t.serverKeys).values({ channelId, keyHash: sha256(key), lastFour: key.slice(-4) });
     }
     summary.channels++;
   }

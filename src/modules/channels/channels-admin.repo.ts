@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { channelEvents, events, salesChannels, widgetKeys } from '../../db/schema/index.js';
+import { channelEvents, events, salesChannels } from '../../db/schema/index.js';
 import type { NewChannel } from './channels.repo.js';
 
 export async function updateChannelRow(db: Db, id: number, patch: Partial<NewChannel>, at: Date) {
@@ -38,11 +38,4 @@ export async function eventsOfOrganiser(db: Db, organiserId: number, eventIds: n
     .from(events)
     .where(and(eq(events.organiserId, organiserId), inArray(events.id, eventIds)));
   return rows.map((r) => r.id);
-}
-
-export async function findWidgetKey(db: Db, channelId: number, keyId: number, opts: { lock?: boolean } = {}) {
-  const query = db.select().from(widgetKeys).where(and(eq(widgetKeys.channelId, channelId), eq(widgetKeys.id, keyId)));
-  // Locked while revoking, so that a second revocation waits and then sees the first one.
-  const rows = opts.lock ? await query.for('update') : await query;
-  return rows[0] ?? null;
 }

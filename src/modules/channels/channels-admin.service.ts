@@ -4,7 +4,9 @@ import { AppError } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
 import { recordAudit } from '../admin/audit.js';
-import { announceRevocation, generateKeyForChannel, revokeWidgetKey } from '../auth/auth.service.js';
+import { needsCheckoutUrl, type CredentialScope } from '../../lib/integration-policy.js';
+import { announceRevocation, generateChannelKey, revokeChannelKey } from '../auth/auth.service.js';
+import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './channels.repo.js';
 import * as adminRepo from './channels-admin.repo.js';
 import { createChannel, LANGUAGES } from './channels.service.js';
@@ -164,7 +166,7 @@ export async function updateChannelAs(ctx: AppContext, actor: Actor, id: number,
   if (input.default_lang !== undefined) patch.defaultLang = input.default_lang;
   const mode = patch.integrationMode ?? before.integrationMode;
   const checkoutUrl = patch.checkoutUrl !== undefined ? patch.checkoutUrl : before.checkoutUrl;
-  if (mode === 'portal_external_payment' && !checkoutUrl) {
+  if (needsCheckoutUrl(mode) && !checkoutUrl) {
     throw new AppError('validation_failed', 'The given data was invalid', { checkout_url: ['is required for portal_external_payment (model B)'] });
   }
   const eventIds = input.event_ids !== undefined ? await checkEvents(ctx, before.organiserId, input.event_ids) : undefined;
@@ -199,50 +201,67 @@ export function keyView(k: { id: number; lastFour: string; createdAt: Date; revo
   return { id: k.id, last_four: k.lastFour, created_at: isoWithOffset(k.createdAt)!, revoked_at: isoWithOffset(k.revokedAt) };
 }
 
-/** The channel's widget keys, oldest first: creation date and last four characters only. */
-export async function listKeysFor(ctx: AppContext, actor: Actor, channelId: number) {
+const KEY_NAMES: Record<CredentialScope, string> = { widget: 'Widget key', server: 'Server key' };
+
+/** The channel's keys of one kind (widget keys, or server keys: D39), oldest first: creation date and last four characters only. */
+export async function listKeysFor(ctx: AppContext, actor: Actor, channelId: number, scope: CredentialScope = 'widget') {
   await visibleChannel(ctx, actor, channelId);
-  return (await repo.listWidgetKeys(ctx.db, channelId)).map(keyView);
+  return (await keysRepo.listKeys(ctx.db, scope, channelId)).map(keyView);
 }
 
-/** Generates a widget key; the plain key is in the answer once and never stored (D7). */
-export async function generateKeyAs(ctx: AppContext, actor: Actor, channelId: number) {
+/** Generates a key of either kind, audited; the plain key is returned once and never stored (D7, D39). */
+async function generateAuditedKey(ctx: AppContext, actor: Actor, channelId: number, scope: CredentialScope) {
   const channel = await visibleChannel(ctx, actor, channelId);
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
-    const key = await generateKeyForChannel({ ...ctx, db: tx }, channelId);
+    const key = await generateChannelKey({ ...ctx, db: tx }, scope, channelId);
     await recordAudit(tx, {
       actor,
-      action: 'widget_key.generate',
-      targetType: 'widget_key',
+      action: `${scope}_key.generate`,
+      targetType: `${scope}_key`,
       targetId: key.id,
       organiserId: channel.organiserId,
       details: { channel_id: channelId, slug: channel.slug, last_four: key.last_four },
       at: now,
     });
-    return { id: key.id, widget_key: key.widget_key, last_four: key.last_four, created_at: isoWithOffset(key.created_at)!, revoked_at: null };
+    return { id: key.id, key: key.key, last_four: key.last_four, created_at: isoWithOffset(key.created_at)!, revoked_at: null };
   });
 }
 
-/** Revokes a widget key; every token of the channel stops working at once (D7, D38). */
-export async function revokeKeyAs(ctx: AppContext, actor: Actor, channelId: number, keyId: number) {
+/** Generates a widget key; the plain key is in the answer once and never stored (D7). */
+export async function generateKeyAs(ctx: AppContext, actor: Actor, channelId: number) {
+  const { key, ...rest } = await generateAuditedKey(ctx, actor, channelId, 'widget');
+  return { ...rest, widget_key: key };
+}
+
+/** Generates a server key (D39); the plain key is in the answer once and never stored. */
+export async function generateServerKeyAs(ctx: AppContext, actor: Actor, channelId: number) {
+  const { key, ...rest } = await generateAuditedKey(ctx, actor, channelId, 'server');
+  return { ...rest, server_key: key };
+}
+
+/**
+ * Revokes a key and, at once, the tokens it stands behind: a widget key every widget-scope token
+ * of the channel (D7, D38), a server key the tokens issued from it (D39).
+ */
+export async function revokeKeyAs(ctx: AppContext, actor: Actor, channelId: number, keyId: number, scope: CredentialScope = 'widget') {
   const channel = await visibleChannel(ctx, actor, channelId);
   const now = ctx.clock.now();
   const key = await ctx.db.transaction(async (tx) => {
-    const existing = await adminRepo.findWidgetKey(tx, channelId, keyId, { lock: true });
-    if (!existing) throw new AppError('not_found', 'Widget key not found');
-    if (existing.revokedAt) throw new AppError('conflict', 'This widget key is already revoked');
-    await revokeWidgetKey({ ...ctx, db: tx }, channelId, keyId);
+    const existing = await keysRepo.findKey(tx, scope, channelId, keyId, { lock: true });
+    if (!existing) throw new AppError('not_found', `${KEY_NAMES[scope]} not found`);
+    if (existing.revokedAt) throw new AppError('conflict', `This ${KEY_NAMES[scope].toLowerCase()} is already revoked`);
+    await revokeChannelKey({ ...ctx, db: tx }, scope, channelId, keyId);
     await recordAudit(tx, {
       actor,
-      action: 'widget_key.revoke',
-      targetType: 'widget_key',
+      action: `${scope}_key.revoke`,
+      targetType: `${scope}_key`,
       targetId: keyId,
       organiserId: channel.organiserId,
       details: { channel_id: channelId, slug: channel.slug, last_four: existing.lastFour },
       at: now,
     });
-    return (await adminRepo.findWidgetKey(tx, channelId, keyId))!;
+    return (await keysRepo.findKey(tx, scope, channelId, keyId))!;
   });
   return keyView(key);
 }

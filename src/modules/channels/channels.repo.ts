@@ -1,6 +1,6 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { channelEvents, events, organisers, salesChannels, widgetKeys, type Branding, type IntegrationMode } from '../../db/schema/index.js';
+import { channelEvents, events, organisers, salesChannels, type Branding, type IntegrationMode } from '../../db/schema/index.js';
 
 export interface ChannelRecord {
   id: number;
@@ -54,22 +54,6 @@ export interface NewChannel {
 export async function insertChannel(db: Db, channel: NewChannel): Promise<ChannelRecord> {
   const [row] = await db.insert(salesChannels).values(channel).returning(channelColumns);
   return row!;
-}
-
-export async function insertWidgetKey(db: Db, channelId: number, keyHash: string, lastFour: string) {
-  const [row] = await db.insert(widgetKeys).values({ channelId, keyHash, lastFour }).returning();
-  return row!;
-}
-
-export async function listWidgetKeys(db: Db, channelId: number) {
-  return db.select().from(widgetKeys).where(eq(widgetKeys.channelId, channelId)).orderBy(widgetKeys.id);
-}
-
-export async function activeWidgetKeys(db: Db, channelId: number) {
-  return db
-    .select()
-    .from(widgetKeys)
-    .where(and(eq(widgetKeys.channelId, channelId), isNull(widgetKeys.revokedAt)));
 }
 
 export async function organiserExists(db: Db, organiserId: number): Promise<boolean> {

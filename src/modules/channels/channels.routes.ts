@@ -33,6 +33,7 @@ const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/config',
     {
+      config: { b2bOperation: 'config' },
       schema: {
         tags: ['Channel'],
         summary: 'Channel configuration (the widget reads it at start-up)',

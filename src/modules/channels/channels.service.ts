@@ -1,27 +1,25 @@
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
-import { INTEGRATION_MODES, type IntegrationMode } from '../../db/schema/index.js';
+import { INTEGRATION_MODES } from '../../db/schema/index.js';
+import { needsCheckoutUrl, policyOf, type CredentialScope } from '../../lib/integration-policy.js';
+import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './channels.repo.js';
 import type { ChannelRecord, NewChannel } from './channels.repo.js';
 
 export const LANGUAGES = ['es', 'en'] as const;
 
-const usesWidget = (mode: IntegrationMode) => mode === 'widget_platform_payment' || mode === 'widget_external_payment';
-const channelCollectsPayment = (mode: IntegrationMode) =>
-  mode === 'portal_external_payment' || mode === 'widget_external_payment';
-
-/** The channel configuration of SPEC "Channel configuration", derived from the integration mode. */
+/** The channel configuration of SPEC "Channel configuration", read from the integration policy. */
 export function channelConfig(ctx: AppContext, channel: ChannelRecord) {
-  const mode = channel.integrationMode;
+  const policy = policyOf(channel.integrationMode);
   return {
     sales_channel_slug: channel.slug,
     name: channel.name,
-    integration_mode: mode,
-    allows_widget: usesWidget(mode),
-    checkout_url: mode === 'portal_external_payment' ? channel.checkoutUrl : null,
-    portal_checkout_base_url: mode === 'widget_platform_payment' ? ctx.config.portalCheckoutBaseUrl : null,
-    requires_external_payment_callback: channelCollectsPayment(mode),
-    show_checkout_button: mode === 'widget_platform_payment',
+    integration_mode: channel.integrationMode,
+    allows_widget: policy.allowsWidget,
+    checkout_url: policy.portalCheckout === 'external_page' ? channel.checkoutUrl : null,
+    portal_checkout_base_url: policy.widgetCheckoutButton ? ctx.config.portalCheckoutBaseUrl : null,
+    requires_external_payment_callback: policy.channelCollectsPayment,
+    show_checkout_button: policy.widgetCheckoutButton,
     widget_url: ctx.config.widgetUrl,
     default_lang: channel.defaultLang,
     languages: [...LANGUAGES],
@@ -43,7 +41,7 @@ function validateChannel(input: Partial<NewChannel>): void {
       integration_mode: [`must be one of ${INTEGRATION_MODES.join(', ')}`],
     });
   }
-  if (input.integrationMode === 'portal_external_payment' && !input.checkoutUrl) {
+  if (input.integrationMode && needsCheckoutUrl(input.integrationMode) && !input.checkoutUrl) {
     throw new AppError('validation_failed', 'The given data was invalid', {
       checkout_url: ['is required for portal_external_payment (model B)'],
     });
@@ -92,8 +90,8 @@ export async function getChannelBySlug(ctx: AppContext, slug: string): Promise<C
 /** Ids of the events a channel sells. */
 export const channelEventIds = (ctx: AppContext, channelId: number) => repo.channelEventIds(ctx.db, channelId);
 
-/** Every widget key of a channel, live and revoked (hashes only; the plain key is never stored). */
-export const listWidgetKeys = (ctx: AppContext, channelId: number) => repo.listWidgetKeys(ctx.db, channelId);
+/** Every key of one kind of a channel, live and revoked (hashes only; the plain key is never stored). */
+export const listChannelKeys = (ctx: AppContext, scope: CredentialScope, channelId: number) => keysRepo.listKeys(ctx.db, scope, channelId);
 
 /** Every organiser (owners of channels and catalogues), by id. */
 export const listOrganisers = (ctx: AppContext) => repo.listOrganisers(ctx.db);

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { parseJson, queryRows, type Db } from '../../db/client.js';
-import type { IntegrationMode } from '../../db/schema/index.js';
+import { TICKET_EMAIL_MODES } from '../../lib/integration-policy.js';
 import type { OrderRows } from '../orders/order-view.js';
 
 export interface Buyer {
@@ -27,10 +27,14 @@ function codeArray(codes: readonly string[]) {
   return sql`${`{${codes.join(',')}}`}::text[]`;
 }
 
+/** The integration policy's modes that get the ticket e-mail, as a SQL array for close_order. */
+const emailModes = sql`${`{${TICKET_EMAIL_MODES.join(',')}}`}::text[]`;
+
 /**
- * The closing process in one statement, its own transaction (close_order, migration 0031): lock
- * the order, check it, sell its seats (all or nothing), write the buyer, tickets, completion and
- * e-mail. `withRows` asks for the order's rows (order_rows_json) in the answer, for its view.
+ * The closing process in one statement, its own transaction (close_order, migrations 0031 and
+ * 0071): lock the order, check it, sell its seats (all or nothing), write the buyer, tickets,
+ * completion and the e-mail of the models that send one (integration policy). `withRows` asks for
+ * the order's rows (order_rows_json) in the answer, for its view.
  */
 export async function closeOrderInDatabase(
   db: Db,
@@ -53,7 +57,7 @@ export async function closeOrderInDatabase(
           ${byId ? null : (c.ref as { orderToken: string }).orderToken}::text, ${byId ? null : (c.ref as { channelId: number }).channelId}::int,
           ${c.now}::timestamptz, ${c.allowExpired}::boolean, ${c.expectedAmount}::int,
           ${c.buyer.name}::text, ${c.buyer.surname}::text, ${c.buyer.email}::text, ${c.buyer.phone ?? null}::text,
-          ${c.paymentMethod}::text, ${c.transactionId}::text, ${codeArray(c.codes)}, ${c.withRows}::boolean) AS r`,
+          ${c.paymentMethod}::text, ${c.transactionId}::text, ${codeArray(c.codes)}, ${c.withRows}::boolean, ${emailModes}) AS r`,
   );
   const r = parseJson(row!.r) as {
     outcome: CloseResult['outcome'];
@@ -79,9 +83,9 @@ export async function closeOrderInDatabase(
 }
 
 /**
- * The writes that complete an order whose seats are sold (complete_order, migration 0031), inside
- * the caller's transaction: buyer, one ticket per item (codes in item order), order completed, and
- * the ticket e-mail queued unless `mode` is model D.
+ * The writes that complete an order whose seats are sold (complete_order, migrations 0031 and
+ * 0071), inside the caller's transaction: buyer, one ticket per item (codes in item order), order
+ * completed, and the ticket e-mail queued when `sendEmail`.
  */
 export async function completeOrderInDatabase(
   db: Db,
@@ -89,7 +93,7 @@ export async function completeOrderInDatabase(
     orderId: number;
     itemIds: number[];
     codes: string[];
-    mode: IntegrationMode;
+    sendEmail: boolean;
     buyer: Buyer;
     paymentMethod: string | null;
     transactionId: string | null;
@@ -98,7 +102,7 @@ export async function completeOrderInDatabase(
 ): Promise<void> {
   await db.execute(
     sql`SELECT complete_order(${o.orderId}::bigint, ${`{${o.itemIds.map((n) => Math.trunc(n)).join(',')}}`}::bigint[], ${codeArray(o.codes)},
-          ${o.mode}::text, ${o.buyer.name}::text, ${o.buyer.surname}::text, ${o.buyer.email}::text, ${o.buyer.phone ?? null}::text,
+          ${o.sendEmail}::boolean, ${o.buyer.name}::text, ${o.buyer.surname}::text, ${o.buyer.email}::text, ${o.buyer.phone ?? null}::text,
           ${o.paymentMethod}::text, ${o.transactionId}::text, ${o.at}::timestamptz)`,
   );
 }

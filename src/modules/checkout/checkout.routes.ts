@@ -15,6 +15,8 @@ const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/:lang/orders/:orderToken/${suffix}`,
       {
+        // Models B and D; in model D only with the server key (integration policy, D40).
+        config: { b2bOperation: 'confirm' },
         schema: {
           tags: ['Payment confirmation'],
           summary:

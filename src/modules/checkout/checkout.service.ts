@@ -1,5 +1,5 @@
 import type { AppContext } from '../../app-context.js';
-import { AppError, invalidData } from '../../http/errors.js';
+import { invalidData } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
 import { signTicketUrls } from '../tickets/tickets.service.js';
@@ -7,24 +7,17 @@ import type { ConfirmBody } from './checkout.schemas.js';
 import { closeOrder } from './closing.service.js';
 import { orderViewFromRows } from '../orders/order-view.js';
 
-/** Models whose channel collects the payment itself and must call confirm (B and D). */
-const CONFIRMING_MODES = new Set(['portal_external_payment', 'widget_external_payment']);
-
 /**
  * Confirm of an externally collected payment (SPEC "Payment confirmation", D19-D22): closes the
  * order, or returns the earlier result when it is completed already, with freshly signed links.
+ * Which models and credentials may confirm is the route's `confirm` operation, checked by the B2B
+ * guard against the integration policy before this runs (src/http/b2b-operation.ts).
  */
 export async function confirmOrder(
   ctx: AppContext,
   channel: ChannelRecord,
   input: { lang: string; orderToken: string; body: ConfirmBody },
 ) {
-  if (!CONFIRMING_MODES.has(channel.integrationMode)) {
-    throw new AppError(
-      'forbidden_for_integration_mode',
-      'Confirm is only available to channels that collect the payment themselves (models B and D)',
-    );
-  }
   const { body } = input;
   const amount = toMinor(body.amount);
   if (amount === null) throw invalidData({ amount: ['must be a number with at most two decimals'] });

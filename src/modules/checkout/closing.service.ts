@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import type { IntegrationMode } from '../../db/schema/index.js';
+import { policyOf } from '../../lib/integration-policy.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
@@ -95,8 +96,8 @@ export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promi
 
 /**
  * The part of closing after the seats are sold, for reservations (which sell their seats as they
- * create the order): buyer record, tickets, order completed, ticket e-mail queued except in model D
- * (complete_order, the same function close_order runs). Inside the caller's transaction.
+ * create the order): buyer record, tickets, order completed, ticket e-mail queued when the model's
+ * policy sends it (complete_order, the same function close_order runs). Inside the caller's transaction.
  */
 export async function completeOrder(
   tx: Db,
@@ -115,7 +116,7 @@ export async function completeOrder(
     orderId: o.orderId,
     itemIds: o.items.map((i) => i.id),
     codes,
-    mode: o.mode,
+    sendEmail: policyOf(o.mode).sendsTicketEmail,
     buyer: o.buyer,
     paymentMethod: o.paymentMethod,
     transactionId: o.transactionId,

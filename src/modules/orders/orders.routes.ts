@@ -1,7 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
 import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
 import {
   AddItemBody,
@@ -23,17 +22,10 @@ const doc = (summary: string) => ({ tags: ['Orders'], summary, security: [{ bear
 export const SWEEP_INTERVAL_MS = 30_000;
 
 /**
- * B2B order creation and every cart route are for the widget models C and D; A and B sell through
- * the portal (SPEC Errors). Runs after the bearer hook of the channel scope.
+ * Every route here builds, reads or cancels a cart: the `cart` operation of the integration policy
+ * (B2B carts are for the widget models C and D, with either credential scope; D40).
  */
-export function requireCartChannel(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    const mode = request.channel?.integrationMode;
-    if (mode !== 'widget_platform_payment' && mode !== 'widget_external_payment') {
-      throw new AppError('forbidden_for_integration_mode', 'Orders through the B2B interface are for integration models C and D only');
-    }
-  });
-}
+const CART = { b2bOperation: 'cart' } as const;
 
 /** Runs the expiry sweep on an interval while the app is up (never in tests: they call it directly). */
 function scheduleExpirySweep(app: FastifyInstance): void {
@@ -51,11 +43,10 @@ function scheduleExpirySweep(app: FastifyInstance): void {
 /** Orders and items (SPEC "Order and items"), under /sales-channel/v1/{slug}. */
 const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   scheduleExpirySweep(app);
-  requireCartChannel(app);
 
   app.post(
     '/:lang/orders',
-    { schema: { ...doc('Create an order with its first item'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('Create an order with its first item'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
     async (request, reply) => {
       const { order, created } = await orders.createOrder(app.ctx, request.channel!, request.params.lang, request.body);
       const status = created ? 201 : 200;
@@ -65,7 +56,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/:lang/orders/:orderToken',
-    { schema: { ...doc('Read an order'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('Read an order'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.getOrder(app.ctx, request.channel!, orderToken, lang), 'Order');
@@ -74,7 +65,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:lang/orders/:orderToken',
-    { schema: { ...doc('Cancel an order (its seats are released at once)'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('Cancel an order (its seats are released at once)'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.cancelOrder(app.ctx, request.channel!, orderToken, lang), 'Order cancelled');
@@ -83,7 +74,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:lang/orders/:orderToken/items',
-    { schema: { ...doc('Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addItem(app.ctx, request.channel!, orderToken, lang, request.body), 'Item added');
@@ -92,7 +83,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:lang/orders/:orderToken/items-bulk',
-    { schema: { ...doc('Add seats in bulk (all or nothing)'), params: OrderParams, body: AddItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('Add seats in bulk (all or nothing)'), params: OrderParams, body: AddItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addItemsBulk(app.ctx, request.channel!, orderToken, lang, request.body.items), 'Items added');
@@ -101,7 +92,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:lang/orders/:orderToken/items/sector',
-    { schema: { ...doc('Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addSectorItems(app.ctx, request.channel!, orderToken, lang, request.body), 'Items added');
@@ -110,7 +101,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:lang/orders/:orderToken/items/bulk',
-    { schema: { ...doc('Remove items in bulk (all or nothing)'), params: OrderParams, body: RemoveItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('Remove items in bulk (all or nothing)'), params: OrderParams, body: RemoveItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.removeItemsBulk(app.ctx, request.channel!, orderToken, lang, request.body.item_ids), 'Items removed');
@@ -119,7 +110,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:lang/orders/:orderToken/items/:itemId',
-    { schema: { ...doc('Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken, itemId } = request.params;
       return ok(await orders.removeItem(app.ctx, request.channel!, orderToken, lang, itemId), 'Item removed');
@@ -128,7 +119,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/:lang/orders/:orderToken/items/change-rate',
-    { schema: { ...doc('Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       const { item_ids, rate_id } = request.body;

@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { ok } from '../../http/envelope.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import { ChannelLangParams, IdParam, LangParam, SlugParam } from '../../http/schemas.js';
+import { policyOf } from '../../lib/integration-policy.js';
 import { AddItemBody, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
 import * as orders from '../orders/orders.service.js';
 import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
@@ -36,7 +37,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('preHandler', async (request) => {
     const { salesChannelSlug } = request.params as { salesChannelSlug: string };
     const channel = await publicChannel(app.ctx, salesChannelSlug);
-    if (channel.integrationMode !== 'portal_only' && channel.integrationMode !== 'portal_external_payment') {
+    if (!policyOf(channel.integrationMode).storefront) {
       throw new AppError('forbidden_for_integration_mode', 'The portal storefront is for integration models A and B only');
     }
     request.channel = channel;

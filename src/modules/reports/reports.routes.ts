@@ -15,6 +15,8 @@ const reportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/:lang/reports/sales',
     {
+      // Other buyers' names and e-mails: in models C and D only with the server key (D40).
+      config: { b2bOperation: 'report' },
       schema: {
         tags: ['Reports'],
         summary: 'Sales report: the channel\'s transactions, newest first, at most 500, with a summary',

@@ -1,7 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { LangParam, SlugParam, bearerErrors } from '../../http/schemas.js';
-import { requireCartChannel } from '../orders/orders.routes.js';
 import { OrderParams, OrderResponse, OrderToken } from '../orders/orders.schemas.js';
 import { applyVoucher, removeVoucher } from './vouchers.service.js';
 
@@ -10,11 +9,11 @@ const VoucherCode = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\s*[A
 
 /** Vouchers on an order (SPEC "Vouchers"), under /sales-channel/v1/{slug}. */
 const vouchersRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  requireCartChannel(app);
-
   app.post(
     '/:lang/orders/:orderToken/apply-voucher',
     {
+      // Vouchers edit the cart: the `cart` operation of the integration policy.
+      config: { b2bOperation: 'cart' },
       schema: {
         tags: ['Vouchers'],
         summary: 'Apply a voucher (one per order; another code replaces it)',
@@ -33,6 +32,8 @@ const vouchersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/:lang/orders/:orderToken/vouchers/:voucherCode',
     {
+      // Vouchers edit the cart: the `cart` operation of the integration policy.
+      config: { b2bOperation: 'cart' },
       schema: {
         tags: ['Vouchers'],
         summary: 'Remove a voucher from an order',

@@ -4,6 +4,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../http/errors.js';
 import { INTEGRATION_MODES } from '../../../db/schema/index.js';
+import { CREDENTIAL_SCOPES, type CredentialScope } from '../../../lib/integration-policy.js';
 import * as channels from '../../channels/channels-admin.service.js';
 import { LANGUAGES } from '../../channels/channels.service.js';
 import { listEventsFor } from '../../catalogue/catalogue-admin.service.js';
@@ -34,6 +35,39 @@ function refundForm(pc: PageContext, reference: string): SafeHtml {
 // stored hashed; every state-changing form carries the session's synchronizer CSRF token.
 
 export const SESSION_COOKIE = 'taquilla_admin';
+/** The two kinds of channel key on the channel page (D7, D39): their URLs and what to tell the operator. */
+const KEY_PAGES: Record<CredentialScope, { path: string; title: string; intro: string; store: string }> = {
+  widget: {
+    path: 'keys',
+    title: 'Widget key',
+    intro: 'The publishable key of the widget (models C and D put it in buyers\' pages). A new key is shown once. Revoking a key stops every widget token of the channel at once.',
+    store: 'Put it in the page that loads the widget (models C and D) or in the channel\'s server configuration.',
+  },
+  server: {
+    path: 'server-keys',
+    title: 'Server key',
+    intro: 'The key of the channel\'s own server: in models C and D only its tokens may confirm and read the sales report. Never put it in a web page. Several may be live while you rotate; revoking one stops the tokens issued from it at once.',
+    store: 'Store it in the channel\'s server configuration, never in a web page.',
+  },
+};
+
+function keysSection(pc: PageContext, channelId: number, scope: CredentialScope, keys: { id: number; last_four: string; created_at: string; revoked_at: string | null }[]): SafeHtml {
+  const k = KEY_PAGES[scope];
+  return html`<section class="card" aria-labelledby="${k.path}-h"><h2 id="${k.path}-h">${k.title}s</h2>
+<p>${k.intro}</p>
+${actionButton(pc, `/admin/channels/${channelId}/${k.path}`, `Generate a ${k.title.toLowerCase()}`, '')}
+${table(
+  ['Key', 'Created', 'Status', ''],
+  keys.map(
+    (key) => html`<tr><td>…${key.last_four}</td><td>${when(key.created_at)}</td>
+      <td>${key.revoked_at ? html`<span class="badge off">revoked ${when(key.revoked_at)}</span>` : html`<span class="badge live">active</span>`}</td>
+      <td>${key.revoked_at ? '' : actionButton(pc, `/admin/channels/${channelId}/${k.path}/${key.id}/revoke`, 'Revoke', 'danger', `Revoke ${k.title.toLowerCase()} ending ${key.last_four}`)}</td></tr>`,
+  ),
+  'Keys are listed by their last four characters',
+)}
+</section>`;
+}
+
 const LOGIN_COOKIE = 'taquilla_admin_login';
 
 export const MODE_LABELS: Record<string, string> = {
@@ -195,7 +229,8 @@ ${table(
     const pc = pageContext(request, 'channels');
     const id = idParam(request, 'channelId');
     const channel = await channels.getChannelFor(ctx, pc.actor, id);
-    const keys = await channels.listKeysFor(ctx, pc.actor, id);
+    const widgetKeys = await channels.listKeysFor(ctx, pc.actor, id, 'widget');
+    const serverKeys = await channels.listKeysFor(ctx, pc.actor, id, 'server');
     const events = (await listEventsFor(ctx, pc.actor)).filter((e) => e.organiser_id === channel.organiser_id);
     const b = channel.branding;
     const body = html`
@@ -214,19 +249,8 @@ ${table(
   ${checkboxes('event_ids', 'Events this channel sells', events.map((e) => [e.id, `${Object.values(e.names)[0] ?? e.id} (${e.status})`]), channel.event_ids)}
   <div class="field"><button type="submit">Save settings</button></div>
 </form></section>
-<section class="card" aria-labelledby="keys-h"><h2 id="keys-h">Widget keys</h2>
-<p>A new key is shown once. Revoking a key stops every token of the channel at once.</p>
-${actionButton(pc, `/admin/channels/${id}/keys`, 'Generate a widget key', '')}
-${table(
-  ['Key', 'Created', 'Status', ''],
-  keys.map(
-    (k) => html`<tr><td>…${k.last_four}</td><td>${when(k.created_at)}</td>
-      <td>${k.revoked_at ? html`<span class="badge off">revoked ${when(k.revoked_at)}</span>` : html`<span class="badge live">active</span>`}</td>
-      <td>${k.revoked_at ? '' : actionButton(pc, `/admin/channels/${id}/keys/${k.id}/revoke`, 'Revoke', 'danger', `Revoke key ending ${k.last_four}`)}</td></tr>`,
-  ),
-  'Keys are listed by their last four characters',
-)}
-</section>
+${keysSection(pc, id, 'widget', widgetKeys)}
+${keysSection(pc, id, 'server', serverKeys)}
 <section class="card" aria-labelledby="sales-h"><h2 id="sales-h">Orders and sales</h2>
 <ul><li><a href="/admin/orders?channel_id=${id}">Orders of this channel</a></li>
 <li><a href="/admin/channels/${id}/report">Sales report</a></li></ul>
@@ -255,28 +279,31 @@ ${table(
     return redirect(reply, `/admin/channels/${id}?notice=saved`);
   });
 
-  app.post('/channels/:channelId/keys', async (request, reply) => {
-    const pc = pageContext(request, 'channels');
-    const id = idParam(request, 'channelId');
-    const channel = await channels.getChannelFor(ctx, pc.actor, id);
-    const key = await channels.generateKeyAs(ctx, pc.actor, id);
-    const body = html`
+  for (const scope of CREDENTIAL_SCOPES) {
+    const k = KEY_PAGES[scope];
+    app.post(`/channels/:channelId/${k.path}`, async (request, reply) => {
+      const pc = pageContext(request, 'channels');
+      const id = idParam(request, 'channelId');
+      const channel = await channels.getChannelFor(ctx, pc.actor, id);
+      const key = scope === 'widget' ? (await channels.generateKeyAs(ctx, pc.actor, id)).widget_key : (await channels.generateServerKeyAs(ctx, pc.actor, id)).server_key;
+      const body = html`
 <section class="card" aria-labelledby="key-h"><h2 id="key-h">Copy the key now</h2>
-<p><strong>This is the only time the key is shown.</strong> Store it in the channel's server configuration; Taquilla keeps only a hash.</p>
-<div class="field"><label for="new-key">Widget key for ${channel.slug}</label>
-<div class="secret"><input id="new-key" readonly value="${key.widget_key}" autocomplete="off" spellcheck="false">
+<p><strong>This is the only time the key is shown.</strong> ${k.store} Taquilla keeps only a hash.</p>
+<div class="field"><label for="new-key">${k.title} for ${channel.slug}</label>
+<div class="secret"><input id="new-key" readonly value="${key}" autocomplete="off" spellcheck="false">
 <button type="button" data-copy-target="new-key" data-copy-status="copy-status">Copy</button></div>
 <p id="copy-status" role="status" aria-live="polite" class="hint"></p></div>
 <p><a href="/admin/channels/${id}">Back to the channel</a></p>
 </section>`;
-    return sendPage(reply, page(pc, 'New widget key', body), 201);
-  });
+      return sendPage(reply, page(pc, `New ${k.title.toLowerCase()}`, body), 201);
+    });
 
-  app.post('/channels/:channelId/keys/:keyId/revoke', async (request, reply) => {
-    const id = idParam(request, 'channelId');
-    await channels.revokeKeyAs(ctx, request.dashboard!.actor, id, idParam(request, 'keyId'));
-    return redirect(reply, `/admin/channels/${id}?notice=revoked`);
-  });
+    app.post(`/channels/:channelId/${k.path}/:keyId/revoke`, async (request, reply) => {
+      const id = idParam(request, 'channelId');
+      await channels.revokeKeyAs(ctx, request.dashboard!.actor, id, idParam(request, 'keyId'), scope);
+      return redirect(reply, `/admin/channels/${id}?notice=revoked`);
+    });
+  }
 
   // ---- the channel's sales report (read-only), through the reports module's service
   /** The report filters of the page's query string; malformed values are left to the service's 422. */

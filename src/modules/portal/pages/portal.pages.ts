@@ -4,6 +4,7 @@ import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../../../http/errors.js';
+import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
 import type { ChannelRecord } from '../../channels/channels.repo.js';
 import { findChannelBySlug } from '../../channels/channels.repo.js';
 import { buildOrderView, type OrderView } from '../../orders/order-view.js';
@@ -17,9 +18,10 @@ import * as store from './storefront.repo.js';
 /** Client-side code of the pages: plain ES modules and CSS in portal/ at the repository root. */
 export const PORTAL_ASSETS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../portal');
 
-type Mode = ChannelRecord['integrationMode'];
-const STOREFRONT: Mode[] = ['portal_only', 'portal_external_payment'];
-const CHECKOUT: Mode[] = ['portal_only', 'portal_external_payment', 'widget_platform_payment'];
+/** Which channels a page serves, by their integration policy: the storefront's, or the checkout's (D25, D26). */
+type PageFor = (policy: ModelPolicy) => boolean;
+const STOREFRONT: PageFor = (p) => p.storefront;
+const CHECKOUT: PageFor = (p) => p.portalCheckout !== null;
 
 class PageNotFound extends Error {}
 
@@ -37,10 +39,10 @@ interface PageParams {
 }
 
 /** Resolves the channel and language of a page, or answers 404 for a channel not served here. */
-async function pageContext(app: FastifyInstance, params: PageParams, modes: Mode[]): Promise<ChannelRecord> {
+async function pageContext(app: FastifyInstance, params: PageParams, serves: PageFor): Promise<ChannelRecord> {
   if (!isPageLang(params.lang)) throw new PageNotFound();
   const channel = await findChannelBySlug(app.ctx.db, params.slug);
-  if (!channel || !modes.includes(channel.integrationMode)) throw new PageNotFound();
+  if (!channel || !serves(policyOf(channel.integrationMode))) throw new PageNotFound();
   return channel;
 }
 
@@ -69,13 +71,13 @@ const portalPages: FastifyPluginAsync = async (app) => {
 
   const tz = app.ctx.config.timezone;
   const page = <P extends PageParams>(
-    modes: Mode[],
+    serves: PageFor,
     handler: (channel: ChannelRecord, params: P, query: Record<string, string | undefined>, reply: FastifyReply) => Promise<unknown>,
   ) =>
     async (request: { params: unknown; query: unknown }, reply: FastifyReply) => {
       const params = request.params as P;
       try {
-        const channel = await pageContext(app, params, modes);
+        const channel = await pageContext(app, params, serves);
         reply.header('cache-control', 'no-store');
         return await handler(channel, params, (request.query ?? {}) as Record<string, string | undefined>, reply);
       } catch (err) {
@@ -209,13 +211,13 @@ ${cartPanel(lang, true)}
       if (order.status === 'completed') return reply.redirect(`/${channel.slug}/${lang}/orders/${encodeURIComponent(token)}`);
       const now = app.ctx.clock.now();
       if (order.status !== 'pending' || (order.expiresAt && order.expiresAt <= now) || order.itemCount === 0) {
-        const again = STOREFRONT.includes(channel.integrationMode)
+        const again = STOREFRONT(policyOf(channel.integrationMode))
           ? `<p><a class="button" href="/${esc(channel.slug)}/${lang}/events">${esc(t.events)}</a></p>`
           : '';
         const body = `<h1>${esc(t.checkout)}</h1><p class="alert" role="status">${esc(order.itemCount === 0 && order.status === 'pending' ? t.emptyCart : t.expired)}</p>${again}`;
         return html(reply, layout({ lang, title: t.checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}`, body }));
       }
-      const external = channel.integrationMode === 'portal_external_payment';
+      const external = policyOf(channel.integrationMode).portalCheckout === 'external_page';
       const notice =
         query.payment === 'declined' ? t.paymentDeclined : query.payment === 'cancelled' ? t.paymentCancelled : '';
       const buyerFields = external
@@ -246,7 +248,7 @@ ${buyerFields}
         orderToken: token,
         external,
         // Model C's cart was built by the widget: the checkout page shows it, it does not edit it.
-        editable: STOREFRONT.includes(channel.integrationMode),
+        editable: STOREFRONT(policyOf(channel.integrationMode)),
         texts: t,
       })}</script>`;
       return html(reply, layout({ lang, title: t.checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}`, body, scripts: ['portal.js'] }));

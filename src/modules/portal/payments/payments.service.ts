@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../../../app-context.js';
 import type { PaymentProviderName } from '../../../db/schema/index.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../../http/errors.js';
+import { policyOf } from '../../../lib/integration-policy.js';
 import type { ChannelRecord } from '../../channels/channels.repo.js';
 import * as repo from '../portal.repo.js';
 import { closePaidOrder } from './close-paid-order.js';
@@ -62,14 +63,14 @@ export async function startCheckout(
   orderToken: string,
   buyer: Buyer,
 ): Promise<CheckoutResult> {
-  const mode = channel.integrationMode;
-  if (mode === 'widget_external_payment') {
+  const { portalCheckout } = policyOf(channel.integrationMode);
+  if (portalCheckout === null) {
     throw new AppError('forbidden_for_integration_mode', 'This sales channel collects payment itself: the portal checkout is not available');
   }
   const now = ctx.clock.now();
   const order = await repo.findChannelOrder(ctx.db, channel.id, orderToken);
   assertPayable(order, now);
-  if (mode === 'portal_external_payment') return { kind: 'external', checkoutUrl: externalCheckoutUrl(channel, orderToken) };
+  if (portalCheckout === 'external_page') return { kind: 'external', checkoutUrl: externalCheckoutUrl(channel, orderToken) };
 
   const errors = buyerErrors(buyer);
   if (errors) throw invalidData(errors);
