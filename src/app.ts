@@ -10,6 +10,8 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { requireChannelToken } from './http/auth.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { logPath } from './http/log-path.js';
+import { registerRateLimits } from './http/rate-limits.js';
+import { fastifyTrustProxy } from './http/rate-limits.config.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import channelRoutes from './modules/channels/channels.routes.js';
@@ -53,6 +55,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     bodyLimit: 100 * 1024,
     requestIdHeader: 'x-request-id',
+    // Behind a load balancer the client address is in X-Forwarded-For (TRUST_PROXY, docs/operations.md).
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -61,6 +65,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('channel', null);
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
+  // Before every route: it attaches each route's limits as the route is declared (D45).
+  await registerRateLimits(app);
 
   await app.register(swagger, {
     openapi: {
