@@ -143,8 +143,8 @@ const B2B_ROUTE_PREFIX = '/api/sales-channel/v1/';
 const B2B_CHANNEL = '/api/sales-channel/v1/:salesChannelSlug';
 const PORTAL_CHANNEL = '/api/portal/:salesChannelSlug';
 
-/** The cart routes both interfaces share, below the channel (and the B2B bearer token). */
-const CART_WRITES = [
+/** Cart writes below the channel: the B2B routes (behind the bearer token) and the portal's. */
+const B2B_CART_WRITES = [
   'POST /:lang/orders',
   'DELETE /:lang/orders/:orderToken',
   'POST /:lang/orders/:orderToken/items',
@@ -155,6 +155,7 @@ const CART_WRITES = [
   'PUT /:lang/orders/:orderToken/items/change-rate',
   'DELETE /:lang/orders/:orderToken/vouchers/:voucherCode',
 ] as const;
+const PORTAL_CART_WRITES = B2B_CART_WRITES.filter((route) => !route.includes('bulk'));
 const APPLY_VOUCHER = 'POST /:lang/orders/:orderToken/apply-voucher';
 const VOUCHER_LIMITS: LimitName[] = ['cart_writes', 'voucher_per_order', 'voucher_per_client'];
 
@@ -164,9 +165,9 @@ const under = (prefix: string, route: string) => route.replace(' ', ` ${prefix}`
  * in neither this table nor UNLIMITED_ROUTES fail test/http/rate-limits.test.ts. */
 export const ROUTE_LIMITS: ReadonlyMap<string, readonly LimitName[]> = new Map<string, LimitName[]>([
   ['POST /api/sales-channel/v1/auth/token', ['token', 'token_failures']],
-  ...CART_WRITES.map((r) => [under(B2B_CHANNEL, r), ['cart_writes']] as [string, LimitName[]]),
+  ...B2B_CART_WRITES.map((r) => [under(B2B_CHANNEL, r), ['cart_writes']] as [string, LimitName[]]),
   [under(B2B_CHANNEL, APPLY_VOUCHER), VOUCHER_LIMITS],
-  ...CART_WRITES.map((r) => [under(PORTAL_CHANNEL, r), ['portal', 'cart_writes']] as [string, LimitName[]]),
+  ...PORTAL_CART_WRITES.map((r) => [under(PORTAL_CHANNEL, r), ['portal', 'cart_writes']] as [string, LimitName[]]),
   [under(PORTAL_CHANNEL, APPLY_VOUCHER), ['portal', ...VOUCHER_LIMITS]],
   ['GET /api/portal/:salesChannelSlug/:lang/orders/:orderToken', ['portal']],
   ['POST /api/portal/:salesChannelSlug/:lang/checkout', ['portal']],
@@ -200,6 +201,8 @@ export function adminLoginCounters(email: string, ip: string): Counter[] {
 
 /** The limits of one app: checks and failure counts against its store. */
 export class RateLimits {
+  /** Every route of the app ("METHOD /url"), so that a test can find the ones no table decides. */
+  readonly declaredRoutes: string[] = [];
   private readonly requestCounters = new Map<LimitName, ReturnType<FastifyInstance['createRateLimit']>>();
 
   constructor(
@@ -331,6 +334,7 @@ export async function registerRateLimits(app: FastifyInstance): Promise<void> {
 
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
+      limits.declaredRoutes.push(`${method} ${route.url}`);
       const names = ROUTE_LIMITS.get(`${method} ${route.url}`)?.filter((name) => LIMITS[name].key);
       if (!names?.length) continue;
       const hooks = limits.hooksFor(names);
