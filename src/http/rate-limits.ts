@@ -41,7 +41,7 @@ interface Limit {
   failureCodes: readonly string[];
   /** The counter a request falls in; undefined for limits whose key the route gives explicitly. */
   key?(request: FastifyRequest): string;
-  /** The 429's message. */
+  /** The 429's message, before "; retry in N s". */
   message: string;
 }
 
@@ -66,7 +66,7 @@ export const LIMITS: Record<LimitName, Limit> = {
     failureCost: () => 0,
     failureCodes: [],
     key: address,
-    message: 'Too many requests from this address; slow down and retry later',
+    message: 'Too many requests from this address',
   },
   token: {
     max: (c) => c.tokenPerMinute,
@@ -75,7 +75,7 @@ export const LIMITS: Record<LimitName, Limit> = {
     failureCost: () => 0,
     failureCodes: [],
     key: address,
-    message: 'Too many token requests from this address; retry later',
+    message: 'Too many token requests from this address',
   },
   token_failures: {
     max: (c) => c.tokenFailuresPerMinute,
@@ -84,7 +84,7 @@ export const LIMITS: Record<LimitName, Limit> = {
     failureCost: () => 1,
     failureCodes: ['invalid_credentials'],
     key: address,
-    message: 'Too many failed token requests from this address; retry later',
+    message: 'Too many failed token requests from this address',
   },
   cart_writes: {
     max: (c) => c.cartWritesPerMinute,
@@ -93,7 +93,7 @@ export const LIMITS: Record<LimitName, Limit> = {
     failureCost: () => 0,
     failureCodes: [],
     key: buyer,
-    message: 'Too many cart changes; slow down and retry later',
+    message: 'Too many cart changes',
   },
   voucher_per_order: {
     max: (c) => c.voucherPerOrderPerMinute,
@@ -102,7 +102,7 @@ export const LIMITS: Record<LimitName, Limit> = {
     failureCost: (c) => c.voucherFailureCost,
     failureCodes: ['voucher_invalid'],
     key: order,
-    message: 'Too many voucher attempts on this order; retry later',
+    message: 'Too many voucher attempts on this order',
   },
   voucher_per_client: {
     max: (c) => c.voucherPerClientPerMinute,
@@ -111,7 +111,7 @@ export const LIMITS: Record<LimitName, Limit> = {
     failureCost: (c) => c.voucherFailureCost,
     failureCodes: ['voucher_invalid'],
     key: address,
-    message: 'Too many voucher attempts from this address; retry later',
+    message: 'Too many voucher attempts from this address',
   },
   admin_login_account_address: {
     max: (c) => c.adminLoginFailuresPerAccountAddress,
@@ -283,7 +283,7 @@ export class RateLimits {
 function refuse(reply: FastifyReply, name: LimitName, ttlMs: number): never {
   const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
   reply.header('retry-after', String(seconds));
-  throw new AppError('rate_limited', `${LIMITS[name].message} (in ${seconds} s)`);
+  throw new AppError('rate_limited', `${LIMITS[name].message}; retry in ${seconds} s`);
 }
 
 declare module 'fastify' {
