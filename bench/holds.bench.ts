@@ -79,7 +79,16 @@ async function server() {
   const database = await openDatabase({ url: url.toString(), poolSize: POOL_SIZE });
   await migrate(database);
   console.log(`setup: database ${dbName} migrated; importing ${SEATS} seats`);
-  const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: url.toString(), DB_POOL_SIZE: String(POOL_SIZE), PORT: '0' });
+  // One bench client stands for thousands of buyers: its cart writes are out of the per-buyer limit's
+  // reach unless the run sets CART_WRITE_RATE_LIMIT_PER_MINUTE (or REDIS_URL to count in Redis).
+  const config = loadConfig({
+    APP_ENV: 'test',
+    DATABASE_URL: url.toString(),
+    DB_POOL_SIZE: String(POOL_SIZE),
+    PORT: '0',
+    CART_WRITE_RATE_LIMIT_PER_MINUTE: process.env.CART_WRITE_RATE_LIMIT_PER_MINUTE ?? '100000000',
+    REDIS_URL: process.env.REDIS_URL,
+  });
   const app = await buildApp({ config, database, logger: false });
   const perRow = 100;
   await importCatalogue(app.ctx, {

@@ -11,6 +11,8 @@ import { requireChannelToken } from './http/auth.js';
 import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { logPath } from './http/log-path.js';
+import { registerRateLimits } from './http/rate-limits.js';
+import { fastifyTrustProxy } from './http/rate-limits.config.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import { listenForRevocations } from './modules/auth/revocations.js';
@@ -55,6 +57,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     bodyLimit: 100 * 1024,
     requestIdHeader: 'x-request-id',
+    // Behind a load balancer the client address is in X-Forwarded-For (TRUST_PROXY, docs/operations.md).
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -67,6 +71,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // A lost pooled connection is replaced by the pool; the requests it fails answer 503 (D46).
   database.onConnectionError((err) => app.log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection lost'));
   listenForRevocations(app);
+  // Before every route: it attaches each route's limits as the route is declared (D45).
+  await registerRateLimits(app);
 
   await app.register(swagger, {
     openapi: {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { loadPortalConfig, type PortalConfig } from './modules/portal/portal.config.js';
+import { loadRateLimitConfig, loadTrustProxy, type RateLimitConfig, type TrustProxy } from './http/rate-limits.config.js';
 
 /** Deployment environments (DECISIONS D3). */
 export const APP_ENVS = ['production', 'preproduction', 'development', 'test'] as const;
@@ -34,8 +35,12 @@ export interface Config {
   /** How long a verified token is trusted without asking the database again (0 disables). */
   authCacheMs: number;
   dbPoolSize: number;
-  /** Portal and card payments (PAYMENT_PROVIDER, STRIPE_*, PORTAL_RATE_LIMIT_PER_MINUTE). */
+  /** Portal and card payments (PAYMENT_PROVIDER, STRIPE_*). */
   portal: PortalConfig;
+  /** Rate limits and their store (REDIS_URL, *_RATE_LIMIT_*, ADMIN_LOGIN_*; D45). */
+  rateLimits: RateLimitConfig;
+  /** Which proxies' X-Forwarded-For names the client address (TRUST_PROXY). */
+  trustProxy: TrustProxy;
 }
 
 export class ConfigError extends Error {}
@@ -133,6 +138,12 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: int(env, 'DB_POOL_SIZE', 10),
     logLevel,
     portal: loadPortalConfig(env, appEnv, (message) => {
+      throw new ConfigError(message);
+    }),
+    rateLimits: loadRateLimitConfig(env, (message) => {
+      throw new ConfigError(message);
+    }),
+    trustProxy: loadTrustProxy(env, (message) => {
       throw new ConfigError(message);
     }),
   });

@@ -61,6 +61,20 @@ export interface TestApp {
 }
 
 /**
+ * Rate limits of the test configuration: every test file sends all its requests from one address and
+ * one token, far more than a buyer would, so the limits a test does not study are set out of reach.
+ * test/http/rate-limits.test.ts sets its own. The portal's and the admin sign-in's stay at their
+ * production defaults (their tests count on them).
+ */
+export const TEST_RATE_LIMITS = {
+  TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
+  TOKEN_FAILURE_LIMIT_PER_MINUTE: '100000',
+  CART_WRITE_RATE_LIMIT_PER_MINUTE: '100000',
+  VOUCHER_RATE_LIMIT_PER_ORDER_PER_MINUTE: '100000',
+  VOUCHER_RATE_LIMIT_PER_CLIENT_PER_MINUTE: '100000',
+};
+
+/**
  * The whole service on a fresh database with the demo catalogue, a manual clock (starting at the
  * real now) and test configuration. `env` overrides environment variables of the config.
  */
@@ -68,7 +82,7 @@ export async function buildTestApp(
   opts: { env?: Record<string, string>; demo?: boolean; clock?: ManualClock; poolSize?: number } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase({ poolSize: opts.poolSize });
-  const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://taquilla.test', ...opts.env });
+  const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://taquilla.test', ...TEST_RATE_LIMITS, ...opts.env });
   const clock = opts.clock ?? new ManualClock(new Date());
   const app = await buildApp({ config, database: db.database, clock, logger: false });
   if (opts.demo !== false) await loadDemoDataIfEmpty(app.ctx);

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { announceRevocation } from '../../src/modules/auth/auth.service.js';
 import { sweepExpiredOrders } from '../../src/modules/orders/orders.service.js';
-import { PORTAL_RATE_LIMIT } from '../../src/modules/portal/portal.routes.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
 import { createOrder, demoSession, heldRows, itemsOf, orderUrl, ordersUrl, type DemoSession, type OrderJson } from './cart-helpers.js';
 
@@ -507,7 +506,7 @@ describe('GET /portal/{slug}/{lang}/orders/{token} (public)', () => {
 
   it('is rate limited per client with the error envelope', async () => {
     let last = 0;
-    for (let i = 0; i <= PORTAL_RATE_LIMIT.max; i++) {
+    for (let i = 0; i <= t.config.rateLimits.portalPerMinute; i++) {
       last = (await t.app.inject({ url: portalUrl('demo-d', 'unknown-token-123'), remoteAddress: '10.9.9.9' })).statusCode;
     }
     expect(last).toBe(429);

@@ -32,13 +32,6 @@ export const adminApiTokens = pgTable('admin_api_tokens', {
   revokedAt: ts('revoked_at'),
 });
 
-export const loginFailures = pgTable('login_failures', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
-  email: text('email').notNull(),
-  ip: text('ip').notNull(),
-  failedAt: ts('failed_at').notNull(),
-});
-
 export const auditLog = pgTable('audit_log', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
   userId: integer('user_id'),

@@ -1,6 +1,6 @@
-import { and, count, eq, gt, gte, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { adminApiTokens, loginFailures, organisers, userSessions, users, type UserRole } from '../../db/schema/index.js';
+import { adminApiTokens, organisers, userSessions, users, type UserRole } from '../../db/schema/index.js';
 
 export async function findUserByEmail(db: Db, email: string) {
   const rows = await db.select().from(users).where(eq(users.email, email));
@@ -33,20 +33,6 @@ export async function findLiveSession(db: Db, idHash: string, now: Date) {
 
 export async function deleteSession(db: Db, idHash: string) {
   await db.delete(userSessions).where(eq(userSessions.idHash, idHash));
-}
-
-export async function countFailuresSince(db: Db, by: { email: string } | { ip: string }, since: Date): Promise<number> {
-  const match = 'email' in by ? eq(loginFailures.email, by.email) : eq(loginFailures.ip, by.ip);
-  const [row] = await db.select({ n: count() }).from(loginFailures).where(and(match, gte(loginFailures.failedAt, since)));
-  return Number(row?.n ?? 0);
-}
-
-export async function insertFailure(db: Db, failure: { email: string; ip: string; failedAt: Date }) {
-  await db.insert(loginFailures).values(failure);
-}
-
-export async function clearEmailFailures(db: Db, email: string) {
-  await db.delete(loginFailures).where(eq(loginFailures.email, email));
 }
 
 export async function insertApiToken(db: Db, token: { userId: number; name: string; tokenHash: string; lastFour: string; createdAt: Date }) {

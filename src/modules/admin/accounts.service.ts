@@ -11,11 +11,6 @@ import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from
 
 /** Dashboard sessions last 12 hours; then the user signs in again. */
 export const SESSION_TTL_SECONDS = 12 * 3600;
-/** Login throttling: failures counted in the database over a sliding window. */
-export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
-export const MAX_FAILURES_PER_EMAIL = 5;
-export const MAX_FAILURES_PER_IP = 20;
-
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
@@ -65,29 +60,17 @@ export interface LoginResult {
 }
 
 /**
- * Checks e-mail and password for the dashboard. Throttled per e-mail and per IP before the password
- * is even looked at; an unknown e-mail costs the same time as a wrong password.
+ * Checks e-mail and password for the dashboard; an unknown e-mail costs the same time as a wrong
+ * password. The route throttles failures (src/http/rate-limits.ts, `adminLoginCounters`).
  */
-export async function login(ctx: AppContext, input: { email: string; password: string; ip: string }): Promise<LoginResult> {
+export async function login(ctx: AppContext, input: { email: string; password: string }): Promise<LoginResult> {
   const email = normaliseEmail(input.email);
   const now = ctx.clock.now();
-  const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
-  const [byEmail, byIp] = await Promise.all([
-    repo.countFailuresSince(ctx.db, { email }, since),
-    repo.countFailuresSince(ctx.db, { ip: input.ip }, since),
-  ]);
-  if (byEmail >= MAX_FAILURES_PER_EMAIL || byIp >= MAX_FAILURES_PER_IP) {
-    throw new AppError('rate_limited', 'Too many failed sign-in attempts; wait 15 minutes and try again');
-  }
   const user = await repo.findUserByEmail(ctx.db, email);
   const valid = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()));
-  if (!user || !valid || user.disabledAt) {
-    await repo.insertFailure(ctx.db, { email, ip: input.ip, failedAt: now });
-    throw new AppError('invalid_credentials', 'Wrong e-mail or password');
-  }
+  if (!user || !valid || user.disabledAt) throw new AppError('invalid_credentials', 'Wrong e-mail or password');
   const sessionId = crypto.randomBytes(32).toString('base64url');
   await ctx.db.transaction(async (tx) => {
-    await repo.clearEmailFailures(tx, email);
     await repo.insertSession(tx, {
       idHash: sha256(sessionId),
       userId: user.id,

@@ -7,8 +7,6 @@ export interface PortalConfig {
   paymentProvider: 'sandbox' | 'stripe';
   stripeSecretKey: string | undefined;
   stripeWebhookSecret: string | undefined;
-  /** Requests per minute and client address on the public portal API (D25). */
-  rateLimitPerMinute: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -22,14 +20,9 @@ export function loadPortalConfig(env: Env, appEnv: string, fail: (message: strin
   if (provider === 'stripe' && (!stripeSecretKey || !stripeWebhookSecret)) {
     fail('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
   }
-  const rawLimit = env.PORTAL_RATE_LIMIT_PER_MINUTE || '120';
-  if (!/^\d+$/.test(rawLimit) || Number(rawLimit) < 1) {
-    fail(`PORTAL_RATE_LIMIT_PER_MINUTE must be a whole number >= 1 (got "${rawLimit}")`);
-  }
   return {
     paymentProvider: provider as PortalConfig['paymentProvider'],
     stripeSecretKey,
     stripeWebhookSecret,
-    rateLimitPerMinute: Number(rawLimit),
   };
 }

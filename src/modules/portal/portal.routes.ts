@@ -1,4 +1,3 @@
-import rateLimit from '@fastify/rate-limit';
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
@@ -21,18 +20,13 @@ const publicErrors = {
   429: { $ref: 'ErrorEnvelope' },
 };
 
-/** Default requests one client (IP address) may make to the public portal API per window (D25). */
-export const PORTAL_RATE_LIMIT = { max: 120, timeWindow: 60_000 };
-
 /** Public portal API (D25, D26): no bearer token; the channel is the one named in the path. */
 const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(paymentNotificationRoutes);
 
-  // Buyer-facing calls: rate limited per client address.
+  // Buyer-facing calls: rate limited per client address (src/http/rate-limits.ts).
   await app.register(async (scope) => {
     const buyerScope = scope.withTypeProvider<TypeBoxTypeProvider>();
-    // Registered inside this scope, so the limit covers the buyer-facing routes only.
-    await buyerScope.register(rateLimit, { max: app.ctx.config.portal.rateLimitPerMinute, timeWindow: PORTAL_RATE_LIMIT.timeWindow });
 
     await buyerScope.register(portalCartRoutes);
 

@@ -3,13 +3,14 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../../http/errors.js';
+import { adminLoginCounters } from '../../../http/rate-limits.js';
 import { INTEGRATION_MODES } from '../../../db/schema/index.js';
 import { CREDENTIAL_SCOPES, type CredentialScope } from '../../../lib/integration-policy.js';
 import * as channels from '../../channels/channels-admin.service.js';
 import { LANGUAGES } from '../../channels/channels.service.js';
 import { listEventsFor } from '../../catalogue/catalogue-admin.service.js';
 import { listOrdersFor } from '../../orders/orders-admin.service.js';
-import { login, logout, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
+import { login, logout, normaliseEmail, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
 import { listAudit } from '../audit.js';
 import { listOrganisersFor } from '../organisers.service.js';
 import { refundOrderAs } from '../order-actions.service.js';
@@ -162,8 +163,18 @@ export default async function dashboardRoutes(app: FastifyInstance): Promise<voi
     if (!sameToken(F.text(form, '_csrf'), request.cookies[LOGIN_COOKIE] ?? '')) {
       return freshLoginForm(reply, 'The sign-in form expired; please try again.', email, 403);
     }
+    // Throttled per account and address, per account and per address (D45, docs/admin.md): the
+    // counters are checked before the password and count failures only.
+    const counters = adminLoginCounters(normaliseEmail(email), request.ip);
     try {
-      const { sessionId } = await login(ctx, { email, password: F.text(form, 'password'), ip: request.ip });
+      await app.rateLimits.assertAllowed(reply, counters);
+      const { sessionId } = await login(ctx, { email, password: F.text(form, 'password') }).catch(async (err: unknown) => {
+        if (err instanceof AppError && err.code === 'invalid_credentials') await app.rateLimits.recordFailure(counters);
+        throw err;
+      });
+      // The owner who mistyped starts afresh from this address; the account's and the address's
+      // counters stay, so that signing in to one's own account never clears a guesser's trail.
+      await app.rateLimits.reset(counters[0]!);
       reply.clearCookie(LOGIN_COOKIE, { path: '/admin/login' });
       reply.setCookie(SESSION_COOKIE, sessionId, { path: '/admin', httpOnly: true, sameSite: 'lax', secure, maxAge: SESSION_TTL_SECONDS });
       return redirect(reply, '/admin/channels');

@@ -1,0 +1,346 @@
+import rateLimitPlugin from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { Redis } from 'ioredis';
+import { sha256 } from '../lib/secrets.js';
+import { AppError } from './errors.js';
+import type { RateLimitConfig } from './rate-limits.config.js';
+import { MemoryCounterStore, RedisCounterStore, pluginStoreOver, type CounterStore } from './rate-limit-store.js';
+
+/**
+ * Every rate limit of the service (DECISIONS D45) in one place: what it counts, its key, its
+ * maximum and window (from configuration), and the routes it guards. Counters live in memory, or in
+ * Redis when REDIS_URL is set so that a fleet shares them. Over a limit: 429 `rate_limited` with
+ * `Retry-After` (seconds) and the D4 envelope.
+ *
+ * Two kinds of counter. A request counter adds one point per request and refuses the request that
+ * passes `max` (the plugin's `createRateLimit`). A failure counter adds points only when the guarded
+ * attempt fails (wrong key, unknown voucher, wrong password) and refuses the next attempt once it
+ * holds `max` points, so that thousands of real buyers behind one address, who mostly succeed, are
+ * counted loosely and a guesser, who mostly fails, strictly.
+ */
+
+export type LimitName =
+  | 'portal'
+  | 'token'
+  | 'token_failures'
+  | 'cart_writes'
+  | 'voucher_per_order'
+  | 'voucher_per_client'
+  | 'admin_login_account_address'
+  | 'admin_login_account'
+  | 'admin_login_address';
+
+interface Limit {
+  max(config: RateLimitConfig): number;
+  windowMs(config: RateLimitConfig): number;
+  /** One point per request (request counter), or points only on failure (failure counter). */
+  countsRequests: boolean;
+  /** Points a failed attempt adds; 0 when failures cost nothing extra. */
+  failureCost(config: RateLimitConfig): number;
+  /** The error codes that count as a failed attempt. */
+  failureCodes: readonly string[];
+  /** The counter a request falls in; undefined for limits whose key the route gives explicitly. */
+  key?(request: FastifyRequest): string;
+  /** The 429's message, before "; retry in N s". */
+  message: string;
+}
+
+const MINUTE = 60_000;
+const address = (request: FastifyRequest) => `addr:${request.ip}`;
+/** A B2B buyer is their bearer token (one per widget `client_id`); a portal buyer their address. */
+function buyer(request: FastifyRequest): string {
+  if (!request.routeOptions.url?.startsWith(B2B_ROUTE_PREFIX)) return address(request);
+  const bearer = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+  return `token:${sha256(bearer)}`;
+}
+function order(request: FastifyRequest): string {
+  const { salesChannelSlug, orderToken } = request.params as { salesChannelSlug?: string; orderToken?: string };
+  return `order:${salesChannelSlug}:${orderToken}`;
+}
+
+export const LIMITS: Record<LimitName, Limit> = {
+  portal: {
+    max: (c) => c.portalPerMinute,
+    windowMs: () => MINUTE,
+    countsRequests: true,
+    failureCost: () => 0,
+    failureCodes: [],
+    key: address,
+    message: 'Too many requests from this address',
+  },
+  token: {
+    max: (c) => c.tokenPerMinute,
+    windowMs: () => MINUTE,
+    countsRequests: true,
+    failureCost: () => 0,
+    failureCodes: [],
+    key: address,
+    message: 'Too many token requests from this address',
+  },
+  token_failures: {
+    max: (c) => c.tokenFailuresPerMinute,
+    windowMs: () => MINUTE,
+    countsRequests: false,
+    failureCost: () => 1,
+    failureCodes: ['invalid_credentials'],
+    key: address,
+    message: 'Too many failed token requests from this address',
+  },
+  cart_writes: {
+    max: (c) => c.cartWritesPerMinute,
+    windowMs: () => MINUTE,
+    countsRequests: true,
+    failureCost: () => 0,
+    failureCodes: [],
+    key: buyer,
+    message: 'Too many cart changes',
+  },
+  voucher_per_order: {
+    max: (c) => c.voucherPerOrderPerMinute,
+    windowMs: () => MINUTE,
+    countsRequests: true,
+    failureCost: (c) => c.voucherFailureCost,
+    failureCodes: ['voucher_invalid'],
+    key: order,
+    message: 'Too many voucher attempts on this order',
+  },
+  voucher_per_client: {
+    max: (c) => c.voucherPerClientPerMinute,
+    windowMs: () => MINUTE,
+    countsRequests: true,
+    failureCost: (c) => c.voucherFailureCost,
+    failureCodes: ['voucher_invalid'],
+    key: address,
+    message: 'Too many voucher attempts from this address',
+  },
+  admin_login_account_address: {
+    max: (c) => c.adminLoginFailuresPerAccountAddress,
+    windowMs: (c) => c.adminLoginWindowSeconds * 1000,
+    countsRequests: false,
+    failureCost: () => 1,
+    failureCodes: ['invalid_credentials'],
+    message: 'Too many failed sign-in attempts',
+  },
+  admin_login_account: {
+    max: (c) => c.adminLoginFailuresPerAccount,
+    windowMs: (c) => c.adminLoginWindowSeconds * 1000,
+    countsRequests: false,
+    failureCost: () => 1,
+    failureCodes: ['invalid_credentials'],
+    message: 'Too many failed sign-in attempts',
+  },
+  admin_login_address: {
+    max: (c) => c.adminLoginFailuresPerAddress,
+    windowMs: (c) => c.adminLoginWindowSeconds * 1000,
+    countsRequests: false,
+    failureCost: () => 1,
+    failureCodes: ['invalid_credentials'],
+    message: 'Too many failed sign-in attempts',
+  },
+};
+
+const B2B_ROUTE_PREFIX = '/api/sales-channel/v1/';
+const B2B_CHANNEL = '/api/sales-channel/v1/:salesChannelSlug';
+const PORTAL_CHANNEL = '/api/portal/:salesChannelSlug';
+
+/** Cart writes below the channel: the B2B routes (behind the bearer token) and the portal's. */
+const B2B_CART_WRITES = [
+  'POST /:lang/orders',
+  'DELETE /:lang/orders/:orderToken',
+  'POST /:lang/orders/:orderToken/items',
+  'POST /:lang/orders/:orderToken/items-bulk',
+  'POST /:lang/orders/:orderToken/items/sector',
+  'DELETE /:lang/orders/:orderToken/items/bulk',
+  'DELETE /:lang/orders/:orderToken/items/:itemId',
+  'PUT /:lang/orders/:orderToken/items/change-rate',
+  'DELETE /:lang/orders/:orderToken/vouchers/:voucherCode',
+] as const;
+const PORTAL_CART_WRITES = B2B_CART_WRITES.filter((route) => !route.includes('bulk'));
+const APPLY_VOUCHER = 'POST /:lang/orders/:orderToken/apply-voucher';
+const VOUCHER_LIMITS: LimitName[] = ['cart_writes', 'voucher_per_order', 'voucher_per_client'];
+
+const under = (prefix: string, route: string) => route.replace(' ', ` ${prefix}`);
+
+/** Which limits guard which route ("METHOD /full/url"). Routes of the B2B and portal APIs that are
+ * in neither this table nor UNLIMITED_ROUTES fail test/http/rate-limits.test.ts. */
+export const ROUTE_LIMITS: ReadonlyMap<string, readonly LimitName[]> = new Map<string, LimitName[]>([
+  ['POST /api/sales-channel/v1/auth/token', ['token', 'token_failures']],
+  ...B2B_CART_WRITES.map((r) => [under(B2B_CHANNEL, r), ['cart_writes']] as [string, LimitName[]]),
+  [under(B2B_CHANNEL, APPLY_VOUCHER), VOUCHER_LIMITS],
+  ...PORTAL_CART_WRITES.map((r) => [under(PORTAL_CHANNEL, r), ['portal', 'cart_writes']] as [string, LimitName[]]),
+  [under(PORTAL_CHANNEL, APPLY_VOUCHER), ['portal', ...VOUCHER_LIMITS]],
+  ['GET /api/portal/:salesChannelSlug/:lang/orders/:orderToken', ['portal']],
+  ['POST /api/portal/:salesChannelSlug/:lang/checkout', ['portal']],
+  // The key needs the form's e-mail: dashboard.routes.ts calls `adminLoginCounters` itself.
+  ['POST /admin/login', ['admin_login_account_address', 'admin_login_account', 'admin_login_address']],
+]);
+
+/** Writes of the B2B and portal APIs that no limit guards, and why. */
+export const UNLIMITED_ROUTES: ReadonlyMap<string, string> = new Map([
+  ['POST /api/sales-channel/v1/:salesChannelSlug/:lang/orders/:orderToken/confirm', 'the channel confirms a payment it collected; no seat is held and nothing can be guessed'],
+  ['POST /api/sales-channel/v1/:salesChannelSlug/:lang/orders/:orderToken/confirm-payment', 'alias of confirm (D19)'],
+  ['POST /api/portal/payments/sandbox/notifications', 'signed notifications of the payment provider'],
+  ['POST /api/portal/payments/stripe/webhook', 'signed webhooks of the payment provider'],
+]);
+
+/** A counter the caller names itself (routes whose key is not in the request line). */
+export interface Counter {
+  limit: LimitName;
+  key: string;
+}
+
+/** The admin sign-in counters (docs/admin.md): the account is hashed so that Redis holds no e-mail. */
+export function adminLoginCounters(email: string, ip: string): Counter[] {
+  const account = `account:${sha256(email)}`;
+  return [
+    { limit: 'admin_login_account_address', key: `${account}:addr:${ip}` },
+    { limit: 'admin_login_account', key: account },
+    { limit: 'admin_login_address', key: `addr:${ip}` },
+  ];
+}
+
+/** The limits of one app: checks and failure counts against its store. */
+export class RateLimits {
+  /** Every route of the app ("METHOD /url"), so that a test can find the ones no table decides. */
+  readonly declaredRoutes: string[] = [];
+  private readonly requestCounters = new Map<LimitName, ReturnType<FastifyInstance['createRateLimit']>>();
+
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly config: RateLimitConfig,
+    private readonly store: CounterStore,
+  ) {
+    for (const [name, limit] of Object.entries(LIMITS) as [LimitName, Limit][]) {
+      if (!limit.countsRequests || !limit.key) continue;
+      const key = limit.key;
+      this.requestCounters.set(
+        name,
+        app.createRateLimit({ max: limit.max(config), timeWindow: limit.windowMs(config), keyGenerator: (request) => `${name}:${key(request)}` }),
+      );
+    }
+  }
+
+  /** Counts the request against each request counter and checks each failure counter; 429 when over. */
+  async enforce(request: FastifyRequest, reply: FastifyReply, limits: readonly LimitName[]): Promise<void> {
+    for (const name of limits) {
+      const counter = this.requestCounters.get(name);
+      if (counter) {
+        const result = await counter(request);
+        if (!result.isAllowed && result.isExceeded) refuse(reply, name, result.ttl);
+      } else if (LIMITS[name].key) {
+        await this.assertAllowed(reply, [{ limit: name, key: LIMITS[name].key!(request) }]);
+      }
+    }
+  }
+
+  /** 429 when any of these failure counters is full (nothing is counted). */
+  async assertAllowed(reply: FastifyReply, counters: readonly Counter[]): Promise<void> {
+    for (const { limit, key } of counters) {
+      const seen = await this.safely(() => this.store.peek(`${limit}:${key}`), { count: 0, ttlMs: 0 });
+      if (seen.count >= LIMITS[limit].max(this.config)) refuse(reply, limit, seen.ttlMs);
+    }
+  }
+
+  /** Adds a failed attempt's points to each counter. */
+  async recordFailure(counters: readonly Counter[]): Promise<void> {
+    await Promise.all(
+      counters.map(({ limit, key }) => {
+        const cost = LIMITS[limit].failureCost(this.config);
+        return cost > 0 && this.safely(() => this.store.hit(`${limit}:${key}`, cost, LIMITS[limit].windowMs(this.config)), null);
+      }),
+    );
+  }
+
+  async reset(counter: Counter): Promise<void> {
+    await this.safely(() => this.store.reset(`${counter.limit}:${counter.key}`), undefined);
+  }
+
+  /** A failure of the store lets the request through (like the plugin's `skipOnError`): an
+   * unreachable Redis must not stop the sale. */
+  private async safely<T>(work: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      this.app.log.warn({ err }, 'rate-limit store unavailable; request let through');
+      return fallback;
+    }
+  }
+
+  /** Route hooks for the limits the table gives this route. */
+  hooksFor(keyed: readonly LimitName[]) {
+    const failing = keyed.filter((name) => LIMITS[name].failureCodes.length > 0 && LIMITS[name].failureCost(this.config) > 0);
+    return {
+      onRequest: async (request: FastifyRequest, reply: FastifyReply) => this.enforce(request, reply, keyed),
+      onError: async (request: FastifyRequest, _reply: FastifyReply, error: Error) => {
+        const code = (error as { code?: string }).code ?? '';
+        const counters = failing.filter((name) => LIMITS[name].failureCodes.includes(code)).map((name) => ({ limit: name, key: LIMITS[name].key!(request) }));
+        if (counters.length) await this.recordFailure(counters);
+      },
+    };
+  }
+}
+
+function refuse(reply: FastifyReply, name: LimitName, ttlMs: number): never {
+  const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
+  reply.header('retry-after', String(seconds));
+  throw new AppError('rate_limited', `${LIMITS[name].message}; retry in ${seconds} s`);
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    rateLimits: RateLimits;
+  }
+}
+
+function addHook(route: RouteOptions, hook: 'onRequest' | 'onError', handler: (...args: never[]) => Promise<void>): void {
+  const existing = route[hook];
+  route[hook] = (existing ? [...(Array.isArray(existing) ? existing : [existing]), handler] : [handler]) as never;
+}
+
+/** Adds the 429 answer to a route's documented responses (OpenAPI). */
+function document429(route: RouteOptions): void {
+  const schema = route.schema as { response?: Record<string, unknown>; hide?: boolean } | undefined;
+  if (schema?.response && !schema.response['429']) schema.response['429'] = { $ref: 'ErrorEnvelope' };
+}
+
+/**
+ * Registers @fastify/rate-limit over the configured store and attaches each route's limits as it is
+ * declared: call before declaring the routes. One Redis client per app, closed with it.
+ */
+export async function registerRateLimits(app: FastifyInstance): Promise<void> {
+  const config = app.ctx.config;
+  const settings = config.rateLimits;
+  let store: CounterStore;
+  if (settings.redisUrl) {
+    // Fail fast while Redis is away (no offline queue, one retry) so that requests are let through
+    // at once instead of waiting; the client reconnects by itself.
+    const redis = new Redis(settings.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1000 });
+    redis.on('error', (err) => app.log.warn({ err: err.message }, 'rate-limit Redis error'));
+    await redis.connect().catch((err: Error) => app.log.warn({ err: err.message }, 'rate-limit Redis unreachable at start; counting resumes when it is back'));
+    app.addHook('onClose', async () => {
+      redis.disconnect();
+    });
+    store = new RedisCounterStore(redis, settings.redisKeyPrefix);
+  } else {
+    if (config.appEnv === 'production' && config.databaseUrl) {
+      app.log.warn('REDIS_URL is not set: each instance counts rate limits on its own, so a fleet of N instances allows N times each limit');
+    }
+    store = new MemoryCounterStore();
+  }
+
+  await app.register(rateLimitPlugin, { global: false, skipOnError: true, store: pluginStoreOver(store) });
+  const limits = new RateLimits(app, settings, store);
+  app.decorate('rateLimits', limits);
+
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      limits.declaredRoutes.push(`${method} ${route.url}`);
+      const names = ROUTE_LIMITS.get(`${method} ${route.url}`)?.filter((name) => LIMITS[name].key);
+      if (!names?.length) continue;
+      const hooks = limits.hooksFor(names);
+      addHook(route, 'onRequest', hooks.onRequest);
+      addHook(route, 'onError', hooks.onError);
+      document429(route);
+    }
+  });
+}
