@@ -5,7 +5,7 @@ import { findChannelById, insertWidgetKey, type ChannelRecord } from '../channel
 import * as repo from './auth.repo.js';
 import { announceRevocation } from './revocations.js';
 
-export { announceRevocation, type Revocation } from './revocations.js';
+export { announceRevocation } from './revocations.js';
 import { tokenCache } from './token-cache.js';
 
 // Compared against when the slug is unknown, so that both answers take the same time (D6).
