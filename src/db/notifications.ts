@@ -1,7 +1,6 @@
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
-import type { Db } from './client.js';
+import { sql, type SQL } from 'drizzle-orm';
 
 // Database notifications (PostgreSQL LISTEN/NOTIFY; PGlite has the same through its `listen()`
 // API): how one instance tells every other instance on the same database that something changed.
@@ -26,8 +25,11 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-/** Sends a notification; inside a transaction it is delivered on commit only. */
-export async function notify(db: Db, channel: string, payload: string): Promise<void> {
+/**
+ * Sends a notification through `db` (the database or a transaction: then it is delivered on commit
+ * only). Typed structurally so that this module does not import the client that imports it.
+ */
+export async function notify(db: { execute(query: SQL): PromiseLike<unknown> }, channel: string, payload: string): Promise<void> {
   await db.execute(sql`SELECT pg_notify(${channel}, ${payload})`);
 }
 

@@ -18,7 +18,7 @@ const DRIVER_MESSAGES = [
   'is not queryable',
 ];
 
-export interface UnreachableCause {
+interface UnreachableCause {
   code?: string;
   message: string;
 }

@@ -54,7 +54,22 @@ function fastifyErrorCode(err: FastifyError): { status: number; code: ErrorCode;
  * Seconds a client should wait before retrying while the database is unreachable: the service
  * reconnects by itself within 2 s of the database returning (D46).
  */
-export const DATABASE_RETRY_AFTER_SECONDS = 2;
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * When `err` says the database is unreachable (D46): logs it, sets Retry-After on the reply and
+ * returns the 503 to answer with; otherwise null. Shared by every error handler (the envelope's
+ * and the dashboard's HTML pages).
+ */
+export function databaseUnavailable(err: unknown, request: FastifyRequest, reply: FastifyReply): AppError | null {
+  const cause = unreachableCause(err);
+  if (!cause) return null;
+  // Nothing was wrong with the request and nothing was half written (the transaction, if any, is
+  // gone with its connection): tell the client to retry shortly.
+  request.log.warn({ cause }, 'database unreachable');
+  reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+  return new AppError('service_unavailable', 'The service is temporarily unavailable; retry shortly');
+}
 
 /** The one error handler: every error, ours or Fastify's, leaves as the envelope of D4. */
 export function registerErrorHandler(app: FastifyInstance): void {
@@ -76,14 +91,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
       return reply.status(fe.statusCode).send(envelope(fe.statusCode, 'bad_request', fe.message));
     }
-    const unreachable = unreachableCause(err);
-    if (unreachable) {
-      // Nothing was wrong with the request and nothing was half written (the transaction, if any,
-      // is gone with its connection): tell the client to retry shortly (D46).
-      request.log.warn({ cause: unreachable }, 'database unreachable');
-      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
-      return reply.status(503).send(envelope(503, 'service_unavailable', 'The service is temporarily unavailable; retry shortly'));
-    }
+    const unavailable = databaseUnavailable(err, request, reply);
+    if (unavailable) return reply.status(unavailable.status).send(envelope(unavailable.status, unavailable.code, unavailable.message));
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send(envelope(500, 'internal_error', 'Internal server error'));
   });

@@ -50,6 +50,14 @@ describe('a database that refuses connections (D46)', () => {
     });
   });
 
+  it('a dashboard page answers 503 too, with Retry-After and a page that says so', async () => {
+    const res = await app.inject({ method: 'GET', url: '/admin/channels', cookies: { taquilla_admin: 'some-session' } });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('2');
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('temporarily unavailable');
+  });
+
   it('/readyz answers 503, /healthz 200 (the process itself is fine)', async () => {
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);

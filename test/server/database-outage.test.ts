@@ -218,14 +218,14 @@ describe.runIf(isPostgres)('a database outage (D46)', () => {
       expect(writes.filter((p) => p.status === 503 && p.retryAfter !== '2').map(brief)).toEqual([]);
       // While cut (sent after the cut, answered before the database returned): 503 in the envelope.
       const during = reads.filter((p) => p.sentAt > cutAt && p.answeredAt < backAt);
-      expect(during.length).toBeGreaterThan(10);
+      expect(during.length).toBeGreaterThan(3);
       for (const p of during) {
         expect(p.status, JSON.stringify(brief(p))).toBe(503);
         expect(p.retryAfter).toBe('2');
         expect(JSON.parse(p.body)).toMatchObject({ status: 503, success: false, code: 'service_unavailable' });
       }
       const readyDuring = readies.filter((p) => p.sentAt > cutAt && p.answeredAt < backAt);
-      expect(readyDuring.length).toBeGreaterThan(10);
+      expect(readyDuring.length).toBeGreaterThan(3);
       expect(readyDuring.filter((p) => p.status !== 503).map(brief)).toEqual([]);
 
       expect(recoveryMs, JSON.stringify(reads.filter((p) => p.sentAt >= backAt).slice(0, 5).map(brief))).toBeLessThan(2_000);

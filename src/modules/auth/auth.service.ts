@@ -9,7 +9,7 @@ import { announceRevocation } from './revocations.js';
 import { tokenCache, type LiveToken } from './token-cache.js';
 
 export type { LiveToken } from './token-cache.js';
-export { announceRevocation, type Revocation } from './revocations.js';
+export { announceRevocation } from './revocations.js';
 
 // Compared against when the slug is unknown, so that both answers take the same time (D6).
 const DUMMY_KEY_HASH = sha256('wk_no-such-channel-dummy-key-for-constant-time');

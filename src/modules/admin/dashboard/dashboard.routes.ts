@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { databaseUnavailable } from '../../../http/error-handler.js';
 import { AppError } from '../../../http/errors.js';
 import { adminLoginCounters } from '../../../http/rate-limits.js';
 import { INTEGRATION_MODES } from '../../../db/schema/index.js';
@@ -125,10 +126,13 @@ export default async function dashboardRoutes(app: FastifyInstance): Promise<voi
     }
   });
 
-  app.setErrorHandler((err, request, reply) => {
+  app.setErrorHandler((thrown, request, reply) => {
+    const err = databaseUnavailable(thrown, request, reply) ?? thrown;
     const status = err instanceof AppError ? err.status : ((err as { statusCode?: number }).statusCode ?? 500);
-    if (status >= 500) request.log.error({ err }, 'dashboard error');
-    const message = status >= 500 ? 'Internal server error' : (err as Error).message;
+    // An unreachable database (D46) is a 503 whose message may be shown; other 5xx say nothing.
+    const internal = status >= 500 && err === thrown;
+    if (internal) request.log.error({ err }, 'dashboard error');
+    const message = internal ? 'Internal server error' : (err as Error).message;
     const fields = err instanceof AppError ? err.fields : undefined;
     const referer = request.headers.referer;
     const back = referer && referer.startsWith(ctx.config.publicBaseUrl) ? referer.slice(ctx.config.publicBaseUrl.length) : '/admin/channels';
