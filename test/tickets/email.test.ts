@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
-import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, count, createPendingOrder } from '../checkout/fixtures.js';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue, retryDelayMs } from '../../src/modules/tickets/email-queue.js';
@@ -67,7 +67,7 @@ beforeAll(async () => {
   peer = new SmtpPeer(await freePort());
   t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${peer.port}`, MAIL_FROM: 'Taquilla <tickets@taquilla.test>' } });
   tokens.b = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
-  tokens.d = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
+  tokens.d = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey); // model D confirms with the server key (D40)
 }, 120_000); // building the app with the demo catalogue is slow on a busy machine
 afterAll(async () => {
   await peer.stop();

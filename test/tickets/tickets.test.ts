@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { PDFParse } from 'pdf-parse';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, serverTokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { queryRows } from '../../src/db/client.js';
 import { signedTicketUrl, verifyTicketLink, TICKET_LINK_TTL_SECONDS } from '../../src/modules/tickets/signed-links.js';
@@ -11,7 +11,7 @@ let urls: string[];
 let orderId: number;
 beforeAll(async () => {
   t = await buildTestApp();
-  const token = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
+  const token = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey); // model D confirms with the server key (D40)
   const o = await createPendingOrder(t.ctx, { channel: 'demo-d', seats: 2 });
   orderId = o.id;
   const res = await t.app.inject({ method: 'POST', url: confirmUrl('demo-d', o.token), headers: bearer(token), payload: { ...buyer, amount: o.total / 100 } });

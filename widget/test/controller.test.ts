@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, buildTestApp, tokenFor, type TestApp } from '../../test/helpers.js';
+import { bearer, buildTestApp, serverTokenFor, tokenFor, type TestApp } from '../../test/helpers.js';
 import { createController, type ControllerDeps } from '../src/controller.js';
 import { createApiClient } from '../src/http.js';
 import { orderItems, secondsLeft } from '../src/order.js';
@@ -286,7 +286,8 @@ describe('widget controller against the service', () => {
     expect(h.warnings[0]).toMatch(/model D/);
 
     const order = h.controller.getOrder()!;
-    const server = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'channel-server');
+    // the channel's server confirms with its server key; the widget's key cannot (D40)
+    const server = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'channel-server');
     const confirm = await t.app.inject({
       method: 'POST',
       url: `/api/sales-channel/v1/demo-d/es/orders/${order.order_token}/confirm`,
