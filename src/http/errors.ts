@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   too_many_items: 422,
   // 429 / 5xx
   rate_limited: 429,
+  hold_limit_reached: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

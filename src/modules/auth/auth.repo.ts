@@ -61,10 +61,10 @@ export async function revokeChannelTokens(db: Db, channelId: number, at: Date) {
   return rows.map((r) => r.tokenHash);
 }
 
-/** The channel of a live token, or nothing. */
+/** The channel and client_id (D38; '' when none) of a live token, or nothing. */
 export async function findLiveToken(db: Db, tokenHash: string, now: Date) {
   const rows = await db
-    .select({ channelId: accessTokens.channelId, expiresAt: accessTokens.expiresAt })
+    .select({ channelId: accessTokens.channelId, clientId: accessTokens.clientId, expiresAt: accessTokens.expiresAt })
     .from(accessTokens)
     .where(and(eq(accessTokens.tokenHash, tokenHash), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, now)));
   return rows[0] ?? null;

@@ -3,7 +3,7 @@ import { AppError, SPEC_MESSAGES } from '../../http/errors.js';
 import { generateAccessToken, generateWidgetKey, safeEqual, sha256 } from '../../lib/secrets.js';
 import { findChannelById, insertWidgetKey, type ChannelRecord } from '../channels/channels.repo.js';
 import * as repo from './auth.repo.js';
-import { TokenCache } from './token-cache.js';
+import { TokenCache, type TokenHolder } from './token-cache.js';
 
 const caches = new WeakMap<AppContext, TokenCache>();
 
@@ -67,8 +67,8 @@ export async function issueToken(
   };
 }
 
-/** The channel a bearer token belongs to; 401 when it is missing, unknown, expired or revoked. */
-export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<ChannelRecord> {
+/** The channel and client_id of a bearer token; 401 when it is missing, unknown, expired or revoked. */
+export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<TokenHolder> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) throw new AppError('unauthenticated', 'A bearer token is required (Authorization: Bearer <token>)');
   const tokenHash = sha256(match[1]!);
@@ -79,8 +79,9 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   const live = await repo.findLiveToken(ctx.db, tokenHash, now);
   const channel = live && (await findChannelById(ctx.db, live.channelId));
   if (!live || !channel) throw new AppError('invalid_token', 'The access token is invalid, expired or revoked');
-  cache.set(tokenHash, channel, live.expiresAt.getTime(), now.getTime());
-  return channel;
+  const holder = { channel, clientId: live.clientId };
+  cache.set(tokenHash, holder, live.expiresAt.getTime(), now.getTime());
+  return holder;
 }
 
 /** 403 "Unauthorized sales channel" unless the token's channel is the one in the path (SPEC rule 5). */

@@ -1,7 +1,13 @@
 import type { ChannelRecord } from '../channels/channels.repo.js';
 
-interface Entry {
+/** What a verified token stands for: its channel and the client_id it was issued for (D38). */
+export interface TokenHolder {
   channel: ChannelRecord;
+  clientId: string;
+}
+
+interface Entry {
+  holder: TokenHolder;
   expiresAt: number;
   cachedUntil: number;
 }
@@ -18,23 +24,23 @@ export class TokenCache {
     private readonly maxEntries = 50_000,
   ) {}
 
-  get(tokenHash: string, now: number): ChannelRecord | null {
+  get(tokenHash: string, now: number): TokenHolder | null {
     const entry = this.entries.get(tokenHash);
     if (!entry) return null;
     if (entry.cachedUntil <= now || entry.expiresAt <= now) {
       this.entries.delete(tokenHash);
       return null;
     }
-    return entry.channel;
+    return entry.holder;
   }
 
-  set(tokenHash: string, channel: ChannelRecord, expiresAt: number, now: number): void {
+  set(tokenHash: string, holder: TokenHolder, expiresAt: number, now: number): void {
     if (this.ttlMs <= 0) return;
     if (this.entries.size >= this.maxEntries) {
       // Drop the oldest insertion; Map iterates in insertion order.
       this.entries.delete(this.entries.keys().next().value!);
     }
-    this.entries.set(tokenHash, { channel, expiresAt, cachedUntil: now + this.ttlMs });
+    this.entries.set(tokenHash, { holder, expiresAt, cachedUntil: now + this.ttlMs });
   }
 
   drop(tokenHashes: Iterable<string>): void {
@@ -43,6 +49,6 @@ export class TokenCache {
 
   /** Forget every token of a channel (its settings changed). */
   dropChannel(channelId: number): void {
-    for (const [hash, entry] of this.entries) if (entry.channel.id === channelId) this.entries.delete(hash);
+    for (const [hash, entry] of this.entries) if (entry.holder.channel.id === channelId) this.entries.delete(hash);
   }
 }
