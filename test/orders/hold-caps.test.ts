@@ -2,7 +2,10 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { b2bBuyer, portalBuyer } from '../../src/modules/orders/buyer.js';
+import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { BUYER_COOKIE } from '../../src/modules/portal/portal-buyer.js';
+import { account, api } from '../admin/admin-helpers.js';
+import { DashboardClient } from '../admin/dashboard-client.js';
 import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, type TestApp } from '../helpers.js';
 import { demoSession, orderUrl, ordersUrl, type DemoSession } from './cart-helpers.js';
 
@@ -232,6 +235,62 @@ describe('portal (buyer cookie, else address)', () => {
     expectCap(await portal(`${portalOrders}/${order}/items`, seatBody(s0), { cookie }), ITEMS_MESSAGE);
     expect(await holdings(cookieBuyer(cookie))).toEqual({ held: MAX_ITEMS, carts: 1 });
     await setSessionCap(s2, null);
+  });
+});
+
+describe('where max_tickets_per_buyer is set', () => {
+  const capOf = async (sessionId: number) =>
+    (await queryRows<{ cap: number | null }>(t.ctx.db, sql`SELECT max_tickets_per_buyer AS cap FROM sessions WHERE id = ${sessionId}`))[0]!.cap;
+
+  it('admin API: session create and update take it (null removes it; 0 or a fraction is 422)', async () => {
+    const admin = api(t.app, (await account(t.ctx, 'caps-admin@taquilla.test')).token);
+    const created = await admin.post(`/events/${s0.eventId}/sessions`, { start_datetime: '2031-05-01T18:00:00Z', max_tickets_per_buyer: 4 });
+    expect(created.status).toBe(201);
+    expect(created.body.data.max_tickets_per_buyer).toBe(4);
+    const id = created.body.data.id as number;
+    expect((await admin.patch(`/sessions/${id}`, { max_tickets_per_buyer: 6 })).body.data.max_tickets_per_buyer).toBe(6);
+    expect(await capOf(id)).toBe(6);
+    for (const bad of [0, 2.5, 'six']) {
+      const res = await admin.patch(`/sessions/${id}`, { max_tickets_per_buyer: bad });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toHaveProperty('max_tickets_per_buyer');
+    }
+    expect((await admin.patch(`/sessions/${id}`, { max_tickets_per_buyer: null })).body.data.max_tickets_per_buyer).toBeNull();
+    expect((await admin.get(`/sessions/${id}`)).body.data.max_tickets_per_buyer).toBeNull();
+  });
+
+  it('dashboard: the session form edits it (empty clears it)', async () => {
+    await account(t.ctx, 'caps-dash@taquilla.test');
+    const client = new DashboardClient(t.app, '192.0.2.44');
+    expect((await client.login('caps-dash@taquilla.test')).statusCode).toBe(303);
+    const page = await client.get(`/admin/sessions/${s2.sessionId}`);
+    expect(page.body).toContain('name="max_tickets_per_buyer"');
+    const form = { start_datetime: '2031-06-01T20:00', status: 'on_sale' };
+    expect((await client.post(`/admin/sessions/${s2.sessionId}`, { ...form, max_tickets_per_buyer: '8' })).statusCode).toBe(303);
+    expect(await capOf(s2.sessionId)).toBe(8);
+    expect((await client.post(`/admin/sessions/${s2.sessionId}`, { ...form, max_tickets_per_buyer: '' })).statusCode).toBe(303);
+    expect(await capOf(s2.sessionId)).toBeNull();
+  });
+
+  it('catalogue import: a session may carry it', async () => {
+    await importCatalogue(t.ctx, {
+      organisers: [{ key: 'capo', name: 'Caps' }],
+      venues: [{ key: 'v', organiser: 'capo', name: 'Hall', sectors: [{ key: 'z', name: 'Floor', numbered: false, capacity: 10 }] }],
+      events: [
+        {
+          key: 'e',
+          organiser: 'capo',
+          venue: 'v',
+          names: { en: 'Capped show' },
+          sessions: [{ key: 'one', start_datetime: '2031-07-01T20:00:00Z', max_tickets_per_buyer: 2, rates: [{ key: 'g', name: 'General', price: 10 }] }],
+        },
+      ],
+    });
+    const [row] = await queryRows<{ cap: number | null }>(
+      t.ctx.db,
+      sql`SELECT se.max_tickets_per_buyer AS cap FROM sessions se JOIN event_translations et ON et.event_id = se.event_id WHERE et.name = 'Capped show'`,
+    );
+    expect(row!.cap).toBe(2);
   });
 });
 

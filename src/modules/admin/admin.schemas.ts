@@ -212,7 +212,11 @@ export const SessionCreate = Type.Object(
     start_datetime: Timestamp,
     end_datetime: Type.Optional(Nullable(Timestamp)),
     status: Type.Optional(SessionStatus),
-    max_tickets_per_buyer: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100_000, description: 'hold cap per buyer (D44); null = none' }))),
+    // One schema with a type list, not a union with null: Ajv's type coercion would turn 0 into
+    // null in the null branch and silently remove the cap instead of answering 422.
+    max_tickets_per_buyer: Type.Optional(
+      Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: 100_000, description: 'hold cap per buyer (D44); null = none' }),
+    ),
   },
   { additionalProperties: false },
 );
