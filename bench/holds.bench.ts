@@ -81,6 +81,8 @@ async function server() {
   console.log(`setup: database ${dbName} migrated; importing ${SEATS} seats`);
   // One bench client stands for thousands of buyers: its cart writes are out of the per-buyer limit's
   // reach unless the run sets CART_WRITE_RATE_LIMIT_PER_MINUTE (or REDIS_URL to count in Redis).
+  // Each virtual client keeps every cart it made live (up to SEATS / CONNECTIONS of them), so the
+  // live-cart cap (D44) is lifted; it is still checked on every create (lock and count per buyer).
   const config = loadConfig({
     APP_ENV: 'test',
     DATABASE_URL: url.toString(),
@@ -88,6 +90,7 @@ async function server() {
     PORT: '0',
     CART_WRITE_RATE_LIMIT_PER_MINUTE: process.env.CART_WRITE_RATE_LIMIT_PER_MINUTE ?? '100000000',
     REDIS_URL: process.env.REDIS_URL,
+    MAX_LIVE_ORDERS_PER_BUYER: String(SEATS),
   });
   const app = await buildApp({ config, database, logger: false });
   const perRow = 100;
@@ -179,7 +182,7 @@ async function server() {
       let conflicts = 0;
       const started = performance.now();
       await Promise.all(
-        Array.from({ length: CONNECTIONS }, async () => {
+        Array.from({ length: CONNECTIONS }, async (_, client) => {
           let token: string | null = null;
           for (let seat = picker.pick(); seat !== null; seat = picker.pick()) {
             const create = token === null;
@@ -194,6 +197,8 @@ async function server() {
               sessionSeatId: seat,
               rateId: rate!.id,
               maxItems: 1000,
+              buyerKey: `w:${channel!.id}:bench-${client}`,
+              maxLiveOrders: SEATS,
               now: new Date(),
             });
             if (result.outcome === 'ok') {
@@ -299,6 +304,8 @@ interface LoadResult {
 interface LoadPlan {
   port: number;
   headers?: Record<string, string>;
+  /** Headers of one client (connection), e.g. its own bearer token: each client is one buyer (D44). */
+  clientHeaders?: (client: number) => Record<string, string>;
   /** The first request of a client's sequence: create an order holding `seat`. */
   create(seat: number): { path: string; body: object };
   /** The order a successful create answered with (token or id), for the add that follows. */
@@ -327,7 +334,13 @@ async function flashSale(plan: LoadPlan, seatIds: number[], seed: number): Promi
     else if (status === 409) result.conflicts++;
     else result.other++;
   };
-  type Ctx = { order?: string | number | null; idle?: boolean };
+  type Ctx = { order?: string | number | null; idle?: boolean; headers?: Record<string, string> };
+  let clients = 0;
+  const withClientHeaders = (req: autocannon.Request, context: Ctx): autocannon.Request => {
+    if (!plan.clientHeaders) return req;
+    context.headers ??= plan.clientHeaders(clients++ % CONNECTIONS);
+    return { ...req, headers: { ...req.headers, ...context.headers } };
+  };
   const instance = autocannon({
     url: `http://127.0.0.1:${plan.port}`,
     connections: CONNECTIONS,
@@ -346,7 +359,7 @@ async function flashSale(plan: LoadPlan, seatIds: number[], seed: number): Promi
           if (seat === null) return { ...req, method: 'GET', path: '/healthz', body: undefined };
           sent++;
           const { path, body } = plan.create(seat);
-          return { ...req, path, body: JSON.stringify(body) };
+          return withClientHeaders({ ...req, path, body: JSON.stringify(body) }, context);
         },
         onResponse: (status, body, context: Ctx) => {
           if (context.idle) return;
@@ -361,7 +374,7 @@ async function flashSale(plan: LoadPlan, seatIds: number[], seed: number): Promi
           if (seat === null) return null as unknown as typeof req;
           sent++;
           const { path, body } = plan.add(seat, context.order!);
-          return { ...req, path, body: JSON.stringify(body) };
+          return withClientHeaders({ ...req, path, body: JSON.stringify(body) }, context);
         },
         onResponse: (status) => count(status),
       },
@@ -380,12 +393,18 @@ async function main() {
   const child = fork(fileURLToPath(import.meta.url), ['--server'], { execArgv: process.execArgv, stdio: 'inherit' });
   const ready = await ask<{ port: number; seatIds: number[]; rateId: number }>(child, {}, 'ready');
   const base = `http://127.0.0.1:${ready.port}`;
-  const tokenRes = await fetch(`${base}/api/sales-channel/v1/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ sales_channel_slug: SLUG, widget_key: KEY }),
-  });
-  const token = ((await tokenRes.json()) as { data: { access_token: string } }).data.access_token;
+  // One token per virtual client, each with its own client_id: CONNECTIONS buyers, as in a real
+  // flash sale (one buyer's claims are serialised by the hold caps, D44).
+  const tokens = await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, i) => {
+      const tokenRes = await fetch(`${base}/api/sales-channel/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sales_channel_slug: SLUG, widget_key: KEY, client_id: `bench-${i}` }),
+      });
+      return ((await tokenRes.json()) as { data: { access_token: string } }).data.access_token;
+    }),
+  );
   const seed = 42;
   const ordersPath = `/api/sales-channel/v1/${SLUG}/en/orders`;
   const item = (seat: number) => ({ session_seat_id: seat, rate_id: ready.rateId });
@@ -395,7 +414,7 @@ async function main() {
   const api = await flashSale(
     {
       port: ready.port,
-      headers: { authorization: `Bearer ${token}` },
+      clientHeaders: (client) => ({ authorization: `Bearer ${tokens[client]}` }),
       create: (seat) => ({ path: ordersPath, body: item(seat) }),
       orderOf: (body) => (JSON.parse(body) as { data: { order_token: string } }).data.order_token,
       add: (seat, order) => ({ path: `${ordersPath}/${order}/items`, body: item(seat) }),

@@ -25,6 +25,8 @@ export interface Config {
   maxLiveTokensPerChannel: number;
   cartTtlSeconds: number;
   maxItemsPerOrder: number;
+  /** Live carts one buyer may hold at once (D44). */
+  maxLiveOrdersPerBuyer: number;
   currency: string;
   timezone: string;
   /** Secret for HMAC signatures (ticket links, sandbox payments). */
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxLiveTokensPerChannel: int(env, 'MAX_LIVE_TOKENS_PER_CHANNEL', 10_000),
     cartTtlSeconds: int(env, 'CART_TTL_SECONDS', 15 * 60),
     maxItemsPerOrder: int(env, 'MAX_ITEMS_PER_ORDER', 20),
+    maxLiveOrdersPerBuyer: int(env, 'MAX_LIVE_ORDERS_PER_BUYER', 2),
     currency,
     timezone,
     signingSecret: signingSecret || 'dev-only-signing-secret-change-me-in-production',

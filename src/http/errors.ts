@@ -42,9 +42,9 @@ export const ERROR_CODES = {
   voucher_expired: 422,
   voucher_not_yet_valid: 422,
   voucher_not_applicable: 422,
-  too_many_items: 422,
   // 429 / 5xx
   rate_limited: 429,
+  hold_limit_reached: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

@@ -8,12 +8,16 @@ import { demoSession, itemsOf, orderUrl, ordersUrl, type DemoSession, type Order
 
 // Model-based test of the cart (fast-check commands). A simple model predicts every answer
 // (status code) from what it knows; after every step the database must satisfy the invariants:
-// no seat in two live orders, zone holds never above capacity, totals consistent.
+// no seat in two live orders, zone holds never above capacity, totals consistent, and the hold
+// caps of D44 (each channel's token is one buyer here: it has no client_id).
 
-const SEATS = 5; // numbered seats in play
+const SEATS = 8; // numbered seats in play
 const ZONE_FREE = 4; // places of the zone left for sale
 const TTL = 900_000;
-const MAX_ITEMS = 20;
+// Hold caps small enough to bite within a run (D44).
+const MAX_ITEMS = 2;
+const MAX_LIVE_CARTS = 2;
+const SESSION_CAP = 3; // max_tickets_per_buyer of the session in play
 
 let t: TestApp;
 let s: DemoSession;
@@ -42,6 +46,17 @@ const zoneHeld = (m: Model, now: number) => m.orders.filter((o) => live(o, now))
 /** The status code the model expects for a change of order `o`, or null when the change may go ahead. */
 function refusal(o: MOrder, now: number): number | null {
   return live(o, now) ? null : 409;
+}
+/** A live cart that holds something (an emptied cart has no expiry and holds nothing). */
+const holding = (o: MOrder, now: number) => o.status === 'pending' && o.expiresAt !== null && o.expiresAt > now;
+/** 429 when adding `adding` items to `o` (null: a new cart) would pass a hold cap of its buyer, else null. */
+function capRefusal(m: Model, buyer: MOrder['slug'], o: MOrder | null, adding: number, now: number): number | null {
+  const items = o?.items.length ?? 0;
+  if (items + adding > MAX_ITEMS) return 429;
+  const mine = m.orders.filter((x) => x.slug === buyer && holding(x, now));
+  if (items === 0 && mine.filter((x) => x !== o).length >= MAX_LIVE_CARTS) return 429;
+  const tickets = mine.reduce((n, x) => n + x.items.length, 0);
+  return tickets + adding > SESSION_CAP ? 429 : null;
 }
 
 async function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', slug: 'demo-c' | 'demo-d', url: string, payload?: object) {
@@ -88,6 +103,17 @@ async function checkInvariants(now: Date) {
             OR o.fee_amount <> COALESCE(sum(oi.fee_amount), 0) OR o.total_amount <> COALESCE(sum(oi.total_amount), 0)`,
   );
   expect(badTotals, 'inconsistent totals').toEqual([]);
+  const pastCaps = await queryRows<{ buyer_key: string; carts: number; tickets: number; fullest: number }>(
+    t.ctx.db,
+    sql`SELECT o.buyer_key, count(DISTINCT o.id)::int AS carts, count(oi.id)::int AS tickets,
+               max((SELECT count(*) FROM order_items x WHERE x.order_id = o.id))::int AS fullest
+        FROM orders o LEFT JOIN order_items oi ON oi.order_id = o.id AND oi.session_id = ${s.sessionId}
+        WHERE o.status = 'pending' AND o.expires_at > ${now}
+        GROUP BY o.buyer_key
+        HAVING count(DISTINCT o.id) > ${MAX_LIVE_CARTS} OR count(oi.id) > ${SESSION_CAP}
+            OR max((SELECT count(*) FROM order_items x WHERE x.order_id = o.id)) > ${MAX_ITEMS}`,
+  );
+  expect(pastCaps, 'a buyer past a hold cap').toEqual([]);
 }
 
 type Cmd = fc.AsyncCommand<Model, Real>;
@@ -99,7 +125,8 @@ class Create implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
     const res = await send('POST', this.slug, ordersUrl(this.slug), { session_seat_id: seatId(this.seat), rate_id: s.rates.general });
-    const expected = heldBy(m, seatId(this.seat), r.now()) ? 409 : 201;
+    const expected = capRefusal(m, this.slug, null, 1, r.now()) ?? (heldBy(m, seatId(this.seat), r.now()) ? 409 : 201);
+    if (res.status === 429) expect(res.body.code).toBe('hold_limit_reached');
     expect(res.status).toBe(expected);
     if (res.status === 201) {
       const o: MOrder = { token: res.body.data.order_token, slug: this.slug, status: 'pending', items: [], expiresAt: null, voucher: null };
@@ -122,7 +149,7 @@ class Add implements Cmd {
     const res = bulk
       ? await send('POST', o.slug, orderUrl(o.slug, o.token, '/items-bulk'), { items: ids.map((id) => ({ session_seat_id: id, rate_id: s.rates.general })) })
       : await send('POST', o.slug, orderUrl(o.slug, o.token, '/items'), { session_seat_id: ids[0], rate_id: s.rates.general });
-    const expected = refusal(o, now) ?? (o.items.length + ids.length > MAX_ITEMS ? 422 : ids.some((id) => heldBy(m, id, now)) ? 409 : 200);
+    const expected = refusal(o, now) ?? capRefusal(m, o.slug, o, ids.length, now) ?? (ids.some((id) => heldBy(m, id, now)) ? 409 : 200);
     expect(res.status).toBe(expected);
     if (res.status === 200) {
       const wasEmpty = o.items.length === 0;
@@ -140,7 +167,7 @@ class AddZone implements Cmd {
     const o = pick(m.orders, this.order)!;
     const now = r.now();
     const res = await send('POST', o.slug, orderUrl(o.slug, o.token, '/items/sector'), { sector_id: s.zone.sectorId, rate_id: s.rates.reduced, quantity: this.quantity });
-    const expected = refusal(o, now) ?? (o.items.length + this.quantity > MAX_ITEMS ? 422 : zoneHeld(m, now) + this.quantity > ZONE_FREE ? 409 : 200);
+    const expected = refusal(o, now) ?? capRefusal(m, o.slug, o, this.quantity, now) ?? (zoneHeld(m, now) + this.quantity > ZONE_FREE ? 409 : 200);
     expect(res.status).toBe(expected);
     if (res.status === 200) adopt(o, res.body.data);
   }
@@ -232,8 +259,12 @@ const checked = (cmd: Cmd): Cmd => ({
   toString: () => cmd.toString(),
 });
 
+const create = fc.tuple(fc.nat(SEATS - 1), fc.constantFrom<'demo-c' | 'demo-d'>('demo-c', 'demo-d')).map(([seat, slug]) => new Create(seat, slug));
 const commands = [
-  fc.tuple(fc.nat(SEATS - 1), fc.constantFrom<'demo-c' | 'demo-d'>('demo-c', 'demo-d')).map(([seat, slug]) => new Create(seat, slug)),
+  // Listed twice: creates often enough that a buyer reaches its live-cart cap within a run.
+  create,
+  create,
+  create,
   fc.tuple(fc.nat(5), fc.uniqueArray(fc.nat(SEATS - 1), { minLength: 1, maxLength: 3 })).map(([o, seats]) => new Add(o, seats)),
   fc.tuple(fc.nat(5), fc.integer({ min: 1, max: 3 })).map(([o, q]) => new AddZone(o, q)),
   fc.tuple(fc.nat(5), fc.nat(5), fc.boolean()).map(([o, i, bulk]) => new Remove(o, i, bulk)),
@@ -244,14 +275,15 @@ const commands = [
 ].map((arb) => arb.map(checked));
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ env: { MAX_ITEMS_PER_ORDER: String(MAX_ITEMS), MAX_LIVE_ORDERS_PER_BUYER: String(MAX_LIVE_CARTS) } });
   s = await demoSession(t, 0);
+  await t.ctx.db.execute(sql`UPDATE sessions SET max_tickets_per_buyer = ${SESSION_CAP} WHERE id = ${s.sessionId}`);
 }, 180_000); // building a PGlite app with the demo catalogue is slow on a loaded machine
 afterAll(() => t.close());
 
-it(`cart model: no double holds, zone within capacity, consistent totals (${isPostgres ? 'PostgreSQL' : 'PGlite'})`, async () => {
+it(`cart model: no double holds, zone within capacity, consistent totals, hold caps (${isPostgres ? 'PostgreSQL' : 'PGlite'})`, async () => {
   await fc.assert(
-    fc.asyncProperty(fc.commands(commands, { maxCommands: 14 }), async (cmds) => {
+    fc.asyncProperty(fc.commands(commands, { maxCommands: 24 }), async (cmds) => {
       // A fresh world for each run: every earlier cart cancelled, the inventory in play free,
       // all but ZONE_FREE places of the zone blocked; fresh tokens (the clock keeps moving).
       await t.ctx.db.execute(sql`UPDATE orders SET status = 'cancelled' WHERE status = 'pending'`);
@@ -264,6 +296,6 @@ it(`cart model: no double holds, zone within capacity, consistent totals (${isPo
       const real: Real = { now: () => t.clock.now().getTime() };
       await fc.asyncModelRun(() => ({ model, real }), cmds);
     }),
-    { numRuns: isPostgres ? 20 : 12 },
+    { numRuns: isPostgres ? 40 : 30 },
   );
-});
+}, 120_000);

@@ -181,17 +181,17 @@ describe('items', () => {
     expect(await call('POST', url, d, { items: [] })).toMatchObject({ status: 422 });
   });
 
-  it('422 too_many_items beyond the per-order limit (default 20)', async () => {
+  it('429 hold_limit_reached beyond the per-order limit (default 20, D44)', async () => {
     const order = await newOrder();
     const items = Array.from({ length: 20 }, () => ({ session_seat_id: freshSeat().id, rate_id: s0.rates.general }));
     const res = await call('POST', orderUrl('demo-d', order.order_token, '/items-bulk'), d, { items });
-    expect(res.status).toBe(422);
-    expect(res.body.code).toBe('too_many_items');
+    expect(res.status).toBe(429);
+    expect(res.body).toMatchObject({ code: 'hold_limit_reached', message: 'An order holds at most 20 items' });
     const ok = await call('POST', orderUrl('demo-d', order.order_token, '/items-bulk'), d, { items: items.slice(0, 19) });
     expect(ok.status).toBe(200);
     expect(itemsOf(ok.body.data)).toHaveLength(20);
     const more = await call('POST', orderUrl('demo-d', order.order_token, '/items/sector'), d, { sector_id: s0.zone.sectorId, rate_id: s0.rates.general, quantity: 1 });
-    expect(more.body.code).toBe('too_many_items');
+    expect(more.body.code).toBe('hold_limit_reached');
   });
 
   it('removing an item frees its seat at once; an emptied cart has no expiry; a new item starts a new lifetime', async () => {

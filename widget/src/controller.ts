@@ -112,7 +112,7 @@ export function createController(deps: ControllerDeps) {
       if (err.code === 'seat_unavailable') return { kind: 'error', key: 'seatTaken' };
       if (err.code === 'zone_capacity_exceeded') return { kind: 'error', key: 'zoneFull' };
       if (err.code === 'order_expired') return { kind: 'error', key: 'expired' };
-      if (err.code === 'too_many_items') return { kind: 'error', key: 'tooMany' };
+      if (err.code === 'hold_limit_reached') return { kind: 'error', key: 'tooMany' };
       if (err.status === 401) return { kind: 'error', key: 'auth' };
       return { kind: 'error', key: 'failed', params: { message: err.message } };
     }

@@ -64,6 +64,8 @@ export const sessions = pgTable('sessions', {
   startDatetime: ts('start_datetime').notNull(),
   endDatetime: ts('end_datetime'),
   status: text('status').$type<'draft' | 'on_sale' | 'closed' | 'cancelled'>().notNull().default('on_sale'),
+  /** Seats + zone places one buyer may hold in live carts of the session (D44); null = no session cap. */
+  maxTicketsPerBuyer: integer('max_tickets_per_buyer'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

@@ -180,6 +180,7 @@ export const Session = Type.Object({
   start_datetime: Timestamp,
   end_datetime: Nullable(Timestamp),
   status: Type.String(),
+  max_tickets_per_buyer: Nullable(Type.Integer({ description: 'seats and zone places one buyer may hold in live carts of the session (D44); null = no session cap' })),
 });
 export const Fee = Type.Object({
   id: Type.Integer(),
@@ -215,7 +216,16 @@ export const EventDetail = Type.Object({ ...Event.properties, sessions: Type.Arr
 export const SessionDetail = Type.Object({ ...Session.properties, rates: Type.Array(Rate), fees: Type.Array(Fee) });
 
 export const SessionCreate = Type.Object(
-  { start_datetime: Timestamp, end_datetime: Type.Optional(Nullable(Timestamp)), status: Type.Optional(SessionStatus) },
+  {
+    start_datetime: Timestamp,
+    end_datetime: Type.Optional(Nullable(Timestamp)),
+    status: Type.Optional(SessionStatus),
+    // One schema with a type list, not a union with null: Ajv's type coercion would turn 0 into
+    // null in the null branch and silently remove the cap instead of answering 422.
+    max_tickets_per_buyer: Type.Optional(
+      Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: 100_000, description: 'hold cap per buyer (D44); null = none' }),
+    ),
+  },
   { additionalProperties: false },
 );
 export const SessionUpdate = Type.Partial(SessionCreate, { additionalProperties: false, minProperties: 1 });

@@ -68,6 +68,7 @@ export const sessionView = (s: SessionRow) => ({
   start_datetime: isoWithOffset(s.startDatetime)!,
   end_datetime: isoWithOffset(s.endDatetime),
   status: s.status,
+  max_tickets_per_buyer: s.maxTicketsPerBuyer,
 });
 export type SessionView = ReturnType<typeof sessionView>;
 
@@ -249,17 +250,29 @@ export interface SessionInput {
   start_datetime?: string;
   end_datetime?: string | null;
   status?: SessionStatus;
+  /** Hold cap per buyer in this session (D44); null removes it. */
+  max_tickets_per_buyer?: number | null;
 }
+
+/** The largest max_tickets_per_buyer accepted (a cap above any venue is no cap). */
+export const MAX_TICKETS_PER_BUYER_LIMIT = 100_000;
 
 function sessionPatch(input: SessionInput, creating: boolean, current?: SessionRow) {
   checkFields([
     [creating && !input.start_datetime, 'start_datetime', 'is required'],
     [input.status !== undefined && !SESSION_STATUSES.includes(input.status), 'status', `must be one of ${SESSION_STATUSES.join(', ')}`],
+    [
+      input.max_tickets_per_buyer != null &&
+        !(Number.isInteger(input.max_tickets_per_buyer) && input.max_tickets_per_buyer >= 1 && input.max_tickets_per_buyer <= MAX_TICKETS_PER_BUYER_LIMIT),
+      'max_tickets_per_buyer',
+      `must be a whole number from 1 to ${MAX_TICKETS_PER_BUYER_LIMIT}, or empty for no cap`,
+    ],
   ]);
   const patch: Partial<SessionRow> = {};
   if (input.start_datetime !== undefined) patch.startDatetime = date(input.start_datetime, 'start_datetime');
   if (input.end_datetime !== undefined) patch.endDatetime = input.end_datetime ? date(input.end_datetime, 'end_datetime') : null;
   if (input.status !== undefined) patch.status = input.status;
+  if (input.max_tickets_per_buyer !== undefined) patch.maxTicketsPerBuyer = input.max_tickets_per_buyer;
   const start = patch.startDatetime ?? current?.startDatetime;
   const end = patch.endDatetime !== undefined ? patch.endDatetime : current?.endDatetime;
   if (start && end && end <= start) throw invalid({ end_datetime: ['must be after start_datetime'] });
@@ -278,6 +291,7 @@ export async function createSessionAs(ctx: AppContext, actor: Actor, eventId: nu
       startDatetime: patch.startDatetime!,
       endDatetime: patch.endDatetime ?? null,
       status: patch.status ?? 'draft',
+      maxTicketsPerBuyer: patch.maxTicketsPerBuyer ?? null,
       createdAt: now,
       updatedAt: now,
     });

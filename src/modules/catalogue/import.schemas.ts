@@ -63,6 +63,9 @@ const Session = Type.Object(
     key: Key,
     start_datetime: Type.String({ format: 'date-time' }),
     end_datetime: Type.Optional(Type.String({ format: 'date-time' })),
+    max_tickets_per_buyer: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100_000, description: 'seats and zone places one buyer may hold in live carts of this session (D44); absent = no session cap' }),
+    ),
     rates: Type.Array(Rate, { minItems: 1 }),
     fees: Type.Optional(Type.Array(Fee)),
   },

@@ -158,6 +158,7 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
           venueId,
           startDatetime: new Date(s.start_datetime),
           endDatetime: s.end_datetime ? new Date(s.end_datetime) : null,
+          maxTicketsPerBuyer: s.max_tickets_per_buyer ?? null,
         })
         .returning({ id: t.sessions.id });
       const sessionId = session!.id;

@@ -20,6 +20,8 @@ export interface OrderRow {
   status: OrderStatus;
   type: OrderType;
   expiresAt: Date | null;
+  /** Who the holds count against (D44, buyer.ts); null = no per-buyer caps. */
+  buyerKey: string | null;
 }
 
 interface RawOrder {
@@ -29,6 +31,7 @@ interface RawOrder {
   status: OrderStatus;
   type: OrderType;
   expires_at: Date | string | null;
+  buyer_key: string | null;
 }
 
 const toDate = (v: Date | string | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v));
@@ -40,9 +43,10 @@ const orderRow = (r: RawOrder): OrderRow => ({
   status: r.status,
   type: r.type,
   expiresAt: toDate(r.expires_at),
+  buyerKey: r.buyer_key,
 });
 
-const ORDER_COLUMNS = sql`id, channel_id, order_token, status, type, expires_at`;
+const ORDER_COLUMNS = sql`id, channel_id, order_token, status, type, expires_at, buyer_key`;
 
 /** The order named by a token (any channel), locked for the rest of the transaction. */
 export async function lockOrderByToken(db: Db, orderToken: string): Promise<OrderRow | null> {
@@ -75,6 +79,7 @@ export interface NewOrder {
   lang: string;
   currency: string;
   expiresAt: Date | null;
+  buyerKey: string | null;
   now: Date;
 }
 
@@ -85,8 +90,8 @@ export interface NewOrder {
 export async function insertOrder(db: Db, o: NewOrder): Promise<OrderRow | null> {
   const rows = await queryRows<RawOrder>(
     db,
-    sql`INSERT INTO orders (order_token, reference, channel_id, lang, currency, expires_at, created_at, updated_at)
-        VALUES (${o.orderToken}, ${o.reference}, ${o.channelId}, ${o.lang}, ${o.currency}, ${o.expiresAt}, ${o.now}, ${o.now})
+    sql`INSERT INTO orders (order_token, reference, channel_id, lang, currency, expires_at, buyer_key, created_at, updated_at)
+        VALUES (${o.orderToken}, ${o.reference}, ${o.channelId}, ${o.lang}, ${o.currency}, ${o.expiresAt}, ${o.buyerKey}, ${o.now}, ${o.now})
         ON CONFLICT DO NOTHING
         RETURNING ${ORDER_COLUMNS}`,
   );
@@ -109,6 +114,8 @@ export interface SeatInfo {
   number: string | null;
   sectorName: string;
   onSale: boolean;
+  /** The session's hold cap per buyer (D44); null = none. */
+  maxTicketsPerBuyer: number | null;
 }
 
 export interface ZoneInfo {
@@ -118,14 +125,15 @@ export interface ZoneInfo {
   sessionId: number;
   eventId: number;
   onSale: boolean;
+  maxTicketsPerBuyer: number | null;
 }
 
 /** A sector of the venue of a session the channel sells; null when there is none. */
 export async function findSellableSector(db: Db, channelId: number, sessionId: number, sectorId: number): Promise<ZoneInfo | null> {
-  const rows = await queryRows<{ sector_id: number; sector_name: string; numbered: boolean; session_id: number; event_id: number; on_sale: boolean }>(
+  const rows = await queryRows<{ sector_id: number; sector_name: string; numbered: boolean; session_id: number; event_id: number; on_sale: boolean; max_tickets_per_buyer: number | null }>(
     db,
     sql`SELECT sec.id AS sector_id, sec.name AS sector_name, sec.numbered, se.id AS session_id, se.event_id,
-               (se.status = 'on_sale' AND e.status = 'published') AS on_sale
+               (se.status = 'on_sale' AND e.status = 'published') AS on_sale, se.max_tickets_per_buyer
         FROM sessions se
         JOIN events e ON e.id = se.event_id
         JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
@@ -134,7 +142,15 @@ export async function findSellableSector(db: Db, channelId: number, sessionId: n
   );
   const r = rows[0];
   return r
-    ? { sectorId: r.sector_id, sectorName: r.sector_name, numbered: r.numbered, sessionId: r.session_id, eventId: r.event_id, onSale: r.on_sale }
+    ? {
+        sectorId: r.sector_id,
+        sectorName: r.sector_name,
+        numbered: r.numbered,
+        sessionId: r.session_id,
+        eventId: r.event_id,
+        onSale: r.on_sale,
+        maxTicketsPerBuyer: r.max_tickets_per_buyer,
+      }
     : null;
 }
 
@@ -171,7 +187,7 @@ export interface AddContext {
 export async function loadAddContext(db: Db, channelId: number, orderId: number, sessionSeatIds: readonly number[], rateIds: readonly number[]): Promise<AddContext> {
   const seatIds = intArray(sessionSeatIds);
   const [row] = await queryRows<{
-    seats: Json<{ id: number; session_id: number; event_id: number; sector_id: number; seat_id: number | null; row: string | null; number: string | null; sector_name: string; on_sale: boolean }[]>;
+    seats: Json<{ id: number; session_id: number; event_id: number; sector_id: number; seat_id: number | null; row: string | null; number: string | null; sector_name: string; on_sale: boolean; max_tickets_per_buyer: number | null }[]>;
     rates: Json<{ id: number; session_id: number; sector_id: number | null; price: number }[]>;
     fees: Json<{ event_id: number | null; session_id: number | null; kind: 'fixed' | 'percent'; amount: number }[]>;
     item_count: number;
@@ -180,7 +196,7 @@ export async function loadAddContext(db: Db, channelId: number, orderId: number,
     db,
     sql`WITH s AS (
           SELECT ss.id, ss.session_id, se.event_id, ss.sector_id, ss.seat_id, st.row, st.number, sec.name AS sector_name,
-                 (se.status = 'on_sale' AND e.status = 'published') AS on_sale
+                 (se.status = 'on_sale' AND e.status = 'published') AS on_sale, se.max_tickets_per_buyer
           FROM session_seats ss
           JOIN sessions se ON se.id = ss.session_id
           JOIN events e ON e.id = se.event_id
@@ -208,6 +224,7 @@ export async function loadAddContext(db: Db, channelId: number, orderId: number,
       number: r.number,
       sectorName: r.sector_name,
       onSale: r.on_sale,
+      maxTicketsPerBuyer: r.max_tickets_per_buyer,
     })),
     rates: parseJson(row!.rates).map((r) => ({ id: r.id, sessionId: r.session_id, sectorId: r.sector_id, price: r.price })),
     fees: parseJson(row!.fees).map((f) => ({ eventId: f.event_id, sessionId: f.session_id, kind: f.kind, amount: f.amount })),
@@ -432,13 +449,15 @@ export async function sweepExpiredBatch(db: Db, now: Date, limit: number): Promi
 export type FastHold =
   | { outcome: 'ok'; orderId: number; sessionId: number; rows: OrderRows }
   | { outcome: 'seat_unavailable'; seat: { id: number; sectorName: string; row: string | null; number: string | null } }
+  | { outcome: 'hold_limit_reached'; cap: 'live_orders' | 'session_tickets'; limit: number; sessionId: number }
   | { outcome: 'fallback' };
 
 /**
  * Holds one seat for a cart in ONE statement (cart_hold_seat, migration 0025): locks the order (or
  * inserts it when `create`), claims the seat with the conditional UPDATE, inserts the item priced
- * from its rate and fees, adds to the order's totals and returns the order view. Outcome
- * 'fallback' (nothing written) leaves the request to the full transaction of the service.
+ * from its rate and fees, adds to the order's totals and returns the order view. It applies the
+ * hold caps (D44) of `buyerKey` (a new order's buyer; an existing order's own is used for an add).
+ * Outcome 'fallback' (nothing written) leaves the request to the full transaction of the service.
  */
 export async function holdSeatInOneStatement(
   db: Db,
@@ -453,17 +472,23 @@ export async function holdSeatInOneStatement(
     sessionSeatId: number;
     rateId: number;
     maxItems: number;
+    buyerKey: string | null;
+    maxLiveOrders: number;
     now: Date;
   },
 ): Promise<FastHold> {
-  const [row] = await queryRows<{ r: Json<{ outcome: string; order_id?: number; session_id?: number; rows?: OrderRows; session_seat_id?: number; sector_name?: string; row?: string | null; number?: string | null }> }>(
+  const [row] = await queryRows<{
+    r: Json<{ outcome: string; order_id?: number; session_id?: number; rows?: OrderRows; session_seat_id?: number; sector_name?: string; row?: string | null; number?: string | null; cap?: 'live_orders' | 'session_tickets'; limit?: number }>;
+  }>(
     db,
     sql`SELECT cart_hold_seat(${h.channelId}::int, ${h.orderToken}::text, ${h.create}::boolean, ${h.reference}::text, ${h.lang}::text,
                               ${h.currency}::text, ${h.newExpiry}::timestamptz, ${Math.trunc(h.sessionSeatId)}::bigint,
-                              ${Math.trunc(h.rateId)}::bigint, ${h.maxItems}::int, ${h.now}::timestamptz) AS r`,
+                              ${Math.trunc(h.rateId)}::bigint, ${h.maxItems}::int, ${h.now}::timestamptz,
+                              ${h.buyerKey}::text, ${h.maxLiveOrders}::int) AS r`,
   );
   const r = parseJson(row!.r);
   if (r.outcome === 'ok') return { outcome: 'ok', orderId: Number(r.order_id), sessionId: Number(r.session_id), rows: r.rows ?? null };
+  if (r.outcome === 'hold_limit_reached') return { outcome: 'hold_limit_reached', cap: r.cap!, limit: Number(r.limit), sessionId: Number(r.session_id) };
   if (r.outcome === 'seat_unavailable') {
     return { outcome: 'seat_unavailable', seat: { id: Number(r.session_seat_id), sectorName: r.sector_name!, row: r.row ?? null, number: r.number ?? null } };
   }

@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../http/envelope.js';
 import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
+import { b2bBuyer } from './buyer.js';
 import {
   AddItemBody,
   AddItemsBulkBody,
@@ -48,7 +49,8 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:lang/orders',
     { config: CART, schema: { ...doc('Create an order with its first item'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
     async (request, reply) => {
-      const { order, created } = await orders.createOrder(app.ctx, request.channel!, request.params.lang, request.body);
+      const buyer = b2bBuyer(request.channel!.id, request.credential!);
+      const { order, created } = await orders.createOrder(app.ctx, request.channel!, buyer, request.params.lang, request.body);
       const status = created ? 201 : 200;
       return reply.status(status).send(ok(order, created ? 'Order created' : 'Item added to the existing order', status));
     },

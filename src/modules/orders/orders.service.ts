@@ -4,6 +4,8 @@ import type { Db } from '../../db/client.js';
 import { AppError, type FieldErrors } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
+import type { BuyerKey } from './buyer.js';
+import { assertHoldCaps, holdLimitReached } from './hold-caps.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './order-view.js';
 import * as repo from './orders.repo.js';
 import type { OrderRow, SeatInfo } from './orders.repo.js';
@@ -99,12 +101,6 @@ function resolveSeatRequests(context: repo.AddContext, requests: readonly ItemRe
   return resolved;
 }
 
-const tooManyItems = (max: number) => new AppError('too_many_items', `An order holds at most ${max} items`, { items: [`at most ${max} items per order`] });
-
-async function assertRoomFor(ctx: AppContext, tx: Db, orderId: number, adding: number): Promise<void> {
-  if ((await repo.countItems(tx, orderId)) + adding > ctx.config.maxItemsPerOrder) throw tooManyItems(ctx.config.maxItemsPerOrder);
-}
-
 /** The expiry of a new cart lifetime (D13), in whole seconds so that clients see exactly the hold's. */
 const newLifetime = (ctx: AppContext, channel: ChannelRecord, now: Date) =>
   new Date(Math.floor((now.getTime() + cartTtlMs(ctx, channel)) / 1000) * 1000);
@@ -142,7 +138,8 @@ async function addSeatsToCart(
   const seatIds = requests.map((r) => r.session_seat_id);
   const context = await repo.loadAddContext(tx, channel.id, order.id, seatIds, [...new Set(requests.map((r) => r.rate_id))]);
   const resolved = resolveSeatRequests(context, requests, fieldPrefix);
-  if (context.itemCount + requests.length > ctx.config.maxItemsPerOrder) throw tooManyItems(ctx.config.maxItemsPerOrder);
+  const claims = resolved.map(({ seat }) => ({ sessionId: seat.sessionId, maxTicketsPerBuyer: seat.maxTicketsPerBuyer, quantity: 1 }));
+  await assertHoldCaps(ctx, tx, order, context.itemCount, claims, now);
   const until = order.expiresAt ?? newLifetime(ctx, channel, now);
   // Ascending id order, so that two bulk claims over the same seats cannot deadlock (D14).
   resolved.sort((a, b) => a.seat.id - b.seat.id);
@@ -168,7 +165,7 @@ async function holdSeatFast(
   ctx: AppContext,
   channel: ChannelRecord,
   lang: string,
-  target: { create: true } | { create: false; orderToken: string },
+  target: { create: true; buyer: BuyerKey } | { create: false; orderToken: string },
   item: ItemRequest,
 ): Promise<OrderView | null> {
   const now = ctx.clock.now();
@@ -183,9 +180,12 @@ async function holdSeatFast(
     sessionSeatId: item.session_seat_id,
     rateId: item.rate_id,
     maxItems: ctx.config.maxItemsPerOrder,
+    buyerKey: target.create ? target.buyer : null,
+    maxLiveOrders: ctx.config.maxLiveOrdersPerBuyer,
     now,
   });
   if (result.outcome === 'seat_unavailable') throw seatUnavailable(result.seat);
+  if (result.outcome === 'hold_limit_reached') throw holdLimitReached(result.cap, result.limit, result.sessionId);
   if (result.outcome === 'fallback') return null;
   // The statement has committed: announce, then answer with the view it returned.
   inventoryChanged(ctx, [result.sessionId]);
@@ -213,17 +213,19 @@ export async function changeCart(
 }
 
 /**
- * Creates an order with its first item (D17). A caller-chosen `order_token` that already names an
- * order of the channel adds the item to it (`created: false`); another channel's token is 409.
+ * Creates an order with its first item (D17) for `buyer` (whose hold caps it counts against, D44).
+ * A caller-chosen `order_token` that already names an order of the channel adds the item to it
+ * (`created: false`; the caps are then that order's buyer's); another channel's token is 409.
  */
 export async function createOrder(
   ctx: AppContext,
   channel: ChannelRecord,
+  buyer: BuyerKey,
   lang: string,
   input: ItemRequest & { order_token?: string },
 ): Promise<{ order: OrderView; created: boolean }> {
   if (input.order_token === undefined) {
-    const order = await holdSeatFast(ctx, channel, lang, { create: true }, input);
+    const order = await holdSeatFast(ctx, channel, lang, { create: true, buyer }, input);
     if (order) return { order, created: true };
   }
   const now = ctx.clock.now();
@@ -242,6 +244,7 @@ export async function createOrder(
         lang,
         currency: ctx.config.currency,
         expiresAt: newLifetime(ctx, channel, now),
+        buyerKey: buyer,
         now,
       });
       created = order !== null;
@@ -290,7 +293,8 @@ export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderTok
       throw new AppError('validation_failed', 'The given data was invalid', { rate_id: ['is not a rate of this sector'] });
     }
     if (!zone.onSale) throw new AppError('conflict', `Session ${zone.sessionId} is not on sale`);
-    await assertRoomFor(ctx, tx, order.id, req.quantity);
+    const claim = { sessionId: zone.sessionId, maxTicketsPerBuyer: zone.maxTicketsPerBuyer, quantity: req.quantity };
+    await assertHoldCaps(ctx, tx, order, await repo.countItems(tx, order.id), [claim], now);
     const until = await holdUntil(ctx, tx, channel, order, now);
     const claimed = await repo.claimZonePlaces(tx, {
       sessionId: zone.sessionId,

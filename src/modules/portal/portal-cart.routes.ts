@@ -6,6 +6,7 @@ import { policyOf } from '../../lib/integration-policy.js';
 import { AddItemBody, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
 import * as orders from '../orders/orders.service.js';
 import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
+import { portalBuyerOf, registerBuyerCookies } from './portal-buyer.js';
 import { createZoneCart, publicChannel } from './portal.service.js';
 
 const errors = {
@@ -34,6 +35,7 @@ const CreateBody = Type.Object(
  * models C and D are built by the widget through the B2B interface.
  */
 const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await registerBuyerCookies(app);
   app.addHook('preHandler', async (request) => {
     const { salesChannelSlug } = request.params as { salesChannelSlug: string };
     const channel = await publicChannel(app.ctx, salesChannelSlug);
@@ -49,11 +51,12 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { session_seat_id, sector_id, quantity, rate_id } = request.body;
       const { lang } = request.params;
+      const buyer = portalBuyerOf(app, request, request.channel!.id);
       let order;
       if (session_seat_id !== undefined && sector_id === undefined) {
-        order = (await orders.createOrder(app.ctx, request.channel!, lang, { session_seat_id, rate_id })).order;
+        order = (await orders.createOrder(app.ctx, request.channel!, buyer, lang, { session_seat_id, rate_id })).order;
       } else if (sector_id !== undefined && session_seat_id === undefined) {
-        order = await createZoneCart(app.ctx, request.channel!, lang, { sector_id, rate_id, quantity: quantity ?? 1 });
+        order = await createZoneCart(app.ctx, request.channel!, buyer, lang, { sector_id, rate_id, quantity: quantity ?? 1 });
       } else {
         throw invalidData({ session_seat_id: ['give either session_seat_id, or sector_id and quantity'] });
       }

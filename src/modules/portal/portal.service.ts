@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../../app-context.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { findChannelBySlug, type ChannelRecord } from '../channels/channels.repo.js';
+import type { BuyerKey } from '../orders/buyer.js';
 import { insertOrder } from '../orders/orders.repo.js';
 import { addSectorItems, cancelOrder, newReference, type SectorRequest } from '../orders/orders.service.js';
 
@@ -18,12 +19,12 @@ export async function publicChannel(ctx: AppContext, slug: string): Promise<Chan
  * places are added by the same sector service as the B2B route; if that fails, the empty order is
  * cancelled again so nothing is left behind.
  */
-export async function createZoneCart(ctx: AppContext, channel: ChannelRecord, lang: string, req: SectorRequest) {
+export async function createZoneCart(ctx: AppContext, channel: ChannelRecord, buyer: BuyerKey, lang: string, req: SectorRequest) {
   const now = ctx.clock.now();
   let order = null;
   for (let attempt = 0; !order && attempt < 5; attempt++) {
     // null only when the random reference collided: try another.
-    order = await insertOrder(ctx.db, { orderToken: crypto.randomUUID(), reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, expiresAt: null, now });
+    order = await insertOrder(ctx.db, { orderToken: crypto.randomUUID(), reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, expiresAt: null, buyerKey: buyer, now });
   }
   if (!order) throw new AppError('conflict', 'Could not start a cart; try again');
   try {

@@ -198,6 +198,7 @@ ${session.status === 'on_sale' ? '' : actionButton(pc, `/admin/sessions/${id}/pu
   ${field('start_datetime', 'Starts (UTC)', { type: 'datetime-local', value: localInput(session.start_datetime), required: true })}
   ${field('end_datetime', 'Ends (UTC)', { type: 'datetime-local', value: localInput(session.end_datetime) })}
   ${select('status', 'Status', SESSION_STATUS, session.status)}
+  ${field('max_tickets_per_buyer', 'Max tickets per buyer (empty: no cap)', { type: 'number', value: session.max_tickets_per_buyer, attrs: html` min="1"` })}
   <div class="field"><button type="submit">Save session</button></div>
 </form></section>
 <section class="card" aria-labelledby="rates-h"><h2 id="rates-h">Rates</h2>
@@ -233,6 +234,7 @@ ${newFeeForm(pc, `/admin/sessions/${id}/fees`)}
       start_datetime: F.utcDateTime(form, 'start_datetime') ?? '',
       end_datetime: F.utcDateTime(form, 'end_datetime'),
       status: F.optional(form, 'status') as catalogue.SessionStatus | undefined,
+      max_tickets_per_buyer: F.nullableNumber(form, 'max_tickets_per_buyer'),
     });
     return redirect(reply, `/admin/sessions/${id}?notice=saved`);
   });

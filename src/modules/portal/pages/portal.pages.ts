@@ -2,13 +2,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../http/errors.js';
 import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
 import type { ChannelRecord } from '../../channels/channels.repo.js';
 import { findChannelBySlug } from '../../channels/channels.repo.js';
 import { buildOrderView, type OrderView } from '../../orders/order-view.js';
 import { ticketPdfUrls } from '../../tickets/tickets.service.js';
+import { ensureBuyerCookie, registerBuyerCookies } from '../portal-buyer.js';
 import { findChannelOrder, latestPaymentOfOrder } from '../portal.repo.js';
 import { dateTime, esc, jsonData, layout, money } from './html.js';
 import { isPageLang, texts } from './i18n.js';
@@ -66,6 +67,7 @@ function cartPanel(lang: string, withCheckout: boolean) {
 /** The buyer-facing pages: storefront (A, B), checkout (A, B, C), order page, sandbox card page. */
 const portalPages: FastifyPluginAsync = async (app) => {
   await app.register(formbody);
+  await registerBuyerCookies(app);
   await app.register(fastifyStatic, { root: PORTAL_ASSETS_DIR, prefix: '/portal-assets/', maxAge: 60_000 });
   registerSandboxPages(app);
 
@@ -74,11 +76,13 @@ const portalPages: FastifyPluginAsync = async (app) => {
     serves: PageFor,
     handler: (channel: ChannelRecord, params: P, query: Record<string, string | undefined>, reply: FastifyReply) => Promise<unknown>,
   ) =>
-    async (request: { params: unknown; query: unknown }, reply: FastifyReply) => {
+    async (request: FastifyRequest, reply: FastifyReply) => {
       const params = request.params as P;
       try {
         const channel = await pageContext(app, params, serves);
         reply.header('cache-control', 'no-store');
+        // The storefront's buyers build carts: each browser gets its buyer id for the hold caps (D44).
+        if (STOREFRONT(policyOf(channel.integrationMode))) ensureBuyerCookie(app, request, reply);
         return await handler(channel, params, (request.query ?? {}) as Record<string, string | undefined>, reply);
       } catch (err) {
         if (err instanceof PageNotFound || (err instanceof AppError && err.status === 404)) {

@@ -1,0 +1,48 @@
+import cookie from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hmac, randomBase62 } from '../../lib/secrets.js';
+import { portalBuyer, type BuyerKey } from '../orders/buyer.js';
+
+// The portal's buyer identity for the hold caps (D44). The storefront has no login and keeps its
+// cart token in localStorage, so a buyer is the browser: every storefront page gives a browser
+// without one a random buyer id in a signed, HTTP-only cookie, and the cart API reads it. A
+// request without a valid cookie (a script that ignores cookies) is keyed by its client address
+// instead, so it shares the caps of everything else from that address that sends no cookie.
+// A client that fetches a page for a fresh cookie before every cart escapes the per-buyer caps;
+// the per-address rate limits of the portal (D45) are what bound it (docs/cart.md "Hold caps").
+
+export const BUYER_COOKIE = 'taquilla_buyer';
+const BUYER_ID = /^[A-Za-z0-9]{24}$/;
+const COOKIE_MAX_AGE_SECONDS = 30 * 86_400;
+
+/** Cookie parsing and signing in one portal scope (pages or cart API); the key signs nothing else. */
+export async function registerBuyerCookies(app: FastifyInstance): Promise<void> {
+  await app.register(cookie, { secret: hmac(app.ctx.config.signingSecret, 'portal-buyer-cookie') });
+}
+
+/** The id of the request's buyer cookie when it carries a valid, signed one. */
+function buyerCookieId(request: FastifyRequest): string | null {
+  const raw = request.cookies[BUYER_COOKIE];
+  if (!raw) return null;
+  const { valid, value } = request.unsignCookie(raw);
+  return valid && value && BUYER_ID.test(value) ? value : null;
+}
+
+/** Gives the browser a buyer cookie unless it already has a valid one (storefront pages). */
+export function ensureBuyerCookie(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): void {
+  if (buyerCookieId(request)) return;
+  reply.setCookie(BUYER_COOKIE, randomBase62(24), {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: app.ctx.config.publicBaseUrl.startsWith('https:'),
+    maxAge: COOKIE_MAX_AGE_SECONDS,
+    signed: true,
+  });
+}
+
+/** The buyer a portal cart is created for: the browser's cookie, else the client address. */
+export function portalBuyerOf(app: FastifyInstance, request: FastifyRequest, channelId: number): BuyerKey {
+  const cookieId = buyerCookieId(request);
+  return portalBuyer(channelId, cookieId ? { cookieId } : { address: request.ip }, app.ctx.config.signingSecret);
+}
