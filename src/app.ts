@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { requireChannelToken } from './http/auth.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { logPath } from './http/log-path.js';
+import { registerSecurityHeaders, usePagePolicy } from './http/security-headers.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import channelRoutes from './modules/channels/channels.routes.js';
@@ -61,6 +62,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('channel', null);
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
+  await registerSecurityHeaders(app, config);
 
   await app.register(swagger, {
     openapi: {
@@ -74,7 +76,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  await app.register(async (docs) => {
+    usePagePolicy(docs, 'docs');
+    await docs.register(swaggerUi, { routePrefix: '/api/docs' });
+  });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
