@@ -7,7 +7,9 @@ import type { AppEnv } from '../config.js';
 // fragments document the rule in the OpenAPI and the import's JSON Schema; the functions decide,
 // because "https only in production" depends on the deployment, which a static schema cannot know.
 
-const HTTP_URL = /^https?:\/\/[^\s\u0000-\u001f]+$/i;
+// Written without flags, so that JSON Schema validators read the pattern as this code does.
+const HTTP_URL = /^[hH][tT][tT][pP][sS]?:\/\/\S+$/;
+const CONTROL = /\p{Cc}/u;
 const COLOUR = /^#[0-9a-fA-F]{6}$/;
 const MAX_URL_LENGTH = 2000;
 
@@ -29,7 +31,7 @@ export function urlProblem(value: string, appEnv: AppEnv): string | null {
   const wanted = httpsOnly ? 'must be an https URL (APP_ENV=production)' : 'must be an http(s) URL';
   if (value.length > MAX_URL_LENGTH) return `must be a URL of at most ${MAX_URL_LENGTH} characters`;
   // The pattern first: URL() quietly repairs what a browser would read differently ("http:evil", tabs).
-  if (!HTTP_URL.test(value)) return wanted;
+  if (!HTTP_URL.test(value) || CONTROL.test(value)) return wanted;
   let protocol: string;
   try {
     protocol = new URL(value).protocol;
