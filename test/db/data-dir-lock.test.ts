@@ -85,5 +85,5 @@ describe('the data folder lock', () => {
     await expect(openDatabase({ pgliteDir: folder })).rejects.toThrow('in use by a running Taquilla command line');
     await database.close();
     expect(fs.existsSync(`${folder}.lock`)).toBe(false);
-  });
+  }, 180_000); // creating a PGlite folder takes half a minute on a loaded machine
 });
