@@ -110,7 +110,7 @@ export const channelExample: FastifyPluginAsync<ChannelExampleOptions> = async (
     // Relative links below need the trailing slash.
     if (!request.url.split('?')[0]!.endsWith('/')) return reply.redirect(`${request.url.split('?')[0]}/`);
     return reply.type('text/html; charset=utf-8').send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Taquilla widget examples</title>
-<body style="font-family: system-ui; max-width: 40rem; margin: 2rem auto">
+<body>
 <h1>Taquilla widget examples</h1>
 <ul>
 <li><a href="model-c.html">Model C</a>: widget with checkout in the service's portal (<code>${channels.c.slug}</code>)</li>
@@ -129,8 +129,13 @@ export const channelExample: FastifyPluginAsync<ChannelExampleOptions> = async (
       } catch (err) {
         request.log.warn({ err }, 'example: cannot list sessions');
       }
+      // Served by the service, the page has a Content-Security-Policy (D50): its inline script and
+      // styles carry the reply's nonce. Alone (npm run examples) there is neither.
+      const nonce = reply.cspNonce ?? { script: '', style: '' };
       const page = PAGES[`model-${model}`]
-        .replace('__HOSTILE_CSS__', query.hostile ? `<style id="hostile">${HOSTILE_CSS}</style>` : '')
+        .replaceAll('__SCRIPT_NONCE__', nonce.script)
+        .replaceAll('__STYLE_NONCE__', nonce.style)
+        .replace('__HOSTILE_CSS__', query.hostile ? `<style id="hostile" nonce="${nonce.style}">${HOSTILE_CSS}</style>` : '')
         .replace('__WIDGET_SCRIPT__', widgetScript)
         .replace(
           '__EXAMPLE_JSON__',

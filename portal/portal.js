@@ -8,6 +8,16 @@ const base = `/api/portal/${data.slug}/${data.lang}`;
 const storeKey = `taquilla.portal.${data.slug}.order`;
 const $ = (id) => document.getElementById(id);
 
+/**
+ * The checkout's next address, only if it is http(s): the service checks every stored URL (D50),
+ * and this keeps a `javascript:` that slipped through from ever running on the portal's origin.
+ */
+function safeRedirect(raw) {
+  const url = new URL(String(raw), window.location.href);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ApiError({ message: t.error });
+  return url.href;
+}
+
 class ApiError extends Error {
   constructor(body) {
     super((body && body.message) || t.error || 'Error');
@@ -225,7 +235,7 @@ if (checkoutForm) {
     button.disabled = true;
     try {
       const result = await api('POST', '/checkout', body);
-      window.location.assign(result.redirect_url);
+      window.location.assign(safeRedirect(result.redirect_url));
     } catch (err) {
       button.disabled = false;
       errorEl.textContent = err.message;

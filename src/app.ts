@@ -13,6 +13,7 @@ import { registerErrorHandler } from './http/error-handler.js';
 import { logPath } from './http/log-path.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { fastifyTrustProxy } from './http/rate-limits.config.js';
+import { registerSecurityHeaders, usePagePolicy } from './http/security-headers.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import { listenForRevocations } from './modules/auth/revocations.js';
@@ -73,6 +74,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   listenForRevocations(app);
   // Before every route: it attaches each route's limits as the route is declared (D45).
   await registerRateLimits(app);
+  await registerSecurityHeaders(app, config);
 
   await app.register(swagger, {
     openapi: {
@@ -86,7 +88,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  await app.register(async (docs) => {
+    usePagePolicy(docs, 'docs');
+    await docs.register(swaggerUi, { routePrefix: '/api/docs' });
+  });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -19,7 +19,7 @@ export interface Config {
   /** PostgreSQL server; when absent the embedded PGlite database in `dataDir` is used. */
   databaseUrl: string | undefined;
   dataDir: string;
-  /** Load the demo catalogue of D37 on a fresh database (refused in production). */
+  /** Load the demo catalogue of D37 on a fresh database: by default in development and test only (D49). */
   loadDemoData: boolean;
   tokenTtlSeconds: number;
   maxLiveTokensPerChannel: number;
@@ -100,11 +100,14 @@ export function loadConfig(env: Env = process.env): Config {
   const timezone = env.TIMEZONE || 'Europe/Madrid';
   if (!isTimeZone(timezone)) throw new ConfigError(`TIMEZONE must be an IANA time zone (got "${timezone}")`);
 
+  // Development and test run with published defaults (a known signing secret, demo channels with
+  // public keys); every other environment is reachable by others and gets neither unasked (D49).
+  const publishedDefaults = appEnv === 'development' || appEnv === 'test';
   const signingSecret = env.SIGNING_SECRET || '';
-  if (appEnv === 'production' && signingSecret.length < 32) {
-    throw new ConfigError('SIGNING_SECRET must be set to at least 32 characters in production');
+  if (!publishedDefaults && signingSecret.length < 32) {
+    throw new ConfigError(`SIGNING_SECRET must be set to at least 32 characters when APP_ENV=${appEnv} (only development and test use the built-in one)`);
   }
-  const demoRaw = env.DEMO_DATA ?? (appEnv === 'production' ? 'false' : 'true');
+  const demoRaw = env.DEMO_DATA || (publishedDefaults ? 'true' : 'false');
   if (!['true', 'false'].includes(demoRaw)) throw new ConfigError(`DEMO_DATA must be true or false (got "${demoRaw}")`);
   const loadDemoData = demoRaw === 'true';
   if (loadDemoData && appEnv === 'production') {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
+import { DataDirBusyError } from './db/data-dir-lock.js';
 import { migrate } from './db/migrate.js';
 import { loadDemoDataIfEmpty } from './demo/demo-data.js';
 
@@ -54,6 +55,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err);
+  if (err instanceof DataDirBusyError) console.error(`Cannot start: ${err.message}`);
+  else console.error(err);
   process.exit(1);
 });

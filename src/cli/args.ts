@@ -7,7 +7,7 @@ export const EXIT = {
   failed: 1,
   /** The command line itself is wrong: unknown command, missing or malformed option. */
   usage: 2,
-  /** The configuration is invalid or the database cannot be opened. */
+  /** The configuration is invalid or the database cannot be opened (or a running service owns DATA_DIR, D48). */
   environment: 3,
 } as const;
 

@@ -23,6 +23,7 @@ export async function openCliContext(env: Record<string, string | undefined> = p
     url: config.databaseUrl,
     pgliteDir: path.join(config.dataDir, 'pglite'),
     poolSize: Math.min(config.dbPoolSize, 2),
+    owner: 'command line',
   });
   try {
     const appliedNow = await migrate(database);

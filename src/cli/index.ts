@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config.js';
+import { DataDirBusyError } from '../db/data-dir-lock.js';
 import { AppError } from '../http/errors.js';
 import { EXIT, UsageError, parseArgv } from './args.js';
 import type { CliCommand } from './command.js';
@@ -23,6 +24,7 @@ function printHelp(): void {
   for (const c of COMMANDS) console.log(`  ${c.name.padEnd(width)}  ${c.summary}`);
   console.log(`  ${'help'.padEnd(width)}  This list; "help <command>" shows a command's options`);
   console.log('\nThe database is the service\'s own: DATABASE_URL, or the embedded PGlite in DATA_DIR (default ./data).');
+  console.log('An embedded DATA_DIR has one owner at a time: run commands before npm start, or use the admin API while it runs.');
   console.log('Exit codes: 0 done, 1 refused or failed, 2 wrong command line, 3 bad configuration or database unavailable.');
 }
 
@@ -71,6 +73,10 @@ export async function runCli(argv: string[], open: () => Promise<CliContext> = (
     cli = await open();
   } catch (err) {
     if (err instanceof ConfigError) return reportError(err);
+    if (err instanceof DataDirBusyError) {
+      console.error(`error: ${err.message}`);
+      return EXIT.environment;
+    }
     console.error(`error: cannot open the database: ${(err as Error).message}`);
     return EXIT.environment;
   }

@@ -9,6 +9,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema/index.js';
 import { listenPglite, listenPostgres, type Listener, type NotificationHandlers } from './notifications.js';
+import { lockDataDir } from './data-dir-lock.js';
 
 /** Drizzle database over either driver; a transaction has the same type, so repos take either. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -32,12 +33,14 @@ export interface DatabaseOptions {
   /** Folder of the embedded database; 'memory://' keeps it in memory (tests). */
   pgliteDir?: string;
   poolSize?: number;
+  /** Who opens an embedded folder (`service`, `command line`): named to whoever is refused it (D48). */
+  owner?: string;
 }
 
 /** Opens the database named by the options: a PostgreSQL server pool or the embedded PGlite. */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 10);
-  return openPglite(opts.pgliteDir ?? 'memory://');
+  return openPglite(opts.pgliteDir ?? 'memory://', opts.owner ?? 'service');
 }
 
 /**
@@ -89,9 +92,18 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   };
 }
 
-async function openPglite(dir: string): Promise<Database> {
-  if (!dir.startsWith('memory://')) fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const client = await PGlite.create(dir);
+async function openPglite(dir: string, owner: string): Promise<Database> {
+  const inMemory = dir.startsWith('memory://');
+  if (!inMemory) fs.mkdirSync(path.dirname(dir), { recursive: true });
+  // Taken before PGlite touches the folder, so that a refused process has written nothing (D48).
+  const lock = inMemory ? null : lockDataDir(dir, owner);
+  let client: PGlite;
+  try {
+    client = await PGlite.create(dir);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -115,7 +127,13 @@ async function openPglite(dir: string): Promise<Database> {
     listen: (channel, handlers) => listenPglite(client, channel, handlers),
     // One in-process connection: nothing to lose.
     onConnectionError() {},
-    close: () => client.close(),
+    async close() {
+      try {
+        await client.close();
+      } finally {
+        lock?.release();
+      }
+    },
   };
 }
 

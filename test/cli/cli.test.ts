@@ -82,6 +82,14 @@ describe('migrate and demo:load', () => {
     expect(Number(row!.n)).toBe(0);
   });
 
+  it('demo:load in pre-production needs DEMO_DATA=true (D49) and otherwise loads nothing', async () => {
+    const config = loadConfig({ APP_ENV: 'preproduction', SIGNING_SECRET: 'x'.repeat(40) });
+    expect(await cli(['demo:load'], { ...t.ctx, config })).toBe(1);
+    expect(stderr()).toContain('demo:load needs DEMO_DATA=true when APP_ENV=preproduction');
+    const [row] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM sales_channels`);
+    expect(Number(row!.n)).toBe(0);
+  });
+
   it('demo:load loads the demo channels once', async () => {
     expect(await cli(['demo:load'])).toBe(0);
     expect(stdout()).toContain('Demo catalogue loaded');

@@ -36,6 +36,33 @@ describe('loadConfig', () => {
     expect(loadConfig(PRODUCTION)).toMatchObject({ appEnv: 'production', loadDemoData: false });
   });
 
+  describe('environments (D49)', () => {
+    const SECRET = { SIGNING_SECRET: 'p'.repeat(32) };
+    it.each(['preproduction', 'production'])('APP_ENV=%s requires SIGNING_SECRET of 32+ characters', (appEnv) => {
+      const extra = appEnv === 'production' ? PRODUCTION : {};
+      for (const secret of [undefined, '', 'x'.repeat(31)]) {
+        expect(() => loadConfig({ ...extra, APP_ENV: appEnv, SIGNING_SECRET: secret })).toThrow(
+          `SIGNING_SECRET must be set to at least 32 characters when APP_ENV=${appEnv}`,
+        );
+      }
+      expect(loadConfig({ ...extra, APP_ENV: appEnv, ...SECRET }).signingSecret).toBe('p'.repeat(32));
+    });
+
+    it.each(['development', 'test'])('APP_ENV=%s runs on the built-in development secret and loads demo data by default', (appEnv) => {
+      expect(loadConfig({ APP_ENV: appEnv })).toMatchObject({ signingSecret: 'dev-only-signing-secret-change-me-in-production', loadDemoData: true });
+      expect(loadConfig({ APP_ENV: appEnv, DEMO_DATA: 'false' }).loadDemoData).toBe(false);
+    });
+
+    it('pre-production loads demo data only with DEMO_DATA=true; production never', () => {
+      expect(loadConfig({ APP_ENV: 'preproduction', ...SECRET }).loadDemoData).toBe(false);
+      expect(loadConfig({ APP_ENV: 'preproduction', ...SECRET, DEMO_DATA: '' }).loadDemoData).toBe(false);
+      expect(loadConfig({ APP_ENV: 'preproduction', ...SECRET, DEMO_DATA: 'false' }).loadDemoData).toBe(false);
+      expect(loadConfig({ APP_ENV: 'preproduction', ...SECRET, DEMO_DATA: 'true' }).loadDemoData).toBe(true);
+      expect(loadConfig(PRODUCTION).loadDemoData).toBe(false);
+      expect(() => loadConfig({ ...PRODUCTION, DEMO_DATA: 'true' })).toThrow('DEMO_DATA cannot be true when APP_ENV=production');
+    });
+  });
+
   it('reads every variable', () => {
     const c = loadConfig({
       APP_ENV: 'preproduction',
@@ -111,6 +138,7 @@ describe('loadConfig', () => {
     ['TIMEZONE', { TIMEZONE: 'Mars/Olympus' }],
     ['SIGNING_SECRET', { APP_ENV: 'production' }],
     ['SIGNING_SECRET', { APP_ENV: 'production', SIGNING_SECRET: 'too-short' }],
+    ['SIGNING_SECRET', { APP_ENV: 'preproduction' }],
     ['SMTP_URL', { SMTP_URL: 'mail.example.com:25' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['AUTH_CACHE_MS', { AUTH_CACHE_MS: '-5' }],

@@ -1,5 +1,7 @@
+import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type IntegrationMode } from '../../db/schema/index.js';
 import { needsCheckoutUrl } from '../../lib/integration-policy.js';
+import { urlProblem } from '../../lib/url-rules.js';
 import {
   LANGUAGES,
   channelEventIds,
@@ -35,14 +37,10 @@ function parseSlug(raw: string): string {
   return raw;
 }
 
-function parseUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return raw;
-  } catch {
-    // reported below
-  }
-  throw new UsageError(`--checkout-url must be an http(s) URL (got "${raw}")`);
+function parseUrl(raw: string, appEnv: AppEnv): string {
+  const problem = urlProblem(raw, appEnv);
+  if (problem) throw new UsageError(`--checkout-url ${problem} (got "${raw}")`);
+  return raw;
 }
 
 function parseLang(raw: string): string {
@@ -102,7 +100,7 @@ const create: CliCommand = {
         name: requireFlag(args, 'name'),
         integrationMode: mode,
         organiserId: intValue('organiser-id', requireFlag(args, 'organiser-id')),
-        checkoutUrl: checkoutUrl === undefined ? null : parseUrl(checkoutUrl),
+        checkoutUrl: checkoutUrl === undefined ? null : parseUrl(checkoutUrl, ctx.config.appEnv),
         cartTtlSeconds: cartTtl === undefined ? null : intValue('cart-ttl', cartTtl, 60),
         ...(lang === undefined ? {} : { defaultLang: parseLang(lang) }),
       },

@@ -27,13 +27,17 @@ const migrateCommand: CliCommand = {
 
 const demoLoad: CliCommand = {
   name: 'demo:load',
-  summary: 'Load the demo catalogue and channels demo-a..demo-d (refused in production)',
+  summary: 'Load the demo catalogue and channels demo-a..demo-d (refused in production; pre-production needs DEMO_DATA=true)',
   usage: 'demo:load',
   async run(ctx, args) {
     rejectUnknownFlags(args, []);
     if (ctx.config.appEnv === 'production') {
       // The demo keys are public (README): they must never open a production channel.
       throw new AppError('forbidden', 'demo:load is refused when APP_ENV=production (the demo widget keys are public)');
+    }
+    if (ctx.config.appEnv === 'preproduction' && !ctx.config.loadDemoData) {
+      // Outside development and test the public demo keys are opened only on an explicit request (D49).
+      throw new AppError('forbidden', `demo:load needs DEMO_DATA=true when APP_ENV=${ctx.config.appEnv} (the demo widget keys are public)`);
     }
     const summary = await loadDemoDataIfEmpty(ctx);
     if (!summary) {

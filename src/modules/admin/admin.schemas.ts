@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import { Envelope, IdParam } from '../../http/schemas.js';
+import { httpUrlSchema } from '../../lib/url-rules.js';
 
 // TypeBox schemas of the admin API (/api/admin/v1). Amounts are decimal numbers of the deployment
 // currency; percentages are percentages (10 = 10 %); timestamps ISO 8601 with an offset.
@@ -11,7 +12,7 @@ const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.St
 const Descriptions = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 10_000 }));
 const Amount = Type.Number({ minimum: 0, maximum: 1_000_000, multipleOf: 0.01 });
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
-const HttpUrl = Type.String({ pattern: '^https?://\\S+$', maxLength: 2000 });
+const HttpUrl = httpUrlSchema();
 
 export const adminErrors = {
   401: Type.Ref('ErrorEnvelope'),

@@ -1,10 +1,12 @@
 import type { AppContext } from '../../app-context.js';
+import type { AppEnv } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { events as eventsTable, fees as feesTable, rates as ratesTable, sessions as sessionsTable } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount, toMinor } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
+import { urlProblem } from '../../lib/url-rules.js';
 import { canSee, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
 import { recordAudit } from '../admin/audit.js';
 import * as repo from './catalogue-admin.repo.js';
@@ -167,7 +169,8 @@ export interface EventInput {
   status?: EventStatus;
 }
 
-function validateEvent(input: EventInput, creating: boolean): void {
+function validateEvent(input: EventInput, creating: boolean, appEnv: AppEnv): void {
+  const imageProblem = input.image_url ? urlProblem(input.image_url, appEnv) : null;
   const names = Object.entries(input.names ?? {}).filter(([, v]) => v.trim());
   checkFields([
     [creating && !input.venue_id, 'venue_id', 'is required'],
@@ -176,7 +179,7 @@ function validateEvent(input: EventInput, creating: boolean): void {
     [names.some(([, v]) => v.length > 300), 'names', 'at most 300 characters'],
     [input.default_lang !== undefined && !LANG.test(input.default_lang), 'default_lang', 'must be a two-letter code'],
     [input.status !== undefined && !EVENT_STATUSES.includes(input.status), 'status', `must be one of ${EVENT_STATUSES.join(', ')}`],
-    [!!input.image_url && !/^https?:\/\/\S+$/.test(input.image_url), 'image_url', 'must be an http(s) URL'],
+    [imageProblem !== null, 'image_url', imageProblem ?? ''],
   ]);
 }
 
@@ -187,7 +190,7 @@ const translationRows = (names: Record<string, string>, descriptions: Record<str
 
 /** Creates an event, as a draft unless a status is given, on a venue of the same organiser. */
 export async function createEventAs(ctx: AppContext, actor: Actor, input: EventInput) {
-  validateEvent(input, true);
+  validateEvent(input, true, ctx.config.appEnv);
   const organiserId = organiserForNew(actor, input.organiser_id);
   const venue = await repo.findVenue(ctx.db, input.venue_id!);
   if (!venue || !canSee(actor, venue.organiserId)) throw new AppError('not_found', 'Venue not found');
@@ -214,7 +217,7 @@ export async function createEventAs(ctx: AppContext, actor: Actor, input: EventI
 /** Edits an event's names, descriptions, language, image or status. */
 export async function updateEventAs(ctx: AppContext, actor: Actor, id: number, input: Omit<EventInput, 'organiser_id' | 'venue_id'>) {
   const event = await visibleEvent(ctx.db, actor, id);
-  validateEvent(input, false);
+  validateEvent(input, false, ctx.config.appEnv);
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
     const patch: Partial<EventRow> = { updatedAt: now };

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
+import { colourSchema, httpUrlSchema } from '../../lib/url-rules.js';
 
 // The catalogue import document (docs/catalogue-import.md). `key` fields are references local to
 // one document: a session names its rates' sector by the sector's key, a channel its events, etc.
@@ -80,7 +81,7 @@ const Event = Type.Object(
     default_lang: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
     names: Translations,
     descriptions: Type.Optional(Translations),
-    image_url: Type.Optional(Type.String()),
+    image_url: Type.Optional(httpUrlSchema()),
     status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('published')])),
     fees: Type.Optional(Type.Array(Fee)),
     sessions: Type.Array(Session),
@@ -115,8 +116,19 @@ const Channel = Type.Object(
       Type.Literal('widget_platform_payment'),
       Type.Literal('widget_external_payment'),
     ]),
-    checkout_url: Type.Optional(Type.String({ format: 'uri' })),
-    branding: Type.Optional(Type.Record(Type.String(), Type.String())),
+    checkout_url: Type.Optional(httpUrlSchema("the channel's own checkout page (model B)")),
+    branding: Type.Optional(
+      Type.Object(
+        {
+          name: Type.Optional(Type.String({ maxLength: 300 })),
+          logo_url: Type.Optional(httpUrlSchema()),
+          primary_color: Type.Optional(colourSchema()),
+          accent_color: Type.Optional(colourSchema()),
+          font_family: Type.Optional(Type.String({ maxLength: 300 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     cart_ttl_seconds: Type.Optional(Type.Integer({ minimum: 60 })),
     default_lang: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
     events: Type.Union([Type.Literal('all'), Type.Array(Key)], { description: 'event keys this channel sells, or "all"' }),

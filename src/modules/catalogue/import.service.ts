@@ -2,12 +2,15 @@ import { sql } from 'drizzle-orm';
 import { registerAjvFormats } from '@fastify/type-provider-typebox';
 import { Value } from 'typebox/value';
 import type { AppContext } from '../../app-context.js';
+import type { AppEnv } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import * as t from '../../db/schema/index.js';
 import { AppError, type FieldErrors } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
 import { needsCheckoutUrl } from '../../lib/integration-policy.js';
 import { sha256 } from '../../lib/secrets.js';
+import { urlProblem } from '../../lib/url-rules.js';
+import { brandingProblems } from '../channels/channels.service.js';
 import { CatalogueDocument } from './import.schemas.js';
 
 registerAjvFormats();
@@ -74,7 +77,27 @@ export async function importCatalogue(ctx: AppContext, doc: unknown): Promise<Im
     }
     if (Object.keys(fixed).length) throw new AppError('validation_failed', 'The given data was invalid', fixed);
   }
+  const unsafe = urlAndColourProblems(d, ctx.config.appEnv);
+  if (unsafe) throw new AppError('validation_failed', 'The given data was invalid', unsafe);
   return ctx.db.transaction((tx) => importInto(tx, d));
+}
+
+/**
+ * The URL and colour rule of every entry point (D50), which the schema states but cannot apply in
+ * full: https only in production. Keys are JSON paths with the event key or channel slug.
+ */
+function urlAndColourProblems(d: CatalogueDocument, appEnv: AppEnv): Record<string, string[]> | null {
+  const errors: Record<string, string[]> = {};
+  for (const e of d.events) {
+    const problem = e.image_url ? urlProblem(e.image_url, appEnv) : null;
+    if (problem) errors[`events.${e.key}.image_url`] = [problem];
+  }
+  for (const c of d.channels ?? []) {
+    const problem = c.checkout_url ? urlProblem(c.checkout_url, appEnv) : null;
+    if (problem) errors[`channels.${c.slug}.checkout_url`] = [problem];
+    for (const [field, texts] of Object.entries(brandingProblems(c.branding ?? {}, appEnv))) errors[`channels.${c.slug}.${field}`] = texts;
+  }
+  return Object.keys(errors).length ? errors : null;
 }
 
 async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.js';
+import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type Branding, type IntegrationMode } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
@@ -9,7 +10,8 @@ import { announceRevocation, generateChannelKey, revokeChannelKey } from '../aut
 import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './channels.repo.js';
 import * as adminRepo from './channels-admin.repo.js';
-import { createChannel, LANGUAGES } from './channels.service.js';
+import { urlProblem } from '../../lib/url-rules.js';
+import { brandingProblems, createChannel, LANGUAGES } from './channels.service.js';
 import type { ChannelRecord } from './channels.repo.js';
 
 // Back-office use cases on sales channels and their widget keys (issue 8). Every function takes
@@ -27,42 +29,27 @@ export interface ChannelInput {
   event_ids?: number[];
 }
 
-const BRANDING_KEYS = ['name', 'logo_url', 'primary_color', 'accent_color', 'font_family'] as const;
-const COLOUR = /^#[0-9a-fA-F]{6}$/;
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 /** Branding without empty values (an empty form field means "use the default"). */
 const cleanBranding = (b: Branding): Branding =>
   Object.fromEntries(Object.entries(b).filter(([, v]) => typeof v === 'string' && v.trim() !== '').map(([k, v]) => [k, (v as string).trim()]));
 
 /** Field errors of a channel create or edit (the dashboard's forms do not go through JSON schemas). */
-function validate(input: ChannelInput, creating: boolean): void {
+function validate(input: ChannelInput, creating: boolean, appEnv: AppEnv): void {
   const f: Record<string, string[]> = {};
   const add = (field: string, text: string) => (f[field] ??= []).push(text);
   if (creating || input.slug !== undefined) if (!input.slug || !SLUG.test(input.slug)) add('slug', 'must be 1-63 of a-z, 0-9 and -, starting with a letter or digit');
   if (creating || input.name !== undefined) if (!input.name?.trim() || input.name.length > 200) add('name', 'must have 1 to 200 characters');
   if (creating || input.integration_mode !== undefined)
     if (!INTEGRATION_MODES.includes(input.integration_mode!)) add('integration_mode', `must be one of ${INTEGRATION_MODES.join(', ')}`);
-  if (input.checkout_url && !isHttpUrl(input.checkout_url)) add('checkout_url', 'must be an http(s) URL');
+  const checkoutProblem = input.checkout_url ? urlProblem(input.checkout_url, appEnv) : null;
+  if (checkoutProblem) add('checkout_url', checkoutProblem);
   if (input.cart_ttl_seconds != null && (!Number.isInteger(input.cart_ttl_seconds) || input.cart_ttl_seconds < 60 || input.cart_ttl_seconds > 86_400))
     add('cart_ttl_seconds', 'must be a whole number of seconds from 60 to 86400');
   if (input.default_lang !== undefined && !(LANGUAGES as readonly string[]).includes(input.default_lang))
     add('default_lang', `must be one of ${LANGUAGES.join(', ')}`);
-  for (const [key, value] of Object.entries(cleanBranding(input.branding ?? {}))) {
-    if (!(BRANDING_KEYS as readonly string[]).includes(key)) add(`branding.${key}`, 'is not allowed');
-    else if (typeof value !== 'string' || value.length > 300) add(`branding.${key}`, 'must be a text of at most 300 characters');
-    else if (key.endsWith('_color') && !COLOUR.test(value)) add(`branding.${key}`, 'must be a colour like #1f4fd1');
-    else if (key === 'logo_url' && !isHttpUrl(value)) add(`branding.${key}`, 'must be an http(s) URL');
-  }
+  for (const [field, texts] of Object.entries(brandingProblems(cleanBranding(input.branding ?? {}), appEnv))) texts.forEach((text) => add(field, text));
   if (Object.keys(f).length) throw new AppError('validation_failed', 'The given data was invalid', f);
 }
 
@@ -120,7 +107,7 @@ export async function getChannelFor(ctx: AppContext, actor: Actor, id: number): 
 
 /** Creates a channel for the actor's organiser (an admin names the organiser). */
 export async function createChannelAs(ctx: AppContext, actor: Actor, input: ChannelInput): Promise<ChannelView> {
-  validate(input, true);
+  validate(input, true, ctx.config.appEnv);
   const organiserId = organiserForNew(actor, input.organiser_id);
   const eventIds = await checkEvents(ctx, organiserId, input.event_ids ?? []);
   const now = ctx.clock.now();
@@ -156,7 +143,7 @@ export async function createChannelAs(ctx: AppContext, actor: Actor, input: Chan
 /** Edits a channel: mode, checkout URL, branding, cart lifetime, name, language, events sold. */
 export async function updateChannelAs(ctx: AppContext, actor: Actor, id: number, input: Omit<ChannelInput, 'slug' | 'organiser_id'>): Promise<ChannelView> {
   const before = await visibleChannel(ctx, actor, id);
-  validate(input, false);
+  validate(input, false, ctx.config.appEnv);
   const patch: Partial<repo.NewChannel> = {};
   if (input.name !== undefined) patch.name = input.name.trim();
   if (input.integration_mode !== undefined) patch.integrationMode = input.integration_mode;

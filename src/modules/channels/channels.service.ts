@@ -1,7 +1,9 @@
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
-import { INTEGRATION_MODES } from '../../db/schema/index.js';
+import type { AppEnv } from '../../config.js';
+import { INTEGRATION_MODES, type Branding } from '../../db/schema/index.js';
 import { needsCheckoutUrl, policyOf, type CredentialScope } from '../../lib/integration-policy.js';
+import { colourProblem, urlProblem } from '../../lib/url-rules.js';
 import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './channels.repo.js';
 import type { ChannelRecord, NewChannel } from './channels.repo.js';
@@ -35,7 +37,36 @@ export function channelConfig(ctx: AppContext, channel: ChannelRecord) {
   };
 }
 
-function validateChannel(input: Partial<NewChannel>): void {
+/** The branding keys a channel may set; the portal and the widget read exactly these. */
+export const BRANDING_KEYS = ['name', 'logo_url', 'primary_color', 'accent_color', 'font_family'] as const;
+
+/**
+ * Field errors of a channel's branding (keys `branding.<key>`), the same for every entry point:
+ * known keys only, texts of at most 300 characters, colours `#rrggbb`, the logo an http(s) URL (D50).
+ * Empty values mean "the default" and are not checked.
+ */
+export function brandingProblems(branding: Branding | Record<string, unknown>, appEnv: AppEnv): Record<string, string[]> {
+  const f: Record<string, string[]> = {};
+  for (const [key, value] of Object.entries(branding)) {
+    if (typeof value === 'string' && value.trim() === '') continue;
+    const problem = !(BRANDING_KEYS as readonly string[]).includes(key)
+      ? 'is not allowed'
+      : typeof value !== 'string' || value.length > 300
+        ? 'must be a text of at most 300 characters'
+        : key.endsWith('_color')
+          ? colourProblem(value.trim())
+          : key === 'logo_url'
+            ? urlProblem(value.trim(), appEnv)
+            : null;
+    if (problem) f[`branding.${key}`] = [problem];
+  }
+  return f;
+}
+
+function validateChannel(input: Partial<NewChannel>, appEnv: AppEnv): void {
+  const checkoutProblem = input.checkoutUrl ? urlProblem(input.checkoutUrl, appEnv) : null;
+  const fields = { ...brandingProblems(input.branding ?? {}, appEnv), ...(checkoutProblem ? { checkout_url: [checkoutProblem] } : {}) };
+  if (Object.keys(fields).length) throw new AppError('validation_failed', 'The given data was invalid', fields);
   if (input.integrationMode && !INTEGRATION_MODES.includes(input.integrationMode)) {
     throw new AppError('validation_failed', 'The given data was invalid', {
       integration_mode: [`must be one of ${INTEGRATION_MODES.join(', ')}`],
@@ -56,7 +87,7 @@ export type ChannelEventsChoice = 'all' | number[];
  * (a channel sells only the events linked to it), in one transaction.
  */
 export async function createChannel(ctx: AppContext, input: NewChannel, events: ChannelEventsChoice = []): Promise<ChannelRecord> {
-  validateChannel(input);
+  validateChannel(input, ctx.config.appEnv);
   return ctx.db.transaction(async (tx) => {
     if (!(await repo.organiserExists(tx, input.organiserId))) {
       throw new AppError('validation_failed', 'The given data was invalid', { organiser_id: [`unknown organiser ${input.organiserId}`] });

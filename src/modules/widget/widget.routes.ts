@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../http/errors.js';
+import { usePagePolicy } from '../../http/security-headers.js';
 import { loadWidgetBundle, WIDGET_DIST } from './widget.service.js';
 
 /**
@@ -37,11 +38,13 @@ const widgetRoutes: FastifyPluginAsync = async (app) => {
   if (app.ctx.config.appEnv === 'development') {
     // The example channel server of examples/, mounted into the service so `npm start` shows it.
     const { channelExample } = await import('../../../examples/widget-channel-server.js');
-    await app.register(channelExample, {
-      prefix: '/examples',
-      serviceUrl: app.ctx.config.publicBaseUrl,
-      widgetUrl: app.ctx.config.widgetUrl,
-    });
+    await app.register(
+      async (examples) => {
+        usePagePolicy(examples, 'widgetExamples');
+        await examples.register(channelExample, { serviceUrl: app.ctx.config.publicBaseUrl, widgetUrl: app.ctx.config.widgetUrl });
+      },
+      { prefix: '/examples' },
+    );
   }
 };
 

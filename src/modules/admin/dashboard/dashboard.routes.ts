@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { databaseUnavailable } from '../../../http/error-handler.js';
 import { AppError } from '../../../http/errors.js';
 import { adminLoginCounters } from '../../../http/rate-limits.js';
+import { usePagePolicy } from '../../../http/security-headers.js';
 import { INTEGRATION_MODES } from '../../../db/schema/index.js';
 import { CREDENTIAL_SCOPES, type CredentialScope } from '../../../lib/integration-policy.js';
 import * as channels from '../../channels/channels-admin.service.js';
@@ -97,14 +98,8 @@ export default async function dashboardRoutes(app: FastifyInstance): Promise<voi
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   app.decorateRequest('dashboard', null);
 
+  usePagePolicy(app, 'dashboard');
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header(
-      'content-security-policy',
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    );
-    reply.header('x-frame-options', 'DENY');
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'same-origin');
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });

@@ -1,4 +1,5 @@
 import type { ChannelRecord } from '../../channels/channels.repo.js';
+import { isColour } from '../../../lib/url-rules.js';
 import { texts } from './i18n.js';
 
 /** Escapes text for HTML content and attribute values. */
@@ -27,6 +28,8 @@ export interface PageOptions {
   /** Same page in the other language (path after /{slug}/{lang}). */
   langPath?: string;
   scripts?: string[];
+  /** The reply's CSP nonce for the inline <style> (D50). */
+  nonce: string;
 }
 
 /** The common page frame: language, skip link, header with the channel name, main landmark. */
@@ -52,7 +55,7 @@ export function layout(opts: PageOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(opts.title)} · ${esc(brand)}</title>
 <link rel="stylesheet" href="/portal-assets/portal.css">
-<style>:root{--primary:${esc(/^#[0-9a-fA-F]{3,8}$/.test(primary) ? primary : '#1f4fd1')}}</style>
+<style nonce="${esc(opts.nonce)}">:root{--primary:${isColour(primary) ? primary : '#1f4fd1'}}</style>
 </head>
 <body>
 <a class="skip" href="#main">${esc(t.skip)}</a>

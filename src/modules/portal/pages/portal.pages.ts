@@ -5,6 +5,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../http/errors.js';
 import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
+import { cspNonce, usePagePolicy } from '../../../http/security-headers.js';
 import type { ChannelRecord } from '../../channels/channels.repo.js';
 import { findChannelBySlug } from '../../channels/channels.repo.js';
 import { buildOrderView, type OrderView } from '../../orders/order-view.js';
@@ -31,7 +32,7 @@ function notFoundPage(reply: FastifyReply, lang: string, channel: ChannelRecord 
   return reply
     .status(404)
     .type('text/html')
-    .send(layout({ lang, title: t.notFound, channel, body: `<h1>${esc(t.notFound)}</h1><p>${esc(t.notFoundText)}</p>` }));
+    .send(layout({ nonce: cspNonce(reply).style, lang, title: t.notFound, channel, body: `<h1>${esc(t.notFound)}</h1><p>${esc(t.notFoundText)}</p>` }));
 }
 
 interface PageParams {
@@ -66,6 +67,7 @@ function cartPanel(lang: string, withCheckout: boolean) {
 
 /** The buyer-facing pages: storefront (A, B), checkout (A, B, C), order page, sandbox card page. */
 const portalPages: FastifyPluginAsync = async (app) => {
+  usePagePolicy(app, 'portal');
   await app.register(formbody);
   await registerBuyerCookies(app);
   await app.register(fastifyStatic, { root: PORTAL_ASSETS_DIR, prefix: '/portal-assets/', maxAge: 60_000 });
@@ -111,7 +113,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
             )
             .join('')}</ul>`
         : `<p>${esc(t.noEvents)}</p>`;
-      return html(reply, layout({ lang, title: t.events, channel, langPath: '/events', body: `<h1>${esc(t.events)}</h1>${list}` }));
+      return html(reply, layout({ nonce: cspNonce(reply).style, lang, title: t.events, channel, langPath: '/events', body: `<h1>${esc(t.events)}</h1>${list}` }));
     }),
   );
 
@@ -136,7 +138,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
       const body = `<p><a href="/${esc(channel.slug)}/${lang}/events">← ${esc(t.events)}</a></p>
 <h1>${esc(event.name)}</h1><p>${esc(event.description ?? '')}</p><p class="meta">${esc(event.venue)}${event.city ? `, ${esc(event.city)}` : ''}</p>
 <h2>${esc(t.sessions)}</h2>${list}`;
-      return html(reply, layout({ lang, title: event.name, channel, langPath: `/events/${event.id}`, body }));
+      return html(reply, layout({ nonce: cspNonce(reply).style, lang, title: event.name, channel, langPath: `/events/${event.id}`, body }));
     }),
   );
 
@@ -200,7 +202,7 @@ ${zones.length ? `<h2>${esc(t.zones)}</h2>${zoneForms}` : ''}
 ${cartPanel(lang, true)}
 </div>
 <script type="application/json" id="portal-data">${jsonData({ page: 'session', slug: channel.slug, lang, sessionId: session.id, editable: true, texts: t })}</script>`;
-      return html(reply, layout({ lang, title: event.name, channel, langPath: `/events/${event.id}/sessions/${session.id}`, body, scripts: ['portal.js'] }));
+      return html(reply, layout({ nonce: cspNonce(reply).style, lang, title: event.name, channel, langPath: `/events/${event.id}/sessions/${session.id}`, body, scripts: ['portal.js'] }));
     }),
   );
 
@@ -219,7 +221,7 @@ ${cartPanel(lang, true)}
           ? `<p><a class="button" href="/${esc(channel.slug)}/${lang}/events">${esc(t.events)}</a></p>`
           : '';
         const body = `<h1>${esc(t.checkout)}</h1><p class="alert" role="status">${esc(order.itemCount === 0 && order.status === 'pending' ? t.emptyCart : t.expired)}</p>${again}`;
-        return html(reply, layout({ lang, title: t.checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}`, body }));
+        return html(reply, layout({ nonce: cspNonce(reply).style, lang, title: t.checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}`, body }));
       }
       const external = policyOf(channel.integrationMode).portalCheckout === 'external_page';
       const notice =
@@ -255,7 +257,7 @@ ${buyerFields}
         editable: STOREFRONT(policyOf(channel.integrationMode)),
         texts: t,
       })}</script>`;
-      return html(reply, layout({ lang, title: t.checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}`, body, scripts: ['portal.js'] }));
+      return html(reply, layout({ nonce: cspNonce(reply).style, lang, title: t.checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}`, body, scripts: ['portal.js'] }));
     }),
   );
 
@@ -307,7 +309,7 @@ ${buyerFields}
 <section class="panel"><ul class="lines">${lines}</ul>
 <p class="total">${esc(t.total)}: <strong>${esc(amount(view.total_amount))}</strong></p></section>${tickets}
 ${refresh ? '<script type="application/json" id="portal-data">{"page":"order-pending"}</script>' : ''}`;
-      return html(reply, layout({ lang, title: `${t.order} ${view.reference}`, channel, langPath: `/orders/${encodeURIComponent(orderToken)}`, body, scripts: refresh ? ['portal.js'] : [] }));
+      return html(reply, layout({ nonce: cspNonce(reply).style, lang, title: `${t.order} ${view.reference}`, channel, langPath: `/orders/${encodeURIComponent(orderToken)}`, body, scripts: refresh ? ['portal.js'] : [] }));
     }),
   );
 };

@@ -3,6 +3,7 @@ import { findChannelById } from '../../channels/channels.repo.js';
 import { findOrderById, findPayment, type PaymentRow } from '../portal.repo.js';
 import { portalPageUrl } from '../payments/payments.service.js';
 import { newSandboxNotification, SANDBOX_CARDS, SANDBOX_SIGNATURE_HEADER, signSandboxNotification } from '../payments/sandbox.provider.js';
+import { cspNonce } from '../../../http/security-headers.js';
 import { esc, layout, money } from './html.js';
 import { texts } from './i18n.js';
 
@@ -21,7 +22,7 @@ export function registerSandboxPages(app: FastifyInstance): void {
   const enabled = () => app.ctx.config.portal.paymentProvider === 'sandbox';
 
   async function render(reply: FastifyReply, payment: PaymentRow | null, status = 200, error?: string) {
-    if (!enabled() || !payment) return reply.status(404).type('text/html').send(layout({ lang: 'en', title: 'Not found', channel: null, body: '<h1>Not found</h1>' }));
+    if (!enabled() || !payment) return reply.status(404).type('text/html').send(layout({ nonce: cspNonce(reply).style, lang: 'en', title: 'Not found', channel: null, body: '<h1>Not found</h1>' }));
     const t = texts(payment.lang);
     const channel = await findChannelById(app.ctx.db, payment.channelId);
     const pending = payment.status === 'pending';
@@ -45,7 +46,7 @@ export function registerSandboxPages(app: FastifyInstance): void {
 <dl class="facts"><dt>${esc(t.merchant)}</dt><dd>${esc(channel?.name ?? '')}</dd><dt>${esc(t.amount)}</dt><dd>${esc(money(payment.amount, payment.currency, payment.lang))}</dd></dl>
 ${form}
 </section>`;
-    return reply.status(status).type('text/html').send(layout({ lang: payment.lang, title: t.sandboxTitle, channel: null, body }));
+    return reply.status(status).type('text/html').send(layout({ nonce: cspNonce(reply).style, lang: payment.lang, title: t.sandboxTitle, channel: null, body }));
   }
 
   app.get<{ Params: { paymentId: string } }>('/sandbox/pay/:paymentId', { schema: { hide: true } }, async (request, reply) => {

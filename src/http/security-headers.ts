@@ -1,0 +1,119 @@
+import crypto from 'node:crypto';
+import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Config } from '../config.js';
+import { css as widgetCss } from '../../widget/src/ui/styles.js';
+
+// The security headers of every response, in one place (DECISIONS D50), on @fastify/helmet.
+// Every response: X-Content-Type-Options nosniff, a Referrer-Policy, HSTS when PUBLIC_BASE_URL is
+// https. HTML pages add a Content-Security-Policy made for what the page loads, and refuse to be
+// framed (frame-ancestors 'none', X-Frame-Options DENY), the widget example pages excepted: they
+// stand for a partner's page. A plugin that serves pages calls `usePagePolicy` with its kind; an
+// HTML answer that no policy claimed still gets the strictest one (see `registerSecurityHeaders`).
+
+/** The kinds of HTML page the service serves, each with its own Content-Security-Policy. */
+export type PageKind = 'portal' | 'dashboard' | 'docs' | 'widgetExamples';
+
+type Directives = Record<string, string[]>;
+
+const NONE = ["'none'"];
+const SELF = ["'self'"];
+/**
+ * For an HTML answer that no page policy claimed (a plugin's own 404 page, a page added without a
+ * policy): our stylesheets only, no script, never framed.
+ */
+const STRICTEST = "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+const origin = (url: string) => new URL(url).origin;
+const sha256 = (text: string) => `'sha256-${crypto.createHash('sha256').update(text).digest('base64')}'`;
+
+function directives(kind: PageKind, config: Config): Directives {
+  const common = { defaultSrc: NONE, baseUri: NONE, objectSrc: NONE, formAction: SELF, frameAncestors: NONE };
+  switch (kind) {
+    // Storefront, checkout, order page, sandbox card page: our CSS and portal.js from 'self'; the
+    // one inline <style> (the channel's colour) carries the reply's nonce; the seat map places its
+    // seats with style attributes, which cannot carry a nonce (and cannot run script).
+    case 'portal':
+      return { ...common, scriptSrc: SELF, styleSrc: SELF, styleSrcAttr: ["'unsafe-inline'"], imgSrc: [...SELF, 'data:'], fontSrc: SELF, connectSrc: SELF };
+    // The back office: only its own script and stylesheet.
+    case 'dashboard':
+      return { ...common, scriptSrc: SELF, styleSrc: SELF, imgSrc: [...SELF, 'data:'], connectSrc: SELF };
+    // The API reference (Swagger UI, not ours): its scripts from 'self'; it styles elements inline.
+    // "Try it out" calls the public address, which may differ from the page's own behind a proxy.
+    case 'docs':
+      return {
+        ...common,
+        scriptSrc: SELF,
+        styleSrc: [...SELF, "'unsafe-inline'"],
+        imgSrc: [...SELF, 'data:'],
+        fontSrc: [...SELF, 'data:'],
+        connectSrc: [...SELF, origin(config.publicBaseUrl)],
+      };
+    // A partner's page with the widget: its inline script and style carry the nonce; the widget
+    // script comes from WIDGET_URL, calls the API at PUBLIC_BASE_URL, shows the channel's logo (any
+    // https host) and puts its own fixed stylesheet into its shadow root (allowed by its hash).
+    // No frame-ancestors: such a page may be framed.
+    case 'widgetExamples': {
+      const { frameAncestors: _framable, ...rest } = common;
+      return {
+        ...rest,
+        scriptSrc: [...SELF, origin(config.widgetUrl)],
+        styleSrc: [...SELF, sha256(widgetCss)],
+        imgSrc: [...SELF, 'data:', 'https:', ...(config.appEnv === 'production' ? [] : ['http:'])],
+        connectSrc: [...SELF, origin(config.publicBaseUrl)],
+      };
+    }
+  }
+}
+
+/** Registers helmet for every response of the service, with the minimal set for JSON and files. */
+export async function registerSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
+  const https = config.publicBaseUrl.startsWith('https:');
+  const everyResponse: FastifyHelmetOptions = {
+    global: true,
+    contentSecurityPolicy: false,
+    xContentTypeOptions: true,
+    referrerPolicy: { policy: 'no-referrer' },
+    strictTransportSecurity: https ? { maxAge: 31_536_000, includeSubDomains: false } : false,
+    xFrameOptions: false,
+    // The rest of helmet's defaults would change what cross-origin callers of the API (the widget,
+    // partner sites) may do, or are obsolete; each page kind decides for itself.
+    crossOriginEmbedderPolicy: false,
+    crossOriginOpenerPolicy: false,
+    crossOriginResourcePolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+  };
+  await app.register(helmet, everyResponse);
+  // A page that no policy claimed is still never framed and runs nothing.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!reply.hasHeader('content-security-policy') && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+      reply.header('content-security-policy', STRICTEST);
+      reply.header('x-frame-options', 'DENY');
+    }
+    return payload;
+  });
+}
+
+/**
+ * Gives every route of `scope` (a plugin serving HTML pages) the page policy of `kind`. Call it
+ * first in the plugin, before its routes. Pages with inline markup read the nonce with `cspNonce`.
+ */
+export function usePagePolicy(scope: FastifyInstance, kind: PageKind): void {
+  const config = scope.ctx.config;
+  const helmetOptions = {
+    enableCSPNonces: kind === 'portal' || kind === 'widgetExamples',
+    contentSecurityPolicy: { useDefaults: false, directives: directives(kind, config) },
+    xFrameOptions: kind === 'widgetExamples' ? false : { action: 'deny' as const },
+    referrerPolicy: { policy: kind === 'widgetExamples' ? ('strict-origin-when-cross-origin' as const) : ('same-origin' as const) },
+  };
+  scope.addHook('onRoute', (route) => {
+    route.config = { ...route.config, helmet: helmetOptions } as typeof route.config;
+  });
+}
+
+/** The reply's CSP nonces ('' when the route has none: then no policy needs them either). */
+export const cspNonce = (reply: FastifyReply): { script: string; style: string } => reply.cspNonce ?? { script: '', style: '' };
