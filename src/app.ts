@@ -8,7 +8,8 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { requireChannelToken } from './http/auth.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
+import { registerInputGuard } from './http/input-guard.js';
 import { logPath } from './http/log-path.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import authRoutes from './modules/auth/auth.routes.js';
@@ -54,6 +55,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 100 * 1024,
     requestIdHeader: 'x-request-id',
     ajv: { customOptions: { allErrors: true } },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const ctx: AppContext = { config, database, db: database.db, clock: opts.clock ?? systemClock };
@@ -61,6 +64,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('channel', null);
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
+  registerInputGuard(app);
 
   await app.register(swagger, {
     openapi: {

@@ -178,7 +178,12 @@ function uniquePath() {
 export function withValueAt(body: unknown, path: (string | number)[], marker: string): unknown {
   if (path.length === 0) return marker;
   const [head, ...rest] = path;
-  const copy: Record<string | number, unknown> = Array.isArray(body) ? [...body] : { ...((body as object | null) ?? {}) };
+  if (Array.isArray(body)) {
+    const copy: unknown[] = [...body];
+    copy[head as number] = withValueAt(copy[head as number], rest, marker);
+    return copy;
+  }
+  const copy: Record<string, unknown> = { ...((body as object | null) ?? {}) };
   copy[head!] = withValueAt(copy[head!], rest, marker);
   return copy;
 }
