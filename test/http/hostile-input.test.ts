@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { account, ADMIN_API, api } from '../admin/admin-helpers.js';
+import { account, ADMIN_API, api, otherOrganiserDocument } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
 import { createHeldOrder } from '../portal/fixtures.js';
@@ -80,6 +80,16 @@ describe('integers past 32 bits', () => {
     const res = await admin.post('/vouchers', { organiser_id: 1, code: 'BIG', kind: 'fixed', value: 1, max_uses: maxUses });
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors)).toContain('max_uses');
+  });
+
+  it.each([
+    ['vouchers.0.max_uses', (d: typeof otherOrganiserDocument) => ({ ...d, vouchers: [{ ...d.vouchers[0]!, max_uses: 2 ** 31 }] })],
+    ['channels.0.cart_ttl_seconds', (d: typeof otherOrganiserDocument) => ({ ...d, channels: [{ ...d.channels[0]!, cart_ttl_seconds: 2 ** 53 + 1 }] })],
+  ])('catalogue import %s past its bound: 422, nothing imported', async (field, change) => {
+    const res = await admin.post('/catalogue/import', change(otherOrganiserDocument));
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.body.errors)).toContain(field.split('.').pop());
+    expect((await admin.get('/organisers')).body.data.map((o: { name: string }) => o.name)).not.toContain('Producciones B');
   });
 
   it('a path id past 2^31 - 1 that cannot exist: 422 with the bound', async () => {
