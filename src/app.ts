@@ -9,7 +9,8 @@ import type { Database } from './db/client.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { requireChannelToken } from './http/auth.js';
 import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
+import { registerInputGuard } from './http/input-guard.js';
 import { logPath } from './http/log-path.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { fastifyTrustProxy } from './http/rate-limits.config.js';
@@ -61,6 +62,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Behind a load balancer the client address is in X-Forwarded-For (TRUST_PROXY, docs/operations.md).
     trustProxy: fastifyTrustProxy(config.trustProxy),
     ajv: { customOptions: { allErrors: true } },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const ctx: AppContext = { config, database, db: database.db, clock: opts.clock ?? systemClock };
@@ -75,6 +78,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Before every route: it attaches each route's limits as the route is declared (D45).
   await registerRateLimits(app);
   await registerSecurityHeaders(app, config);
+  registerInputGuard(app);
 
   await app.register(swagger, {
     openapi: {
@@ -82,7 +86,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       info: {
         title: 'Taquilla Sales-Channel API',
         version: '1.2.0',
-        description: 'B2B interface for sales channels, public portal API and admin API. Errors use the envelope {status, success:false, message, code, errors?}.',
+        description:
+          'B2B interface for sales channels, public portal API and admin API. Errors use the envelope {status, success:false, message, code, errors?}. ' +
+          'Input bounds (D47): ids are int32 (1 to 2147483647), every string has a maxLength, no string may contain a NUL character and no number may be non-finite; what breaks a bound is 422 validation_failed (docs/errors.md).',
       },
       servers: [{ url: config.publicBaseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unreachableCause } from '../db/unreachable.js';
 import { AppError, ERROR_CODES, SPEC_MESSAGES, type ErrorCode, type FieldErrors } from './errors.js';
@@ -69,6 +71,42 @@ export function databaseUnavailable(err: unknown, request: FastifyRequest, reply
   request.log.warn({ cause }, 'database unreachable');
   reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
   return new AppError('service_unavailable', 'The service is temporarily unavailable; retry shortly');
+}
+
+/**
+ * Errors the router meets before any route runs (Fastify's `frameworkErrors` option): a URL whose
+ * percent-encoding is broken, a path parameter longer than `maxParamLength`.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply.status(414).send(envelope(414, 'uri_too_long', 'A path segment of the URL is too long'));
+  } else if (err.code === 'FST_ERR_BAD_URL') {
+    reply.status(400).send(envelope(400, 'bad_request', 'The URL is not valid (malformed percent-encoding)'));
+  } else {
+    reply.status(400).send(envelope(400, 'bad_request', 'The request could not be routed'));
+  }
+}
+
+/**
+ * Errors of Node's HTTP parser, before Fastify has a request (Fastify's `clientErrorHandler`): the
+ * answer is written to the socket by hand, still in the envelope, and the connection is closed.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message]: [number, ErrorCode, string] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'The request line and headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request took too long to arrive']
+        : [400, 'bad_request', 'The request is not valid HTTP'];
+  const body = JSON.stringify(envelope(status, code, message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 /** The one error handler: every error, ours or Fastify's, leaves as the envelope of D4. */

@@ -3,10 +3,13 @@
  * stable codes in the envelope of DECISIONS D4; integrators branch on `code`, people read `message`.
  */
 export const ERROR_CODES = {
-  // 400 / 413 / 415: the request itself
+  // 400 / 408 / 413 / 414 / 415 / 431: the request itself
   bad_request: 400,
+  request_timeout: 408,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
+  headers_too_large: 431,
   // 401 / 403: who you are and what you may do
   unauthenticated: 401,
   invalid_credentials: 401,

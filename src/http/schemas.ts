@@ -1,9 +1,27 @@
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { Type, type TNumberOptions, type TSchema, type TStringOptions } from '@fastify/type-provider-typebox';
+
+// Input bounds (D47): every integer of a request fits the PostgreSQL `integer` (int4) columns it
+// meets and every string has a length bound, declared here once so that the OpenAPI shows them
+// (`format: int32`, `maximum`, `maxLength`). NUL characters and non-finite numbers, which no
+// schema keyword can refuse, are refused for every route by http/input-guard.ts.
+
+/** The largest PostgreSQL `integer`: 2^31 - 1. */
+export const INT32_MAX = 2_147_483_647;
+
+/** An integer within int4; pass `minimum`/`maximum` for tighter bounds. */
+export const Int32 = (opts: TNumberOptions = {}) =>
+  Type.Integer({ format: 'int32', minimum: -INT32_MAX - 1, maximum: INT32_MAX, ...opts });
+
+/** A row id (serial): 1 to 2^31 - 1. */
+export const Id = (opts: TNumberOptions = {}) => Int32({ minimum: 1, ...opts });
+
+/** A string of at most `maxLength` characters. */
+export const Text = (maxLength: number, opts: TStringOptions = {}) => Type.String({ maxLength, ...opts });
 
 /** Path parameters shared by the B2B routes. */
-export const SlugParam = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'sales_channel_slug' });
-export const LangParam = Type.String({ pattern: '^[a-z]{2}(-[A-Za-z]{2})?$', description: 'language code, e.g. es or en' });
-export const IdParam = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+export const SlugParam = Text(63, { pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'sales_channel_slug' });
+export const LangParam = Text(5, { pattern: '^[a-z]{2}(-[A-Za-z]{2})?$', description: 'language code, e.g. es or en' });
+export const IdParam = Id();
 
 export const ChannelParams = Type.Object({ salesChannelSlug: SlugParam });
 export const ChannelLangParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam });

@@ -1,17 +1,17 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { Envelope, IdParam } from '../../http/schemas.js';
+import { Envelope, IdParam, Int32, Text } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
 
 // TypeBox schemas of the admin API (/api/admin/v1). Amounts are decimal numbers of the deployment
 // currency; percentages are percentages (10 = 10 %); timestamps ISO 8601 with an offset.
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const Timestamp = Type.String({ format: 'date-time' });
-const Lang = Type.String({ pattern: '^[a-z]{2}$' });
+const Timestamp = Text(40, { format: 'date-time' });
+const Lang = Text(2, { pattern: '^[a-z]{2}$' });
 const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 300 }));
 const Descriptions = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 10_000 }));
 const Amount = Type.Number({ minimum: 0, maximum: 1_000_000, multipleOf: 0.01 });
-const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+const Id = IdParam;
 const HttpUrl = httpUrlSchema();
 
 export const adminErrors = {
@@ -92,14 +92,14 @@ const channelFields = {
   integration_mode: Mode,
   checkout_url: Nullable(HttpUrl),
   branding: Branding,
-  cart_ttl_seconds: Nullable(Type.Integer({ minimum: 60, maximum: 86_400, description: 'cart lifetime; null = the deployment default' })),
+  cart_ttl_seconds: Nullable(Int32({ minimum: 60, maximum: 86_400, description: 'cart lifetime; null = the deployment default' })),
   default_lang: Lang,
   event_ids: Type.Array(Id, { maxItems: 1000, description: 'events this channel sells' }),
 };
 export const ChannelCreate = Type.Object(
   {
     organiser_id: Type.Optional(Id),
-    slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
+    slug: Text(63, { pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
     name: channelFields.name,
     integration_mode: Mode,
     checkout_url: Type.Optional(channelFields.checkout_url),
@@ -238,7 +238,7 @@ export const RateCreate = Type.Object(
     price: Amount,
     sector_id: Type.Optional(Nullable(Id)),
     meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    sort_order: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    sort_order: Type.Optional(Int32({ minimum: 0, maximum: 10_000 })),
   },
   { additionalProperties: false },
 );
@@ -255,12 +255,12 @@ export const FeeUpdate = Type.Partial(FeeCreate, { additionalProperties: false, 
 export const VoucherCreate = Type.Object(
   {
     organiser_id: Type.Optional(Id),
-    code: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+    code: Text(64, { pattern: '^[A-Za-z0-9_-]{1,64}$' }),
     kind: Type.Union([Type.Literal('percent'), Type.Literal('fixed')]),
     value: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, multipleOf: 0.01, description: 'percent: percentage off; fixed: amount off the order' }),
     valid_from: Type.Optional(Nullable(Timestamp)),
     valid_until: Type.Optional(Nullable(Timestamp)),
-    max_uses: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    max_uses: Type.Optional(Nullable(Int32({ minimum: 1, maximum: 1_000_000 }))),
     event_id: Type.Optional(Nullable(Id)),
     session_id: Type.Optional(Nullable(Id)),
     rate_id: Type.Optional(Nullable(Id)),
@@ -290,8 +290,8 @@ export const OrdersQuery = Type.Object(
     channel_id: Type.Optional(Id),
     status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('cancelled'), Type.Literal('expired')])),
     type: Type.Optional(Type.Union([Type.Literal('purchase'), Type.Literal('refund'), Type.Literal('reservation')])),
-    before_id: Type.Optional(Type.Integer({ minimum: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+    before_id: Type.Optional(Id),
+    limit: Type.Optional(Int32({ minimum: 1, maximum: 200, default: 50 })),
   },
   { additionalProperties: false },
 );
@@ -308,7 +308,7 @@ export const OrderRow = Type.Object({
 });
 
 export const AuditQuery = Type.Object(
-  { before_id: Type.Optional(Type.Integer({ minimum: 1 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })) },
+  { before_id: Type.Optional(Id), limit: Type.Optional(Int32({ minimum: 1, maximum: 200, default: 50 })) },
   { additionalProperties: false },
 );
 export const AuditEntry = Type.Object({

@@ -17,6 +17,7 @@ export const TokenRequest = Type.Object(
     ),
     client_id: Type.Optional(
       Type.String({
+        maxLength: 64,
         pattern: '^[A-Za-z0-9_-]{1,64}$',
         description: 'One id per browser or client process (D38): a new token revokes only the previous token of the same client_id',
       }),

@@ -4,32 +4,35 @@ import { colourSchema, httpUrlSchema } from '../../lib/url-rules.js';
 // The catalogue import document (docs/catalogue-import.md). `key` fields are references local to
 // one document: a session names its rates' sector by the sector's key, a channel its events, etc.
 // Amounts are decimal numbers in the deployment currency (converted to minor units on import).
+// Every number and string has a bound (D47): integers fit the PostgreSQL `integer` columns.
 
 const Key = Type.String({ minLength: 1, maxLength: 100 });
-const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ minLength: 1 }));
-const Amount = Type.Number({ minimum: 0, multipleOf: 0.01 });
+const Name = Type.String({ minLength: 1, maxLength: 300 });
+const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ minLength: 1, maxLength: 10_000 }));
+const Amount = Type.Number({ minimum: 0, maximum: 1_000_000, multipleOf: 0.01 });
+const Coordinate = (description?: string) => Type.Number({ minimum: -1_000_000, maximum: 1_000_000, ...(description ? { description } : {}) });
 
 const SeatRow = Type.Object(
   {
     row: Type.String({ minLength: 1, maxLength: 10 }),
     seats: Type.Integer({ minimum: 1, maximum: 1000, description: 'how many seats in this row' }),
-    start: Type.Optional(Type.Integer({ minimum: 0, description: 'first seat number, default 1' })),
-    x: Type.Number({ description: 'x of the first seat' }),
-    y: Type.Number(),
-    dx: Type.Optional(Type.Number({ description: 'distance between seats, default 1' })),
+    start: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'first seat number, default 1' })),
+    x: Coordinate('x of the first seat'),
+    y: Coordinate(),
+    dx: Type.Optional(Coordinate('distance between seats, default 1')),
   },
   { additionalProperties: false },
 );
 
 const Seat = Type.Object(
-  { row: Type.String({ minLength: 1 }), number: Type.String({ minLength: 1 }), x: Type.Number(), y: Type.Number() },
+  { row: Type.String({ minLength: 1, maxLength: 10 }), number: Type.String({ minLength: 1, maxLength: 10 }), x: Coordinate(), y: Coordinate() },
   { additionalProperties: false },
 );
 
 const Sector = Type.Object(
   {
     key: Key,
-    name: Type.String({ minLength: 1 }),
+    name: Name,
     numbered: Type.Boolean(),
     capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'unnumbered zones only' })),
     rows: Type.Optional(Type.Array(SeatRow, { description: 'numbered sectors: seats generated row by row' })),
@@ -40,9 +43,9 @@ const Sector = Type.Object(
 
 const Fee = Type.Object(
   {
-    name: Type.String({ minLength: 1 }),
+    name: Name,
     kind: Type.Union([Type.Literal('fixed'), Type.Literal('percent')]),
-    amount: Type.Number({ minimum: 0, description: 'fixed: amount per ticket; percent: percentage of the base price' }),
+    amount: Type.Number({ minimum: 0, maximum: 1_000_000, description: 'fixed: amount per ticket; percent: percentage of the base price' }),
   },
   { additionalProperties: false },
 );
@@ -50,7 +53,7 @@ const Fee = Type.Object(
 const Rate = Type.Object(
   {
     key: Key,
-    name: Type.String({ minLength: 1 }),
+    name: Name,
     names: Type.Optional(Translations),
     price: Amount,
     sector: Type.Optional(Key),
@@ -94,10 +97,10 @@ const Voucher = Type.Object(
     organiser: Key,
     code: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
     kind: Type.Union([Type.Literal('percent'), Type.Literal('fixed')]),
-    value: Type.Number({ exclusiveMinimum: 0, description: 'percent: percentage off; fixed: amount off the order' }),
+    value: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'percent: percentage off; fixed: amount off the order' }),
     valid_from: Type.Optional(Type.String({ format: 'date-time' })),
     valid_until: Type.Optional(Type.String({ format: 'date-time' })),
-    max_uses: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     event: Type.Optional(Key),
     session: Type.Optional(Key),
     rate: Type.Optional(Key),
@@ -109,7 +112,7 @@ const Channel = Type.Object(
   {
     organiser: Key,
     slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
-    name: Type.String({ minLength: 1 }),
+    name: Name,
     integration_mode: Type.Union([
       Type.Literal('portal_only'),
       Type.Literal('portal_external_payment'),
@@ -129,7 +132,7 @@ const Channel = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    cart_ttl_seconds: Type.Optional(Type.Integer({ minimum: 60 })),
+    cart_ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86_400 })),
     default_lang: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
     events: Type.Union([Type.Literal('all'), Type.Array(Key)], { description: 'event keys this channel sells, or "all"' }),
     widget_keys: Type.Optional(
@@ -146,15 +149,15 @@ const Channel = Type.Object(
 
 export const CatalogueDocument = Type.Object(
   {
-    organisers: Type.Array(Type.Object({ key: Key, name: Type.String({ minLength: 1 }) }, { additionalProperties: false })),
+    organisers: Type.Array(Type.Object({ key: Key, name: Name }, { additionalProperties: false })),
     venues: Type.Array(
       Type.Object(
         {
           key: Key,
           organiser: Key,
-          name: Type.String({ minLength: 1 }),
-          address: Type.Optional(Type.String()),
-          city: Type.Optional(Type.String()),
+          name: Name,
+          address: Type.Optional(Type.String({ maxLength: 300 })),
+          city: Type.Optional(Type.String({ maxLength: 300 })),
           sectors: Type.Array(Sector, { minItems: 1 }),
         },
         { additionalProperties: false },

@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { AppError, invalidData } from '../../http/errors.js';
-import { ChannelLangParams, IdParam, LangParam, SlugParam } from '../../http/schemas.js';
+import { ChannelLangParams, IdParam, Int32, LangParam, SlugParam } from '../../http/schemas.js';
 import { policyOf } from '../../lib/integration-policy.js';
 import { AddItemBody, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
 import * as orders from '../orders/orders.service.js';
@@ -23,7 +23,7 @@ const CreateBody = Type.Object(
   {
     session_seat_id: Type.Optional(IdParam),
     sector_id: Type.Optional(IdParam),
-    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    quantity: Type.Optional(Int32({ minimum: 1, maximum: 100 })),
     rate_id: IdParam,
   },
   { additionalProperties: false, description: 'a seat (session_seat_id) or places of an unnumbered zone (sector_id and quantity)' },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { Envelope, IdParam } from '../../http/schemas.js';
+import { Envelope, IdParam, Text } from '../../http/schemas.js';
 
 /** Most event ids one report call may name (event_id, event_ids[] and event_ids together). */
 export const MAX_EVENT_IDS = 100;
@@ -8,7 +8,7 @@ const EventIdList = Type.Array(IdParam, {
   maxItems: MAX_EVENT_IDS,
   description: 'several events (repeat the key: event_ids[]=1&event_ids[]=2)',
 });
-const Day = (description: string) => Type.String({ format: 'date', description: `${description}, Y-m-d, a calendar day in TIMEZONE` });
+const Day = (description: string) => Text(10, { format: 'date', description: `${description}, Y-m-d, a calendar day in TIMEZONE` });
 
 /** Query of GET .../reports/sales (SPEC "Sales report"); `event_ids` is accepted as well as `event_ids[]`. */
 export const ReportQuery = Type.Object({

@@ -1,5 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../http/errors.js';
+import { Text } from '../../http/schemas.js';
 import { startEmailWorker } from './email-queue.js';
 import { ticketPdfFromLink } from './tickets.service.js';
 
@@ -18,10 +19,10 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['Tickets'],
         summary: 'Ticket PDF through a signed link (from ticket_pdf_urls; valid 7 days)',
-        params: Type.Object({ file: Type.String({ description: '<ticket code>.pdf' }) }),
+        params: Type.Object({ file: Text(80, { description: '<ticket code>.pdf' }) }),
         querystring: Type.Object({
-          expires: Type.Optional(Type.String({ description: 'unix time the link expires' })),
-          signature: Type.Optional(Type.String({ description: 'HMAC-SHA256 of the path and expiry' })),
+          expires: Type.Optional(Text(20, { description: 'unix time the link expires' })),
+          signature: Type.Optional(Text(128, { description: 'HMAC-SHA256 of the path and expiry' })),
         }),
         response: {
           200: Type.Any({ description: 'application/pdf' }),

@@ -80,6 +80,9 @@ const portalPages: FastifyPluginAsync = async (app) => {
   ) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const params = request.params as P;
+      // `/:slug/:lang` also matches unknown API paths such as /api/nothing: those get the API's
+      // 404 in the envelope (D47), not a storefront page.
+      if (params.slug === 'api') return reply.callNotFound();
       try {
         const channel = await pageContext(app, params, serves);
         reply.header('cache-control', 'no-store');

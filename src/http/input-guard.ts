@@ -1,0 +1,45 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { invalidData, type FieldErrors } from './errors.js';
+
+// D47: two properties hold for every value of every request, whatever its route schema says:
+//
+// - No NUL character in a string (or an object key). PostgreSQL cannot store U+0000 in text or
+//   jsonb and fails the whole statement.
+// - No non-finite number. Ajv's type coercion turns the query or path text "Infinity" into
+//   Infinity, and JSON.parse turns 1e400 into Infinity; Ajv then skips every numeric keyword
+//   (minimum, maximum, format) for a non-finite value, so no schema can refuse it.
+//
+// The check runs once, after validation (values are coerced then) and before any handler.
+
+export const NUL_MESSAGE = 'must not contain the NUL character';
+export const NON_FINITE_MESSAGE = 'must be a finite number';
+
+/** Records in `out` every field of `value` (under `field`) that breaks one of the two rules. */
+function inspect(value: unknown, field: string, out: FieldErrors, depth: number): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) (out[field || 'body'] ??= []).push(NUL_MESSAGE);
+  } else if (typeof value === 'number') {
+    if (!Number.isFinite(value)) (out[field || 'body'] ??= []).push(NON_FINITE_MESSAGE);
+  } else if (value !== null && typeof value === 'object' && depth < 32) {
+    for (const [key, child] of Object.entries(value)) {
+      const path = field ? `${field}.${key}` : key;
+      if (key.includes('\u0000')) (out[path] ??= []).push(NUL_MESSAGE);
+      inspect(child, path, out, depth + 1);
+    }
+  }
+}
+
+/** The fields of a request's path, query and body that no route may accept. */
+export function unsafeInputFields(request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): FieldErrors {
+  const out: FieldErrors = {};
+  for (const part of [request.params, request.query, request.body]) inspect(part, '', out, 0);
+  return out;
+}
+
+/** Refuses, with 422 in the D4 envelope, a request holding a NUL character or a non-finite number. */
+export function registerInputGuard(app: FastifyInstance): void {
+  app.addHook('preHandler', async (request) => {
+    const fields = unsafeInputFields(request);
+    if (Object.keys(fields).length > 0) throw invalidData(fields);
+  });
+}
