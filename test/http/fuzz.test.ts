@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { account } from '../admin/admin-helpers.js';
-import { buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { buildTestApp, DEMO, serverTokenFor, type TestApp } from '../helpers.js';
 import { createHeldOrder } from '../portal/fixtures.js';
 import {
   deref,
@@ -43,14 +43,15 @@ interface Case {
 
 let t: TestApp;
 let doc: Record<string, unknown>;
-let widgetToken: string;
+/** demo-d's server token: it may call every B2B operation of model D (D40), so every handler is reached. */
+let serverToken: string;
 let adminToken: string;
 /** Values of fields a schema cannot describe: real ids, codes and the like of the demo data. */
 let known: Record<string, unknown>;
 
 beforeAll(async () => {
   t = await buildTestApp({ env: { PORTAL_RATE_LIMIT_PER_MINUTE: '1000000' } });
-  widgetToken = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
+  serverToken = await serverTokenFor(t.app, DEMO.d.slug);
   adminToken = (await account(t.ctx, 'fuzz-admin@taquilla.test')).token;
   doc = (await t.app.inject({ url: '/api/openapi.json' })).json();
 
@@ -61,7 +62,7 @@ beforeAll(async () => {
   const confirm = await t.app.inject({
     method: 'POST',
     url: `/api/sales-channel/v1/demo-d/es/orders/${completed.token}/confirm`,
-    headers: { authorization: `Bearer ${widgetToken}` },
+    headers: { authorization: `Bearer ${serverToken}` },
     payload: { amount: completed.total / 100, name: 'Ana', surname: 'Pérez', email: 'ana@example.com' },
   });
   expect(confirm.statusCode).toBe(200);
@@ -131,7 +132,7 @@ async function baselineFor(op: Operation): Promise<Record<string, unknown>> {
 
 function headersFor(op: Operation): Record<string, string> {
   if (op.path.startsWith('/api/admin/')) return { authorization: `Bearer ${adminToken}` };
-  if (op.path.startsWith('/api/sales-channel/v1/{')) return { authorization: `Bearer ${widgetToken}` };
+  if (op.path.startsWith('/api/sales-channel/v1/{')) return { authorization: `Bearer ${serverToken}` };
   return {};
 }
 

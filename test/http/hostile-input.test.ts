@@ -3,21 +3,22 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { account, ADMIN_API, api, otherOrganiserDocument } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, serverTokenFor, type TestApp } from '../helpers.js';
 import { createHeldOrder } from '../portal/fixtures.js';
 
 // D47, one regression test per class of the issue 14 fuzzer findings (each answered 500 before),
 // and the envelope of the errors the router and Node's parser meet before any route.
 
 let t: TestApp;
-let widget: Record<string, string>;
+// demo-d's server token: confirm and the report need the server key (D40), the other routes take it too.
+let channelServer: Record<string, string>;
 let admin: ReturnType<typeof api>;
 let adminHeaders: Record<string, string>;
 const B2B = '/api/sales-channel/v1/demo-d';
 
 beforeAll(async () => {
   t = await buildTestApp({ env: { PORTAL_RATE_LIMIT_PER_MINUTE: '100000' } });
-  widget = bearer(await tokenFor(t.app, DEMO.d.slug, DEMO.d.key));
+  channelServer = bearer(await serverTokenFor(t.app, DEMO.d.slug));
   const token = (await account(t.ctx, 'hostile-admin@taquilla.test')).token;
   admin = api(t.app, token);
   adminHeaders = bearer(token);
@@ -39,7 +40,7 @@ describe('Infinity accepted as an integer', () => {
     ['report event_id', `${B2B}/es/reports/sales?event_id=Infinity`, 'event_id'],
     ['report event_ids[]', `${B2B}/es/reports/sales?event_ids[]=1&event_ids[]=Infinity`, 'event_ids[].1'],
   ])('%s: 422', async (_name, url, field) => {
-    invalid(await t.app.inject({ url, headers: widget }), field, 'must be a finite number');
+    invalid(await t.app.inject({ url, headers: channelServer }), field, 'must be a finite number');
   });
 
   it.each([
@@ -56,7 +57,7 @@ describe('Infinity accepted as an integer', () => {
   it('1e400 in a JSON body (Infinity once parsed): 422, for an integer, a decimal amount and a free-form field', async () => {
     const held = await createHeldOrder(t, DEMO.d.slug);
     const post = (path: string, payload: string) =>
-      t.app.inject({ method: 'POST', url: `${B2B}/es/orders/${held.token}${path}`, headers: { ...widget, 'content-type': 'application/json' }, payload });
+      t.app.inject({ method: 'POST', url: `${B2B}/es/orders/${held.token}${path}`, headers: { ...channelServer, 'content-type': 'application/json' }, payload });
     invalid(await post('/items', '{"session_seat_id": 1e400, "rate_id": 1}'), 'session_seat_id');
     const confirm = await post('/confirm', '{"amount": 1e400, "name": "Ana", "surname": "Pérez", "email": "ana@example.com"}');
     invalid(confirm, 'amount');
@@ -93,7 +94,7 @@ describe('integers past 32 bits', () => {
   });
 
   it('a path id past 2^31 - 1 that cannot exist: 422 with the bound', async () => {
-    invalid(await t.app.inject({ url: `${B2B}/es/events/2147483648`, headers: widget }), 'eventId', 'must be <= 2147483647');
+    invalid(await t.app.inject({ url: `${B2B}/es/events/2147483648`, headers: channelServer }), 'eventId', 'must be <= 2147483647');
   });
 });
 
@@ -101,10 +102,10 @@ describe('a NUL character in a string', () => {
   it.each(['name', 'surname', 'phone', 'transaction_id', 'payment_method'])('confirm %s: 422', async (field) => {
     const held = await createHeldOrder(t, DEMO.d.slug);
     const payload = { amount: held.total / 100, name: 'Ana', surname: 'Pérez', email: 'ana@example.com', [field]: 'a\u0000b' };
-    const res = await t.app.inject({ method: 'POST', url: `${B2B}/es/orders/${held.token}/confirm`, headers: widget, payload });
+    const res = await t.app.inject({ method: 'POST', url: `${B2B}/es/orders/${held.token}/confirm`, headers: channelServer, payload });
     invalid(res, field, 'must not contain the NUL character');
     // Nothing was written: the order is still pending.
-    expect((await t.app.inject({ url: `${B2B}/es/orders/${held.token}`, headers: widget })).json().data.status).toBe('pending');
+    expect((await t.app.inject({ url: `${B2B}/es/orders/${held.token}`, headers: channelServer })).json().data.status).toBe('pending');
   });
 
   it("the token's slug: 422", async () => {
@@ -153,13 +154,13 @@ describe('errors met before any route, in the envelope', () => {
   });
 
   it('a path segment past maxParamLength: 414 uri_too_long', async () => {
-    const res = await t.app.inject({ url: `/api/sales-channel/v1/${'a'.repeat(300)}/config`, headers: widget });
+    const res = await t.app.inject({ url: `/api/sales-channel/v1/${'a'.repeat(300)}/config`, headers: channelServer });
     expect(res.statusCode).toBe(414);
     expect(res.json()).toEqual({ status: 414, success: false, code: 'uri_too_long', message: 'A path segment of the URL is too long' });
   });
 
   it('broken percent-encoding in the path: 400 bad_request', async () => {
-    const res = await t.app.inject({ url: `${B2B}/es/events/%E0%A4%A`, headers: widget });
+    const res = await t.app.inject({ url: `${B2B}/es/events/%E0%A4%A`, headers: channelServer });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: 400, success: false, code: 'bad_request' });
   });
