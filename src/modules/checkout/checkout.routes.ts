@@ -23,6 +23,9 @@ const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
             suffix === 'confirm'
               ? 'Confirm an externally collected payment (models B and D); idempotent'
               : 'Alias of /confirm (D19)',
+          description:
+            "From the channel's server only. Model D: a token from the server key (`server_key`); a widget-key token gets 403 " +
+            'server_credential_required, a server-key token sent with an Origin header 403 browser_origin_refused (D40).',
           security: [{ bearer: [] }],
           params: ConfirmParams,
           body: ConfirmBody,
