@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import { Envelope, IdParam, Int32, Text } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
+import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.js';
 
 // TypeBox schemas of the admin API (/api/admin/v1). Amounts are decimal numbers of the deployment
 // currency; percentages are percentages (10 = 10 %); timestamps ISO 8601 with an offset.
@@ -224,7 +225,7 @@ export const SessionCreate = Type.Object(
     // One schema with a type list, not a union with null: Ajv's type coercion would turn 0 into
     // null in the null branch and silently remove the cap instead of answering 422.
     max_tickets_per_buyer: Type.Optional(
-      Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: 100_000, description: 'hold cap per buyer (D44); null = none' }),
+      Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: MAX_TICKETS_PER_BUYER_LIMIT, description: 'hold cap per buyer (D44); null = none' }),
     ),
   },
   { additionalProperties: false },

@@ -10,6 +10,7 @@ import { urlProblem } from '../../lib/url-rules.js';
 import { canSee, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
 import { recordAudit } from '../admin/audit.js';
 import * as repo from './catalogue-admin.repo.js';
+import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.js';
 import { createSessionInventory } from './import.service.js';
 
 // Back-office use cases on venues, events, sessions, rates and fees (issue 8). A promoter reaches
@@ -256,9 +257,6 @@ export interface SessionInput {
   /** Hold cap per buyer in this session (D44); null removes it. */
   max_tickets_per_buyer?: number | null;
 }
-
-/** The largest max_tickets_per_buyer accepted (a cap above any venue is no cap). */
-export const MAX_TICKETS_PER_BUYER_LIMIT = 100_000;
 
 function sessionPatch(input: SessionInput, creating: boolean, current?: SessionRow) {
   checkFields([

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { colourSchema, httpUrlSchema } from '../../lib/url-rules.js';
+import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.js';
 
 // The catalogue import document (docs/catalogue-import.md). `key` fields are references local to
 // one document: a session names its rates' sector by the sector's key, a channel its events, etc.
@@ -68,7 +69,7 @@ const Session = Type.Object(
     start_datetime: Type.String({ format: 'date-time' }),
     end_datetime: Type.Optional(Type.String({ format: 'date-time' })),
     max_tickets_per_buyer: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100_000, description: 'seats and zone places one buyer may hold in live carts of this session (D44); absent = no session cap' }),
+      Type.Integer({ minimum: 1, maximum: MAX_TICKETS_PER_BUYER_LIMIT, description: 'seats and zone places one buyer may hold in live carts of this session (D44); absent = no session cap' }),
     ),
     rates: Type.Array(Rate, { minItems: 1 }),
     fees: Type.Optional(Type.Array(Fee)),

@@ -19,6 +19,9 @@ import type { OrderRow } from './orders.repo.js';
 
 export type HoldCap = 'items_per_order' | 'live_orders' | 'session_tickets';
 
+/** The largest max_tickets_per_buyer a session accepts (a cap above any venue is no cap). */
+export const MAX_TICKETS_PER_BUYER_LIMIT = 100_000;
+
 /** 429 hold_limit_reached, with a message naming the cap and its value. */
 export function holdLimitReached(cap: HoldCap, limit: number, sessionId?: number): AppError {
   const message = {
