@@ -225,7 +225,7 @@ export const SessionCreate = Type.Object(
     // One schema with a type list, not a union with null: Ajv's type coercion would turn 0 into
     // null in the null branch and silently remove the cap instead of answering 422.
     max_tickets_per_buyer: Type.Optional(
-      Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: MAX_TICKETS_PER_BUYER_LIMIT, description: 'hold cap per buyer (D44); null = none' }),
+      Type.Unsafe<number | null>({ type: ['integer', 'null'], format: 'int32', minimum: 1, maximum: MAX_TICKETS_PER_BUYER_LIMIT, description: 'hold cap per buyer (D44); null = none' }),
     ),
   },
   { additionalProperties: false },
