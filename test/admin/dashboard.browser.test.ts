@@ -82,7 +82,7 @@ describe('dashboard in a browser', () => {
 
       await page.getByRole('link', { name: 'Back to the channel' }).click();
       await expect.poll(() => page.getByRole('cell', { name: `…${key.slice(-4)}` }).count()).toBe(1);
-      await page.getByRole('button', { name: `Revoke key ending ${key.slice(-4)}` }).click();
+      await page.getByRole('button', { name: `Revoke widget key ending ${key.slice(-4)}` }).click();
       await expect.poll(() => page.getByRole('status').textContent()).toContain('revoked');
 
       const refused = await config('browser-shop', token);
