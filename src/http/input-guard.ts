@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidData, type FieldErrors } from './errors.js';
 
-// D47: two properties hold for every value of every request, whatever its route schema says:
+// D47: three properties hold for every value of every request, whatever its route schema says:
 //
 // - No NUL character in a string (or an object key). PostgreSQL cannot store U+0000 in text or
 //   jsonb and fails the whole statement.
+// - No lone surrogate (text that is not well-formed Unicode, e.g. the JSON escape "\ud800"):
+//   PostgreSQL refuses it in jsonb (audit details, translations) and fails the whole statement.
 // - No non-finite number. Ajv's type coercion turns the query or path text "Infinity" into
 //   Infinity, and JSON.parse turns 1e400 into Infinity; Ajv then skips every numeric keyword
 //   (minimum, maximum, format) for a non-finite value, so no schema can refuse it.
@@ -13,17 +15,30 @@ import { invalidData, type FieldErrors } from './errors.js';
 
 export const NUL_MESSAGE = 'must not contain the NUL character';
 export const NON_FINITE_MESSAGE = 'must be a finite number';
+export const ILL_FORMED_MESSAGE = 'must be well-formed Unicode text (no lone surrogate)';
 
-/** Records in `out` every field of `value` (under `field`) that breaks one of the two rules. */
+// With the u flag a surrogate pair is one code point; only a lone surrogate is of category Cs.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why a string (a value or an object key) cannot be stored, or null. */
+function textProblem(text: string): string | null {
+  if (text.includes('\u0000')) return NUL_MESSAGE;
+  if (LONE_SURROGATE.test(text)) return ILL_FORMED_MESSAGE;
+  return null;
+}
+
+/** Records in `out` every field of `value` (under `field`) that breaks one of the rules. */
 function inspect(value: unknown, field: string, out: FieldErrors, depth: number): void {
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) (out[field || 'body'] ??= []).push(NUL_MESSAGE);
+    const problem = textProblem(value);
+    if (problem) (out[field || 'body'] ??= []).push(problem);
   } else if (typeof value === 'number') {
     if (!Number.isFinite(value)) (out[field || 'body'] ??= []).push(NON_FINITE_MESSAGE);
   } else if (value !== null && typeof value === 'object' && depth < 32) {
     for (const [key, child] of Object.entries(value)) {
       const path = field ? `${field}.${key}` : key;
-      if (key.includes('\u0000')) (out[path] ??= []).push(NUL_MESSAGE);
+      const problem = textProblem(key);
+      if (problem) (out[path] ??= []).push(problem);
       inspect(child, path, out, depth + 1);
     }
   }
@@ -36,7 +51,7 @@ export function unsafeInputFields(request: Pick<FastifyRequest, 'params' | 'quer
   return out;
 }
 
-/** Refuses, with 422 in the D4 envelope, a request holding a NUL character or a non-finite number. */
+/** Refuses, with 422 in the D4 envelope, a request holding a NUL character, a lone surrogate or a non-finite number. */
 export function registerInputGuard(app: FastifyInstance): void {
   app.addHook('preHandler', async (request) => {
     const fields = unsafeInputFields(request);

@@ -248,7 +248,8 @@ describe('schema-driven fuzz of every operation (D47)', () => {
         requests++;
         statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
         const problem = problemOf(res.statusCode, res.headers['content-type'] as string | undefined, res.body);
-        if (problem) problems.push(`${op.method} ${op.path} [${c.what}]: ${problem}`);
+        // The request's body goes with the finding, so that a failure can be replayed by hand.
+        if (problem) problems.push(`${op.method} ${op.path} [${c.what}]: ${problem}; body ${c.payload?.slice(0, 300) ?? '-'}`);
       }
     }
     const table = [...statuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `  ${status}  ${count}`);

@@ -98,6 +98,21 @@ describe('integers past 32 bits', () => {
   });
 });
 
+describe('found by the fuzz test after the merge of issues 13 and 14', () => {
+  it('a lone surrogate ("\\ud800") in a JSON string: 422, nothing stored', async () => {
+    const res = await t.app.inject({ method: 'PATCH', url: `${ADMIN_API}/events/1`, headers: adminHeaders, payload: { names: { es: '\ud800' } } });
+    invalid(res, 'names.es', 'must be well-formed Unicode text (no lone surrogate)');
+    const key = await t.app.inject({ method: 'PATCH', url: `${ADMIN_API}/events/1`, headers: { ...adminHeaders, 'content-type': 'application/json' }, payload: '{"names": {"\\udc00": "x"}}' });
+    expect(key.statusCode).toBe(422);
+  });
+
+  it('a voucher for an organiser that does not exist: 422 on organiser_id', async () => {
+    const payload = { organiser_id: 2_000_000_000, code: 'NOORG', kind: 'percent', value: 10 };
+    const res = await t.app.inject({ method: 'POST', url: `${ADMIN_API}/vouchers`, headers: adminHeaders, payload });
+    invalid(res, 'organiser_id', 'unknown organiser 2000000000');
+  });
+});
+
 describe('a NUL character in a string', () => {
   it.each(['name', 'surname', 'phone', 'transaction_id', 'payment_method'])('confirm %s: 422', async (field) => {
     const held = await createHeldOrder(t, DEMO.d.slug);

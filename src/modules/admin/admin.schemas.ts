@@ -9,8 +9,9 @@ import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.js';
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Timestamp = Text(40, { format: 'date-time' });
 const Lang = Text(2, { pattern: '^[a-z]{2}$' });
-const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 300 }));
-const Descriptions = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 10_000 }));
+// Closed: a key that is not a language is refused by the schema (D47), not met by the service as a non-string.
+const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 300 }), { additionalProperties: false });
+const Descriptions = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 10_000 }), { additionalProperties: false });
 const Amount = Type.Number({ minimum: 0, maximum: 1_000_000, multipleOf: 0.01 });
 const Id = IdParam;
 const HttpUrl = httpUrlSchema();

@@ -3,9 +3,11 @@ import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { events, rates, sessions, vouchers } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
+import { INT32_MAX } from '../../http/schemas.js';
 import { toAmount, toMinor } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
+import { organiserExists } from '../admin/accounts.repo.js';
 import { recordAudit } from '../admin/audit.js';
 
 // Back-office use cases on vouchers (issue 8). Values come in as in the catalogue import:
@@ -140,6 +142,10 @@ export async function getVoucherFor(ctx: AppContext, actor: Actor, id: number): 
 /** Creates a voucher for the actor's organiser (an admin names the organiser). */
 export async function createVoucherAs(ctx: AppContext, actor: Actor, input: VoucherInput): Promise<VoucherView> {
   const organiserId = organiserForNew(actor, input.organiser_id);
+  // An admin names the organiser: an unknown one is the request's fault, not a foreign-key failure.
+  // (The dashboard's form posts a free-text field: anything that is not an id is unknown too.)
+  const known = Number.isInteger(organiserId) && organiserId >= 1 && organiserId <= INT32_MAX && (await organiserExists(ctx.db, organiserId));
+  if (!known) throw invalid('organiser_id', `unknown organiser ${organiserId}`);
   const patch = await voucherPatch(ctx.db, input, organiserId);
   const now = ctx.clock.now();
   return conflictOnDuplicate(`A voucher with code ${patch.code} already exists`, () => ctx.db.transaction(async (tx) => {
