@@ -88,7 +88,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         version: '1.2.0',
         description:
           'B2B interface for sales channels, public portal API and admin API. Errors use the envelope {status, success:false, message, code, errors?}. ' +
-          'Input bounds (D47): ids are int32 (1 to 2147483647), every string has a maxLength, no string may contain a NUL character and no number may be non-finite; what breaks a bound is 422 validation_failed (docs/errors.md).',
+          'Input bounds (D47): ids are int32 (1 to 2147483647), every string has a maxLength, no string may contain a NUL character or a lone surrogate and no number may be non-finite; what breaks a bound is 422 validation_failed (docs/errors.md).',
       },
       servers: [{ url: config.publicBaseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
