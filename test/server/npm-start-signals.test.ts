@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../portal/browser-helpers.js';
 
 // `npm start` under a supervisor (systemd, Docker, a CI job): the supervisor signals the npm
 // process only. npm passes SIGTERM and SIGINT to its script's shell; the script `exec`s tsx so that
@@ -15,17 +16,6 @@ const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const isRunning = (pid: number) => {
   try {
