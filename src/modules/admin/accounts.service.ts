@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../../app-context.js';
 import type { UserRole } from '../../db/schema/index.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, invalidData } from '../../http/errors.js';
 import { randomBase62, sha256 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { conflictOnDuplicate, type Actor } from './actor.js';
@@ -32,7 +32,7 @@ export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) 
   const weak = passwordProblem(input.password);
   if (weak) fields.password = [weak];
   if (input.role === 'promoter' && input.organiserId == null) fields.organiser_id = ['is required for a promoter'];
-  if (Object.keys(fields).length) throw new AppError('validation_failed', 'The given data was invalid', fields);
+  if (Object.keys(fields).length) throw invalidData(fields);
   const organiserId = input.role === 'promoter' ? input.organiserId! : null;
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
@@ -94,7 +94,7 @@ export const logout = (ctx: AppContext, sessionId: string) => repo.deleteSession
 export async function createApiToken(ctx: AppContext, actor: Actor, input: { email: string; name: string }) {
   const name = input.name.trim();
   if (!name || name.length > 100) {
-    throw new AppError('validation_failed', 'The given data was invalid', { name: ['must have 1 to 100 characters'] });
+    throw invalidData({ name: ['must have 1 to 100 characters'] });
   }
   const token = `at_${randomBase62(44)}`;
   const now = ctx.clock.now();

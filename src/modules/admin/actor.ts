@@ -1,5 +1,5 @@
 import type { UserRole } from '../../db/schema/index.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, invalidData } from '../../http/errors.js';
 
 /** Who is acting in the back office: a signed-in user, an admin API token's user, or the CLI. */
 export interface Actor {
@@ -38,7 +38,7 @@ export function organiserForNew(actor: Actor, requested: number | undefined | nu
     return actor.organiserId!;
   }
   if (requested == null) {
-    throw new AppError('validation_failed', 'The given data was invalid', { organiser_id: ['is required for an admin'] });
+    throw invalidData({ organiser_id: ['is required for an admin'] });
   }
   return requested;
 }

@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { organisers } from '../../db/schema/index.js';
-import { AppError } from '../../http/errors.js';
+import { invalidData } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { organiserScope, requireAdmin, type Actor } from './actor.js';
 import { recordAudit } from './audit.js';
@@ -23,7 +23,7 @@ export async function listOrganisersFor(ctx: AppContext, actor: Actor) {
 export async function createOrganiser(ctx: AppContext, actor: Actor, input: { name: string }) {
   requireAdmin(actor);
   const name = input.name?.trim();
-  if (!name || name.length > 200) throw new AppError('validation_failed', 'The given data was invalid', { name: ['must have 1 to 200 characters'] });
+  if (!name || name.length > 200) throw invalidData({ name: ['must have 1 to 200 characters'] });
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const [row] = await tx.insert(organisers).values({ name, createdAt: now }).returning();

@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import type { AppEnv } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { events as eventsTable, fees as feesTable, rates as ratesTable, sessions as sessionsTable } from '../../db/schema/index.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, invalidData } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount, toMinor } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
@@ -28,23 +28,21 @@ export const EVENT_STATUSES: EventStatus[] = ['draft', 'published', 'archived'];
 export const SESSION_STATUSES: SessionStatus[] = ['draft', 'on_sale', 'closed', 'cancelled'];
 const LANG = /^[a-z]{2}$/;
 
-const invalid = (fields: Record<string, string[]>) => new AppError('validation_failed', 'The given data was invalid', fields);
-
 function checkFields(checks: [boolean, string, string][]): void {
   const fields: Record<string, string[]> = {};
   for (const [bad, field, text] of checks) if (bad) (fields[field] ??= []).push(text);
-  if (Object.keys(fields).length) throw invalid(fields);
+  if (Object.keys(fields).length) throw invalidData(fields);
 }
 
 function minor(amount: number, field: string): number {
   const value = typeof amount === 'number' && amount >= 0 ? toMinor(amount) : null;
-  if (value === null || value > 100_000_000) throw invalid({ [field]: ['must be an amount of at least 0 with at most two decimals'] });
+  if (value === null || value > 100_000_000) throw invalidData({ [field]: ['must be an amount of at least 0 with at most two decimals'] });
   return value;
 }
 
 function date(value: string, field: string): Date {
   const d = new Date(value);
-  if (!value || Number.isNaN(d.getTime())) throw invalid({ [field]: ['must be a date and time (ISO 8601)'] });
+  if (!value || Number.isNaN(d.getTime())) throw invalidData({ [field]: ['must be a date and time (ISO 8601)'] });
   return d;
 }
 
@@ -195,7 +193,7 @@ export async function createEventAs(ctx: AppContext, actor: Actor, input: EventI
   const organiserId = organiserForNew(actor, input.organiser_id);
   const venue = await repo.findVenue(ctx.db, input.venue_id!);
   if (!venue || !canSee(actor, venue.organiserId)) throw new AppError('not_found', 'Venue not found');
-  if (venue.organiserId !== organiserId) throw invalid({ venue_id: ["must be a venue of the event's organiser"] });
+  if (venue.organiserId !== organiserId) throw invalidData({ venue_id: ["must be a venue of the event's organiser"] });
   const now = ctx.clock.now();
   const names = input.names!;
   const id = await ctx.db.transaction(async (tx) => {
@@ -276,7 +274,7 @@ function sessionPatch(input: SessionInput, creating: boolean, current?: SessionR
   if (input.max_tickets_per_buyer !== undefined) patch.maxTicketsPerBuyer = input.max_tickets_per_buyer;
   const start = patch.startDatetime ?? current?.startDatetime;
   const end = patch.endDatetime !== undefined ? patch.endDatetime : current?.endDatetime;
-  if (start && end && end <= start) throw invalid({ end_datetime: ['must be after start_datetime'] });
+  if (start && end && end <= start) throw invalidData({ end_datetime: ['must be after start_datetime'] });
   return patch;
 }
 
@@ -353,7 +351,7 @@ async function ratePatch(db: Db, input: RateInput, venueId: number, creating: bo
   if (input.sort_order !== undefined) patch.sortOrder = input.sort_order;
   if (input.sector_id !== undefined) {
     if (input.sector_id !== null && !(await repo.sectorOfVenue(db, input.sector_id, venueId))) {
-      throw invalid({ sector_id: ["must be a sector of the session's venue"] });
+      throw invalidData({ sector_id: ["must be a sector of the session's venue"] });
     }
     patch.sectorId = input.sector_id;
   }
@@ -422,7 +420,7 @@ function feePatch(input: FeeInput, creating: boolean, current?: FeeRow) {
     const amount = input.amount ?? (current!.kind === 'percent' ? current!.amount / 100 : toAmount(current!.amount));
     // percent: a percentage with two decimals kept as basis points; fixed: minor units
     patch.amount = minor(amount, 'amount');
-    if (kind === 'percent' && patch.amount > 10_000) throw invalid({ amount: ['a percentage cannot exceed 100'] });
+    if (kind === 'percent' && patch.amount > 10_000) throw invalidData({ amount: ['a percentage cannot exceed 100'] });
   }
   return patch;
 }

@@ -5,7 +5,7 @@ import type { AppContext } from '../../app-context.js';
 import type { AppEnv } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import * as t from '../../db/schema/index.js';
-import { AppError, type FieldErrors } from '../../http/errors.js';
+import { type FieldErrors, invalidData } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
 import { needsCheckoutUrl } from '../../lib/integration-policy.js';
 import { sha256 } from '../../lib/secrets.js';
@@ -40,14 +40,14 @@ export function validateCatalogue(doc: unknown): Record<string, string[]> | null
 
 function money(value: number, where: string): number {
   const minor = toMinor(value);
-  if (minor === null) throw new AppError('validation_failed', 'The given data was invalid', { [where]: ['at most two decimals'] });
+  if (minor === null) throw invalidData({ [where]: ['at most two decimals'] });
   return minor;
 }
 
 function resolve<T>(map: Map<string, T>, key: string, what: string): T {
   const found = map.get(key);
   if (found === undefined) {
-    throw new AppError('validation_failed', 'The given data was invalid', { [what]: [`unknown key "${key}"`] });
+    throw invalidData({ [what]: [`unknown key "${key}"`] });
   }
   return found;
 }
@@ -65,7 +65,7 @@ const feeRow = (fee: { name: string; kind: 'fixed' | 'percent'; amount: number }
  */
 export async function importCatalogue(ctx: AppContext, doc: unknown): Promise<ImportSummary> {
   const errors = validateCatalogue(doc);
-  if (errors) throw new AppError('validation_failed', 'The given data was invalid', errors);
+  if (errors) throw invalidData(errors);
   const d = doc as CatalogueDocument;
   if (ctx.config.appEnv === 'production') {
     // Fixed keys are published in the docs (wk_demo_*, sk_demo_*): never in production (D3, D43).
@@ -75,10 +75,10 @@ export async function importCatalogue(ctx: AppContext, doc: unknown): Promise<Im
         if (c[field]?.length) fixed[`channels.${c.slug}.${field}`] = ['fixed keys are refused when APP_ENV=production: generate keys with keys:generate'];
       }
     }
-    if (Object.keys(fixed).length) throw new AppError('validation_failed', 'The given data was invalid', fixed);
+    if (Object.keys(fixed).length) throw invalidData(fixed);
   }
   const unsafe = urlAndColourProblems(d, ctx.config.appEnv);
-  if (unsafe) throw new AppError('validation_failed', 'The given data was invalid', unsafe);
+  if (unsafe) throw invalidData(unsafe);
   return ctx.db.transaction((tx) => importInto(tx, d));
 }
 
@@ -136,10 +136,10 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
         ),
       ];
       if (s.numbered && seatList.length === 0) {
-        throw new AppError('validation_failed', 'The given data was invalid', { [`sectors.${s.key}`]: ['a numbered sector needs seats or rows'] });
+        throw invalidData({ [`sectors.${s.key}`]: ['a numbered sector needs seats or rows'] });
       }
       if (!s.numbered && !s.capacity) {
-        throw new AppError('validation_failed', 'The given data was invalid', { [`sectors.${s.key}`]: ['an unnumbered zone needs a capacity'] });
+        throw invalidData({ [`sectors.${s.key}`]: ['an unnumbered zone needs a capacity'] });
       }
       const [sector] = await tx
         .insert(t.sectors)
@@ -222,7 +222,7 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
 
   for (const c of d.channels ?? []) {
     if (needsCheckoutUrl(c.integration_mode) && !c.checkout_url) {
-      throw new AppError('validation_failed', 'The given data was invalid', { [`channels.${c.slug}.checkout_url`]: ['required for model B'] });
+      throw invalidData({ [`channels.${c.slug}.checkout_url`]: ['required for model B'] });
     }
     const organiserId = resolve(organisers, c.organiser, 'channels.organiser');
     const [channel] = await tx

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type Branding, type IntegrationMode } from '../../db/schema/index.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, invalidData } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
 import { recordAudit } from '../admin/audit.js';
@@ -50,7 +50,7 @@ function validate(input: ChannelInput, creating: boolean, appEnv: AppEnv): void 
   if (input.default_lang !== undefined && !(LANGUAGES as readonly string[]).includes(input.default_lang))
     add('default_lang', `must be one of ${LANGUAGES.join(', ')}`);
   for (const [field, texts] of Object.entries(brandingProblems(cleanBranding(input.branding ?? {}), appEnv))) texts.forEach((text) => add(field, text));
-  if (Object.keys(f).length) throw new AppError('validation_failed', 'The given data was invalid', f);
+  if (Object.keys(f).length) throw invalidData(f);
 }
 
 
@@ -81,7 +81,7 @@ async function checkEvents(ctx: AppContext, organiserId: number, eventIds: numbe
   const unique = [...new Set(eventIds)];
   const own = await adminRepo.eventsOfOrganiser(ctx.db, organiserId, unique);
   if (own.length !== unique.length) {
-    throw new AppError('validation_failed', 'The given data was invalid', { event_ids: ['must be events of the channel\'s organiser'] });
+    throw invalidData({ event_ids: ['must be events of the channel\'s organiser'] });
   }
   return unique.sort((a, b) => a - b);
 }
@@ -154,7 +154,7 @@ export async function updateChannelAs(ctx: AppContext, actor: Actor, id: number,
   const mode = patch.integrationMode ?? before.integrationMode;
   const checkoutUrl = patch.checkoutUrl !== undefined ? patch.checkoutUrl : before.checkoutUrl;
   if (needsCheckoutUrl(mode) && !checkoutUrl) {
-    throw new AppError('validation_failed', 'The given data was invalid', { checkout_url: ['is required for portal_external_payment (model B)'] });
+    throw invalidData({ checkout_url: ['is required for portal_external_payment (model B)'] });
   }
   const eventIds = input.event_ids !== undefined ? await checkEvents(ctx, before.organiserId, input.event_ids) : undefined;
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../app-context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, invalidData } from '../../http/errors.js';
 import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type Branding } from '../../db/schema/index.js';
 import { needsCheckoutUrl, policyOf, type CredentialScope } from '../../lib/integration-policy.js';
@@ -66,16 +66,12 @@ export function brandingProblems(branding: Branding | Record<string, unknown>, a
 function validateChannel(input: Partial<NewChannel>, appEnv: AppEnv): void {
   const checkoutProblem = input.checkoutUrl ? urlProblem(input.checkoutUrl, appEnv) : null;
   const fields = { ...brandingProblems(input.branding ?? {}, appEnv), ...(checkoutProblem ? { checkout_url: [checkoutProblem] } : {}) };
-  if (Object.keys(fields).length) throw new AppError('validation_failed', 'The given data was invalid', fields);
+  if (Object.keys(fields).length) throw invalidData(fields);
   if (input.integrationMode && !INTEGRATION_MODES.includes(input.integrationMode)) {
-    throw new AppError('validation_failed', 'The given data was invalid', {
-      integration_mode: [`must be one of ${INTEGRATION_MODES.join(', ')}`],
-    });
+    throw invalidData({ integration_mode: [`must be one of ${INTEGRATION_MODES.join(', ')}`] });
   }
   if (input.integrationMode && needsCheckoutUrl(input.integrationMode) && !input.checkoutUrl) {
-    throw new AppError('validation_failed', 'The given data was invalid', {
-      checkout_url: ['is required for portal_external_payment (model B)'],
-    });
+    throw invalidData({ checkout_url: ['is required for portal_external_payment (model B)'] });
   }
 }
 
@@ -90,7 +86,7 @@ export async function createChannel(ctx: AppContext, input: NewChannel, events: 
   validateChannel(input, ctx.config.appEnv);
   return ctx.db.transaction(async (tx) => {
     if (!(await repo.organiserExists(tx, input.organiserId))) {
-      throw new AppError('validation_failed', 'The given data was invalid', { organiser_id: [`unknown organiser ${input.organiserId}`] });
+      throw invalidData({ organiser_id: [`unknown organiser ${input.organiserId}`] });
     }
     if (await repo.findChannelBySlug(tx, input.slug)) {
       throw new AppError('conflict', `A sales channel with slug "${input.slug}" already exists`);
@@ -101,9 +97,7 @@ export async function createChannel(ctx: AppContext, input: NewChannel, events: 
       const own = new Set(await repo.organiserEventIds(tx, input.organiserId));
       const foreign = eventIds.filter((id) => !own.has(id));
       if (foreign.length) {
-        throw new AppError('validation_failed', 'The given data was invalid', {
-          events: [`not events of organiser ${input.organiserId}: ${foreign.join(', ')}`],
-        });
+        throw invalidData({ events: [`not events of organiser ${input.organiserId}: ${foreign.join(', ')}`] });
       }
       await repo.linkChannelEvents(tx, channel.id, eventIds);
     }

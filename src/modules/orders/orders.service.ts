@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import { AppError, type FieldErrors } from '../../http/errors.js';
+import { AppError, type FieldErrors, invalidData } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
 import type { BuyerKey } from './buyer.js';
@@ -95,7 +95,7 @@ function resolveSeatRequests(context: repo.AddContext, requests: readonly ItemRe
     }
     return { seat, rate: rate! };
   });
-  if (Object.keys(errors).length) throw new AppError('validation_failed', 'The given data was invalid', errors);
+  if (Object.keys(errors).length) throw invalidData(errors);
   const closed = resolved.find((r) => !r.seat.onSale);
   if (closed) throw new AppError('conflict', `Session ${closed.seat.sessionId} is not on sale`);
   return resolved;
@@ -131,7 +131,7 @@ async function addSeatsToCart(
   const seen = new Set<number>();
   for (const [i, r] of requests.entries()) {
     if (seen.has(r.session_seat_id)) {
-      throw new AppError('validation_failed', 'The given data was invalid', { [`${fieldPrefix(i)}session_seat_id`]: ['appears more than once'] });
+      throw invalidData({ [`${fieldPrefix(i)}session_seat_id`]: ['appears more than once'] });
     }
     seen.add(r.session_seat_id);
   }
@@ -283,14 +283,14 @@ export const addItemsBulk = (ctx: AppContext, channel: ChannelRecord, orderToken
 export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, req: SectorRequest) =>
   changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
     const [rate] = await repo.findRates(tx, [req.rate_id]);
-    if (!rate) throw new AppError('validation_failed', 'The given data was invalid', { rate_id: ['unknown rate'] });
+    if (!rate) throw invalidData({ rate_id: ['unknown rate'] });
     const zone = await repo.findSellableSector(tx, channel.id, rate.sessionId, req.sector_id);
     if (!zone) throw new AppError('not_found', `Sector ${req.sector_id} not found`);
     if (zone.numbered) {
-      throw new AppError('validation_failed', 'The given data was invalid', { sector_id: ['is a numbered sector; add its seats with items'] });
+      throw invalidData({ sector_id: ['is a numbered sector; add its seats with items'] });
     }
     if (rate.sectorId !== null && rate.sectorId !== zone.sectorId) {
-      throw new AppError('validation_failed', 'The given data was invalid', { rate_id: ['is not a rate of this sector'] });
+      throw invalidData({ rate_id: ['is not a rate of this sector'] });
     }
     if (!zone.onSale) throw new AppError('conflict', `Session ${zone.sessionId} is not on sale`);
     const claim = { sessionId: zone.sessionId, maxTicketsPerBuyer: zone.maxTicketsPerBuyer, quantity: req.quantity };
@@ -353,7 +353,7 @@ export const changeRate = (ctx: AppContext, channel: ChannelRecord, orderToken: 
     const fits = (item: repo.ItemRow) => rate && rate.sessionId === item.sessionId && (rate.sectorId === null || rate.sectorId === item.sectorId);
     const misfit = items.find((item) => !fits(item));
     if (misfit) {
-      throw new AppError('validation_failed', 'The given data was invalid', { rate_id: [`is not a rate of the session and sector of item ${misfit.id}`] });
+      throw invalidData({ rate_id: [`is not a rate of the session and sector of item ${misfit.id}`] });
     }
     await repo.setItemsRate(tx, order.id, unique, rateId);
     await repriceOrder(tx, order.id, now);

@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { events, rates, sessions, vouchers } from '../../db/schema/index.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, invalidData } from '../../http/errors.js';
 import { INT32_MAX } from '../../http/schemas.js';
 import { toAmount, toMinor } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
@@ -44,7 +44,7 @@ export interface VoucherInput {
   rate_id?: number | null;
 }
 
-const invalid = (field: string, text: string) => new AppError('validation_failed', 'The given data was invalid', { [field]: [text] });
+const invalid = (field: string, text: string) => invalidData({ [field]: [text] });
 
 function optionalDate(value: string | null | undefined, field: string): Date | null | undefined {
   if (value === undefined) return undefined;
