@@ -1,4 +1,7 @@
-import type { CliArgs } from './command.js';
+import { parseArgs } from 'node:util';
+import { Type, type TSchema } from 'typebox';
+import { schemaErrors, type FieldErrors } from '../http/errors.js';
+import type { CliCommand, CommandInput, OptionSpec } from './command.js';
 
 /** Exit codes of the operator command line (docs/operations.md). */
 export const EXIT = {
@@ -14,64 +17,105 @@ export const EXIT = {
 /** A mistake in the command line; the runner prints it with the command's usage and exits 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
+  constructor(
+    message: string,
+    /** The same mistakes as field errors keyed by option (`--cart-ttl`), the envelope's shape. */
+    readonly fields?: FieldErrors,
+  ) {
+    super(message);
+  }
+}
+
+/** Every command takes --help (-h); it is not declared by each. */
+const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** parseArgs' own messages name Node's conventions; ours say what to fix in the operator's terms. */
+function usageErrorOf(err: Error & { code?: string }): UsageError {
+  const quoted = /'([^']+)'/.exec(err.message)?.[1] ?? '';
+  const option = quoted.split(' ')[0];
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new UsageError(`unknown option ${option}`);
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new UsageError(`unexpected argument "${quoted}"`);
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return new UsageError(/does not take an argument/.test(err.message) ? `${option} takes no value` : `${option} needs a value`);
+    default:
+      return new UsageError(err.message);
+  }
 }
 
 /**
- * Splits argv into the command name, positional arguments and flags. Accepts `--flag value`,
- * `--flag=value` and bare `--flag` (true). A value never starts with `--`.
+ * A value as its schema's type: a whole number for an integer schema (digits only: "1.5" and
+ * "1e3" stay strings and fail the check), the string otherwise.
  */
-export function parseArgv(argv: string[]): { command: string | undefined; args: CliArgs } {
-  const positional: string[] = [];
-  const flags: Record<string, string | boolean> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg.startsWith('--') && arg.length > 2) {
-      const eq = arg.indexOf('=');
-      if (eq > 0) {
-        flags[arg.slice(2, eq)] = arg.slice(eq + 1);
-      } else {
-        const next = argv[i + 1];
-        if (next !== undefined && !next.startsWith('--')) {
-          flags[arg.slice(2)] = next;
-          i++;
-        } else {
-          flags[arg.slice(2)] = true;
-        }
-      }
-    } else {
-      positional.push(arg);
+function typed(spec: OptionSpec, raw: string): unknown {
+  return (spec.schema as { type?: string } | undefined)?.type === 'integer' && /^\d+$/.test(raw) ? Number(raw) : raw;
+}
+
+/** The option values against their declared schemas (TypeBox), as field errors keyed by option. */
+function checkValues(options: Record<string, OptionSpec>, values: Record<string, unknown>): FieldErrors | null {
+  const fields: FieldErrors = {};
+  for (const [name, spec] of Object.entries(options)) {
+    const value = values[name];
+    if (value === undefined || !spec.schema) continue;
+    const schema: TSchema = spec.multiple ? Type.Array(spec.schema) : spec.schema;
+    const errors = schemaErrors(schema, value, name);
+    if (!errors) continue;
+    const shown = Array.isArray(value) ? value.join(', ') : String(value);
+    fields[`--${name}`] = [`${spec.problem ?? Object.values(errors).flat()[0]} (got "${shown}")`];
+  }
+  return Object.keys(fields).length ? fields : null;
+}
+
+/**
+ * Parses a command's argv (after the command name) with node:util parseArgs, strict: an unknown
+ * option, a missing value, a value given to a flag or an unexpected argument is a UsageError.
+ * Then the declaration's rules: required options and positionals, no empty values, the schemas.
+ */
+export function parseCommandLine(command: CliCommand, argv: string[]): { help: boolean; input: CommandInput } {
+  // parseArgs refuses keys set to undefined: pass only what the declaration gives.
+  const declared = Object.fromEntries(
+    Object.entries(command.options).map(([name, { type, short, multiple, default: fallback }]) => [
+      name,
+      { type, ...(short === undefined ? {} : { short }), ...(multiple ? { multiple } : {}), ...(fallback === undefined ? {} : { default: fallback }) },
+    ]),
+  );
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { ...declared, ...HELP_OPTION },
+      allowPositionals: (command.positionals ?? []).length > 0,
+      strict: true,
+    });
+  } catch (err) {
+    throw usageErrorOf(err as Error & { code?: string });
+  }
+  const { help, ...raw } = parsed.values as Record<string, string | boolean | (string | boolean)[] | undefined>;
+  if (help) return { help: true, input: { values: {}, positionals: [] } };
+
+  const declaredPositionals = command.positionals ?? [];
+  const positionals = parsed.positionals;
+  if (positionals.length > declaredPositionals.length) {
+    throw new UsageError(`${command.name} takes ${declaredPositionals.map((p) => `<${p.name}>`).join(' ')}, not ${positionals.length} arguments`);
+  }
+  const missingPositional = declaredPositionals.slice(positionals.length).find((p) => p.required);
+  if (missingPositional) throw new UsageError(`<${missingPositional.name}> is required`);
+
+  const values: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(command.options)) {
+    const value = raw[name];
+    if (value === undefined) {
+      if (spec.required) throw new UsageError(`--${name} is required`);
+      continue;
     }
+    if (spec.type === 'string' && [value].flat().some((v) => v === '')) throw new UsageError(`--${name} needs a value`);
+    values[name] = Array.isArray(value) ? value.map((v) => typed(spec, String(v))) : typeof value === 'string' ? typed(spec, value) : value;
   }
-  const [command, ...rest] = positional;
-  return { command, args: { positional: rest, flags } };
-}
-
-/** A flag that must carry a value. */
-export function requireFlag(args: CliArgs, name: string): string {
-  const value = args.flags[name];
-  if (value === undefined) throw new UsageError(`--${name} is required`);
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} needs a value`);
-  return value;
-}
-
-/** A flag that may be absent; present without a value is a mistake. */
-export function optionalFlag(args: CliArgs, name: string): string | undefined {
-  const value = args.flags[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} needs a value`);
-  return value;
-}
-
-/** A whole-number flag value (at least `min`). */
-export function intValue(name: string, raw: string, min = 1): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > 2_147_483_647) {
-    throw new UsageError(`--${name} must be a whole number >= ${min} (got "${raw}")`);
+  const problems = checkValues(command.options, values);
+  if (problems) {
+    throw new UsageError(Object.entries(problems).map(([option, texts]) => `${option} ${texts.join('; ')}`).join('\n'), problems);
   }
-  return Number(raw);
-}
-
-/** Flags this command does not know are mistakes (a typo must not be ignored silently). */
-export function rejectUnknownFlags(args: CliArgs, known: string[]): void {
-  const unknown = Object.keys(args.flags).filter((f) => !known.includes(f));
-  if (unknown.length) throw new UsageError(`unknown option ${unknown.map((f) => `--${f}`).join(', ')}`);
+  return { help: false, input: { values: values as CommandInput['values'], positionals } };
 }

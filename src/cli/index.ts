@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config.js';
 import { DataDirBusyError } from '../db/data-dir-lock.js';
 import { AppError } from '../http/errors.js';
-import { EXIT, UsageError, parseArgv } from './args.js';
-import type { CliCommand } from './command.js';
+import { EXIT, UsageError, parseCommandLine } from './args.js';
+import { helpOf, usageOf, type CliCommand, type CommandInput } from './command.js';
 import { openCliContext, type CliContext } from './context.js';
 import { commands as admin } from './commands/admin.js';
 import { commands as catalogue } from './commands/catalogue.js';
@@ -51,10 +51,10 @@ function reportError(err: unknown): number {
  * configuration and database); commands that need none (help) never open it.
  */
 export async function runCli(argv: string[], open: () => Promise<CliContext> = () => openCliContext()): Promise<number> {
-  const { command: name, args } = parseArgv(argv);
-  if (!name || name === 'help') {
-    const about = args.positional[0] && COMMANDS.find((c) => c.name === args.positional[0]);
-    if (about) console.log(`usage: taquilla ${about.usage}\n\n${about.summary}`);
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    const about = name === 'help' && rest[0] ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    if (about) console.log(helpOf(about));
     else printHelp();
     return EXIT.ok;
   }
@@ -63,9 +63,19 @@ export async function runCli(argv: string[], open: () => Promise<CliContext> = (
     console.error(`error: unknown command "${name}"; "taquilla help" lists the commands`);
     return EXIT.usage;
   }
-  if (args.flags.help) {
-    console.log(`usage: taquilla ${command.usage}\n\n${command.summary}`);
-    return EXIT.ok;
+  // The command line is checked before the database is opened: a typo costs nothing.
+  let input: CommandInput;
+  try {
+    const parsed = parseCommandLine(command, rest);
+    if (parsed.help) {
+      console.log(helpOf(command));
+      return EXIT.ok;
+    }
+    input = parsed.input;
+  } catch (err) {
+    const code = reportError(err);
+    console.error(`usage: taquilla ${usageOf(command)}`);
+    return code;
   }
 
   let cli: CliContext;
@@ -82,10 +92,10 @@ export async function runCli(argv: string[], open: () => Promise<CliContext> = (
   }
   try {
     for (const file of cli.appliedNow) console.error(`applied migration ${file}`);
-    return (await command.run(cli.ctx, args)) ?? EXIT.ok;
+    return (await command.run(cli.ctx, input)) ?? EXIT.ok;
   } catch (err) {
     const code = reportError(err);
-    if (err instanceof UsageError) console.error(`usage: taquilla ${command.usage}`);
+    if (err instanceof UsageError) console.error(`usage: taquilla ${usageOf(command)}`);
     return code;
   } finally {
     await cli.close().catch(() => {});

@@ -1,3 +1,6 @@
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+
 /**
  * The one catalogue of error codes. Every error the service answers with carries one of these
  * stable codes in the envelope of DECISIONS D4; integrators branch on `code`, people read `message`.
@@ -80,5 +83,23 @@ export class AppError extends Error {
 
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 
+/** The 422 of DECISIONS D4: "The given data was invalid" with the field errors. */
 export const invalidData = (fields: FieldErrors) =>
   new AppError('validation_failed', SPEC_MESSAGES.invalidData, fields);
+
+/**
+ * TypeBox's errors of a value against a schema, in the envelope's field-error shape: keyed by the
+ * dotted path ("events.0.venue"), `whole` for the value itself; at most `limit` fields. Null when
+ * the value is valid. For input that does not come through a Fastify route (CLI, import file).
+ */
+export function schemaErrors(schema: TSchema, value: unknown, whole: string, limit = 20): FieldErrors | null {
+  if (Value.Check(schema, value)) return null;
+  const errors: FieldErrors = {};
+  for (const e of Value.Errors(schema, value)) {
+    const key = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || whole;
+    const list = (errors[key] ??= []);
+    if (!list.includes(e.message)) list.push(e.message);
+    if (Object.keys(errors).length >= limit) break;
+  }
+  return errors;
+}

@@ -2,6 +2,8 @@ import { Readable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { commands, io } from '../../src/cli/commands/admin.js';
+import { usageOf } from '../../src/cli/command.js';
+import { runCli } from '../../src/cli/index.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { ADMIN_API } from './admin-helpers.js';
 
@@ -13,16 +15,15 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => t.close());
 
-const command = (name: string) => commands.find((c) => c.name === name)!;
-
-/** Runs a command and returns its exit code and what it printed. */
+/** Runs a command line (`--flag=value`, bare `--flag` for true) and returns its exit code and what it printed. */
 async function run(name: string, flags: Record<string, string | boolean>) {
   const out: string[] = [];
   const err: string[] = [];
   const log = vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
   const error = vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
   try {
-    const code = (await command(name).run(t.ctx, { positional: [], flags })) ?? 0;
+    const argv = [name, ...Object.entries(flags).map(([flag, value]) => (value === true ? `--${flag}` : `--${flag}=${value}`))];
+    const code = await runCli(argv, async () => ({ ctx: t.ctx, appliedNow: [], close: async () => {} }));
     return { code, out, err };
   } finally {
     log.mockRestore();
@@ -33,7 +34,7 @@ async function run(name: string, flags: Record<string, string | boolean>) {
 describe('operator CLI: admin commands', () => {
   it('exports the three commands with usage lines', () => {
     expect(commands.map((c) => c.name)).toEqual(['admin:create', 'promoter:create', 'admin:token']);
-    for (const c of commands) expect(c.usage).toContain(c.name);
+    for (const c of commands) expect(usageOf(c)).toContain(c.name);
   });
 
   it('admin:create with --password-stdin, then admin:token prints a working token once', async () => {

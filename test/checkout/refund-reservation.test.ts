@@ -7,7 +7,7 @@ import { onInventoryChanged } from '../../src/lib/inventory-events.js';
 import { refundOrder } from '../../src/modules/checkout/refund.service.js';
 import { createReservation } from '../../src/modules/checkout/reservation.service.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.repo.js';
-import { commands } from '../../src/cli/commands/orders.js';
+import { runCli } from '../../src/cli/index.js';
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
@@ -164,8 +164,9 @@ describe('operator commands', () => {
     const log = vi.spyOn(console, 'log').mockImplementation((s: string) => void out.push(s));
     const err = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
-      const code = await commands.find((c) => c.name === name)!.run(t.ctx, { positional, flags });
-      return { code: code ?? 0, out: out.join('\n') };
+      const argv = [name, ...positional, ...Object.entries(flags).map(([flag, value]) => `--${flag}=${value}`)];
+      const code = await runCli(argv, async () => ({ ctx: t.ctx, appliedNow: [], close: async () => {} }));
+      return { code, out: out.join('\n') };
     } finally {
       log.mockRestore();
       err.mockRestore();

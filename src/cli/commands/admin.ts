@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
-import type { AppContext } from '../../app-context.js';
-import { AppError } from '../../http/errors.js';
 import { randomBase62 } from '../../lib/secrets.js';
 import { CLI_ACTOR } from '../../modules/admin/actor.js';
 import { createApiToken, createUser } from '../../modules/admin/accounts.service.js';
-import type { CliArgs, CliCommand } from '../command.js';
+import { UsageError } from '../args.js';
+import { defineCommand } from '../command.js';
+import { ID } from './options.js';
 
 // Back-office accounts from the operator command line: the first admin is created here.
 
@@ -21,83 +21,56 @@ export async function readFirstLine(stream: Readable): Promise<string> {
 /** Where --password-stdin reads from; tests swap it. */
 export const io = { stdin: process.stdin as Readable };
 
-function flag(args: CliArgs, name: string): string | undefined {
-  const value = args.flags[name];
-  return typeof value === 'string' ? value : undefined;
-}
+const EMAIL = { type: 'string', required: true, placeholder: '<email>', help: "the account's e-mail address" } as const;
+const PASSWORD = { type: 'string', placeholder: '<password>', help: 'the password (at least 12 characters); visible in the process list' } as const;
+const PASSWORD_STDIN = { type: 'boolean', help: 'read the password from the first line of stdin' } as const;
 
-function fail(message: string): number {
-  console.error(message);
-  return 2;
-}
+const passwordFrom = async (values: { password?: string; 'password-stdin'?: boolean }): Promise<string | undefined> =>
+  values['password-stdin'] ? readFirstLine(io.stdin) : values.password;
 
-/** Prints an AppError as a one-line message with its field errors; other errors propagate. */
-function report(err: unknown): number {
-  if (!(err instanceof AppError)) throw err;
-  const fields = Object.entries(err.fields ?? {}).map(([f, texts]) => `${f} ${texts.join(', ')}`);
-  console.error([err.message, ...fields].join('; '));
-  return 1;
-}
-
-async function passwordFrom(args: CliArgs): Promise<string | undefined> {
-  if (args.flags['password-stdin']) return readFirstLine(io.stdin);
-  return flag(args, 'password');
-}
-
-export const commands: CliCommand[] = [
-  {
-    name: 'admin:create',
-    summary: 'Create an admin account for the dashboard and the admin API',
-    usage: 'admin:create --email <email> (--password <password> | --password-stdin)',
-    async run(ctx: AppContext, args: CliArgs) {
-      const email = flag(args, 'email');
-      if (!email) return fail('--email is required');
-      const password = await passwordFrom(args);
-      if (!password) return fail('--password or --password-stdin is required (at least 12 characters)');
-      try {
-        const user = await createUser(ctx, CLI_ACTOR, { email, password, role: 'admin' });
-        console.log(`admin ${user.email} created (id ${user.id})`);
-      } catch (err) {
-        return report(err);
-      }
-    },
+const adminCreate = defineCommand({
+  name: 'admin:create',
+  summary: 'Create an admin account for the dashboard and the admin API (give --password or --password-stdin)',
+  options: { email: EMAIL, password: PASSWORD, 'password-stdin': PASSWORD_STDIN },
+  async run(ctx, { values }) {
+    const password = await passwordFrom(values);
+    if (!password) throw new UsageError('--password or --password-stdin is required (at least 12 characters)');
+    const user = await createUser(ctx, CLI_ACTOR, { email: values.email, password, role: 'admin' });
+    console.log(`admin ${user.email} created (id ${user.id})`);
   },
-  {
-    name: 'promoter:create',
-    summary: "Create a promoter account limited to one organiser's data",
-    usage: 'promoter:create --email <email> --organiser-id <id> [--password <password> | --password-stdin]',
-    async run(ctx: AppContext, args: CliArgs) {
-      const email = flag(args, 'email');
-      const organiser = flag(args, 'organiser-id');
-      if (!email) return fail('--email is required');
-      if (!organiser || !/^\d+$/.test(organiser)) return fail('--organiser-id must be the id of an organiser');
-      const given = await passwordFrom(args);
-      // Without a password, one is generated and shown once: hand it to the promoter securely.
-      const password = given || randomBase62(20);
-      try {
-        const user = await createUser(ctx, CLI_ACTOR, { email, password, role: 'promoter', organiserId: Number(organiser) });
-        console.log(`promoter ${user.email} created (id ${user.id}, organiser ${user.organiser_id})`);
-        if (!given) console.log(`password (shown once): ${password}`);
-      } catch (err) {
-        return report(err);
-      }
-    },
+});
+
+const promoterCreate = defineCommand({
+  name: 'promoter:create',
+  summary: "Create a promoter account limited to one organiser's data (without a password, one is generated and shown once)",
+  options: {
+    email: EMAIL,
+    'organiser-id': { type: 'string', required: true, placeholder: '<id>', help: 'the organiser whose data it sees', ...ID },
+    password: PASSWORD,
+    'password-stdin': PASSWORD_STDIN,
   },
-  {
-    name: 'admin:token',
-    summary: 'Issue an admin API token for a user (printed once)',
-    usage: 'admin:token --email <email> --name <what it is for>',
-    async run(ctx: AppContext, args: CliArgs) {
-      const email = flag(args, 'email');
-      const name = flag(args, 'name');
-      if (!email || !name) return fail('--email and --name are required');
-      try {
-        const issued = await createApiToken(ctx, CLI_ACTOR, { email, name });
-        console.log(issued.token);
-        console.error(`admin API token "${issued.name}" for ${issued.user_email}: shown once, store it now`);
-      } catch (err) {
-        return report(err);
-      }
-    },
+  async run(ctx, { values }) {
+    const given = await passwordFrom(values);
+    // Without a password, one is generated and shown once: hand it to the promoter securely.
+    const password = given || randomBase62(20);
+    const user = await createUser(ctx, CLI_ACTOR, { email: values.email, password, role: 'promoter', organiserId: values['organiser-id'] });
+    console.log(`promoter ${user.email} created (id ${user.id}, organiser ${user.organiser_id})`);
+    if (!given) console.log(`password (shown once): ${password}`);
   },
-];
+});
+
+const adminToken = defineCommand({
+  name: 'admin:token',
+  summary: 'Issue an admin API token for a user (printed once)',
+  options: {
+    email: { ...EMAIL, help: 'the e-mail address of the account it acts as' },
+    name: { type: 'string', required: true, placeholder: '<what it is for>', help: 'what the token is for (shown in the audit log)' },
+  },
+  async run(ctx, { values }) {
+    const issued = await createApiToken(ctx, CLI_ACTOR, { email: values.email, name: values.name });
+    console.log(issued.token);
+    console.error(`admin API token "${issued.name}" for ${issued.user_email}: shown once, store it now`);
+  },
+});
+
+export const commands = [adminCreate, promoterCreate, adminToken];

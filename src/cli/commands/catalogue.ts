@@ -2,8 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../http/errors.js';
 import { importCatalogue } from '../../modules/catalogue/import.service.js';
-import { UsageError, rejectUnknownFlags } from '../args.js';
-import type { CliCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { printJson, printTable } from '../output.js';
 
 /** Reads and parses a JSON file; a missing file or bad JSON is an operation failure, not a usage error. */
@@ -21,20 +20,19 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-const importCommand: CliCommand = {
+const importCommand = defineCommand({
   name: 'catalogue:import',
   summary: 'Import venues, maps, events, sessions, rates, fees, vouchers and channels from a JSON file (docs/catalogue-import.md)',
-  usage: 'catalogue:import <file.json> [--json]',
-  async run(ctx, args) {
-    rejectUnknownFlags(args, ['json']);
-    if (args.positional.length !== 1) throw new UsageError('catalogue:import takes exactly one file');
-    const file = path.resolve(args.positional[0]!);
+  positionals: [{ name: 'file.json', required: true, help: 'the catalogue document' }],
+  options: { json: { type: 'boolean', help: 'print the summary as JSON instead of a table' } },
+  async run(ctx, { values, positionals }) {
+    const file = path.resolve(positionals[0]!);
     const summary = await importCatalogue(ctx, await readJson(file));
-    if (args.flags.json) return printJson(summary);
+    if (values.json) return printJson(summary);
     console.log(`Imported ${path.basename(file)} in one transaction:`);
     printTable(Object.entries(summary).map(([what, count]) => ({ what, count })));
     if (summary.channels > 0) console.log('Channels without fixed widget_keys need one: taquilla keys:generate --channel <slug>');
   },
-};
+});
 
-export const commands: CliCommand[] = [importCommand];
+export const commands = [importCommand];

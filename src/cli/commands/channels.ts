@@ -1,4 +1,4 @@
-import type { AppEnv } from '../../config.js';
+import { Type } from 'typebox';
 import { INTEGRATION_MODES, type IntegrationMode } from '../../db/schema/index.js';
 import { needsCheckoutUrl } from '../../lib/integration-policy.js';
 import { urlProblem } from '../../lib/url-rules.js';
@@ -10,9 +10,10 @@ import {
   listOrganisers,
   type ChannelEventsChoice,
 } from '../../modules/channels/channels.service.js';
-import { UsageError, intValue, optionalFlag, rejectUnknownFlags, requireFlag } from '../args.js';
-import type { CliArgs, CliCommand } from '../command.js';
+import { UsageError } from '../args.js';
+import { defineCommand } from '../command.js';
 import { printJson, printTable } from '../output.js';
+import { ID, JSON_OPTION } from './options.js';
 
 // The SPEC's model letters are what people say; the mode names are what the API sends.
 const MODE_BY_LETTER: Record<string, IntegrationMode> = {
@@ -30,40 +31,17 @@ function parseMode(raw: string): IntegrationMode {
   return mode as IntegrationMode;
 }
 
-function parseSlug(raw: string): string {
-  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(raw)) {
-    throw new UsageError(`--slug must be 1 to 63 of a-z, 0-9 and "-", starting with a letter or digit (got "${raw}")`);
-  }
-  return raw;
-}
+/** `all`, or a comma-separated list of event ids. */
+const parseEvents = (raw: string | undefined): ChannelEventsChoice =>
+  raw === undefined ? [] : raw === 'all' ? 'all' : raw.split(',').map((id) => Number(id.trim()));
 
-function parseUrl(raw: string, appEnv: AppEnv): string {
-  const problem = urlProblem(raw, appEnv);
-  if (problem) throw new UsageError(`--checkout-url ${problem} (got "${raw}")`);
-  return raw;
-}
-
-function parseLang(raw: string): string {
-  if (!(LANGUAGES as readonly string[]).includes(raw)) {
-    throw new UsageError(`--lang must be one of ${LANGUAGES.join(', ')} (got "${raw}")`);
-  }
-  return raw;
-}
-
-function parseEvents(raw: string | undefined): ChannelEventsChoice {
-  if (raw === undefined) return [];
-  if (raw === 'all') return 'all';
-  return raw.split(',').map((id) => intValue('events', id.trim()));
-}
-
-const list: CliCommand = {
+const list = defineCommand({
   name: 'channels:list',
   summary: 'List the sales channels',
-  usage: 'channels:list [--json]',
-  async run(ctx, args: CliArgs) {
-    rejectUnknownFlags(args, ['json']);
+  options: { json: JSON_OPTION },
+  async run(ctx, { values }) {
     const channels = await listChannels(ctx);
-    if (args.flags.json) return printJson(channels);
+    if (values.json) return printJson(channels);
     printTable(
       channels.map((c) => ({
         id: c.id,
@@ -76,53 +54,83 @@ const list: CliCommand = {
       'No sales channels yet (channels:create, catalogue:import or demo:load).',
     );
   },
-};
+});
 
-const create: CliCommand = {
+const create = defineCommand({
   name: 'channels:create',
   summary: 'Create a sales channel (then keys:generate gives it a widget key)',
-  usage:
-    'channels:create --slug <slug> --name <name> --mode <A|B|C|D|integration_mode> --organiser-id <id>\n' +
-    '                [--checkout-url <url>] [--cart-ttl <seconds>] [--lang <es|en>] [--events all|<id,id,...>]',
-  async run(ctx, args) {
-    rejectUnknownFlags(args, ['slug', 'name', 'mode', 'organiser-id', 'checkout-url', 'cart-ttl', 'lang', 'events']);
-    const cartTtl = optionalFlag(args, 'cart-ttl');
-    const checkoutUrl = optionalFlag(args, 'checkout-url');
-    const lang = optionalFlag(args, 'lang');
-    const mode = parseMode(requireFlag(args, 'mode'));
+  options: {
+    slug: {
+      type: 'string',
+      required: true,
+      placeholder: '<slug>',
+      help: 'the name in the API paths',
+      schema: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
+      problem: 'must be 1 to 63 of a-z, 0-9 and "-", starting with a letter or digit',
+    },
+    name: { type: 'string', required: true, placeholder: '<name>', help: "the channel's display name" },
+    mode: { type: 'string', required: true, placeholder: '<A|B|C|D|integration_mode>', help: 'the model letter or the integration_mode name' },
+    'organiser-id': { type: 'string', required: true, placeholder: '<id>', help: 'the organiser whose events it sells (organisers:list)', ...ID },
+    'checkout-url': { type: 'string', placeholder: '<url>', help: "the channel's checkout page (required for model B)" },
+    'cart-ttl': {
+      type: 'string',
+      placeholder: '<seconds>',
+      help: 'how long a cart holds its seats, instead of CART_TTL_SECONDS',
+      schema: Type.Integer({ minimum: 60, maximum: 2_147_483_647 }),
+      problem: 'must be a whole number >= 60',
+    },
+    lang: {
+      type: 'string',
+      placeholder: `<${LANGUAGES.join('|')}>`,
+      help: "the channel's default language",
+      schema: Type.Union(LANGUAGES.map((l) => Type.Literal(l))),
+      problem: `must be one of ${LANGUAGES.join(', ')}`,
+    },
+    events: {
+      type: 'string',
+      placeholder: 'all|<id,id,...>',
+      help: 'the events it sells (a channel sells only linked events)',
+      schema: Type.String({ pattern: '^(all|\\s*[1-9][0-9]{0,9}\\s*(,\\s*[1-9][0-9]{0,9}\\s*)*)$' }),
+      problem: 'must be all or a comma-separated list of event ids',
+    },
+  },
+  async run(ctx, { values }) {
+    const mode = parseMode(values.mode);
+    const checkoutUrl = values['checkout-url'];
     if (needsCheckoutUrl(mode) && !checkoutUrl) {
       throw new UsageError('--checkout-url is required for model B (portal_external_payment)');
     }
+    const urlIssue = checkoutUrl === undefined ? null : urlProblem(checkoutUrl, ctx.config.appEnv);
+    if (urlIssue) throw new UsageError(`--checkout-url ${urlIssue} (got "${checkoutUrl}")`);
     const channel = await createChannel(
       ctx,
       {
-        slug: parseSlug(requireFlag(args, 'slug')),
-        name: requireFlag(args, 'name'),
+        slug: values.slug,
+        name: values.name,
         integrationMode: mode,
-        organiserId: intValue('organiser-id', requireFlag(args, 'organiser-id')),
-        checkoutUrl: checkoutUrl === undefined ? null : parseUrl(checkoutUrl, ctx.config.appEnv),
-        cartTtlSeconds: cartTtl === undefined ? null : intValue('cart-ttl', cartTtl, 60),
-        ...(lang === undefined ? {} : { defaultLang: parseLang(lang) }),
+        organiserId: values['organiser-id'],
+        checkoutUrl: checkoutUrl ?? null,
+        cartTtlSeconds: values['cart-ttl'] ?? null,
+        ...(values.lang === undefined ? {} : { defaultLang: values.lang }),
       },
-      parseEvents(optionalFlag(args, 'events')),
+      parseEvents(values.events),
     );
     const events = await channelEventIds(ctx, channel.id);
     console.log(`Created sales channel "${channel.slug}" (id ${channel.id}, ${channel.integrationMode}).`);
     console.log(events.length ? `It sells events ${events.join(', ')}.` : 'It sells no events yet (pass --events all or --events <ids>).');
     console.log(`Next: taquilla keys:generate --channel ${channel.slug}`);
   },
-};
+});
 
-const organisers: CliCommand = {
+const organisers = defineCommand({
   name: 'organisers:list',
   summary: 'List the organisers (the --organiser-id of channels:create)',
-  usage: 'organisers:list [--json]',
-  async run(ctx, args) {
-    rejectUnknownFlags(args, ['json']);
+  options: { json: JSON_OPTION },
+  async run(ctx, { values }) {
     const rows = await listOrganisers(ctx);
-    if (args.flags.json) return printJson(rows);
+    if (values.json) return printJson(rows);
     printTable(rows, 'No organisers yet (catalogue:import or demo:load creates them).');
   },
-};
+});
 
-export const commands: CliCommand[] = [list, create, organisers];
+export const commands = [list, create, organisers];

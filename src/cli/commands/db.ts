@@ -4,16 +4,14 @@ import { migrate } from '../../db/migrate.js';
 import { AppError } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { loadDemoDataIfEmpty } from '../../demo/demo-data.js';
-import { rejectUnknownFlags } from '../args.js';
-import type { CliCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { printTable } from '../output.js';
 
-const migrateCommand: CliCommand = {
+const migrateCommand = defineCommand({
   name: 'migrate',
   summary: 'Apply pending database migrations and list the applied ones',
-  usage: 'migrate',
-  async run(ctx, args) {
-    rejectUnknownFlags(args, []);
+  options: {},
+  async run(ctx) {
     // Opening the CLI context already migrates; this run only catches a file added meanwhile.
     await migrate(ctx.database);
     const rows = await queryRows<{ name: string; applied_at: Date | string }>(
@@ -23,14 +21,13 @@ const migrateCommand: CliCommand = {
     printTable(rows.map((r) => ({ migration: r.name, applied_at: isoWithOffset(new Date(r.applied_at)) })));
     console.log(`Database (${ctx.database.kind}) is up to date: ${rows.length} migration(s).`);
   },
-};
+});
 
-const demoLoad: CliCommand = {
+const demoLoad = defineCommand({
   name: 'demo:load',
   summary: 'Load the demo catalogue and channels demo-a..demo-d (refused in production; pre-production needs DEMO_DATA=true)',
-  usage: 'demo:load',
-  async run(ctx, args) {
-    rejectUnknownFlags(args, []);
+  options: {},
+  async run(ctx) {
     if (ctx.config.appEnv === 'production') {
       // The demo keys are public (README): they must never open a production channel.
       throw new AppError('forbidden', 'demo:load is refused when APP_ENV=production (the demo widget keys are public)');
@@ -49,6 +46,6 @@ const demoLoad: CliCommand = {
         'channels demo-a, demo-b, demo-c, demo-d with widget keys wk_demo_a ... wk_demo_d.',
     );
   },
-};
+});
 
-export const commands: CliCommand[] = [migrateCommand, demoLoad];
+export const commands = [migrateCommand, demoLoad];

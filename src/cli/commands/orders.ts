@@ -1,71 +1,74 @@
 // Operator commands for closed sales: refunds, reservations (orders issued without payment) and
-// the ticket e-mail queue. The lead wires this group into src/cli/index.ts.
+// the ticket e-mail queue.
 import os from 'node:os';
-import type { AppContext } from '../../app-context.js';
-import { findChannelBySlug } from '../../modules/channels/channels.repo.js';
+import { Type } from 'typebox';
+import { getChannelBySlug } from '../../modules/channels/channels.service.js';
 import { refundOrder } from '../../modules/checkout/refund.service.js';
 import { createReservation } from '../../modules/checkout/reservation.service.js';
 import { processEmailQueue } from '../../modules/tickets/email-queue.js';
-import type { CliArgs, CliCommand } from '../command.js';
+import { defineCommand } from '../command.js';
+import { printJson } from '../output.js';
 
-const str = (args: CliArgs, name: string): string | undefined => {
-  const v = args.flags[name];
-  return typeof v === 'string' ? v : undefined;
-};
-
-const fail = (message: string, usage: string) => {
-  console.error(`${message}\nusage: ${usage}`);
-  return 2;
-};
-
-const refund: CliCommand = {
+const refund = defineCommand({
   name: 'orders:refund',
   summary: 'Refund a completed order: release its seats, void its tickets, record the refund',
-  usage: 'orders:refund <order_reference> --reason "<text>" [--channel <slug>] [--actor <name>]',
-  async run(ctx: AppContext, args: CliArgs) {
-    const reference = args.positional[0];
-    const reason = str(args, 'reason');
-    if (!reference || !reason) return fail('an order reference and --reason are required', this.usage);
-    let channelId: number | undefined;
-    const slug = str(args, 'channel');
-    if (slug) {
-      const channel = await findChannelBySlug(ctx.db, slug);
-      if (!channel) return fail(`unknown channel ${slug}`, this.usage);
-      channelId = channel.id;
-    }
-    const result = await refundOrder(ctx, { channelId, reference, reason, actor: str(args, 'actor') ?? `cli:${os.userInfo().username}` });
-    console.log(JSON.stringify(result, null, 2));
+  positionals: [{ name: 'order_reference', required: true, help: 'the reference the buyer has (TQ-...)' }],
+  options: {
+    reason: { type: 'string', required: true, placeholder: '"<text>"', help: 'why, for the audit trail' },
+    channel: { type: 'string', placeholder: '<slug>', help: 'the channel the order must belong to' },
+    actor: { type: 'string', placeholder: '<name>', help: 'who refunds (default cli:<user name>)' },
   },
-};
+  async run(ctx, { values, positionals }) {
+    const channelId = values.channel === undefined ? undefined : (await getChannelBySlug(ctx, values.channel)).id;
+    const result = await refundOrder(ctx, {
+      channelId,
+      reference: positionals[0]!,
+      reason: values.reason,
+      actor: values.actor ?? `cli:${os.userInfo().username}`,
+    });
+    printJson(result);
+  },
+});
 
-const reserve: CliCommand = {
+const reserve = defineCommand({
   name: 'orders:reserve',
   summary: 'Issue an order without payment (type reservation): seats sold, tickets issued and e-mailed',
-  usage:
-    'orders:reserve --channel <slug> --items <session_seat_id>:<rate_id>[,...] --name <name> --surname <surname> --email <email> [--phone <phone>] [--lang es]',
-  async run(ctx: AppContext, args: CliArgs) {
-    const channelSlug = str(args, 'channel');
-    const itemsArg = str(args, 'items');
-    if (!channelSlug || !itemsArg) return fail('--channel and --items are required', this.usage);
-    const items = itemsArg.split(',').map((pair) => {
+  options: {
+    channel: { type: 'string', required: true, placeholder: '<slug>', help: 'the channel that issues it' },
+    items: {
+      type: 'string',
+      required: true,
+      placeholder: '<session_seat_id>:<rate_id>[,...]',
+      help: 'the seats and their rates',
+      schema: Type.String({ pattern: '^[0-9]{1,10}:[0-9]{1,10}(,[0-9]{1,10}:[0-9]{1,10})*$' }),
+      problem: 'must be <session_seat_id>:<rate_id> pairs separated by commas',
+    },
+    name: { type: 'string', required: true, placeholder: '<name>', help: "the buyer's name" },
+    surname: { type: 'string', required: true, placeholder: '<surname>', help: "the buyer's surname" },
+    email: { type: 'string', required: true, placeholder: '<email>', help: "the buyer's e-mail address (the tickets go there)" },
+    phone: { type: 'string', placeholder: '<phone>', help: "the buyer's phone" },
+    lang: { type: 'string', placeholder: '<lang>', help: "the order's language (default the channel's)" },
+  },
+  async run(ctx, { values }) {
+    const items = values.items.split(',').map((pair) => {
       const [seat, rate] = pair.split(':');
       return { session_seat_id: Number(seat), rate_id: Number(rate) };
     });
     const result = await createReservation(ctx, {
-      channelSlug,
+      channelSlug: values.channel,
       items,
-      buyer: { name: str(args, 'name') ?? '', surname: str(args, 'surname') ?? '', email: str(args, 'email') ?? '', phone: str(args, 'phone') ?? null },
-      lang: str(args, 'lang'),
+      buyer: { name: values.name, surname: values.surname, email: values.email, phone: values.phone ?? null },
+      lang: values.lang,
     });
-    console.log(JSON.stringify(result, null, 2));
+    printJson(result);
   },
-};
+});
 
-const sendEmails: CliCommand = {
+const sendEmails = defineCommand({
   name: 'orders:send-emails',
   summary: 'Send the due ticket e-mails of the queue now (the service also does this every few seconds)',
-  usage: 'orders:send-emails',
-  async run(ctx: AppContext) {
+  options: {},
+  async run(ctx) {
     let total = { claimed: 0, sent: 0, skipped: 0, retrying: 0, failed: 0 };
     for (;;) {
       const r = await processEmailQueue(ctx);
@@ -75,6 +78,6 @@ const sendEmails: CliCommand = {
     console.log(JSON.stringify(total));
     return total.retrying + total.failed > 0 ? 1 : 0;
   },
-};
+});
 
-export const commands: CliCommand[] = [refund, reserve, sendEmails];
+export const commands = [refund, reserve, sendEmails];
