@@ -88,17 +88,29 @@ export const invalidData = (fields: FieldErrors) =>
   new AppError('validation_failed', SPEC_MESSAGES.invalidData, fields);
 
 /**
- * TypeBox's errors of a value against a schema, in the envelope's field-error shape: keyed by the
- * dotted path ("events.0.venue"), `whole` for the value itself; at most `limit` fields. Null when
- * the value is valid. For input that does not come through a Fastify route (CLI, import file).
+ * TypeBox's errors of a value against a schema, in the field-error shape of the HTTP envelope
+ * (error-handler.ts `fieldErrors`): keyed by the dotted path ("events.0.venue"), `whole` for the
+ * value itself; a missing or an unexpected property keyed by its own path. At most `limit` fields;
+ * null when the value is valid. For input that does not come through a route (CLI, import file).
  */
 export function schemaErrors(schema: TSchema, value: unknown, whole: string, limit = 20): FieldErrors | null {
   if (Value.Check(schema, value)) return null;
   const errors: FieldErrors = {};
-  for (const e of Value.Errors(schema, value)) {
-    const key = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || whole;
+  const add = (path: string, text: string) => {
+    const key = path.replace(/^\//, '').replace(/\//g, '.') || whole;
     const list = (errors[key] ??= []);
-    if (!list.includes(e.message)) list.push(e.message);
+    if (!list.includes(text)) list.push(text);
+  };
+  for (const e of Value.Errors(schema, value)) {
+    const params = e.params as { additionalProperties?: string[]; requiredProperties?: string[] };
+    if (e.keyword === 'additionalProperties' && params.additionalProperties) {
+      for (const p of params.additionalProperties) add(`${e.instancePath}/${p}`, 'is not allowed');
+    } else if (e.keyword === 'required' && params.requiredProperties) {
+      for (const p of params.requiredProperties) add(`${e.instancePath}/${p}`, `must have required property '${p}'`);
+    } else if (!(e.keyword === 'boolean' && e.schemaPath.endsWith('/additionalProperties'))) {
+      // (the "schema is false" of each unexpected property repeats the additionalProperties error)
+      add(e.instancePath, e.message);
+    }
     if (Object.keys(errors).length >= limit) break;
   }
   return errors;

@@ -213,4 +213,32 @@ describe('catalogue:import', () => {
     err.length = 0;
     expect(await cli(['catalogue:import'])).toBe(2);
   });
+
+  it('a document that breaks the schema exits 1 naming each field by its path', async () => {
+    const doc = {
+      organisers: [{ key: 'o', name: 'O' }],
+      venues: [{ key: 'v', organiser: 'o', name: 'V', sectors: [{ key: 'z', name: 'Z', numbered: false, capacity: 'ten' }] }],
+      events: [{ key: 'e', organiser: 'o', venue: 'v', names: { es: 'E' }, sessions: [], colour: 'red' }],
+    };
+    fs.writeFileSync(path.join(tmp, 'schema.json'), JSON.stringify(doc));
+    expect(await cli(['catalogue:import', path.join(tmp, 'schema.json')])).toBe(1);
+    expect(stderr()).toContain('error: The given data was invalid');
+    expect(stderr()).toContain('venues.0.sectors.0.capacity: must be integer');
+    expect(stderr()).toContain('events.0.colour: is not allowed');
+  });
+
+  it('catalogue:import --json file.json reads the file and prints the summary as JSON', async () => {
+    const doc = {
+      organisers: [{ key: 'o', name: 'Json Flag Org' }],
+      venues: [{ key: 'v', organiser: 'o', name: 'V', sectors: [{ key: 'z', name: 'Z', numbered: false, capacity: 10 }] }],
+      events: [{ key: 'e', organiser: 'o', venue: 'v', names: { es: 'E' }, sessions: [] }],
+    };
+    const file = path.join(tmp, 'file.json');
+    fs.writeFileSync(file, JSON.stringify(doc));
+    expect(await cli(['catalogue:import', '--json', file])).toBe(0);
+    expect(stderr()).toBe('');
+    expect(JSON.parse(stdout())).toEqual({ organisers: 1, venues: 1, seats: 0, events: 1, sessions: 0, rates: 0, vouchers: 0, channels: 0 });
+    const rows = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM organisers WHERE name = 'Json Flag Org'`);
+    expect(Number(rows[0]!.n)).toBe(1);
+  });
 });

@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { registerAjvFormats } from '@fastify/type-provider-typebox';
-import { Value } from 'typebox/value';
 import type { AppContext } from '../../app-context.js';
 import type { AppEnv } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import * as t from '../../db/schema/index.js';
-import { type FieldErrors, invalidData } from '../../http/errors.js';
+import { type FieldErrors, invalidData, schemaErrors } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
 import { needsCheckoutUrl } from '../../lib/integration-policy.js';
 import { sha256 } from '../../lib/secrets.js';
@@ -27,16 +26,7 @@ export interface ImportSummary {
 }
 
 /** Field errors of a document that does not match the schema, keyed by JSON path. */
-export function validateCatalogue(doc: unknown): Record<string, string[]> | null {
-  if (Value.Check(CatalogueDocument, doc)) return null;
-  const errors: Record<string, string[]> = {};
-  for (const e of Value.Errors(CatalogueDocument, doc)) {
-    const key = (e.instancePath || '/').replace(/^\//, '').replace(/\//g, '.') || 'document';
-    (errors[key] ??= []).push(e.message);
-    if (Object.keys(errors).length >= 20) break;
-  }
-  return errors;
-}
+export const validateCatalogue = (doc: unknown): FieldErrors | null => schemaErrors(CatalogueDocument, doc, 'document');
 
 function money(value: number, where: string): number {
   const minor = toMinor(value);
