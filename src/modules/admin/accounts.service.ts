@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../../app-context.js';
 import type { UserRole } from '../../db/schema/index.js';
 import { AppError, invalidData } from '../../http/errors.js';
+import { emailProblem } from '../../lib/email-address.js';
 import { randomBase62, sha256 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { conflictOnDuplicate, type Actor } from './actor.js';
@@ -11,7 +12,6 @@ import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from
 
 /** Dashboard sessions last 12 hours; then the user signs in again. */
 export const SESSION_TTL_SECONDS = 12 * 3600;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 type UserRow = NonNullable<Awaited<ReturnType<typeof repo.findUserByEmail>>>;
@@ -28,7 +28,8 @@ export interface NewUser {
 export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) {
   const email = normaliseEmail(input.email);
   const fields: Record<string, string[]> = {};
-  if (!EMAIL.test(email)) fields.email = ['must be an e-mail address'];
+  const badEmail = emailProblem(email);
+  if (badEmail) fields.email = [badEmail];
   const weak = passwordProblem(input.password);
   if (weak) fields.password = [weak];
   if (input.role === 'promoter' && input.organiserId == null) fields.organiser_id = ['is required for a promoter'];

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import { Envelope, IdParam, Int32, Text } from '../../http/schemas.js';
+import { EmailAddress } from '../../lib/email-address.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.js';
 
@@ -45,7 +46,7 @@ export const Me = Type.Object({
 
 export const UserCreate = Type.Object(
   {
-    email: Type.String({ maxLength: 320 }),
+    email: EmailAddress(),
     password: Type.String({ minLength: 12, maxLength: 1024 }),
     role: Type.Union([Type.Literal('admin'), Type.Literal('promoter')]),
     organiser_id: Type.Optional(Id),
@@ -348,7 +349,7 @@ export const ReservationCreate = Type.Object(
       {
         name: Type.String({ minLength: 1, maxLength: 200 }),
         surname: Type.String({ minLength: 1, maxLength: 200 }),
-        email: Type.String({ maxLength: 320 }),
+        email: EmailAddress("buyer's e-mail"),
         phone: Type.Optional(Type.String({ maxLength: 40 })),
       },
       { additionalProperties: false },

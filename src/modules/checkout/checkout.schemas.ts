@@ -1,5 +1,6 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Envelope, LangParam, SlugParam } from '../../http/schemas.js';
+import { EmailAddress } from '../../lib/email-address.js';
 import { OrderSchema, OrderToken } from '../orders/orders.schemas.js';
 
 export const ConfirmParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken });
@@ -13,7 +14,7 @@ export const ConfirmBody = Type.Object({
   payment_method: optionalText('e.g. card, bizum, cash'),
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: "buyer's first name" }),
   surname: Type.String({ minLength: 1, maxLength: 150, pattern: '\\S' }),
-  email: Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: "buyer's e-mail" }),
+  email: EmailAddress("buyer's e-mail"),
   phone: Type.Optional(Type.String({ maxLength: 40 })),
 });
 export type ConfirmBody = Static<typeof ConfirmBody>;

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { queryRows, type Db } from '../../db/client.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../http/errors.js';
+import { emailProblem } from '../../lib/email-address.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount } from '../../lib/money.js';
 import { findChannelBySlug } from '../channels/channels.repo.js';
@@ -29,8 +30,6 @@ export interface ReservationResult {
   ticket_pdf_urls: string[];
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 function validate(ctx: AppContext, input: ReservationInput): void {
   const errors: FieldErrors = {};
   if (!Array.isArray(input.items) || input.items.length === 0) errors.items = ['at least one item is required'];
@@ -42,7 +41,8 @@ function validate(ctx: AppContext, input: ReservationInput): void {
   });
   if (!input.buyer?.name?.trim()) errors.name = ['is required'];
   if (!input.buyer?.surname?.trim()) errors.surname = ['is required'];
-  if (!EMAIL.test(input.buyer?.email ?? '')) errors.email = ['must be an e-mail address'];
+  const badEmail = emailProblem(input.buyer?.email ?? '');
+  if (badEmail) errors.email = [badEmail];
   if (Object.keys(errors).length) throw invalidData(errors);
 }
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Envelope } from '../../http/schemas.js';
+import { EMAIL_MAX_LENGTH } from '../../lib/email-address.js';
 
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
@@ -8,7 +9,7 @@ export const CheckoutBody = Type.Object(
     order_token: Type.String({ minLength: 1, maxLength: 100 }),
     name: Type.Optional(Text(100)),
     surname: Type.Optional(Text(100)),
-    email: Type.Optional(Text(200)),
+    email: Type.Optional(Text(EMAIL_MAX_LENGTH)),
     phone: Type.Optional(Type.String({ maxLength: 40 })),
   },
   { additionalProperties: false },

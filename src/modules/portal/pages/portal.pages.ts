@@ -4,6 +4,7 @@ import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../http/errors.js';
+import { EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
 import { cspNonce, usePagePolicy } from '../../../http/security-headers.js';
 import type { ChannelRecord } from '../../channels/channels.repo.js';
@@ -234,7 +235,7 @@ ${cartPanel(lang, true)}
         : `<fieldset><legend>${esc(t.buyer)}</legend>
 <label for="name">${esc(t.name)}</label><input id="name" name="name" autocomplete="given-name" required maxlength="100">
 <label for="surname">${esc(t.surname)}</label><input id="surname" name="surname" autocomplete="family-name" required maxlength="100">
-<label for="email">${esc(t.email)}</label><input id="email" name="email" type="email" autocomplete="email" required maxlength="200">
+<label for="email">${esc(t.email)}</label><input id="email" name="email" type="email" autocomplete="email" required maxlength="${EMAIL_MAX_LENGTH}">
 <label for="phone">${esc(t.phone)}</label><input id="phone" name="phone" type="tel" autocomplete="tel" maxlength="40">
 </fieldset>`;
       const body = `<h1>${esc(t.checkout)}</h1>

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../../../app-context.js';
 import type { PaymentProviderName } from '../../../db/schema/index.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../../http/errors.js';
+import { emailProblem } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
 import type { ChannelRecord } from '../../channels/channels.repo.js';
 import * as repo from '../portal.repo.js';
@@ -20,14 +21,13 @@ export type CheckoutResult =
   | { kind: 'card'; provider: PaymentProviderName; paymentId: string; redirectUrl: string; params: Record<string, string>; amount: number; currency: string }
   | { kind: 'external'; checkoutUrl: string };
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 function buyerErrors(buyer: Buyer): FieldErrors | null {
   const errors: FieldErrors = {};
   if (!buyer.name?.trim()) errors.name = ['is required'];
   if (!buyer.surname?.trim()) errors.surname = ['is required'];
-  if (!buyer.email?.trim()) errors.email = ['is required'];
-  else if (!EMAIL.test(buyer.email.trim())) errors.email = ['must be an e-mail address'];
+  const email = buyer.email?.trim();
+  const badEmail = email ? emailProblem(email) : 'is required';
+  if (badEmail) errors.email = [badEmail];
   return Object.keys(errors).length ? errors : null;
 }
 
