@@ -11,7 +11,7 @@ import { canSee, organiserForNew, organiserScope, type Actor } from '../admin/ac
 import { recordAudit } from '../admin/audit.js';
 import * as repo from './catalogue-admin.repo.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.js';
-import { createSessionInventory } from './import.service.js';
+import { createSessionInventory } from './import.repo.js';
 
 // Back-office use cases on venues, events, sessions, rates and fees (issue 8). A promoter reaches
 // only its organiser's records: another organiser's id answers 404, exactly like an unknown id.

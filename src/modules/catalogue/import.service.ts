@@ -1,16 +1,15 @@
-import { sql } from 'drizzle-orm';
 import { registerAjvFormats } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app-context.js';
 import type { AppEnv } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import * as t from '../../db/schema/index.js';
 import { type FieldErrors, invalidData, schemaErrors } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
 import { needsCheckoutUrl } from '../../lib/integration-policy.js';
-import { sha256 } from '../../lib/secrets.js';
 import { urlProblem } from '../../lib/url-rules.js';
 import { brandingProblems } from '../channels/channels.service.js';
+import * as adminRepo from './catalogue-admin.repo.js';
 import { CatalogueDocument } from './import.schemas.js';
+import * as repo from './import.repo.js';
 
 registerAjvFormats();
 
@@ -100,19 +99,20 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
   const rates = new Map<string, number>();
 
   for (const o of d.organisers) {
-    const [row] = await tx.insert(t.organisers).values({ name: o.name }).returning({ id: t.organisers.id });
-    organisers.set(o.key, row!.id);
+    organisers.set(o.key, await repo.insertOrganiser(tx, o.name));
     summary.organisers++;
   }
 
   for (const v of d.venues) {
-    const [venue] = await tx
-      .insert(t.venues)
-      .values({ organiserId: resolve(organisers, v.organiser, 'venues.organiser'), name: v.name, address: v.address, city: v.city })
-      .returning({ id: t.venues.id });
-    venues.set(v.key, venue!.id);
+    const venueId = await repo.insertVenue(tx, {
+      organiserId: resolve(organisers, v.organiser, 'venues.organiser'),
+      name: v.name,
+      address: v.address,
+      city: v.city,
+    });
+    venues.set(v.key, venueId);
     const sectorKeys = new Map<string, number>();
-    sectorsByVenue.set(venue!.id, sectorKeys);
+    sectorsByVenue.set(venueId, sectorKeys);
     for (const [i, s] of v.sectors.entries()) {
       const seatList = [
         ...(s.seats ?? []),
@@ -131,14 +131,8 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
       if (!s.numbered && !s.capacity) {
         throw invalidData({ [`sectors.${s.key}`]: ['an unnumbered zone needs a capacity'] });
       }
-      const [sector] = await tx
-        .insert(t.sectors)
-        .values({ venueId: venue!.id, name: s.name, numbered: s.numbered, capacity: s.numbered ? seatList.length : s.capacity!, sortOrder: i })
-        .returning({ id: t.sectors.id });
-      sectorKeys.set(s.key, sector!.id);
-      for (let i = 0; i < seatList.length; i += 1000) {
-        await tx.insert(t.seats).values(seatList.slice(i, i + 1000).map((seat) => ({ sectorId: sector!.id, ...seat })));
-      }
+      const sector = { venueId, name: s.name, numbered: s.numbered, capacity: s.numbered ? seatList.length : s.capacity!, sortOrder: i };
+      sectorKeys.set(s.key, await repo.insertSector(tx, sector, seatList));
       summary.seats += seatList.length;
     }
     summary.venues++;
@@ -146,56 +140,54 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
 
   for (const e of d.events) {
     const venueId = resolve(venues, e.venue, 'events.venue');
-    const [event] = await tx
-      .insert(t.events)
-      .values({
-        organiserId: resolve(organisers, e.organiser, 'events.organiser'),
-        venueId,
-        defaultLang: e.default_lang ?? Object.keys(e.names)[0] ?? 'es',
-        status: e.status ?? 'published',
-        imageUrl: e.image_url,
-      })
-      .returning({ id: t.events.id });
-    const eventId = event!.id;
+    const { id: eventId } = await adminRepo.insertEvent(tx, {
+      organiserId: resolve(organisers, e.organiser, 'events.organiser'),
+      venueId,
+      defaultLang: e.default_lang ?? Object.keys(e.names)[0] ?? 'es',
+      status: e.status ?? 'published',
+      imageUrl: e.image_url,
+    });
     events.set(e.key, eventId);
-    await tx.insert(t.eventTranslations).values(
+    await repo.insertTranslations(
+      tx,
       Object.entries(e.names).map(([lang, name]) => ({ eventId, lang, name, description: e.descriptions?.[lang] ?? null })),
     );
-    for (const fee of e.fees ?? []) await tx.insert(t.fees).values({ eventId, ...feeRow(fee, `events.${e.key}.fees`) });
+    for (const fee of e.fees ?? []) await adminRepo.insertFee(tx, { eventId, ...feeRow(fee, `events.${e.key}.fees`) });
 
     for (const s of e.sessions) {
-      const [session] = await tx
-        .insert(t.sessions)
-        .values({
-          eventId,
-          venueId,
-          startDatetime: new Date(s.start_datetime),
-          endDatetime: s.end_datetime ? new Date(s.end_datetime) : null,
-          maxTicketsPerBuyer: s.max_tickets_per_buyer ?? null,
-        })
-        .returning({ id: t.sessions.id });
-      const sessionId = session!.id;
+      const { id: sessionId } = await adminRepo.insertSession(tx, {
+        eventId,
+        venueId,
+        startDatetime: new Date(s.start_datetime),
+        endDatetime: s.end_datetime ? new Date(s.end_datetime) : null,
+        maxTicketsPerBuyer: s.max_tickets_per_buyer ?? null,
+      });
       sessions.set(`${e.key}/${s.key}`, sessionId);
       if (!sessions.has(s.key)) sessions.set(s.key, sessionId);
       for (const [i, r] of s.rates.entries()) {
         const sectorId = r.sector ? resolve(sectorsByVenue.get(venueId)!, r.sector, `rates.${r.key}.sector`) : null;
-        const [rate] = await tx
-          .insert(t.rates)
-          .values({ sessionId, sectorId, name: r.name, names: r.names ?? {}, price: money(r.price, `rates.${r.key}.price`), meta: r.meta ?? {}, sortOrder: i })
-          .returning({ id: t.rates.id });
-        rates.set(`${e.key}/${s.key}/${r.key}`, rate!.id);
-        if (!rates.has(r.key)) rates.set(r.key, rate!.id);
+        const { id: rateId } = await adminRepo.insertRate(tx, {
+          sessionId,
+          sectorId,
+          name: r.name,
+          names: r.names ?? {},
+          price: money(r.price, `rates.${r.key}.price`),
+          meta: r.meta ?? {},
+          sortOrder: i,
+        });
+        rates.set(`${e.key}/${s.key}/${r.key}`, rateId);
+        if (!rates.has(r.key)) rates.set(r.key, rateId);
         summary.rates++;
       }
-      for (const fee of s.fees ?? []) await tx.insert(t.fees).values({ sessionId, ...feeRow(fee, `sessions.${s.key}.fees`) });
-      await createSessionInventory(tx, sessionId, venueId);
+      for (const fee of s.fees ?? []) await adminRepo.insertFee(tx, { sessionId, ...feeRow(fee, `sessions.${s.key}.fees`) });
+      await repo.createSessionInventory(tx, sessionId, venueId);
       summary.sessions++;
     }
     summary.events++;
   }
 
   for (const v of d.vouchers ?? []) {
-    await tx.insert(t.vouchers).values({
+    await repo.insertVoucher(tx, {
       organiserId: resolve(organisers, v.organiser, 'vouchers.organiser'),
       code: v.code.toUpperCase(),
       kind: v.kind,
@@ -214,43 +206,21 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
     if (needsCheckoutUrl(c.integration_mode) && !c.checkout_url) {
       throw invalidData({ [`channels.${c.slug}.checkout_url`]: ['required for model B'] });
     }
-    const organiserId = resolve(organisers, c.organiser, 'channels.organiser');
-    const [channel] = await tx
-      .insert(t.salesChannels)
-      .values({
-        organiserId,
-        slug: c.slug,
-        name: c.name,
-        integrationMode: c.integration_mode,
-        checkoutUrl: c.checkout_url ?? null,
-        branding: c.branding ?? {},
-        cartTtlSeconds: c.cart_ttl_seconds ?? null,
-        defaultLang: c.default_lang ?? 'es',
-      })
-      .returning({ id: t.salesChannels.id });
-    const channelId = channel!.id;
+    const channelId = await repo.insertChannel(tx, {
+      organiserId: resolve(organisers, c.organiser, 'channels.organiser'),
+      slug: c.slug,
+      name: c.name,
+      integrationMode: c.integration_mode,
+      checkoutUrl: c.checkout_url ?? null,
+      branding: c.branding ?? {},
+      cartTtlSeconds: c.cart_ttl_seconds ?? null,
+      defaultLang: c.default_lang ?? 'es',
+    });
     const eventIds = c.events === 'all' ? [...events.values()] : c.events.map((k) => resolve(events, k, `channels.${c.slug}.events`));
-    if (eventIds.length) await tx.insert(t.channelEvents).values(eventIds.map((eventId) => ({ channelId, eventId })));
-    for (const key of c.widget_keys ?? []) {
-      await tx.insert(t.widgetKeys).values({ channelId, keyHash: sha256(key), lastFour: key.slice(-4) });
-    }
-    for (const key of c.server_keys ?? []) {
-      await tx.insert(t.serverKeys).values({ channelId, keyHash: sha256(key), lastFour: key.slice(-4) });
-    }
+    await repo.linkChannelEvents(tx, channelId, eventIds);
+    await repo.insertFixedKeys(tx, 'widget', channelId, c.widget_keys ?? []);
+    await repo.insertFixedKeys(tx, 'server', channelId, c.server_keys ?? []);
     summary.channels++;
   }
   return summary;
-}
-
-/** One inventory row per numbered seat and per place of each unnumbered zone of the venue. */
-export async function createSessionInventory(tx: Db, sessionId: number, venueId: number): Promise<void> {
-  await tx.execute(sql`
-    INSERT INTO session_seats (session_id, sector_id, seat_id)
-    SELECT ${sessionId}, s.id, st.id FROM sectors s JOIN seats st ON st.sector_id = s.id
-    WHERE s.venue_id = ${venueId} AND s.numbered
-    ORDER BY s.sort_order, st.id`);
-  await tx.execute(sql`
-    INSERT INTO session_seats (session_id, sector_id, seat_id)
-    SELECT ${sessionId}, s.id, NULL FROM sectors s CROSS JOIN generate_series(1, s.capacity)
-    WHERE s.venue_id = ${venueId} AND NOT s.numbered`);
 }
