@@ -22,13 +22,13 @@ export interface OptionSpec {
   problem?: string;
 }
 
-export interface PositionalSpec {
+interface PositionalSpec {
   name: string;
   help: string;
   required?: boolean;
 }
 
-export type OptionSpecs = Record<string, OptionSpec>;
+type OptionSpecs = Record<string, OptionSpec>;
 
 type OneValue<S extends OptionSpec> = S extends { schema: infer T extends TSchema }
   ? Static<T>
@@ -38,7 +38,7 @@ type OneValue<S extends OptionSpec> = S extends { schema: infer T extends TSchem
 type OptionValue<S extends OptionSpec> = S extends { multiple: true } ? OneValue<S>[] : OneValue<S>;
 
 /** The parsed values of a command's options: present for required ones and ones with a default. */
-export type OptionValues<O extends OptionSpecs> = {
+type OptionValues<O extends OptionSpecs> = {
   [K in keyof O]: O[K] extends { required: true } | { default: string | boolean } ? OptionValue<O[K]> : OptionValue<O[K]> | undefined;
 };
 

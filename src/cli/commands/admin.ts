@@ -9,7 +9,7 @@ import { ID } from './options.js';
 // Back-office accounts from the operator command line: the first admin is created here.
 
 /** The first line of a stream (the password of --password-stdin), without its line ending. */
-export async function readFirstLine(stream: Readable): Promise<string> {
+async function readFirstLine(stream: Readable): Promise<string> {
   let text = '';
   for await (const chunk of stream) {
     text += chunk.toString();
@@ -21,7 +21,7 @@ export async function readFirstLine(stream: Readable): Promise<string> {
 /** Where --password-stdin reads from; tests swap it. */
 export const io = { stdin: process.stdin as Readable };
 
-const EMAIL = { type: 'string', required: true, placeholder: '<email>', help: "the account's e-mail address" } as const;
+const EMAIL_OPTION = { type: 'string', required: true, placeholder: '<email>', help: "the account's e-mail address" } as const;
 const PASSWORD = { type: 'string', placeholder: '<password>', help: 'the password (at least 12 characters); visible in the process list' } as const;
 const PASSWORD_STDIN = { type: 'boolean', help: 'read the password from the first line of stdin' } as const;
 
@@ -31,7 +31,7 @@ const passwordFrom = async (values: { password?: string; 'password-stdin'?: bool
 const adminCreate = defineCommand({
   name: 'admin:create',
   summary: 'Create an admin account for the dashboard and the admin API (give --password or --password-stdin)',
-  options: { email: EMAIL, password: PASSWORD, 'password-stdin': PASSWORD_STDIN },
+  options: { email: EMAIL_OPTION, password: PASSWORD, 'password-stdin': PASSWORD_STDIN },
   async run(ctx, { values }) {
     const password = await passwordFrom(values);
     if (!password) throw new UsageError('--password or --password-stdin is required (at least 12 characters)');
@@ -44,7 +44,7 @@ const promoterCreate = defineCommand({
   name: 'promoter:create',
   summary: "Create a promoter account limited to one organiser's data (without a password, one is generated and shown once)",
   options: {
-    email: EMAIL,
+    email: EMAIL_OPTION,
     'organiser-id': { type: 'string', required: true, placeholder: '<id>', help: 'the organiser whose data it sees', ...ID },
     password: PASSWORD,
     'password-stdin': PASSWORD_STDIN,
@@ -63,7 +63,7 @@ const adminToken = defineCommand({
   name: 'admin:token',
   summary: 'Issue an admin API token for a user (printed once)',
   options: {
-    email: { ...EMAIL, help: 'the e-mail address of the account it acts as' },
+    email: { ...EMAIL_OPTION, help: 'the e-mail address of the account it acts as' },
     name: { type: 'string', required: true, placeholder: '<what it is for>', help: 'what the token is for (shown in the audit log)' },
   },
   async run(ctx, { values }) {
