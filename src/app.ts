@@ -116,6 +116,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // App plugins (docs/architecture.md "Wiring"), then the HTTP policy, the API docs and the routes.
   await app.register(contextPlugin, { ctx: createAppContext({ config, database, clock: opts.clock ?? systemClock }) });
   await app.register(revocationsPlugin);
   await app.register(schedulerPlugin);
