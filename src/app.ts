@@ -3,10 +3,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from './app-context.js';
+import fp from 'fastify-plugin';
+import { createAppContext, type AppContext } from './app-context.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { Scheduler } from './platform/scheduler.js';
 import { requireChannelToken } from './http/auth.js';
 import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
@@ -19,12 +21,15 @@ import { ErrorEnvelope } from './http/schemas.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import { listenForRevocations } from './modules/auth/revocations.js';
 import channelRoutes from './modules/channels/channels.routes.js';
+import type { ChannelRecord } from './modules/channels/channels.repo.js';
 import catalogueRoutes from './modules/catalogue/catalogue.routes.js';
+import { expirySweepJob } from './modules/orders/orders.jobs.js';
 import ordersRoutes from './modules/orders/orders.routes.js';
 import vouchersRoutes from './modules/vouchers/vouchers.routes.js';
 import checkoutRoutes from './modules/checkout/checkout.routes.js';
 import reportsRoutes from './modules/reports/reports.routes.js';
 import portalRoutes from './modules/portal/portal.routes.js';
+import { emailQueueJob } from './modules/tickets/email-queue.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
@@ -38,6 +43,51 @@ export interface AppOptions {
   /** Pino logger options or false; defaults to the configured level. */
   logger?: boolean | object;
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Background jobs of this app; started by src/server.ts, stopped when the app closes. */
+    scheduler: Scheduler;
+  }
+  interface FastifyRequest {
+    /** The channel of the bearer token, set by the auth hook on B2B routes. */
+    channel: ChannelRecord | null;
+  }
+}
+
+// ---- App plugins: the shared services, each decorating the app and naming what it needs ----
+// (fastify-plugin lifts them out of encapsulation, so that every route sees their decorations.)
+
+/** `app.ctx`, the context every service takes; built here once per app. */
+const contextPlugin = fp<{ ctx: AppContext }>(
+  async (app, { ctx }) => {
+    app.decorate('ctx', ctx);
+    app.decorateRequest('channel', null);
+  },
+  { name: 'app-context' },
+);
+
+/** Token revocations announced by any instance empty this instance's token cache (D42). */
+const revocationsPlugin = fp(async (app) => listenForRevocations(app), { name: 'revocations', dependencies: ['app-context'] });
+
+/** `app.scheduler`; it runs nothing until started, and stops (awaiting running passes) on close. */
+const schedulerPlugin = fp(
+  async (app) => {
+    const scheduler = new Scheduler(app.log);
+    app.decorate('scheduler', scheduler);
+    app.addHook('onClose', () => scheduler.stop());
+  },
+  { name: 'scheduler' },
+);
+
+/** The background work of the modules (webhooks and check-in sync will join here). */
+const jobsPlugin = fp(
+  async (app) => {
+    app.scheduler.add(expirySweepJob(app.ctx));
+    app.scheduler.add(emailQueueJob(app.ctx, app.log));
+  },
+  { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
+);
 
 export const B2B_PREFIX = '/api/sales-channel/v1';
 export const CHANNEL_PREFIX = `${B2B_PREFIX}/:salesChannelSlug`;
@@ -66,15 +116,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const ctx: AppContext = { config, database, db: database.db, clock: opts.clock ?? systemClock };
-  app.decorate('ctx', ctx);
+  // App plugins (docs/architecture.md "Wiring"), then the HTTP policy, the API docs and the routes.
+  await app.register(contextPlugin, { ctx: createAppContext({ config, database, clock: opts.clock ?? systemClock }) });
+  await app.register(revocationsPlugin);
+  await app.register(schedulerPlugin);
+  await app.register(jobsPlugin);
   app.decorate('b2bRoutes', new B2BRoutes());
-  app.decorateRequest('channel', null);
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
   // A lost pooled connection is replaced by the pool; the requests it fails answer 503 (D46).
   database.onConnectionError((err) => app.log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection lost'));
-  listenForRevocations(app);
   // Before every route: it attaches each route's limits as the route is declared (D45).
   await registerRateLimits(app);
   await registerSecurityHeaders(app, config);

@@ -37,6 +37,7 @@ async function main() {
     const timer = setTimeout(() => process.exit(1), 10_000);
     timer.unref();
     try {
+      // Stops the scheduler too, waiting for a pass under way, before the database closes.
       await app.close();
       await database.close();
       process.exit(0);
@@ -49,6 +50,8 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  // Background work runs only in the process that serves; app.close() (shutdown) stops it.
+  app.scheduler.start();
   app.log.info(
     `Taquilla ${config.appEnv} on ${config.publicBaseUrl} (${database.kind}); API reference at ${config.publicBaseUrl}/api/docs`,
   );

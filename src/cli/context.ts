@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AppContext } from '../app-context.js';
+import { createAppContext, type AppContext } from '../app-context.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
@@ -27,7 +27,7 @@ export async function openCliContext(env: Record<string, string | undefined> = p
   });
   try {
     const appliedNow = await migrate(database);
-    return { ctx: { config, database, db: database.db, clock: systemClock }, appliedNow, close: () => database.close() };
+    return { ctx: createAppContext({ config, database, clock: systemClock }), appliedNow, close: () => database.close() };
   } catch (err) {
     await database.close().catch(() => {});
     throw err;

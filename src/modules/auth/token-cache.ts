@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import type { Database } from '../../db/client.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
+import { namedCache, type NamedCache } from '../../platform/cache.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
 
 /** What a live token grants: its channel, and the scope and client group of its credential (D38, D39). */
@@ -11,8 +12,8 @@ export interface LiveToken {
 
 interface Entry {
   token: LiveToken;
-  expiresAt: number;
-  cachedUntil: number;
+  /** Until when the entry vouches for the token: its cache window or the token's expiry, the earlier. */
+  until: number;
 }
 
 /**
@@ -22,7 +23,7 @@ interface Entry {
  * stale entry only if notifications were lost.
  */
 export class TokenCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: NamedCache<string, Entry>;
   /**
    * Bumped by every drop. A request that read a token from the database while a revocation was
    * being applied must not cache what it read (it may predate the revocation): it passes the
@@ -31,13 +32,18 @@ export class TokenCache {
   private dropEpoch = 0;
   constructor(
     private readonly ttlMs: number,
-    private readonly maxEntries = 50_000,
-  ) {}
+    /** The app's clock in milliseconds: token expiry is measured on it. */
+    now: () => number,
+    maxEntries = 50_000,
+  ) {
+    this.entries = namedCache({ name: 'auth.tokens', max: maxEntries, now });
+  }
 
   get(tokenHash: string, now: number): LiveToken | null {
     const entry = this.entries.get(tokenHash);
     if (!entry) return null;
-    if (entry.cachedUntil <= now || entry.expiresAt <= now) {
+    // A token is dead at its expiry instant; lru-cache's ttl would still serve it then.
+    if (entry.until <= now) {
       this.entries.delete(tokenHash);
       return null;
     }
@@ -51,11 +57,9 @@ export class TokenCache {
 
   set(tokenHash: string, token: LiveToken, expiresAt: number, now: number, epochBeforeRead: number): void {
     if (this.ttlMs <= 0 || epochBeforeRead !== this.dropEpoch) return;
-    if (this.entries.size >= this.maxEntries) {
-      // Drop the oldest insertion; Map iterates in insertion order.
-      this.entries.delete(this.entries.keys().next().value!);
-    }
-    this.entries.set(tokenHash, { token, expiresAt, cachedUntil: now + this.ttlMs });
+    const until = Math.min(now + this.ttlMs, expiresAt);
+    if (until <= now) return;
+    this.entries.set(tokenHash, { token, until }, { ttl: until - now });
   }
 
   drop(tokenHashes: Iterable<string>): void {
@@ -66,7 +70,8 @@ export class TokenCache {
   /** Forget every token of a channel (its settings changed, a key was revoked). */
   dropChannel(channelId: number): void {
     this.dropEpoch++;
-    for (const [hash, entry] of this.entries) if (entry.token.channel.id === channelId) this.entries.delete(hash);
+    const ofChannel = [...this.entries.entries()].filter(([, entry]) => entry.token.channel.id === channelId);
+    for (const [hash] of ofChannel) this.entries.delete(hash);
   }
 
   /** Forget everything (revocations may have been missed). */
@@ -79,11 +84,15 @@ export class TokenCache {
 const caches = new WeakMap<Database, TokenCache>();
 
 /**
- * The token cache of one app instance. Keyed by its database handle rather than by the context
- * object, because services pass copies of the context (`{ ...ctx, db: tx }`) into transactions.
+ * The token cache of one app instance, kept per database handle rather than among the app's
+ * singletons (app-context.ts): what empties it is the revocation listener, and each database handle
+ * has its own (a context that names another handle stands for another instance).
  */
 export function tokenCache(ctx: AppContext): TokenCache {
   let cache = caches.get(ctx.database);
-  if (!cache) caches.set(ctx.database, (cache = new TokenCache(ctx.config.authCacheMs)));
+  if (!cache) {
+    const { clock } = ctx;
+    caches.set(ctx.database, (cache = new TokenCache(ctx.config.authCacheMs, () => clock.now().getTime())));
+  }
   return cache;
 }

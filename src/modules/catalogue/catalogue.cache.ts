@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { namedCache, type NamedCache } from '../../platform/cache.js';
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -86,15 +87,24 @@ export interface CachedPayload<Meta> {
  * neither a rendering nor a recompression.
  */
 export class PayloadCache<Meta> {
-  private readonly entries = new Map<string, CachedPayload<Meta> & { sessionId: number; refreshAt: number }>();
+  private readonly entries: NamedCache<string, CachedPayload<Meta> & { sessionId: number; refreshAt: number }>;
   private readonly pending = new Map<string, Promise<CachedPayload<Meta> | null>>();
-  private readonly previous = new Map<string, PayloadVersion>();
+  /** Versions dropped lately, kept to reuse their compressed bytes if the rebuild is identical. */
+  private readonly previous: NamedCache<string, PayloadVersion>;
   private readonly generations = new Map<number, number>();
 
+  /**
+   * Entries expire by the `now` each call passes (the app's clock) and by their own `validUntil`,
+   * which a cache-wide ttl cannot express; lru-cache bounds their number.
+   */
   constructor(
     private readonly maxAgeMs: number,
-    private readonly maxEntries = 500,
-  ) {}
+    maxEntries = 500,
+    name = 'catalogue.session-payloads',
+  ) {
+    this.entries = namedCache({ name, max: maxEntries });
+    this.previous = namedCache({ name: `${name}.previous`, max: maxEntries });
+  }
 
   /** The cached payload of `key`, building it on a miss; null when the builder finds nothing. */
   async get(
@@ -129,8 +139,8 @@ export class PayloadCache<Meta> {
   invalidate(sessionIds: readonly number[]): void {
     const ids = new Set(sessionIds);
     for (const id of ids) this.generations.set(id, (this.generations.get(id) ?? 0) + 1);
-    for (const [key, entry] of this.entries) {
-      if (!ids.has(entry.sessionId)) continue;
+    const dropped = [...this.entries.entries()].filter(([, entry]) => ids.has(entry.sessionId));
+    for (const [key, entry] of dropped) {
       this.entries.delete(key);
       this.remember(key, entry.version);
     }
@@ -164,23 +174,13 @@ export class PayloadCache<Meta> {
     };
     if ((this.generations.get(sessionId) ?? 0) === generation) {
       this.previous.delete(key);
-      this.entries.delete(key);
-      if (this.entries.size >= this.maxEntries) this.evictOldest();
       this.entries.set(key, entry);
     }
     return entry;
   }
 
-  private evictOldest(): void {
-    const oldest = this.entries.keys().next().value;
-    if (oldest !== undefined) this.entries.delete(oldest);
-  }
-
-  /** Keeps a dropped version to reuse its compressed bytes if the rebuild is identical; bounded. */
   private remember(key: string, version: PayloadVersion): void {
-    this.previous.delete(key);
     this.previous.set(key, version);
-    while (this.previous.size > this.maxEntries) this.previous.delete(this.previous.keys().next().value!);
   }
 }
 

@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../http/envelope.js';
 import { bearerErrors } from '../../http/schemas.js';
+import { namedCache } from '../../platform/cache.js';
 import type { Encoding, PayloadVersion } from './catalogue.cache.js';
 import {
   ChannelLangParams,
@@ -88,17 +89,17 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-// Clients send a handful of distinct Accept-Encoding strings: remember the answer for each.
-const negotiated = new Map<string, Encoding | null>();
+// Clients send a handful of distinct Accept-Encoding strings: remember the answer for each
+// (wrapped, because a cache cannot hold the null of identity).
+const negotiated = namedCache<string, { choice: Encoding | null }>({ name: 'catalogue.accept-encodings', max: 100 });
 
 /** br, else gzip, as the client allows them (q=0 refuses a coding); null means identity. */
 export function preferredEncoding(header: string | undefined): Encoding | null {
   if (!header) return null;
   const known = negotiated.get(header);
-  if (known !== undefined) return known;
+  if (known) return known.choice;
   const choice = negotiate(header);
-  if (negotiated.size >= 100) negotiated.clear();
-  negotiated.set(header, choice);
+  negotiated.set(header, { choice });
   return choice;
 }
 

@@ -1,8 +1,10 @@
-import type { AppContext } from '../../app-context.js';
+import { appSingleton, type AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
 import { notFound } from '../../http/errors.js';
 import { onInventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
+import { namedCache } from '../../platform/cache.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
 import { PayloadCache, type BuiltPayload, type CachedPayload } from './catalogue.cache.js';
 import { languageChain, pickByLanguage, rateName } from './catalogue.lang.js';
@@ -114,18 +116,12 @@ interface SessionMeta {
   channelIds: ReadonlySet<number>;
 }
 
-const caches = new WeakMap<AppContext, PayloadCache<SessionMeta>>();
-
 /** The session payload cache of one app, subscribed to the inventory notices of its writers. */
-export function sessionPayloadCache(ctx: AppContext): PayloadCache<SessionMeta> {
-  let cache = caches.get(ctx);
-  if (!cache) {
-    const created = new PayloadCache<SessionMeta>(SESSION_PAYLOAD_MAX_AGE_MS);
-    onInventoryChanged(ctx, (sessionIds) => created.invalidate(sessionIds));
-    caches.set(ctx, (cache = created));
-  }
+export const sessionPayloadCache = appSingleton('catalogue.session-payloads', (ctx) => {
+  const cache = new PayloadCache<SessionMeta>(SESSION_PAYLOAD_MAX_AGE_MS);
+  onInventoryChanged(ctx, (sessionIds) => cache.invalidate(sessionIds));
   return cache;
-}
+});
 
 /** Rate meta as sent to buyers: bookkeeping timestamps never leave (SPEC Catalogue rule 2). */
 function publicMeta(meta: Record<string, unknown>): Record<string, unknown> {
@@ -143,30 +139,35 @@ interface SessionLayout {
   /** `{"id":..,"sector_id":..,"row":..,"number":..,"x":..,"y":..,"status":"` of each seat. */
   seatPrefixes: string[];
   unitsPerSector: Map<number, number>;
-  loadedAt: number;
   version: number;
 }
-const layouts = new WeakMap<AppContext, Map<number, SessionLayout>>();
 const LAYOUT_MAX_AGE_MS = 5 * 60_000;
 const LAYOUT_MAX_ENTRIES = 200;
 let layoutVersions = 0;
 
-async function sessionLayout(ctx: AppContext, sessionId: number, now: number): Promise<SessionLayout> {
-  let byId = layouts.get(ctx);
-  if (!byId) layouts.set(ctx, (byId = new Map()));
-  const hit = byId.get(sessionId);
-  if (hit && now - hit.loadedAt < LAYOUT_MAX_AGE_MS && now >= hit.loadedAt) return hit;
-  const [seats, unitsPerSector] = await Promise.all([repo.sessionSeatLayout(ctx.db, sessionId), repo.sessionUnitsPerSector(ctx.db, sessionId)]);
+async function loadSessionLayout(db: Db, sessionId: number): Promise<SessionLayout> {
+  const [seats, unitsPerSector] = await Promise.all([repo.sessionSeatLayout(db, sessionId), repo.sessionUnitsPerSector(db, sessionId)]);
   const seatPrefixes = seats.map(
     (s) =>
       `{"id":${Number(s.id)},"sector_id":${Number(s.sector_id)},"row":${JSON.stringify(s.row)},"number":${JSON.stringify(s.number)},` +
       `"x":${JSON.stringify(Number(s.x))},"y":${JSON.stringify(Number(s.y))},"status":"`,
   );
-  const layout = { seats, seatPrefixes, unitsPerSector, loadedAt: now, version: ++layoutVersions };
-  byId.delete(sessionId);
-  if (byId.size >= LAYOUT_MAX_ENTRIES) byId.delete(byId.keys().next().value!);
-  byId.set(sessionId, layout);
-  return layout;
+  return { seats, seatPrefixes, unitsPerSector, version: ++layoutVersions };
+}
+
+/** Layouts by session; concurrent misses of one session read it once. */
+const sessionLayouts = appSingleton('catalogue.session-layouts', (ctx) =>
+  namedCache<number, SessionLayout, Db>({
+    name: 'catalogue.session-layouts',
+    max: LAYOUT_MAX_ENTRIES,
+    ttl: LAYOUT_MAX_AGE_MS,
+    now: () => ctx.clock.now().getTime(),
+    fetch: (sessionId, db) => loadSessionLayout(db, sessionId),
+  }),
+);
+
+async function sessionLayout(ctx: AppContext, sessionId: number): Promise<SessionLayout> {
+  return (await sessionLayouts(ctx).fetch(sessionId, { context: ctx.db }))!;
 }
 
 /**
@@ -175,26 +176,24 @@ async function sessionLayout(ctx: AppContext, sessionId: number, now: number): P
  * once after an inventory notice for the session on this instance.
  */
 export const SESSION_CONTEXT_MAX_AGE_MS = 10_000;
-const contexts = new WeakMap<AppContext, Map<number, { row: repo.SessionContextRow | null; loadedAt: number }>>();
+const sessionContexts = appSingleton('catalogue.session-contexts', (ctx) => {
+  const cache = namedCache<number, repo.SessionContextRow>({
+    name: 'catalogue.session-contexts',
+    max: LAYOUT_MAX_ENTRIES,
+    ttl: SESSION_CONTEXT_MAX_AGE_MS,
+    now: () => ctx.clock.now().getTime(),
+  });
+  onInventoryChanged(ctx, (sessionIds) => sessionIds.forEach((id) => cache.delete(id)));
+  return cache;
+});
 
-function contextCache(ctx: AppContext) {
-  let byId = contexts.get(ctx);
-  if (!byId) {
-    const created = new Map<number, { row: repo.SessionContextRow | null; loadedAt: number }>();
-    onInventoryChanged(ctx, (sessionIds) => sessionIds.forEach((id) => created.delete(id)));
-    contexts.set(ctx, (byId = created));
-  }
-  return byId;
-}
-
-async function sessionContext(ctx: AppContext, sessionId: number, now: number): Promise<repo.SessionContextRow | null> {
-  const byId = contextCache(ctx);
-  const hit = byId.get(sessionId);
-  if (hit && now - hit.loadedAt < SESSION_CONTEXT_MAX_AGE_MS && now >= hit.loadedAt) return hit.row;
+async function sessionContext(ctx: AppContext, sessionId: number): Promise<repo.SessionContextRow | null> {
+  const cache = sessionContexts(ctx);
+  const hit = cache.get(sessionId);
+  if (hit) return hit;
   const row = await repo.sessionContext(ctx.db, sessionId);
-  byId.delete(sessionId);
-  if (byId.size >= LAYOUT_MAX_ENTRIES) byId.delete(byId.keys().next().value!);
-  if (row) byId.set(sessionId, { row, loadedAt: now });
+  // An id not found is not remembered: the next session created may take it.
+  if (row) cache.set(sessionId, row);
   return row;
 }
 
@@ -218,11 +217,11 @@ function parseTakenSeats(seats: string): Map<number, string> {
  */
 async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: string): Promise<BuiltPayload<SessionMeta> | null> {
   const now = ctx.clock.now();
-  const context = await sessionContext(ctx, sessionId, now.getTime());
+  const context = await sessionContext(ctx, sessionId);
   if (!context || context.status === 'draft' || context.eventStatus !== 'published') return null;
   // Seat statuses and sector counts both derive from this one read, so they always agree.
   const live = await repo.liveInventory(ctx.db, sessionId, now);
-  const layout = await sessionLayout(ctx, sessionId, now.getTime());
+  const layout = await sessionLayout(ctx, sessionId);
   const chain = languageChain(lang, context.defaultLang);
 
   const ratesOf = new Map<number, { id: number; name: string; price: number; meta: Record<string, unknown> }[]>();

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import type { AppContext } from '../../app-context.js';
+import { appSingleton, type AppContext } from '../../app-context.js';
 import { parseJson, queryRows } from '../../db/client.js';
+import { namedCache } from '../../platform/cache.js';
 
 // What an order view shows besides the order's own rows: the names of its events, rates and
 // sectors, its sessions' dates and its seats' rows and numbers. Joining them in SQL for every view
@@ -29,18 +30,16 @@ export interface SessionLabels {
   seats: Map<number, { row: string; number: string }>;
 }
 
-interface Cache {
-  entries: Map<number, SessionLabels>;
+/**
+ * The labels of the most recently viewed sessions. Names age out after NAMES_MAX_AGE_MS while the
+ * seats of the same entry are kept (the reload reuses them), so the age is checked here rather than
+ * by a ttl that would drop both.
+ */
+const cacheOf = appSingleton('orders.session-labels', () => ({
+  entries: namedCache<number, SessionLabels>({ name: 'orders.session-labels', max: MAX_SESSIONS }),
   /** Loads under way, so that a burst of views of one session reads it once. */
-  pending: Map<number, Promise<SessionLabels | null>>;
-}
-const caches = new WeakMap<AppContext, Cache>();
-
-function cacheOf(ctx: AppContext): Cache {
-  let cache = caches.get(ctx);
-  if (!cache) caches.set(ctx, (cache = { entries: new Map(), pending: new Map() }));
-  return cache;
-}
+  pending: new Map<number, Promise<SessionLabels | null>>(),
+}));
 
 /** The event name in `lang`, else in the event's default language (D34). */
 export function eventName(names: SessionNames, lang: string): string {
@@ -125,8 +124,6 @@ async function load(ctx: AppContext, sessionId: number, knownSeats?: SessionLabe
     },
     seats: knownSeats ?? new Map((parseJson(row.seats) ?? []).map(([id, r, n]) => [id, { row: r, number: n }])),
   };
-  cache.entries.delete(sessionId);
-  if (cache.entries.size >= MAX_SESSIONS) cache.entries.delete(cache.entries.keys().next().value!);
   cache.entries.set(sessionId, labels);
   return labels;
 }

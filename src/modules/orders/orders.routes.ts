@@ -1,5 +1,4 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
 import { ok } from '../../http/envelope.js';
 import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
 import { b2bBuyer } from './buyer.js';
@@ -19,32 +18,14 @@ import * as orders from './orders.service.js';
 const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope'), 409: Type.Ref('ErrorEnvelope') };
 const doc = (summary: string) => ({ tags: ['Orders'], summary, security: [{ bearer: [] }] });
 
-/** How often each instance sweeps expired carts (the claims never wait for it, D15). */
-export const SWEEP_INTERVAL_MS = 30_000;
-
 /**
  * Every route here builds, reads or cancels a cart: the `cart` operation of the integration policy
  * (B2B carts are for the widget models C and D, with either credential scope; D40).
  */
 const CART = { b2bOperation: 'cart' } as const;
 
-/** Runs the expiry sweep on an interval while the app is up (never in tests: they call it directly). */
-function scheduleExpirySweep(app: FastifyInstance): void {
-  let timer: NodeJS.Timeout | undefined;
-  app.addHook('onReady', async () => {
-    if (app.ctx.config.appEnv === 'test') return;
-    timer = setInterval(() => {
-      orders.sweepExpiredOrders(app.ctx).catch((err) => app.log.error({ err }, 'expiry sweep failed'));
-    }, SWEEP_INTERVAL_MS);
-    timer.unref();
-  });
-  app.addHook('onClose', async () => clearInterval(timer));
-}
-
 /** Orders and items (SPEC "Order and items"), under /sales-channel/v1/{slug}. */
 const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  scheduleExpirySweep(app);
-
   app.post(
     '/:lang/orders',
     { config: CART, schema: { ...doc('Create an order with its first item'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },

@@ -3,9 +3,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app-context.js';
+import { appSingleton, type AppContext } from '../../app-context.js';
 import type { Config } from '../../config.js';
+import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
 import { composeTicketEmail, type TicketEmail } from './ticket-email.js';
 import { ticketsOfOrder } from './tickets.repo.js';
@@ -63,11 +63,8 @@ export function defaultMailSender(config: Config): MailSender | null {
   return null;
 }
 
-const senders = new WeakMap<AppContext, MailSender | null>();
-function senderOf(ctx: AppContext): MailSender | null {
-  if (!senders.has(ctx)) senders.set(ctx, defaultMailSender(ctx.config));
-  return senders.get(ctx)!;
-}
+/** The app's mail transport, made on first use (one SMTP connection pool per app). */
+const senderOf = appSingleton('tickets.mail-sender', (ctx) => defaultMailSender(ctx.config));
 
 export interface EmailQueueResult {
   claimed: number;
@@ -123,37 +120,24 @@ export async function processEmailQueue(
   return result;
 }
 
-/**
- * Runs the queue every few seconds while the app is up (not in APP_ENV=test: tests call
- * processEmailQueue themselves). Stops, and waits for a running pass, when the app closes.
- */
-export function startEmailWorker(app: FastifyInstance): void {
-  if (app.ctx.config.appEnv === 'test') return;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
+/** Drains the queue every few seconds (run by the scheduler; tests call processEmailQueue themselves). */
+export function emailQueueJob(ctx: AppContext, log: { warn(obj: object, msg: string): void }): Job {
+  // One lease owner per process for the lifetime of the job.
   const owner = `${os.hostname()}:${process.pid}:${crypto.randomUUID()}`;
-  const pass = async () => {
-    try {
+  return {
+    name: 'email-queue',
+    intervalMs: WORKER_INTERVAL_MS,
+    describe: () => {
+      const sender = senderOf(ctx);
+      return sender ? `ticket e-mail to ${sender.describe}` : 'no ticket e-mail transport: SMTP_URL missing';
+    },
+    async run() {
       // Drain: keep going while full batches come back.
       for (;;) {
-        const r = await processEmailQueue(app.ctx, { owner });
-        if (r.retrying || r.failed) app.log.warn({ ...r }, 'ticket e-mails not delivered yet; will retry');
+        const r = await processEmailQueue(ctx, { owner });
+        if (r.retrying || r.failed) log.warn({ ...r }, 'ticket e-mails not delivered yet; will retry');
         if (r.claimed < BATCH) break;
       }
-    } catch (err) {
-      app.log.error({ err }, 'e-mail queue pass failed');
-    }
+    },
   };
-  app.addHook('onReady', async () => {
-    const sender = senderOf(app.ctx);
-    app.log.info(`ticket e-mail worker started (${sender ? sender.describe : 'no transport: SMTP_URL missing'})`);
-    timer = setInterval(() => {
-      if (!running) running = pass().finally(() => (running = null));
-    }, WORKER_INTERVAL_MS);
-    timer.unref();
-  });
-  app.addHook('onClose', async () => {
-    if (timer) clearInterval(timer);
-    await running;
-  });
 }

@@ -1,18 +1,14 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../http/errors.js';
 import { Text } from '../../http/schemas.js';
-import { startEmailWorker } from './email-queue.js';
 import { ticketPdfFromLink } from './tickets.service.js';
 
 const FILE_PATTERN = /^([A-Za-z0-9]{16,64})\.pdf$/;
 
 /**
  * GET /api/tickets/{code}.pdf?expires=&signature= : public, but only through a signed link (D23).
- * This plugin also runs the e-mail queue worker for the lifetime of the app.
  */
 const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  startEmailWorker(app);
-
   app.get(
     '/:file',
     {

@@ -1,25 +1,20 @@
-import type { AppContext } from '../../../app-context.js';
+import { appSingleton, type AppContext } from '../../../app-context.js';
 import type { PaymentProviderName } from '../../../db/schema/index.js';
 import { AppError } from '../../../http/errors.js';
 import type { PaymentProvider } from './payment-provider.js';
 import { createSandboxProvider } from './sandbox.provider.js';
 import { createStripeProvider } from './stripe.provider.js';
 
-const providers = new WeakMap<AppContext, Map<PaymentProviderName, PaymentProvider>>();
-
-function registry(ctx: AppContext): Map<PaymentProviderName, PaymentProvider> {
-  let map = providers.get(ctx);
-  if (!map) {
-    map = new Map();
-    const { portal } = ctx.config;
-    if (portal.paymentProvider === 'sandbox') map.set('sandbox', createSandboxProvider(ctx.config));
-    if (portal.stripeSecretKey && portal.stripeWebhookSecret) {
-      map.set('stripe', createStripeProvider({ secretKey: portal.stripeSecretKey, webhookSecret: portal.stripeWebhookSecret }));
-    }
-    providers.set(ctx, map);
+/** The configured payment providers of one app, by name. */
+const registry = appSingleton('portal.payment-providers', (ctx) => {
+  const map = new Map<PaymentProviderName, PaymentProvider>();
+  const { portal } = ctx.config;
+  if (portal.paymentProvider === 'sandbox') map.set('sandbox', createSandboxProvider(ctx.config));
+  if (portal.stripeSecretKey && portal.stripeWebhookSecret) {
+    map.set('stripe', createStripeProvider({ secretKey: portal.stripeSecretKey, webhookSecret: portal.stripeWebhookSecret }));
   }
   return map;
-}
+});
 
 /** The provider new card payments go through (PAYMENT_PROVIDER). */
 export function activeProvider(ctx: AppContext): PaymentProvider {

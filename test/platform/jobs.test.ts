@@ -1,0 +1,31 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { createPendingOrder } from '../checkout/fixtures.js';
+import { buildTestApp, type TestApp } from '../helpers.js';
+
+// The background work of the modules is registered with the app's scheduler by buildApp, and runs
+// only when started (src/server.ts) or asked: building an app (a test, the CLI) runs nothing.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t?.close());
+
+const statusOf = async (orderId: number) =>
+  (await queryRows<{ status: string }>(t.ctx.db, sql`SELECT status FROM orders WHERE id = ${orderId}`))[0]!.status;
+
+describe('background jobs', () => {
+  it('buildApp registers the expiry sweep and the e-mail queue', () => {
+    expect(t.app.scheduler.jobNames).toEqual(['expiry-sweep', 'email-queue']);
+  });
+
+  it('the expiry sweep runs through the scheduler (and not by itself)', async () => {
+    const order = await createPendingOrder(t.ctx, { channel: 'demo-d', ttlMs: 1_000 });
+    t.clock.advance(2_000);
+    expect(await statusOf(order.id)).toBe('pending'); // nothing swept it on its own
+    await t.app.scheduler.runOnce('expiry-sweep');
+    expect(await statusOf(order.id)).toBe('expired');
+  });
+});
