@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { loadPortalConfig, type PortalConfig } from './modules/portal/portal.config.js';
+import { loadPortalConfig, type PortalConfig } from './platform/portal.config.js';
 import { loadRateLimitConfig, loadTrustProxy, type RateLimitConfig, type TrustProxy } from './http/rate-limits.config.js';
 
 /** Deployment environments (DECISIONS D3). */

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
 import { randomBase62 } from '../../lib/secrets.js';
-import { CLI_ACTOR } from '../../modules/admin/actor.js';
+import { CLI_ACTOR } from '../../platform/actor.js';
 import { createApiToken, createUser } from '../../modules/admin/accounts.service.js';
 import type { CliArgs, CliCommand } from '../command.js';
 

@@ -4,8 +4,8 @@ import type { UserRole } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { randomBase62, sha256 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { conflictOnDuplicate, type Actor } from './actor.js';
-import { recordAudit } from './audit.js';
+import { conflictOnDuplicate, type Actor } from '../../platform/actor.js';
+import { recordAudit } from '../../platform/audit.js';
 import * as repo from './accounts.repo.js';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
 

@@ -3,8 +3,8 @@ import type { AppContext } from '../../app-context.js';
 import { organisers } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { organiserScope, requireAdmin, type Actor } from './actor.js';
-import { recordAudit } from './audit.js';
+import { organiserScope, requireAdmin, type Actor } from '../../platform/actor.js';
+import { recordAudit } from '../../platform/audit.js';
 
 const view = (o: typeof organisers.$inferSelect) => ({ id: o.id, name: o.name, created_at: isoWithOffset(o.createdAt)! });
 

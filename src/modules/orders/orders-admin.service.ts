@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { orders, salesChannels, type OrderStatus, type OrderType } from '../../db/schema/index.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { organiserScope, type Actor } from '../admin/actor.js';
+import { organiserScope, type Actor } from '../../platform/actor.js';
 
 // Read-only list of orders for the back office (issue 8): newest first, limited to the channels
 // the actor may see. Writes to orders belong to the orders, checkout and refund use cases.

@@ -6,9 +6,9 @@ import { AppError } from '../../http/errors.js';
 import { INT32_MAX } from '../../http/schemas.js';
 import { toAmount, toMinor } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
+import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../../platform/actor.js';
 import { organiserExists } from '../admin/accounts.repo.js';
-import { recordAudit } from '../admin/audit.js';
+import { recordAudit } from '../../platform/audit.js';
 
 // Back-office use cases on vouchers (issue 8). Values come in as in the catalogue import:
 // percent = a percentage (10 = 10 %), fixed = an amount of the deployment currency off the order.

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../http/errors.js';
-import type { Actor } from '../actor.js';
+import type { Actor } from '../../../platform/actor.js';
 import * as F from './form.js';
 import type { SafeHtml } from './html.js';
 import type { PageContext } from './layout.js';

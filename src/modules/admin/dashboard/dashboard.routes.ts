@@ -13,7 +13,7 @@ import { LANGUAGES } from '../../channels/channels.service.js';
 import { listEventsFor } from '../../catalogue/catalogue-admin.service.js';
 import { listOrdersFor } from '../../orders/orders-admin.service.js';
 import { login, logout, normaliseEmail, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
-import { listAudit } from '../audit.js';
+import { listAudit } from '../../../platform/audit.js';
 import { listOrganisersFor } from '../organisers.service.js';
 import { refundOrderAs } from '../order-actions.service.js';
 import { reportCsv } from '../../reports/reports.csv.js';

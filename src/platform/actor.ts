@@ -1,5 +1,5 @@
-import type { UserRole } from '../../db/schema/index.js';
-import { AppError } from '../../http/errors.js';
+import type { UserRole } from '../db/schema/index.js';
+import { AppError } from '../http/errors.js';
 
 /** Who is acting in the back office: a signed-in user, an admin API token's user, or the CLI. */
 export interface Actor {
