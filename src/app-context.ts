@@ -1,7 +1,7 @@
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { Clock } from './lib/clock.js';
-import type { ChannelRecord } from './modules/channels/channels.repo.js';
+import type { ChannelRecord } from './db/channel-record.js';
 
 /** What every service needs: configuration, the database and the clock. Built once per app. */
 export interface AppContext {

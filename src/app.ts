@@ -7,7 +7,7 @@ import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { requireChannelToken } from './http/auth.js';
+import { requireChannelToken } from './modules/auth/auth.hook.js';
 import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';

@@ -1,7 +1,7 @@
 import { isoWithOffset } from '../../lib/time.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
-import { generateChannelKey, revokeChannelKey } from '../../modules/auth/auth.service.js';
-import { getChannelBySlug, listChannelKeys } from '../../modules/channels/channels.service.js';
+import { generateChannelKey, listChannelKeys, revokeChannelKey } from '../../modules/auth/auth.service.js';
+import { getChannelBySlug } from '../../modules/channels/channels.service.js';
 import { intValue, rejectUnknownFlags, requireFlag, UsageError } from '../args.js';
 import type { CliArgs, CliCommand } from '../command.js';
 import { printJson, printTable } from '../output.js';

@@ -7,6 +7,7 @@ import { isoWithOffset } from '../../lib/time.js';
 import { conflictOnDuplicate, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import * as repo from './accounts.repo.js';
+import { organiserExists } from '../../platform/organisers.repo.js';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
 
 /** Dashboard sessions last 12 hours; then the user signs in again. */
@@ -37,7 +38,7 @@ export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) 
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
   return conflictOnDuplicate(`An account with e-mail ${email} already exists`, () => ctx.db.transaction(async (tx) => {
-    if (organiserId !== null && !(await repo.organiserExists(tx, organiserId))) throw new AppError('not_found', 'Organiser not found');
+    if (organiserId !== null && !(await organiserExists(tx, organiserId))) throw new AppError('not_found', 'Organiser not found');
     if (await repo.findUserByEmail(tx, email)) throw new AppError('conflict', `An account with e-mail ${email} already exists`);
     const user = await repo.insertUser(tx, { email, passwordHash, role: input.role, organiserId, createdAt: now });
     await recordAudit(tx, {

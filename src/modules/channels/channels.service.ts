@@ -2,11 +2,12 @@ import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
 import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type Branding } from '../../db/schema/index.js';
-import { needsCheckoutUrl, policyOf, type CredentialScope } from '../../lib/integration-policy.js';
+import { needsCheckoutUrl, policyOf } from '../../lib/integration-policy.js';
 import { colourProblem, urlProblem } from '../../lib/url-rules.js';
-import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './channels.repo.js';
-import type { ChannelRecord, NewChannel } from './channels.repo.js';
+import { organiserExists } from '../../platform/organisers.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
+import type { NewChannel } from './channels.repo.js';
 
 export const LANGUAGES = ['es', 'en'] as const;
 
@@ -89,7 +90,7 @@ export type ChannelEventsChoice = 'all' | number[];
 export async function createChannel(ctx: AppContext, input: NewChannel, events: ChannelEventsChoice = []): Promise<ChannelRecord> {
   validateChannel(input, ctx.config.appEnv);
   return ctx.db.transaction(async (tx) => {
-    if (!(await repo.organiserExists(tx, input.organiserId))) {
+    if (!(await organiserExists(tx, input.organiserId))) {
       throw new AppError('validation_failed', 'The given data was invalid', { organiser_id: [`unknown organiser ${input.organiserId}`] });
     }
     if (await repo.findChannelBySlug(tx, input.slug)) {
@@ -120,9 +121,6 @@ export async function getChannelBySlug(ctx: AppContext, slug: string): Promise<C
 
 /** Ids of the events a channel sells. */
 export const channelEventIds = (ctx: AppContext, channelId: number) => repo.channelEventIds(ctx.db, channelId);
-
-/** Every key of one kind of a channel, live and revoked (hashes only; the plain key is never stored). */
-export const listChannelKeys = (ctx: AppContext, scope: CredentialScope, channelId: number) => keysRepo.listKeys(ctx.db, scope, channelId);
 
 /** Every organiser (owners of channels and catalogues), by id. */
 export const listOrganisers = (ctx: AppContext) => repo.listOrganisers(ctx.db);

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError, type FieldErrors } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
-import type { ChannelRecord } from '../channels/channels.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
 import type { BuyerKey } from './buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './order-view.js';

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../../app-context.js';
 import { AppError, notFound } from '../../http/errors.js';
-import { findChannelBySlug, type ChannelRecord } from '../channels/channels.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
+import { findChannelBySlug } from '../channels/channels.repo.js';
 import type { BuyerKey } from '../orders/buyer.js';
 import { insertOrder } from '../orders/orders.repo.js';
 import { addSectorItems, cancelOrder, newReference, type SectorRequest } from '../orders/orders.service.js';

@@ -7,7 +7,7 @@ import { INT32_MAX } from '../../http/schemas.js';
 import { toAmount, toMinor } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../../platform/actor.js';
-import { organiserExists } from '../admin/accounts.repo.js';
+import { organiserExists } from '../../platform/organisers.repo.js';
 import { recordAudit } from '../../platform/audit.js';
 
 // Back-office use cases on vouchers (issue 8). Values come in as in the catalogue import:

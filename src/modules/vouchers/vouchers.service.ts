@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
-import type { ChannelRecord } from '../channels/channels.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
 import type { OrderView } from '../orders/order-view.js';
 import { findItems } from '../orders/orders.repo.js';
 import { changeCart, repriceOrder } from '../orders/orders.service.js';

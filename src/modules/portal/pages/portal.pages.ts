@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { AppError } from '../../../http/errors.js';
 import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
 import { cspNonce, usePagePolicy } from '../../../http/security-headers.js';
-import type { ChannelRecord } from '../../channels/channels.repo.js';
+import type { ChannelRecord } from '../../../db/channel-record.js';
 import { findChannelBySlug } from '../../channels/channels.repo.js';
 import { buildOrderView, type OrderView } from '../../orders/order-view.js';
 import { ticketPdfUrls } from '../../tickets/tickets.service.js';

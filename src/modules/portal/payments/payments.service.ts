@@ -3,7 +3,7 @@ import type { AppContext } from '../../../app-context.js';
 import type { PaymentProviderName } from '../../../db/schema/index.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../../http/errors.js';
 import { policyOf } from '../../../lib/integration-policy.js';
-import type { ChannelRecord } from '../../channels/channels.repo.js';
+import type { ChannelRecord } from '../../../db/channel-record.js';
 import * as repo from '../portal.repo.js';
 import { closePaidOrder } from './close-paid-order.js';
 import type { Headers, PaymentNotice } from './payment-provider.js';
