@@ -114,10 +114,16 @@ export async function createChannel(ctx: AppContext, input: NewChannel, events: 
 
 /** The channel with this slug; 404 when there is none. */
 export async function getChannelBySlug(ctx: AppContext, slug: string): Promise<ChannelRecord> {
-  const channel = await repo.findChannelBySlug(ctx.db, slug);
+  const channel = await findChannelBySlug(ctx, slug);
   if (!channel) throw new AppError('not_found', `Sales channel "${slug}" not found`);
   return channel;
 }
+
+/** The channel with this slug, or null. */
+export const findChannelBySlug = (ctx: AppContext, slug: string) => repo.findChannelBySlug(ctx.db, slug);
+
+/** The channel with this id, or null. */
+export const findChannelById = (ctx: AppContext, id: number) => repo.findChannelById(ctx.db, id);
 
 /** Ids of the events a channel sells. */
 export const channelEventIds = (ctx: AppContext, channelId: number) => repo.channelEventIds(ctx.db, channelId);

@@ -395,3 +395,20 @@ export async function sweepExpiredOrders(ctx: AppContext): Promise<number> {
     if (batch.orderIds.length < SWEEP_BATCH) return total;
   }
 }
+
+/**
+ * Starts an empty cart for `buyer` (the state an emptied cart has, D13: no expiry) and returns its
+ * order token: the portal's zone cart adds its places to it next.
+ */
+export async function startEmptyCart(ctx: AppContext, channel: ChannelRecord, buyer: BuyerKey, lang: string): Promise<string> {
+  const now = ctx.clock.now();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const order = await repo.insertOrder(ctx.db, { orderToken: crypto.randomUUID(), reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, expiresAt: null, buyerKey: buyer, now });
+    if (order) return order.orderToken;
+    // null only when the random reference collided: try another.
+  }
+  throw new AppError('conflict', 'Could not start a cart; try again');
+}
+
+/** The items of an order, read inside a cart change's transaction (`changeCart`'s `tx`). */
+export const orderItems = (tx: Db, orderId: number) => repo.findItems(tx, orderId);

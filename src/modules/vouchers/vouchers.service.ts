@@ -2,8 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import type { OrderView } from '../orders/order-view.js';
-import { findItems } from '../orders/orders.repo.js';
-import { changeCart, repriceOrder } from '../orders/orders.service.js';
+import { changeCart, orderItems, repriceOrder } from '../orders/orders.service.js';
 import { inVoucherScope } from '../orders/pricing.js';
 import * as repo from './vouchers.repo.js';
 
@@ -30,7 +29,7 @@ export const applyVoucher = (ctx: AppContext, channel: ChannelRecord, orderToken
     if (voucher.validUntil && voucher.validUntil <= now) {
       throw new AppError('voucher_expired', `Voucher code ${code} has expired`, { code: ['expired'] });
     }
-    const items = await findItems(tx, order.id);
+    const items = await orderItems(tx, order.id);
     const inScope = items.some((item) => inVoucherScope({ eventId: item.eventId, sessionId: item.sessionId, rateId: item.rateId }, voucher));
     if (!inScope) {
       throw new AppError('voucher_not_applicable', `Voucher code ${code} does not apply to any item of this order`, {
