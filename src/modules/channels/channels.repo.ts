@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { channelColumns, type ChannelRecord } from '../../db/channel-record.js';
-import { channelEvents, events, organisers, salesChannels, type Branding, type IntegrationMode } from '../../db/schema/index.js';
+import { channelEvents, events, salesChannels, type Branding, type IntegrationMode } from '../../db/schema/index.js';
 
 
 export async function findChannelBySlug(db: Db, slug: string): Promise<ChannelRecord | null> {
@@ -32,10 +32,6 @@ export interface NewChannel {
 export async function insertChannel(db: Db, channel: NewChannel): Promise<ChannelRecord> {
   const [row] = await db.insert(salesChannels).values(channel).returning(channelColumns);
   return row!;
-}
-
-export async function listOrganisers(db: Db) {
-  return db.select({ id: organisers.id, name: organisers.name }).from(organisers).orderBy(asc(organisers.id));
 }
 
 export async function organiserEventIds(db: Db, organiserId: number): Promise<number[]> {

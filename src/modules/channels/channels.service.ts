@@ -5,7 +5,7 @@ import { INTEGRATION_MODES, type Branding } from '../../db/schema/index.js';
 import { needsCheckoutUrl, policyOf } from '../../lib/integration-policy.js';
 import { colourProblem, urlProblem } from '../../lib/url-rules.js';
 import * as repo from './channels.repo.js';
-import { organiserExists } from '../../platform/organisers.repo.js';
+import * as organisersRepo from '../../platform/organisers.repo.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import type { NewChannel } from './channels.repo.js';
 
@@ -90,7 +90,7 @@ export type ChannelEventsChoice = 'all' | number[];
 export async function createChannel(ctx: AppContext, input: NewChannel, events: ChannelEventsChoice = []): Promise<ChannelRecord> {
   validateChannel(input, ctx.config.appEnv);
   return ctx.db.transaction(async (tx) => {
-    if (!(await organiserExists(tx, input.organiserId))) {
+    if (!(await organisersRepo.organiserExists(tx, input.organiserId))) {
       throw new AppError('validation_failed', 'The given data was invalid', { organiser_id: [`unknown organiser ${input.organiserId}`] });
     }
     if (await repo.findChannelBySlug(tx, input.slug)) {
@@ -129,7 +129,7 @@ export const findChannelById = (ctx: AppContext, id: number) => repo.findChannel
 export const channelEventIds = (ctx: AppContext, channelId: number) => repo.channelEventIds(ctx.db, channelId);
 
 /** Every organiser (owners of channels and catalogues), by id. */
-export const listOrganisers = (ctx: AppContext) => repo.listOrganisers(ctx.db);
+export const listOrganisers = async (ctx: AppContext) => (await organisersRepo.listOrganisers(ctx.db)).map(({ id, name }) => ({ id, name }));
 
 /** Every channel, by slug. */
 export const listChannels = (ctx: AppContext) => repo.listChannels(ctx.db);
