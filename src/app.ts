@@ -39,8 +39,7 @@ export interface AppOptions {
   logger?: boolean | object;
 }
 
-export const B2B_PREFIX = '/api/sales-channel/v1';
-export const CHANNEL_PREFIX = `${B2B_PREFIX}/:salesChannelSlug`;
+const B2B_PREFIX = '/api/sales-channel/v1';
 
 /** Builds the whole service: plugins first, then each module under its prefix. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {

@@ -44,7 +44,7 @@ export function organiserForNew(actor: Actor, requested: number | undefined | nu
 }
 
 /** Whether a database error (possibly wrapped by Drizzle) is a unique-constraint violation. */
-export function isUniqueViolation(err: unknown): boolean {
+function isUniqueViolation(err: unknown): boolean {
   for (let e = err as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
     if (e.code === '23505') return true;
   }

@@ -1,8 +1,8 @@
 // Operator commands for closed sales: refunds, reservations (orders issued without payment) and
-// the ticket e-mail queue. The lead wires this group into src/cli/index.ts.
+// the ticket e-mail queue.
 import os from 'node:os';
 import type { AppContext } from '../../app-context.js';
-import { findChannelBySlug } from '../../modules/channels/channels.repo.js';
+import { findChannelBySlug } from '../../modules/channels/channels.service.js';
 import { refundOrder } from '../../modules/checkout/refund.service.js';
 import { createReservation } from '../../modules/checkout/reservation.service.js';
 import { processEmailQueue } from '../../modules/tickets/email-queue.js';
@@ -29,7 +29,7 @@ const refund: CliCommand = {
     let channelId: number | undefined;
     const slug = str(args, 'channel');
     if (slug) {
-      const channel = await findChannelBySlug(ctx.db, slug);
+      const channel = await findChannelBySlug(ctx, slug);
       if (!channel) return fail(`unknown channel ${slug}`, this.usage);
       channelId = channel.id;
     }

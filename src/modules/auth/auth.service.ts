@@ -27,7 +27,7 @@ export interface IssuedToken {
 }
 
 /** The credential of a token request: exactly one of the two keys (D39); 422 with field messages otherwise. */
-export function presentedCredential(input: { widgetKey?: string; serverKey?: string }): { scope: CredentialScope; key: string } {
+function presentedCredential(input: { widgetKey?: string; serverKey?: string }): { scope: CredentialScope; key: string } {
   if (input.widgetKey !== undefined && input.serverKey !== undefined) {
     const both = 'give either widget_key or server_key, not both';
     throw invalidData({ widget_key: [both], server_key: [both] });

@@ -64,7 +64,7 @@ const eventView = (e: EventRow, tr: { lang: string; name: string; description: s
 });
 export type EventView = ReturnType<typeof eventView>;
 
-export const sessionView = (s: SessionRow) => ({
+const sessionView = (s: SessionRow) => ({
   id: s.id,
   event_id: s.eventId,
   venue_id: s.venueId,
@@ -73,9 +73,8 @@ export const sessionView = (s: SessionRow) => ({
   status: s.status,
   max_tickets_per_buyer: s.maxTicketsPerBuyer,
 });
-export type SessionView = ReturnType<typeof sessionView>;
 
-export const rateView = (r: RateRow) => ({
+const rateView = (r: RateRow) => ({
   id: r.id,
   session_id: r.sessionId,
   sector_id: r.sectorId,
@@ -88,7 +87,7 @@ export const rateView = (r: RateRow) => ({
 export type RateView = ReturnType<typeof rateView>;
 
 /** percent fees are stored in basis points and shown as a percentage (5 = 5 %). */
-export const feeView = (f: FeeRow) => ({
+const feeView = (f: FeeRow) => ({
   id: f.id,
   event_id: f.eventId,
   session_id: f.sessionId,

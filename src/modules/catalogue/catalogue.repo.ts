@@ -156,7 +156,7 @@ export async function venueSeats(db: Db, venueId: number): Promise<LayoutSeatRow
     .orderBy(asc(t.sectors.sortOrder), asc(t.seats.id));
 }
 
-export interface SessionHeaderRow {
+interface SessionHeaderRow {
   id: number;
   eventId: number;
   venueId: number;
@@ -166,7 +166,7 @@ export interface SessionHeaderRow {
   defaultLang: string;
 }
 
-export interface RateRow {
+interface RateRow {
   id: number;
   sectorId: number | null;
   name: string;

@@ -53,7 +53,7 @@ function validate(input: ChannelInput, creating: boolean, appEnv: AppEnv): void 
 }
 
 
-export function channelView(c: ChannelRecord, eventIds: number[]) {
+function channelView(c: ChannelRecord, eventIds: number[]) {
   return {
     id: c.id,
     organiser_id: c.organiserId,
@@ -183,7 +183,7 @@ export async function updateChannelAs(ctx: AppContext, actor: Actor, id: number,
   return view;
 }
 
-export function keyView(k: { id: number; lastFour: string; createdAt: Date; revokedAt: Date | null }) {
+function keyView(k: { id: number; lastFour: string; createdAt: Date; revokedAt: Date | null }) {
   return { id: k.id, last_four: k.lastFour, created_at: isoWithOffset(k.createdAt)!, revoked_at: isoWithOffset(k.revokedAt) };
 }
 

@@ -39,7 +39,7 @@ export function channelConfig(ctx: AppContext, channel: ChannelRecord) {
 }
 
 /** The branding keys a channel may set; the portal and the widget read exactly these. */
-export const BRANDING_KEYS = ['name', 'logo_url', 'primary_color', 'accent_color', 'font_family'] as const;
+const BRANDING_KEYS = ['name', 'logo_url', 'primary_color', 'accent_color', 'font_family'] as const;
 
 /**
  * Field errors of a channel's branding (keys `branding.<key>`), the same for every entry point:

@@ -27,7 +27,6 @@ export async function confirmOrder(
     buyer: { name: body.name.trim(), surname: body.surname.trim(), email: body.email.trim(), phone: body.phone?.trim() || null },
     paymentMethod: body.payment_method ?? null,
     transactionId: body.transaction_id ?? null,
-    source: 'confirm',
     expectedAmount: amount,
     withRows: true,
   });

@@ -32,4 +32,3 @@ export async function listOrdersFor(ctx: AppContext, actor: Actor, filter: Order
     created_at: isoWithOffset(o.createdAt)!,
   }));
 }
-export type OrderListRow = Awaited<ReturnType<typeof listOrdersFor>>[number];

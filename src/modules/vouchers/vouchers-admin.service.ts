@@ -14,7 +14,7 @@ import * as repo from './vouchers-admin.repo.js';
 
 type VoucherRow = repo.VoucherAdminRow;
 
-export const voucherView = (v: VoucherRow) => ({
+const voucherView = (v: VoucherRow) => ({
   id: v.id,
   organiser_id: v.organiserId,
   code: v.code,

@@ -10,7 +10,7 @@ import * as repo from './vouchers.repo.js';
 // (docs/cart.md). Codes are case-insensitive (stored upper case by the catalogue import).
 
 /** The stored form of a code as a buyer types it. */
-export const normaliseCode = (code: string) => code.trim().toUpperCase();
+const normaliseCode = (code: string) => code.trim().toUpperCase();
 
 /**
  * Applies a voucher of the channel's organiser to a live cart: checks the validity window, the

@@ -7,7 +7,7 @@ import type { PageContext } from './layout.js';
 
 // Request helpers shared by the dashboard's route files.
 
-export interface DashboardSession {
+interface DashboardSession {
   actor: Actor;
   csrfToken: string;
   sessionId: string;

@@ -42,7 +42,7 @@ function assertPayable(order: repo.PortalOrder | null, now: Date): asserts order
 }
 
 /** `{checkout_url}?order_token=...`, keeping any query the channel's address already has (SPEC Redirects 1). */
-export function externalCheckoutUrl(channel: ChannelRecord, orderToken: string): string {
+function externalCheckoutUrl(channel: ChannelRecord, orderToken: string): string {
   const url = new URL(channel.checkoutUrl!);
   url.searchParams.set('order_token', orderToken);
   return url.toString();
