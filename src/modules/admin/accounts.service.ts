@@ -8,7 +8,7 @@ import { conflictOnDuplicate, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import * as repo from './accounts.repo.js';
 import { organiserExists } from '../../platform/organisers.repo.js';
-import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
+import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './accounts.password.js';
 
 /** Dashboard sessions last 12 hours; then the user signs in again. */
 export const SESSION_TTL_SECONDS = 12 * 3600;
