@@ -168,7 +168,7 @@ function closeOrderFunctionDirect(pool: pg.Pool, orders: BenchOrder[]): Promise<
 /** closeOrder with its view, in process: the service without HTTP (to see where time goes). */
 function inProcess(ctx: AppContext, orders: BenchOrder[]): Promise<number> {
   return closeAll(orders, async (o) => {
-    const closed = await closeOrder(ctx, { orderRef: { orderToken: o.token, channelId: o.channelId }, buyer, source: 'bench', expectedAmount: o.total, withRows: true });
+    const closed = await closeOrder(ctx, { orderRef: { orderToken: o.token, channelId: o.channelId }, buyer, expectedAmount: o.total, withRows: true });
     await orderViewFromRows(ctx, closed.rows, 'es');
   });
 }

@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { Scheduler } from './platform/scheduler.js';
-import { requireChannelToken } from './http/auth.js';
+import { requireChannelToken } from './modules/auth/auth.hook.js';
 import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';
@@ -21,7 +21,7 @@ import { ErrorEnvelope } from './http/schemas.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import { listenForRevocations } from './modules/auth/revocations.js';
 import channelRoutes from './modules/channels/channels.routes.js';
-import type { ChannelRecord } from './modules/channels/channels.repo.js';
+import type { ChannelRecord } from './db/channel-record.js';
 import catalogueRoutes from './modules/catalogue/catalogue.routes.js';
 import { expirySweepJob } from './modules/orders/orders.jobs.js';
 import ordersRoutes from './modules/orders/orders.routes.js';
@@ -89,8 +89,7 @@ const jobsPlugin = fp(
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );
 
-export const B2B_PREFIX = '/api/sales-channel/v1';
-export const CHANNEL_PREFIX = `${B2B_PREFIX}/:salesChannelSlug`;
+const B2B_PREFIX = '/api/sales-channel/v1';
 
 /** Builds the whole service: plugins first, then each module under its prefix. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {

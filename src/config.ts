@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { loadPortalConfig, type PortalConfig } from './modules/portal/portal.config.js';
+import { loadPortalConfig, type PortalConfig } from './platform/portal.config.js';
 import { loadRateLimitConfig, loadTrustProxy, type RateLimitConfig, type TrustProxy } from './http/rate-limits.config.js';
 
 /** Deployment environments (DECISIONS D3). */
-export const APP_ENVS = ['production', 'preproduction', 'development', 'test'] as const;
+const APP_ENVS = ['production', 'preproduction', 'development', 'test'] as const;
 export type AppEnv = (typeof APP_ENVS)[number];
 
 export interface Config {
@@ -48,7 +48,7 @@ export interface Config {
 export class ConfigError extends Error {}
 
 /** Pino's levels; anything else would only fail later, inside the logger, without naming LOG_LEVEL. */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 type Env = Record<string, string | undefined>;
 

@@ -17,7 +17,7 @@ const rows = (rowCount: number, perRow: number, y0: number) =>
   Array.from({ length: rowCount }, (_, i) => ({ row: String.fromCharCode(65 + i), seats: perRow, x: 0, y: y0 + i, dx: 1 }));
 
 /** The fixed demo catalogue of DECISIONS D37, as an import document. */
-export function demoCatalogue(now: Date): CatalogueDocument {
+function demoCatalogue(now: Date): CatalogueDocument {
   const rates = [
     { key: 'general', name: 'General', names: { es: 'General', en: 'General admission' }, price: 30 },
     { key: 'reduced', name: 'Reducida', names: { es: 'Reducida', en: 'Concession' }, price: 22.5, meta: { requires_id: true } },

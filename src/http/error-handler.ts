@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unreachableCause } from '../db/unreachable.js';
-import { AppError, ERROR_CODES, SPEC_MESSAGES, type ErrorCode, type FieldErrors } from './errors.js';
+import { AppError, SPEC_MESSAGES, type ErrorCode, type FieldErrors } from './errors.js';
 import type { ErrorEnvelope } from './envelope.js';
 
 interface AjvIssue {
@@ -13,7 +13,7 @@ interface AjvIssue {
 }
 
 /** Ajv's issues, keyed by field name ("session_seat_id", "items.0.rate_id", "event_ids[]"). */
-export function fieldErrors(issues: AjvIssue[]): FieldErrors {
+function fieldErrors(issues: AjvIssue[]): FieldErrors {
   const out: FieldErrors = {};
   for (const issue of issues) {
     let field = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
@@ -140,4 +140,3 @@ export function registerErrorHandler(app: FastifyInstance): void {
   });
 }
 
-export { ERROR_CODES };

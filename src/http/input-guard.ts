@@ -13,9 +13,9 @@ import { invalidData, type FieldErrors } from './errors.js';
 //
 // The check runs once, after validation (values are coerced then) and before any handler.
 
-export const NUL_MESSAGE = 'must not contain the NUL character';
-export const NON_FINITE_MESSAGE = 'must be a finite number';
-export const ILL_FORMED_MESSAGE = 'must be well-formed Unicode text (no lone surrogate)';
+const NUL_MESSAGE = 'must not contain the NUL character';
+const NON_FINITE_MESSAGE = 'must be a finite number';
+const ILL_FORMED_MESSAGE = 'must be well-formed Unicode text (no lone surrogate)';
 
 // With the u flag a surrogate pair is one code point; only a lone surrogate is of category Cs.
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -45,7 +45,7 @@ function inspect(value: unknown, field: string, out: FieldErrors, depth: number)
 }
 
 /** The fields of a request's path, query and body that no route may accept. */
-export function unsafeInputFields(request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): FieldErrors {
+function unsafeInputFields(request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): FieldErrors {
   const out: FieldErrors = {};
   for (const part of [request.params, request.query, request.body]) inspect(part, '', out, 0);
   return out;

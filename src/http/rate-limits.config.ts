@@ -40,7 +40,7 @@ type Env = Record<string, string | undefined>;
 type Fail = (message: string) => never;
 
 /** D45: the admin throttle never exceeds 15 minutes. */
-export const MAX_ADMIN_LOGIN_WINDOW_SECONDS = 15 * 60;
+const MAX_ADMIN_LOGIN_WINDOW_SECONDS = 15 * 60;
 
 function count(env: Env, name: string, fallback: number, fail: Fail, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];

@@ -200,7 +200,7 @@ export function adminLoginCounters(email: string, ip: string): Counter[] {
 }
 
 /** The limits of one app: checks and failure counts against its store. */
-export class RateLimits {
+class RateLimits {
   /** Every route of the app ("METHOD /url"), so that a test can find the ones no table decides. */
   readonly declaredRoutes: string[] = [];
   private readonly requestCounters = new Map<LimitName, ReturnType<FastifyInstance['createRateLimit']>>();

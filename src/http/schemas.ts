@@ -13,7 +13,7 @@ export const Int32 = (opts: TNumberOptions = {}) =>
   Type.Integer({ format: 'int32', minimum: -INT32_MAX - 1, maximum: INT32_MAX, ...opts });
 
 /** A row id (serial): 1 to 2^31 - 1. */
-export const Id = (opts: TNumberOptions = {}) => Int32({ minimum: 1, ...opts });
+const Id = (opts: TNumberOptions = {}) => Int32({ minimum: 1, ...opts });
 
 /** A string of at most `maxLength` characters. */
 export const Text = (maxLength: number, opts: TStringOptions = {}) => Type.String({ maxLength, ...opts });

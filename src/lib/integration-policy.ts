@@ -20,7 +20,7 @@ export type B2BOperation = 'config' | 'catalogue' | 'cart' | 'confirm' | 'report
 export const B2B_OPERATIONS: readonly B2BOperation[] = ['config', 'catalogue', 'cart', 'confirm', 'report'];
 
 /** How the portal's checkout (D26) proceeds: card payment through the provider, the channel's own page, or none. */
-export type PortalCheckoutKind = 'card' | 'external_page' | null;
+type PortalCheckoutKind = 'card' | 'external_page' | null;
 
 export interface ModelPolicy {
   /** The letter of SPEC's table, for messages and docs. */

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { queryRows } from '../../src/db/client.js';
-import { CLI_ACTOR } from '../../src/modules/admin/actor.js';
+import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { createApiToken, createUser } from '../../src/modules/admin/accounts.service.js';
 
 export const ADMIN_API = '/api/admin/v1';

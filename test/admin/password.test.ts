@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, verifyPassword } from '../../src/modules/admin/password.js';
+import { hashPassword, verifyPassword } from '../../src/modules/admin/accounts.password.js';
 import { escapeHtml, html } from '../../src/modules/admin/dashboard/html.js';
 
 describe('password hashing (scrypt, per-user salt)', () => {

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase, queryRows, type Database, type Db } from '../../src/db/client.js';
 import { LISTENER_APPLICATION_NAME } from '../../src/db/notifications.js';
 import { sha256 } from '../../src/lib/secrets.js';
-import { CLI_ACTOR } from '../../src/modules/admin/actor.js';
+import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { announceRevocation, generateKeyForChannel, revokeWidgetKey } from '../../src/modules/auth/auth.service.js';
 import { REVOCATIONS_CHANNEL } from '../../src/modules/auth/revocations.js';
 import { updateChannelAs } from '../../src/modules/channels/channels-admin.service.js';

@@ -42,11 +42,11 @@ describe(`racing confirms (${isPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect((await seatRows(t.ctx.db, o.sessionSeatIds)).every((s) => s.status === 'sold' && Number(s.order_id) === o.id)).toBe(true);
   });
 
-  it('closeOrder from confirm and from a portal payment at once: still one closing', async () => {
+  it('ten concurrent closeOrder calls (confirm and portal payments both close through it): still one closing', async () => {
     const o = await createPendingOrder(t.ctx, { channel: 'demo-b', seats: 1 });
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        closeOrder(t.ctx, { orderId: o.id, buyer, source: i % 2 ? 'confirm' : 'portal_payment', expectedAmount: o.total }),
+      Array.from({ length: 10 }, () =>
+        closeOrder(t.ctx, { orderId: o.id, buyer, expectedAmount: o.total }),
       ),
     );
     expect(results.filter((r) => !r.alreadyCompleted)).toHaveLength(1);
@@ -60,8 +60,8 @@ describe('closeOrder with allowExpired (late card payment notification)', () => 
     const o = await createPendingOrder(t.ctx, { channel: 'demo-b', seats: 2, ttlMs: 60_000 });
     t.clock.advance(120_000);
     try {
-      await expect(closeOrder(t.ctx, { orderId: o.id, buyer, source: 'portal_payment' })).rejects.toMatchObject({ code: 'order_expired' });
-      const r = await closeOrder(t.ctx, { orderId: o.id, buyer, source: 'portal_payment', allowExpired: true });
+      await expect(closeOrder(t.ctx, { orderId: o.id, buyer })).rejects.toMatchObject({ code: 'order_expired' });
+      const r = await closeOrder(t.ctx, { orderId: o.id, buyer, allowExpired: true });
       expect(r.alreadyCompleted).toBe(false);
       expect(r.ticketCodes).toHaveLength(2);
     } finally {
@@ -79,11 +79,11 @@ describe('closeOrder with allowExpired (late card payment notification)', () => 
       const other = await createPendingOrder(t.ctx, { channel: 'demo-d', seats: 1 });
       await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL WHERE id = ${other.sessionSeatIds[0]!}`);
       await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'held', order_id = ${other.id}, hold_expires_at = ${new Date(t.clock.now().getTime() + 60_000)} WHERE id = ${o.sessionSeatIds[1]!}`);
-      await expect(closeOrder(t.ctx, { orderId: o.id, buyer, source: 'portal_payment', allowExpired: true })).rejects.toMatchObject({ code: 'seat_unavailable' });
+      await expect(closeOrder(t.ctx, { orderId: o.id, buyer, allowExpired: true })).rejects.toMatchObject({ code: 'seat_unavailable' });
       expect((await seatRows(t.ctx.db, o.sessionSeatIds)).map((s) => s.status)).toEqual(['available', 'held']);
       // once that hold is gone too, the late payment completes
       await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL WHERE id = ${o.sessionSeatIds[1]!}`);
-      const r = await closeOrder(t.ctx, { orderId: o.id, buyer, source: 'portal_payment', allowExpired: true });
+      const r = await closeOrder(t.ctx, { orderId: o.id, buyer, allowExpired: true });
       expect(r.ticketCodes).toHaveLength(2);
       expect((await seatRows(t.ctx.db, o.sessionSeatIds)).map((s) => [s.status, Number(s.order_id)])).toEqual([['sold', o.id], ['sold', o.id]]);
     } finally {

@@ -155,7 +155,7 @@ describe('order_events: written when an order becomes a transaction', () => {
     expect(await eventsOf(id)).toEqual([]);
     expect(await reportRefs([concert.eventId])).not.toContain(`${order.reference} purchase completed`);
 
-    await closeOrder(t.ctx, { orderId: id, buyer, source: 'portal_payment', allowExpired: true });
+    await closeOrder(t.ctx, { orderId: id, buyer, allowExpired: true });
     expect(await eventsOf(id)).toEqual([[concert.eventId, true]]);
     expect(await reportRefs([concert.eventId])).toContain(`${order.reference} purchase completed`);
   });

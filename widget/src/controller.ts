@@ -55,7 +55,7 @@ export type Controller = ReturnType<typeof createController>;
 
 const FIRST_RATE = (rates: { id: number }[] | undefined) => rates?.[0]?.id;
 
-export function policyOf(channel: ChannelConfig): Policy {
+function policyOf(channel: ChannelConfig): Policy {
   return {
     integrationMode: channel.integration_mode,
     paymentHandler: channel.integration_mode === 'widget_platform_payment' ? 'portal' : 'host',

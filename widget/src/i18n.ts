@@ -102,7 +102,7 @@ const en: Record<MessageKey, string> = {
 };
 
 export type Lang = 'es' | 'en';
-export const texts: Record<Lang, Record<MessageKey, string>> = { es, en };
+const texts: Record<Lang, Record<MessageKey, string>> = { es, en };
 
 export function pickLang(lang: string | undefined | null): Lang {
   return lang && lang.toLowerCase().startsWith('en') ? 'en' : 'es';

@@ -1,6 +1,6 @@
 import type { MapSector, Rate, SessionDetail } from './types.js';
 
-export type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
+type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
 
 export interface SeatView {
   id: number;

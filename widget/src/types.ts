@@ -1,6 +1,6 @@
 /** Shapes of the service's responses the widget reads (DECISIONS D33-D36). */
 
-export type IntegrationMode =
+type IntegrationMode =
   | 'portal_only'
   | 'portal_external_payment'
   | 'widget_platform_payment'
@@ -48,7 +48,7 @@ export interface OrderItem {
   rate_name?: string | null;
 }
 
-export interface Voucher {
+interface Voucher {
   code: string;
   [key: string]: unknown;
 }
@@ -63,7 +63,7 @@ export interface Order {
   vouchers?: Voucher[];
 }
 
-export interface SessionSeat {
+interface SessionSeat {
   id: number;
   sector_id: number;
   row: string;
@@ -74,7 +74,7 @@ export interface SessionSeat {
   rates?: Rate[];
 }
 
-export interface SessionSector {
+interface SessionSector {
   id: number;
   name: string;
   numbered: boolean;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FetchLike } from '../src/http.js';
 
-export interface RecordedCall {
+interface RecordedCall {
   method: string;
   path: string;
   status: number;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { randomBase62 } from '../../lib/secrets.js';
-import { CLI_ACTOR } from '../../modules/admin/actor.js';
+import { CLI_ACTOR } from '../../platform/actor.js';
 import { createApiToken, createUser } from '../../modules/admin/accounts.service.js';
 import { UsageError } from '../args.js';
 import { defineCommand } from '../command.js';

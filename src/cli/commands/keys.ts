@@ -1,7 +1,7 @@
 import { isoWithOffset } from '../../lib/time.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
-import { generateChannelKey, revokeChannelKey } from '../../modules/auth/auth.service.js';
-import { getChannelBySlug, listChannelKeys } from '../../modules/channels/channels.service.js';
+import { generateChannelKey, listChannelKeys, revokeChannelKey } from '../../modules/auth/auth.service.js';
+import { getChannelBySlug } from '../../modules/channels/channels.service.js';
 import { defineCommand } from '../command.js';
 import { printJson, printTable } from '../output.js';
 import { ID, JSON_OPTION } from './options.js';

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { adminApiTokens, organisers, userSessions, users, type UserRole } from '../../db/schema/index.js';
+import { adminApiTokens, userSessions, users, type UserRole } from '../../db/schema/index.js';
 
 export async function findUserByEmail(db: Db, email: string) {
   const rows = await db.select().from(users).where(eq(users.email, email));
@@ -10,11 +10,6 @@ export async function findUserByEmail(db: Db, email: string) {
 export async function insertUser(db: Db, user: { email: string; passwordHash: string; role: UserRole; organiserId: number | null; createdAt: Date }) {
   const [row] = await db.insert(users).values(user).returning();
   return row!;
-}
-
-export async function organiserExists(db: Db, id: number): Promise<boolean> {
-  const rows = await db.select({ id: organisers.id }).from(organisers).where(eq(organisers.id, id));
-  return rows.length > 0;
 }
 
 export async function insertSession(db: Db, session: { idHash: string; userId: number; csrfToken: string; createdAt: Date; expiresAt: Date }) {

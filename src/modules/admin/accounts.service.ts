@@ -5,10 +5,11 @@ import { AppError, invalidData } from '../../http/errors.js';
 import { emailProblem } from '../../lib/email-address.js';
 import { randomBase62, sha256 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { conflictOnDuplicate, type Actor } from './actor.js';
-import { recordAudit } from './audit.js';
+import { conflictOnDuplicate, type Actor } from '../../platform/actor.js';
+import { recordAudit } from '../../platform/audit.js';
 import * as repo from './accounts.repo.js';
-import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
+import { organiserExists } from '../../platform/organisers.repo.js';
+import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './accounts.password.js';
 
 /** Dashboard sessions last 12 hours; then the user signs in again. */
 export const SESSION_TTL_SECONDS = 12 * 3600;
@@ -38,7 +39,7 @@ export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) 
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
   return conflictOnDuplicate(`An account with e-mail ${email} already exists`, () => ctx.db.transaction(async (tx) => {
-    if (organiserId !== null && !(await repo.organiserExists(tx, organiserId))) throw new AppError('not_found', 'Organiser not found');
+    if (organiserId !== null && !(await organiserExists(tx, organiserId))) throw new AppError('not_found', 'Organiser not found');
     if (await repo.findUserByEmail(tx, email)) throw new AppError('conflict', `An account with e-mail ${email} already exists`);
     const user = await repo.insertUser(tx, { email, passwordHash, role: input.role, organiserId, createdAt: now });
     await recordAudit(tx, {

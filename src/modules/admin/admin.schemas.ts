@@ -177,7 +177,7 @@ export const EventUpdate = Type.Object(
   },
   { additionalProperties: false, minProperties: 1 },
 );
-export const Session = Type.Object({
+const Session = Type.Object({
   id: Type.Integer(),
   event_id: Type.Integer(),
   venue_id: Type.Integer(),

@@ -2,9 +2,9 @@ import type { AppContext } from '../../app-context.js';
 import { getChannelFor } from '../channels/channels-admin.service.js';
 import { refundOrder, type RefundResult } from '../checkout/refund.service.js';
 import { createReservation, type ReservationResult } from '../checkout/reservation.service.js';
-import type { Buyer } from '../checkout/checkout.repo.js';
-import { organiserScope, type Actor } from './actor.js';
-import { recordAudit } from './audit.js';
+import type { Buyer } from '../checkout/closing.service.js';
+import { organiserScope, type Actor } from '../../platform/actor.js';
+import { recordAudit } from '../../platform/audit.js';
 
 /**
  * Refunds a completed order as a back-office user. A promoter reaches only orders of its

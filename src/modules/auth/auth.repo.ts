@@ -1,4 +1,5 @@
 import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { channelColumns } from '../../db/channel-record.js';
 import type { Db } from '../../db/client.js';
 import { accessTokens, salesChannels, serverKeys, widgetKeys } from '../../db/schema/index.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
@@ -82,10 +83,12 @@ export async function revokeServerKeyTokens(db: Db, serverKeyId: number, at: Dat
 }
 
 /** The channel, scope and client group of a live token, or nothing. */
+/** A live token with its channel (one query: the hot path of every B2B request). */
 export async function findLiveToken(db: Db, tokenHash: string, now: Date) {
   const rows = await db
-    .select({ channelId: accessTokens.channelId, expiresAt: accessTokens.expiresAt, scope: accessTokens.scope, clientId: accessTokens.clientId })
+    .select({ expiresAt: accessTokens.expiresAt, scope: accessTokens.scope, clientId: accessTokens.clientId, channel: channelColumns })
     .from(accessTokens)
+    .innerJoin(salesChannels, eq(salesChannels.id, accessTokens.channelId))
     .where(and(eq(accessTokens.tokenHash, tokenHash), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, now)));
   return rows[0] ?? null;
 }

@@ -2,8 +2,8 @@ import type { AppContext } from '../../app-context.js';
 import { AppError, invalidData, SPEC_MESSAGES } from '../../http/errors.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
 import { generateAccessToken, generateServerKey, generateWidgetKey, safeEqual, sha256 } from '../../lib/secrets.js';
-import { findChannelById, type ChannelRecord } from '../channels/channels.repo.js';
-import * as keysRepo from '../channels/channel-keys.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
+import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './auth.repo.js';
 import { announceRevocation } from './revocations.js';
 import { tokenCache, type LiveToken } from './token-cache.js';
@@ -27,7 +27,7 @@ export interface IssuedToken {
 }
 
 /** The credential of a token request: exactly one of the two keys (D39); 422 with field messages otherwise. */
-export function presentedCredential(input: { widgetKey?: string; serverKey?: string }): { scope: CredentialScope; key: string } {
+function presentedCredential(input: { widgetKey?: string; serverKey?: string }): { scope: CredentialScope; key: string } {
   if (input.widgetKey !== undefined && input.serverKey !== undefined) {
     const both = 'give either widget_key or server_key, not both';
     throw invalidData({ widget_key: [both], server_key: [both] });
@@ -100,9 +100,8 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   if (cached) return cached;
   const epoch = cache.epoch;
   const live = await repo.findLiveToken(ctx.db, tokenHash, now);
-  const channel = live && (await findChannelById(ctx.db, live.channelId));
-  if (!live || !channel) throw new AppError('invalid_token', 'The access token is invalid, expired or revoked');
-  const token: LiveToken = { channel, credential: { scope: live.scope, clientId: live.clientId } };
+  if (!live) throw new AppError('invalid_token', 'The access token is invalid, expired or revoked');
+  const token: LiveToken = { channel: live.channel, credential: { scope: live.scope, clientId: live.clientId } };
   cache.set(tokenHash, token, live.expiresAt.getTime(), now.getTime(), epoch);
   return token;
 }
@@ -111,6 +110,13 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
 export function assertSameChannel(channel: ChannelRecord, slugInPath: string): void {
   if (channel.slug !== slugInPath) throw new AppError('unauthorized_sales_channel', SPEC_MESSAGES.unauthorizedChannel);
 }
+
+/** Every key of one kind of a channel, live and revoked (hashes only; the plain key is never stored). */
+export const listChannelKeys = (ctx: AppContext, scope: CredentialScope, channelId: number) => keysRepo.listKeys(ctx.db, scope, channelId);
+
+/** One key of a channel, or null; `lock` holds it until the transaction ends (a second revocation waits). */
+export const findChannelKey = (ctx: AppContext, scope: CredentialScope, channelId: number, keyId: number, opts: { lock?: boolean } = {}) =>
+  keysRepo.findKey(ctx.db, scope, channelId, keyId, opts);
 
 const KEY_GENERATORS: Record<CredentialScope, () => string> = { widget: generateWidgetKey, server: generateServerKey };
 

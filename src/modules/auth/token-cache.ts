@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Database } from '../../db/client.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
 import { namedCache, type NamedCache } from '../../platform/cache.js';
-import type { ChannelRecord } from '../channels/channels.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
 
 /** What a live token grants: its channel, and the scope and client group of its credential (D38, D39). */
 export interface LiveToken {

@@ -7,8 +7,8 @@ import { inventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount, toMinor } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { urlProblem } from '../../lib/url-rules.js';
-import { canSee, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
-import { recordAudit } from '../admin/audit.js';
+import { canSee, organiserForNew, organiserScope, type Actor } from '../../platform/actor.js';
+import { recordAudit } from '../../platform/audit.js';
 import * as repo from './catalogue-admin.repo.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.js';
 import { createSessionInventory } from './import.repo.js';
@@ -62,7 +62,7 @@ const eventView = (e: EventRow, tr: { lang: string; name: string; description: s
 });
 export type EventView = ReturnType<typeof eventView>;
 
-export const sessionView = (s: SessionRow) => ({
+const sessionView = (s: SessionRow) => ({
   id: s.id,
   event_id: s.eventId,
   venue_id: s.venueId,
@@ -71,9 +71,8 @@ export const sessionView = (s: SessionRow) => ({
   status: s.status,
   max_tickets_per_buyer: s.maxTicketsPerBuyer,
 });
-export type SessionView = ReturnType<typeof sessionView>;
 
-export const rateView = (r: RateRow) => ({
+const rateView = (r: RateRow) => ({
   id: r.id,
   session_id: r.sessionId,
   sector_id: r.sectorId,
@@ -86,7 +85,7 @@ export const rateView = (r: RateRow) => ({
 export type RateView = ReturnType<typeof rateView>;
 
 /** percent fees are stored in basis points and shown as a percentage (5 = 5 %). */
-export const feeView = (f: FeeRow) => ({
+const feeView = (f: FeeRow) => ({
   id: f.id,
   event_id: f.eventId,
   session_id: f.sessionId,

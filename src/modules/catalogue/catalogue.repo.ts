@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import { parseJson, queryRows, type Db, type Json } from '../../db/client.js';
 import * as t from '../../db/schema/index.js';
+import type { LayoutUnitRow } from './catalogue.schemas.js';
 
 // Read side of the catalogue: events a channel sells, their sessions, maps and live inventory.
 // "Free" follows D15: a hold whose hold_expires_at has passed counts as available.
@@ -155,7 +156,7 @@ export async function venueSeats(db: Db, venueId: number): Promise<LayoutSeatRow
     .orderBy(asc(t.sectors.sortOrder), asc(t.seats.id));
 }
 
-export interface SessionHeaderRow {
+interface SessionHeaderRow {
   id: number;
   eventId: number;
   venueId: number;
@@ -165,7 +166,7 @@ export interface SessionHeaderRow {
   defaultLang: string;
 }
 
-export interface RateRow {
+interface RateRow {
   id: number;
   sectorId: number | null;
   name: string;
@@ -258,14 +259,7 @@ export async function liveInventory(db: Db, sessionId: number, now: Date): Promi
 
 const json = <T>(v: unknown): T => parseJson(v as Json<T>);
 
-export interface LayoutUnitRow {
-  id: number;
-  sector_id: number;
-  row: string;
-  number: string;
-  x: number;
-  y: number;
-}
+export type { LayoutUnitRow } from './catalogue.schemas.js';
 
 /**
  * The numbered seats of a session (`id` = session_seat_id) with their place on the map. This never

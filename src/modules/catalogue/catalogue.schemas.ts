@@ -124,3 +124,13 @@ export const MapsResponse = Envelope(
     }),
   ),
 );
+
+/** A numbered seat of a session (`id` = session_seat_id) with its place on the map. */
+export interface LayoutUnitRow {
+  id: number;
+  sector_id: number;
+  row: string;
+  number: string;
+  x: number;
+  y: number;
+}

@@ -5,7 +5,7 @@ import { onInventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { namedCache } from '../../platform/cache.js';
-import type { ChannelRecord } from '../channels/channels.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
 import { PayloadCache, type BuiltPayload, type CachedPayload } from './catalogue.cache.js';
 import { languageChain, pickByLanguage, rateName } from './catalogue.lang.js';
 import * as repo from './catalogue.repo.js';

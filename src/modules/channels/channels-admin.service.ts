@@ -3,16 +3,15 @@ import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type Branding, type IntegrationMode } from '../../db/schema/index.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
-import { recordAudit } from '../admin/audit.js';
+import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../../platform/actor.js';
+import { recordAudit } from '../../platform/audit.js';
 import { needsCheckoutUrl, type CredentialScope } from '../../lib/integration-policy.js';
-import { announceRevocation, generateChannelKey, revokeChannelKey } from '../auth/auth.service.js';
-import * as keysRepo from './channel-keys.repo.js';
+import { announceRevocation, findChannelKey, generateChannelKey, listChannelKeys, revokeChannelKey } from '../auth/auth.service.js';
 import * as repo from './channels.repo.js';
 import * as adminRepo from './channels-admin.repo.js';
 import { urlProblem } from '../../lib/url-rules.js';
 import { brandingProblems, createChannel, LANGUAGES } from './channels.service.js';
-import type { ChannelRecord } from './channels.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
 
 // Back-office use cases on sales channels and their widget keys (issue 8). Every function takes
 // the acting user: a promoter reaches only its organiser's channels; another's id is a 404.
@@ -54,7 +53,7 @@ function validate(input: ChannelInput, creating: boolean, appEnv: AppEnv): void 
 }
 
 
-export function channelView(c: ChannelRecord, eventIds: number[]) {
+function channelView(c: ChannelRecord, eventIds: number[]) {
   return {
     id: c.id,
     organiser_id: c.organiserId,
@@ -184,7 +183,7 @@ export async function updateChannelAs(ctx: AppContext, actor: Actor, id: number,
   return view;
 }
 
-export function keyView(k: { id: number; lastFour: string; createdAt: Date; revokedAt: Date | null }) {
+function keyView(k: { id: number; lastFour: string; createdAt: Date; revokedAt: Date | null }) {
   return { id: k.id, last_four: k.lastFour, created_at: isoWithOffset(k.createdAt)!, revoked_at: isoWithOffset(k.revokedAt) };
 }
 
@@ -193,7 +192,7 @@ const KEY_NAMES: Record<CredentialScope, string> = { widget: 'Widget key', serve
 /** The channel's keys of one kind (widget keys, or server keys: D39), oldest first: creation date and last four characters only. */
 export async function listKeysFor(ctx: AppContext, actor: Actor, channelId: number, scope: CredentialScope = 'widget') {
   await visibleChannel(ctx, actor, channelId);
-  return (await keysRepo.listKeys(ctx.db, scope, channelId)).map(keyView);
+  return (await listChannelKeys(ctx, scope, channelId)).map(keyView);
 }
 
 /** Generates a key of either kind, audited; the plain key is returned once and never stored (D7, D39). */
@@ -235,7 +234,7 @@ export async function revokeKeyAs(ctx: AppContext, actor: Actor, channelId: numb
   const channel = await visibleChannel(ctx, actor, channelId);
   const now = ctx.clock.now();
   const key = await ctx.db.transaction(async (tx) => {
-    const existing = await keysRepo.findKey(tx, scope, channelId, keyId, { lock: true });
+    const existing = await findChannelKey({ ...ctx, db: tx }, scope, channelId, keyId, { lock: true });
     if (!existing) throw new AppError('not_found', `${KEY_NAMES[scope]} not found`);
     if (existing.revokedAt) throw new AppError('conflict', `This ${KEY_NAMES[scope].toLowerCase()} is already revoked`);
     await revokeChannelKey({ ...ctx, db: tx }, scope, channelId, keyId);
@@ -248,7 +247,7 @@ export async function revokeKeyAs(ctx: AppContext, actor: Actor, channelId: numb
       details: { channel_id: channelId, slug: channel.slug, last_four: existing.lastFour },
       at: now,
     });
-    return (await keysRepo.findKey(tx, scope, channelId, keyId))!;
+    return (await findChannelKey({ ...ctx, db: tx }, scope, channelId, keyId))!;
   });
   return keyView(key);
 }

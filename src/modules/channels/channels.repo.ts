@@ -1,30 +1,8 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { channelEvents, events, organisers, salesChannels, type Branding, type IntegrationMode } from '../../db/schema/index.js';
+import { channelColumns, type ChannelRecord } from '../../db/channel-record.js';
+import { channelEvents, events, salesChannels, type Branding, type IntegrationMode } from '../../db/schema/index.js';
 
-export interface ChannelRecord {
-  id: number;
-  organiserId: number;
-  slug: string;
-  name: string;
-  integrationMode: IntegrationMode;
-  checkoutUrl: string | null;
-  branding: Branding;
-  cartTtlSeconds: number | null;
-  defaultLang: string;
-}
-
-const channelColumns = {
-  id: salesChannels.id,
-  organiserId: salesChannels.organiserId,
-  slug: salesChannels.slug,
-  name: salesChannels.name,
-  integrationMode: salesChannels.integrationMode,
-  checkoutUrl: salesChannels.checkoutUrl,
-  branding: salesChannels.branding,
-  cartTtlSeconds: salesChannels.cartTtlSeconds,
-  defaultLang: salesChannels.defaultLang,
-};
 
 export async function findChannelBySlug(db: Db, slug: string): Promise<ChannelRecord | null> {
   const rows = await db.select(channelColumns).from(salesChannels).where(eq(salesChannels.slug, slug));
@@ -54,15 +32,6 @@ export interface NewChannel {
 export async function insertChannel(db: Db, channel: NewChannel): Promise<ChannelRecord> {
   const [row] = await db.insert(salesChannels).values(channel).returning(channelColumns);
   return row!;
-}
-
-export async function organiserExists(db: Db, organiserId: number): Promise<boolean> {
-  const rows = await db.select({ id: organisers.id }).from(organisers).where(eq(organisers.id, organiserId));
-  return rows.length > 0;
-}
-
-export async function listOrganisers(db: Db) {
-  return db.select({ id: organisers.id, name: organisers.name }).from(organisers).orderBy(asc(organisers.id));
 }
 
 export async function organiserEventIds(db: Db, organiserId: number): Promise<number[]> {

@@ -2,11 +2,12 @@ import type { AppContext } from '../../app-context.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type Branding } from '../../db/schema/index.js';
-import { needsCheckoutUrl, policyOf, type CredentialScope } from '../../lib/integration-policy.js';
+import { needsCheckoutUrl, policyOf } from '../../lib/integration-policy.js';
 import { colourProblem, urlProblem } from '../../lib/url-rules.js';
-import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './channels.repo.js';
-import type { ChannelRecord, NewChannel } from './channels.repo.js';
+import * as organisersRepo from '../../platform/organisers.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
+import type { NewChannel } from './channels.repo.js';
 
 export const LANGUAGES = ['es', 'en'] as const;
 
@@ -38,7 +39,7 @@ export function channelConfig(ctx: AppContext, channel: ChannelRecord) {
 }
 
 /** The branding keys a channel may set; the portal and the widget read exactly these. */
-export const BRANDING_KEYS = ['name', 'logo_url', 'primary_color', 'accent_color', 'font_family'] as const;
+const BRANDING_KEYS = ['name', 'logo_url', 'primary_color', 'accent_color', 'font_family'] as const;
 
 /**
  * Field errors of a channel's branding (keys `branding.<key>`), the same for every entry point:
@@ -85,7 +86,7 @@ export type ChannelEventsChoice = 'all' | number[];
 export async function createChannel(ctx: AppContext, input: NewChannel, events: ChannelEventsChoice = []): Promise<ChannelRecord> {
   validateChannel(input, ctx.config.appEnv);
   return ctx.db.transaction(async (tx) => {
-    if (!(await repo.organiserExists(tx, input.organiserId))) {
+    if (!(await organisersRepo.organiserExists(tx, input.organiserId))) {
       throw invalidData({ organiser_id: [`unknown organiser ${input.organiserId}`] });
     }
     if (await repo.findChannelBySlug(tx, input.slug)) {
@@ -107,19 +108,22 @@ export async function createChannel(ctx: AppContext, input: NewChannel, events: 
 
 /** The channel with this slug; 404 when there is none. */
 export async function getChannelBySlug(ctx: AppContext, slug: string): Promise<ChannelRecord> {
-  const channel = await repo.findChannelBySlug(ctx.db, slug);
+  const channel = await findChannelBySlug(ctx, slug);
   if (!channel) throw new AppError('not_found', `Sales channel "${slug}" not found`);
   return channel;
 }
 
+/** The channel with this slug, or null. */
+export const findChannelBySlug = (ctx: AppContext, slug: string) => repo.findChannelBySlug(ctx.db, slug);
+
+/** The channel with this id, or null. */
+export const findChannelById = (ctx: AppContext, id: number) => repo.findChannelById(ctx.db, id);
+
 /** Ids of the events a channel sells. */
 export const channelEventIds = (ctx: AppContext, channelId: number) => repo.channelEventIds(ctx.db, channelId);
 
-/** Every key of one kind of a channel, live and revoked (hashes only; the plain key is never stored). */
-export const listChannelKeys = (ctx: AppContext, scope: CredentialScope, channelId: number) => keysRepo.listKeys(ctx.db, scope, channelId);
-
 /** Every organiser (owners of channels and catalogues), by id. */
-export const listOrganisers = (ctx: AppContext) => repo.listOrganisers(ctx.db);
+export const listOrganisers = async (ctx: AppContext) => (await organisersRepo.listOrganisers(ctx.db)).map(({ id, name }) => ({ id, name }));
 
 /** Every channel, by slug. */
 export const listChannels = (ctx: AppContext) => repo.listChannels(ctx.db);

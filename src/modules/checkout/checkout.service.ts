@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import { invalidData } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
-import type { ChannelRecord } from '../channels/channels.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
 import { signTicketUrls } from '../tickets/tickets.service.js';
 import type { ConfirmBody } from './checkout.schemas.js';
 import { closeOrder } from './closing.service.js';
@@ -27,7 +27,6 @@ export async function confirmOrder(
     buyer: { name: body.name.trim(), surname: body.surname.trim(), email: body.email.trim(), phone: body.phone?.trim() || null },
     paymentMethod: body.payment_method ?? null,
     transactionId: body.transaction_id ?? null,
-    source: 'confirm',
     expectedAmount: amount,
     withRows: true,
   });

@@ -19,8 +19,6 @@ export interface CloseOrderInput {
   buyer: Buyer;
   paymentMethod?: string | null;
   transactionId?: string | null;
-  /** Who closes: 'confirm' (models B, D), 'portal_payment' (models A, C), ... For logs and audits. */
-  source: string;
   /** The amount the payer declared or paid, in minor units; checked against the total under the lock. */
   expectedAmount?: number;
   /**

@@ -6,7 +6,7 @@ import { AppError, invalidData, notFound, type FieldErrors } from '../../http/er
 import { emailProblem } from '../../lib/email-address.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount } from '../../lib/money.js';
-import { findChannelBySlug } from '../channels/channels.repo.js';
+import { findChannelBySlug } from '../channels/channels.service.js';
 import { newReference } from '../orders/orders.service.js';
 import { priceItems, sumAmounts } from '../orders/pricing.js';
 import { signTicketUrls } from '../tickets/tickets.service.js';
@@ -53,7 +53,7 @@ function validate(ctx: AppContext, input: ReservationInput): void {
  */
 export async function createReservation(ctx: AppContext, input: ReservationInput): Promise<ReservationResult> {
   validate(ctx, input);
-  const channel = await findChannelBySlug(ctx.db, input.channelSlug);
+  const channel = await findChannelBySlug(ctx, input.channelSlug);
   if (!channel) throw notFound('Sales channel');
   const now = ctx.clock.now();
   const lang = input.lang ?? channel.defaultLang;

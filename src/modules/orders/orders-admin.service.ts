@@ -1,9 +1,9 @@
-import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
-import { orders, salesChannels, type OrderStatus, type OrderType } from '../../db/schema/index.js';
+import type { OrderStatus, OrderType } from '../../db/schema/index.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { organiserScope, type Actor } from '../admin/actor.js';
+import { organiserScope, type Actor } from '../../platform/actor.js';
+import * as repo from './orders-admin.repo.js';
 
 // Read-only list of orders for the back office (issue 8): newest first, limited to the channels
 // the actor may see. Writes to orders belong to the orders, checkout and refund use cases.
@@ -19,20 +19,7 @@ export interface OrderFilter {
 
 /** Orders of the channels the actor may see, newest first (at most 200 per call). */
 export async function listOrdersFor(ctx: AppContext, actor: Actor, filter: OrderFilter = {}) {
-  const conditions: SQL[] = [];
-  const scope = organiserScope(actor);
-  if (scope !== null) conditions.push(eq(salesChannels.organiserId, scope));
-  if (filter.channelId) conditions.push(eq(orders.channelId, filter.channelId));
-  if (filter.status) conditions.push(eq(orders.status, filter.status));
-  if (filter.type) conditions.push(eq(orders.type, filter.type));
-  if (filter.beforeId) conditions.push(lt(orders.id, filter.beforeId));
-  const rows = await ctx.db
-    .select({ order: orders, slug: salesChannels.slug })
-    .from(orders)
-    .innerJoin(salesChannels, eq(salesChannels.id, orders.channelId))
-    .where(conditions.length ? and(...conditions) : undefined)
-    .orderBy(desc(orders.id))
-    .limit(Math.min(filter.limit ?? 50, 200));
+  const rows = await repo.listOrders(ctx.db, { ...filter, organiserId: organiserScope(actor), limit: Math.min(filter.limit ?? 50, 200) });
   return rows.map(({ order: o, slug }) => ({
     id: o.id,
     reference: o.reference,
@@ -45,4 +32,3 @@ export async function listOrdersFor(ctx: AppContext, actor: Actor, filter: Order
     created_at: isoWithOffset(o.createdAt)!,
   }));
 }
-export type OrderListRow = Awaited<ReturnType<typeof listOrdersFor>>[number];

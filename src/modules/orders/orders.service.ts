@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError, type FieldErrors, invalidData } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
-import type { ChannelRecord } from '../channels/channels.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
 import type { BuyerKey } from './buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './order-view.js';
@@ -28,8 +28,6 @@ export interface SectorRequest {
   quantity: number;
 }
 
-export const ORDER_TOKEN_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
-
 const REFERENCE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ0123456789'; // 32 characters
 
 /** A readable order reference: `TQ-` + 8 base32 characters (no I, L, O, U: easy to read aloud). */
@@ -42,11 +40,11 @@ export function newReference(): string {
 const orderNotFound = () => new AppError('not_found', 'Order not found');
 
 /** A pending cart whose lifetime has run out, swept or not (D15). */
-export const isTimedOut = (order: Pick<OrderRow, 'status' | 'expiresAt'>, now: Date) =>
+const isTimedOut = (order: Pick<OrderRow, 'status' | 'expiresAt'>, now: Date) =>
   order.status === 'expired' || (order.status === 'pending' && order.expiresAt !== null && order.expiresAt <= now);
 
 /** 409 unless the order is a live cart. */
-export function assertModifiable(order: OrderRow, now: Date): void {
+function assertModifiable(order: OrderRow, now: Date): void {
   if (order.status === 'completed') throw new AppError('order_completed', 'The order is completed and can no longer be changed');
   if (order.status === 'cancelled') throw new AppError('order_not_modifiable', 'The order is cancelled and can no longer be changed');
   if (isTimedOut(order, now)) throw new AppError('order_expired', 'The order has expired; start a new order');
@@ -56,7 +54,7 @@ export function assertModifiable(order: OrderRow, now: Date): void {
 const cartTtlMs = (ctx: AppContext, channel: ChannelRecord) => (channel.cartTtlSeconds ?? ctx.config.cartTtlSeconds) * 1000;
 
 /** Locks a live cart of the channel for a change: 404 for another channel's order (D5), 409 when not live. */
-export async function lockCartForChange(tx: Db, channel: ChannelRecord, orderToken: string, now: Date): Promise<OrderRow> {
+async function lockCartForChange(tx: Db, channel: ChannelRecord, orderToken: string, now: Date): Promise<OrderRow> {
   const order = await repo.lockChannelOrder(tx, channel.id, orderToken);
   if (!order) throw orderNotFound();
   assertModifiable(order, now);
@@ -395,3 +393,20 @@ export async function sweepExpiredOrders(ctx: AppContext): Promise<number> {
     if (batch.orderIds.length < SWEEP_BATCH) return total;
   }
 }
+
+/**
+ * Starts an empty cart for `buyer` (the state an emptied cart has, D13: no expiry) and returns its
+ * order token: the portal's zone cart adds its places to it next.
+ */
+export async function startEmptyCart(ctx: AppContext, channel: ChannelRecord, buyer: BuyerKey, lang: string): Promise<string> {
+  const now = ctx.clock.now();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const order = await repo.insertOrder(ctx.db, { orderToken: crypto.randomUUID(), reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, expiresAt: null, buyerKey: buyer, now });
+    if (order) return order.orderToken;
+    // null only when the random reference collided: try another.
+  }
+  throw new AppError('conflict', 'Could not start a cart; try again');
+}
+
+/** The items of an order, read inside a cart change's transaction (`changeCart`'s `tx`). */
+export const orderItems = (tx: Db, orderId: number) => repo.findItems(tx, orderId);

@@ -3,7 +3,7 @@ import { ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { ChannelLangParams, LangParam, SlugParam } from '../../http/schemas.js';
 import { toAmount } from '../../lib/money.js';
-import { findChannelBySlug } from '../channels/channels.repo.js';
+import { findChannelBySlug } from '../channels/channels.service.js';
 import { OrderResponse, OrderToken } from '../orders/orders.schemas.js';
 import { getOrder } from '../orders/orders.service.js';
 import paymentNotificationRoutes from './payments/payments.routes.js';
@@ -42,7 +42,7 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       async (request) => {
         const { salesChannelSlug, lang, orderToken } = request.params;
-        const channel = await findChannelBySlug(app.ctx.db, salesChannelSlug);
+        const channel = await findChannelBySlug(app.ctx, salesChannelSlug);
         // An unknown channel answers like an unknown order: nothing is revealed (D5).
         if (!channel) throw new AppError('not_found', 'Order not found');
         return ok(await getOrder(app.ctx, channel, orderToken, lang), 'Order');

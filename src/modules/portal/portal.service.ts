@@ -1,14 +1,13 @@
-import crypto from 'node:crypto';
 import type { AppContext } from '../../app-context.js';
-import { AppError, notFound } from '../../http/errors.js';
-import { findChannelBySlug, type ChannelRecord } from '../channels/channels.repo.js';
+import { notFound } from '../../http/errors.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
+import { findChannelBySlug } from '../channels/channels.service.js';
 import type { BuyerKey } from '../orders/buyer.js';
-import { insertOrder } from '../orders/orders.repo.js';
-import { addSectorItems, cancelOrder, newReference, type SectorRequest } from '../orders/orders.service.js';
+import { addSectorItems, cancelOrder, startEmptyCart, type SectorRequest } from '../orders/orders.service.js';
 
 /** The channel named in a public portal path; an unknown slug is 404. */
 export async function publicChannel(ctx: AppContext, slug: string): Promise<ChannelRecord> {
-  const channel = await findChannelBySlug(ctx.db, slug);
+  const channel = await findChannelBySlug(ctx, slug);
   if (!channel) throw notFound('Sales channel');
   return channel;
 }
@@ -20,17 +19,11 @@ export async function publicChannel(ctx: AppContext, slug: string): Promise<Chan
  * cancelled again so nothing is left behind.
  */
 export async function createZoneCart(ctx: AppContext, channel: ChannelRecord, buyer: BuyerKey, lang: string, req: SectorRequest) {
-  const now = ctx.clock.now();
-  let order = null;
-  for (let attempt = 0; !order && attempt < 5; attempt++) {
-    // null only when the random reference collided: try another.
-    order = await insertOrder(ctx.db, { orderToken: crypto.randomUUID(), reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, expiresAt: null, buyerKey: buyer, now });
-  }
-  if (!order) throw new AppError('conflict', 'Could not start a cart; try again');
+  const orderToken = await startEmptyCart(ctx, channel, buyer, lang);
   try {
-    return await addSectorItems(ctx, channel, order.orderToken, lang, req);
+    return await addSectorItems(ctx, channel, orderToken, lang, req);
   } catch (err) {
-    await cancelOrder(ctx, channel, order.orderToken, lang).catch(() => {});
+    await cancelOrder(ctx, channel, orderToken, lang).catch(() => {});
     throw err;
   }
 }

@@ -2,7 +2,7 @@ import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Envelope, IdParam, Text } from '../../http/schemas.js';
 
 /** Most event ids one report call may name (event_id, event_ids[] and event_ids together). */
-export const MAX_EVENT_IDS = 100;
+const MAX_EVENT_IDS = 100;
 
 const EventIdList = Type.Array(IdParam, {
   maxItems: MAX_EVENT_IDS,

@@ -5,9 +5,9 @@ import * as repo from './reports.repo.js';
 import type { ReportQuery, ReportRow, ReportSummary } from './reports.schemas.js';
 
 /** SPEC Limits: rows per call. */
-export const REPORT_ROW_LIMIT = 500;
+const REPORT_ROW_LIMIT = 500;
 /** SPEC Limits: days between date_from and date_to. Also the width of the window a lone bound opens. */
-export const MAX_RANGE_DAYS = 90;
+const MAX_RANGE_DAYS = 90;
 
 const DAY_MS = 24 * 3600 * 1000;
 

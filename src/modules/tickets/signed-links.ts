@@ -4,10 +4,7 @@ import { hmac, safeEqual } from '../../lib/secrets.js';
 /** Ticket PDF links stay valid this long after they were signed (SPEC Limits, D23). */
 export const TICKET_LINK_TTL_SECONDS = 7 * 24 * 3600;
 
-/** Ticket codes: base62, long enough to be unguessable (see ticketCode). */
-export const TICKET_CODE_PATTERN = '^[A-Za-z0-9]{16,64}$';
-
-export const ticketPath = (code: string) => `/api/tickets/${code}.pdf`;
+const ticketPath = (code: string) => `/api/tickets/${code}.pdf`;
 
 // The expiry is part of the signed text, so neither the path nor the expiry can be changed alone.
 const signature = (config: Config, path: string, expires: number) => hmac(config.signingSecret, `${path}\n${expires}`);

@@ -24,7 +24,7 @@ export function formatSessionDate(date: Date, lang: string, timeZone: string): s
   return plain(f.format(date));
 }
 
-export function formatPrice(minor: number, lang: string, currency: string): string {
+function formatPrice(minor: number, lang: string, currency: string): string {
   const key = `${lang}|${currency}`;
   let f = priceFormats.get(key);
   if (!f) priceFormats.set(key, (f = new Intl.NumberFormat(localeOf(lang), { style: 'currency', currency })));

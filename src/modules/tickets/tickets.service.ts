@@ -36,3 +36,6 @@ export async function ticketPdfFromLink(
   if (ticket.status === 'void') throw new AppError('ticket_void', 'This ticket was voided (the order was refunded)');
   return renderTicketPdf(ticket, ctx.config.timezone);
 }
+
+/** Voids the tickets of an order inside the caller's transaction (a refund); how many were voided. */
+export const voidTicketsOfOrder = (tx: Db, orderId: number, now: Date) => repo.voidTicketsOfOrder(tx, orderId, now);

@@ -1,21 +1,20 @@
-import { and, asc, eq } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
-import { events, rates, sessions, vouchers } from '../../db/schema/index.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import { INT32_MAX } from '../../http/schemas.js';
 import { toAmount, toMinor } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../admin/actor.js';
-import { organiserExists } from '../admin/accounts.repo.js';
-import { recordAudit } from '../admin/audit.js';
+import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../../platform/actor.js';
+import { organiserExists } from '../../platform/organisers.repo.js';
+import { recordAudit } from '../../platform/audit.js';
+import * as repo from './vouchers-admin.repo.js';
 
 // Back-office use cases on vouchers (issue 8). Values come in as in the catalogue import:
 // percent = a percentage (10 = 10 %), fixed = an amount of the deployment currency off the order.
 
-type VoucherRow = typeof vouchers.$inferSelect;
+type VoucherRow = repo.VoucherAdminRow;
 
-export const voucherView = (v: VoucherRow) => ({
+const voucherView = (v: VoucherRow) => ({
   id: v.id,
   organiser_id: v.organiserId,
   code: v.code,
@@ -52,22 +51,6 @@ function optionalDate(value: string | null | undefined, field: string): Date | n
   const d = new Date(value);
   if (Number.isNaN(d.getTime())) throw invalid(field, 'must be a date and time (ISO 8601)');
   return d;
-}
-
-/** Organiser of an event, session or rate, or null when it does not exist. */
-async function organiserOf(db: Db, target: 'event' | 'session' | 'rate', id: number): Promise<number | null> {
-  const q =
-    target === 'event'
-      ? db.select({ o: events.organiserId }).from(events).where(eq(events.id, id))
-      : target === 'session'
-        ? db.select({ o: events.organiserId }).from(sessions).innerJoin(events, eq(events.id, sessions.eventId)).where(eq(sessions.id, id))
-        : db
-            .select({ o: events.organiserId })
-            .from(rates)
-            .innerJoin(sessions, eq(sessions.id, rates.sessionId))
-            .innerJoin(events, eq(events.id, sessions.eventId))
-            .where(eq(rates.id, id));
-  return (await q)[0]?.o ?? null;
 }
 
 async function voucherPatch(db: Db, input: VoucherInput, organiserId: number, current?: VoucherRow) {
@@ -107,32 +90,26 @@ async function voucherPatch(db: Db, input: VoucherInput, organiserId: number, cu
     const id = input[field];
     if (id === undefined) continue;
     // Restricting to another organiser's record is "not found", as for any other foreign id.
-    if (id !== null && (await organiserOf(db, target, id)) !== organiserId) throw invalid(field, `no such ${target} of the voucher's organiser`);
+    if (id !== null && (await repo.organiserOf(db, target, id)) !== organiserId) throw invalid(field, `no such ${target} of the voucher's organiser`);
     patch[key] = id;
   }
   return patch;
 }
 
 async function visibleVoucher(db: Db, actor: Actor, id: number): Promise<VoucherRow> {
-  const [row] = await db.select().from(vouchers).where(eq(vouchers.id, id));
+  const row = await repo.findVoucher(db, id);
   if (!row || !canSee(actor, row.organiserId)) throw new AppError('not_found', 'Voucher not found');
   return row;
 }
 
 async function assertCodeFree(db: Db, organiserId: number, code: string, exceptId?: number) {
-  const [row] = await db.select({ id: vouchers.id }).from(vouchers).where(and(eq(vouchers.organiserId, organiserId), eq(vouchers.code, code)));
-  if (row && row.id !== exceptId) throw new AppError('conflict', `A voucher with code ${code} already exists`);
+  const existing = await repo.voucherIdByCode(db, organiserId, code);
+  if (existing !== null && existing !== exceptId) throw new AppError('conflict', `A voucher with code ${code} already exists`);
 }
 
 /** Vouchers the actor may see, by code. */
 export async function listVouchersFor(ctx: AppContext, actor: Actor): Promise<VoucherView[]> {
-  const scope = organiserScope(actor);
-  const rows = await ctx.db
-    .select()
-    .from(vouchers)
-    .where(scope === null ? undefined : eq(vouchers.organiserId, scope))
-    .orderBy(asc(vouchers.code), asc(vouchers.id));
-  return rows.map(voucherView);
+  return (await repo.listVouchers(ctx.db, organiserScope(actor))).map(voucherView);
 }
 
 export async function getVoucherFor(ctx: AppContext, actor: Actor, id: number): Promise<VoucherView> {
@@ -150,12 +127,9 @@ export async function createVoucherAs(ctx: AppContext, actor: Actor, input: Vouc
   const now = ctx.clock.now();
   return conflictOnDuplicate(`A voucher with code ${patch.code} already exists`, () => ctx.db.transaction(async (tx) => {
     await assertCodeFree(tx, organiserId, patch.code!);
-    const [row] = await tx
-      .insert(vouchers)
-      .values({ organiserId, code: patch.code!, kind: patch.kind!, value: patch.value!, ...patch, createdAt: now })
-      .returning();
-    await recordAudit(tx, { actor, action: 'voucher.create', targetType: 'voucher', targetId: row!.id, organiserId, details: { ...input }, at: now });
-    return voucherView(row!);
+    const row = await repo.insertVoucher(tx, { organiserId, code: patch.code!, kind: patch.kind!, value: patch.value!, ...patch, createdAt: now });
+    await recordAudit(tx, { actor, action: 'voucher.create', targetType: 'voucher', targetId: row.id, organiserId, details: { ...input }, at: now });
+    return voucherView(row);
   }));
 }
 
@@ -166,9 +140,7 @@ export async function updateVoucherAs(ctx: AppContext, actor: Actor, id: number,
   const now = ctx.clock.now();
   return conflictOnDuplicate(`A voucher with code ${patch.code} already exists`, () => ctx.db.transaction(async (tx) => {
     if (patch.code) await assertCodeFree(tx, current.organiserId, patch.code, id);
-    const [row] = Object.keys(patch).length
-      ? await tx.update(vouchers).set(patch).where(eq(vouchers.id, id)).returning()
-      : [current];
+    const row = Object.keys(patch).length ? await repo.updateVoucher(tx, id, patch) : current;
     await recordAudit(tx, {
       actor,
       action: 'voucher.update',
@@ -178,6 +150,6 @@ export async function updateVoucherAs(ctx: AppContext, actor: Actor, id: number,
       details: { from: voucherView(current), to: input },
       at: now,
     });
-    return voucherView(row!);
+    return voucherView(row);
   }));
 }

@@ -1,9 +1,8 @@
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
-import type { ChannelRecord } from '../channels/channels.repo.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
 import type { OrderView } from '../orders/order-view.js';
-import { findItems } from '../orders/orders.repo.js';
-import { changeCart, repriceOrder } from '../orders/orders.service.js';
+import { changeCart, orderItems, repriceOrder } from '../orders/orders.service.js';
 import { inVoucherScope } from '../orders/pricing.js';
 import * as repo from './vouchers.repo.js';
 
@@ -11,7 +10,7 @@ import * as repo from './vouchers.repo.js';
 // (docs/cart.md). Codes are case-insensitive (stored upper case by the catalogue import).
 
 /** The stored form of a code as a buyer types it. */
-export const normaliseCode = (code: string) => code.trim().toUpperCase();
+const normaliseCode = (code: string) => code.trim().toUpperCase();
 
 /**
  * Applies a voucher of the channel's organiser to a live cart: checks the validity window, the
@@ -30,7 +29,7 @@ export const applyVoucher = (ctx: AppContext, channel: ChannelRecord, orderToken
     if (voucher.validUntil && voucher.validUntil <= now) {
       throw new AppError('voucher_expired', `Voucher code ${code} has expired`, { code: ['expired'] });
     }
-    const items = await findItems(tx, order.id);
+    const items = await orderItems(tx, order.id);
     const inScope = items.some((item) => inVoucherScope({ eventId: item.eventId, sessionId: item.sessionId, rateId: item.rateId }, voucher));
     if (!inScope) {
       throw new AppError('voucher_not_applicable', `Voucher code ${code} does not apply to any item of this order`, {

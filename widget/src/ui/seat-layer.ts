@@ -12,7 +12,7 @@ export type SeatState = 'a' | 'm' | 'h' | 'x';
 
 const STATE: Record<SeatView['status'], SeatState> = { available: 'a', held: 'h', sold: 'x', blocked: 'x' };
 
-export const seatState = (seat: SeatView, mine: Set<number>): SeatState => (mine.has(seat.id) ? 'm' : STATE[seat.status]);
+const seatState = (seat: SeatView, mine: Set<number>): SeatState => (mine.has(seat.id) ? 'm' : STATE[seat.status]);
 
 /**
  * Each state has its own shape and size besides its colour: free = large hollow square, mine =

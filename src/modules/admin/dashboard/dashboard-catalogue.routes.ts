@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import * as catalogue from '../../catalogue/catalogue-admin.service.js';
 import * as vouchers from '../../vouchers/vouchers-admin.service.js';
-import type { Actor } from '../actor.js';
+import type { Actor } from '../../../platform/actor.js';
 import { listOrganisersFor } from '../organisers.service.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard-http.js';
 import * as F from './form.js';

@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../http/errors.js';
-import type { Actor } from '../actor.js';
+import type { Actor } from '../../../platform/actor.js';
 import * as F from './form.js';
 import type { SafeHtml } from './html.js';
 import type { PageContext } from './layout.js';
 
 // Request helpers shared by the dashboard's route files.
 
-export interface DashboardSession {
+interface DashboardSession {
   actor: Actor;
   csrfToken: string;
   sessionId: string;

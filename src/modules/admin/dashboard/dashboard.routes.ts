@@ -13,7 +13,7 @@ import { LANGUAGES } from '../../channels/channels.service.js';
 import { listEventsFor } from '../../catalogue/catalogue-admin.service.js';
 import { listOrdersFor } from '../../orders/orders-admin.service.js';
 import { login, logout, normaliseEmail, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
-import { listAudit } from '../audit.js';
+import { listAudit } from '../../../platform/audit.js';
 import { listOrganisersFor } from '../organisers.service.js';
 import { refundOrderAs } from '../order-actions.service.js';
 import { reportCsv } from '../../reports/reports.csv.js';
@@ -37,7 +37,7 @@ function refundForm(pc: PageContext, reference: string): SafeHtml {
 // API. Sessions live in an HTTP-only SameSite=Lax cookie (Secure on https) holding a random id
 // stored hashed; every state-changing form carries the session's synchronizer CSRF token.
 
-export const SESSION_COOKIE = 'taquilla_admin';
+const SESSION_COOKIE = 'taquilla_admin';
 /** The two kinds of channel key on the channel page (D7, D39): their URLs and what to tell the operator. */
 const KEY_PAGES: Record<CredentialScope, { path: string; title: string; intro: string; store: string }> = {
   widget: {
@@ -73,7 +73,7 @@ ${table(
 
 const LOGIN_COOKIE = 'taquilla_admin_login';
 
-export const MODE_LABELS: Record<string, string> = {
+const MODE_LABELS: Record<string, string> = {
   portal_only: 'A · portal only',
   portal_external_payment: 'B · portal, own checkout page',
   widget_platform_payment: 'C · widget, portal payment',

@@ -1,4 +1,4 @@
-import type { ChannelRecord } from '../../channels/channels.repo.js';
+import type { ChannelRecord } from '../../../db/channel-record.js';
 import { isColour } from '../../../lib/url-rules.js';
 import { texts } from './i18n.js';
 

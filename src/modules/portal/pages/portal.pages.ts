@@ -7,8 +7,8 @@ import { AppError } from '../../../http/errors.js';
 import { EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
 import { cspNonce, usePagePolicy } from '../../../http/security-headers.js';
-import type { ChannelRecord } from '../../channels/channels.repo.js';
-import { findChannelBySlug } from '../../channels/channels.repo.js';
+import type { ChannelRecord } from '../../../db/channel-record.js';
+import { findChannelBySlug } from '../../channels/channels.service.js';
 import { buildOrderView, type OrderView } from '../../orders/order-view.js';
 import { ticketPdfUrls } from '../../tickets/tickets.service.js';
 import { ensureBuyerCookie, registerBuyerCookies } from '../portal-buyer.js';
@@ -44,7 +44,7 @@ interface PageParams {
 /** Resolves the channel and language of a page, or answers 404 for a channel not served here. */
 async function pageContext(app: FastifyInstance, params: PageParams, serves: PageFor): Promise<ChannelRecord> {
   if (!isPageLang(params.lang)) throw new PageNotFound();
-  const channel = await findChannelBySlug(app.ctx.db, params.slug);
+  const channel = await findChannelBySlug(app.ctx, params.slug);
   if (!channel || !serves(policyOf(channel.integrationMode))) throw new PageNotFound();
   return channel;
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { findChannelById } from '../../channels/channels.repo.js';
+import { findChannelById } from '../../channels/channels.service.js';
 import { findOrderById, findPayment, type PaymentRow } from '../portal.repo.js';
 import { portalPageUrl } from '../payments/payments.service.js';
 import { newSandboxNotification, SANDBOX_CARDS, SANDBOX_SIGNATURE_HEADER, signSandboxNotification } from '../payments/sandbox.provider.js';
@@ -24,7 +24,7 @@ export function registerSandboxPages(app: FastifyInstance): void {
   async function render(reply: FastifyReply, payment: PaymentRow | null, status = 200, error?: string) {
     if (!enabled() || !payment) return reply.status(404).type('text/html').send(layout({ nonce: cspNonce(reply).style, lang: 'en', title: 'Not found', channel: null, body: '<h1>Not found</h1>' }));
     const t = texts(payment.lang);
-    const channel = await findChannelById(app.ctx.db, payment.channelId);
+    const channel = await findChannelById(app.ctx, payment.channelId);
     const pending = payment.status === 'pending';
     const form = pending
       ? `<form method="post" class="card-form" novalidate>
@@ -72,7 +72,7 @@ ${form}
     if (delivered.statusCode !== 200) request.log.error({ status: delivered.statusCode }, 'sandbox notification was not accepted');
 
     const order = await findOrderById(app.ctx.db, payment.orderId);
-    const channel = order && (await findChannelById(app.ctx.db, order.channelId));
+    const channel = order && (await findChannelById(app.ctx, order.channelId));
     if (!order || !channel) return render(reply, null);
     const token = encodeURIComponent(order.orderToken);
     const next =

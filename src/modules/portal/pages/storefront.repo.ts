@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { LayoutUnitRow } from '../../catalogue/catalogue.repo.js';
+import type { LayoutUnitRow } from '../../catalogue/catalogue.schemas.js';
 import { queryRows, type Db } from '../../../db/client.js';
 
 /** Read-only queries of the storefront pages: what a channel sells, in the buyer's language. */

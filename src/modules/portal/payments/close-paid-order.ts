@@ -17,7 +17,6 @@ export async function closePaidOrder(ctx: AppContext, orderId: number, payment: 
       buyer: { name: payment.buyerName, surname: payment.buyerSurname, email: payment.buyerEmail, phone: payment.buyerPhone },
       paymentMethod: 'card',
       transactionId: payment.id,
-      source: 'portal_payment',
       expectedAmount: payment.amount,
       allowExpired: true,
     });

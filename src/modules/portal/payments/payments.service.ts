@@ -4,7 +4,7 @@ import type { PaymentProviderName } from '../../../db/schema/index.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../../http/errors.js';
 import { emailProblem } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
-import type { ChannelRecord } from '../../channels/channels.repo.js';
+import type { ChannelRecord } from '../../../db/channel-record.js';
 import * as repo from '../portal.repo.js';
 import { closePaidOrder } from './close-paid-order.js';
 import type { Headers, PaymentNotice } from './payment-provider.js';
@@ -42,7 +42,7 @@ function assertPayable(order: repo.PortalOrder | null, now: Date): asserts order
 }
 
 /** `{checkout_url}?order_token=...`, keeping any query the channel's address already has (SPEC Redirects 1). */
-export function externalCheckoutUrl(channel: ChannelRecord, orderToken: string): string {
+function externalCheckoutUrl(channel: ChannelRecord, orderToken: string): string {
   const url = new URL(channel.checkoutUrl!);
   url.searchParams.set('order_token', orderToken);
   return url.toString();

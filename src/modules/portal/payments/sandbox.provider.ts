@@ -12,7 +12,7 @@ export const SANDBOX_CARDS = {
 
 export const SANDBOX_SIGNATURE_HEADER = 'taquilla-sandbox-signature';
 /** A signed notification older (or newer) than this is refused: a captured one cannot be replayed later. */
-export const SANDBOX_TOLERANCE_SECONDS = 300;
+const SANDBOX_TOLERANCE_SECONDS = 300;
 
 export interface SandboxNotification {
   id: string;

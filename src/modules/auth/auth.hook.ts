@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { assertSameChannel, authenticate } from '../modules/auth/auth.service.js';
+import { assertSameChannel, authenticate } from './auth.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,5 +1,5 @@
-import type { UserRole } from '../../db/schema/index.js';
-import { AppError, invalidData } from '../../http/errors.js';
+import type { UserRole } from '../db/schema/index.js';
+import { AppError, invalidData } from '../http/errors.js';
 
 /** Who is acting in the back office: a signed-in user, an admin API token's user, or the CLI. */
 export interface Actor {
@@ -44,7 +44,7 @@ export function organiserForNew(actor: Actor, requested: number | undefined | nu
 }
 
 /** Whether a database error (possibly wrapped by Drizzle) is a unique-constraint violation. */
-export function isUniqueViolation(err: unknown): boolean {
+function isUniqueViolation(err: unknown): boolean {
   for (let e = err as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
     if (e.code === '23505') return true;
   }

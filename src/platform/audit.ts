@@ -1,7 +1,7 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { auditLog } from '../../db/schema/index.js';
-import { isoWithOffset } from '../../lib/time.js';
+import type { Db } from '../db/client.js';
+import { auditLog } from '../db/schema/index.js';
+import { isoWithOffset } from '../lib/time.js';
 import type { Actor } from './actor.js';
 
 export interface AuditEntry {

@@ -1,0 +1,64 @@
+/**
+ * The layers of docs/architecture.md ("Layers"), checked by `npm run lint`.
+ * Foundation (src/lib, src/platform, src/http, src/db, src/config.ts, src/app-context.ts) sits below
+ * the modules; only the composition roots (src/app.ts, src/server.ts, src/cli, src/demo) wire
+ * modules together.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'foundation-imports-no-module',
+      severity: 'error',
+      comment:
+        'Shared infrastructure sits below the modules and is used by several of them; if it imported a ' +
+        'module, that module could no longer use it without a cycle. Only src/app.ts, src/server.ts, ' +
+        'src/cli and src/demo compose modules.',
+      from: { path: '^src/(lib|platform|http|db)/|^src/(config|app-context)[.]ts$' },
+      to: { path: '^src/modules/' },
+    },
+    {
+      name: 'no-other-module-repo-or-routes',
+      severity: 'error',
+      comment:
+        "A module uses another module through its service (or its schemas' types), never its repo " +
+        '(that would bypass the rules and transactions the owning service keeps) nor its routes.',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/([^/]+)/.*[.](repo|routes)[.]ts$', pathNot: '^src/modules/$1/' },
+    },
+    {
+      name: 'no-module-cycles',
+      severity: 'error',
+      comment:
+        'Modules depend on each other in one direction only; a cycle between two modules means ' +
+        'neither can be understood, tested or changed alone.',
+      scope: 'folder',
+      from: { path: '^src/modules/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-file-cycles',
+      severity: 'error',
+      comment: 'A cycle between files makes load order matter and hides which file owns what.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'src-imports-no-test-or-bench',
+      severity: 'error',
+      comment: 'Production code must not depend on test helpers or benchmarks.',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
+    },
+  },
+};

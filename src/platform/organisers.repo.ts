@@ -1,0 +1,26 @@
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { organisers } from '../db/schema/index.js';
+
+// Organisers are the tenants that channels, catalogues, vouchers and accounts belong to, and the
+// scope of every back-office actor: their SQL sits beside the actor so that every module reads it alike.
+
+/** Whether an organiser with this id exists. */
+export async function organiserExists(db: Db, id: number): Promise<boolean> {
+  const rows = await db.select({ id: organisers.id }).from(organisers).where(eq(organisers.id, id));
+  return rows.length > 0;
+}
+
+/** Every organiser, or only the one with `onlyId`, by id. */
+export async function listOrganisers(db: Db, onlyId: number | null = null) {
+  return db
+    .select()
+    .from(organisers)
+    .where(onlyId === null ? undefined : eq(organisers.id, onlyId))
+    .orderBy(asc(organisers.id));
+}
+
+export async function insertOrganiser(db: Db, name: string, now: Date) {
+  const [row] = await db.insert(organisers).values({ name, createdAt: now }).returning();
+  return row!;
+}
