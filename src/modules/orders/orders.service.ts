@@ -9,7 +9,7 @@ import { assertHoldCaps, holdLimitReached } from './hold-caps.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './order-view.js';
 import * as repo from './orders.repo.js';
 import type { OrderRow, SeatInfo } from './orders.repo.js';
-import { priceItems, sumAmounts } from './pricing.js';
+import { priceItems, rateFitsUnit, sumAmounts } from './pricing.js';
 
 // Cart use cases. Each takes the channel and the order token, so that the B2B routes and the
 // portal's public cart call the same functions; each runs in one transaction that first locks the
@@ -90,7 +90,7 @@ function resolveSeatRequests(context: repo.AddContext, requests: readonly ItemRe
       errors[`${fieldPrefix(i)}session_seat_id`] = ['is a place of an unnumbered zone; add it with items/sector'];
     }
     const rate = rates.get(req.rate_id);
-    if (!rate || rate.sessionId !== seat.sessionId || (rate.sectorId !== null && rate.sectorId !== seat.sectorId)) {
+    if (!rate || !rateFitsUnit(rate, seat)) {
       errors[`${fieldPrefix(i)}rate_id`] = [`is not a rate of session ${seat.sessionId} for this seat`];
     }
     return { seat, rate: rate! };
@@ -289,7 +289,7 @@ export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderTok
     if (zone.numbered) {
       throw new AppError('validation_failed', 'The given data was invalid', { sector_id: ['is a numbered sector; add its seats with items'] });
     }
-    if (rate.sectorId !== null && rate.sectorId !== zone.sectorId) {
+    if (!rateFitsUnit(rate, zone)) {
       throw new AppError('validation_failed', 'The given data was invalid', { rate_id: ['is not a rate of this sector'] });
     }
     if (!zone.onSale) throw new AppError('conflict', `Session ${zone.sessionId} is not on sale`);
@@ -350,8 +350,7 @@ export const changeRate = (ctx: AppContext, channel: ChannelRecord, orderToken: 
     const missing = unique.find((id) => !items.some((item) => item.id === id));
     if (missing !== undefined) throw new AppError('not_found', `Item ${missing} not found`);
     const [rate] = await repo.findRates(tx, [rateId]);
-    const fits = (item: repo.ItemRow) => rate && rate.sessionId === item.sessionId && (rate.sectorId === null || rate.sectorId === item.sectorId);
-    const misfit = items.find((item) => !fits(item));
+    const misfit = items.find((item) => !rate || !rateFitsUnit(rate, item));
     if (misfit) {
       throw new AppError('validation_failed', 'The given data was invalid', { rate_id: [`is not a rate of the session and sector of item ${misfit.id}`] });
     }
