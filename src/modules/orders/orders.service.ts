@@ -159,9 +159,10 @@ async function addSeatsToCart(
  * The flash-sale path (bench:holds): one seat held in ONE database round trip by cart_hold_seat,
  * which applies the same rules as addSeatsToCart for a plain cart (no voucher, room left, seat and
  * rate valid, on sale). Null when it declined (nothing written): the caller runs the full path,
- * which gives every other answer (404, 409, 422) exactly as before.
+ * which gives every other answer (404, 409, 422) exactly as before. Exported so that
+ * test/orders/hold-paths.property.test.ts can drive each path on its own.
  */
-async function holdSeatFast(
+export async function holdSeatFast(
   ctx: AppContext,
   channel: ChannelRecord,
   lang: string,
