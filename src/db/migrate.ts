@@ -71,7 +71,7 @@ export async function migrate(
  * only their history. Idempotent; all or nothing. Under the lock because two concurrent CREATE OR
  * REPLACE of one function fail ("tuple concurrently updated") when instances start together.
  */
-export async function applyFunctions(database: Database, dir: string = FUNCTIONS_DIR): Promise<void> {
+async function applyFunctions(database: Database, dir: string): Promise<void> {
   const bodies = sqlFiles(dir).map((file) => `-- ${file}\n${fs.readFileSync(path.join(dir, file), 'utf8')}\n;`);
   try {
     await database.execScript(`BEGIN;\nSELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY});\n${bodies.join('\n')}\nCOMMIT;`);
