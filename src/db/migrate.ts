@@ -61,7 +61,12 @@ export async function migrate(
       }
     }
   }
-  await applyFunctions(database, dirs.functions ?? FUNCTIONS_DIR);
+  // An instance older than the database (it lacks a migration the database has applied: a
+  // previous version restarting during a rolling deploy) leaves the functions alone, so that it
+  // cannot put back the bodies the newer version replaced.
+  const known = new Set(files);
+  const olderThanDatabase = [...(await appliedNames(database))].some((name) => !known.has(name));
+  if (!olderThanDatabase) await applyFunctions(database, dirs.functions ?? FUNCTIONS_DIR);
   return applied;
 }
 

@@ -135,6 +135,22 @@ describe.each(kinds)('SQL function files on %s', (kind) => {
     expect(restored!.fee).toBe(125);
   });
 
+  it('an instance older than the database (a migration it does not know) leaves the functions alone', async () => {
+    const before = await functionsInDatabase(database);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taquilla-functions-'));
+    await database.db.execute(sql`INSERT INTO schema_migrations (name) VALUES ('9999_from_a_newer_version.sql')`);
+    try {
+      for (const f of sqlFiles(FUNCTIONS_DIR)) fs.copyFileSync(path.join(FUNCTIONS_DIR, f), path.join(dir, f));
+      const file = path.join(dir, '012_fee_of_rule.sql');
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('ELSE (sign(p_price)', 'ELSE 1 + (sign(p_price)'));
+      expect(await migrate(database, { functions: dir })).toEqual([]);
+      expect(await functionsInDatabase(database)).toEqual(before);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await database.db.execute(sql`DELETE FROM schema_migrations WHERE name = '9999_from_a_newer_version.sql'`);
+    }
+  });
+
   it('a file that fails rolls every function back and names the folder', async () => {
     const before = await functionsInDatabase(database);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taquilla-functions-'));
