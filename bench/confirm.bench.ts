@@ -87,7 +87,7 @@ async function createOrders(pool: pg.Pool, n: number, now: Date): Promise<BenchO
 /**
  * The closing's SQL work as separate statements in a transaction, straight through the pool: lock
  * the order, sell its seats, write buyer, ticket, completion and e-mail. These are the statements
- * close_order (migration 0031) runs inside the database, and the ones the service sent one by one
+ * close_order (src/db/functions) runs inside the database, and the ones the service sent one by one
  * before it; the baseline of the issue.
  */
 async function closeDirect(pool: pg.Pool, order: BenchOrder, now: Date): Promise<void> {

@@ -155,11 +155,11 @@ async function server() {
           for (let seat = picker.pick(); seat !== null; seat = picker.pick()) {
             const t0 = performance.now();
             const now = new Date();
-            // The service's claim (orders.repo claimRow), issued directly.
+            // The service's claim (the UPDATE of orders.repo claimSeatAsItem), issued directly.
             const rows = await queryRows<{ id: number }>(
               db,
               sql`UPDATE session_seats SET status = 'held', order_id = ${orderId}, hold_expires_at = ${holdUntil}
-                  WHERE id = ${seat} AND (status = 'available' OR (status = 'held' AND hold_expires_at <= ${now}))
+                  WHERE id = ${seat} AND seat_is_free(status, hold_expires_at, ${now}::timestamptz)
                   RETURNING id`,
             );
             latencies.push(performance.now() - t0);
@@ -220,7 +220,7 @@ async function server() {
         queryRows<{ id: number }>(
           db,
           sql`UPDATE session_seats SET status = 'held', order_id = ${orderId}, hold_expires_at = ${new Date(now.getTime() + 900_000)}
-              WHERE id = ${seat} AND (status = 'available' OR (status = 'held' AND hold_expires_at <= ${now}))
+              WHERE id = ${seat} AND seat_is_free(status, hold_expires_at, ${now}::timestamptz)
               RETURNING id`,
         );
       const bare = Fastify();
@@ -248,7 +248,7 @@ async function server() {
           sql`WITH o AS (INSERT INTO orders (order_token, reference, channel_id, currency, expires_at)
                          VALUES (${crypto.randomUUID()}, ${newReference()}, ${channel!.id}, 'EUR', ${until}) RETURNING id),
                    c AS (UPDATE session_seats SET status = 'held', order_id = (SELECT id FROM o), hold_expires_at = ${until}
-                         WHERE id = ${seat} AND (status = 'available' OR (status = 'held' AND hold_expires_at <= ${now}))
+                         WHERE id = ${seat} AND seat_is_free(status, hold_expires_at, ${now}::timestamptz)
                          RETURNING id)
               SELECT (SELECT id FROM o)::int AS order_id, EXISTS (SELECT 1 FROM c) AS held`,
         );

@@ -4,7 +4,17 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from './client.js';
 
-export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const MIGRATIONS_DIR = path.join(here, 'migrations');
+/** One file per SQL function, its current body (docs/architecture.md "Migrations"). */
+export const FUNCTIONS_DIR = path.join(here, 'functions');
+
+/** The .sql files of a folder in name order (numbered, so that dependencies come first). */
+export const sqlFiles = (dir: string): string[] =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => /^[0-9a-z_]+\.sql$/.test(f))
+    .sort();
 
 // Any constant works; it only has to be the same for every instance of the service.
 const MIGRATION_LOCK_KEY = 7_260_421;
@@ -16,14 +26,17 @@ async function appliedNames(database: Database): Promise<Set<string>> {
 
 /**
  * Applies the committed SQL files of src/db/migrations in name order, each once, each in its own
- * transaction. Instances starting together on one server serialise on an advisory lock, and the
- * primary key of schema_migrations makes a second application of the same file roll back.
+ * transaction; then re-applies every function of src/db/functions (applyFunctions). Instances
+ * starting together on one server serialise on an advisory lock, and the primary key of
+ * schema_migrations makes a second application of the same file roll back. Returns the migrations
+ * applied now. `dirs` points at other folders (tests).
  */
-export async function migrate(database: Database): Promise<string[]> {
-  const files = fs
-    .readdirSync(MIGRATIONS_DIR)
-    .filter((f) => /^[0-9a-z_]+\.sql$/.test(f))
-    .sort();
+export async function migrate(
+  database: Database,
+  dirs: { migrations?: string; functions?: string } = {},
+): Promise<string[]> {
+  const migrationsDir = dirs.migrations ?? MIGRATIONS_DIR;
+  const files = sqlFiles(migrationsDir);
   // Under the lock too: two instances running CREATE TABLE IF NOT EXISTS at once can both try to
   // create it, and one fails on a duplicate type (test/db/migrations.test.ts starts two at once).
   await database.execScript(
@@ -34,7 +47,7 @@ export async function migrate(database: Database): Promise<string[]> {
   const applied: string[] = [];
   for (const file of files) {
     if (done.has(file)) continue;
-    const body = fs.readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8');
+    const body = fs.readFileSync(path.join(migrationsDir, file), 'utf8');
     try {
       // Multi-statement scripts need the simple query protocol, hence one script per file.
       await database.execScript(
@@ -48,5 +61,26 @@ export async function migrate(database: Database): Promise<string[]> {
       }
     }
   }
+  // An instance older than the database (it lacks a migration the database has applied: a
+  // previous version restarting during a rolling deploy) leaves the functions alone, so that it
+  // cannot put back the bodies the newer version replaced.
+  const known = new Set(files);
+  const olderThanDatabase = [...(await appliedNames(database))].some((name) => !known.has(name));
+  if (!olderThanDatabase) await applyFunctions(database, dirs.functions ?? FUNCTIONS_DIR);
   return applied;
+}
+
+/**
+ * (Re)creates every function of `dir` with CREATE OR REPLACE, in name order, in ONE transaction
+ * under the migration lock, on every start: the files are the current bodies, and the migrations
+ * only their history. Idempotent; all or nothing. Under the lock because two concurrent CREATE OR
+ * REPLACE of one function fail ("tuple concurrently updated") when instances start together.
+ */
+async function applyFunctions(database: Database, dir: string): Promise<void> {
+  const bodies = sqlFiles(dir).map((file) => `-- ${file}\n${fs.readFileSync(path.join(dir, file), 'utf8')}\n;`);
+  try {
+    await database.execScript(`BEGIN;\nSELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY});\n${bodies.join('\n')}\nCOMMIT;`);
+  } catch (err) {
+    throw new Error(`SQL functions of ${path.basename(dir)}/ failed: ${(err as Error).message}`, { cause: err });
+  }
 }

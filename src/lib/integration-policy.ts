@@ -115,7 +115,7 @@ export const SERVER_SIDE_OPERATIONS: readonly B2BOperation[] = B2B_OPERATIONS.fi
   Object.values(INTEGRATION_POLICY).some((p) => p.b2b[op].length > 0 && !p.b2b[op].includes('widget')),
 );
 
-/** Modes whose closing process queues the ticket e-mail (handed to close_order, migration 0071). */
+/** Modes whose closing process queues the ticket e-mail (handed to close_order, src/db/functions). */
 export const TICKET_EMAIL_MODES: readonly IntegrationMode[] = (Object.keys(INTEGRATION_POLICY) as IntegrationMode[]).filter(
   (m) => INTEGRATION_POLICY[m].sendsTicketEmail,
 );

@@ -1,3 +1,8 @@
+-- History only: the functions this migration defines have their CURRENT body in one file each
+-- under src/db/functions, re-applied after the migrations on every start (docs/architecture.md
+-- "Migrations"). Here: cart_hold_seat: src/db/functions/030_cart_hold_seat.sql (order_view_json
+-- was dropped by 0027).
+
 -- Cart hold path in one round trip (issue 3, bench:holds). Two functions:
 --   order_view_json(order, lang): the rows of the D35 order view as one JSON array (the order's
 --     columns repeated on each item row; one row with NULL item columns for an empty cart). Used by

@@ -1,3 +1,8 @@
+-- History only: the functions this migration defines have their CURRENT body in one file each
+-- under src/db/functions, re-applied after the migrations on every start (docs/architecture.md
+-- "Migrations"). Here: refuse_delete_if_referenced:
+-- src/db/functions/050_refuse_delete_if_referenced.sql.
+
 -- Flash-sale lock contention (issue 3, bench:holds): every foreign key check takes a FOR KEY SHARE
 -- lock on the referenced row. The cart's references to catalogue rows (an item's event, session,
 -- sector and rate; an order's channel) point at the SAME few rows for every buyer of a sale, so

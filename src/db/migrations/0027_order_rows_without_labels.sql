@@ -1,3 +1,8 @@
+-- History only: the functions this migration defines have their CURRENT body in one file each
+-- under src/db/functions, re-applied after the migrations on every start (docs/architecture.md
+-- "Migrations"). Here: order_rows_json, cart_hold_seat: src/db/functions/020_order_rows_json.sql,
+-- 030_cart_hold_seat.sql.
+
 -- The order view without catalogue joins (issue 3, bench:holds). order_view_json joined nine
 -- catalogue tables for the names of every item; in a flash sale that was 40 % of a hold's database
 -- work. order_rows_json returns only the order's own data (its columns, its voucher, its items'

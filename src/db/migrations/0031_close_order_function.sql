@@ -1,3 +1,8 @@
+-- History only: the functions this migration defines have their CURRENT body in one file each
+-- under src/db/functions, re-applied after the migrations on every start (docs/architecture.md
+-- "Migrations"). Here: complete_order, close_order: src/db/functions/040_complete_order.sql,
+-- 041_close_order.sql.
+
 -- The closing process (D21) in one statement (issue 4, bench:confirm). Before, closeOrder ran
 -- BEGIN, lock, sell, complete, COMMIT and then read the order view: six round trips, with the
 -- order row locked across four of them. close_order() does the same work in one round trip and

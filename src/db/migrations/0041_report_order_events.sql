@@ -1,3 +1,8 @@
+-- History only: the functions this migration defines have their CURRENT body in one file each
+-- under src/db/functions, re-applied after the migrations on every start (docs/architecture.md
+-- "Migrations"). Here: order_events_write, order_events_backfill:
+-- src/db/functions/060_order_events_write.sql, 061_order_events_backfill.sql.
+
 -- Sales report, event filter (issue 5, bench:report). Which events each report transaction is about,
 -- one row per (transaction, event), so that "the channel's transactions of event E, newest first"
 -- is an index range read that stops at 500 rows instead of a probe of every order of the window.

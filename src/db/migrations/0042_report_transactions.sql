@@ -1,3 +1,7 @@
+-- History only: the functions this migration defines have their CURRENT body in one file each
+-- under src/db/functions, re-applied after the migrations on every start (docs/architecture.md
+-- "Migrations"). Here: report_transactions: src/db/functions/070_report_transactions.sql.
+
 -- Sales report (issue 5, bench:report): which transactions a report lists, as a function, so that
 -- the rest of the report statement has no value-dependent plan and can be a prepared statement
 -- whose plan each connection keeps (src/modules/reports/reports.repo.ts, docs/reports.md).

@@ -1,3 +1,7 @@
+-- History only: the functions this migration defines have their CURRENT body in one file each
+-- under src/db/functions, re-applied after the migrations on every start (docs/architecture.md
+-- "Migrations"). Here: cart_hold_seat: src/db/functions/030_cart_hold_seat.sql.
+
 -- Hold caps (issue 13, DECISIONS D44). One buyer holds at most MAX_LIVE_ORDERS_PER_BUYER live carts,
 -- each within MAX_ITEMS_PER_ORDER, and at most a session's max_tickets_per_buyer seats and zone
 -- places of that session (docs/cart.md "Hold caps").

@@ -1,3 +1,8 @@
+-- History only: the functions this migration defines have their CURRENT body in one file each
+-- under src/db/functions, re-applied after the migrations on every start (docs/architecture.md
+-- "Migrations"). Here: complete_order, close_order: src/db/functions/040_complete_order.sql,
+-- 041_close_order.sql.
+
 -- Which models get the ticket e-mail is a row of the integration policy (src/lib/integration-policy.ts,
 -- `sendsTicketEmail`), no longer a mode written into SQL (issue 13): complete_order takes the
 -- answer (p_send_email) and close_order the modes that send (p_email_modes, TICKET_EMAIL_MODES).

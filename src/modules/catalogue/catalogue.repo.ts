@@ -4,7 +4,8 @@ import * as t from '../../db/schema/index.js';
 import type { LayoutUnitRow } from './catalogue.schemas.js';
 
 // Read side of the catalogue: events a channel sells, their sessions, maps and live inventory.
-// "Free" follows D15: a hold whose hold_expires_at has passed counts as available.
+// "Free" follows D15 through the SQL rule seat_is_free (src/db/functions): a hold whose
+// hold_expires_at has passed counts as available.
 
 export interface EventRow {
   id: number;
@@ -98,7 +99,7 @@ export async function sessionAvailability(db: Db, sessionIds: number[], now: Dat
   const rows = await queryRows<{ session_id: number; capacity: number; available: number }>(
     db,
     sql`SELECT session_id, count(*)::int AS capacity,
-          count(*) FILTER (WHERE ${freeCondition(now)})::int AS available
+          count(*) FILTER (WHERE seat_is_free(status, hold_expires_at, ${now.toISOString()}::timestamptz))::int AS available
         FROM session_seats WHERE session_id IN (${sql.join(sessionIds.map((id) => sql`${id}`), sql`, `)})
         GROUP BY session_id`,
   );
@@ -240,8 +241,9 @@ export async function liveInventory(db: Db, sessionId: number, now: Date): Promi
     db,
     sql`WITH taken AS (
           SELECT id, sector_id, seat_id, status, hold_expires_at FROM session_seats
+          -- status <> 'available' written out: it is the predicate of the partial index (0010).
           WHERE session_id = ${sessionId} AND status <> 'available'
-            AND (status <> 'held' OR hold_expires_at IS NULL OR hold_expires_at > ${at}::timestamptz)
+            AND seat_is_free(status, hold_expires_at, ${at}::timestamptz) IS NOT TRUE
         )
         SELECT
           (SELECT coalesce(string_agg(id::text || left(status, 1), ',' ORDER BY id), '') FROM taken WHERE seat_id IS NOT NULL) AS live_seats,
@@ -282,10 +284,4 @@ export async function sessionUnitsPerSector(db: Db, sessionId: number): Promise<
     sql`SELECT sector_id, count(*)::int AS units FROM session_seats WHERE session_id = ${sessionId} GROUP BY sector_id`,
   );
   return new Map(rows.map((r) => [Number(r.sector_id), Number(r.units)]));
-}
-
-/** The SQL condition "this unit is free at `now`" (D15). */
-function freeCondition(now: Date, alias?: string) {
-  const col = (name: string) => sql.raw(alias ? `${alias}.${name}` : name);
-  return sql`(${col('status')} = 'available' OR (${col('status')} = 'held' AND ${col('hold_expires_at')} <= ${now.toISOString()}::timestamptz))`;
 }

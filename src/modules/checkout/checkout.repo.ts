@@ -13,7 +13,7 @@ export interface Buyer {
 /** An order named by its id, or by its token within a channel (confirm). */
 export type OrderRef = { orderId: number } | { orderToken: string; channelId: number };
 
-/** What close_order (migration 0031) answered; every outcome but `closed` wrote nothing. */
+/** What close_order (src/db/functions) answered; every outcome but `closed` wrote nothing. */
 export type CloseResult =
   | { outcome: 'closed'; orderId: number; codes: string[]; sessionIds: number[]; rows: OrderRows }
   | { outcome: 'already_completed'; orderId: number; codes: string[]; rows: OrderRows }
@@ -31,10 +31,10 @@ function codeArray(codes: readonly string[]) {
 const emailModes = sql`${`{${TICKET_EMAIL_MODES.join(',')}}`}::text[]`;
 
 /**
- * The closing process in one statement, its own transaction (close_order, migrations 0031 and
- * 0071): lock the order, check it, sell its seats (all or nothing), write the buyer, tickets,
- * completion and the e-mail of the models that send one (integration policy). `withRows` asks for
- * the order's rows (order_rows_json) in the answer, for its view.
+ * The closing process in one statement, its own transaction (close_order, src/db/functions): lock
+ * the order, check it, sell its seats (all or nothing), write the buyer, tickets, completion and
+ * the e-mail of the models that send one (integration policy). `withRows` asks for the order's
+ * rows (order_rows_json) in the answer, for its view.
  */
 export async function closeOrderInDatabase(
   db: Db,
@@ -83,9 +83,9 @@ export async function closeOrderInDatabase(
 }
 
 /**
- * The writes that complete an order whose seats are sold (complete_order, migrations 0031 and
- * 0071), inside the caller's transaction: buyer, one ticket per item (codes in item order), order
- * completed, and the ticket e-mail queued when `sendEmail`.
+ * The writes that complete an order whose seats are sold (complete_order, src/db/functions), inside
+ * the caller's transaction: buyer, one ticket per item (codes in item order), order completed, and
+ * the ticket e-mail queued when `sendEmail`.
  */
 export async function completeOrderInDatabase(
   db: Db,

@@ -42,7 +42,7 @@ export interface ClosedOrder {
 
 /**
  * The one closing process (D21), shared by confirm and the portal's payment notification: one
- * statement, so one transaction and one round trip (close_order, migration 0031). It locks the
+ * statement, so one transaction and one round trip (close_order, src/db/functions). It locks the
  * order, returns the existing result if it is completed already, sells its held seats (all of them
  * or nothing), writes the buyer, issues one ticket per item, completes the order and queues the
  * ticket e-mail (not in model D). Concurrent calls for one order queue on the row lock, so exactly

@@ -1,17 +1,16 @@
 import crypto from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
-import { queryRows, type Db } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../http/errors.js';
 import { emailProblem } from '../../lib/email-address.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount } from '../../lib/money.js';
 import { findChannelBySlug } from '../channels/channels.service.js';
 import { newReference } from '../orders/orders.service.js';
-import { priceItems, sumAmounts } from '../orders/pricing.js';
 import { signTicketUrls } from '../tickets/tickets.service.js';
 import type { Buyer } from './checkout.repo.js';
 import { completeOrder } from './closing.service.js';
+import * as repo from './reservation.repo.js';
 
 export interface ReservationInput {
   channelSlug: string;
@@ -48,8 +47,9 @@ function validate(ctx: AppContext, input: ReservationInput): void {
 
 /**
  * Issues an order without payment (type 'reservation'): claims the seats with the cart's claim
- * rule (free, or held by a lapsed cart; ascending id order), prices them at their rates plus the
- * management fees, and completes it like a sale: buyer, tickets, e-mail (not in model D).
+ * rule (seat_is_free: free, or held by a lapsed cart; ascending id order), prices them at their
+ * rates plus the management fees (ticket_fee), and completes it like a sale: buyer, tickets,
+ * e-mail (not in model D).
  */
 export async function createReservation(ctx: AppContext, input: ReservationInput): Promise<ReservationResult> {
   validate(ctx, input);
@@ -58,77 +58,52 @@ export async function createReservation(ctx: AppContext, input: ReservationInput
   const now = ctx.clock.now();
   const lang = input.lang ?? channel.defaultLang;
   const wanted = [...input.items].sort((a, b) => a.session_seat_id - b.session_seat_id);
-  const ids = sql.join(wanted.map((i) => sql`${i.session_seat_id}`), sql`, `);
 
   const result = await ctx.db.transaction(async (tx) => {
-    const seats = await queryRows<{ id: number; session_id: number; sector_id: number; event_id: number }>(
+    const lines = await repo.loadReservationLines(
       tx,
-      sql`SELECT ss.id, ss.session_id, ss.sector_id, s.event_id FROM session_seats ss
-          JOIN sessions s ON s.id = ss.session_id
-          JOIN channel_events ce ON ce.event_id = s.event_id AND ce.channel_id = ${channel.id}
-          WHERE ss.id IN (${ids})`,
+      channel.id,
+      wanted.map((i) => ({ sessionSeatId: i.session_seat_id, rateId: i.rate_id })),
     );
-    const seatById = new Map(seats.map((s) => [s.id, s]));
-    const missing = wanted.find((i) => !seatById.has(i.session_seat_id));
-    if (missing) throw new AppError('not_found', `Seat ${missing.session_seat_id} not found`);
-    const rates = await queryRows<{ id: number; session_id: number; sector_id: number | null; price: number }>(
-      tx,
-      sql`SELECT id, session_id, sector_id, price FROM rates WHERE id IN (${sql.join(wanted.map((i) => sql`${i.rate_id}`), sql`, `)})`,
-    );
-    const fees = await queryRows<{ event_id: number | null; session_id: number | null; kind: 'fixed' | 'percent'; amount: number }>(
-      tx,
-      sql`SELECT event_id, session_id, kind, amount FROM fees
-          WHERE session_id IN (${sql.join(seats.map((s) => sql`${s.session_id}`), sql`, `)})
-             OR event_id IN (${sql.join(seats.map((s) => sql`${s.event_id}`), sql`, `)})`,
-    );
-    const checked = wanted.map((item) => {
-      const seat = seatById.get(item.session_seat_id)!;
-      const rate = rates.find((r) => r.id === item.rate_id);
-      if (!rate || rate.session_id !== seat.session_id || (rate.sector_id !== null && rate.sector_id !== seat.sector_id)) {
-        const i = input.items.indexOf(item);
-        throw invalidData({ [`items.${i}.rate_id`]: [`is not a rate of seat ${seat.id}`] });
-      }
-      return { seat, rate };
-    });
-    // The cart's pricing rules (rate price + management fees), without a voucher.
-    const amounts = priceItems(
-      checked.map(({ seat, rate }, i) => ({ id: i, eventId: seat.event_id, sessionId: seat.session_id, rateId: rate.id, price: rate.price })),
-      fees.map((f) => ({ eventId: f.event_id, sessionId: f.session_id, kind: f.kind, amount: f.amount })),
-      null,
-    );
-    const priced = checked.map(({ seat, rate }, i) => ({ seat, rateId: rate.id, ...amounts[i]! }));
-    const totals = sumAmounts(amounts);
+    const missing = lines.find((l) => !l.seat);
+    if (missing) throw new AppError('not_found', `Seat ${missing.sessionSeatId} not found`);
+    const misfit = lines.findIndex((l) => !l.rateFits);
+    if (misfit >= 0) {
+      const i = input.items.indexOf(wanted[misfit]!);
+      throw invalidData({ [`items.${i}.rate_id`]: [`is not a rate of seat ${lines[misfit]!.seat!.id}`] });
+    }
+    // The cart's pricing rules (rate price + management fees, ticket_fee), without a voucher.
+    const priced = lines.map((l) => ({ seat: l.seat!, rateId: l.rateId, base: l.price, fee: l.fee, total: l.price + l.fee }));
+    const totals = priced.reduce((t, p) => ({ base: t.base + p.base, fee: t.fee + p.fee, total: t.total + p.total }), { base: 0, fee: 0, total: 0 });
 
     const orderToken = crypto.randomUUID();
     const reference = newReference();
-    const [order] = await queryRows<{ id: string | number }>(
-      tx,
-      sql`INSERT INTO orders (order_token, reference, channel_id, type, status, lang, currency, base_amount, fee_amount,
-            total_amount, created_at, updated_at)
-          VALUES (${orderToken}, ${reference}, ${channel.id}, 'reservation', 'pending', ${lang}, ${ctx.config.currency},
-            ${totals.base}, ${totals.fee}, ${totals.total}, ${now}, ${now})
-          RETURNING id`,
-    );
-    const orderId = Number(order!.id);
+    const orderId = await repo.insertReservationOrder(tx, {
+      orderToken,
+      reference,
+      channelId: channel.id,
+      lang,
+      currency: ctx.config.currency,
+      ...totals,
+      now,
+    });
     const items = [];
     for (const p of priced) {
       // The claim rule of the cart (D14, D15), one seat at a time in ascending id order.
-      const claimed = await queryRows<{ id: number }>(
-        tx,
-        sql`UPDATE session_seats SET status = 'sold', order_id = ${orderId}, hold_expires_at = NULL
-            WHERE id = ${p.seat.id} AND (status = 'available' OR (status = 'held' AND hold_expires_at <= ${now}))
-            RETURNING id`,
-      );
-      if (claimed.length !== 1) throw new AppError('seat_unavailable', `Seat ${p.seat.id} is not available`);
-      const [item] = await queryRows<{ id: string | number }>(
-        tx,
-        sql`INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id, base_amount,
-              fee_amount, total_amount, created_at)
-            VALUES (${orderId}, ${p.seat.event_id}, ${p.seat.session_id}, ${p.seat.sector_id}, ${p.seat.id}, ${p.rateId},
-              ${p.base}, ${p.fee}, ${p.total}, ${now})
-            RETURNING id`,
-      );
-      items.push({ id: Number(item!.id), sessionId: p.seat.session_id, sessionSeatId: p.seat.id });
+      if (!(await repo.claimSeatSold(tx, orderId, p.seat.id, now))) throw new AppError('seat_unavailable', `Seat ${p.seat.id} is not available`);
+      const id = await repo.insertReservationItem(tx, {
+        orderId,
+        eventId: p.seat.eventId,
+        sessionId: p.seat.sessionId,
+        sectorId: p.seat.sectorId,
+        sessionSeatId: p.seat.id,
+        rateId: p.rateId,
+        base: p.base,
+        fee: p.fee,
+        total: p.total,
+        now,
+      });
+      items.push({ id, sessionId: p.seat.sessionId, sessionSeatId: p.seat.id });
     }
     const codes = await completeOrder(tx, {
       orderId,

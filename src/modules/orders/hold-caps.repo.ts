@@ -3,7 +3,7 @@ import { parseJson, queryRows, type Db, type Json } from '../../db/client.js';
 import { intArray } from './orders.repo.js';
 
 // SQL of the hold caps (D44) for the full cart path; the fast path does the same inside
-// cart_hold_seat (migration 0071, which explains the lock). Both run inside the claim's transaction.
+// cart_hold_seat (src/db/functions, which explains the lock). Both run inside the claim's transaction.
 
 /**
  * Serialises the claims of one buyer until the transaction ends (the caps are counts over several

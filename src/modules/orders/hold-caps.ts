@@ -14,7 +14,7 @@ import type { OrderRow } from './orders.repo.js';
 // The per-buyer caps count against the buyer recorded on the order (orders.buyer_key, buyer.ts);
 // an order without one (server scope, admin) has only the first cap. Completed orders do not
 // count: the caps bound what one buyer can keep from others at once, not what it buys.
-// The fast path (cart_hold_seat, migration 0071) applies the same caps in SQL and answers with
+// The fast path (cart_hold_seat, src/db/functions) applies the same caps in SQL and answers with
 // the same error through holdLimitReached.
 
 export type HoldCap = 'items_per_order' | 'live_orders' | 'session_tickets';

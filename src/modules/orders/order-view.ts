@@ -46,7 +46,7 @@ export interface OrderView {
 }
 
 /**
- * order_rows_json (migration 0027): the order's own data, as the driver returns it (parsed or text).
+ * order_rows_json (src/db/functions): the order's own data, as the driver returns it (parsed or text).
  * Its columns carry the view's names; amounts are integer minor units (the view's are toAmount()).
  */
 export type OrderRows =

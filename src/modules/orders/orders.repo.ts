@@ -10,8 +10,8 @@ import type { FeeRule, ItemAmounts, OrderAmounts, PricingItem, VoucherRule } fro
 /** A PostgreSQL integer array parameter, the same on both drivers. */
 export const intArray = (ids: readonly number[]): SQL => sql`${`{${ids.map((n) => Math.trunc(n)).join(',')}}`}::bigint[]`;
 
-/** The free condition of an inventory row: available, or held by a cart that has expired (D15). */
-const isFree = (now: Date) => sql`(status = 'available' OR (status = 'held' AND hold_expires_at <= ${now}))`;
+/** An inventory row is free at `now` (D15): the SQL rule seat_is_free (src/db/functions), inlined by the planner. */
+const isFree = (now: Date) => sql`seat_is_free(status, hold_expires_at, ${now}::timestamptz)`;
 
 export interface OrderRow {
   id: number;
@@ -453,7 +453,7 @@ export type FastHold =
   | { outcome: 'fallback' };
 
 /**
- * Holds one seat for a cart in ONE statement (cart_hold_seat, migration 0025): locks the order (or
+ * Holds one seat for a cart in ONE statement (cart_hold_seat, src/db/functions): locks the order (or
  * inserts it when `create`), claims the seat with the conditional UPDATE, inserts the item priced
  * from its rate and fees, adds to the order's totals and returns the order view. It applies the
  * hold caps (D44) of `buyerKey` (a new order's buyer; an existing order's own is used for an add).

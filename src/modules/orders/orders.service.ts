@@ -9,7 +9,7 @@ import { assertHoldCaps, holdLimitReached } from './hold-caps.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './order-view.js';
 import * as repo from './orders.repo.js';
 import type { OrderRow, SeatInfo } from './orders.repo.js';
-import { priceItems, sumAmounts } from './pricing.js';
+import { priceItems, rateFitsUnit, sumAmounts } from './pricing.js';
 
 // Cart use cases. Each takes the channel and the order token, so that the B2B routes and the
 // portal's public cart call the same functions; each runs in one transaction that first locks the
@@ -88,7 +88,7 @@ function resolveSeatRequests(context: repo.AddContext, requests: readonly ItemRe
       errors[`${fieldPrefix(i)}session_seat_id`] = ['is a place of an unnumbered zone; add it with items/sector'];
     }
     const rate = rates.get(req.rate_id);
-    if (!rate || rate.sessionId !== seat.sessionId || (rate.sectorId !== null && rate.sectorId !== seat.sectorId)) {
+    if (!rate || !rateFitsUnit(rate, seat)) {
       errors[`${fieldPrefix(i)}rate_id`] = [`is not a rate of session ${seat.sessionId} for this seat`];
     }
     return { seat, rate: rate! };
@@ -157,9 +157,10 @@ async function addSeatsToCart(
  * The flash-sale path (bench:holds): one seat held in ONE database round trip by cart_hold_seat,
  * which applies the same rules as addSeatsToCart for a plain cart (no voucher, room left, seat and
  * rate valid, on sale). Null when it declined (nothing written): the caller runs the full path,
- * which gives every other answer (404, 409, 422) exactly as before.
+ * which gives every other answer (404, 409, 422) exactly as before. Exported so that
+ * test/orders/hold-paths.property.test.ts can drive each path on its own.
  */
-async function holdSeatFast(
+export async function holdSeatFast(
   ctx: AppContext,
   channel: ChannelRecord,
   lang: string,
@@ -287,7 +288,7 @@ export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderTok
     if (zone.numbered) {
       throw invalidData({ sector_id: ['is a numbered sector; add its seats with items'] });
     }
-    if (rate.sectorId !== null && rate.sectorId !== zone.sectorId) {
+    if (!rateFitsUnit(rate, zone)) {
       throw invalidData({ rate_id: ['is not a rate of this sector'] });
     }
     if (!zone.onSale) throw new AppError('conflict', `Session ${zone.sessionId} is not on sale`);
@@ -348,8 +349,7 @@ export const changeRate = (ctx: AppContext, channel: ChannelRecord, orderToken: 
     const missing = unique.find((id) => !items.some((item) => item.id === id));
     if (missing !== undefined) throw new AppError('not_found', `Item ${missing} not found`);
     const [rate] = await repo.findRates(tx, [rateId]);
-    const fits = (item: repo.ItemRow) => rate && rate.sessionId === item.sessionId && (rate.sectorId === null || rate.sectorId === item.sectorId);
-    const misfit = items.find((item) => !fits(item));
+    const misfit = items.find((item) => !rate || !rateFitsUnit(rate, item));
     if (misfit) {
       throw invalidData({ rate_id: [`is not a rate of the session and sector of item ${misfit.id}`] });
     }

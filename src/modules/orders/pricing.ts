@@ -46,6 +46,17 @@ export interface OrderAmounts {
   total: number;
 }
 
+/**
+ * Whether a rate may price an inventory unit: a rate of the unit's session that names no sector or
+ * the unit's sector. The SQL twin is rate_fits_seat (src/db/functions/011_rate_fits_seat.sql), used
+ * by the one-statement hold and reservations; test/orders/hold-paths.property.test.ts holds the two
+ * to the same answers.
+ */
+export const rateFitsUnit = (
+  rate: { sessionId: number; sectorId: number | null },
+  unit: { sessionId: number; sectorId: number },
+): boolean => rate.sessionId === unit.sessionId && (rate.sectorId === null || rate.sectorId === unit.sectorId);
+
 /** Whether an item falls in a voucher's optional scope (event, session, rate: each must match when set). */
 export function inVoucherScope(item: Pick<PricingItem, 'eventId' | 'sessionId' | 'rateId'>, voucher: VoucherRule): boolean {
   return (
@@ -75,6 +86,12 @@ export function splitLargestRemainder(amount: number, weights: readonly number[]
   return parts;
 }
 
+/**
+ * The management fees of one item: each rule of its event or its session, fixed per ticket or basis
+ * points of the price (percentOf). The SQL twin is fee_of_rule / ticket_fee (src/db/functions),
+ * which prices the one-statement hold and reservations; test/orders/hold-paths.property.test.ts
+ * holds the two to the same amounts.
+ */
 function feeFor(item: PricingItem, fees: readonly FeeRule[]): number {
   let fee = 0;
   for (const rule of fees) {

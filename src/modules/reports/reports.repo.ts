@@ -28,7 +28,7 @@ const amount = (minor: SQL) => sql`(${minor})::float8 / 100`;
  * The report in one statement, answered as the JSON text of the envelope's `data` object
  * (`{"data": [rows], "summary": {...}}`, SPEC "Report envelope"), so that Node neither parses nor
  * re-serialises 500 rows: the route sends the text as it comes. `picked` is the function
- * report_transactions (migration 0042), which reads the channel's transactions newest first and stops
+ * report_transactions (src/db/functions), which reads the channel's transactions newest first and stops
  * at the limit (with an event filter, from order_events, migration 0041); everything else (customer,
  * first item's event and session, ticket count, the summary) is computed over exactly those rows. A
  * refund row has no items of its own: its event, session and ticket count come from the order it

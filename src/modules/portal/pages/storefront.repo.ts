@@ -52,7 +52,7 @@ export async function listSessions(db: Db, eventId: number, now: Date): Promise<
     db,
     sql`SELECT s.id, s.start_datetime,
                (SELECT count(*)::int FROM session_seats ss WHERE ss.session_id = s.id
-                  AND (ss.status = 'available' OR (ss.status = 'held' AND ss.hold_expires_at <= ${now.toISOString()}))) AS available
+                  AND seat_is_free(ss.status, ss.hold_expires_at, ${now.toISOString()}::timestamptz)) AS available
           FROM sessions s
          WHERE s.event_id = ${eventId} AND s.status = 'on_sale' AND s.start_datetime > ${now.toISOString()}
          ORDER BY s.start_datetime, s.id`,
@@ -87,7 +87,7 @@ export interface StoreSessionDetail {
 /** A session's map with live availability (an expired hold counts as free, D15). */
 export async function sessionDetail(db: Db, sessionId: number, lang: string, now: Date): Promise<StoreSessionDetail> {
   const at = now.toISOString();
-  const free = sql`(ss.status = 'available' OR (ss.status = 'held' AND ss.hold_expires_at <= ${at}))`;
+  const free = sql`seat_is_free(ss.status, ss.hold_expires_at, ${at}::timestamptz)`;
   const sectors = await queryRows<StoreSector>(
     db,
     sql`SELECT sec.id, sec.name, sec.numbered, sec.capacity,

@@ -1,0 +1,88 @@
+-- The closing process (D21) in one statement, its own transaction (bench:confirm): lock the order,
+-- check it, sell its seats (all or nothing), complete it (complete_order) and return the view rows.
+-- closeOrderInDatabase (src/modules/checkout/checkout.repo.ts) calls it and closing.service.ts maps
+-- its outcomes to the API's answers.
+--
+-- The order is named by p_order_id, or by p_order_token within p_channel_id (confirm: another
+-- channel's order is not found, D5). p_codes: fresh ticket codes, at least one per item (Node makes
+-- them; too few gives outcome need_codes with the count, nothing written). p_with_rows: also return
+-- the order's rows for its view (order_rows_json). p_email_modes: the integration modes whose
+-- channels get the ticket e-mail (TICKET_EMAIL_MODES). Outcomes:
+--   closed            {order_id, codes, session_ids, rows}   seats sold, tickets issued, completed
+--   already_completed {order_id, codes, rows}                nothing ran again (D22)
+--   not_found | cancelled | empty | expired                   nothing written
+--   amount_mismatch   {total_amount}                          nothing written
+--   seat_unavailable                                          nothing written
+--   need_codes        {count}                                 nothing written
+-- Concurrent calls for one order queue on its row lock; exactly one closes (confirm-race.test.ts).
+CREATE OR REPLACE FUNCTION close_order(
+  p_order_id bigint, p_order_token text, p_channel_id integer, p_now timestamptz, p_allow_expired boolean,
+  p_expected_amount integer, p_name text, p_surname text, p_email text, p_phone text,
+  p_payment_method text, p_transaction_id text, p_codes text[], p_with_rows boolean, p_email_modes text[]
+) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_order record;
+  v_items bigint[];
+  v_sessions integer[];
+  v_seats integer[];
+  v_count integer;
+  v_expired boolean;
+BEGIN
+  IF p_order_id IS NOT NULL THEN
+    SELECT o.id, c.integration_mode, o.type, o.status, o.expires_at, o.total_amount INTO v_order
+    FROM orders o JOIN sales_channels c ON c.id = o.channel_id WHERE o.id = p_order_id FOR UPDATE OF o;
+  ELSE
+    SELECT o.id, c.integration_mode, o.type, o.status, o.expires_at, o.total_amount INTO v_order
+    FROM orders o JOIN sales_channels c ON c.id = o.channel_id
+    WHERE o.order_token = p_order_token AND o.channel_id = p_channel_id FOR UPDATE OF o;
+  END IF;
+  IF v_order.id IS NULL OR v_order.type = 'refund' THEN
+    RETURN json_build_object('outcome', 'not_found');
+  END IF;
+  IF v_order.status = 'completed' THEN
+    RETURN json_build_object('outcome', 'already_completed', 'order_id', v_order.id,
+      'codes', (SELECT COALESCE(array_agg(t.code ORDER BY t.order_item_id), '{}') FROM tickets t WHERE t.order_id = v_order.id),
+      'rows', CASE WHEN p_with_rows THEN order_rows_json(v_order.id) END);
+  END IF;
+  IF v_order.status = 'cancelled' THEN
+    RETURN json_build_object('outcome', 'cancelled');
+  END IF;
+
+  SELECT array_agg(i.id ORDER BY i.id), array_agg(i.session_id ORDER BY i.id) INTO v_items, v_sessions
+  FROM order_items i WHERE i.order_id = v_order.id;
+  v_count := COALESCE(cardinality(v_items), 0);
+  IF v_count = 0 THEN
+    RETURN json_build_object('outcome', 'empty');
+  END IF;
+  v_expired := v_order.status = 'expired' OR (v_order.expires_at IS NOT NULL AND v_order.expires_at <= p_now);
+  IF v_expired AND NOT p_allow_expired THEN
+    RETURN json_build_object('outcome', 'expired');
+  END IF;
+  IF p_expected_amount IS NOT NULL AND p_expected_amount <> v_order.total_amount THEN
+    RETURN json_build_object('outcome', 'amount_mismatch', 'total_amount', v_order.total_amount);
+  END IF;
+  IF COALESCE(cardinality(p_codes), 0) < v_count THEN
+    RETURN json_build_object('outcome', 'need_codes', 'count', v_count);
+  END IF;
+
+  -- The order's inventory rows it may sell, locked in id order (D14): its own holds, and, for an
+  -- expired cart whose payment was taken (p_allow_expired), rows that are free again (D15).
+  -- All of them or nothing: the rows are only written once every item's row is in hand.
+  SELECT array_agg(u.id ORDER BY u.id) INTO v_seats FROM (
+    SELECT ss.id FROM session_seats ss JOIN order_items i ON i.session_seat_id = ss.id
+    WHERE i.order_id = v_order.id
+      AND ((ss.status = 'held' AND ss.order_id = v_order.id)
+           OR (v_expired AND seat_is_free(ss.status, ss.hold_expires_at, p_now)))
+    ORDER BY ss.id FOR UPDATE OF ss) u;
+  IF COALESCE(cardinality(v_seats), 0) <> v_count THEN
+    RETURN json_build_object('outcome', 'seat_unavailable');
+  END IF;
+  UPDATE session_seats SET status = 'sold', order_id = v_order.id, hold_expires_at = NULL WHERE id = ANY(v_seats);
+
+  PERFORM complete_order(v_order.id, v_items, p_codes[1:v_count], v_order.integration_mode = ANY(p_email_modes),
+                         p_name, p_surname, p_email, p_phone, p_payment_method, p_transaction_id, p_now);
+  RETURN json_build_object('outcome', 'closed', 'order_id', v_order.id, 'codes', p_codes[1:v_count],
+    'session_ids', v_sessions, 'rows', CASE WHEN p_with_rows THEN order_rows_json(v_order.id) END);
+END;
+$$;
