@@ -10,7 +10,7 @@ import { migrate } from '../src/db/migrate.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     pgTemplate: string | null;
-    /** Path of a tarball of one migrated in-memory PGlite (PGlite runs only). */
+    /** Path of the tarball (`dumpDataDir`) of one migrated PGlite data folder (PGlite runs only). */
     pgliteTemplate: string | null;
   }
 }
@@ -26,8 +26,8 @@ export function serverUrl(database: string): string {
 /**
  * One migrated database per run, which every test database starts from: migrating a fresh database
  * for each test app costs seconds, copying a migrated one a fraction of that. On PostgreSQL a
- * template database that each test file clones; on PGlite the dump of a migrated in-memory PGlite,
- * which each test database loads (test/db/migrations.test.ts still migrates empty databases).
+ * template database that each test file clones; on PGlite the dump of a migrated data folder, which
+ * each in-memory test database loads (test/db/migrations.test.ts still migrates empty databases).
  */
 export default async function setup(project: TestProject) {
   if (process.env.TEST_DB !== 'postgres') {

@@ -49,6 +49,7 @@ describe('admin API authentication', () => {
     const channelToken = await tokenFor(t.app, 'demo-d', 'wk_demo_d');
     const res = await t.app.inject({ url: '/api/admin/v1/me', headers: bearer(channelToken) });
     expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ status: 401, success: false, code: 'invalid_token', message: expect.any(String) });
   });
 
   it('/me tells who the token belongs to', async () => {
@@ -134,6 +135,7 @@ describe('channels and widget keys', () => {
     expect(revoked.body.data.revoked_at).toMatch(/\+00:00$/);
     const refused = await t.app.inject({ url: '/api/sales-channel/v1/partner-a/config', headers: bearer(token) });
     expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toEqual({ status: 401, success: false, code: 'invalid_token', message: 'The access token is invalid, expired or revoked' });
     expectRefused(await promoterA.del(`/channels/${channelId}/keys/${gen.body.data.id}`), 409, 'conflict');
     expectRefused(await promoterA.del(`/channels/${channelId}/keys/999999`), 404, 'not_found');
   });
