@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -6,7 +7,6 @@ import { buildApp } from '../src/app.js';
 import type { AppContext } from '../src/app-context.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/client.js';
-import { migrate } from '../src/db/migrate.js';
 import { loadDemoDataIfEmpty } from '../src/demo/demo-data.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { serverUrl, TEST_PG_URL } from './global-setup.js';
@@ -20,12 +20,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database: in-memory PGlite, or a clone of the migrated template on PostgreSQL. */
+/** The migrated PGlite of the global setup, read once per test file. */
+let pgliteTemplate: Blob | undefined;
+
+/**
+ * A fresh, migrated database: an in-memory PGlite loaded from the migrated dump of the global setup,
+ * or a clone of the migrated template on PostgreSQL.
+ */
 export async function createTestDatabase(opts: { poolSize?: number } = {}): Promise<TestDatabase> {
   const template = inject('pgTemplate');
   if (!template) {
-    const database = await openDatabase({ pgliteDir: 'memory://' });
-    await migrate(database);
+    const tarball = inject('pgliteTemplate');
+    if (!tarball) throw new Error('no migrated PGlite: test/global-setup.ts did not run');
+    pgliteTemplate ??= new Blob([fs.readFileSync(tarball)]);
+    const database = await openDatabase({ pgliteDir: 'memory://', pgliteLoadDataDir: pgliteTemplate });
     return { database, url: null, drop: () => database.close() };
   }
   const name = `taquilla_t_${template.split('_').pop()}_${crypto.randomBytes(6).toString('hex')}`;

@@ -35,12 +35,14 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Who opens an embedded folder (`service`, `command line`): named to whoever is refused it (D48). */
   owner?: string;
+  /** A tarball of a PGlite data folder (`dumpDataDir`) to start from: tests start from one migrated copy. */
+  pgliteLoadDataDir?: Blob;
 }
 
 /** Opens the database named by the options: a PostgreSQL server pool or the embedded PGlite. */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 10);
-  return openPglite(opts.pgliteDir ?? 'memory://', opts.owner ?? 'service');
+  return openPglite(opts.pgliteDir ?? 'memory://', opts.owner ?? 'service', opts.pgliteLoadDataDir);
 }
 
 /**
@@ -92,14 +94,14 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   };
 }
 
-async function openPglite(dir: string, owner: string): Promise<Database> {
+async function openPglite(dir: string, owner: string, loadDataDir?: Blob): Promise<Database> {
   const inMemory = dir.startsWith('memory://');
   if (!inMemory) fs.mkdirSync(path.dirname(dir), { recursive: true });
   // Taken before PGlite touches the folder, so that a refused process has written nothing (D48).
   const lock = inMemory ? null : lockDataDir(dir, owner);
   let client: PGlite;
   try {
-    client = await PGlite.create(dir);
+    client = await PGlite.create(dir, loadDataDir ? { loadDataDir } : {});
   } catch (err) {
     lock?.release();
     throw err;

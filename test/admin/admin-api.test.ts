@@ -22,6 +22,19 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => t.close());
 
+/**
+ * A refusal in the error envelope of D4 with its stable code; a 422 also carries SPEC's message and
+ * the offending fields.
+ */
+function expectRefused(res: { status: number; body: Record<string, unknown> }, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.body).toMatchObject({ status, success: false, code, message: expect.any(String) });
+  if (status === 422) {
+    expect(res.body.message).toBe('The given data was invalid');
+    expect(Object.keys(res.body.errors as object).length).toBeGreaterThan(0);
+  }
+}
+
 describe('admin API authentication', () => {
   it('401 without a token, with an unknown token, and in the error envelope', async () => {
     const none = await t.app.inject({ url: '/api/admin/v1/me' });
@@ -36,6 +49,7 @@ describe('admin API authentication', () => {
     const channelToken = await tokenFor(t.app, 'demo-d', 'wk_demo_d');
     const res = await t.app.inject({ url: '/api/admin/v1/me', headers: bearer(channelToken) });
     expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ status: 401, success: false, code: 'invalid_token', message: expect.any(String) });
   });
 
   it('/me tells who the token belongs to', async () => {
@@ -44,9 +58,9 @@ describe('admin API authentication', () => {
   });
 
   it('admin-only actions answer 403 to a promoter', async () => {
-    expect((await promoterA.post('/organisers', { name: 'Mine' })).status).toBe(403);
-    expect((await promoterA.post('/users', { email: 'x@y.test', password: 'long enough password', role: 'admin' })).status).toBe(403);
-    expect((await promoterA.post('/catalogue/import', otherOrganiserDocument)).status).toBe(403);
+    expectRefused(await promoterA.post('/organisers', { name: 'Mine' }), 403, 'forbidden');
+    expectRefused(await promoterA.post('/users', { email: 'x@y.test', password: 'long enough password', role: 'admin' }), 403, 'forbidden');
+    expectRefused(await promoterA.post('/catalogue/import', otherOrganiserDocument), 403, 'forbidden');
   });
 
   it('an admin creates organisers and accounts; bad input is 422, a taken e-mail 409', async () => {
@@ -55,11 +69,11 @@ describe('admin API authentication', () => {
     const user = await admin.post('/users', { email: 'Third@Taquilla.test', password: 'a long enough password', role: 'promoter', organiser_id: org.body.data.id });
     expect(user.status).toBe(201);
     expect(user.body.data).toMatchObject({ email: 'third@taquilla.test', role: 'promoter', organiser_id: org.body.data.id });
-    expect((await admin.post('/users', { email: 'third@taquilla.test', password: 'a long enough password', role: 'admin' })).status).toBe(409);
+    expectRefused(await admin.post('/users', { email: 'third@taquilla.test', password: 'a long enough password', role: 'admin' }), 409, 'conflict');
     const weak = await admin.post('/users', { email: 'weak@taquilla.test', password: 'short', role: 'admin' });
-    expect(weak.status).toBe(422);
+    expectRefused(weak, 422, 'validation_failed');
     expect(weak.body.errors).toHaveProperty('password');
-    expect((await admin.post('/users', { email: 'p@taquilla.test', password: 'a long enough password', role: 'promoter' })).status).toBe(422);
+    expectRefused(await admin.post('/users', { email: 'p@taquilla.test', password: 'a long enough password', role: 'promoter' }), 422, 'validation_failed');
   });
 
   it('organisers: an admin sees all, a promoter only its own', async () => {
@@ -77,22 +91,22 @@ describe('channels and widget keys', () => {
     expect(res.body.data).toMatchObject({ slug: 'partner-a', organiser_id: DEMO_ORGANISER, cart_ttl_seconds: 600, event_ids: [] });
     channelId = res.body.data.id;
     const foreign = await promoterA.post('/channels', { organiser_id: b.organiser, slug: 'sneaky', name: 'Sneaky', integration_mode: 'portal_only' });
-    expect(foreign.status).toBe(404);
+    expectRefused(foreign, 404, 'not_found');
   });
 
   it('an admin must name the organiser; bad fields are 422; a taken slug is 409', async () => {
     const missing = await admin.post('/channels', { slug: 'no-org', name: 'x', integration_mode: 'portal_only' });
-    expect(missing.status).toBe(422);
+    expectRefused(missing, 422, 'validation_failed');
     expect(missing.body.errors).toHaveProperty('organiser_id');
     const modelB = await admin.post('/channels', { organiser_id: DEMO_ORGANISER, slug: 'no-url', name: 'x', integration_mode: 'portal_external_payment' });
-    expect(modelB.status).toBe(422);
+    expectRefused(modelB, 422, 'validation_failed');
     expect(modelB.body.errors).toHaveProperty('checkout_url');
     const badSlug = await admin.post('/channels', { organiser_id: DEMO_ORGANISER, slug: 'Bad Slug', name: 'x', integration_mode: 'portal_only' });
-    expect(badSlug.status).toBe(422);
+    expectRefused(badSlug, 422, 'validation_failed');
     const taken = await admin.post('/channels', { organiser_id: DEMO_ORGANISER, slug: 'demo-a', name: 'x', integration_mode: 'portal_only' });
-    expect(taken.status).toBe(409);
+    expectRefused(taken, 409, 'conflict');
     const foreignEvent = await admin.post('/channels', { organiser_id: DEMO_ORGANISER, slug: 'mixed', name: 'x', integration_mode: 'portal_only', event_ids: [b.event] });
-    expect(foreignEvent.status).toBe(422);
+    expectRefused(foreignEvent, 422, 'validation_failed');
   });
 
   it('lists: a promoter sees only its organiser\'s channels, an admin all', async () => {
@@ -121,8 +135,9 @@ describe('channels and widget keys', () => {
     expect(revoked.body.data.revoked_at).toMatch(/\+00:00$/);
     const refused = await t.app.inject({ url: '/api/sales-channel/v1/partner-a/config', headers: bearer(token) });
     expect(refused.statusCode).toBe(401);
-    expect((await promoterA.del(`/channels/${channelId}/keys/${gen.body.data.id}`)).status).toBe(409);
-    expect((await promoterA.del(`/channels/${channelId}/keys/999999`)).status).toBe(404);
+    expect(refused.json()).toEqual({ status: 401, success: false, code: 'invalid_token', message: 'The access token is invalid, expired or revoked' });
+    expectRefused(await promoterA.del(`/channels/${channelId}/keys/${gen.body.data.id}`), 409, 'conflict');
+    expectRefused(await promoterA.del(`/channels/${channelId}/keys/999999`), 404, 'not_found');
   });
 
   it('edit mode, checkout URL, branding, cart lifetime and events; the channel config shows it at once', async () => {
@@ -145,9 +160,9 @@ describe('channels and widget keys', () => {
     expect(after).toMatchObject({ integration_mode: 'portal_external_payment', checkout_url: 'https://partner.example/checkout', cart_ttl_seconds: 300 });
     expect(after.branding).toMatchObject({ primary_color: '#112233', name: 'Partner' });
 
-    expect((await promoterA.patch(`/channels/${channelId}`, { branding: { primary_color: 'red' } })).status).toBe(422);
-    expect((await promoterA.patch(`/channels/${channelId}`, { checkout_url: null })).status).toBe(422);
-    expect((await promoterA.patch(`/channels/${channelId}`, {})).status).toBe(422);
+    expectRefused(await promoterA.patch(`/channels/${channelId}`, { branding: { primary_color: 'red' } }), 422, 'validation_failed');
+    expectRefused(await promoterA.patch(`/channels/${channelId}`, { checkout_url: null }), 422, 'validation_failed');
+    expectRefused(await promoterA.patch(`/channels/${channelId}`, {}), 422, 'validation_failed');
   });
 
   it('audits key generation, revocation and mode changes with who and when', async () => {
@@ -179,7 +194,7 @@ describe('channels and widget keys', () => {
 
   it('a failed change writes no audit entry (same transaction)', async () => {
     const before = (await admin.get('/audit-log?limit=200')).body.data.length;
-    expect((await promoterA.del(`/channels/${channelId}/keys/999999`)).status).toBe(404);
+    expectRefused(await promoterA.del(`/channels/${channelId}/keys/999999`), 404, 'not_found');
     expect((await admin.get('/audit-log?limit=200')).body.data.length).toBe(before);
   });
 });
@@ -196,8 +211,8 @@ describe('events, sessions, rates and fees', () => {
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ status: 'draft', organiser_id: DEMO_ORGANISER, names: { es: 'Ópera', en: 'Opera' }, descriptions: { en: 'Arias' }, sessions: [], fees: [] });
     eventId = res.body.data.id;
-    expect((await promoterA.post('/events', { venue_id: b.venue, names: { es: 'X' } })).status).toBe(404);
-    expect((await promoterA.post('/events', { venue_id: venue.id, names: {} })).status).toBe(422);
+    expectRefused(await promoterA.post('/events', { venue_id: b.venue, names: { es: 'X' } }), 404, 'not_found');
+    expectRefused(await promoterA.post('/events', { venue_id: venue.id, names: {} }), 422, 'validation_failed');
   });
 
   it('edit and publish the event', async () => {
@@ -217,7 +232,7 @@ describe('events, sessions, rates and fees', () => {
     expect(Number(inv!.n)).toBe(560 + 200);
     const edited = await promoterA.patch(`/sessions/${sessionId}`, { start_datetime: '2031-05-02T18:00:00Z', end_datetime: null });
     expect(edited.body.data).toMatchObject({ start_datetime: '2031-05-02T18:00:00+00:00', end_datetime: null });
-    expect((await promoterA.patch(`/sessions/${sessionId}`, { end_datetime: '2031-05-01T00:00:00Z' })).status).toBe(422);
+    expectRefused(await promoterA.patch(`/sessions/${sessionId}`, { end_datetime: '2031-05-01T00:00:00Z' }), 422, 'validation_failed');
     expect((await promoterA.post(`/sessions/${sessionId}/publish`)).body.data.status).toBe('on_sale');
   });
 
@@ -229,8 +244,8 @@ describe('events, sessions, rates and fees', () => {
     const [stored] = await queryRows<{ price: number }>(t.ctx.db, sql`SELECT price FROM rates WHERE id = ${rate.body.data.id}`);
     expect(stored!.price).toBe(4550);
     const other = (await promoterB.get('/venues')).body.data[0].sectors[0].id;
-    expect((await promoterA.post(`/sessions/${sessionId}/rates`, { name: 'X', price: 1, sector_id: other })).status).toBe(422);
-    expect((await promoterA.post(`/sessions/${sessionId}/rates`, { name: 'X', price: 1.005 })).status).toBe(422);
+    expectRefused(await promoterA.post(`/sessions/${sessionId}/rates`, { name: 'X', price: 1, sector_id: other }), 422, 'validation_failed');
+    expectRefused(await promoterA.post(`/sessions/${sessionId}/rates`, { name: 'X', price: 1.005 }), 422, 'validation_failed');
     const edited = await promoterA.patch(`/rates/${rate.body.data.id}`, { price: 40, sector_id: null });
     expect(edited.body.data).toMatchObject({ price: 40, sector_id: null });
   });
@@ -244,14 +259,47 @@ describe('events, sessions, rates and fees', () => {
     expect(detail.fees.map((f: { name: string }) => f.name)).toEqual(['Gestión', 'Cloakroom']);
     const edited = await promoterA.patch(`/fees/${sessionFee.body.data.id}`, { amount: 2.25 });
     expect(edited.body.data.amount).toBe(2.25);
-    expect((await promoterA.patch(`/fees/${eventFee.body.data.id}`, { amount: 150 })).status).toBe(422);
+    expectRefused(await promoterA.patch(`/fees/${eventFee.body.data.id}`, { amount: 150 }), 422, 'validation_failed');
     expect((await promoterA.del(`/fees/${sessionFee.body.data.id}`)).status).toBe(200);
     expect((await promoterA.get(`/sessions/${sessionId}`)).body.data.fees).toHaveLength(1);
   });
 
   it('a new published session on a channel that sells the event shows in the B2B catalogue data', async () => {
-    const [row] = await queryRows<{ status: string }>(t.ctx.db, sql`SELECT status FROM sessions WHERE id = ${sessionId}`);
-    expect(row!.status).toBe('on_sale');
+    // Its own event, session, rate and channel: nothing here depends on the tests above.
+    const venue = await venueOfA();
+    const event = (await promoterA.post('/events', { venue_id: venue.id, names: { es: 'Zarzuela', en: 'Zarzuela night' } })).body.data;
+    expect((await promoterA.post(`/events/${event.id}/publish`)).body.data.status).toBe('published');
+    const session = (await promoterA.post(`/events/${event.id}/sessions`, { start_datetime: '2031-06-01T19:00:00Z', end_datetime: '2031-06-01T22:00:00Z' })).body.data;
+    const rate = (await promoterA.post(`/sessions/${session.id}/rates`, { name: 'Platea', names: { en: 'Stalls' }, price: 30 })).body.data;
+    const channel = await promoterA.post('/channels', { slug: 'catalogue-partner', name: 'Catalogue partner', integration_mode: 'widget_external_payment', event_ids: [event.id] });
+    expect(channel.status).toBe(201);
+    const key = (await promoterA.post(`/channels/${channel.body.data.id}/keys`)).body.data.widget_key;
+    const token = await tokenFor(t.app, 'catalogue-partner', key);
+    const b2b = async (path: string) => {
+      const res = await t.app.inject({ url: `/api/sales-channel/v1/catalogue-partner/en${path}`, headers: bearer(token) });
+      return { status: res.statusCode, body: res.json() };
+    };
+
+    // A draft session is not for sale: the published event lists no session yet.
+    const before = await b2b('/events');
+    expect(before.status).toBe(200);
+    expect(before.body.data).toEqual([expect.objectContaining({ id: event.id, name: 'Zarzuela night', sessions: [] })]);
+    expect((await b2b(`/events/${event.id}/sessions/${session.id}`)).body).toMatchObject({ status: 404, success: false, code: 'not_found' });
+
+    expect((await promoterA.post(`/sessions/${session.id}/publish`)).body.data.status).toBe('on_sale');
+    const events = await b2b('/events');
+    expect(events.body).toMatchObject({ status: 200, success: true });
+    expect(events.body.data).toEqual([
+      expect.objectContaining({ id: event.id, name: 'Zarzuela night', sessions: [{ id: session.id, start_datetime: '2031-06-01T19:00:00+00:00' }] }),
+    ]);
+    const sessions = await b2b(`/events/${event.id}/sessions`);
+    expect(sessions.body.data).toEqual([
+      expect.objectContaining({ id: session.id, event_id: event.id, status: 'on_sale', capacity: 560 + 200, available: 560 + 200 }),
+    ]);
+    const detail = await b2b(`/events/${event.id}/sessions/${session.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body.data.session).toMatchObject({ id: session.id, event_id: event.id, start_datetime: '2031-06-01T19:00:00+00:00' });
+    expect(detail.body.data.elements.seats[0].rates).toEqual([expect.objectContaining({ id: rate.id, name: 'Stalls', price: 30 })]);
   });
 });
 
@@ -264,10 +312,10 @@ describe('vouchers', () => {
     expect((await promoterA.get(`/vouchers/${id}`)).body.data.code).toBe('SPRING24');
     const edited = await promoterA.patch(`/vouchers/${id}`, { kind: 'fixed', value: 3, max_uses: null });
     expect(edited.body.data).toMatchObject({ kind: 'fixed', value: 3, max_uses: null });
-    expect((await promoterA.post('/vouchers', { code: 'DEMO10', kind: 'fixed', value: 1 })).status).toBe(409);
-    expect((await promoterA.patch(`/vouchers/${id}`, { code: 'DEMO5' })).status).toBe(409);
-    expect((await promoterA.post('/vouchers', { code: 'X1', kind: 'fixed', value: 1, event_id: b.event })).status).toBe(422);
-    expect((await promoterA.post('/vouchers', { code: 'X2', kind: 'percent', value: 101 })).status).toBe(422);
+    expectRefused(await promoterA.post('/vouchers', { code: 'DEMO10', kind: 'fixed', value: 1 }), 409, 'conflict');
+    expectRefused(await promoterA.patch(`/vouchers/${id}`, { code: 'DEMO5' }), 409, 'conflict');
+    expectRefused(await promoterA.post('/vouchers', { code: 'X1', kind: 'fixed', value: 1, event_id: b.event }), 422, 'validation_failed');
+    expectRefused(await promoterA.post('/vouchers', { code: 'X2', kind: 'percent', value: 101 }), 422, 'validation_failed');
     // the same code may exist at another organiser
     expect((await promoterB.post('/vouchers', { code: 'SPRING24', kind: 'fixed', value: 1 })).status).toBe(201);
   });
@@ -297,7 +345,7 @@ describe('orders (read-only)', () => {
     const all = (await admin.get('/orders')).body.data.map((o: { reference: string }) => o.reference);
     expect(all).toEqual(expect.arrayContaining(['REF-A', 'REF-B']));
     expect((await admin.get(`/orders?channel_id=${b.channel}&status=pending`)).body.data.map((o: { reference: string }) => o.reference)).toEqual(['REF-B']);
-    expect((await admin.get('/orders?status=nope')).status).toBe(422);
+    expectRefused(await admin.get('/orders?status=nope'), 422, 'validation_failed');
   });
 });
 

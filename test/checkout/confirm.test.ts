@@ -130,6 +130,7 @@ describe('confirm after a cart built through the API', () => {
     // the cart module now sees a completed order: it cannot be deleted (D16)
     const del = await t.app.inject({ method: 'DELETE', url: orderUrl('demo-d', created.order_token), headers: bearer(tokens.d!) });
     expect(del.statusCode).toBe(409);
+    expect(del.json()).toEqual({ status: 409, success: false, code: 'order_completed', message: 'A completed order cannot be deleted' });
   });
 });
 
@@ -195,7 +196,8 @@ describe('confirm: amounts in minor units (D11, D20)', () => {
     const o = await order('d');
     const res = await confirm('d', o.token, body(0, { amount: -1 }));
     expect(res.statusCode).toBe(422);
-    expect(res.json().errors).toHaveProperty('amount');
+    expect(res.json()).toMatchObject({ status: 422, success: false, code: 'validation_failed', message: 'The given data was invalid', errors: { amount: expect.any(Array) } });
+    expect(Object.keys(res.json().errors)).toEqual(['amount']);
   });
 });
 
@@ -204,6 +206,8 @@ describe('confirm: every 4xx', () => {
     const o = await order('d');
     const res = await t.app.inject({ method: 'POST', url: confirmUrl('demo-d', o.token), payload: body(o.total) });
     expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ status: 401, success: false, code: 'unauthenticated', message: 'A bearer token is required (Authorization: Bearer <token>)' });
+    expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('held');
   });
 
   it.each(['a', 'c'] as const)('model %s gets 403 forbidden_for_integration_mode', async (c) => {
@@ -238,7 +242,7 @@ describe('confirm: every 4xx', () => {
     try {
       const res = await confirm('d', o.token, body(o.total));
       expect(res.statusCode).toBe(409);
-      expect(res.json()).toMatchObject({ status: 409, code: 'order_expired' });
+      expect(res.json()).toEqual({ status: 409, success: false, code: 'order_expired', message: 'The order has expired' });
     } finally {
       t.clock.advance(-60_000);
     }
@@ -259,7 +263,7 @@ describe('confirm: every 4xx', () => {
     const o = await order('d', { state: 'cancelled' });
     const res = await confirm('d', o.token, body(o.total));
     expect(res.statusCode).toBe(409);
-    expect(res.json().code).toBe('order_not_modifiable');
+    expect(res.json()).toEqual({ status: 409, success: false, code: 'order_not_modifiable', message: 'The order was cancelled and cannot be confirmed' });
   });
 
   it('409 order_empty for an order without items', async () => {
@@ -277,16 +281,19 @@ describe('confirm: every 4xx', () => {
     expect(Object.keys(missing.json().errors).sort()).toEqual(['email', 'name', 'surname']);
     const bad = await confirm('d', o.token, { ...buyer, name: '  ', email: 'not-an-email', amount: o.total / 100 });
     expect(bad.statusCode).toBe(422);
+    expect(bad.json()).toMatchObject({ status: 422, success: false, code: 'validation_failed', message: 'The given data was invalid' });
     expect(Object.keys(bad.json().errors).sort()).toEqual(['email', 'name']);
     const noAmount = await confirm('d', o.token, { ...buyer });
     expect(noAmount.statusCode).toBe(422);
-    expect(noAmount.json().errors).toHaveProperty('amount');
+    expect(noAmount.json()).toMatchObject({ status: 422, success: false, code: 'validation_failed', message: 'The given data was invalid' });
+    expect(Object.keys(noAmount.json().errors)).toEqual(['amount']);
     expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('held');
   });
 
   it('422 for an invalid order token in the path, 400 for a body that is not JSON', async () => {
     const res = await confirm('d', 'bad token!', body(100));
     expect([404, 422]).toContain(res.statusCode);
+    expect(res.json()).toMatchObject({ status: res.statusCode, success: false, code: res.statusCode === 404 ? 'not_found' : 'validation_failed' });
     const notJson = await t.app.inject({
       method: 'POST',
       url: confirmUrl('demo-d', 'x'),
@@ -294,6 +301,7 @@ describe('confirm: every 4xx', () => {
       payload: '{"amount":',
     });
     expect(notJson.statusCode).toBe(400);
+    expect(notJson.json()).toMatchObject({ status: 400, success: false, code: 'bad_request', message: expect.any(String) });
   });
 
   it('409 seat_unavailable when a held seat was lost (no partial sale)', async () => {
@@ -301,7 +309,7 @@ describe('confirm: every 4xx', () => {
     await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked', order_id = NULL WHERE id = ${o.sessionSeatIds[1]!}`);
     const res = await confirm('d', o.token, body(o.total));
     expect(res.statusCode).toBe(409);
-    expect(res.json().code).toBe('seat_unavailable');
+    expect(res.json()).toEqual({ status: 409, success: false, code: 'seat_unavailable', message: 'Some seats of the order are no longer available' });
     expect((await seatRows(t.ctx.db, o.sessionSeatIds)).map((s) => s.status)).toEqual(['held', 'blocked']);
     expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM tickets WHERE order_id = ${o.id}`)).toBe(0);
   });

@@ -499,18 +499,26 @@ describe('GET /portal/{slug}/{lang}/orders/{token} (public)', () => {
     expect(res.body.data).toEqual(order);
     expect((await call('GET', portalUrl('demo-c', order.order_token), null)).status).toBe(404);
     expect((await call('GET', portalUrl('no-such-channel', order.order_token), null)).status).toBe(404);
-    expect((await call('GET', portalUrl('demo-d', 'unknown-token-123'), null)).body.code).toBe('not_found');
-    // The portal serves every model: a model B channel's checkout page reads it too.
-    expect((await call('GET', portalUrl('demo-b', order.order_token), null)).status).toBe(404);
+    const unknown = await call('GET', portalUrl('demo-d', 'unknown-token-123'), null);
+    expect(unknown.body).toMatchObject({ status: 404, success: false, code: 'not_found' });
+    // The portal is bound to the channel in its path: the model B channel's page does not read an
+    // order of demo-d, and answers exactly as for an order that does not exist (D5).
+    const foreign = await call('GET', portalUrl('demo-b', order.order_token), null);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual((await call('GET', portalUrl('demo-b', 'unknown-token-123'), null)).body);
   });
 
   it('is rate limited per client with the error envelope', async () => {
-    let last = 0;
-    for (let i = 0; i <= t.config.rateLimits.portalPerMinute; i++) {
-      last = (await t.app.inject({ url: portalUrl('demo-d', 'unknown-token-123'), remoteAddress: '10.9.9.9' })).statusCode;
+    // The limit the server applies (src/http/rate-limits.ts reads it from this config): every
+    // request up to it is answered, the next one is refused.
+    const limit = t.config.rateLimits.portalPerMinute;
+    for (let i = 0; i < limit; i++) {
+      const status = (await t.app.inject({ url: portalUrl('demo-d', 'unknown-token-123'), remoteAddress: '10.9.9.9' })).statusCode;
+      expect(status).toBe(404);
     }
-    expect(last).toBe(429);
     const res = await t.app.inject({ url: portalUrl('demo-d', 'unknown-token-123'), remoteAddress: '10.9.9.9' });
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
     expect(res.json()).toMatchObject({ status: 429, success: false, code: 'rate_limited' });
     // Another client is not affected.
     expect((await t.app.inject({ url: portalUrl('demo-d', 'unknown-token-123'), remoteAddress: '10.9.9.8' })).statusCode).toBe(404);

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
@@ -61,19 +62,31 @@ describe('public storefront cart (/api/portal/{slug}/{lang}/orders...)', () => {
     }
   });
 
-  it("an unknown channel is 404; another channel's cart is 404 through this channel's path", async () => {
+  it("an unknown channel is 404; another channel's cart is 404 through this channel's path, word for word as an unknown one (D5)", async () => {
     const unknown = await t.app.inject({ method: 'POST', url: url('nobody', '/orders'), payload: { session_seat_id: seats[6], rate_id: rate } });
     expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ status: 404, success: false, code: 'not_found' });
     const created = await t.app.inject({ method: 'POST', url: url(DEMO.b.slug, '/orders'), payload: { session_seat_id: seats[7], rate_id: rate } });
     const token = created.json().data.order_token;
-    for (const req of [
-      { method: 'GET' as const, url: url(DEMO.a.slug, `/orders/${token}`) },
-      { method: 'POST' as const, url: url(DEMO.a.slug, `/orders/${token}/items`), payload: { session_seat_id: seats[8], rate_id: rate } },
-      { method: 'DELETE' as const, url: url(DEMO.a.slug, `/orders/${token}`) },
-    ]) {
-      const res = await t.app.inject(req);
-      expect(res.statusCode).toBe(404);
+    const nobodys = crypto.randomUUID();
+    const requests = (orderToken: string) => [
+      { method: 'GET' as const, url: url(DEMO.a.slug, `/orders/${orderToken}`) },
+      { method: 'POST' as const, url: url(DEMO.a.slug, `/orders/${orderToken}/items`), payload: { session_seat_id: seats[8], rate_id: rate } },
+      { method: 'DELETE' as const, url: url(DEMO.a.slug, `/orders/${orderToken}`) },
+    ];
+    const unknownOrders = requests(nobodys);
+    for (const [i, req] of requests(token).entries()) {
+      const foreign = await t.app.inject(req);
+      const missing = await t.app.inject(unknownOrders[i]!);
+      expect(foreign.statusCode).toBe(404);
+      expect(foreign.json()).toMatchObject({ status: 404, success: false, code: 'not_found' });
+      // Nothing in the answer tells that the order exists at another channel.
+      expect(foreign.json()).toEqual(missing.json());
     }
+    // And the order was left alone: still pending, its seat still held by demo-b's cart.
+    const own = await t.app.inject({ url: url(DEMO.b.slug, `/orders/${token}`) });
+    expect(own.json().data).toMatchObject({ status: 'pending' });
+    expect(own.json().data.events[0].sessions[0].items).toHaveLength(1);
   });
 
   it('a seat already held is 409 naming the seat', async () => {
@@ -81,7 +94,8 @@ describe('public storefront cart (/api/portal/{slug}/{lang}/orders...)', () => {
     expect(first.statusCode).toBe(201);
     const res = await t.app.inject({ method: 'POST', url: url(DEMO.b.slug, '/orders'), payload: { session_seat_id: seats[1], rate_id: rate } });
     expect(res.statusCode).toBe(409);
-    expect(res.json().code).toBe('seat_unavailable');
+    // D18: the message names the seat.
+    expect(res.json()).toMatchObject({ status: 409, success: false, code: 'seat_unavailable', message: expect.stringMatching(/^Seat .+, row .+, number .+ is not available$/) });
   });
 
   it('the portal chooses the order token: a caller-supplied one is ignored', async () => {
@@ -98,6 +112,7 @@ describe('public storefront cart (/api/portal/{slug}/{lang}/orders...)', () => {
     for (const payload of [{ rate_id: rate }, { session_seat_id: seats[4], sector_id: zone, quantity: 1, rate_id: rate }]) {
       const res = await t.app.inject({ method: 'POST', url: url(DEMO.a.slug, '/orders'), payload });
       expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ status: 422, success: false, code: 'validation_failed', message: 'The given data was invalid' });
       expect(res.json().errors).toHaveProperty('session_seat_id');
     }
   });

@@ -106,9 +106,12 @@ describe('Stripe adapter', () => {
     );
     const res = await postWebhook(forged);
     expect(res.statusCode).toBe(403);
-    expect(res.json().code).toBe('invalid_signature');
+    expect(res.json()).toMatchObject({ status: 403, success: false, code: 'invalid_signature', message: expect.any(String) });
     const unsigned = await t.app.inject({ method: 'POST', url: WEBHOOK_URL, headers: { 'content-type': 'application/json' }, payload: forged.payload });
     expect(unsigned.statusCode).toBe(403);
+    // Signed wrongly or not at all: one answer, which tells a forger nothing more.
+    expect(unsigned.json()).toEqual(res.json());
+    expect(await paymentStatus(t, data.payment_id)).toEqual({ status: 'pending', failure_reason: null });
     expect(await orderStatus(t, order.id)).toBe('pending');
   });
 
@@ -125,5 +128,6 @@ describe('Stripe adapter', () => {
   it('the sandbox notification endpoint is closed when Stripe is the provider', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/portal/payments/sandbox/notifications', headers: { 'content-type': 'application/json' }, payload: '{}' });
     expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ status: 404, success: false, code: 'not_found' });
   });
 });

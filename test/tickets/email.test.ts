@@ -163,8 +163,18 @@ describe('ticket e-mail over SMTP', () => {
   it('a claimed row is not sent by anyone else while its lease holds', async () => {
     const o = await confirmed('b', 1, 'buyer-lease@example.com');
     // Worker 1 claims the row and dies before sending (its sender never answers).
-    const stuck = processEmailQueue(t.ctx, { owner: 'worker-1', sender: { describe: 'hangs', send: () => new Promise(() => {}) } });
-    await new Promise((r) => setTimeout(r, 300));
+    let sending!: () => void;
+    const worker1Sending = new Promise<void>((resolve) => (sending = resolve));
+    const hangs = () => {
+      sending();
+      return new Promise<never>(() => {});
+    };
+    const stuck = processEmailQueue(t.ctx, { owner: 'worker-1', sender: { describe: 'hangs', send: hangs } });
+    // Worker 1 calls its sender only after its claim has committed: from here on the lease holds.
+    await worker1Sending;
+    const [claimed] = await outbox(o.id);
+    expect(claimed).toMatchObject({ status: 'queued', attempts: 1 });
+    expect(new Date(claimed!.lease_until!).getTime()).toBeGreaterThan(t.clock.now().getTime());
     await peer.start();
     try {
       expect((await processEmailQueue(t.ctx, { owner: 'worker-2' })).claimed).toBe(0);

@@ -119,5 +119,6 @@ describe('signed links (D23)', () => {
     const url = signedTicketUrl(t.config, 'ZZZZZZZZZZZZZZZZZZZZZZZZ', t.clock.now());
     const res = await t.app.inject({ url: local(url) });
     expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ status: 404, success: false, code: 'not_found', message: 'Ticket not found' });
   });
 });

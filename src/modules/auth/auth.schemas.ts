@@ -6,7 +6,7 @@ export const TokenRequest = Type.Object(
   {
     sales_channel_slug: Type.String({ minLength: 1, maxLength: 64 }),
     widget_key: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 256, description: 'the publishable widget key (`wk_`); give this or server_key, not both' }),
+      Type.String({ minLength: 1, maxLength: 64, description: 'the publishable widget key (`wk_`, at most 64 characters: SPEC, D7); give this or server_key, not both' }),
     ),
     server_key: Type.Optional(
       Type.String({
