@@ -71,22 +71,26 @@ describe('keys and tokens are stored only as hashes (D7, D8, D39)', () => {
   });
 });
 
-describe('widget_key is at most 64 characters (SPEC Channel credentials, D7)', () => {
-  it('a key of 64 characters is accepted; 65 is refused with 422 and the field named', async () => {
+describe('keys are at most 64 characters (SPEC Channel credentials, D7, D39)', () => {
+  const kinds = [
+    { field: 'widget_key', scope: 'widget', prefix: 'wk_' },
+    { field: 'server_key', scope: 'server', prefix: 'sk_' },
+  ] as const;
+  it.each(kinds)('a $field of 64 characters is accepted; 65 is refused with 422 and the field named', async ({ field, scope, prefix }) => {
     const channel = (await findChannelBySlug(t.ctx.db, DEMO.d.slug))!;
-    const key64 = `wk_${'k'.repeat(61)}`;
+    const key64 = `${prefix}${'k'.repeat(61)}`;
     expect(key64).toHaveLength(64);
-    await generateChannelKey(t.ctx, 'widget', channel.id, key64);
-    const ok = await requestToken({ sales_channel_slug: DEMO.d.slug, widget_key: key64, client_id: 'length-64' });
+    await generateChannelKey(t.ctx, scope, channel.id, key64);
+    const ok = await requestToken({ sales_channel_slug: DEMO.d.slug, [field]: key64, client_id: `${scope}-64` });
     expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toMatchObject({ status: 200, success: true, data: { token_type: 'Bearer', sales_channel_slug: DEMO.d.slug, scope: 'widget' } });
+    expect(ok.json()).toMatchObject({ status: 200, success: true, data: { token_type: 'Bearer', sales_channel_slug: DEMO.d.slug, scope } });
 
-    const tooLong = await requestToken({ sales_channel_slug: DEMO.d.slug, widget_key: `${key64}k`, client_id: 'length-65' });
+    const tooLong = await requestToken({ sales_channel_slug: DEMO.d.slug, [field]: `${key64}k`, client_id: `${scope}-65` });
     expect(tooLong.statusCode).toBe(422);
     const body = tooLong.json();
     expect(body).toMatchObject({ status: 422, success: false, code: 'validation_failed', message: 'The given data was invalid' });
-    expect(Object.keys(body.errors)).toEqual(['widget_key']);
-    expect(body.errors.widget_key).toEqual([expect.any(String)]);
+    expect(Object.keys(body.errors)).toEqual([field]);
+    expect(body.errors[field]).toEqual([expect.any(String)]);
   });
 });
 

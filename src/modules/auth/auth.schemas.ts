@@ -11,8 +11,8 @@ export const TokenRequest = Type.Object(
     server_key: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 256,
-        description: "the channel's server key (`sk_`, D39), from the channel's server only; give this or widget_key, not both",
+        maxLength: 64,
+        description: "the channel's server key (`sk_`, at most 64 characters: D39), from the channel's server only; give this or widget_key, not both",
       }),
     ),
     client_id: Type.Optional(
