@@ -4,11 +4,13 @@ import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type Branding } from '../../db/schema/index.js';
 import { needsCheckoutUrl, policyOf, type CredentialScope } from '../../lib/integration-policy.js';
 import { colourProblem, urlProblem } from '../../lib/url-rules.js';
+import { LANGUAGES } from '../../platform/i18n.js';
 import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './channels.repo.js';
 import type { ChannelRecord, NewChannel } from './channels.repo.js';
 
-export const LANGUAGES = ['es', 'en'] as const;
+// The languages a channel may choose are the service's own (platform/i18n).
+export { LANGUAGES };
 
 /** The channel configuration of SPEC "Channel configuration", read from the integration policy. */
 export function channelConfig(ctx: AppContext, channel: ChannelRecord) {
@@ -117,6 +119,9 @@ export async function getChannelBySlug(ctx: AppContext, slug: string): Promise<C
   if (!channel) throw new AppError('not_found', `Sales channel "${slug}" not found`);
   return channel;
 }
+
+/** The channel with this id, or null. */
+export const channelById = (ctx: AppContext, id: number) => repo.findChannelById(ctx.db, id);
 
 /** Ids of the events a channel sells. */
 export const channelEventIds = (ctx: AppContext, channelId: number) => repo.channelEventIds(ctx.db, channelId);
