@@ -62,13 +62,15 @@ export function translatedName(plain: string, names: Readonly<Record<string, str
 }
 
 /**
- * The same rule for SQL that picks one translation row: rank `column` (a translation's language)
- * by the chain of `lang` and the event's `defaultLang`. Use as
- * `ORDER BY ${languageRank(...)} NULLS LAST, t.lang LIMIT 1`: rows outside the chain come last,
- * in language order ("then whatever text exists").
+ * The same rule in SQL, for queries that name events: the event's text `field` (one field on its
+ * own, empty counts as missing) ranked by the chain of `lang` and the event's `defaultLang`, then
+ * any other language in language order.
  */
-export function languageRank(column: SQL, lang: string | SQL, defaultLang: SQL): SQL {
-  return sql`array_position(ARRAY[${lang}::text, split_part(${lang}::text, '-', 1), ${defaultLang}::text], ${column}::text)`;
+export function eventTextSql(field: 'name' | 'description', eventId: SQL, lang: string | SQL, defaultLang: SQL): SQL {
+  // Its own alias, so that it cannot be confused with a `t` of the query around it.
+  const column = sql.raw(`evt_tr.${field}`);
+  return sql`(SELECT ${column} FROM event_translations evt_tr WHERE evt_tr.event_id = ${eventId} AND ${column} <> ''
+    ORDER BY array_position(ARRAY[${lang}::text, split_part(${lang}::text, '-', 1), ${defaultLang}::text], evt_tr.lang) NULLS LAST, evt_tr.lang LIMIT 1)`;
 }
 
 // Formats. Building an Intl formatter costs milliseconds; a deployment needs a handful, so they are kept.

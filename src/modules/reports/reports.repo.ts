@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRowsPrepared, type Db } from '../../db/client.js';
-import { languageRank } from '../../platform/i18n.js';
+import { eventTextSql } from '../../platform/i18n.js';
 
 /** What the report query selects. Dates are calendar days (Y-m-d) in `timezone`, both inclusive. */
 export interface ReportSelection {
@@ -55,8 +55,7 @@ report AS (
   SELECT p.*,
          CASE WHEN c.id IS NULL THEN NULL ELSE c.name || ' ' || c.surname END AS customer_name,
          c.email AS customer_email,
-         (SELECT tr.name FROM event_translations tr WHERE tr.event_id = e.id
-           ORDER BY ${languageRank(sql`tr.lang`, s.lang, sql`e.default_lang`)} NULLS LAST, tr.lang LIMIT 1) AS event_name,
+         ${eventTextSql('name', sql`e.id`, s.lang, sql`e.default_lang`)} AS event_name,
          ses.start_datetime AS session_datetime,
          CASE WHEN p.type = 'refund' THEN -items.n ELSE items.n END AS tickets
   FROM picked p

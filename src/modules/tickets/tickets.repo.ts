@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
-import { languageChain, languageRank, translatedName } from '../../platform/i18n.js';
+import { eventTextSql, languageChain, translatedName } from '../../platform/i18n.js';
 
 /** Everything printed on one ticket. */
 export interface TicketDocument {
@@ -53,8 +53,7 @@ interface TicketRow {
 function ticketQuery(where: SQL): SQL {
   return sql`
     SELECT t.code, t.status, t.order_id, o.reference, o.lang, o.currency, c.name, c.surname, c.email,
-      COALESCE((SELECT et.name FROM event_translations et WHERE et.event_id = e.id
-                 ORDER BY ${languageRank(sql`et.lang`, sql`o.lang`, sql`e.default_lang`)} NULLS LAST, et.lang LIMIT 1), '') AS event_name,
+      COALESCE(${eventTextSql('name', sql`e.id`, sql`o.lang`, sql`e.default_lang`)}, '') AS event_name,
       e.default_lang, s.start_datetime, v.name AS venue_name, v.city AS venue_city,
       sec.name AS sector_name, sec.numbered, st.row, st.number, i.session_seat_id,
       r.name AS rate_name, r.names AS rate_names, i.total_amount

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { LayoutUnitRow } from '../../catalogue/catalogue.repo.js';
 import { queryRows, type Db } from '../../../db/client.js';
+import { eventTextSql } from '../../../platform/i18n.js';
 
 /** Read-only queries of the storefront pages: what a channel sells, in the buyer's language. */
 
@@ -14,18 +15,12 @@ export interface StoreEvent {
   first_session: Date | null;
 }
 
-const name = (lang: string) =>
-  sql`COALESCE((SELECT t.name FROM event_translations t WHERE t.event_id = e.id AND t.lang = ${lang}),
-               (SELECT t.name FROM event_translations t WHERE t.event_id = e.id AND t.lang = e.default_lang),
-               (SELECT t.name FROM event_translations t WHERE t.event_id = e.id ORDER BY t.lang LIMIT 1))`;
-const description = (lang: string) =>
-  sql`COALESCE((SELECT t.description FROM event_translations t WHERE t.event_id = e.id AND t.lang = ${lang}),
-               (SELECT t.description FROM event_translations t WHERE t.event_id = e.id AND t.lang = e.default_lang))`;
-
 export async function listEvents(db: Db, channelId: number, lang: string, now: Date): Promise<StoreEvent[]> {
   const rows = await queryRows<StoreEvent & { first_session: string | null }>(
     db,
-    sql`SELECT e.id, ${name(lang)} AS name, ${description(lang)} AS description, e.image_url, v.name AS venue, v.city,
+    sql`SELECT e.id, ${eventTextSql('name', sql`e.id`, lang, sql`e.default_lang`)} AS name,
+               ${eventTextSql('description', sql`e.id`, lang, sql`e.default_lang`)} AS description,
+               e.image_url, v.name AS venue, v.city,
                (SELECT min(s.start_datetime) FROM sessions s WHERE s.event_id = e.id AND s.status = 'on_sale' AND s.start_datetime > ${now.toISOString()}) AS first_session
           FROM events e
           JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
