@@ -73,6 +73,12 @@ export function eventTextSql(field: 'name' | 'description', eventId: SQL, lang: 
     ORDER BY array_position(ARRAY[${lang}::text, split_part(${lang}::text, '-', 1), ${defaultLang}::text], evt_tr.lang) NULLS LAST, evt_tr.lang LIMIT 1)`;
 }
 
+/** A rate's name in SQL by the same rule as translatedName: `names` (jsonb) along the chain, else `plain`. */
+export function rateNameSql(names: SQL, plain: SQL, lang: string, defaultLang: SQL): SQL {
+  const translated = [...new Set([lang, baseOf(lang)])].map((l) => sql`NULLIF(${names} ->> ${l}, '')`);
+  return sql`COALESCE(${sql.join(translated, sql`, `)}, NULLIF(${names} ->> ${defaultLang}, ''), ${plain})`;
+}
+
 // Formats. Building an Intl formatter costs milliseconds; a deployment needs a handful, so they are kept.
 const LOCALES: Record<Language, string> = { es: 'es-ES', en: 'en-GB' };
 const dateFormats = new Map<string, Intl.DateTimeFormat>();

@@ -71,6 +71,24 @@ describe('the language fallback through the routes', () => {
       await t.ctx.db.execute(sql`UPDATE event_translations SET description = ${english.description} WHERE event_id = ${event!.id} AND lang = 'en'`);
     }
   });
+  it("a rate without a name in the page's language shows its name in the event's default language, as the catalogue does", async () => {
+    const [rate] = await queryRows<{ id: number; session_id: number; event_id: number; name: string; names: Record<string, string> }>(
+      t.ctx.db,
+      sql`SELECT r.id, r.session_id, s.event_id, r.name, r.names FROM rates r JOIN sessions s ON s.id = r.session_id ORDER BY s.start_datetime, r.sort_order, r.id LIMIT 1`,
+    );
+    await t.ctx.db.execute(sql`UPDATE rates SET names = ${JSON.stringify({ es: 'Entrada general' })}::jsonb WHERE id = ${rate!.id}`);
+    try {
+      const page = await t.app.inject({ url: `/${DEMO.a.slug}/en/events/${rate!.event_id}/sessions/${rate!.session_id}` });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(`<option value="${rate!.id}">Entrada general · `);
+      const res = await t.app.inject({ url: `/api/sales-channel/v1/${DEMO.a.slug}/en/events/${rate!.event_id}/sessions/${rate!.session_id}`, headers: bearer(token) });
+      const names = res.json().data.elements.sectors.flatMap((s: { rates: { id: number; name: string }[] }) => s.rates).filter((r: { id: number }) => r.id === rate!.id);
+      expect(names.length).toBeGreaterThan(0);
+      for (const r of names) expect(r.name).toBe('Entrada general');
+    } finally {
+      await t.ctx.db.execute(sql`UPDATE rates SET names = ${JSON.stringify(rate!.names)}::jsonb WHERE id = ${rate!.id}`);
+    }
+  });
 });
 
 describe('portal pages escape catalogue text by construction', () => {

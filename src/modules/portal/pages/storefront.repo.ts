@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { LayoutUnitRow } from '../../catalogue/catalogue.repo.js';
 import { queryRows, type Db } from '../../../db/client.js';
-import { eventTextSql } from '../../../platform/i18n.js';
+import { eventTextSql, rateNameSql } from '../../../platform/i18n.js';
 
 /** Read-only queries of the storefront pages: what a channel sells, in the buyer's language. */
 
@@ -100,8 +100,8 @@ export async function sessionDetail(db: Db, sessionId: number, lang: string, now
   );
   const rates = await queryRows<StoreRate>(
     db,
-    sql`SELECT r.id, COALESCE(r.names ->> ${lang}, r.name) AS name, r.price, r.sector_id
-          FROM rates r WHERE r.session_id = ${sessionId} ORDER BY r.sort_order, r.id`,
+    sql`SELECT r.id, ${rateNameSql(sql`r.names`, sql`r.name`, lang, sql`e.default_lang`)} AS name, r.price, r.sector_id
+          FROM rates r JOIN sessions s ON s.id = r.session_id JOIN events e ON e.id = s.event_id WHERE r.session_id = ${sessionId} ORDER BY r.sort_order, r.id`,
   );
   return { sectors, seats: seats.map((s) => ({ ...s, x: Number(s.x), y: Number(s.y) })), rates };
 }
