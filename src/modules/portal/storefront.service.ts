@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.js';
+import { AppError } from '../../http/errors.js';
 import { policyOf, type ModelPolicy } from '../../lib/integration-policy.js';
 import { isLanguage } from '../../platform/i18n.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
@@ -22,7 +23,10 @@ const ORDER_TOKEN = /^[A-Za-z0-9_-]{8,64}$/;
  */
 export async function pageChannel(ctx: AppContext, slug: string, lang: string, serves: (policy: ModelPolicy) => boolean): Promise<ChannelRecord | null> {
   if (!isLanguage(lang)) return null;
-  const channel = await getChannelBySlug(ctx, slug).catch(() => null);
+  const channel = await getChannelBySlug(ctx, slug).catch((err: unknown) => {
+    if (err instanceof AppError && err.status === 404) return null;
+    throw err; // a database outage is not a missing page
+  });
   return channel && serves(policyOf(channel.integrationMode)) ? channel : null;
 }
 
