@@ -19,7 +19,7 @@ import { texts } from './portal.texts.js';
 import { registerSandboxPages } from './sandbox.pages.js';
 
 /** Client-side code of the pages: plain ES modules and CSS in portal/ at the repository root. */
-export const PORTAL_ASSETS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../portal');
+const PORTAL_ASSETS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../portal');
 
 /** Which channels a page serves, by their integration policy: the storefront's, or the checkout's (D25, D26). */
 type PageFor = (policy: ModelPolicy) => boolean;
