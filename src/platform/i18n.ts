@@ -40,7 +40,10 @@ type ByLanguage<T> = ReadonlyMap<string, T> | Readonly<Record<string, T>>;
 
 const present = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null && value !== '';
 
-/** The first text present (not missing, null or empty) along the chain, else the first of any language. */
+/**
+ * The first text present (not missing, null or empty) along the chain, else the text of the first
+ * other language in language order (as eventTextSql does).
+ */
 export function pickByLanguage<T>(byLang: ByLanguage<T> | null | undefined, chain: readonly string[]): T | undefined {
   if (!byLang) return undefined;
   const get = byLang instanceof Map ? (l: string) => byLang.get(l) : (l: string) => (byLang as Record<string, T>)[l];
@@ -48,8 +51,10 @@ export function pickByLanguage<T>(byLang: ByLanguage<T> | null | undefined, chai
     const found = get(lang);
     if (present(found)) return found;
   }
-  const values = byLang instanceof Map ? [...byLang.values()] : Object.values(byLang);
-  return values.find(present);
+  const entries = byLang instanceof Map ? [...byLang.entries()] : Object.entries(byLang);
+  return entries
+    .filter(([, text]) => present(text))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))[0]?.[1];
 }
 
 /** A name with optional translations (rates): its translations along the chain, else its plain name. */
@@ -94,7 +99,7 @@ export function formatMoney(minor: number, currency: string, lang: string): stri
 }
 
 /**
- * A date with its time, in full ("sábado, 21 de diciembre de 2026, 19:00"), in `timeZone`: the
+ * A date with its time, in full ("jueves, 31 de diciembre de 2026, 20:30"), in `timeZone`: the
  * deployment's time zone (config `timezone`, TIMEZONE, D12), where the events take place.
  */
 export function formatDateTime(date: Date, lang: string, timeZone: string): string {

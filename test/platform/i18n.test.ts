@@ -34,6 +34,8 @@ describe('catalogue texts: the fallback chain', () => {
 
   it('no text in the chain -> whatever text exists; no text at all -> undefined', () => {
     expect(pickByLanguage(new Map([['de', 'Neujahrskonzert']]), languageChain('fr', 'es'))).toBe('Neujahrskonzert');
+    // Among other languages, the first in language order, whatever order the texts came in.
+    expect(pickByLanguage({ it: 'Concerto', de: 'Neujahrskonzert' }, languageChain('fr', 'es'))).toBe('Neujahrskonzert');
     expect(pickByLanguage({}, languageChain('fr', 'es'))).toBeUndefined();
     expect(pickByLanguage(null, languageChain('fr', 'es'))).toBeUndefined();
   });
