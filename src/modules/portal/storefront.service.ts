@@ -4,7 +4,7 @@ import { policyOf, type ModelPolicy } from '../../lib/integration-policy.js';
 import { isLanguage } from '../../platform/i18n.js';
 import type { ChannelRecord } from '../channels/channels.repo.js';
 import { channelById, getChannelBySlug } from '../channels/channels.service.js';
-import { buildOrderView, type OrderView } from '../orders/order-view.js';
+import { getOrder } from '../orders/orders.service.js';
 import { ticketPdfUrls } from '../tickets/tickets.service.js';
 import * as store from './pages/storefront.repo.js';
 import { findChannelOrder, findOrderById, findPayment, latestPaymentOfOrder, type PaymentRow, type PortalOrder } from './portal.repo.js';
@@ -13,6 +13,7 @@ import { findChannelOrder, findOrderById, findPayment, latestPaymentOfOrder, typ
 // buyer's order and its payment. The pages render; this module reads (route -> service -> repo).
 
 export type { StoreEvent, StoreSession, StoreSessionDetail } from './pages/storefront.repo.js';
+export type { PaymentRow };
 
 /** An order token as the pages accept it; anything else cannot name an order. */
 const ORDER_TOKEN = /^[A-Za-z0-9_-]{8,64}$/;
@@ -54,9 +55,12 @@ export async function channelOrder(ctx: AppContext, channel: ChannelRecord, orde
   return ORDER_TOKEN.test(orderToken) ? findChannelOrder(ctx.db, channel.id, orderToken) : null;
 }
 
+/** The order as every interface shows it (D35). */
+export type OrderView = Awaited<ReturnType<typeof getOrder>>;
+
 /** What the order page shows: the D35 view, the latest payment, and the ticket links once paid. */
-export async function orderPage(ctx: AppContext, order: PortalOrder, lang: string): Promise<{ view: OrderView; payment: PaymentRow | null; ticketUrls: string[] }> {
-  const view = await buildOrderView(ctx, order.id, lang, ctx.clock.now());
+export async function orderPage(ctx: AppContext, channel: ChannelRecord, order: PortalOrder, lang: string): Promise<{ view: OrderView; payment: PaymentRow | null; ticketUrls: string[] }> {
+  const view = await getOrder(ctx, channel, order.orderToken, lang);
   const payment = await latestPaymentOfOrder(ctx.db, order.id);
   const ticketUrls = view.status === 'completed' ? await ticketPdfUrls(ctx, order.id) : [];
   return { view, payment, ticketUrls };

@@ -137,7 +137,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
     page<PageParams & { orderToken: string }>(CHECKOUT, async (channel, { lang, orderToken }, _query, reply) => {
       const order = await storefront.channelOrder(ctx, channel, orderToken);
       if (!order) throw new PageNotFound();
-      const { view, payment, ticketUrls } = await storefront.orderPage(ctx, order, lang);
+      const { view, payment, ticketUrls } = await storefront.orderPage(ctx, channel, order, lang);
       const status = orderStatus(view, payment, lang);
       if (!status) return reply.redirect(`/${channel.slug}/${lang}/checkout?order_token=${encodeURIComponent(orderToken)}`);
       return send(

@@ -1,8 +1,6 @@
 import type { ChannelRecord } from '../../channels/channels.repo.js';
-import type { OrderView } from '../../orders/order-view.js';
 import { policyOf } from '../../../lib/integration-policy.js';
-import type { PaymentRow } from '../portal.repo.js';
-import type { StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
+import type { OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
 import { JsonData } from './portal.layout.js';
 import { texts } from './portal.texts.js';
 

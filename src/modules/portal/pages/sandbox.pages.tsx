@@ -4,8 +4,7 @@ import { formatMoney } from '../../../platform/i18n.js';
 import type { ChannelRecord } from '../../channels/channels.repo.js';
 import { portalPageUrl } from '../payments/payments.service.js';
 import { newSandboxNotification, SANDBOX_CARDS, SANDBOX_SIGNATURE_HEADER, signSandboxNotification } from '../payments/sandbox.provider.js';
-import type { PaymentRow } from '../portal.repo.js';
-import { orderOfPayment, sandboxPayment } from '../storefront.service.js';
+import { orderOfPayment, sandboxPayment, type PaymentRow } from '../storefront.service.js';
 import { renderPage } from './portal.layout.js';
 import { texts } from './portal.texts.js';
 
