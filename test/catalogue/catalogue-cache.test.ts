@@ -2,7 +2,7 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { PayloadCache, type BuiltPayload } from '../../src/modules/catalogue/catalogue.cache.js';
 import { etagMatches, preferredEncoding } from '../../src/modules/catalogue/catalogue.routes.js';
-import { languageChain, pickByLanguage, rateName } from '../../src/modules/catalogue/catalogue.lang.js';
+import { languageChain, pickByLanguage, translatedName } from '../../src/platform/i18n.js';
 
 /** A builder whose answers the test controls; counts its calls and can be held open. */
 function builder(initial: string) {
@@ -182,7 +182,7 @@ describe('language fallback', () => {
     expect(pickByLanguage(names, languageChain('en-GB', 'es'))).toBe('Hello');
     expect(pickByLanguage(names, languageChain('fr', 'es'))).toBe('Hola');
     expect(pickByLanguage(new Map([['de', 'Hallo']]), languageChain('fr', 'es'))).toBe('Hallo');
-    expect(rateName({ name: 'General', names: { en: 'General admission' } }, ['fr', 'es'])).toBe('General');
-    expect(rateName({ name: 'General', names: { en: 'General admission' } }, ['en', 'es'])).toBe('General admission');
+    expect(translatedName('General', { en: 'General admission' }, ['fr', 'es'])).toBe('General');
+    expect(translatedName('General', { en: 'General admission' }, ['en', 'es'])).toBe('General admission');
   });
 });

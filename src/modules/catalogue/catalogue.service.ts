@@ -7,7 +7,7 @@ import { isoWithOffset } from '../../lib/time.js';
 import { namedCache } from '../../platform/cache.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { PayloadCache, type BuiltPayload, type CachedPayload } from './catalogue.cache.js';
-import { languageChain, pickByLanguage, rateName } from './catalogue.lang.js';
+import { languageChain, pickByLanguage, translatedName } from '../../platform/i18n.js';
 import * as repo from './catalogue.repo.js';
 
 /**
@@ -18,12 +18,11 @@ export const SESSION_PAYLOAD_MAX_AGE_MS = 1_000;
 
 const iso = (date: Date) => isoWithOffset(date)!;
 
-/** Event texts in the requested language, falling back to the event's default, then any. */
+/** Event texts along the language chain (platform/i18n), each field on its own. */
 function eventTexts(translations: repo.TranslationRow[], eventId: number, chain: string[]) {
-  const byLang = new Map(translations.filter((r) => r.eventId === eventId).map((r) => [r.lang, r]));
-  const picked = pickByLanguage(byLang, chain);
-  const fallback = pickByLanguage(byLang, chain.slice(-1));
-  return { name: picked?.name ?? '', description: picked?.description ?? fallback?.description ?? null };
+  const own = translations.filter((r) => r.eventId === eventId);
+  const field = (key: 'name' | 'description') => pickByLanguage(new Map(own.map((r) => [r.lang, r[key]])), chain);
+  return { name: field('name') ?? '', description: field('description') ?? null };
 }
 
 function eventHeader(event: repo.EventRow, translations: repo.TranslationRow[], lang: string) {
@@ -230,7 +229,7 @@ async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: str
       sector.id,
       context.rates
         .filter((r) => r.sectorId === null || r.sectorId === sector.id)
-        .map((r) => ({ id: r.id, name: rateName(r, chain), price: toAmount(r.price), meta: publicMeta(r.meta) })),
+        .map((r) => ({ id: r.id, name: translatedName(r.name, r.names, chain), price: toAmount(r.price), meta: publicMeta(r.meta) })),
     );
   }
   const names = new Map(context.translations.map((tr) => [tr.lang, tr.name]));

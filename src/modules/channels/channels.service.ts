@@ -4,12 +4,14 @@ import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type Branding } from '../../db/schema/index.js';
 import { needsCheckoutUrl, policyOf } from '../../lib/integration-policy.js';
 import { colourProblem, urlProblem } from '../../lib/url-rules.js';
+import { LANGUAGES } from '../../platform/i18n.js';
 import * as repo from './channels.repo.js';
 import * as organisersRepo from '../../platform/organisers.repo.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import type { NewChannel } from './channels.repo.js';
 
-export const LANGUAGES = ['es', 'en'] as const;
+// The languages a channel may choose are the service's own (platform/i18n).
+export { LANGUAGES };
 
 /** The channel configuration of SPEC "Channel configuration", read from the integration policy. */
 export function channelConfig(ctx: AppContext, channel: ChannelRecord) {

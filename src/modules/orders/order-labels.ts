@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { appSingleton, type AppContext } from '../../app-context.js';
 import { parseJson, queryRows } from '../../db/client.js';
 import { namedCache } from '../../platform/cache.js';
+import { languageChain, pickByLanguage, translatedName } from '../../platform/i18n.js';
 
 // What an order view shows besides the order's own rows: the names of its events, rates and
 // sectors, its sessions' dates and its seats' rows and numbers. Joining them in SQL for every view
@@ -41,15 +42,15 @@ const cacheOf = appSingleton('orders.session-labels', () => ({
   pending: new Map<number, Promise<SessionLabels | null>>(),
 }));
 
-/** The event name in `lang`, else in the event's default language (D34). */
+/** The event name in `lang`, by the language fallback rule (platform/i18n). */
 export function eventName(names: SessionNames, lang: string): string {
-  return names.eventNames[lang] ?? names.eventNames[names.defaultLang] ?? '';
+  return pickByLanguage(names.eventNames, languageChain(lang, names.defaultLang)) ?? '';
 }
 
-/** The rate name in `lang`, else its base name. */
+/** The rate name in `lang`, by the same rule, else its plain name. */
 export function rateName(names: SessionNames, rateId: number, lang: string): string {
   const rate = names.rates.get(rateId);
-  return rate?.names?.[lang] ?? rate?.name ?? '';
+  return rate ? translatedName(rate.name, rate.names, languageChain(lang, names.defaultLang)) : '';
 }
 
 /**

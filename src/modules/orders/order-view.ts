@@ -59,7 +59,7 @@ export type OrderRows =
   | null;
 
 /**
- * The D35 view of one order, names in `lang` (falling back to the event's default language).
+ * The D35 view of one order, names in `lang` by the language fallback rule (platform/i18n).
  * With `now`, a pending cart whose time has run out shows as `expired` even before the sweep.
  */
 export async function buildOrderView(ctx: AppContext, orderId: number, lang: string, now?: Date): Promise<OrderView> {

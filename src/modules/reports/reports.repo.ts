@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRowsPrepared, type Db } from '../../db/client.js';
+import { eventTextSql } from '../../platform/i18n.js';
 
 /** What the report query selects. Dates are calendar days (Y-m-d) in `timezone`, both inclusive. */
 export interface ReportSelection {
@@ -54,7 +55,7 @@ report AS (
   SELECT p.*,
          CASE WHEN c.id IS NULL THEN NULL ELSE c.name || ' ' || c.surname END AS customer_name,
          c.email AS customer_email,
-         COALESCE(tr.name, trd.name) AS event_name,
+         ${eventTextSql('name', sql`e.id`, s.lang, sql`e.default_lang`)} AS event_name,
          ses.start_datetime AS session_datetime,
          CASE WHEN p.type = 'refund' THEN -items.n ELSE items.n END AS tickets
   FROM picked p
@@ -66,8 +67,6 @@ report AS (
     FROM order_items i WHERE i.order_id = p.items_order_id
   ) items
   LEFT JOIN events e ON e.id = items.event_id
-  LEFT JOIN event_translations tr ON tr.event_id = e.id AND tr.lang = ${s.lang}
-  LEFT JOIN event_translations trd ON trd.event_id = e.id AND trd.lang = e.default_lang
   LEFT JOIN sessions ses ON ses.id = items.session_id
 )
 SELECT json_build_object(

@@ -1,35 +1,20 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
-import { toAmount } from '../../lib/money.js';
+import { formatDateTime, formatMoney, spokenLanguage, type Language } from '../../platform/i18n.js';
 import type { TicketDocument } from './tickets.repo.js';
 
 const LABELS = {
   es: { ticket: 'Entrada', date: 'Fecha', venue: 'Recinto', sector: 'Sector', row: 'Fila', seat: 'Butaca', zone: 'Zona sin numerar', rate: 'Tarifa', price: 'Precio', buyer: 'Titular', order: 'Pedido', code: 'Código', voidNote: 'ANULADA' },
   en: { ticket: 'Ticket', date: 'Date', venue: 'Venue', sector: 'Sector', row: 'Row', seat: 'Seat', zone: 'Unnumbered zone', rate: 'Rate', price: 'Price', buyer: 'Ticket holder', order: 'Order', code: 'Code', voidNote: 'VOID' },
-} as const;
+} as const satisfies Record<Language, Record<string, string>>;
 
-const localeOf = (lang: string) => (lang === 'es' ? 'es-ES' : 'en-GB');
 // The standard PDF fonts know no narrow no-break space, which some locales put in dates and prices.
 const plain = (text: string) => text.replace(/[\u202f\u00a0]/g, ' ');
 
-// Building an Intl formatter costs milliseconds; a deployment needs only a handful of them.
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-const priceFormats = new Map<string, Intl.NumberFormat>();
-
 /** Session date and time in the deployment's time zone (TIMEZONE), in the order's language. */
-export function formatSessionDate(date: Date, lang: string, timeZone: string): string {
-  const key = `${lang}|${timeZone}`;
-  let f = dateFormats.get(key);
-  if (!f) dateFormats.set(key, (f = new Intl.DateTimeFormat(localeOf(lang), { timeZone, dateStyle: 'full', timeStyle: 'short' })));
-  return plain(f.format(date));
-}
+export const formatSessionDate = (date: Date, lang: string, timeZone: string): string => plain(formatDateTime(date, lang, timeZone));
 
-function formatPrice(minor: number, lang: string, currency: string): string {
-  const key = `${lang}|${currency}`;
-  let f = priceFormats.get(key);
-  if (!f) priceFormats.set(key, (f = new Intl.NumberFormat(localeOf(lang), { style: 'currency', currency })));
-  return plain(f.format(toAmount(minor)));
-}
+const formatPrice = (minor: number, lang: string, currency: string): string => plain(formatMoney(minor, currency, lang));
 
 /** Draws the QR code of `text` as vector squares (no PNG round trip: smaller and faster). */
 function drawQr(doc: PDFKit.PDFDocument, text: string, x: number, y: number, size: number): void {
@@ -48,7 +33,7 @@ function drawQr(doc: PDFKit.PDFDocument, text: string, x: number, y: number, siz
 
 /** One ticket as a PDF: event, date and time, venue, sector, row and seat or zone, rate, price, holder, QR of the code. */
 export function renderTicketPdf(ticket: TicketDocument, timeZone: string): Promise<Buffer> {
-  const l = ticket.lang === 'es' ? LABELS.es : LABELS.en;
+  const l = LABELS[spokenLanguage(ticket.lang)];
   const doc = new PDFDocument({
     size: 'A5',
     layout: 'landscape',

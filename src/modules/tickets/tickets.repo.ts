@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
+import { eventTextSql, languageChain, translatedName } from '../../platform/i18n.js';
 
 /** Everything printed on one ticket. */
 export interface TicketDocument {
@@ -35,6 +36,7 @@ interface TicketRow {
   surname: string | null;
   email: string | null;
   event_name: string;
+  default_lang: string;
   start_datetime: string | Date;
   venue_name: string;
   venue_city: string | null;
@@ -51,7 +53,8 @@ interface TicketRow {
 function ticketQuery(where: SQL): SQL {
   return sql`
     SELECT t.code, t.status, t.order_id, o.reference, o.lang, o.currency, c.name, c.surname, c.email,
-      COALESCE(et.name, etd.name, '') AS event_name, s.start_datetime, v.name AS venue_name, v.city AS venue_city,
+      COALESCE(${eventTextSql('name', sql`e.id`, sql`o.lang`, sql`e.default_lang`)}, '') AS event_name,
+      e.default_lang, s.start_datetime, v.name AS venue_name, v.city AS venue_city,
       sec.name AS sector_name, sec.numbered, st.row, st.number, i.session_seat_id,
       r.name AS rate_name, r.names AS rate_names, i.total_amount
     FROM tickets t
@@ -65,8 +68,6 @@ function ticketQuery(where: SQL): SQL {
     LEFT JOIN seats st ON st.id = ss.seat_id
     JOIN rates r ON r.id = i.rate_id
     LEFT JOIN customers c ON c.id = o.customer_id
-    LEFT JOIN event_translations et ON et.event_id = e.id AND et.lang = o.lang
-    LEFT JOIN event_translations etd ON etd.event_id = e.id AND etd.lang = e.default_lang
     WHERE ${where}
     ORDER BY t.order_item_id`;
 }
@@ -90,7 +91,7 @@ function toDocument(r: TicketRow): TicketDocument {
     row: r.row,
     seatNumber: r.number,
     sessionSeatId: r.session_seat_id,
-    rateName: r.rate_names?.[r.lang] ?? r.rate_name,
+    rateName: translatedName(r.rate_name, r.rate_names, languageChain(r.lang, r.default_lang)),
     totalAmount: r.total_amount,
   };
 }

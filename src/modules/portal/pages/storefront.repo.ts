@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { LayoutUnitRow } from '../../catalogue/catalogue.schemas.js';
 import { queryRows, type Db } from '../../../db/client.js';
+import { eventTextSql, rateNameSql } from '../../../platform/i18n.js';
 
 /** Read-only queries of the storefront pages: what a channel sells, in the buyer's language. */
 
@@ -14,18 +15,12 @@ export interface StoreEvent {
   first_session: Date | null;
 }
 
-const name = (lang: string) =>
-  sql`COALESCE((SELECT t.name FROM event_translations t WHERE t.event_id = e.id AND t.lang = ${lang}),
-               (SELECT t.name FROM event_translations t WHERE t.event_id = e.id AND t.lang = e.default_lang),
-               (SELECT t.name FROM event_translations t WHERE t.event_id = e.id ORDER BY t.lang LIMIT 1))`;
-const description = (lang: string) =>
-  sql`COALESCE((SELECT t.description FROM event_translations t WHERE t.event_id = e.id AND t.lang = ${lang}),
-               (SELECT t.description FROM event_translations t WHERE t.event_id = e.id AND t.lang = e.default_lang))`;
-
 export async function listEvents(db: Db, channelId: number, lang: string, now: Date): Promise<StoreEvent[]> {
   const rows = await queryRows<StoreEvent & { first_session: string | null }>(
     db,
-    sql`SELECT e.id, ${name(lang)} AS name, ${description(lang)} AS description, e.image_url, v.name AS venue, v.city,
+    sql`SELECT e.id, ${eventTextSql('name', sql`e.id`, lang, sql`e.default_lang`)} AS name,
+               ${eventTextSql('description', sql`e.id`, lang, sql`e.default_lang`)} AS description,
+               e.image_url, v.name AS venue, v.city,
                (SELECT min(s.start_datetime) FROM sessions s WHERE s.event_id = e.id AND s.status = 'on_sale' AND s.start_datetime > ${now.toISOString()}) AS first_session
           FROM events e
           JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
@@ -105,8 +100,8 @@ export async function sessionDetail(db: Db, sessionId: number, lang: string, now
   );
   const rates = await queryRows<StoreRate>(
     db,
-    sql`SELECT r.id, COALESCE(r.names ->> ${lang}, r.name) AS name, r.price, r.sector_id
-          FROM rates r WHERE r.session_id = ${sessionId} ORDER BY r.sort_order, r.id`,
+    sql`SELECT r.id, ${rateNameSql(sql`r.names`, sql`r.name`, lang, sql`e.default_lang`)} AS name, r.price, r.sector_id
+          FROM rates r JOIN sessions s ON s.id = r.session_id JOIN events e ON e.id = s.event_id WHERE r.session_id = ${sessionId} ORDER BY r.sort_order, r.id`,
   );
   return { sectors, seats: seats.map((s) => ({ ...s, x: Number(s.x), y: Number(s.y) })), rates };
 }

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import { AppError } from '../../../http/errors.js';
+import { spokenLanguage } from '../../../platform/i18n.js';
 import { header, type Headers, type PaymentNotice, type PaymentProvider, type PaymentRequest, type PaymentStart } from './payment-provider.js';
 
 export interface StripeSettings {
@@ -68,7 +69,7 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
           mode: 'payment',
           client_reference_id: request.paymentId,
           customer_email: request.buyerEmail,
-          locale: request.lang === 'es' ? 'es' : 'en',
+          locale: spokenLanguage(request.lang),
           line_items: [
             {
               quantity: 1,

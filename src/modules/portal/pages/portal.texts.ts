@@ -1,6 +1,6 @@
-/** Texts of the portal pages, Spanish and English. */
-export const PAGE_LANGS = ['es', 'en'] as const;
-export type PageLang = (typeof PAGE_LANGS)[number];
+import { spokenLanguage, type Language } from '../../../platform/i18n.js';
+
+/** Texts of the portal pages, one table per language of platform/i18n. */
 
 const es = {
   skip: 'Saltar al contenido',
@@ -144,6 +144,6 @@ const en: Texts = {
   tickets_n: 'tickets',
 };
 
-export type TextKey = keyof typeof es;
-export const texts = (lang: string): Texts => (lang === 'en' ? en : es);
-export const isPageLang = (lang: string): lang is PageLang => (PAGE_LANGS as readonly string[]).includes(lang);
+const TEXTS: Record<Language, Texts> = { es, en };
+
+export const texts = (lang: string): Texts => TEXTS[spokenLanguage(lang)];

@@ -1,4 +1,6 @@
+import { renderToString } from 'preact-render-to-string';
 import type { Config } from '../../config.js';
+import { spokenLanguage } from '../../platform/i18n.js';
 import { signedTicketUrl } from './signed-links.js';
 import { formatSessionDate, renderTicketPdf } from './ticket-pdf.js';
 import type { TicketDocument } from './tickets.repo.js';
@@ -12,9 +14,6 @@ export interface TicketEmail {
   html: string;
   attachments: { filename: string; content: Buffer; contentType: string }[];
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const seatText = (t: TicketDocument, es: boolean) =>
   t.numbered && t.row !== null
@@ -33,7 +32,7 @@ export async function composeTicketEmail(
   now: Date,
 ): Promise<TicketEmail> {
   const first = tickets[0]!;
-  const es = first.lang === 'es';
+  const es = spokenLanguage(first.lang) === 'es';
   const when = formatSessionDate(first.sessionStart, first.lang, config.timezone);
   const subject = es
     ? `Tus entradas: ${first.eventName} (pedido ${first.orderReference})`
@@ -45,10 +44,20 @@ export async function composeTicketEmail(
     : `Your tickets for ${first.eventName}, ${when}, at ${first.venueName} are attached.`;
   const linkNote = es ? 'También puedes descargarlas durante 7 días:' : 'You can also download them for 7 days:';
   const text = [greeting, '', intro, '', linkNote, ...lines.map((l) => `- ${l.seat}: ${l.url}`), ''].join('\n');
-  const html =
-    `<p>${escapeHtml(greeting)}</p><p>${escapeHtml(intro)}</p><p>${escapeHtml(linkNote)}</p><ul>` +
-    lines.map((l) => `<li><a href="${escapeHtml(l.url)}">${escapeHtml(l.seat)}</a></li>`).join('') +
-    '</ul>';
+  const html = renderToString(
+    <>
+      <p>{greeting}</p>
+      <p>{intro}</p>
+      <p>{linkNote}</p>
+      <ul>
+        {lines.map((l) => (
+          <li>
+            <a href={l.url}>{l.seat}</a>
+          </li>
+        ))}
+      </ul>
+    </>,
+  );
   const attachments = await Promise.all(
     tickets.map(async (t) => ({
       filename: `ticket-${t.code}.pdf`,

@@ -1,0 +1,89 @@
+import type { ComponentChildren } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import { isColour } from '../../../lib/url-rules.js';
+import { LANGUAGES } from '../../../platform/i18n.js';
+import type { ChannelRecord } from '../../../db/channel-record.js';
+import { texts } from './portal.texts.js';
+
+// The pages are Preact components rendered to a string: every text and attribute is escaped by
+// construction. Markup that is not escaped is only ever our own JSON and CSS (see JsonData).
+
+export interface PageOptions {
+  lang: string;
+  title: string;
+  channel: ChannelRecord | null;
+  /** Same page in the other language (path after /{slug}/{lang}). */
+  langPath?: string;
+  scripts?: string[];
+  /** The reply's CSP nonce for the inline <style> (D50). */
+  nonce: string;
+}
+
+const DEFAULT_PRIMARY = '#1f4fd1';
+
+/** The common page frame: language, skip link, header with the channel name, main landmark. */
+function Page({ opts, children }: { opts: PageOptions; children: ComponentChildren }) {
+  const t = texts(opts.lang);
+  const channel = opts.channel;
+  const brand = channel ? (channel.branding.name ?? channel.name) : 'Taquilla';
+  const primary = channel?.branding.primary_color ?? DEFAULT_PRIMARY;
+  const langLinks =
+    channel && opts.langPath !== undefined ? (
+      <nav class="langs" aria-label={t.language}>
+        {LANGUAGES.map((l, i) => [
+          i > 0 ? ' ' : null,
+          l === opts.lang ? (
+            <span aria-current="true" lang={l}>
+              {l.toUpperCase()}
+            </span>
+          ) : (
+            <a href={`/${channel.slug}/${l}${opts.langPath}`} lang={l} hreflang={l}>
+              {l.toUpperCase()}
+            </a>
+          ),
+        ])}
+      </nav>
+    ) : null;
+  return (
+    <html lang={opts.lang}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${opts.title} · ${brand}`}</title>
+        <link rel="stylesheet" href="/portal-assets/portal.css" />
+        {/* A colour checked by isColour is CSS we wrote, not text: it goes in as it is. */}
+        <style nonce={opts.nonce} dangerouslySetInnerHTML={{ __html: `:root{--primary:${isColour(primary) ? primary : DEFAULT_PRIMARY}}` }} />
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          {t.skip}
+        </a>
+        <header class="top">
+          <a class="brand" href={channel ? `/${channel.slug}/${opts.lang}/events` : '#'}>
+            {brand}
+          </a>
+          {langLinks}
+        </header>
+        <main id="main" tabindex={-1}>
+          {children}
+        </main>
+        {(opts.scripts ?? []).map((s) => (
+          <script type="module" src={`/portal-assets/${s}`} />
+        ))}
+      </body>
+    </html>
+  );
+}
+
+/** A whole HTML document: the doctype and the page frame around `body`. */
+export function renderPage(opts: PageOptions, body: ComponentChildren): string {
+  return `<!doctype html>\n${renderToString(<Page opts={opts}>{body}</Page>)}`;
+}
+
+/**
+ * Data for the page's script, as <script type="application/json">. Script content is not HTML, so
+ * it is not entity-escaped: `<` is written as \u003c instead, so the JSON cannot close the tag.
+ */
+export function JsonData({ value }: { value: unknown }) {
+  return <script type="application/json" id="portal-data" dangerouslySetInnerHTML={{ __html: JSON.stringify(value).replace(/</g, '\\u003c') }} />;
+}

@@ -1,0 +1,152 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import formbody from '@fastify/formbody';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { ComponentChildren } from 'preact';
+import { AppError } from '../../../http/errors.js';
+import { cspNonce, usePagePolicy } from '../../../http/security-headers.js';
+import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
+import { DEFAULT_LANGUAGE, formatDateTime, formatMoney, isLanguage } from '../../../platform/i18n.js';
+import type { ChannelRecord } from '../../../db/channel-record.js';
+import { ensureBuyerCookie, registerBuyerCookies } from '../portal-buyer.js';
+import * as storefront from '../storefront.service.js';
+import { renderPage, type PageOptions } from './portal.layout.js';
+import { CheckoutClosed, CheckoutPage, EventList, EventPage, NotFound, OrderPage, orderStatus, SessionPage, type Formats } from './portal.views.js';
+import { texts } from './portal.texts.js';
+import { registerSandboxPages } from './sandbox.pages.js';
+
+/** Client-side code of the pages: plain ES modules and CSS in portal/ at the repository root. */
+const PORTAL_ASSETS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../portal');
+
+/** Which channels a page serves, by their integration policy: the storefront's, or the checkout's (D25, D26). */
+type PageFor = (policy: ModelPolicy) => boolean;
+const STOREFRONT: PageFor = (p) => p.storefront;
+const CHECKOUT: PageFor = (p) => p.portalCheckout !== null;
+
+class PageNotFound extends Error {}
+
+interface PageParams {
+  slug: string;
+  lang: string;
+}
+
+const idOf = (raw: string) => (/^\d{1,9}$/.test(raw) ? Number(raw) : null);
+
+/** The buyer-facing pages: storefront (A, B), checkout (A, B, C), order page, sandbox card page. */
+const portalPages: FastifyPluginAsync = async (app) => {
+  usePagePolicy(app, 'portal');
+  await app.register(formbody);
+  await registerBuyerCookies(app);
+  await app.register(fastifyStatic, { root: PORTAL_ASSETS_DIR, prefix: '/portal-assets/', maxAge: 60_000 });
+  registerSandboxPages(app);
+
+  const { ctx } = app;
+  const formatsOf = (lang: string): Formats => ({
+    date: (d) => formatDateTime(d, lang, ctx.config.timezone),
+    money: (minor) => formatMoney(minor, ctx.config.currency, lang),
+  });
+  const send = (reply: FastifyReply, opts: Omit<PageOptions, 'nonce'>, body: ComponentChildren) =>
+    reply.type('text/html').send(renderPage({ ...opts, nonce: cspNonce(reply).style }, body));
+
+  const page = <P extends PageParams>(
+    serves: PageFor,
+    handler: (channel: ChannelRecord, params: P, query: Record<string, string | undefined>, reply: FastifyReply) => Promise<unknown>,
+  ) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const params = request.params as P;
+      // `/:slug/:lang` also matches unknown API paths such as /api/nothing: those get the API's
+      // 404 in the envelope (D47), not a storefront page.
+      if (params.slug === 'api') return reply.callNotFound();
+      try {
+        const channel = await storefront.pageChannel(ctx, params.slug, params.lang, serves);
+        if (!channel) throw new PageNotFound();
+        reply.header('cache-control', 'no-store');
+        // The storefront's buyers build carts: each browser gets its buyer id for the hold caps (D44).
+        if (STOREFRONT(policyOf(channel.integrationMode))) ensureBuyerCookie(app, request, reply);
+        return await handler(channel, params, (request.query ?? {}) as Record<string, string | undefined>, reply);
+      } catch (err) {
+        if (err instanceof PageNotFound || (err instanceof AppError && err.status === 404)) {
+          const lang = isLanguage(params.lang) ? params.lang : DEFAULT_LANGUAGE;
+          return send(reply.status(404), { lang, title: texts(lang).notFound, channel: null }, <NotFound lang={lang} />);
+        }
+        throw err;
+      }
+    };
+
+  app.get('/:slug/:lang', { schema: { hide: true } }, page(STOREFRONT, async (channel, p, _q, reply) => reply.redirect(`/${channel.slug}/${p.lang}/events`)));
+
+  app.get(
+    '/:slug/:lang/events',
+    { schema: { hide: true } },
+    page(STOREFRONT, async (channel, { lang }, _q, reply) => {
+      const events = await storefront.storeEvents(ctx, channel, lang);
+      return send(reply, { lang, title: texts(lang).events, channel, langPath: '/events' }, <EventList channel={channel} lang={lang} events={events} f={formatsOf(lang)} />);
+    }),
+  );
+
+  app.get(
+    '/:slug/:lang/events/:eventId',
+    { schema: { hide: true } },
+    page<PageParams & { eventId: string }>(STOREFRONT, async (channel, { lang, eventId }, _q, reply) => {
+      const id = idOf(eventId);
+      const found = id && (await storefront.storeEvent(ctx, channel, id, lang));
+      if (!found) throw new PageNotFound();
+      const { event, sessions } = found;
+      return send(reply, { lang, title: event.name, channel, langPath: `/events/${event.id}` }, <EventPage channel={channel} lang={lang} event={event} sessions={sessions} f={formatsOf(lang)} />);
+    }),
+  );
+
+  app.get(
+    '/:slug/:lang/events/:eventId/sessions/:sessionId',
+    { schema: { hide: true } },
+    page<PageParams & { eventId: string; sessionId: string }>(STOREFRONT, async (channel, { lang, eventId, sessionId }, _q, reply) => {
+      const eId = idOf(eventId);
+      const sId = idOf(sessionId);
+      const found = eId && sId && (await storefront.storeSession(ctx, channel, eId, sId, lang));
+      if (!found) throw new PageNotFound();
+      const { event, session, detail } = found;
+      return send(
+        reply,
+        { lang, title: event.name, channel, langPath: `/events/${event.id}/sessions/${session.id}`, scripts: ['portal.js'] },
+        <SessionPage channel={channel} lang={lang} event={event} session={session} detail={detail} f={formatsOf(lang)} />,
+      );
+    }),
+  );
+
+  app.get(
+    '/:slug/:lang/checkout',
+    { schema: { hide: true } },
+    page(CHECKOUT, async (channel, { lang }, query, reply) => {
+      const token = query.order_token ?? '';
+      const order = await storefront.channelOrder(ctx, channel, token);
+      if (!order) throw new PageNotFound();
+      if (order.status === 'completed') return reply.redirect(`/${channel.slug}/${lang}/orders/${encodeURIComponent(token)}`);
+      const opts = { lang, title: texts(lang).checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}` };
+      const now = ctx.clock.now();
+      if (order.status !== 'pending' || (order.expiresAt && order.expiresAt <= now) || order.itemCount === 0) {
+        return send(reply, opts, <CheckoutClosed channel={channel} lang={lang} emptyCart={order.itemCount === 0 && order.status === 'pending'} storefront={STOREFRONT(policyOf(channel.integrationMode))} />);
+      }
+      return send(reply, { ...opts, scripts: ['portal.js'] }, <CheckoutPage channel={channel} lang={lang} orderToken={token} payment={query.payment} storefront={STOREFRONT(policyOf(channel.integrationMode))} />);
+    }),
+  );
+
+  app.get(
+    '/:slug/:lang/orders/:orderToken',
+    { schema: { hide: true } },
+    page<PageParams & { orderToken: string }>(CHECKOUT, async (channel, { lang, orderToken }, _query, reply) => {
+      const order = await storefront.channelOrder(ctx, channel, orderToken);
+      if (!order) throw new PageNotFound();
+      const { view, payment, ticketUrls } = await storefront.orderPage(ctx, channel, order, lang);
+      const status = orderStatus(view, payment, lang);
+      if (!status) return reply.redirect(`/${channel.slug}/${lang}/checkout?order_token=${encodeURIComponent(orderToken)}`);
+      return send(
+        reply,
+        { lang, title: `${texts(lang).order} ${view.reference}`, channel, langPath: `/orders/${encodeURIComponent(orderToken)}`, scripts: status.refresh ? ['portal.js'] : [] },
+        <OrderPage lang={lang} view={view} status={status} ticketUrls={ticketUrls} f={formatsOf(lang)} />,
+      );
+    }),
+  );
+};
+
+export default portalPages;

@@ -1,0 +1,80 @@
+import type { AppContext } from '../../app-context.js';
+import { AppError } from '../../http/errors.js';
+import { policyOf, type ModelPolicy } from '../../lib/integration-policy.js';
+import { isLanguage } from '../../platform/i18n.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
+import { findChannelById, getChannelBySlug } from '../channels/channels.service.js';
+import { getOrder } from '../orders/orders.service.js';
+import { ticketPdfUrls } from '../tickets/tickets.service.js';
+import * as store from './pages/storefront.repo.js';
+import { findChannelOrder, findOrderById, findPayment, latestPaymentOfOrder, type PaymentRow, type PortalOrder } from './portal.repo.js';
+
+// What the buyer-facing pages read: the channel and its catalogue as the storefront shows it, the
+// buyer's order and its payment. The pages render; this module reads (route -> service -> repo).
+
+export type { StoreEvent, StoreSession, StoreSessionDetail } from './pages/storefront.repo.js';
+export type { PaymentRow };
+
+/** An order token as the pages accept it; anything else cannot name an order. */
+const ORDER_TOKEN = /^[A-Za-z0-9_-]{8,64}$/;
+
+/**
+ * The channel a page of `slug` in `lang` serves, or null: the language must be one of the portal's
+ * and the channel's integration policy must allow the page (D25, D26).
+ */
+export async function pageChannel(ctx: AppContext, slug: string, lang: string, serves: (policy: ModelPolicy) => boolean): Promise<ChannelRecord | null> {
+  if (!isLanguage(lang)) return null;
+  const channel = await getChannelBySlug(ctx, slug).catch((err: unknown) => {
+    if (err instanceof AppError && err.status === 404) return null;
+    throw err; // a database outage is not a missing page
+  });
+  return channel && serves(policyOf(channel.integrationMode)) ? channel : null;
+}
+
+/** The published events the channel sells, in `lang`, with their next session. */
+export const storeEvents = (ctx: AppContext, channel: ChannelRecord, lang: string) => store.listEvents(ctx.db, channel.id, lang, ctx.clock.now());
+
+/** One event of the channel with its upcoming sessions on sale, or null. */
+export async function storeEvent(ctx: AppContext, channel: ChannelRecord, eventId: number, lang: string) {
+  const now = ctx.clock.now();
+  const event = await store.findEvent(ctx.db, channel.id, eventId, lang, now);
+  return event ? { event, sessions: await store.listSessions(ctx.db, event.id, now) } : null;
+}
+
+/** One upcoming session of an event of the channel with its map, rates and live availability, or null. */
+export async function storeSession(ctx: AppContext, channel: ChannelRecord, eventId: number, sessionId: number, lang: string) {
+  const now = ctx.clock.now();
+  const event = await store.findEvent(ctx.db, channel.id, eventId, lang, now);
+  const session = event && (await store.sessionOfEvent(ctx.db, event.id, sessionId, now));
+  if (!event || !session) return null;
+  return { event, session, detail: await store.sessionDetail(ctx.db, session.id, lang, now) };
+}
+
+/** The channel's purchase order of this token, or null (also for a malformed token: D5). */
+export async function channelOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string): Promise<PortalOrder | null> {
+  return ORDER_TOKEN.test(orderToken) ? findChannelOrder(ctx.db, channel.id, orderToken) : null;
+}
+
+/** The order as every interface shows it (D35). */
+export type OrderView = Awaited<ReturnType<typeof getOrder>>;
+
+/** What the order page shows: the D35 view, the latest payment, and the ticket links once paid. */
+export async function orderPage(ctx: AppContext, channel: ChannelRecord, order: PortalOrder, lang: string): Promise<{ view: OrderView; payment: PaymentRow | null; ticketUrls: string[] }> {
+  const view = await getOrder(ctx, channel, order.orderToken, lang);
+  const payment = await latestPaymentOfOrder(ctx.db, order.id);
+  const ticketUrls = view.status === 'completed' ? await ticketPdfUrls(ctx, order.id) : [];
+  return { view, payment, ticketUrls };
+}
+
+/** A sandbox payment with the channel that takes it (D27), or null. */
+export async function sandboxPayment(ctx: AppContext, paymentId: string): Promise<{ payment: PaymentRow; channel: ChannelRecord | null } | null> {
+  const payment = await findPayment(ctx.db, paymentId);
+  return payment ? { payment, channel: await findChannelById(ctx, payment.channelId) } : null;
+}
+
+/** The order of a payment and its channel, or null. */
+export async function orderOfPayment(ctx: AppContext, payment: PaymentRow) {
+  const order = await findOrderById(ctx.db, payment.orderId);
+  const channel = order && (await findChannelById(ctx, order.channelId));
+  return order && channel ? { order, channel } : null;
+}
