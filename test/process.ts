@@ -23,7 +23,7 @@ export const startTsx = (script: string, args: string[], env: Record<string, str
  * Starts `node ...args` from the project root, with `env` added to a clean environment (the test
  * runner's database variables removed so the child uses only what the test gives it).
  */
-export function startNode(nodeArgs: string[], env: Record<string, string>): Running {
+function startNode(nodeArgs: string[], env: Record<string, string>): Running {
   const base = { ...process.env };
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'APP_ENV', 'NODE_ENV', 'PORT', 'TEST_DB', 'VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID']) {
     delete base[name];

@@ -1,4 +1,4 @@
-import type { OrderItemView, OrderView } from '../../src/modules/orders/order-view.js';
+import type { OrderView } from '../../src/modules/orders/order-view.js';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { queryRows } from '../../src/db/client.js';
@@ -55,7 +55,6 @@ export async function createOrder(app: FastifyInstance, token: string, slug: str
 
 // The order as the API shows it (D35): the service's own view types, not a copy of them.
 export type OrderJson = OrderView;
-export type ItemJson = OrderItemView;
 
 export const itemsOf = (order: OrderJson) => order.events.flatMap((e) => e.sessions.flatMap((s) => s.items));
 

@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-export const SCREENSHOT_DIR = path.resolve('test-results/portal');
+const SCREENSHOT_DIR = path.resolve('test-results/portal');
 
 /** A port that was free a moment ago (the app's public address must be known before it is built). */
 export async function freePort(): Promise<number> {

@@ -44,7 +44,7 @@ export async function catalogueRefs(db: Db): Promise<CatalogueRefs> {
   };
 }
 
-export interface ItemSpec {
+interface ItemSpec {
   event: EventRefs;
   base: number;
   discount?: number;

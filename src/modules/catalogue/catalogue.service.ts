@@ -14,7 +14,7 @@ import * as repo from './catalogue.repo.js';
  * How long one instance serves a cached session payload at most. Writes made by this instance drop
  * the entry at once (inventory notices); writes made by another instance show within this bound.
  */
-export const SESSION_PAYLOAD_MAX_AGE_MS = 1_000;
+const SESSION_PAYLOAD_MAX_AGE_MS = 1_000;
 
 const iso = (date: Date) => isoWithOffset(date)!;
 
@@ -116,7 +116,7 @@ interface SessionMeta {
 }
 
 /** The session payload cache of one app, subscribed to the inventory notices of its writers. */
-export const sessionPayloadCache = appSingleton('catalogue.session-payloads', (ctx) => {
+const sessionPayloadCache = appSingleton('catalogue.session-payloads', (ctx) => {
   const cache = new PayloadCache<SessionMeta>(SESSION_PAYLOAD_MAX_AGE_MS);
   onInventoryChanged(ctx, (sessionIds) => cache.invalidate(sessionIds));
   return cache;
@@ -174,7 +174,7 @@ async function sessionLayout(ctx: AppContext, sessionId: number): Promise<Sessio
  * rarely and cost more to read than the inventory, so they are re-read every 10 s at most, and at
  * once after an inventory notice for the session on this instance.
  */
-export const SESSION_CONTEXT_MAX_AGE_MS = 10_000;
+const SESSION_CONTEXT_MAX_AGE_MS = 10_000;
 const sessionContexts = appSingleton('catalogue.session-contexts', (ctx) => {
   const cache = namedCache<number, repo.SessionContextRow>({
     name: 'catalogue.session-contexts',

@@ -10,7 +10,7 @@ import { eventName, labelsOfSessions, rateName } from './order-labels.js';
 // The order as every interface shows it (DECISIONS D35): the B2B routes, the portal, the widget,
 // confirm. Amounts are JSON numbers (toAmount), timestamps ISO 8601 with offset.
 
-export interface OrderItemView {
+interface OrderItemView {
   id: number;
   /** The seat's inventory id; null for a place of an unnumbered zone. */
   session_seat_id: number | null;

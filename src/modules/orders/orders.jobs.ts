@@ -3,7 +3,7 @@ import type { Job } from '../../platform/scheduler.js';
 import { sweepExpiredOrders } from './orders.service.js';
 
 /** How often each instance sweeps expired carts (the claims never wait for it, D15). */
-export const SWEEP_INTERVAL_MS = 30_000;
+const SWEEP_INTERVAL_MS = 30_000;
 
 /** Marks expired carts `expired` and frees their holds, in batches (run by the scheduler). */
 export function expirySweepJob(ctx: AppContext): Job {

@@ -57,7 +57,7 @@ function outboxFolderSender(dataDir: string): MailSender {
 }
 
 /** SMTP when SMTP_URL is set; otherwise `.eml` files under DATA_DIR/outbox, except in production. */
-export function defaultMailSender(config: Config): MailSender | null {
+function defaultMailSender(config: Config): MailSender | null {
   if (config.smtpUrl) return smtpSender(config.smtpUrl);
   if (config.appEnv !== 'production') return outboxFolderSender(config.dataDir);
   return null;

@@ -55,14 +55,14 @@ export async function listSessions(db: Db, eventId: number, now: Date): Promise<
   return rows.map((r) => ({ ...r, start_datetime: new Date(r.start_datetime) }));
 }
 
-export interface StoreRate {
+interface StoreRate {
   id: number;
   name: string;
   price: number;
   sector_id: number | null;
 }
 
-export interface StoreSector {
+interface StoreSector {
   id: number;
   name: string;
   numbered: boolean;
@@ -71,7 +71,7 @@ export interface StoreSector {
 }
 
 /** A numbered seat of the session's layout (catalogue.repo) and whether it can be bought now. */
-export type StoreSeat = LayoutUnitRow & { free: boolean };
+type StoreSeat = LayoutUnitRow & { free: boolean };
 
 export interface StoreSessionDetail {
   sectors: StoreSector[];
