@@ -8,6 +8,7 @@ import { namedCache } from '../../platform/cache.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { PayloadCache, type BuiltPayload, type CachedPayload } from './catalogue.cache.js';
 import { languageChain, pickByLanguage, translatedName } from '../../platform/i18n.js';
+import { rateFitsSector } from '../orders/pricing.js';
 import * as repo from './catalogue.repo.js';
 
 /**
@@ -228,7 +229,7 @@ async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: str
     ratesOf.set(
       sector.id,
       context.rates
-        .filter((r) => r.sectorId === null || r.sectorId === sector.id)
+        .filter((r) => rateFitsSector(r, sector.id))
         .map((r) => ({ id: r.id, name: translatedName(r.name, r.names, chain), price: toAmount(r.price), meta: publicMeta(r.meta) })),
     );
   }

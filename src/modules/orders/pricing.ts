@@ -55,7 +55,11 @@ export interface OrderAmounts {
 export const rateFitsUnit = (
   rate: { sessionId: number; sectorId: number | null },
   unit: { sessionId: number; sectorId: number },
-): boolean => rate.sessionId === unit.sessionId && (rate.sectorId === null || rate.sectorId === unit.sectorId);
+): boolean => rate.sessionId === unit.sessionId && rateFitsSector(rate, unit.sectorId);
+
+/** Whether a rate of a session applies to a sector of that session: it names none, or this one. */
+export const rateFitsSector = (rate: { sectorId: number | null }, sectorId: number): boolean =>
+  rate.sectorId === null || rate.sectorId === sectorId;
 
 /** Whether an item falls in a voucher's optional scope (event, session, rate: each must match when set). */
 export function inVoucherScope(item: Pick<PricingItem, 'eventId' | 'sessionId' | 'rateId'>, voucher: VoucherRule): boolean {

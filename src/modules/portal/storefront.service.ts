@@ -1,3 +1,4 @@
+import { Value } from 'typebox/value';
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
 import { policyOf, type ModelPolicy } from '../../lib/integration-policy.js';
@@ -5,6 +6,7 @@ import { isLanguage } from '../../platform/i18n.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { findChannelById, getChannelBySlug } from '../channels/channels.service.js';
 import { getOrder } from '../orders/orders.service.js';
+import { OrderToken } from '../orders/orders.schemas.js';
 import { ticketPdfUrls } from '../tickets/tickets.service.js';
 import * as store from './pages/storefront.repo.js';
 import { findChannelOrder, findOrderById, findPayment, latestPaymentOfOrder, type PaymentRow, type PortalOrder } from './portal.repo.js';
@@ -15,8 +17,6 @@ import { findChannelOrder, findOrderById, findPayment, latestPaymentOfOrder, typ
 export type { StoreEvent, StoreSession, StoreSessionDetail } from './pages/storefront.repo.js';
 export type { PaymentRow };
 
-/** An order token as the pages accept it; anything else cannot name an order. */
-const ORDER_TOKEN = /^[A-Za-z0-9_-]{8,64}$/;
 
 /**
  * The channel a page of `slug` in `lang` serves, or null: the language must be one of the portal's
@@ -52,7 +52,7 @@ export async function storeSession(ctx: AppContext, channel: ChannelRecord, even
 
 /** The channel's purchase order of this token, or null (also for a malformed token: D5). */
 export async function channelOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string): Promise<PortalOrder | null> {
-  return ORDER_TOKEN.test(orderToken) ? findChannelOrder(ctx.db, channel.id, orderToken) : null;
+  return Value.Check(OrderToken, orderToken) ? findChannelOrder(ctx.db, channel.id, orderToken) : null;
 }
 
 /** The order as every interface shows it (D35). */

@@ -12,6 +12,7 @@ import * as channels from '../../channels/channels-admin.service.js';
 import { LANGUAGES } from '../../channels/channels.service.js';
 import { listEventsFor } from '../../catalogue/catalogue-admin.service.js';
 import { listOrdersFor } from '../../orders/orders-admin.service.js';
+import { languageChain, pickByLanguage } from '../../../platform/i18n.js';
 import { login, logout, normaliseEmail, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
 import { listAudit } from '../../../platform/audit.js';
 import { listOrganisersFor } from '../organisers.service.js';
@@ -332,7 +333,7 @@ ${keysSection(pc, id, 'server', serverKeys)}
     const query = reportQueryOf(request);
     const { data: rows, summary } = parseReport(await salesReport(ctx, id, channel.default_lang, query));
     const events = (await listEventsFor(ctx, pc.actor)).filter((e) => channel.event_ids.includes(e.id));
-    const eventOptions: [string | number, string][] = [['', 'All events'], ...events.map((e) => [e.id, e.names[channel.default_lang] ?? e.names[e.default_lang] ?? `#${e.id}`] as [number, string])];
+    const eventOptions: [string | number, string][] = [['', 'All events'], ...events.map((e) => [e.id, pickByLanguage(e.names, languageChain(channel.default_lang, e.default_lang)) ?? `#${e.id}`] as [number, string])];
     const money = (n: number) => `${n.toFixed(2)} ${summary.currency}`;
     const search = reportSearch(query);
     const body = html`
