@@ -19,11 +19,11 @@ import { migrate } from '../src/db/migrate.js';
 import { loadDemoDataIfEmpty } from '../src/demo/demo-data.js';
 import { TICKET_EMAIL_MODES } from '../src/lib/integration-policy.js';
 import { newTicketCode } from '../src/modules/tickets/tickets.service.js';
-import { renderTicketPdf } from '../src/modules/tickets/ticket-pdf.js';
+import { renderTicketPdf } from '../src/modules/tickets/tickets.pdf.js';
 import { ticketsOfOrder } from '../src/modules/tickets/tickets.repo.js';
 import type { AppContext } from '../src/app-context.js';
 import { closeOrder } from '../src/modules/checkout/closing.service.js';
-import { buildOrderView, orderViewFromRows } from '../src/modules/orders/order-view.js';
+import { buildOrderView, orderViewFromRows } from '../src/modules/orders/orders.view.js';
 
 const SERVER_URL = process.env.BENCH_PG_URL || process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const ORDERS = Number(process.env.BENCH_ORDERS || 1000); // per run; the demo has 2280 sellable units, handed back before each run

@@ -35,7 +35,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { importCatalogue } from '../src/modules/catalogue/import.service.js';
-import { orderViewFromRows } from '../src/modules/orders/order-view.js';
+import { orderViewFromRows } from '../src/modules/orders/orders.view.js';
 import { holdSeatInOneStatement } from '../src/modules/orders/orders.repo.js';
 import { newReference } from '../src/modules/orders/orders.service.js';
 

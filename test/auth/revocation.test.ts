@@ -8,7 +8,7 @@ import { LISTENER_APPLICATION_NAME } from '../../src/db/notifications.js';
 import { sha256 } from '../../src/lib/secrets.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { announceRevocation, generateKeyForChannel, revokeWidgetKey } from '../../src/modules/auth/auth.service.js';
-import { REVOCATIONS_CHANNEL } from '../../src/modules/auth/revocations.js';
+import { REVOCATIONS_CHANNEL } from '../../src/modules/auth/auth.revocations.js';
 import { updateChannelAs } from '../../src/modules/channels/channels-admin.service.js';
 import { bearer, buildTestApp, isPostgres, tokenFor, type TestApp } from '../helpers.js';
 

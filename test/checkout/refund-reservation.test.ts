@@ -79,7 +79,7 @@ describe('refundOrder', () => {
   });
 
   it('a queued ticket e-mail of a refunded order is skipped, not sent', async () => {
-    const { processEmailQueue } = await import('../../src/modules/tickets/email-queue.js');
+    const { processEmailQueue } = await import('../../src/modules/tickets/email-queue.service.js');
     const o = await completed('b', 1);
     await refundOrder(t.ctx, { reference: o.reference, reason: 'x', actor: 'a' });
     const subjects: string[] = [];

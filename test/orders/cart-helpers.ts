@@ -1,4 +1,4 @@
-import type { OrderView } from '../../src/modules/orders/order-view.js';
+import type { OrderView } from '../../src/modules/orders/orders.view.js';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { queryRows } from '../../src/db/client.js';

@@ -7,14 +7,14 @@ import { AppError } from '../../src/http/errors.js';
 import type { ChannelRecord } from '../../src/db/channel-record.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.repo.js';
 import { addItem, addItemsBulk, addSectorItems, createOrder, holdSeatFast } from '../../src/modules/orders/orders.service.js';
-import { priceItems, rateFitsUnit } from '../../src/modules/orders/pricing.js';
+import { priceItems, rateFitsUnit } from '../../src/modules/orders/orders.pricing.js';
 import { applyVoucher } from '../../src/modules/vouchers/vouchers.service.js';
 import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
 
 // The two hold paths of the cart must price and refuse alike (issue 15). The fast path is one
 // statement, cart_hold_seat (src/db/functions/030_cart_hold_seat.sql), which prices in SQL
 // (ticket_fee, rate_fits_seat, seat_is_free); the full path is the service's transaction
-// (addSeatsToCart), which prices in TypeScript (pricing.ts). createOrder and addItem try the fast
+// (addSeatsToCart), which prices in TypeScript (orders.pricing.ts). createOrder and addItem try the fast
 // path first (holdSeatFast) and run the full one when it declines.
 //
 // Each generated cart (rate prices, fee rules fixed and percent, seat states, a session cap, a
@@ -327,7 +327,7 @@ it('the fast and the full hold path price and refuse alike', async () => {
   expect(refusalsCompared).toBeGreaterThan(0);
 }, 120_000);
 
-it('the SQL fee rule (fee_of_rule, ticket_fee) and pricing.ts agree on every price and rule', async () => {
+it('the SQL fee rule (fee_of_rule, ticket_fee) and orders.pricing.ts agree on every price and rule', async () => {
   await fc.assert(
     fc.asyncProperty(
       fc.array(fc.record({ price: fc.integer({ min: 0, max: 2_000_000 }), kind: fc.constantFrom<'fixed' | 'percent'>('fixed', 'percent'), amount: fc.integer({ min: 0, max: 10_000 }) }), {

@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { buildOrderView } from '../../src/modules/orders/order-view.js';
-import { NAMES_MAX_AGE_MS } from '../../src/modules/orders/order-labels.js';
+import { buildOrderView } from '../../src/modules/orders/orders.view.js';
+import { NAMES_MAX_AGE_MS } from '../../src/modules/orders/orders.labels.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
 import { createOrder, demoSession, itemsOf, orderUrl, type DemoSession } from './cart-helpers.js';
 
-// The order view takes names from a per-session label cache (order-labels.ts) instead of joining the
+// The order view takes names from a per-session label cache (orders.labels.ts) instead of joining the
 // catalogue on every read. These tests hold the view to what the joins gave: the right names, also
 // for a rate made after the cache was filled, in the requested language with the event's default as
 // fallback, and a rename within NAMES_MAX_AGE_MS.

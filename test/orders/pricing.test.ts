@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { priceItems, splitLargestRemainder, sumAmounts, type FeeRule, type PricingItem, type VoucherRule } from '../../src/modules/orders/pricing.js';
+import { priceItems, splitLargestRemainder, sumAmounts, type FeeRule, type PricingItem, type VoucherRule } from '../../src/modules/orders/orders.pricing.js';
 
 const item = (id: number, price: number, over: Partial<PricingItem> = {}): PricingItem => ({ id, eventId: 1, sessionId: 10, rateId: 100, price, ...over });
 const noScope = { eventId: null, sessionId: null, rateId: null };

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { processEmailQueue } from '../../src/modules/tickets/email-queue.js';
+import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
 import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
 import { freePort, launchChromium, screenshots, VIEWPORTS } from './browser-helpers.js';
 import { startModelBChannel } from './model-b-channel.js';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installProvider } from '../../src/modules/portal/payments/providers.js';
+import { installProvider } from '../../src/modules/portal/payments/payments.providers.js';
 import { createStripeProvider } from '../../src/modules/portal/payments/stripe.provider.js';
 import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
 import { createHeldOrder, orderStatus, paymentStatus } from './fixtures.js';

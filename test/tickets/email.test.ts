@@ -8,7 +8,7 @@ import { SMTPServer } from 'smtp-server';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, count, createPendingOrder } from '../checkout/fixtures.js';
 import { queryRows } from '../../src/db/client.js';
-import { processEmailQueue, retryDelayMs } from '../../src/modules/tickets/email-queue.js';
+import { processEmailQueue, retryDelayMs } from '../../src/modules/tickets/email-queue.service.js';
 
 interface Received {
   from: string | undefined;

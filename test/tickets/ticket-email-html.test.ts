@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { composeTicketEmail } from '../../src/modules/tickets/ticket-email.js';
+import { composeTicketEmail } from '../../src/modules/tickets/tickets.email.js';
 import type { TicketDocument } from '../../src/modules/tickets/tickets.repo.js';
 
 // The ticket e-mail's HTML part is rendered by preact-render-to-string: buyer and catalogue text is

@@ -4,7 +4,7 @@ import { PDFParse } from 'pdf-parse';
 import { bearer, buildTestApp, DEMO, serverTokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { queryRows } from '../../src/db/client.js';
-import { signedTicketUrl, verifyTicketLink, TICKET_LINK_TTL_SECONDS } from '../../src/modules/tickets/signed-links.js';
+import { signedTicketUrl, verifyTicketLink, TICKET_LINK_TTL_SECONDS } from '../../src/modules/tickets/tickets.links.js';
 
 let t: TestApp;
 let urls: string[];

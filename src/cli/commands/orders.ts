@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { getChannelBySlug } from '../../modules/channels/channels.service.js';
 import { refundOrder } from '../../modules/checkout/refund.service.js';
 import { createReservation } from '../../modules/checkout/reservation.service.js';
-import { processEmailQueue } from '../../modules/tickets/email-queue.js';
+import { processEmailQueue } from '../../modules/tickets/email-queue.service.js';
 import { defineCommand } from '../command.js';
 import { printJson } from '../output.js';
 

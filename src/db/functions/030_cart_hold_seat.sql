@@ -5,7 +5,7 @@
 -- seat or rate is unknown or wrong, the seat is a zone place, the session is not on sale, the order
 -- is missing, not live, has a voucher (the whole order must be repriced) or is full, or the
 -- generated reference collided. Both paths apply the same named rules (seat_is_free,
--- rate_fits_seat, the fee of ticket_fee / pricing.ts); test/orders/hold-paths.property.test.ts
+-- rate_fits_seat, the fee of ticket_fee / orders.pricing.ts); test/orders/hold-paths.property.test.ts
 -- holds them to the same totals and refusals.
 --
 -- p_order_token: the order to add to, or (p_create) the new order's token. p_new_expiry: a new cart
@@ -93,7 +93,7 @@ BEGIN
     END IF;
   END IF;
 
-  -- Management fees of the event and the session (ticket_fee; the full path's is pricing.ts feeFor).
+  -- Management fees of the event and the session (ticket_fee; the full path's is orders.pricing.ts feeFor).
   v_fee := ticket_fee(v_price, v_seat.event_id, v_seat.session_id);
 
   IF p_create THEN

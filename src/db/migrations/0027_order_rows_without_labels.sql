@@ -72,7 +72,7 @@ BEGIN
     RETURN json_build_object('outcome', 'fallback');
   END IF;
 
-  -- Management fees of the event and the session (pricing.ts feeFor: percent in basis points,
+  -- Management fees of the event and the session (orders.pricing.ts feeFor: percent in basis points,
   -- rounded half away from zero).
   SELECT COALESCE(sum(CASE WHEN f.kind = 'fixed' THEN f.amount
                            ELSE sign(v_price) * round(abs(v_price)::numeric * f.amount / 10000) END), 0)::integer

@@ -2,7 +2,7 @@ import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import { Envelope, IdParam, Int32, Text } from '../../http/schemas.js';
 import { EmailAddress } from '../../lib/email-address.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
-import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.js';
+import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 
 // TypeBox schemas of the admin API (/api/admin/v1). Amounts are decimal numbers of the deployment
 // currency; percentages are percentages (10 = 10 %); timestamps ISO 8601 with an offset.

@@ -5,11 +5,11 @@ import { generateAccessToken, generateServerKey, generateWidgetKey, safeEqual, s
 import type { ChannelRecord } from '../../db/channel-record.js';
 import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './auth.repo.js';
-import { announceRevocation } from './revocations.js';
-import { tokenCache, type LiveToken } from './token-cache.js';
+import { announceRevocation } from './auth.revocations.js';
+import { tokenCache, type LiveToken } from './auth.token-cache.js';
 
-export type { LiveToken } from './token-cache.js';
-export { announceRevocation } from './revocations.js';
+export type { LiveToken } from './auth.token-cache.js';
+export { announceRevocation } from './auth.revocations.js';
 
 // Compared against when the slug is unknown, so that both answers take the same time (D6).
 const DUMMY_KEY_HASH = sha256('wk_no-such-channel-dummy-key-for-constant-time');

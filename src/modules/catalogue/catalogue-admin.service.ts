@@ -10,7 +10,7 @@ import { urlProblem } from '../../lib/url-rules.js';
 import { canSee, organiserForNew, organiserScope, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import * as repo from './catalogue-admin.repo.js';
-import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.js';
+import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 import { createSessionInventory } from './import.repo.js';
 
 // Back-office use cases on venues, events, sessions, rates and fees (issue 8). A promoter reaches

@@ -8,7 +8,7 @@ import { namedCache } from '../../platform/cache.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { PayloadCache, type BuiltPayload, type CachedPayload } from './catalogue.cache.js';
 import { languageChain, pickByLanguage, translatedName } from '../../platform/i18n.js';
-import { rateFitsSector } from '../orders/pricing.js';
+import { rateFitsSector } from '../orders/orders.pricing.js';
 import * as repo from './catalogue.repo.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { colourSchema, httpUrlSchema } from '../../lib/url-rules.js';
-import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.js';
+import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 
 // The catalogue import document (docs/catalogue-import.md). `key` fields are references local to
 // one document: a session names its rates' sector by the sector's key, a channel its events, etc.

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { parseJson, queryRows, type Db } from '../../db/client.js';
 import { TICKET_EMAIL_MODES } from '../../lib/integration-policy.js';
-import type { OrderRows } from '../orders/order-view.js';
+import type { OrderRows } from '../orders/orders.view.js';
 
 export interface Buyer {
   name: string;

@@ -5,7 +5,7 @@ import type { ChannelRecord } from '../../db/channel-record.js';
 import { signTicketUrls } from '../tickets/tickets.service.js';
 import type { ConfirmBody } from './checkout.schemas.js';
 import { closeOrder } from './closing.service.js';
-import { orderViewFromRows } from '../orders/order-view.js';
+import { orderViewFromRows } from '../orders/orders.view.js';
 
 /**
  * Confirm of an externally collected payment (SPEC "Payment confirmation", D19-D22): closes the

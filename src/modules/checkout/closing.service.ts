@@ -5,7 +5,7 @@ import { policyOf } from '../../lib/integration-policy.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
-import type { OrderRows } from '../orders/order-view.js';
+import type { OrderRows } from '../orders/orders.view.js';
 import { newTicketCode } from '../tickets/tickets.service.js';
 import * as repo from './checkout.repo.js';
 import type { Buyer } from './checkout.repo.js';

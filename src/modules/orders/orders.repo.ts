@@ -1,8 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { parseJson, queryRows, type Db, type Json } from '../../db/client.js';
 import type { OrderStatus, OrderType } from '../../db/schema/index.js';
-import type { OrderRows } from './order-view.js';
-import type { FeeRule, ItemAmounts, OrderAmounts, PricingItem, VoucherRule } from './pricing.js';
+import type { OrderRows } from './orders.view.js';
+import type { FeeRule, ItemAmounts, OrderAmounts, PricingItem, VoucherRule } from './orders.pricing.js';
 
 // SQL of the cart. Every function takes a Db, which is a transaction inside a use case. Claims are
 // conditional UPDATEs whose returned rows are counted by the caller (docs/architecture.md).
@@ -20,7 +20,7 @@ export interface OrderRow {
   status: OrderStatus;
   type: OrderType;
   expiresAt: Date | null;
-  /** Who the holds count against (D44, buyer.ts); null = no per-buyer caps. */
+  /** Who the holds count against (D44, orders.buyer.ts); null = no per-buyer caps. */
   buyerKey: string | null;
 }
 

@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
-import { b2bBuyer } from './buyer.js';
+import { b2bBuyer } from './orders.buyer.js';
 import {
   AddItemBody,
   AddItemsBulkBody,

@@ -4,12 +4,12 @@ import type { Db } from '../../db/client.js';
 import { AppError, type FieldErrors, invalidData } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
-import type { BuyerKey } from './buyer.js';
-import { assertHoldCaps, holdLimitReached } from './hold-caps.js';
-import { buildOrderView, orderViewFromRows, type OrderView } from './order-view.js';
+import type { BuyerKey } from './orders.buyer.js';
+import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
+import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
 import * as repo from './orders.repo.js';
 import type { OrderRow, SeatInfo } from './orders.repo.js';
-import { priceItems, rateFitsUnit, sumAmounts } from './pricing.js';
+import { priceItems, rateFitsUnit, sumAmounts } from './orders.pricing.js';
 
 // Cart use cases. Each takes the channel and the order token, so that the B2B routes and the
 // portal's public cart call the same functions; each runs in one transaction that first locks the

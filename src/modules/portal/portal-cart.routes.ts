@@ -6,7 +6,7 @@ import { policyOf } from '../../lib/integration-policy.js';
 import { AddItemBody, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
 import * as orders from '../orders/orders.service.js';
 import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
-import { portalBuyerOf, registerBuyerCookies } from './portal-buyer.js';
+import { portalBuyerOf, registerBuyerCookies } from './portal.buyer.js';
 import { createZoneCart, publicChannel } from './portal.service.js';
 
 const errors = {

@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import { notFound } from '../../http/errors.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { findChannelBySlug } from '../channels/channels.service.js';
-import type { BuyerKey } from '../orders/buyer.js';
+import type { BuyerKey } from '../orders/orders.buyer.js';
 import { addSectorItems, cancelOrder, startEmptyCart, type SectorRequest } from '../orders/orders.service.js';
 
 /** The channel named in a public portal path; an unknown slug is 404. */

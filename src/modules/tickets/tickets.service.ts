@@ -2,8 +2,8 @@ import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { randomBase62 } from '../../lib/secrets.js';
-import { signedTicketUrl, verifyTicketLink } from './signed-links.js';
-import { renderTicketPdf } from './ticket-pdf.js';
+import { signedTicketUrl, verifyTicketLink } from './tickets.links.js';
+import { renderTicketPdf } from './tickets.pdf.js';
 import * as repo from './tickets.repo.js';
 
 /** A new ticket code: 24 base62 characters (~142 random bits), so codes cannot be guessed. */

@@ -1,9 +1,9 @@
 import type { AppContext } from '../../app-context.js';
 import { AppError } from '../../http/errors.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
-import type { OrderView } from '../orders/order-view.js';
+import type { OrderView } from '../orders/orders.view.js';
 import { changeCart, orderItems, repriceOrder } from '../orders/orders.service.js';
-import { inVoucherScope } from '../orders/pricing.js';
+import { inVoucherScope } from '../orders/orders.pricing.js';
 import * as repo from './vouchers.repo.js';
 
 // Vouchers on carts. One voucher per order: applying another code replaces the current one

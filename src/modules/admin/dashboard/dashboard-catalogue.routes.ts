@@ -3,10 +3,10 @@ import * as catalogue from '../../catalogue/catalogue-admin.service.js';
 import * as vouchers from '../../vouchers/vouchers-admin.service.js';
 import type { Actor } from '../../../platform/actor.js';
 import { listOrganisersFor } from '../organisers.service.js';
-import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard-http.js';
-import * as F from './form.js';
-import { html, type SafeHtml } from './html.js';
-import { actionButton, csrf, field, localInput, page, select, table, when, type PageContext } from './layout.js';
+import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
+import * as F from './dashboard.form.js';
+import { html, type SafeHtml } from './dashboard.html.js';
+import { actionButton, csrf, field, localInput, page, select, table, when, type PageContext } from './dashboard.layout.js';
 
 // Dashboard pages for events, sessions, rates, fees and vouchers. Amounts are entered as decimal
 // numbers of the deployment currency; date-times are UTC.

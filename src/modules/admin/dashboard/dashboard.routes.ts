@@ -20,12 +20,12 @@ import { refundOrderAs } from '../order-actions.service.js';
 import { reportCsv } from '../../reports/reports.csv.js';
 import type { ReportQuery } from '../../reports/reports.schemas.js';
 import { parseReport, salesReport } from '../../reports/reports.service.js';
-import { ADMIN_CSS, ADMIN_JS } from './assets.js';
+import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
 import catalogueDashboard from './dashboard-catalogue.routes.js';
-import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard-http.js';
-import * as F from './form.js';
-import { html, type SafeHtml } from './html.js';
-import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './layout.js';
+import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
+import * as F from './dashboard.form.js';
+import { html, type SafeHtml } from './dashboard.html.js';
+import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './dashboard.layout.js';
 
 /** The refund button of one completed purchase: a reason is required (CSRF-protected like every form). */
 function refundForm(pc: PageContext, reference: string): SafeHtml {

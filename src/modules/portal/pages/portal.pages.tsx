@@ -9,7 +9,7 @@ import { cspNonce, usePagePolicy } from '../../../http/security-headers.js';
 import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
 import { DEFAULT_LANGUAGE, formatDateTime, formatMoney, isLanguage } from '../../../platform/i18n.js';
 import type { ChannelRecord } from '../../../db/channel-record.js';
-import { ensureBuyerCookie, registerBuyerCookies } from '../portal-buyer.js';
+import { ensureBuyerCookie, registerBuyerCookies } from '../portal.buyer.js';
 import * as storefront from '../storefront.service.js';
 import { renderPage, type PageOptions } from './portal.layout.js';
 import { CheckoutClosed, CheckoutPage, EventList, EventPage, NotFound, OrderPage, orderStatus, SessionPage, type Formats } from './portal.views.js';

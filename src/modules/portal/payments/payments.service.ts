@@ -6,9 +6,9 @@ import { emailProblem } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import * as repo from '../portal.repo.js';
-import { closePaidOrder } from './close-paid-order.js';
-import type { Headers, PaymentNotice } from './payment-provider.js';
-import { activeProvider, providerNamed } from './providers.js';
+import { closePaidOrder } from './payments.closing.js';
+import type { Headers, PaymentNotice } from './payments.provider.js';
+import { activeProvider, providerNamed } from './payments.providers.js';
 
 export interface Buyer {
   name?: string;

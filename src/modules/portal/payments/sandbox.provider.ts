@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Config } from '../../../config.js';
 import { AppError } from '../../../http/errors.js';
 import { hmac, safeEqual } from '../../../lib/secrets.js';
-import { header, type Headers, type PaymentNotice, type PaymentProvider, type PaymentRequest, type PaymentStart } from './payment-provider.js';
+import { header, type Headers, type PaymentNotice, type PaymentProvider, type PaymentRequest, type PaymentStart } from './payments.provider.js';
 
 /** Test cards of the sandbox (the same numbers Stripe's test mode uses). */
 export const SANDBOX_CARDS = {

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { AppError } from '../../../http/errors.js';
 import { spokenLanguage } from '../../../platform/i18n.js';
-import { header, type Headers, type PaymentNotice, type PaymentProvider, type PaymentRequest, type PaymentStart } from './payment-provider.js';
+import { header, type Headers, type PaymentNotice, type PaymentProvider, type PaymentRequest, type PaymentStart } from './payments.provider.js';
 
 export interface StripeSettings {
   secretKey: string;

@@ -5,7 +5,7 @@ import type { OrderStatus, OrderType } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { eventName, labelsOfSessions, rateName } from './order-labels.js';
+import { eventName, labelsOfSessions, rateName } from './orders.labels.js';
 
 // The order as every interface shows it (DECISIONS D35): the B2B routes, the portal, the widget,
 // confirm. Amounts are JSON numbers (toAmount), timestamps ISO 8601 with offset.
@@ -69,7 +69,7 @@ export async function buildOrderView(ctx: AppContext, orderId: number, lang: str
 
 /**
  * Assembles the D35 view from the order's rows (order_rows_json) and the labels of its sessions
- * (order-labels.ts). Items are grouped by event and session, in event id, session date, session id
+ * (orders.labels.ts). Items are grouped by event and session, in event id, session date, session id
  * and item id order.
  */
 export async function orderViewFromRows(ctx: AppContext, raw: OrderRows, lang: string, now?: Date): Promise<OrderView> {

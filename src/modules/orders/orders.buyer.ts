@@ -17,7 +17,7 @@ export function b2bBuyer(channelId: number, credential: { scope: 'widget' | 'ser
 }
 
 /**
- * The buyer of a portal request: the browser's buyer cookie (portal-buyer.ts) when it carries a
+ * The buyer of a portal request: the browser's buyer cookie (portal.buyer.ts) when it carries a
  * valid one, else the client address. The address is stored only as a keyed hash (personal data).
  */
 export function portalBuyer(channelId: number, who: { cookieId: string } | { address: string }, secret: string): BuyerKey {

@@ -1,8 +1,8 @@
 import { renderToString } from 'preact-render-to-string';
 import type { Config } from '../../config.js';
 import { spokenLanguage } from '../../platform/i18n.js';
-import { signedTicketUrl } from './signed-links.js';
-import { formatSessionDate, renderTicketPdf } from './ticket-pdf.js';
+import { signedTicketUrl } from './tickets.links.js';
+import { formatSessionDate, renderTicketPdf } from './tickets.pdf.js';
 import type { TicketDocument } from './tickets.repo.js';
 
 export interface TicketEmail {

@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hmac, randomBase62 } from '../../lib/secrets.js';
-import { portalBuyer, type BuyerKey } from '../orders/buyer.js';
+import { portalBuyer, type BuyerKey } from '../orders/orders.buyer.js';
 
 // The portal's buyer identity for the hold caps (D44). The storefront has no login and keeps its
 // cart token in localStorage, so a buyer is the browser: every storefront page gives a browser

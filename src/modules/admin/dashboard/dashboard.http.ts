@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../http/errors.js';
 import type { Actor } from '../../../platform/actor.js';
-import * as F from './form.js';
-import type { SafeHtml } from './html.js';
-import type { PageContext } from './layout.js';
+import * as F from './dashboard.form.js';
+import type { SafeHtml } from './dashboard.html.js';
+import type { PageContext } from './dashboard.layout.js';
 
 // Request helpers shared by the dashboard's route files.
 

@@ -7,7 +7,7 @@ import { appSingleton, type AppContext } from '../../app-context.js';
 import type { Config } from '../../config.js';
 import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
-import { composeTicketEmail, type TicketEmail } from './ticket-email.js';
+import { composeTicketEmail, type TicketEmail } from './tickets.email.js';
 import { ticketsOfOrder } from './tickets.repo.js';
 
 /** Where a composed message goes: an SMTP server, or `.eml` files for a developer. */

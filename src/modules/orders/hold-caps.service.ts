@@ -11,7 +11,7 @@ import type { OrderRow } from './orders.repo.js';
 //                     starts one: the buyer's other live carts must be fewer);
 //   session_tickets   a session's max_tickets_per_buyer seats and zone places in the buyer's live
 //                     carts of that session.
-// The per-buyer caps count against the buyer recorded on the order (orders.buyer_key, buyer.ts);
+// The per-buyer caps count against the buyer recorded on the order (orders.buyer_key, orders.buyer.ts);
 // an order without one (server scope, admin) has only the first cap. Completed orders do not
 // count: the caps bound what one buyer can keep from others at once, not what it buys.
 // The fast path (cart_hold_seat, src/db/functions) applies the same caps in SQL and answers with

@@ -1,5 +1,5 @@
 import type { Actor } from '../../../platform/actor.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from './dashboard.html.js';
 
 export interface PageContext {
   actor: Actor;

@@ -1,7 +1,7 @@
 import { appSingleton, type AppContext } from '../../../app-context.js';
 import type { PaymentProviderName } from '../../../db/schema/index.js';
 import { AppError } from '../../../http/errors.js';
-import type { PaymentProvider } from './payment-provider.js';
+import type { PaymentProvider } from './payments.provider.js';
 import { createSandboxProvider } from './sandbox.provider.js';
 import { createStripeProvider } from './stripe.provider.js';
 

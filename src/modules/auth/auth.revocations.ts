@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { notify, type Listener } from '../../db/notifications.js';
-import { tokenCache } from './token-cache.js';
+import { tokenCache } from './auth.token-cache.js';
 
 // Instant revocation on a fleet (D42). Whoever revokes tokens calls `announceRevocation` inside the
 // revoking transaction: the database delivers the notification on commit to every instance on the

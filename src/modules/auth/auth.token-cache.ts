@@ -19,7 +19,7 @@ interface Entry {
 /**
  * Recently verified tokens, so that a hot read path (catalogue, seat map) does not pay a database
  * round trip per request. Every revocation, made by any instance, drops its tokens at once through
- * a database notification (revocations.ts, D42); entries live `ttlMs` at most, which bounds a
+ * a database notification (auth.revocations.ts, D42); entries live `ttlMs` at most, which bounds a
  * stale entry only if notifications were lost.
  */
 export class TokenCache {
