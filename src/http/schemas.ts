@@ -18,8 +18,12 @@ const Id = (opts: TNumberOptions = {}) => Int32({ minimum: 1, ...opts });
 /** A string of at most `maxLength` characters. */
 export const Text = (maxLength: number, opts: TStringOptions = {}) => Type.String({ maxLength, ...opts });
 
+/** A sales channel's slug, the name in its API paths (the database CHECK of 0001_foundation says the same). */
+const CHANNEL_SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
+export const ChannelSlug = Text(63, { pattern: CHANNEL_SLUG_PATTERN });
+
 /** Path parameters shared by the B2B routes. */
-export const SlugParam = Text(63, { pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'sales_channel_slug' });
+export const SlugParam = Text(63, { pattern: CHANNEL_SLUG_PATTERN, description: 'sales_channel_slug' });
 export const LangParam = Text(5, { pattern: '^[a-z]{2}(-[A-Za-z]{2})?$', description: 'language code, e.g. es or en' });
 export const IdParam = Id();
 

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ChannelSlug } from '../../http/schemas.js';
 import { INTEGRATION_MODES, type IntegrationMode } from '../../db/schema/index.js';
 import { needsCheckoutUrl } from '../../lib/integration-policy.js';
 import { urlProblem } from '../../lib/url-rules.js';
@@ -65,7 +66,7 @@ const create = defineCommand({
       required: true,
       placeholder: '<slug>',
       help: 'the name in the API paths',
-      schema: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
+      schema: ChannelSlug,
       problem: 'must be 1 to 63 of a-z, 0-9 and "-", starting with a letter or digit',
     },
     name: { type: 'string', required: true, placeholder: '<name>', help: "the channel's display name" },

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { Envelope, IdParam, Int32, Text } from '../../http/schemas.js';
+import { ChannelSlug, Envelope, IdParam, Int32, Text } from '../../http/schemas.js';
 import { EmailAddress } from '../../lib/email-address.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
@@ -102,7 +102,7 @@ const channelFields = {
 export const ChannelCreate = Type.Object(
   {
     organiser_id: Type.Optional(Id),
-    slug: Text(63, { pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
+    slug: ChannelSlug,
     name: channelFields.name,
     integration_mode: Mode,
     checkout_url: Type.Optional(channelFields.checkout_url),

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
+import { ChannelSlug } from '../../http/schemas.js';
 import { colourSchema, httpUrlSchema } from '../../lib/url-rules.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 
@@ -112,7 +113,7 @@ const Voucher = Type.Object(
 const Channel = Type.Object(
   {
     organiser: Key,
-    slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
+    slug: ChannelSlug,
     name: Name,
     integration_mode: Type.Union([
       Type.Literal('portal_only'),

@@ -1,3 +1,5 @@
+import { Value } from 'typebox/value';
+import { ChannelSlug } from '../../http/schemas.js';
 import type { AppContext } from '../../app-context.js';
 import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type Branding, type IntegrationMode } from '../../db/schema/index.js';
@@ -28,8 +30,6 @@ export interface ChannelInput {
   event_ids?: number[];
 }
 
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
 /** Branding without empty values (an empty form field means "use the default"). */
 const cleanBranding = (b: Branding): Branding =>
   Object.fromEntries(Object.entries(b).filter(([, v]) => typeof v === 'string' && v.trim() !== '').map(([k, v]) => [k, (v as string).trim()]));
@@ -38,7 +38,7 @@ const cleanBranding = (b: Branding): Branding =>
 function validate(input: ChannelInput, creating: boolean, appEnv: AppEnv): void {
   const f: Record<string, string[]> = {};
   const add = (field: string, text: string) => (f[field] ??= []).push(text);
-  if (creating || input.slug !== undefined) if (!input.slug || !SLUG.test(input.slug)) add('slug', 'must be 1-63 of a-z, 0-9 and -, starting with a letter or digit');
+  if (creating || input.slug !== undefined) if (!input.slug || !Value.Check(ChannelSlug, input.slug)) add('slug', 'must be 1-63 of a-z, 0-9 and -, starting with a letter or digit');
   if (creating || input.name !== undefined) if (!input.name?.trim() || input.name.length > 200) add('name', 'must have 1 to 200 characters');
   if (creating || input.integration_mode !== undefined)
     if (!INTEGRATION_MODES.includes(input.integration_mode!)) add('integration_mode', `must be one of ${INTEGRATION_MODES.join(', ')}`);
