@@ -1,6 +1,6 @@
 -- A rate may price an inventory row when it is a rate of the row's session and either names no
 -- sector or names the row's sector. The TypeScript twin is rateFitsUnit in
--- src/modules/orders/pricing.ts (the full cart path checks requests it has already loaded);
+-- src/modules/orders/orders.pricing.ts (the full cart path checks requests it has already loaded);
 -- test/orders/hold-paths.property.test.ts holds the two to the same answers.
 -- Inlined by the planner like seat_is_free (LANGUAGE sql, IMMUTABLE, one expression).
 CREATE OR REPLACE FUNCTION rate_fits_seat(

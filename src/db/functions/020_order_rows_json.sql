@@ -1,6 +1,6 @@
 -- The order's own data as JSON: its columns, its vouchers, its items' ids and amounts, without
--- catalogue names (Node adds those from src/modules/orders/order-labels.ts). Returned by
--- cart_hold_seat and close_order, and read by the order view (src/modules/orders/order-view.ts).
+-- catalogue names (Node adds those from src/modules/orders/orders.labels.ts). Returned by
+-- cart_hold_seat and close_order, and read by the order view (src/modules/orders/orders.view.ts).
 -- plpgsql rather than sql: PostgreSQL 15 plans a non-inlined SQL function's body on every call,
 -- while plpgsql caches the plan per connection.
 CREATE OR REPLACE FUNCTION order_rows_json(p_order_id bigint) RETURNS json

@@ -7,7 +7,7 @@
 -- catalogue tables for the names of every item; in a flash sale that was 40 % of a hold's database
 -- work. order_rows_json returns only the order's own data (its columns, its voucher, its items'
 -- ids and amounts), and Node adds the names from a per-session label cache
--- (src/modules/orders/order-labels.ts; catalogue names change rarely, seat labels never).
+-- (src/modules/orders/orders.labels.ts; catalogue names change rarely, seat labels never).
 CREATE FUNCTION order_rows_json(p_order_id bigint) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 BEGIN

@@ -7,7 +7,7 @@
 -- places of that session (docs/cart.md "Hold caps").
 --
 -- orders.buyer_key: who the cart's holds count against, written when the order is created
--- (src/modules/orders/buyer.ts): a widget-scope token's channel and client_id, or a portal buyer's
+-- (src/modules/orders/orders.buyer.ts): a widget-scope token's channel and client_id, or a portal buyer's
 -- cookie (or address). NULL = no per-buyer caps (server-scope tokens, admin reservations, orders
 -- created before this migration).
 ALTER TABLE orders ADD COLUMN buyer_key text;

@@ -33,7 +33,7 @@ export const orders = pgTable('orders', {
   paymentMethod: text('payment_method'),
   transactionId: text('transaction_id'),
   refundedOrderId: bigint('refunded_order_id', { mode: 'number' }),
-  /** Who the cart's holds count against (D44, src/modules/orders/buyer.ts); null = no per-buyer caps. */
+  /** Who the cart's holds count against (D44, src/modules/orders/orders.buyer.ts); null = no per-buyer caps. */
   buyerKey: text('buyer_key'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
