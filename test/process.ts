@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const TSX = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 export interface Running {
   child: ChildProcess;
@@ -16,8 +15,13 @@ export interface Running {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
 }
 
-/** Starts `tsx <script> ...args` from the project root (see startNode). */
-export const startTsx = (script: string, args: string[], env: Record<string, string>) => startNode([TSX, script, ...args], env);
+/**
+ * Starts `node --import tsx <script> ...args` from the project root (see startNode): the script runs
+ * in this one process, as under `npm start`, so a signal reaches it directly. (The `tsx` command
+ * runs the script in a child and kills it with SIGKILL when it does not acknowledge a relayed
+ * signal within about 60 ms, which a loaded machine can exceed.)
+ */
+export const startTsx = (script: string, args: string[], env: Record<string, string>) => startNode(['--import', 'tsx', script, ...args], env);
 
 /**
  * Starts `node ...args` from the project root, with `env` added to a clean environment (the test
@@ -84,5 +88,5 @@ export async function runNode(nodeArgs: string[], env: Record<string, string>) {
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
-/** Runs `tsx <script> ...args` to the end. */
-export const runTsx = (script: string, args: string[], env: Record<string, string>) => runNode([TSX, script, ...args], env);
+/** Runs `node --import tsx <script> ...args` to the end. */
+export const runTsx = (script: string, args: string[], env: Record<string, string>) => runNode(['--import', 'tsx', script, ...args], env);

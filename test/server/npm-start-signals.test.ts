@@ -48,6 +48,9 @@ describe('npm start', () => {
     npm.stdout!.on('data', (chunk) => (out += chunk));
     npm.stderr!.on('data', (chunk) => (out += chunk));
     const npmExited = new Promise<void>((resolve) => npm.on('exit', () => resolve()));
+    // 'close' comes once every process holding the output pipes (npm, sh, tsx, the server) is gone
+    // and the last of their lines has been read: the server's last line may follow npm's exit.
+    const outputClosed = new Promise<void>((resolve) => npm.on('close', () => resolve()));
     let serverPid = 0;
     try {
       const deadline = Date.now() + 180_000;
@@ -64,6 +67,7 @@ describe('npm start', () => {
       await npmExited;
       for (let i = 0; i < 100 && isRunning(serverPid); i++) await new Promise((r) => setTimeout(r, 100));
       expect(isRunning(serverPid)).toBe(false);
+      await Promise.race([outputClosed, new Promise((r) => setTimeout(r, 5_000))]);
       expect(await portIsFree(port)).toBe(true);
       expect(out).toContain(`"signal":"${signal}","msg":"shutting down"`);
       // The embedded database was closed, not abandoned: its lock is gone (D48).
