@@ -17,7 +17,7 @@ const HEADER = 'idempotency-key';
 /** Says that an answer is a stored one (a client's logs then tell a replay from a run). */
 const REPLAYED_HEADER = 'idempotent-replayed';
 /** How long a first response is replayed; an older key counts as new, swept or not (D52). */
-export const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
 /**
  * A claim still running after this long is taken to be abandoned (its instance died mid-request)
  * and a repeat may take it over; no request of the service runs nearly this long.
