@@ -176,6 +176,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       const corsOptions = {
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
         allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+        exposedHeaders: ['Idempotent-Replayed'],
         credentials: false,
         maxAge: 600,
       };

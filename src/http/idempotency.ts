@@ -78,12 +78,12 @@ function keyOf(request: FastifyRequest): string | null {
 }
 
 /** Claims the key, or answers the repeat: the stored response, 422 for another body, 409 while running. */
-async function claimOrReplay(ctx: AppContext, area: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function claimOrReplay(ctx: AppContext, area: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const key = keyOf(request);
   const token = bearerToken(request.headers.authorization);
   // The route's auth hook has accepted the token by now (401 otherwise): it names the caller. Each
   // access token is its own credential, so two buyers' widget tokens never share a key.
-  if (key === null || token === null) return;
+  if (key === null || token === null) return undefined;
   const credential = `${area}:${sha256(token)}`;
   const fingerprint = sha256(canonicalJson([request.method, request.url, request.body ?? null]));
   const now = ctx.clock.now();
@@ -93,7 +93,7 @@ async function claimOrReplay(ctx: AppContext, area: string, request: FastifyRequ
     const claim = crypto.randomUUID();
     if (await repo.claimKey(ctx.db, { credential, key, fingerprint, claim, now }, replaceableBefore)) {
       request.idempotencyClaim = { credential, key, claim };
-      return;
+      return undefined;
     }
     const stored = await repo.findKey(ctx.db, credential, key);
     if (!stored) continue;
@@ -105,8 +105,8 @@ async function claimOrReplay(ctx: AppContext, area: string, request: FastifyRequ
       .status(stored.responseStatus!)
       .header('content-type', stored.responseType ?? 'application/json; charset=utf-8')
       .header(REPLAYED_HEADER, 'true');
-    await reply.send(stored.responseBody);
-    return;
+    // Returning the reply tells Fastify that the hook answered: the handler does not run.
+    return reply.send(stored.responseBody);
   }
   throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry once it has answered');
 }
@@ -158,7 +158,7 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
     const area = opts.areas.find((a) => route.url.startsWith(`${a.prefix}/`));
     if (!area || methods.length === 0 || methods.every((m) => publicRoutes.has(`${m} ${route.url}`))) return;
     appendHook(route, 'preValidation', (request: FastifyRequest, reply: FastifyReply) =>
-      WRITE_METHODS.has(request.method) ? claimOrReplay(ctx, area.name, request, reply) : Promise.resolve(),
+      WRITE_METHODS.has(request.method) ? claimOrReplay(ctx, area.name, request, reply) : Promise.resolve(undefined),
     );
     appendHook(route, 'onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       await keepResponse(ctx, request, reply, payload);

@@ -181,6 +181,22 @@ describe('Idempotency-Key (D52)', () => {
     expect((await createOrder(widgetToken, key, body)).headers['idempotent-replayed']).toBe('true');
   });
 
+  it('lets the widget send the key from a browser, and read that an answer is a replay (CORS)', async () => {
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: ORDERS,
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(String(preflight.headers['access-control-allow-headers'])).toMatch(/Idempotency-Key/);
+    const body = { session_seat_id: await freeSeat(), rate_id: rateId };
+    const key = newKey();
+    await createOrder(widgetToken, key, body);
+    const again = await t.app.inject({ method: 'POST', url: ORDERS, headers: { ...bearer(widgetToken), origin: 'https://shop.example', 'idempotency-key': key }, payload: body });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(String(again.headers['access-control-expose-headers'])).toMatch(/Idempotent-Replayed/);
+  });
+
   it('leaves GET alone', async () => {
     const key = newKey();
     const url = `${B2B}/demo-d/es/events`;
