@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
+import { claimKey, findKey, storeResponse } from '../../src/platform/idempotency.repo.js';
 import { account } from '../admin/admin-helpers.js';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 
@@ -195,6 +196,19 @@ describe('Idempotency-Key (D52)', () => {
     const again = await t.app.inject({ method: 'POST', url: ORDERS, headers: { ...bearer(widgetToken), origin: 'https://shop.example', 'idempotency-key': key }, payload: body });
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(String(again.headers['access-control-expose-headers'])).toMatch(/Idempotent-Replayed/);
+  });
+
+  it('lets a repeat take over a claim abandoned mid-request (its instance died) after 5 minutes', async () => {
+    const row = { credential: `test:${newKey()}`, key: newKey(), fingerprint: 'f', now: t.clock.now() };
+    const cutoffs = (now: Date) => ({ done: new Date(now.getTime() - DAY_MS), running: new Date(now.getTime() - 5 * 60 * 1000) });
+    expect(await claimKey(t.ctx.db, { ...row, claim: 'first' }, cutoffs(row.now))).toBe(true);
+    const later = (ms: number) => new Date(row.now.getTime() + ms);
+    expect(await claimKey(t.ctx.db, { ...row, claim: 'second', now: later(4 * 60 * 1000) }, cutoffs(later(4 * 60 * 1000)))).toBe(false);
+    expect(await claimKey(t.ctx.db, { ...row, claim: 'third', now: later(5 * 60 * 1000) }, cutoffs(later(5 * 60 * 1000)))).toBe(true);
+    expect((await findKey(t.ctx.db, row.credential, row.key))?.state).toBe('running');
+    // The first request, finishing late, no longer holds the claim: it stores nothing.
+    await storeResponse(t.ctx.db, { credential: row.credential, key: row.key, claim: 'first' }, { status: 200, type: null, body: '{}' });
+    expect((await findKey(t.ctx.db, row.credential, row.key))?.state).toBe('running');
   });
 
   it('leaves GET alone', async () => {
