@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/client.js';
+import { idempotencyKeys } from '../db/schema/index.js';
 
 /** A key's row as a repeat sees it (migration 0080_idempotency_keys.sql). */
 export interface StoredKey {
@@ -35,13 +36,21 @@ export async function claimKey(
   return claimed[0]?.claim === row.claim;
 }
 
+const claimOf = (where: { credential: string; key: string; claim: string }) =>
+  and(eq(idempotencyKeys.credential, where.credential), eq(idempotencyKeys.key, where.key), eq(idempotencyKeys.claim, where.claim));
+
 /** The row of (credential, key), or null when it is gone (released or swept since). */
 export async function findKey(db: Db, credential: string, key: string): Promise<StoredKey | null> {
-  const rows = await queryRows<StoredKey>(
-    db,
-    sql`SELECT fingerprint, state, response_status AS "responseStatus", response_type AS "responseType", response_body AS "responseBody"
-        FROM idempotency_keys WHERE credential = ${credential} AND key = ${key}`,
-  );
+  const rows = await db
+    .select({
+      fingerprint: idempotencyKeys.fingerprint,
+      state: idempotencyKeys.state,
+      responseStatus: idempotencyKeys.responseStatus,
+      responseType: idempotencyKeys.responseType,
+      responseBody: idempotencyKeys.responseBody,
+    })
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.credential, credential), eq(idempotencyKeys.key, key)));
   return rows[0] ?? null;
 }
 
@@ -51,15 +60,15 @@ export async function storeResponse(
   where: { credential: string; key: string; claim: string },
   response: { status: number; type: string | null; body: string },
 ): Promise<void> {
-  await db.execute(
-    sql`UPDATE idempotency_keys SET state = 'done', response_status = ${response.status}, response_type = ${response.type}, response_body = ${response.body}
-        WHERE credential = ${where.credential} AND key = ${where.key} AND claim = ${where.claim}`,
-  );
+  await db
+    .update(idempotencyKeys)
+    .set({ state: 'done', responseStatus: response.status, responseType: response.type, responseBody: response.body })
+    .where(claimOf(where));
 }
 
 /** Deletes the claim of a request whose answer is not kept (5xx, 429), so that a retry runs. */
 export async function releaseKey(db: Db, where: { credential: string; key: string; claim: string }): Promise<void> {
-  await db.execute(sql`DELETE FROM idempotency_keys WHERE credential = ${where.credential} AND key = ${where.key} AND claim = ${where.claim}`);
+  await db.delete(idempotencyKeys).where(claimOf(where));
 }
 
 /** Deletes up to `limit` rows created before `before`; returns how many it deleted. */
