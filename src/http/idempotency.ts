@@ -61,7 +61,7 @@ export interface IdempotencyOptions {
 /** JSON with the keys of every object sorted: one text for one value, whatever the key order. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) && !Buffer.isBuffer(v)
+    v !== null && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   );
