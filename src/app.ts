@@ -12,6 +12,7 @@ import { Scheduler } from './platform/scheduler.js';
 import { requireChannelToken } from './modules/auth/auth.hook.js';
 import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
+import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { logPath } from './http/log-path.js';
 import { registerRateLimits } from './http/rate-limits.js';
@@ -85,11 +86,13 @@ const jobsPlugin = fp(
   async (app) => {
     app.scheduler.add(expirySweepJob(app.ctx));
     app.scheduler.add(emailQueueJob(app.ctx, app.log));
+    app.scheduler.add(idempotencySweepJob(app.ctx));
   },
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );
 
 const B2B_PREFIX = '/api/sales-channel/v1';
+const ADMIN_PREFIX = '/api/admin/v1';
 
 /** Builds the whole service: plugins first, then each module under its prefix. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -129,6 +132,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await registerRateLimits(app);
   await registerSecurityHeaders(app, config);
   registerInputGuard(app);
+  // Before every route: it covers each write of the B2B and admin interfaces as it is declared (D52).
+  registerIdempotency(app, {
+    areas: [
+      { prefix: B2B_PREFIX, name: 'b2b' },
+      { prefix: ADMIN_PREFIX, name: 'admin' },
+    ],
+    publicRoutes: [`POST ${B2B_PREFIX}/auth/token`],
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -164,7 +175,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       // headers there, so a browser neither passes their preflight nor reads their answer.
       const corsOptions = {
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
-        allowedHeaders: ['Authorization', 'Content-Type'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+        exposedHeaders: ['Idempotent-Replayed'],
         credentials: false,
         maxAge: 600,
       };
@@ -192,7 +204,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   );
   await app.register(portalRoutes, { prefix: '/api/portal' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
-  await app.register(adminRoutes, { prefix: '/api/admin/v1' });
+  await app.register(adminRoutes, { prefix: ADMIN_PREFIX });
   await app.register(portalPages);
   await app.register(adminDashboard, { prefix: '/admin' });
   await app.register(widgetRoutes, { prefix: '/widget' });

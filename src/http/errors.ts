@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   voucher_exhausted: 409,
   order_empty: 409,
   order_already_refunded: 409,
+  idempotency_key_in_use: 409,
   // 410: it existed, it is gone for good
   ticket_void: 410,
   // 422: the data is well-formed JSON but wrong
@@ -48,6 +49,7 @@ export const ERROR_CODES = {
   voucher_expired: 422,
   voucher_not_yet_valid: 422,
   voucher_not_applicable: 422,
+  idempotency_key_reused: 422,
   // 429 / 5xx
   rate_limited: 429,
   hold_limit_reached: 429,

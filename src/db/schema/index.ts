@@ -6,3 +6,4 @@ export * from './payments.js';
 export * from './tickets.js';
 export * from './admin.js';
 export * from './reports.js';
+export * from './idempotency.js';

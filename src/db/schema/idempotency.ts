@@ -1,0 +1,18 @@
+import { pgTable, integer, text, timestamp, primaryKey } from 'drizzle-orm/pg-core';
+
+/** Idempotency-Key claims and the first responses they keep for 24 hours (D52, migration 0080). */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    credential: text('credential').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    claim: text('claim').notNull(),
+    state: text('state').$type<'running' | 'done'>().notNull(),
+    responseStatus: integer('response_status'),
+    responseType: text('response_type'),
+    responseBody: text('response_body'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.credential, t.key] })],
+);
