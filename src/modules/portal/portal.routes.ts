@@ -35,6 +35,7 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       {
         schema: {
           tags: ['Portal'],
+          operationId: 'getPortalOrder',
           summary: 'Read an order without a token (e.g. from a model B checkout page)',
           params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken }),
           response: { 200: OrderResponse, 404: Type.Ref('ErrorEnvelope'), 422: Type.Ref('ErrorEnvelope'), 429: Type.Ref('ErrorEnvelope') },
@@ -54,6 +55,7 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       {
         schema: {
           tags: ['Portal'],
+          operationId: 'startPortalCheckout',
           summary: 'Start paying an order: card provider parameters (A, C), channel checkout address (B), 403 (D)',
           params: ChannelLangParams,
           body: CheckoutBody,
