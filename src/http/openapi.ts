@@ -4,7 +4,8 @@ import { ROUTE_LIMITS } from './rate-limits.js';
 // What every operation of the OpenAPI document shares, added in one place (the swagger
 // `transformObject` of src/app.ts) rather than repeated in each route's schema: who may call it
 // (security by path prefix, matching where the auth hooks are registered), the 429 where a rate
-// limit guards it (the table of rate-limits.ts) and the 5xx any route can answer. The route's own
+// limit guards it (the table of rate-limits.ts; the hold caps answer 429 on cart writes, which that
+// table limits too) and the 5xx any route can answer. The route's own
 // schema gives the rest: operationId, summary, parameters, body and its 2xx/4xx answers.
 
 type Components = NonNullable<NonNullable<FastifyDynamicSwaggerOptions['openapi']>['components']>;
@@ -29,7 +30,9 @@ const retryAfter = {
 /** The shared responses (D4 error envelope) that `completeOperations` refers to. */
 export const SHARED_RESPONSES = {
   TooManyRequests: {
-    description: 'A rate limit is reached (D45): `rate_limited`; `Retry-After` says how many seconds to wait.',
+    description:
+      'A rate limit is reached (D45): `rate_limited`, and `Retry-After` says how many seconds to wait; ' +
+      "or, on a cart write, a hold cap of the buyer or the order: `hold_limit_reached` (the message names the cap).",
     headers: retryAfter,
     content: errorContent,
   },

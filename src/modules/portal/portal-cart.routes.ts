@@ -14,7 +14,6 @@ const errors = {
   404: Type.Ref('ErrorEnvelope'),
   409: Type.Ref('ErrorEnvelope'),
   422: Type.Ref('ErrorEnvelope'),
-  429: Type.Ref('ErrorEnvelope'),
 };
 const doc = (operationId: string, summary: string) => ({ tags: ['Portal'], operationId, summary: `${summary} (storefront of models A and B; public)` });
 const VoucherCode = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\s*[A-Za-z0-9_-]+\\s*$' });
