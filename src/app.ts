@@ -19,6 +19,7 @@ import { registerRateLimits } from './http/rate-limits.js';
 import { fastifyTrustProxy } from './http/rate-limits.config.js';
 import { registerSecurityHeaders, usePagePolicy } from './http/security-headers.js';
 import { ErrorEnvelope } from './http/schemas.js';
+import { completeOperations, SECURITY_SCHEMES, SHARED_RESPONSES } from './http/openapi.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import { listenForRevocations } from './modules/auth/auth.revocations.js';
 import channelRoutes from './modules/channels/channels.routes.js';
@@ -147,13 +148,24 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       info: {
         title: 'Taquilla Sales-Channel API',
         version: '1.2.0',
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'B2B interface for sales channels, public portal API and admin API. Errors use the envelope {status, success:false, message, code, errors?}. ' +
           'Input bounds (D47): ids are int32 (1 to 2147483647), every string has a maxLength, no string may contain a NUL character or a lone surrogate and no number may be non-finite; what breaks a bound is 422 validation_failed (docs/errors.md).',
       },
       servers: [{ url: config.publicBaseUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: { securitySchemes: SECURITY_SCHEMES, responses: SHARED_RESPONSES },
     },
+    // Shared schemas keep their $id as their name in components (ErrorEnvelope, not def-0), so
+    // that the shared responses and generated clients can name them.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    // Who may call each operation, by the prefix its auth hook guards (the channel scope's bearer
+    // token, the admin API's token; public elsewhere), and the shared 429/5xx answers.
+    transformObject: (doc) =>
+      completeOperations('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject, [
+        [`${B2B_PREFIX}/{salesChannelSlug}/`, 'bearer'],
+        [`${ADMIN_PREFIX}/`, 'adminToken'],
+      ]),
   });
   await app.register(async (docs) => {
     usePagePolicy(docs, 'docs');

@@ -20,7 +20,6 @@ declare module 'fastify' {
   }
 }
 
-const security = [{ bearer: [] }];
 const actorOf = (request: FastifyRequest) => request.adminActor!;
 
 /**
@@ -33,16 +32,16 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     request.adminActor = await authenticateApiToken(app.ctx, request.headers.authorization);
   });
   const ctx = app.ctx;
-  const d = (tag: string, summary: string) => ({ tags: [`Admin: ${tag}`], summary, security });
+  const d = (tag: string, operationId: string, summary: string) => ({ tags: [`Admin: ${tag}`], operationId, summary });
 
   // ---- accounts
-  app.get('/me', { schema: { ...d('accounts', 'The user behind the token'), response: { 200: S.Envelope(S.Me), ...S.adminErrors } } }, async (req) => {
+  app.get('/me', { schema: { ...d('accounts', 'getCurrentUser', 'The user behind the token'), response: { 200: S.Envelope(S.Me), ...S.adminErrors } } }, async (req) => {
     const a = actorOf(req);
     return ok({ user_id: a.userId, email: a.email, role: a.role, organiser_id: a.organiserId });
   });
   app.post(
     '/users',
-    { schema: { ...d('accounts', 'Create an admin or promoter account (admins only)'), body: S.UserCreate, response: { 201: S.Envelope(S.User), ...S.adminErrors } } },
+    { schema: { ...d('accounts', 'createUser', 'Create an admin or promoter account (admins only)'), body: S.UserCreate, response: { 201: S.Envelope(S.User), ...S.adminErrors } } },
     async (req, reply) => {
       requireAdmin(actorOf(req));
       const { email, password, role, organiser_id } = req.body;
@@ -50,34 +49,34 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.status(201).send(ok(user, 'User created', 201));
     },
   );
-  app.get('/organisers', { schema: { ...d('accounts', 'Organisers you may see'), response: { 200: S.Envelope(Type.Array(S.Organiser)), ...S.adminErrors } } }, async (req) =>
+  app.get('/organisers', { schema: { ...d('accounts', 'listOrganisers', 'Organisers you may see'), response: { 200: S.Envelope(Type.Array(S.Organiser)), ...S.adminErrors } } }, async (req) =>
     ok(await listOrganisersFor(ctx, actorOf(req))),
   );
   app.post(
     '/organisers',
-    { schema: { ...d('accounts', 'Create an organiser (admins only)'), body: S.OrganiserCreate, response: { 201: S.Envelope(S.Organiser), ...S.adminErrors } } },
+    { schema: { ...d('accounts', 'createOrganiser', 'Create an organiser (admins only)'), body: S.OrganiserCreate, response: { 201: S.Envelope(S.Organiser), ...S.adminErrors } } },
     async (req, reply) => reply.status(201).send(ok(await createOrganiser(ctx, actorOf(req), req.body), 'Organiser created', 201)),
   );
 
   // ---- channels, widget keys and server keys
-  app.get('/channels', { schema: { ...d('channels', 'Sales channels you may see'), response: { 200: S.Envelope(Type.Array(S.Channel)), ...S.adminErrors } } }, async (req) =>
+  app.get('/channels', { schema: { ...d('channels', 'listChannels', 'Sales channels you may see'), response: { 200: S.Envelope(Type.Array(S.Channel)), ...S.adminErrors } } }, async (req) =>
     ok(await channels.listChannelViewsFor(ctx, actorOf(req))),
   );
   app.post(
     '/channels',
-    { schema: { ...d('channels', 'Create a sales channel'), body: S.ChannelCreate, response: { 201: S.Envelope(S.Channel), ...S.adminErrors } } },
+    { schema: { ...d('channels', 'createChannel', 'Create a sales channel'), body: S.ChannelCreate, response: { 201: S.Envelope(S.Channel), ...S.adminErrors } } },
     async (req, reply) => reply.status(201).send(ok(await channels.createChannelAs(ctx, actorOf(req), req.body), 'Sales channel created', 201)),
   );
   app.get(
     '/channels/:channelId',
-    { schema: { ...d('channels', 'One sales channel'), params: S.Params.channel, response: { 200: S.Envelope(S.Channel), ...S.adminErrors } } },
+    { schema: { ...d('channels', 'getChannel', 'One sales channel'), params: S.Params.channel, response: { 200: S.Envelope(S.Channel), ...S.adminErrors } } },
     async (req) => ok(await channels.getChannelFor(ctx, actorOf(req), req.params.channelId)),
   );
   app.patch(
     '/channels/:channelId',
     {
       schema: {
-        ...d('channels', 'Edit a channel: mode, checkout URL, branding, cart lifetime, events (mode changes are audited)'),
+        ...d('channels', 'updateChannel', 'Edit a channel: mode, checkout URL, branding, cart lifetime, events (mode changes are audited)'),
         params: S.Params.channel,
         body: S.ChannelUpdate,
         response: { 200: S.Envelope(S.Channel), ...S.adminErrors },
@@ -87,31 +86,31 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/channels/:channelId/keys',
-    { schema: { ...d('channels', 'Widget keys of a channel (creation date and last four only)'), params: S.Params.channel, response: { 200: S.Envelope(Type.Array(S.WidgetKey)), ...S.adminErrors } } },
+    { schema: { ...d('channels', 'listWidgetKeys', 'Widget keys of a channel (creation date and last four only)'), params: S.Params.channel, response: { 200: S.Envelope(Type.Array(S.WidgetKey)), ...S.adminErrors } } },
     async (req) => ok(await channels.listKeysFor(ctx, actorOf(req), req.params.channelId)),
   );
   app.post(
     '/channels/:channelId/keys',
-    { schema: { ...d('channels', 'Generate a widget key (returned once)'), params: S.Params.channel, response: { 201: S.Envelope(S.NewWidgetKey), ...S.adminErrors } } },
+    { schema: { ...d('channels', 'createWidgetKey', 'Generate a widget key (returned once)'), params: S.Params.channel, response: { 201: S.Envelope(S.NewWidgetKey), ...S.adminErrors } } },
     async (req, reply) =>
       reply.status(201).send(ok(await channels.generateKeyAs(ctx, actorOf(req), req.params.channelId), 'Widget key generated; it is shown only this once', 201)),
   );
   app.delete(
     '/channels/:channelId/keys/:keyId',
-    { schema: { ...d('channels', 'Revoke a widget key: every widget-scope token of the channel stops working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
+    { schema: { ...d('channels', 'revokeWidgetKey', 'Revoke a widget key: every widget-scope token of the channel stops working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
     async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId), 'Widget key revoked'),
   );
   // Server keys (D39): the same three routes, beside the widget keys'.
   app.get(
     '/channels/:channelId/server-keys',
-    { schema: { ...d('channels', 'Server keys of a channel (creation date and last four only)'), params: S.Params.channel, response: { 200: S.Envelope(Type.Array(S.WidgetKey)), ...S.adminErrors } } },
+    { schema: { ...d('channels', 'listServerKeys', 'Server keys of a channel (creation date and last four only)'), params: S.Params.channel, response: { 200: S.Envelope(Type.Array(S.WidgetKey)), ...S.adminErrors } } },
     async (req) => ok(await channels.listKeysFor(ctx, actorOf(req), req.params.channelId, 'server')),
   );
   app.post(
     '/channels/:channelId/server-keys',
     {
       schema: {
-        ...d('channels', "Generate a server key (returned once; for the channel's server only: confirm and the report of models C and D need it)"),
+        ...d('channels', 'createServerKey', "Generate a server key (returned once; for the channel's server only: confirm and the report of models C and D need it)"),
         params: S.Params.channel,
         response: { 201: S.Envelope(S.NewServerKey), ...S.adminErrors },
       },
@@ -121,14 +120,14 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.delete(
     '/channels/:channelId/server-keys/:keyId',
-    { schema: { ...d('channels', 'Revoke a server key: the tokens issued from it stop working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
+    { schema: { ...d('channels', 'revokeServerKey', 'Revoke a server key: the tokens issued from it stop working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
     async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId, 'server'), 'Server key revoked'),
   );
   app.get(
     '/channels/:channelId/orders',
     {
       schema: {
-        ...d('orders', "A channel's orders, newest first (read-only)"),
+        ...d('orders', 'listChannelOrders', "A channel's orders, newest first (read-only)"),
         params: S.Params.channel,
         querystring: Type.Omit(S.OrdersQuery, ['channel_id']),
         response: { 200: S.Envelope(Type.Array(S.OrderRow)), ...S.adminErrors },
@@ -142,14 +141,14 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   // ---- venues, events, sessions, rates, fees
-  app.get('/venues', { schema: { ...d('catalogue', 'Venues you may use, with their sectors'), response: { 200: S.Envelope(Type.Array(S.Venue)), ...S.adminErrors } } }, async (req) =>
+  app.get('/venues', { schema: { ...d('catalogue', 'listVenues', 'Venues you may use, with their sectors'), response: { 200: S.Envelope(Type.Array(S.Venue)), ...S.adminErrors } } }, async (req) =>
     ok(await catalogue.listVenuesFor(ctx, actorOf(req))),
   );
   app.post(
     '/catalogue/import',
     {
       schema: {
-        ...d('catalogue', 'Import a catalogue document (admins only; see docs/catalogue-import.md)'),
+        ...d('catalogue', 'importCatalogue', 'Import a catalogue document (admins only; see docs/catalogue-import.md)'),
         body: Type.Unknown(),
         response: { 201: S.Envelope(S.ImportSummary), ...S.adminErrors },
       },
@@ -159,79 +158,79 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.status(201).send(ok({ ...(await importCatalogue(ctx, req.body)) }, 'Catalogue imported', 201));
     },
   );
-  app.get('/events', { schema: { ...d('catalogue', 'Events you may see'), response: { 200: S.Envelope(Type.Array(S.Event)), ...S.adminErrors } } }, async (req) =>
+  app.get('/events', { schema: { ...d('catalogue', 'listAdminEvents', 'Events you may see'), response: { 200: S.Envelope(Type.Array(S.Event)), ...S.adminErrors } } }, async (req) =>
     ok(await catalogue.listEventsFor(ctx, actorOf(req))),
   );
   app.post(
     '/events',
-    { schema: { ...d('catalogue', 'Create an event (a draft unless a status is given)'), body: S.EventCreate, response: { 201: S.Envelope(S.EventDetail), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'createEvent', 'Create an event (a draft unless a status is given)'), body: S.EventCreate, response: { 201: S.Envelope(S.EventDetail), ...S.adminErrors } } },
     async (req, reply) => reply.status(201).send(ok(await catalogue.createEventAs(ctx, actorOf(req), req.body), 'Event created', 201)),
   );
   app.get(
     '/events/:eventId',
-    { schema: { ...d('catalogue', 'An event with its sessions and fees'), params: S.Params.event, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'getAdminEvent', 'An event with its sessions and fees'), params: S.Params.event, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
     async (req) => ok(await catalogue.getEventFor(ctx, actorOf(req), req.params.eventId)),
   );
   app.patch(
     '/events/:eventId',
-    { schema: { ...d('catalogue', 'Edit an event'), params: S.Params.event, body: S.EventUpdate, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'updateEvent', 'Edit an event'), params: S.Params.event, body: S.EventUpdate, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
     async (req) => ok(await catalogue.updateEventAs(ctx, actorOf(req), req.params.eventId, req.body), 'Event updated'),
   );
   app.post(
     '/events/:eventId/publish',
-    { schema: { ...d('catalogue', 'Publish an event'), params: S.Params.event, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'publishEvent', 'Publish an event'), params: S.Params.event, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
     async (req) => ok(await catalogue.publishEventAs(ctx, actorOf(req), req.params.eventId), 'Event published'),
   );
   app.post(
     '/events/:eventId/sessions',
     {
-      schema: { ...d('catalogue', 'Add a session (with its inventory) to an event'), params: S.Params.event, body: S.SessionCreate, response: { 201: S.Envelope(S.SessionDetail), ...S.adminErrors } },
+      schema: { ...d('catalogue', 'createSession', 'Add a session (with its inventory) to an event'), params: S.Params.event, body: S.SessionCreate, response: { 201: S.Envelope(S.SessionDetail), ...S.adminErrors } },
     },
     async (req, reply) => reply.status(201).send(ok(await catalogue.createSessionAs(ctx, actorOf(req), req.params.eventId, req.body), 'Session created', 201)),
   );
   app.post(
     '/events/:eventId/fees',
-    { schema: { ...d('catalogue', 'Add a management fee to every session of an event'), params: S.Params.event, body: S.FeeCreate, response: { 201: S.Envelope(S.Fee), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'createEventFee', 'Add a management fee to every session of an event'), params: S.Params.event, body: S.FeeCreate, response: { 201: S.Envelope(S.Fee), ...S.adminErrors } } },
     async (req, reply) => reply.status(201).send(ok(await catalogue.createFeeAs(ctx, actorOf(req), { eventId: req.params.eventId }, req.body), 'Fee created', 201)),
   );
   app.get(
     '/sessions/:sessionId',
-    { schema: { ...d('catalogue', 'A session with its rates and fees'), params: S.Params.session, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'getAdminSession', 'A session with its rates and fees'), params: S.Params.session, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
     async (req) => ok(await catalogue.getSessionFor(ctx, actorOf(req), req.params.sessionId)),
   );
   app.patch(
     '/sessions/:sessionId',
-    { schema: { ...d('catalogue', 'Edit a session'), params: S.Params.session, body: S.SessionUpdate, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'updateSession', 'Edit a session'), params: S.Params.session, body: S.SessionUpdate, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
     async (req) => ok(await catalogue.updateSessionAs(ctx, actorOf(req), req.params.sessionId, req.body), 'Session updated'),
   );
   app.post(
     '/sessions/:sessionId/publish',
-    { schema: { ...d('catalogue', 'Put a session on sale'), params: S.Params.session, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'publishSession', 'Put a session on sale'), params: S.Params.session, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
     async (req) => ok(await catalogue.publishSessionAs(ctx, actorOf(req), req.params.sessionId), 'Session on sale'),
   );
   app.post(
     '/sessions/:sessionId/rates',
-    { schema: { ...d('catalogue', 'Add a rate to a session'), params: S.Params.session, body: S.RateCreate, response: { 201: S.Envelope(S.Rate), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'createRate', 'Add a rate to a session'), params: S.Params.session, body: S.RateCreate, response: { 201: S.Envelope(S.Rate), ...S.adminErrors } } },
     async (req, reply) => reply.status(201).send(ok(await catalogue.createRateAs(ctx, actorOf(req), req.params.sessionId, req.body), 'Rate created', 201)),
   );
   app.post(
     '/sessions/:sessionId/fees',
-    { schema: { ...d('catalogue', 'Add a management fee to one session'), params: S.Params.session, body: S.FeeCreate, response: { 201: S.Envelope(S.Fee), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'createSessionFee', 'Add a management fee to one session'), params: S.Params.session, body: S.FeeCreate, response: { 201: S.Envelope(S.Fee), ...S.adminErrors } } },
     async (req, reply) => reply.status(201).send(ok(await catalogue.createFeeAs(ctx, actorOf(req), { sessionId: req.params.sessionId }, req.body), 'Fee created', 201)),
   );
   app.patch(
     '/rates/:rateId',
-    { schema: { ...d('catalogue', 'Edit a rate'), params: S.Params.rate, body: S.RateUpdate, response: { 200: S.Envelope(S.Rate), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'updateRate', 'Edit a rate'), params: S.Params.rate, body: S.RateUpdate, response: { 200: S.Envelope(S.Rate), ...S.adminErrors } } },
     async (req) => ok(await catalogue.updateRateAs(ctx, actorOf(req), req.params.rateId, req.body), 'Rate updated'),
   );
   app.patch(
     '/fees/:feeId',
-    { schema: { ...d('catalogue', 'Edit a fee'), params: S.Params.fee, body: S.FeeUpdate, response: { 200: S.Envelope(S.Fee), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'updateFee', 'Edit a fee'), params: S.Params.fee, body: S.FeeUpdate, response: { 200: S.Envelope(S.Fee), ...S.adminErrors } } },
     async (req) => ok(await catalogue.updateFeeAs(ctx, actorOf(req), req.params.feeId, req.body), 'Fee updated'),
   );
   app.delete(
     '/fees/:feeId',
-    { schema: { ...d('catalogue', 'Delete a fee'), params: S.Params.fee, response: { 200: S.Envelope(Type.Null()), ...S.adminErrors } } },
+    { schema: { ...d('catalogue', 'deleteFee', 'Delete a fee'), params: S.Params.fee, response: { 200: S.Envelope(Type.Null()), ...S.adminErrors } } },
     async (req) => {
       await catalogue.deleteFeeAs(ctx, actorOf(req), req.params.feeId);
       return ok(null, 'Fee deleted');
@@ -239,29 +238,29 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   // ---- vouchers
-  app.get('/vouchers', { schema: { ...d('vouchers', 'Vouchers you may see'), response: { 200: S.Envelope(Type.Array(S.Voucher)), ...S.adminErrors } } }, async (req) =>
+  app.get('/vouchers', { schema: { ...d('vouchers', 'listVouchers', 'Vouchers you may see'), response: { 200: S.Envelope(Type.Array(S.Voucher)), ...S.adminErrors } } }, async (req) =>
     ok(await vouchers.listVouchersFor(ctx, actorOf(req))),
   );
   app.post(
     '/vouchers',
-    { schema: { ...d('vouchers', 'Create a voucher'), body: S.VoucherCreate, response: { 201: S.Envelope(S.Voucher), ...S.adminErrors } } },
+    { schema: { ...d('vouchers', 'createVoucher', 'Create a voucher'), body: S.VoucherCreate, response: { 201: S.Envelope(S.Voucher), ...S.adminErrors } } },
     async (req, reply) => reply.status(201).send(ok(await vouchers.createVoucherAs(ctx, actorOf(req), req.body), 'Voucher created', 201)),
   );
   app.get(
     '/vouchers/:voucherId',
-    { schema: { ...d('vouchers', 'One voucher'), params: S.Params.voucher, response: { 200: S.Envelope(S.Voucher), ...S.adminErrors } } },
+    { schema: { ...d('vouchers', 'getVoucher', 'One voucher'), params: S.Params.voucher, response: { 200: S.Envelope(S.Voucher), ...S.adminErrors } } },
     async (req) => ok(await vouchers.getVoucherFor(ctx, actorOf(req), req.params.voucherId)),
   );
   app.patch(
     '/vouchers/:voucherId',
-    { schema: { ...d('vouchers', 'Edit a voucher'), params: S.Params.voucher, body: S.VoucherUpdate, response: { 200: S.Envelope(S.Voucher), ...S.adminErrors } } },
+    { schema: { ...d('vouchers', 'updateVoucher', 'Edit a voucher'), params: S.Params.voucher, body: S.VoucherUpdate, response: { 200: S.Envelope(S.Voucher), ...S.adminErrors } } },
     async (req) => ok(await vouchers.updateVoucherAs(ctx, actorOf(req), req.params.voucherId, req.body), 'Voucher updated'),
   );
 
   // ---- orders (read-only) and audit log
   app.get(
     '/orders',
-    { schema: { ...d('orders', 'Orders of the channels you may see, newest first (read-only)'), querystring: S.OrdersQuery, response: { 200: S.Envelope(Type.Array(S.OrderRow)), ...S.adminErrors } } },
+    { schema: { ...d('orders', 'listOrders', 'Orders of the channels you may see, newest first (read-only)'), querystring: S.OrdersQuery, response: { 200: S.Envelope(Type.Array(S.OrderRow)), ...S.adminErrors } } },
     async (req) => {
       const q = req.query;
       if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
@@ -272,7 +271,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/orders/:reference/refund',
     {
       schema: {
-        ...d('orders', 'Refund a completed order: seats released, tickets voided, a refund order with negative amounts recorded (audited)'),
+        ...d('orders', 'refundOrder', 'Refund a completed order: seats released, tickets voided, a refund order with negative amounts recorded (audited)'),
         params: S.ReferenceParam,
         body: S.RefundCreate,
         response: { 201: S.Envelope(S.Refund), ...S.adminErrors },
@@ -285,7 +284,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/channels/:channelId/reservations',
     {
       schema: {
-        ...d('orders', 'Issue an order without payment (type reservation): seats sold, tickets issued (audited)'),
+        ...d('orders', 'createReservation', 'Issue an order without payment (type reservation): seats sold, tickets issued (audited)'),
         params: S.Params.channel,
         body: S.ReservationCreate,
         response: { 201: S.Envelope(S.Reservation), ...S.adminErrors },
@@ -296,7 +295,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/audit-log',
-    { schema: { ...d('audit', 'Audit log, newest first (a promoter sees its organiser\'s entries)'), querystring: S.AuditQuery, response: { 200: S.Envelope(Type.Array(S.AuditEntry)), ...S.adminErrors } } },
+    { schema: { ...d('audit', 'listAuditLog', 'Audit log, newest first (a promoter sees its organiser\'s entries)'), querystring: S.AuditQuery, response: { 200: S.Envelope(Type.Array(S.AuditEntry)), ...S.adminErrors } } },
     async (req) => {
       const a = actorOf(req);
       return ok(await listAudit(ctx.db, { organiserId: a.role === 'admin' ? null : a.organiserId, beforeId: req.query.before_id, limit: req.query.limit ?? 50 }));

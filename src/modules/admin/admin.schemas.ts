@@ -80,12 +80,14 @@ const Mode = Type.Union([
   Type.Literal('widget_platform_payment'),
   Type.Literal('widget_external_payment'),
 ]);
+/** `#rrggbb`, or empty to clear it; the maxLength states the bound the pattern implies. */
+const Colour = Text(7, { pattern: '^(#[0-9a-fA-F]{6})?$' });
 const Branding = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 300 })),
     logo_url: Type.Optional(Type.String({ maxLength: 300 })),
-    primary_color: Type.Optional(Type.String({ pattern: '^(#[0-9a-fA-F]{6})?$' })),
-    accent_color: Type.Optional(Type.String({ pattern: '^(#[0-9a-fA-F]{6})?$' })),
+    primary_color: Type.Optional(Colour),
+    accent_color: Type.Optional(Colour),
     font_family: Type.Optional(Type.String({ maxLength: 300 })),
   },
   { additionalProperties: false },

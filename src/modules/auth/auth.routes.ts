@@ -12,6 +12,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['Authentication'],
+        operationId: 'createToken',
         summary: 'Exchange the channel widget key or server key for a bearer token of that scope',
         description:
           'Send `widget_key` (publishable, in buyers\' pages) or `server_key` (the channel\'s server only), not both. ' +

@@ -16,7 +16,7 @@ import {
 } from './catalogue.schemas.js';
 import { getEvent, getMaps, getSessionDetail, listEvents, listSessions } from './catalogue.service.js';
 
-const common = { tags: ['Catalogue'], security: [{ bearer: [] }] };
+const common = { tags: ['Catalogue'] };
 /** Reading the catalogue: every model and credential scope (integration policy). */
 const CATALOGUE = { b2bOperation: 'catalogue' } as const;
 const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope') };
@@ -25,19 +25,19 @@ const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope') };
 const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/:lang/events',
-    { config: CATALOGUE, schema: { ...common, summary: 'Events the channel sells (simplified)', params: ChannelLangParams, response: { 200: EventListResponse, ...errors } } },
+    { config: CATALOGUE, schema: { ...common, operationId: 'listEvents', summary: 'Events the channel sells (simplified)', params: ChannelLangParams, response: { 200: EventListResponse, ...errors } } },
     async (request) => ok(await listEvents(app.ctx, request.channel!, request.params.lang), 'Events'),
   );
 
   app.get(
     '/:lang/events/:eventId',
-    { config: CATALOGUE, schema: { ...common, summary: 'One event with fees and sessions', params: EventParams, response: { 200: EventResponse, ...errors } } },
+    { config: CATALOGUE, schema: { ...common, operationId: 'getEvent', summary: 'One event with fees and sessions', params: EventParams, response: { 200: EventResponse, ...errors } } },
     async (request) => ok(await getEvent(app.ctx, request.channel!, request.params.eventId, request.params.lang), 'Event'),
   );
 
   app.get(
     '/:lang/events/:eventId/sessions',
-    { config: CATALOGUE, schema: { ...common, summary: 'Upcoming sessions of an event', params: EventParams, response: { 200: SessionListResponse, ...errors } } },
+    { config: CATALOGUE, schema: { ...common, operationId: 'listEventSessions', summary: 'Upcoming sessions of an event', params: EventParams, response: { 200: SessionListResponse, ...errors } } },
     async (request) => ok(await listSessions(app.ctx, request.channel!, request.params.eventId), 'Sessions'),
   );
 
@@ -47,6 +47,7 @@ const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: CATALOGUE,
       schema: {
         ...common,
+        operationId: 'getSession',
         summary: 'Session detail: seats and zones with live availability and rates',
         description:
           'Cached per session and language. Revalidate with If-None-Match (weak ETag, 304); gzip or brotli per Accept-Encoding.',
@@ -63,7 +64,7 @@ const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/:lang/events/:eventId/maps',
-    { config: CATALOGUE, schema: { ...common, summary: 'Venue map: sectors with their seat layout', params: EventParams, response: { 200: MapsResponse, ...errors } } },
+    { config: CATALOGUE, schema: { ...common, operationId: 'getEventMaps', summary: 'Venue map: sectors with their seat layout', params: EventParams, response: { 200: MapsResponse, ...errors } } },
     async (request) => ok(await getMaps(app.ctx, request.channel!, request.params.eventId), 'Maps'),
   );
 };

@@ -36,8 +36,8 @@ const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { b2bOperation: 'config' },
       schema: {
         tags: ['Channel'],
+        operationId: 'getChannelConfig',
         summary: 'Channel configuration (the widget reads it at start-up)',
-        security: [{ bearer: [] }],
         params: ChannelParams,
         response: { 200: ConfigResponse, ...bearerErrors },
       },

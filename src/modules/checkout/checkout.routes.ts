@@ -19,6 +19,7 @@ const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         config: { b2bOperation: 'confirm' },
         schema: {
           tags: ['Payment confirmation'],
+          operationId: suffix === 'confirm' ? 'confirmOrder' : 'confirmOrderPayment',
           summary:
             suffix === 'confirm'
               ? 'Confirm an externally collected payment (models B and D); idempotent'
@@ -26,7 +27,6 @@ const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
           description:
             "From the channel's server only. Model D: a token from the server key (`server_key`); a widget-key token gets 403 " +
             'server_credential_required, a server-key token sent with an Origin header 403 browser_origin_refused (D40).',
-          security: [{ bearer: [] }],
           params: ConfirmParams,
           body: ConfirmBody,
           response: { 200: ConfirmResponse, 401: errorRef, 403: errorRef, 404: errorRef, 409: errorRef, 422: errorRef },

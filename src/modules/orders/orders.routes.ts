@@ -16,7 +16,7 @@ import {
 import * as orders from './orders.service.js';
 
 const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope'), 409: Type.Ref('ErrorEnvelope') };
-const doc = (summary: string) => ({ tags: ['Orders'], summary, security: [{ bearer: [] }] });
+const doc = (operationId: string, summary: string) => ({ tags: ['Orders'], operationId, summary });
 
 /**
  * Every route here builds, reads or cancels a cart: the `cart` operation of the integration policy
@@ -28,7 +28,7 @@ const CART = { b2bOperation: 'cart' } as const;
 const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/:lang/orders',
-    { config: CART, schema: { ...doc('Create an order with its first item'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('createOrder', 'Create an order with its first item'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
     async (request, reply) => {
       const buyer = b2bBuyer(request.channel!.id, request.credential!);
       const { order, created } = await orders.createOrder(app.ctx, request.channel!, buyer, request.params.lang, request.body);
@@ -39,7 +39,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/:lang/orders/:orderToken',
-    { config: CART, schema: { ...doc('Read an order'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('getOrder', 'Read an order'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.getOrder(app.ctx, request.channel!, orderToken, lang), 'Order');
@@ -48,7 +48,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:lang/orders/:orderToken',
-    { config: CART, schema: { ...doc('Cancel an order (its seats are released at once)'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('cancelOrder', 'Cancel an order (its seats are released at once)'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.cancelOrder(app.ctx, request.channel!, orderToken, lang), 'Order cancelled');
@@ -57,7 +57,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:lang/orders/:orderToken/items',
-    { config: CART, schema: { ...doc('Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('addOrderItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addItem(app.ctx, request.channel!, orderToken, lang, request.body), 'Item added');
@@ -66,7 +66,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:lang/orders/:orderToken/items-bulk',
-    { config: CART, schema: { ...doc('Add seats in bulk (all or nothing)'), params: OrderParams, body: AddItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('addOrderItemsBulk', 'Add seats in bulk (all or nothing)'), params: OrderParams, body: AddItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addItemsBulk(app.ctx, request.channel!, orderToken, lang, request.body.items), 'Items added');
@@ -75,7 +75,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:lang/orders/:orderToken/items/sector',
-    { config: CART, schema: { ...doc('Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('addOrderSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addSectorItems(app.ctx, request.channel!, orderToken, lang, request.body), 'Items added');
@@ -84,7 +84,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:lang/orders/:orderToken/items/bulk',
-    { config: CART, schema: { ...doc('Remove items in bulk (all or nothing)'), params: OrderParams, body: RemoveItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('removeOrderItemsBulk', 'Remove items in bulk (all or nothing)'), params: OrderParams, body: RemoveItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.removeItemsBulk(app.ctx, request.channel!, orderToken, lang, request.body.item_ids), 'Items removed');
@@ -93,7 +93,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:lang/orders/:orderToken/items/:itemId',
-    { config: CART, schema: { ...doc('Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('removeOrderItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken, itemId } = request.params;
       return ok(await orders.removeItem(app.ctx, request.channel!, orderToken, lang, itemId), 'Item removed');
@@ -102,7 +102,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/:lang/orders/:orderToken/items/change-rate',
-    { config: CART, schema: { ...doc('Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('changeOrderItemsRate', 'Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       const { item_ids, rate_id } = request.body;

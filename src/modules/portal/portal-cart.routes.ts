@@ -14,9 +14,8 @@ const errors = {
   404: Type.Ref('ErrorEnvelope'),
   409: Type.Ref('ErrorEnvelope'),
   422: Type.Ref('ErrorEnvelope'),
-  429: Type.Ref('ErrorEnvelope'),
 };
-const doc = (summary: string) => ({ tags: ['Portal'], summary: `${summary} (storefront of models A and B; public)` });
+const doc = (operationId: string, summary: string) => ({ tags: ['Portal'], operationId, summary: `${summary} (storefront of models A and B; public)` });
 const VoucherCode = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\s*[A-Za-z0-9_-]+\\s*$' });
 /** The portal creates carts with a token of its own choosing: the token is the buyer's only key. */
 const CreateBody = Type.Object(
@@ -47,7 +46,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:salesChannelSlug/:lang/orders',
-    { schema: { ...doc('Create a cart with its first seat, or with places of an unnumbered zone'), params: ChannelLangParams, body: CreateBody, response: { 201: OrderResponse, ...errors } } },
+    { schema: { ...doc('createPortalCart', 'Create a cart with its first seat, or with places of an unnumbered zone'), params: ChannelLangParams, body: CreateBody, response: { 201: OrderResponse, ...errors } } },
     async (request, reply) => {
       const { session_seat_id, sector_id, quantity, rate_id } = request.body;
       const { lang } = request.params;
@@ -66,7 +65,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:salesChannelSlug/:lang/orders/:orderToken',
-    { schema: { ...doc('Cancel a cart'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    { schema: { ...doc('cancelPortalCart', 'Cancel a cart'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.cancelOrder(app.ctx, request.channel!, orderToken, lang), 'Order cancelled');
@@ -75,7 +74,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:salesChannelSlug/:lang/orders/:orderToken/items',
-    { schema: { ...doc('Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
+    { schema: { ...doc('addPortalCartItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addItem(app.ctx, request.channel!, orderToken, lang, request.body), 'Item added');
@@ -84,7 +83,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:salesChannelSlug/:lang/orders/:orderToken/items/sector',
-    { schema: { ...doc('Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
+    { schema: { ...doc('addPortalCartSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addSectorItems(app.ctx, request.channel!, orderToken, lang, request.body), 'Items added');
@@ -93,7 +92,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:salesChannelSlug/:lang/orders/:orderToken/items/:itemId',
-    { schema: { ...doc('Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
+    { schema: { ...doc('removePortalCartItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken, itemId } = request.params;
       return ok(await orders.removeItem(app.ctx, request.channel!, orderToken, lang, itemId), 'Item removed');
@@ -102,7 +101,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/:salesChannelSlug/:lang/orders/:orderToken/items/change-rate',
-    { schema: { ...doc('Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
+    { schema: { ...doc('changePortalCartItemsRate', 'Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.changeRate(app.ctx, request.channel!, orderToken, lang, request.body.item_ids, request.body.rate_id), 'Rate changed');
@@ -111,7 +110,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:salesChannelSlug/:lang/orders/:orderToken/apply-voucher',
-    { schema: { ...doc('Apply a voucher'), params: OrderParams, body: Type.Object({ code: VoucherCode }), response: { 200: OrderResponse, ...errors } } },
+    { schema: { ...doc('applyPortalCartVoucher', 'Apply a voucher'), params: OrderParams, body: Type.Object({ code: VoucherCode }), response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await applyVoucher(app.ctx, request.channel!, orderToken, lang, request.body.code), 'Voucher applied');
@@ -122,7 +121,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:salesChannelSlug/:lang/orders/:orderToken/vouchers/:voucherCode',
     {
       schema: {
-        ...doc('Remove a voucher'),
+        ...doc('removePortalCartVoucher', 'Remove a voucher'),
         params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken, voucherCode: VoucherCode }),
         response: { 200: OrderResponse, ...errors },
       },

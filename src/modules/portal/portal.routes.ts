@@ -17,7 +17,6 @@ const publicErrors = {
   404: { $ref: 'ErrorEnvelope' },
   409: { $ref: 'ErrorEnvelope' },
   422: { $ref: 'ErrorEnvelope' },
-  429: { $ref: 'ErrorEnvelope' },
 };
 
 /** Public portal API (D25, D26): no bearer token; the channel is the one named in the path. */
@@ -35,9 +34,10 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       {
         schema: {
           tags: ['Portal'],
+          operationId: 'getPortalOrder',
           summary: 'Read an order without a token (e.g. from a model B checkout page)',
           params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken }),
-          response: { 200: OrderResponse, 404: Type.Ref('ErrorEnvelope'), 422: Type.Ref('ErrorEnvelope'), 429: Type.Ref('ErrorEnvelope') },
+          response: { 200: OrderResponse, 404: Type.Ref('ErrorEnvelope'), 422: Type.Ref('ErrorEnvelope') },
         },
       },
       async (request) => {
@@ -54,6 +54,7 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       {
         schema: {
           tags: ['Portal'],
+          operationId: 'startPortalCheckout',
           summary: 'Start paying an order: card provider parameters (A, C), channel checkout address (B), 403 (D)',
           params: ChannelLangParams,
           body: CheckoutBody,

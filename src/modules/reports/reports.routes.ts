@@ -19,13 +19,13 @@ const reportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { b2bOperation: 'report' },
       schema: {
         tags: ['Reports'],
+        operationId: 'getSalesReport',
         summary: 'Sales report: the channel\'s transactions, newest first, at most 500, with a summary',
         description:
           'Filters combine. date_from/date_to are calendar days in TIMEZONE, both inclusive, at most 90 days ' +
           'apart; a lone bound reads the 90 days after (date_from) or before (date_to) it. Send ' +
           '`Accept: text/csv` or `format=csv` for the rows as CSV. See docs/reports.md. Models C and D: a token from the ' +
           'server key only (a widget-key token gets 403 server_credential_required, D40).',
-        security: [{ bearer: [] }],
         params: ChannelLangParams,
         querystring: ReportQuery,
         produces: ['application/json', 'text/csv'],

@@ -14,6 +14,7 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['Tickets'],
+        operationId: 'getTicketPdf',
         summary: 'Ticket PDF through a signed link (from ticket_pdf_urls; valid 7 days)',
         params: Type.Object({ file: Text(80, { description: '<ticket code>.pdf' }) }),
         querystring: Type.Object({

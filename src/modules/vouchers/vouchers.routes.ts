@@ -16,8 +16,8 @@ const vouchersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { b2bOperation: 'cart' },
       schema: {
         tags: ['Vouchers'],
+        operationId: 'applyVoucher',
         summary: 'Apply a voucher (one per order; another code replaces it)',
-        security: [{ bearer: [] }],
         params: OrderParams,
         body: Type.Object({ code: VoucherCode }),
         response: { 200: OrderResponse, ...errors },
@@ -36,8 +36,8 @@ const vouchersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { b2bOperation: 'cart' },
       schema: {
         tags: ['Vouchers'],
+        operationId: 'removeVoucher',
         summary: 'Remove a voucher from an order',
-        security: [{ bearer: [] }],
         params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken, voucherCode: VoucherCode }),
         response: { 200: OrderResponse, ...errors },
       },

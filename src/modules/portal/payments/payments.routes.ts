@@ -17,6 +17,7 @@ const paymentNotificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['Portal'],
+        operationId: 'receiveSandboxNotification',
         summary: 'Signed notification of the built-in sandbox card provider',
         response: { 200: NotificationResponse, ...errors },
       },
@@ -32,6 +33,7 @@ const paymentNotificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['Portal'],
+        operationId: 'receiveStripeWebhook',
         summary: 'Stripe webhook (checkout.session.* events); signature checked with STRIPE_WEBHOOK_SECRET',
         response: { 200: NotificationResponse, ...errors },
       },
