@@ -17,8 +17,8 @@ const statusOf = async (orderId: number) =>
   (await queryRows<{ status: string }>(t.ctx.db, sql`SELECT status FROM orders WHERE id = ${orderId}`))[0]!.status;
 
 describe('background jobs', () => {
-  it('buildApp registers the expiry sweep and the e-mail queue', () => {
-    expect(t.app.scheduler.jobNames).toEqual(['expiry-sweep', 'email-queue']);
+  it('buildApp registers the expiry sweep, the e-mail queue and the idempotency-key sweep', () => {
+    expect(t.app.scheduler.jobNames).toEqual(['expiry-sweep', 'email-queue', 'idempotency-sweep']);
   });
 
   it('the expiry sweep runs through the scheduler (and not by itself)', async () => {
