@@ -14,6 +14,8 @@ export interface Config {
   publicBaseUrl: string;
   /** `{widget_url}`: where the widget script is served (D2). */
   widgetUrl: string;
+  /** Where `/` sends visitors in production (LANDING_REDIRECT_URL); unset: a minimal page. */
+  landingRedirectUrl: string | undefined;
   /** Base address of the portal checkout the widget redirects to (model C). */
   portalCheckoutBaseUrl: string;
   /** PostgreSQL server; when absent the embedded PGlite database in `dataDir` is used. */
@@ -127,6 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     widgetUrl: url(env, 'WIDGET_URL', `${publicBaseUrl}/widget`),
     portalCheckoutBaseUrl: url(env, 'PORTAL_CHECKOUT_BASE_URL', publicBaseUrl),
+    landingRedirectUrl: env.LANDING_REDIRECT_URL ? url(env, 'LANDING_REDIRECT_URL', '') : undefined,
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || './data'),
     loadDemoData,

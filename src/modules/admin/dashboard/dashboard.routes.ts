@@ -214,6 +214,7 @@ ${table(
   ${field('name', 'Name', { required: true })}
   ${select('integration_mode', 'Integration model', modeOptions)}
   ${field('checkout_url', 'Checkout URL', { type: 'url', hint: 'model B only' })}
+  ${field('website_url', 'Partner web site', { type: 'url', hint: 'the portal links back to it (model C)' })}
   ${field('cart_ttl_seconds', 'Cart lifetime (seconds)', { type: 'number', hint: `empty = ${ctx.config.cartTtlSeconds}`, attrs: html` min="60" max="86400"` })}
   ${select('default_lang', 'Default language', langOptions)}
   <div class="field"><button type="submit">Create channel</button></div>
@@ -230,6 +231,7 @@ ${table(
       name: F.text(form, 'name'),
       integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
       checkout_url: F.nullable(form, 'checkout_url'),
+      website_url: F.nullable(form, 'website_url'),
       cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
       default_lang: F.optional(form, 'default_lang'),
     });
@@ -250,6 +252,7 @@ ${table(
   ${field('name', 'Name', { value: channel.name, required: true })}
   ${select('integration_mode', 'Integration model', modeOptions, channel.integration_mode)}
   ${field('checkout_url', 'Checkout URL', { type: 'url', value: channel.checkout_url, hint: 'required for model B' })}
+  ${field('website_url', 'Partner web site', { type: 'url', value: channel.website_url, hint: 'the portal links back to it (model C)' })}
   ${field('cart_ttl_seconds', 'Cart lifetime (seconds)', { type: 'number', value: channel.cart_ttl_seconds, hint: `empty = ${ctx.config.cartTtlSeconds}`, attrs: html` min="60" max="86400"` })}
   ${select('default_lang', 'Default language', langOptions, channel.default_lang)}
   ${field('branding_name', 'Brand name', { value: b.name })}
@@ -276,6 +279,7 @@ ${keysSection(pc, id, 'server', serverKeys)}
       name: F.text(form, 'name'),
       integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
       checkout_url: F.nullable(form, 'checkout_url'),
+      website_url: F.nullable(form, 'website_url'),
       cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
       default_lang: F.optional(form, 'default_lang'),
       branding: {
