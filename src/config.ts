@@ -49,6 +49,20 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/**
+ * `config` at another public address: what the command line uses when its environment names none
+ * (neither PUBLIC_BASE_URL nor PORT) and the service recorded its own (issue 16). The addresses
+ * derived from it follow, unless the environment sets them.
+ */
+export function atPublicBaseUrl(config: Config, env: Env, publicBaseUrl: string): Config {
+  return Object.freeze({
+    ...config,
+    publicBaseUrl,
+    widgetUrl: env.WIDGET_URL ? config.widgetUrl : `${publicBaseUrl}/widget`,
+    portalCheckoutBaseUrl: env.PORTAL_CHECKOUT_BASE_URL ? config.portalCheckoutBaseUrl : publicBaseUrl,
+  });
+}
+
 /** Pino's levels; anything else would only fail later, inside the logger, without naming LOG_LEVEL. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

@@ -80,6 +80,28 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   service_unavailable: 'El servicio no está disponible ahora mismo. Inténtalo de nuevo en unos segundos.',
 };
 
+/**
+ * Spanish messages that keep what the English one names: the seat (D18), the voucher code, the zone.
+ * Tried before the code's general message; the English message is matched, so it stays the source.
+ */
+const ES_NAMED: [RegExp, (m: RegExpMatchArray) => string][] = [
+  [/^Seat (.+), row (.+), number (.+) is not available$/, (m) => `El asiento ${m[1]}, fila ${m[2]}, número ${m[3]} ya no está disponible. Elige otro.`],
+  [/^Voucher code (\S+) is not valid$/, (m) => `El código de descuento ${m[1]} no existe.`],
+  [/^Voucher code (\S+) is not valid yet$/, (m) => `El código de descuento ${m[1]} todavía no es válido.`],
+  [/^Voucher code (\S+) has expired$/, (m) => `El código de descuento ${m[1]} ha caducado.`],
+  [/^Voucher code (\S+) does not apply/, (m) => `El código de descuento ${m[1]} no se aplica a ninguna entrada de tu carrito.`],
+  [/^Voucher code (\S+) has been used up$/, (m) => `El código de descuento ${m[1]} ya se ha agotado.`],
+  [/^Not enough free places in (.+) for (\d+) tickets$/, (m) => `No quedan ${m[2]} plazas libres en ${m[1]}.`],
+];
+
+const esMessage = (code: ErrorCode, message: string): string => {
+  for (const [pattern, say] of ES_NAMED) {
+    const m = message.match(pattern);
+    if (m) return say(m);
+  }
+  return ES_MESSAGES[code];
+};
+
 type Texts = Record<Language, string>;
 
 /**
@@ -112,5 +134,5 @@ export function localiseError(code: ErrorCode, message: string, fields: FieldErr
   if (!lang) return { message, fields };
   const localFields = fields && Object.fromEntries(Object.entries(fields).map(([key, texts]) => [key, [...new Set(texts.map((t) => fieldText(t, lang)))]]));
   if (lang === 'en') return { message: code === 'validation_failed' ? 'Please check the fields marked.' : message, fields: localFields };
-  return { message: ES_MESSAGES[code], fields: localFields };
+  return { message: esMessage(code, message), fields: localFields };
 }
