@@ -21,7 +21,7 @@ const rows = (rowCount: number, perRow: number, y0: number) =>
  * /widget/examples in development (examples/widget-channel-server.ts), so it follows the public
  * address (PUBLIC_BASE_URL, PORT) instead of naming a port of its own.
  */
-export const demoCheckoutUrl = (publicBaseUrl: string) => `${publicBaseUrl}/widget/examples/model-b/checkout`;
+const demoCheckoutUrl = (publicBaseUrl: string) => `${publicBaseUrl}/widget/examples/model-b/checkout`;
 
 /**
  * A start at another address (PORT or PUBLIC_BASE_URL changed) moves demo-b's checkout address

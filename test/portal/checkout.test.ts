@@ -39,7 +39,7 @@ describe('POST /api/portal/{slug}/{lang}/checkout', () => {
     const order = await createHeldOrder(t, DEMO.b.slug);
     const res = await t.app.inject({ method: 'POST', url: checkoutUrl(DEMO.b.slug), payload: { order_token: order.token } });
     expect(res.statusCode).toBe(200);
-    const expected = `http://localhost:4000/checkout?order_token=${order.token}`;
+    const expected = `http://taquilla.test/widget/examples/model-b/checkout?order_token=${order.token}`;
     expect(res.json().data).toEqual({ integration_mode: 'portal_external_payment', redirect_url: expected, checkout_url: expected });
   });
 
