@@ -90,13 +90,17 @@ function serviceClient(serviceUrl: string, slug: string, serverKey: string) {
 }
 
 async function sessionsOf(call: ReturnType<typeof serviceClient>, lang: string): Promise<SessionOption[]> {
+  // Times in the deployment's zone (the config's `timezone`), as the widget, the portal and the
+  // tickets write them; not in this server's own zone.
+  const config = await call('GET', '/config');
+  const timeZone = (config.body.data as { timezone?: string } | undefined)?.timezone;
   const res = await call('GET', `/${lang}/events`);
   const events = (res.body.data ?? []) as { id: number; name?: string; sessions?: { id: number; start_datetime?: string }[] }[];
   if (!Array.isArray(events)) return [];
   return events.flatMap((e) =>
     (e.sessions ?? []).map((s) => ({
       id: s.id,
-      label: `${e.name ?? `#${e.id}`} · ${s.start_datetime ? new Date(s.start_datetime).toLocaleString(lang === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'medium', timeStyle: 'short' }) : s.id}`,
+      label: `${e.name ?? `#${e.id}`} · ${s.start_datetime ? new Date(s.start_datetime).toLocaleString(lang === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'medium', timeStyle: 'short', timeZone }) : s.id}`,
     })),
   );
 }
@@ -189,13 +193,18 @@ const escapeHtml = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&
  */
 function registerModelBCheckout(app: Parameters<FastifyPluginAsync>[0], serviceUrl: string, channel: ExampleChannel) {
   const call = serviceClient(serviceUrl, channel.slug, channel.serverKey);
+  // The order as SPEC's model B reads it: the public portal read (the cart was built on the portal).
+  const readOrder = async (token: string) => {
+    const res = await fetch(`${serviceUrl.replace(/\/+$/, '')}/api/portal/${channel.slug}/es/orders/${encodeURIComponent(token)}`);
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
   const tokenOf = (raw: unknown) => (typeof raw === 'string' && /^[\w-]{8,100}$/.test(raw) ? raw : null);
   const page = (title: string, body: string) =>
     `<!doctype html><html lang="es"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 
   app.get('/model-b/checkout', async (request, reply) => {
     const token = tokenOf((request.query as { order_token?: unknown }).order_token);
-    const order = token ? await call('GET', `/es/orders/${encodeURIComponent(token)}`) : null;
+    const order = token ? await readOrder(token) : null;
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
     if (!order || order.status !== 200) return reply.status(404).send(page('Pedido no encontrado', '<p>El pedido no existe.</p>'));
     const data = order.body.data as { reference: string; total_amount: number; currency: string };
@@ -216,7 +225,7 @@ function registerModelBCheckout(app: Parameters<FastifyPluginAsync>[0], serviceU
   app.post('/model-b/checkout', async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, string | undefined>;
     const token = tokenOf(form.order_token);
-    const order = token ? await call('GET', `/es/orders/${encodeURIComponent(token)}`) : null;
+    const order = token ? await readOrder(token) : null;
     if (!token || !order || order.status !== 200) return reply.status(404).type('text/html; charset=utf-8').send(page('Pedido no encontrado', ''));
     const confirm = await call('POST', `/es/orders/${encodeURIComponent(token)}/confirm`, {
       transaction_id: `demo-${crypto.randomUUID()}`,

@@ -17,7 +17,7 @@ const cart = (lang: string, headers: Record<string, string> = {}) =>
 
 describe('B2B: the language of Accept-Language, only when asked', () => {
   it('no Accept-Language (or one we do not speak): SPEC English', async () => {
-    for (const headers of [{}, { 'accept-language': '*' }, { 'accept-language': 'fr-FR,fr;q=0.9' }]) {
+    for (const headers of [{}, { 'accept-language': '*' }, { 'accept-language': 'fr-FR,fr;q=0.9' }] as Record<string, string>[]) {
       const res = await cart('es', headers);
       expect(res.statusCode).toBe(422);
       expect(res.json()).toMatchObject({ code: 'validation_failed', message: 'The given data was invalid' });

@@ -89,6 +89,8 @@ describe('issue 16 in a real browser (browser in New York, deployment in Madrid)
         const when = await page.locator(`${W} .sub`).first().innerText();
         expect(when).toContain(madrid);
         expect(when).not.toContain(newYorkTime(session!.start));
+        // The partner page's own session list (the example channel server) agrees.
+        expect(await page.locator('#session option').first().innerText()).toContain(madrid);
         await shot(page, `widget-time-${lang}`, width);
         // The portal's pages of the same session say the same hour.
         await page.goto(`${base}/demo-a/${lang}/events`);
@@ -211,6 +213,31 @@ describe('issue 16 in a real browser (browser in New York, deployment in Madrid)
       const pdf = await t.app.inject({ url: href.slice(base.length) });
       expect(pdf.statusCode).toBe(200);
       await shot(page, 'd-example-tickets', width);
+      await context.close();
+    }
+  });
+
+  it("model B: the example channel's checkout page pays, confirms and leads back to the portal's order page", async () => {
+    await t.ctx.db.execute(sql`UPDATE sales_channels SET checkout_url = ${`${examplesUrl}/model-b/checkout`} WHERE slug = 'demo-b'`);
+    const [seat] = await queryRows<{ id: number; rate_id: number }>(
+      t.ctx.db,
+      sql`SELECT ss.id::int AS id, (SELECT r.id FROM rates r WHERE r.session_id = ss.session_id ORDER BY r.sort_order, r.id LIMIT 1)::int AS rate_id
+            FROM session_seats ss WHERE ss.status = 'available' AND ss.seat_id IS NOT NULL ORDER BY random() LIMIT 1`,
+    );
+    const created = await t.app.inject({ method: 'POST', url: '/api/portal/demo-b/es/orders', payload: { session_seat_id: seat!.id, rate_id: seat!.rate_id } });
+    const token = created.json().data.order_token as string;
+    for (const width of [390, 1280] as const) {
+      const { context, page } = await newPage(width);
+      await page.goto(`${examplesUrl}/model-b/checkout?order_token=${token}`);
+      expect(await page.locator('#total').innerText()).toMatch(/€/);
+      await shot(page, 'b-example-checkout', width);
+      if (width === 1280) {
+        await page.locator('button[type=submit]').click();
+        await page.waitForURL(`${base}/demo-b/es/orders/${token}`);
+        await page.locator('.tickets a').first().waitFor();
+        expect(await page.locator('#way-back').getAttribute('href')).toBe('/demo-b/es/events');
+        await shot(page, 'b-order', width);
+      }
       await context.close();
     }
   });
