@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelExample } from '../../examples/widget-channel-server.js';
 import { queryRows } from '../../src/db/client.js';
+import { account, PASSWORD } from '../admin/admin-helpers.js';
 import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
 import { freePort, launchChromium } from '../portal/browser-helpers.js';
 
@@ -240,6 +241,35 @@ describe('issue 16 in a real browser (browser in New York, deployment in Madrid)
       }
       await context.close();
     }
+  });
+
+  it("dashboard: the channel form sets the partner's site; times in the deployment's zone, as on the tickets", async () => {
+    await account(t.ctx, 'ux-admin@taquilla.test');
+    const [demoC] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id::int AS id FROM sales_channels WHERE slug = 'demo-c'`);
+    const [session] = await queryRows<{ id: number; start: Date }>(t.ctx.db, sql`SELECT id::int AS id, start_datetime AS start FROM sessions ORDER BY start_datetime LIMIT 1`);
+    let saved = PARTNER;
+    for (const width of [390, 1280] as const) {
+      const { context, page } = await newPage(width, 'en');
+      await page.goto(`${base}/admin/login`);
+      await page.getByLabel('E-mail').fill('ux-admin@taquilla.test');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${base}/admin/channels`);
+      await page.goto(`${base}/admin/channels/${demoC!.id}`);
+      const site = page.getByLabel('Partner web site');
+      expect(await site.inputValue()).toBe(saved);
+      saved = `${PARTNER}/${width}`;
+      await site.fill(saved);
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.waitForURL(/notice=saved/);
+      expect(await page.getByLabel('Partner web site').inputValue()).toBe(`${PARTNER}/${width}`);
+      await shot(page, 'dashboard-channel-website', width);
+      await page.goto(`${base}/admin/sessions/${session!.id}`);
+      expect(await page.locator('main').innerText()).toContain(madridTime(session!.start));
+      await shot(page, 'dashboard-session-time', width);
+      await context.close();
+    }
+    await t.ctx.db.execute(sql`UPDATE sales_channels SET website_url = ${PARTNER} WHERE slug = 'demo-c'`);
   });
 
   it('`/` is a landing page of the deployment and `/demo-a` leads to its storefront', async () => {
