@@ -20,7 +20,7 @@ command -v haproxy >/dev/null || { echo "haproxy is not installed (Debian: apt-g
 [ -n "${REDIS_URL:-}" ] || echo "warning: REDIS_URL is not set: each instance counts rate limits on its own" >&2
 
 export TRUST_PROXY=${TRUST_PROXY:-127.0.0.1}
-export SHUTDOWN_DRAIN_SECONDS=${SHUTDOWN_DRAIN_SECONDS:-3}
+export SHUTDOWN_DRAIN_SECONDS=${SHUTDOWN_DRAIN_SECONDS:-5}
 export PUBLIC_BASE_URL=${PUBLIC_BASE_URL:-http://localhost:$LB_PORT}
 export HOST=${HOST:-127.0.0.1}
 
