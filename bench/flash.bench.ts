@@ -18,7 +18,7 @@
 // The load generator (node:http, keep-alive) runs in this process, the service in its own: both,
 // PostgreSQL and pgbench share the machine's cores, so figures are comparable only at a low load.
 // Environment: BENCH_PG_URL (or TEST_PG_URL), DB_POOL_SIZE (per instance, default 10),
-// BENCH_LOG_LEVEL (the service's LOG_LEVEL, default info as in production; its output goes to
+// BENCH_CONFIGS (db,one,two: which to run), BENCH_LOG_LEVEL (the service's LOG_LEVEL, default info as in production; its output goes to
 // /dev/null), BENCH_CPU_PROF (a folder: the single instance runs with --cpu-prof into it).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,6 +45,8 @@ const POOL = process.env.DB_POOL_SIZE || '10';
 const PGBENCH_CLIENTS = Number(process.env.BENCH_PGBENCH_CLIENTS || 10);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+/** Which configurations to run (db, one, two; default all): profiling runs only the one it profiles. */
+const CONFIGS = new Set((process.env.BENCH_CONFIGS || 'db,one,two').split(','));
 const SEATS = 10_000;
 const SLUG = 'flash';
 const SERVER_KEY = 'sk_flash_bench_server_key';
@@ -444,9 +446,9 @@ async function main() {
     };
     for (let round = 0; round < ROUNDS; round++) {
       if (ROUNDS > 1) console.log(`round ${round + 1}`);
-      keep(await databaseOnly(pool, url, sale));
-      keep(await oneInstance(url, pool, sale, round));
-      keep(await twoInstances(url, pool, sale, round));
+      if (CONFIGS.has('db')) keep(await databaseOnly(pool, url, sale));
+      if (CONFIGS.has('one')) keep(await oneInstance(url, pool, sale, round));
+      if (CONFIGS.has('two')) keep(await twoInstances(url, pool, sale, round));
     }
     if (ROUNDS > 1) {
       console.log(`medians of ${ROUNDS} rounds:`);
