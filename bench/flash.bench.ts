@@ -115,6 +115,8 @@ async function makeSale(url: string): Promise<Sale> {
 
 interface Result {
   label: string;
+  /** CPU milliseconds per completed order of the service processes (Linux /proc) and of this load generator. */
+  cpu?: { service: number; generator: number };
   purchases: number;
   completed: number;
   seconds: number;
@@ -249,8 +251,20 @@ function request(agent: http.Agent, base: URL, method: string, urlPath: string, 
   });
 }
 
-async function throughApi(label: string, baseUrl: string, pool: pg.Pool, sale: Sale, runTag: string): Promise<Result> {
+/** CPU time (user + system) of a process so far, in ms, from /proc (Linux; 0 elsewhere). Ticks of 10 ms. */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+async function throughApi(label: string, baseUrl: string, pool: pg.Pool, sale: Sale, runTag: string, servicePids: (number | undefined)[]): Promise<Result> {
   const watermark = await resetSeats(pool, sale);
+  const serviceCpu0 = servicePids.reduce<number>((sum, pid) => sum + cpuMsOf(pid), 0);
+  const generatorCpu0 = process.cpuUsage();
   const base = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: BUYERS });
   let next = 0;
@@ -309,11 +323,15 @@ async function throughApi(label: string, baseUrl: string, pool: pg.Pool, sale: S
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const serviceCpu = servicePids.reduce<number>((sum, pid) => sum + cpuMsOf(pid), 0) - serviceCpu0;
+  const generatorCpu = process.cpuUsage(generatorCpu0);
   agent.destroy();
   if (firstError.length) console.log(`  ${label}: first errors: ${firstError.join(' | ')}`);
   const check = await oversell(pool, watermark);
   latencies.sort((a, b) => a - b);
-  return { label, purchases: PURCHASES, completed: check.completed, seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), conflicts, errors, oversell: check.oversell };
+  const per = Math.max(1, check.completed);
+  const cpu = { service: serviceCpu / per, generator: (generatorCpu.user + generatorCpu.system) / 1000 / per };
+  return { label, cpu, purchases: PURCHASES, completed: check.completed, seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), conflicts, errors, oversell: check.oversell };
 }
 
 // ---- processes ----
@@ -383,7 +401,7 @@ async function oneInstance(url: string, pool: pg.Pool, sale: Sale, round: number
   const proc = startInstance(url, port, CPU_PROF);
   try {
     await waitReady(`http://127.0.0.1:${port}`, [proc]);
-    return await throughApi('one instance', `http://127.0.0.1:${port}`, pool, sale, `one-${round}`);
+    return await throughApi('one instance', `http://127.0.0.1:${port}`, pool, sale, `one-${round}`, [proc.child.pid]);
   } finally {
     await stop([proc]);
   }
@@ -411,7 +429,7 @@ async function twoInstances(url: string, pool: pg.Pool, sale: Sale, round: numbe
     await waitReady(`http://127.0.0.1:${lbPort}`, [lbProc]);
     // Both servers up in HAProxy's eyes (its checks start after it listens).
     await new Promise((resolve) => setTimeout(resolve, 2_500));
-    return await throughApi('two instances behind HAProxy', `http://127.0.0.1:${lbPort}`, pool, sale, `two-${round}`);
+    return await throughApi('two instances behind HAProxy', `http://127.0.0.1:${lbPort}`, pool, sale, `two-${round}`, [procs[0]!.child.pid, procs[1]!.child.pid]);
   } finally {
     await stop(procs);
   }
@@ -421,7 +439,8 @@ function print(r: Result) {
   const ms = (x: number | null) => (x === null ? '-' : `${x.toFixed(0)} ms`);
   console.log(
     `  ${r.label.padEnd(36)} ${perSecond(r).toFixed(0).padStart(5)} completed orders/s  (${r.completed}/${r.purchases} in ${r.seconds.toFixed(1)} s; ` +
-      `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; 409s ${r.conflicts}; errors ${r.errors}; oversell ${r.oversell})`,
+      `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; 409s ${r.conflicts}; errors ${r.errors}; oversell ${r.oversell})` +
+      (r.cpu ? `\n  ${''.padEnd(36)} CPU per completed order: service ${r.cpu.service.toFixed(2)} ms, load generator ${r.cpu.generator.toFixed(2)} ms` : ''),
   );
 }
 
