@@ -129,9 +129,12 @@ interface Result {
 
 const perSecond = (r: Result) => r.completed / r.seconds;
 
-/** Seats back on sale for the next configuration; answers the highest order id so far (the run's watermark). */
+/** Seats back on sale and tokens revoked for the next configuration; answers the highest order id so far (the run's watermark). */
 async function resetSeats(pool: pg.Pool, sale: Sale): Promise<number> {
   await pool.query(`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL WHERE session_id = $1`, [sale.sessionId]);
+  // Each configuration starts with no live token: issuing one scans the channel's live tokens for
+  // the cap (D41, MAX_LIVE_TOKENS_PER_CHANNEL), so the earlier runs' tokens would slow the later.
+  await pool.query('UPDATE access_tokens SET revoked_at = now() WHERE revoked_at IS NULL');
   const { rows } = await pool.query<{ max: string | null }>('SELECT max(id) AS max FROM orders');
   await pool.query('VACUUM ANALYZE session_seats, orders, order_items, tickets');
   return Number(rows[0]!.max ?? 0);
@@ -356,7 +359,6 @@ function startInstance(url: string, port: number, cpuProf?: string): Proc {
     TOKEN_RATE_LIMIT_PER_MINUTE: '10000000',
     TOKEN_FAILURE_LIMIT_PER_MINUTE: '10000000',
     CART_WRITE_RATE_LIMIT_PER_MINUTE: '10000000',
-    MAX_LIVE_TOKENS_PER_CHANNEL: '1000000',
     TRUST_PROXY: '127.0.0.1',
   };
   for (const name of ['TEST_DB', 'VITEST', 'NODE_ENV']) delete env[name];
