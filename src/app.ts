@@ -14,6 +14,7 @@ import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './h
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
 import { registerInputGuard } from './http/input-guard.js';
+import { drainingPlugin } from './http/draining.js';
 import { logPath } from './http/log-path.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { fastifyTrustProxy } from './http/rate-limits.config.js';
@@ -124,6 +125,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(revocationsPlugin);
   await app.register(schedulerPlugin);
   await app.register(jobsPlugin);
+  await app.register(drainingPlugin);
   app.decorate('b2bRoutes', new B2BRoutes());
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
@@ -175,6 +177,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    // A draining instance still serves, but tells the load balancer to send no more (src/server.ts).
+    if (app.isDraining()) return reply.status(503).send({ status: 'draining' });
     const up = await database.ping();
     return reply.status(up ? 200 : 503).send({ status: up ? 'ready' : 'database unreachable' });
   });

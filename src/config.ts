@@ -45,6 +45,8 @@ export interface Config {
   rateLimits: RateLimitConfig;
   /** Which proxies' X-Forwarded-For names the client address (TRUST_PROXY). */
   trustProxy: TrustProxy;
+  /** Seconds a SIGTERM'd instance answers `/readyz` 503 while still serving, before it closes (fleet). */
+  shutdownDrainSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -169,5 +171,6 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: loadTrustProxy(env, (message) => {
       throw new ConfigError(message);
     }),
+    shutdownDrainSeconds: int(env, 'SHUTDOWN_DRAIN_SECONDS', 0, 0),
   });
 }

@@ -38,9 +38,14 @@ async function main() {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 10_000);
+    const drainMs = config.shutdownDrainSeconds * 1000;
+    const timer = setTimeout(() => process.exit(1), drainMs + 10_000);
     timer.unref();
     try {
+      // Behind a load balancer: /readyz answers 503 and requests are still served until the
+      // balancer has stopped sending (docs/operations.md "A fleet"); 0 (the default) skips it.
+      if (drainMs > 0) app.log.info({ seconds: config.shutdownDrainSeconds }, 'draining');
+      await app.drain(drainMs);
       // Stops the scheduler too, waiting for a pass under way, before the database closes.
       await app.close();
       await database.close();

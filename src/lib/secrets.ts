@@ -2,14 +2,26 @@ import crypto from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+// Random bytes are drawn from the CSPRNG 4 KB at a time and each is used once (as crypto.randomUUID
+// caches its entropy): a confirm makes twenty ticket codes, and one call per code showed in the
+// flash-sale profile (bench:flash).
+const randomPool = Buffer.alloc(4096);
+let randomPoolNext = randomPool.length;
+
+function randomByte(): number {
+  if (randomPoolNext === randomPool.length) {
+    crypto.randomFillSync(randomPool);
+    randomPoolNext = 0;
+  }
+  return randomPool[randomPoolNext++]!;
+}
+
 /** Uniformly random base62 string (rejection sampling, no modulo bias). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of crypto.randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

@@ -1,40 +1,27 @@
-import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { channelColumns } from '../../db/channel-record.js';
-import type { Db } from '../../db/client.js';
+import { queryRows, type Db } from '../../db/client.js';
 import { accessTokens, salesChannels, serverKeys, widgetKeys } from '../../db/schema/index.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
 
-/** Active (not revoked) key hashes of one kind of the channel with this slug; empty when there is none. */
+/** Active (not revoked) key hashes of one kind of the channel with this slug, with the channel; empty when there is none. */
 export async function activeKeysForSlug(db: Db, scope: CredentialScope, slug: string) {
   const keys = scope === 'widget' ? widgetKeys : (serverKeys as unknown as typeof widgetKeys);
   return db
-    .select({ keyId: keys.id, keyHash: keys.keyHash, channelId: salesChannels.id })
+    .select({ keyId: keys.id, keyHash: keys.keyHash, channelId: salesChannels.id, channel: channelColumns })
     .from(salesChannels)
     .innerJoin(keys, and(eq(keys.channelId, salesChannels.id), isNull(keys.revokedAt)))
     .where(eq(salesChannels.slug, slug));
 }
 
-/** Serialises token issuance per (channel, scope, client group) so that only one token of a group is live. */
-export async function lockTokenGroup(db: Db, channelId: number, scope: CredentialScope, clientId: string) {
-  await db.execute(sql`SELECT pg_advisory_xact_lock(${channelId}, hashtext(${`${scope}:${clientId}`}))`);
-}
-
-const live = (channelId: number, scope: CredentialScope) =>
-  and(eq(accessTokens.channelId, channelId), eq(accessTokens.scope, scope), isNull(accessTokens.revokedAt));
-
-/** Revokes the live tokens of one client group of one scope; returns their hashes (to drop them from caches). */
-export async function revokeGroupTokens(db: Db, channelId: number, scope: CredentialScope, clientId: string, at: Date) {
-  const rows = await db
-    .update(accessTokens)
-    .set({ revokedAt: at })
-    .where(and(live(channelId, scope), eq(accessTokens.clientId, clientId)))
-    .returning({ tokenHash: accessTokens.tokenHash });
-  return rows.map((r) => r.tokenHash);
-}
-
-export async function insertToken(
+/**
+ * Issues a token in ONE statement (issue_access_token, src/db/functions): locks the token group,
+ * revokes its live tokens (D38) and those beyond `cap` (D41), inserts the new one and announces
+ * every revoked hash on `notify.channel` on commit. Returns the revoked hashes.
+ */
+export async function issueTokenInOneStatement(
   db: Db,
-  token: {
+  t: {
     channelId: number;
     scope: CredentialScope;
     widgetKeyId: number | null;
@@ -43,28 +30,24 @@ export async function insertToken(
     tokenHash: string;
     createdAt: Date;
     expiresAt: Date;
+    cap: number;
+    notify: { channel: string; perNotification: number };
   },
-) {
-  await db.insert(accessTokens).values(token);
+): Promise<string[]> {
+  const [row] = await queryRows<{ revoked: string[] | string }>(
+    db,
+    sql`SELECT issue_access_token(${t.channelId}::int, ${t.scope}::text, ${t.widgetKeyId}::int, ${t.serverKeyId}::int, ${t.clientId}::text,
+      ${t.tokenHash}::text, ${t.createdAt}::timestamptz, ${t.expiresAt}::timestamptz, ${t.cap}::int, ${t.notify.channel}::text, ${t.notify.perNotification}::int) AS revoked`,
+  );
+  return parseTextArray(row!.revoked);
 }
 
-/** Revokes the oldest live tokens of one scope of a channel beyond `cap` (D38, D41); returns their hashes. */
-export async function revokeTokensBeyondCap(db: Db, channelId: number, scope: CredentialScope, cap: number, at: Date) {
-  const excess = await db
-    .select({ id: accessTokens.id })
-    .from(accessTokens)
-    .where(live(channelId, scope))
-    .orderBy(desc(accessTokens.id))
-    .offset(cap)
-    .limit(1000);
-  if (excess.length === 0) return [];
-  const rows = await db
-    .update(accessTokens)
-    .set({ revokedAt: at })
-    .where(inArray(accessTokens.id, excess.map((r) => r.id)))
-    .returning({ tokenHash: accessTokens.tokenHash });
-  return rows.map((r) => r.tokenHash);
-}
+/** A text[] as a driver returns it: node-postgres parses it, PGlite may hand back its literal (hashes: hex, never quoted). */
+const parseTextArray = (value: string[] | string): string[] =>
+  Array.isArray(value) ? value : value.replace(/^\{|\}$/g, '').split(',').filter(Boolean);
+
+const live = (channelId: number, scope: CredentialScope) =>
+  and(eq(accessTokens.channelId, channelId), eq(accessTokens.scope, scope), isNull(accessTokens.revokedAt));
 
 /** Revokes every live token of one scope of a channel (a widget key was revoked: D7, D38). */
 export async function revokeScopeTokens(db: Db, channelId: number, scope: CredentialScope, at: Date) {

@@ -31,7 +31,7 @@ interface Payload {
 }
 
 /** A NOTIFY payload must stay under 8000 bytes: 100 hashes of 64 characters are about 6.7 KB. */
-const HASHES_PER_NOTIFICATION = 100;
+export const HASHES_PER_NOTIFICATION = 100;
 
 /**
  * Announces a revocation to every instance sharing the database; call it inside the transaction
@@ -49,6 +49,14 @@ export async function announceRevocation(ctx: AppContext, db: Db, revocation: Re
     await notify(db, REVOCATIONS_CHANNEL, JSON.stringify({ tokens: chunk } satisfies Payload));
   }
 }
+
+/**
+ * This instance forgets tokens revoked by a statement that announced them itself (issue_access_token,
+ * src/db/functions, sends announceRevocation's payload from inside the database).
+ */
+export const forgetRevokedHere = (ctx: AppContext, tokenHashes: readonly string[]) => {
+  if (tokenHashes.length) applyRevocation(ctx, { tokens: [...tokenHashes] });
+};
 
 function applyRevocation(ctx: AppContext, payload: Payload): void {
   const cache = tokenCache(ctx);

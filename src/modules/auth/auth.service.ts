@@ -5,7 +5,7 @@ import { generateAccessToken, generateServerKey, generateWidgetKey, safeEqual, s
 import type { ChannelRecord } from '../../db/channel-record.js';
 import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './auth.repo.js';
-import { announceRevocation } from './auth.revocations.js';
+import { announceRevocation, forgetRevokedHere, HASHES_PER_NOTIFICATION, REVOCATIONS_CHANNEL } from './auth.revocations.js';
 import { tokenCache, type LiveToken } from './auth.token-cache.js';
 
 export type { LiveToken } from './auth.token-cache.js';
@@ -52,7 +52,7 @@ export async function issueToken(
   const keys = await repo.activeKeysForSlug(ctx.db, scope, input.slug);
   let match: (typeof keys)[number] | undefined;
   // Compare against every candidate (or the dummy) in constant time; never stop early.
-  for (const candidate of keys.length ? keys : [{ keyId: 0, keyHash: DUMMY_KEY_HASH, channelId: 0 }]) {
+  for (const candidate of keys.length ? keys : [{ keyId: 0, keyHash: DUMMY_KEY_HASH, channelId: 0, channel: null as unknown as ChannelRecord }]) {
     if (safeEqual(candidate.keyHash, presentedHash) && candidate.keyId !== 0) match = candidate;
   }
   if (!match) throw invalidCredentials();
@@ -63,22 +63,26 @@ export async function issueToken(
   const tokenHash = sha256(token);
   const expiresAt = new Date(now.getTime() + ctx.config.tokenTtlSeconds * 1000);
   const { channelId, keyId } = match;
-  await ctx.db.transaction(async (tx) => {
-    await repo.lockTokenGroup(tx, channelId, scope, clientId);
-    const previous = await repo.revokeGroupTokens(tx, channelId, scope, clientId, now);
-    await repo.insertToken(tx, {
-      channelId,
-      scope,
-      widgetKeyId: scope === 'widget' ? keyId : null,
-      serverKeyId: scope === 'server' ? keyId : null,
-      clientId,
-      tokenHash,
-      createdAt: now,
-      expiresAt,
-    });
-    const beyondCap = await repo.revokeTokensBeyondCap(tx, channelId, scope, ctx.config.maxLiveTokensPerChannel, now);
-    await announceRevocation(ctx, tx, { tokenHashes: [...previous, ...beyondCap] });
+  // One statement (issue_access_token): the group lock, the revocations and their announcement,
+  // the insert. A token request is the first step of every buyer, so its round trips count.
+  const cache = tokenCache(ctx);
+  const epoch = cache.epoch;
+  const revoked = await repo.issueTokenInOneStatement(ctx.db, {
+    channelId,
+    scope,
+    widgetKeyId: scope === 'widget' ? keyId : null,
+    serverKeyId: scope === 'server' ? keyId : null,
+    clientId,
+    tokenHash,
+    createdAt: now,
+    expiresAt,
+    cap: ctx.config.maxLiveTokensPerChannel,
+    notify: { channel: REVOCATIONS_CHANNEL, perNotification: HASHES_PER_NOTIFICATION },
   });
+  forgetRevokedHere(ctx, revoked);
+  // The buyer's next request (usually to this instance) needs no database read to trust it; a
+  // revocation announced meanwhile moved the epoch, and then nothing is cached.
+  cache.set(tokenHash, { channel: match.channel, credential: { scope, clientId } }, expiresAt.getTime(), now.getTime(), epoch);
   return {
     access_token: token,
     token_type: 'Bearer',

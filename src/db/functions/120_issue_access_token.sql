@@ -1,0 +1,44 @@
+-- Token issuance in one round trip (issue 19, bench:flash): what issueToken
+-- (src/modules/auth/auth.service.ts) did in five statements of one transaction, with the same rules:
+-- the token group (channel, scope, client_id) is serialised by a transaction-scoped advisory lock
+-- (the two-key form, as auth.repo.ts lockTokenGroup; cart_hold_seat uses the one-key form), the
+-- group's live tokens are revoked (D38: one live token per client_id), the new token is inserted,
+-- and the oldest live tokens of the channel and scope beyond p_cap are revoked (D41). Every revoked
+-- hash is announced on p_notify_channel in the payload announceRevocation sends
+-- (src/modules/auth/auth.revocations.ts: {"tokens": [...]}, at most p_per_notification hashes
+-- each), so that other instances forget them when this commits. Returns the revoked hashes, for
+-- the calling instance's own cache.
+CREATE OR REPLACE FUNCTION issue_access_token(
+  p_channel_id integer, p_scope text, p_widget_key_id integer, p_server_key_id integer, p_client_id text,
+  p_token_hash text, p_now timestamptz, p_expires_at timestamptz, p_cap integer,
+  p_notify_channel text, p_per_notification integer
+) RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_revoked text[];
+  v_beyond text[];
+  i integer;
+BEGIN
+  PERFORM pg_advisory_xact_lock(p_channel_id, hashtext(p_scope || ':' || p_client_id));
+  WITH previous AS (
+    UPDATE access_tokens SET revoked_at = p_now
+    WHERE channel_id = p_channel_id AND scope = p_scope AND client_id = p_client_id AND revoked_at IS NULL
+    RETURNING token_hash)
+  SELECT coalesce(array_agg(token_hash), '{}') INTO v_revoked FROM previous;
+  INSERT INTO access_tokens (channel_id, scope, widget_key_id, server_key_id, client_id, token_hash, created_at, expires_at)
+  VALUES (p_channel_id, p_scope, p_widget_key_id, p_server_key_id, p_client_id, p_token_hash, p_now, p_expires_at);
+  WITH beyond AS (
+    UPDATE access_tokens SET revoked_at = p_now
+    WHERE id IN (SELECT id FROM access_tokens WHERE channel_id = p_channel_id AND scope = p_scope AND revoked_at IS NULL
+                 ORDER BY id DESC OFFSET p_cap LIMIT 1000)
+    RETURNING token_hash)
+  SELECT coalesce(array_agg(token_hash), '{}') INTO v_beyond FROM beyond;
+  v_revoked := v_revoked || v_beyond;
+  i := 1;
+  WHILE i <= coalesce(array_length(v_revoked, 1), 0) LOOP
+    PERFORM pg_notify(p_notify_channel, json_build_object('tokens', v_revoked[i : i + p_per_notification - 1])::text);
+    i := i + p_per_notification;
+  END LOOP;
+  RETURN v_revoked;
+END;
+$$;
