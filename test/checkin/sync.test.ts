@@ -6,7 +6,7 @@ import { queryRows } from '../../src/db/client.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
 import { listScansFor } from '../../src/modules/checkin/checkin-admin.service.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
 import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
 
 // Offline devices (D54): scans uploaded later, the list download since a cursor.
@@ -117,9 +117,12 @@ describe('the list download', () => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     for (const s of sold.tickets) expect(full.tickets.find((x) => x.id === s.id)).toMatchObject({ status: 'valid', v: 1, kid: expect.stringMatching(/^[0-9a-f]{8}$/) });
 
-    // Nothing changed: nothing to send.
+    // Nothing changed: nothing to send. (On a PostgreSQL server the floor is the oldest transaction
+    // running anywhere in the cluster, other test files' included, so recent tickets may come again:
+    // re-sending is allowed, missing is not.)
     const quiet = await downloadAll(gateA, full.cursor);
-    expect(quiet.tickets).toEqual([]);
+    if (isPostgres) expect(quiet.tickets.every((x) => ids.includes(x.id))).toBe(true);
+    else expect(quiet.tickets).toEqual([]);
 
     // A refund, a check-in and a new sale.
     await refundOrderAs(t.ctx, CLI_ACTOR, sold.order.reference, 'cancelled');
