@@ -81,6 +81,14 @@ describe('offline scans uploaded later', () => {
     expect((await gateA.batch(listId, tooMany)).statusCode).toBe(422);
   });
 
+  it('an exit in an upload to a list without re-entry is invalid, and stored like every scan', async () => {
+    const { tickets } = await sellTickets(t, { sessionId });
+    const exit = offline(tickets[0]!.secret, 3, 'exit');
+    expect((await gateA.batch(listId, [exit])).json().results[0].result).toBe('invalid');
+    const [row] = await queryRows<{ result: string }>(t.ctx.db, sql`SELECT result FROM checkin_scans WHERE client_scan_id = ${exit.client_scan_id}`);
+    expect(row!.result).toBe('invalid');
+  });
+
   it('a scan time in the future counts as now (a wrong device clock cannot win)', async () => {
     const { tickets } = await sellTickets(t, { sessionId });
     const future = { ...offline(tickets[0]!.secret, 0), scanned_at: new Date(t.clock.now().getTime() + 3_600_000).toISOString() };
