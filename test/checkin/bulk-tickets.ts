@@ -4,7 +4,7 @@ import { queryRows, type Db } from '../../src/db/client.js';
 /**
  * `n` sold tickets of a session, written with a few set-based statements (a real sale of 50,000
  * tickets would take minutes): zone places of one sector, orders of `perOrder` tickets, one buyer
- * each. Used by the list-download tests and bench/checkin.bench.ts.
+ * each with a random-looking name (so that the download's compressed size is not flattered). Used by the list-download tests and bench/checkin.bench.ts.
  */
 export async function bulkTickets(db: Db, opts: { sessionId: number; n: number; perOrder?: number; currency: string; tag: string }): Promise<void> {
   const perOrder = opts.perOrder ?? 10;
@@ -21,7 +21,8 @@ export async function bulkTickets(db: Db, opts: { sessionId: number; n: number; 
     );
     await tx.execute(sql`
       INSERT INTO customers (name, surname, email)
-      SELECT 'Buyer', 'Number ' || g, ${prefix} || g || '@example.com' FROM generate_series(1, ${orders}) g`);
+      SELECT initcap(substr(md5('n' || g), 1, 7)), initcap(substr(md5('s' || g), 1, 9)), ${prefix} || g || '@example.com'
+      FROM generate_series(1, ${orders}) g`);
     await tx.execute(sql`
       INSERT INTO orders (order_token, reference, channel_id, type, status, currency, customer_id, created_at, updated_at, completed_at)
       SELECT ${prefix} || c.id, 'TQ-' || upper(${opts.tag}) || c.id, ${c!.channel_id}, 'purchase', 'completed', ${opts.currency}, c.id, now(), now(), now()
