@@ -8,3 +8,4 @@ export * from './admin.js';
 export * from './reports.js';
 export * from './idempotency.js';
 export * from './deployment.js';
+export * from './checkin.js';
