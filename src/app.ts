@@ -37,6 +37,7 @@ import adminRoutes from './modules/admin/admin.routes.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
 import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 import widgetRoutes from './modules/widget/widget.routes.js';
+import scannerRoutes from './modules/checkin/scanner.routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -220,6 +221,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(portalPages);
   await app.register(adminDashboard, { prefix: '/admin' });
   await app.register(widgetRoutes, { prefix: '/widget' });
+  await app.register(scannerRoutes, { prefix: '/checkin' });
 
   return app;
 }
