@@ -20,6 +20,7 @@ export type Reason =
   | 'revoked'
   | 'reissued'
   | 'not_inside'
+  | 'too_early'
   | 'server';
 
 /** What this device knows of a ticket's entries beyond the list download. */
@@ -42,6 +43,7 @@ export interface OfflineInput {
   ticket: ListTicket | undefined;
   local: LocalEntry | undefined;
   direction: Direction;
+  now: Date;
 }
 
 export interface OfflineAnswer {
@@ -81,19 +83,20 @@ export function decideOffline(input: OfflineInput): OfflineAnswer {
   }
   const ticketId = secret.format === 2 ? secret.ticketId : String(ticket!.id);
   const sessionId = secret.format === 2 ? secret.sessionId : String(ticket!.session_id);
-  if (!list.sessions.some((s) => same(s.id, sessionId))) return { result: 'wrong_list', reason: 'other_session', ticketId };
-  if (!ticket) {
-    // Signed for a session of this list but sold after the last sync: the signature is the proof,
-    // unless the list is limited to sectors, which the secret does not name.
-    if (list.sector_ids) return { result: 'invalid', reason: 'unknown_ticket', ticketId };
-  } else {
-    if (ticket.status === 'revoked') return { result: 'refunded', reason: 'revoked', ticket: viewOf(ticket, list), ticketId };
-    if (secret.format === 2 && secret.version < ticket.v) return { result: 'invalid', reason: 'reissued', ticket: viewOf(ticket, list), ticketId };
-    if (list.sector_ids && ticket.sector_id != null && !list.sector_ids.some((s) => same(s, ticket.sector_id!))) {
-      return { result: 'wrong_list', reason: 'other_sector', ticket: viewOf(ticket, list), ticketId };
-    }
+  // The server's order of refusals (docs/checkin.md): an old secret, refunded, wrong list, too early.
+  if (ticket && secret.format === 2 && secret.version < ticket.v) return { result: 'invalid', reason: 'reissued', ticket: viewOf(ticket, list), ticketId };
+  if (ticket?.status === 'revoked') return { result: 'refunded', reason: 'revoked', ticket: viewOf(ticket, list), ticketId };
+  const session = list.sessions.find((s) => same(s.id, sessionId));
+  if (!session) return { result: 'wrong_list', reason: 'other_session', ticketId };
+  if (ticket && list.sector_ids && ticket.sector_id != null && !list.sector_ids.some((s) => same(s, ticket.sector_id!))) {
+    return { result: 'wrong_list', reason: 'other_sector', ticket: viewOf(ticket, list), ticketId };
   }
-  const view = ticket ? viewOf(ticket, list) : { id: ticketId, event_name: list.sessions.find((s) => same(s.id, sessionId))?.event_name ?? null };
+  // Signed for a session of this list but sold after the last sync: the signature is the proof,
+  // unless the list is limited to sectors, which the secret does not name.
+  if (!ticket && list.sector_ids) return { result: 'invalid', reason: 'unknown_ticket', ticketId };
+  const opensAt = new Date(session.starts_at).getTime() - (list.opens_minutes_before ?? 0) * 60_000;
+  if (input.now.getTime() < opensAt) return { result: 'not_yet_valid', reason: 'too_early', ticket: ticket ? viewOf(ticket, list) : undefined, ticketId };
+  const view = ticket ? viewOf(ticket, list) : { id: ticketId, event_name: session.event_name };
   const firstAt = local?.first_at ?? ticket?.checked_in_at ?? null;
   const inside = local ? local.inside : !!firstAt;
   if (direction === 'exit') {

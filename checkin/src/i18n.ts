@@ -69,6 +69,7 @@ const es = {
     revoked: 'La entrada fue devuelta o anulada.',
     reissued: 'Código antiguo: la entrada se volvió a emitir.',
     not_inside: 'La entrada no está dentro.',
+    too_early: 'Aún no se abre el acceso a esta sesión.',
     server: 'Respuesta del servidor.',
   } satisfies Record<Reason, string>,
   problem: {
@@ -143,6 +144,7 @@ const en: Texts = {
     revoked: 'The ticket was refunded or voided.',
     reissued: 'Old code: the ticket was reissued.',
     not_inside: 'The ticket is not inside.',
+    too_early: 'Admission to this session has not opened yet.',
     server: 'Answer from the server.',
   },
   problem: {

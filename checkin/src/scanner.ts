@@ -151,7 +151,7 @@ export class Scanner {
     }
     const ticketId = secret?.format === 2 ? secret.ticketId : ticket ? String(ticket.id) : undefined;
     const local = ticketId && (signatureOk || secret?.format === 1) ? await this.store.entry(listId, ticketId) : undefined;
-    return decideOffline({ secret, signatureOk, keyKnown: secret?.format === 2 && this.keys.has(secret.kid), list, ticket, local, direction });
+    return decideOffline({ secret, signatureOk, keyKnown: secret?.format === 2 && this.keys.has(secret.kid), list, ticket, local, direction, now: new Date() });
   }
 
   /** One scan at the door: the answer is shown, recorded, and queued for the server when it was decided offline. */

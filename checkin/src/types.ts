@@ -14,6 +14,8 @@ export interface CheckinList {
   id: number | string;
   name: string;
   allow_reentry: boolean;
+  /** Admission opens this many minutes before a session starts (not_yet_valid before). */
+  opens_minutes_before?: number;
   sessions: ListSession[];
   sector_ids: (number | string)[] | null;
 }

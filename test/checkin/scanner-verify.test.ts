@@ -107,6 +107,7 @@ describe('the offline answer', () => {
     allow_reentry: false,
     sessions: [{ id: 56, event_name: 'Concierto', starts_at: '2026-12-01T20:00:00Z' }],
     sector_ids: null,
+    opens_minutes_before: 360,
   };
   const ticket: ListTicket = { id: 1234, v: 1, session_id: 56, sector_id: 3, sector: 'Platea', row: 'A', seat: '7', rate: 'General', buyer_name: 'Ana Ruiz', status: 'valid' };
 
@@ -121,6 +122,7 @@ describe('the offline answer', () => {
       ticket: opts.ticket === null ? undefined : (opts.ticket ?? ticket),
       local: opts.local,
       direction: opts.direction ?? 'entry',
+      now: new Date('2026-12-01T19:00:00Z'),
     });
   }
 
@@ -148,12 +150,20 @@ describe('the offline answer', () => {
     expect(await decide('1234:99:1', { ticket: null })).toMatchObject({ result: 'wrong_list', reason: 'other_session' });
     expect(await decide('1234:56:1', { list: { ...list, sector_ids: [4] } })).toMatchObject({ result: 'wrong_list', reason: 'other_sector' });
     expect(await decide('1234:56:1', { list: { ...list, sector_ids: [3] } })).toMatchObject({ result: 'valid' });
-    const unknownKey = decideOffline({ secret: parseSecret(await sign(pair.privateKey, 'zz', '1:56:1')), signatureOk: false, keyKnown: false, list, ticket: undefined, local: undefined, direction: 'entry' });
+    const unknownKey = decideOffline({ secret: parseSecret(await sign(pair.privateKey, 'zz', '1:56:1')), signatureOk: false, keyKnown: false, list, ticket: undefined, local: undefined, direction: 'entry', now: new Date() });
     expect(unknownKey).toMatchObject({ result: 'invalid', reason: 'unknown_key' });
-    expect(decideOffline({ secret: null, signatureOk: false, keyKnown: false, list, ticket: undefined, local: undefined, direction: 'entry' })).toMatchObject({
+    expect(decideOffline({ secret: null, signatureOk: false, keyKnown: false, list, ticket: undefined, local: undefined, direction: 'entry', now: new Date() })).toMatchObject({
       result: 'invalid',
       reason: 'unreadable',
     });
+  });
+
+  it('not yet valid before the list opens admission to the session', async () => {
+    const opens = { ...list, opens_minutes_before: 30 };
+    expect(await decide('1234:56:1', { list: opens })).toMatchObject({ result: 'not_yet_valid', reason: 'too_early' });
+    expect(await decide('1234:56:1', { list: { ...list, opens_minutes_before: 60 } })).toMatchObject({ result: 'valid' });
+    // A refund is said first, as the server does.
+    expect(await decide('1234:56:1', { list: opens, ticket: { ...ticket, status: 'revoked' } })).toMatchObject({ result: 'refunded' });
   });
 
   it('a signed ticket sold after the last sync is let in, unless the list is limited to sectors', async () => {
@@ -163,7 +173,7 @@ describe('the offline answer', () => {
 
   it('a legacy code must be in the list', async () => {
     const legacy = parseSecret('Ab3dEf6hIj9kLm2nOp5qRs8t');
-    const base = { secret: legacy, signatureOk: false, keyKnown: false, list, local: undefined, direction: 'entry' as const };
+    const base = { secret: legacy, signatureOk: false, keyKnown: false, list, local: undefined, direction: 'entry' as const, now: new Date('2026-12-01T19:00:00Z') };
     expect(decideOffline({ ...base, ticket: undefined })).toMatchObject({ result: 'invalid', reason: 'unknown_ticket' });
     expect(decideOffline({ ...base, ticket })).toMatchObject({ result: 'valid', ticketId: '1234' });
   });
