@@ -20,6 +20,7 @@ import { loadDemoDataIfEmpty } from '../src/demo/demo-data.js';
 import { TICKET_EMAIL_MODES } from '../src/lib/integration-policy.js';
 import { newTicketCode } from '../src/modules/tickets/tickets.service.js';
 import { renderTicketPdf } from '../src/modules/tickets/tickets.pdf.js';
+import { qrSecretOf } from '../src/modules/tickets/ticket-keys.service.js';
 import { ticketsOfOrder } from '../src/modules/tickets/tickets.repo.js';
 import type { AppContext } from '../src/app-context.js';
 import { closeOrder } from '../src/modules/checkout/closing.service.js';
@@ -292,11 +293,13 @@ async function main() {
 
     // PDF render time per ticket
     const tickets = await ticketsOfOrder(app.ctx.db, lastApiOrder);
-    await renderTicketPdf(tickets[0]!, config.timezone);
+    // The QR holds the signed secret (D53), as long as a real ticket's.
+    const qr = await qrSecretOf(app.ctx, tickets[0]!);
+    await renderTicketPdf(tickets[0]!, config.timezone, qr);
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < PDFS; i++) await renderTicketPdf({ ...tickets[0]!, code: newTicketCode() }, config.timezone);
+    for (let i = 0; i < PDFS; i++) await renderTicketPdf({ ...tickets[0]!, code: newTicketCode() }, config.timezone, qr);
     const perTicket = Number(process.hrtime.bigint() - t0) / 1e6 / PDFS;
-    const size = (await renderTicketPdf(tickets[0]!, config.timezone)).length;
+    const size = (await renderTicketPdf(tickets[0]!, config.timezone, qr)).length;
     console.log(`ticket PDF: ${perTicket.toFixed(2)} ms per ticket (${PDFS} renders, ${(size / 1024).toFixed(1)} KB each)`);
     await stopServer();
     await app.close();

@@ -38,6 +38,8 @@ import portalPages from './modules/portal/pages/portal.pages.js';
 import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 import widgetRoutes from './modules/widget/widget.routes.js';
 import scannerRoutes from './modules/checkin/scanner.routes.js';
+import checkinRoutes from './modules/checkin/checkin.routes.js';
+import { ensureSigningKey } from './modules/tickets/ticket-keys.service.js';
 
 export interface AppOptions {
   config: Config;
@@ -95,6 +97,7 @@ const jobsPlugin = fp(
 
 const B2B_PREFIX = '/api/sales-channel/v1';
 const ADMIN_PREFIX = '/api/admin/v1';
+const CHECKIN_PREFIX = '/api/checkin/v1';
 
 /** Builds the whole service: plugins first, then each module under its prefix. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -166,6 +169,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       completeOperations('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject, [
         [`${B2B_PREFIX}/{salesChannelSlug}/`, 'bearer'],
         [`${ADMIN_PREFIX}/`, 'adminToken'],
+        [`${CHECKIN_PREFIX}/`, 'deviceToken'],
       ]),
   });
   await app.register(async (docs) => {
@@ -222,6 +226,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(adminDashboard, { prefix: '/admin' });
   await app.register(widgetRoutes, { prefix: '/widget' });
   await app.register(scannerRoutes, { prefix: '/checkin' });
+  await app.register(checkinRoutes, { prefix: CHECKIN_PREFIX });
+  // D53: the deployment's ticket signing key pair exists from the first start on.
+  // Not fatal: with the database down the service still starts (D46), and the first ticket to be
+  // rendered creates the key then.
+  app.addHook('onReady', async () => {
+    await ensureSigningKey(app.ctx).catch((err: Error) => app.log.warn({ err: { message: err.message } }, 'ticket signing key not checked'));
+  });
 
   return app;
 }

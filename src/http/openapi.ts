@@ -18,6 +18,11 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'An admin API token (`npm run cli -- admin:token`, docs/admin.md) as `Authorization: Bearer`.',
   },
+  deviceToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A check-in device token (created for a gate in the dashboard or the admin API, docs/checkin.md) as `Authorization: Bearer`.',
+  },
 } satisfies Components['securitySchemes'];
 
 type SchemeName = keyof typeof SECURITY_SCHEMES;

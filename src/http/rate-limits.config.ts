@@ -31,6 +31,8 @@ export interface RateLimitConfig {
   adminLoginFailuresPerAccount: number;
   /** Failed sign-ins per window from one address, all accounts together. */
   adminLoginFailuresPerAddress: number;
+  /** Scan API requests per minute and check-in device (issue 18). */
+  checkinPerDevicePerMinute: number;
 }
 
 /** Fastify's `trustProxy`: false, true, a number of hops, or a list of proxy addresses / CIDRs. */
@@ -72,6 +74,7 @@ export function loadRateLimitConfig(env: Env, fail: Fail): RateLimitConfig {
     adminLoginFailuresPerAccountAddress: count(env, 'ADMIN_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS', 5, fail),
     adminLoginFailuresPerAccount: count(env, 'ADMIN_LOGIN_FAILURES_PER_ACCOUNT', 50, fail),
     adminLoginFailuresPerAddress: count(env, 'ADMIN_LOGIN_FAILURES_PER_ADDRESS', 20, fail),
+    checkinPerDevicePerMinute: count(env, 'CHECKIN_RATE_LIMIT_PER_DEVICE_PER_MINUTE', 600, fail),
   };
 }
 

@@ -28,7 +28,8 @@ export type LimitName =
   | 'voucher_per_client'
   | 'admin_login_account_address'
   | 'admin_login_account'
-  | 'admin_login_address';
+  | 'admin_login_address'
+  | 'checkin_device';
 
 interface Limit {
   max(config: RateLimitConfig): number;
@@ -53,6 +54,8 @@ function buyer(request: FastifyRequest): string {
   const bearer = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
   return `token:${sha256(bearer)}`;
 }
+/** A check-in device is its bearer token (hashed: the counters' store never holds a credential). */
+const device = (request: FastifyRequest) => `device:${sha256(/^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '')}`;
 function order(request: FastifyRequest): string {
   const { salesChannelSlug, orderToken } = request.params as { salesChannelSlug?: string; orderToken?: string };
   return `order:${salesChannelSlug}:${orderToken}`;
@@ -137,6 +140,17 @@ export const LIMITS: Record<LimitName, Limit> = {
     failureCodes: ['invalid_credentials'],
     message: 'Too many failed sign-in attempts',
   },
+  // A gate scans a person every second or two; 600 a minute leaves room for a hardware scanner
+  // and the offline catch-up, and stops a runaway client.
+  checkin_device: {
+    max: (c) => c.checkinPerDevicePerMinute,
+    windowMs: () => MINUTE,
+    countsRequests: true,
+    failureCost: () => 0,
+    failureCodes: [],
+    key: device,
+    message: 'Too many requests from this check-in device',
+  },
 };
 
 const B2B_ROUTE_PREFIX = '/api/sales-channel/v1/';
@@ -173,6 +187,9 @@ export const ROUTE_LIMITS: ReadonlyMap<string, readonly LimitName[]> = new Map<s
   ['POST /api/portal/:salesChannelSlug/:lang/checkout', ['portal']],
   // The key needs the form's e-mail: dashboard.routes.ts calls `adminLoginCounters` itself.
   ['POST /admin/login', ['admin_login_account_address', 'admin_login_account', 'admin_login_address']],
+  ...['GET /device', 'POST /lists/:listId/scans', 'POST /lists/:listId/scans/batch', 'GET /lists/:listId/tickets', 'GET /lists/:listId/status'].map(
+    (r) => [under('/api/checkin/v1', r), ['checkin_device']] as [string, LimitName[]],
+  ),
 ]);
 
 /** Writes of the B2B and portal APIs that no limit guards, and why. */

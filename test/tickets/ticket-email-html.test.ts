@@ -9,8 +9,14 @@ import type { TicketDocument } from '../../src/modules/tickets/tickets.repo.js';
 const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://taquilla.test', TIMEZONE: 'Europe/Madrid' });
 const now = new Date('2026-12-01T10:00:00Z');
 
-const ticket = (over: Partial<TicketDocument>): TicketDocument => ({
+const ticket = (over: Partial<TicketDocument>): TicketDocument & { qr: string } => ({
+  id: 1,
   code: 'ABCDEFGHJKLMNPQRSTUVWXYZ',
+  sessionId: 1,
+  issueVersion: 1,
+  secretFormat: 1,
+  signingKid: null,
+  qr: 'ABCDEFGHJKLMNPQRSTUVWXYZ',
   status: 'valid',
   orderId: 1,
   orderReference: 'TQ-TEST0001',

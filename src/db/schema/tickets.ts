@@ -1,4 +1,4 @@
-import { pgTable, bigserial, bigint, integer, text, timestamp } from 'drizzle-orm/pg-core';
+import { pgTable, bigserial, bigint, integer, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -13,6 +13,12 @@ export const tickets = pgTable('tickets', {
   status: text('status').$type<TicketStatus>().notNull().default('valid'),
   issuedAt: ts('issued_at').notNull(),
   voidedAt: ts('voided_at'),
+  /** D53 (migration 0100): bumped by a reissue; 1 = plain code in the QR, 2 = signed secret; signing key. */
+  issueVersion: integer('issue_version').notNull().default(1),
+  secretFormat: smallint('secret_format').$type<1 | 2>().notNull().default(2),
+  signingKid: text('signing_kid'),
+  /** The transaction that last changed the row (trigger tickets_mark_change): the check-in list cursor. */
+  changeXid: bigint('change_xid', { mode: 'number' }).notNull().default(0),
 });
 
 export const orderRefunds = pgTable('order_refunds', {

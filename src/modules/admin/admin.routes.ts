@@ -12,6 +12,7 @@ import { listAudit } from '../../platform/audit.js';
 import { createOrganiser, listOrganisersFor } from './organisers.service.js';
 import { createReservationAs, refundOrderAs } from './order-actions.service.js';
 import * as S from './admin.schemas.js';
+import adminCheckinRoutes from './admin-checkin.routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -301,6 +302,9 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return ok(await listAudit(ctx.db, { organiserId: a.role === 'admin' ? null : a.organiserId, beforeId: req.query.before_id, limit: req.query.limit ?? 50 }));
     },
   );
+
+  // ---- check-in (issue 18): lists, devices, counts, scans, signing keys
+  await app.register(adminCheckinRoutes);
 };
 
 export default adminRoutes;

@@ -9,6 +9,7 @@ import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
 import { composeTicketEmail, type TicketEmail } from './tickets.email.js';
 import { ticketsOfOrder } from './tickets.repo.js';
+import { qrSecretOf } from './ticket-keys.service.js';
 
 /** Where a composed message goes: an SMTP server, or `.eml` files for a developer. */
 export interface MailSender {
@@ -105,7 +106,8 @@ export async function processEmailQueue(
         continue;
       }
       if (!sender) throw new Error('no mail transport: set SMTP_URL');
-      const message = await composeTicketEmail(ctx.config, row.id, row.recipient, tickets, ctx.clock.now());
+      const withQr = await Promise.all(tickets.map(async (t) => ({ ...t, qr: await qrSecretOf(ctx, t) })));
+      const message = await composeTicketEmail(ctx.config, row.id, row.recipient, withQr, ctx.clock.now());
       await sender.send(message, row.id);
       await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
       result.sent++;

@@ -28,7 +28,7 @@ export async function composeTicketEmail(
   config: Config,
   outboxId: number,
   recipient: string,
-  tickets: TicketDocument[],
+  tickets: Array<TicketDocument & { qr: string }>,
   now: Date,
 ): Promise<TicketEmail> {
   const first = tickets[0]!;
@@ -61,7 +61,7 @@ export async function composeTicketEmail(
   const attachments = await Promise.all(
     tickets.map(async (t) => ({
       filename: `ticket-${t.code}.pdf`,
-      content: await renderTicketPdf(t, config.timezone),
+      content: await renderTicketPdf(t, config.timezone, t.qr),
       contentType: 'application/pdf',
     })),
   );

@@ -31,8 +31,11 @@ function drawQr(doc: PDFKit.PDFDocument, text: string, x: number, y: number, siz
   doc.fill('#000000').restore();
 }
 
-/** One ticket as a PDF: event, date and time, venue, sector, row and seat or zone, rate, price, holder, QR of the code. */
-export function renderTicketPdf(ticket: TicketDocument, timeZone: string): Promise<Buffer> {
+/**
+ * One ticket as a PDF: event, date and time, venue, sector, row and seat or zone, rate, price,
+ * holder, and the QR code of `qr` (the signed secret, D53, or the code of a format-1 ticket).
+ */
+export function renderTicketPdf(ticket: TicketDocument, timeZone: string, qr: string): Promise<Buffer> {
   const l = LABELS[spokenLanguage(ticket.lang)];
   const doc = new PDFDocument({
     size: 'A5',
@@ -68,7 +71,7 @@ export function renderTicketPdf(ticket: TicketDocument, timeZone: string): Promi
   // Two standard fonts only: pdfkit parses each font's metrics anew for every document.
   doc.moveDown(0.6).font('Helvetica').fontSize(10).text(`${l.code}: ${ticket.code}`, { width });
 
-  drawQr(doc, ticket.code, 420, 60, 150);
+  drawQr(doc, qr, 420, 60, 150);
   if (ticket.status === 'void') {
     doc.font('Helvetica-Bold').fontSize(36).fillColor('#b00020').text(l.voidNote, 420, 230, { width: 150, align: 'center' });
   }

@@ -4,7 +4,12 @@ import { eventTextSql, languageChain, translatedName } from '../../platform/i18n
 
 /** Everything printed on one ticket. */
 export interface TicketDocument {
+  id: number;
   code: string;
+  sessionId: number;
+  issueVersion: number;
+  secretFormat: 1 | 2;
+  signingKid: string | null;
   status: 'valid' | 'void';
   orderId: number;
   orderReference: string;
@@ -26,7 +31,12 @@ export interface TicketDocument {
 }
 
 interface TicketRow {
+  id: string | number;
   code: string;
+  session_id: number;
+  issue_version: number;
+  secret_format: number;
+  signing_kid: string | null;
   status: 'valid' | 'void';
   order_id: string | number;
   reference: string;
@@ -52,7 +62,7 @@ interface TicketRow {
 
 function ticketQuery(where: SQL): SQL {
   return sql`
-    SELECT t.code, t.status, t.order_id, o.reference, o.lang, o.currency, c.name, c.surname, c.email,
+    SELECT t.id, t.code, i.session_id, t.issue_version, t.secret_format, t.signing_kid, t.status, t.order_id, o.reference, o.lang, o.currency, c.name, c.surname, c.email,
       COALESCE(${eventTextSql('name', sql`e.id`, sql`o.lang`, sql`e.default_lang`)}, '') AS event_name,
       e.default_lang, s.start_datetime, v.name AS venue_name, v.city AS venue_city,
       sec.name AS sector_name, sec.numbered, st.row, st.number, i.session_seat_id,
@@ -74,7 +84,12 @@ function ticketQuery(where: SQL): SQL {
 
 function toDocument(r: TicketRow): TicketDocument {
   return {
+    id: Number(r.id),
     code: r.code,
+    sessionId: r.session_id,
+    issueVersion: r.issue_version,
+    secretFormat: r.secret_format === 1 ? 1 : 2,
+    signingKid: r.signing_kid,
     status: r.status,
     orderId: Number(r.order_id),
     orderReference: r.reference,

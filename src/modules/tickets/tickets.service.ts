@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { randomBase62 } from '../../lib/secrets.js';
 import { signedTicketUrl, verifyTicketLink } from './tickets.links.js';
+import { qrSecretOf } from './ticket-keys.service.js';
 import { renderTicketPdf } from './tickets.pdf.js';
 import * as repo from './tickets.repo.js';
 
@@ -34,7 +35,7 @@ export async function ticketPdfFromLink(
   const ticket = await repo.ticketByCode(ctx.db, link.code);
   if (!ticket) throw new AppError('not_found', 'Ticket not found');
   if (ticket.status === 'void') throw new AppError('ticket_void', 'This ticket was voided (the order was refunded)');
-  return renderTicketPdf(ticket, ctx.config.timezone);
+  return renderTicketPdf(ticket, ctx.config.timezone, await qrSecretOf(ctx, ticket));
 }
 
 /** Voids the tickets of an order inside the caller's transaction (a refund); how many were voided. */

@@ -1,0 +1,100 @@
+import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import zlib from 'node:zlib';
+import { promisify } from 'node:util';
+import { authenticateDevice, deviceInfo, downloadTickets, listStatus, scanTicket, uploadScans, type Device } from './checkin.service.js';
+import * as S from './checkin.schemas.js';
+import { Type } from '@fastify/type-provider-typebox';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The check-in device of the bearer token (scan API only). */
+    checkinDevice: Device | null;
+  }
+}
+
+const gzip = promisify(zlib.gzip);
+
+const errors = {
+  401: Type.Ref('ErrorEnvelope'),
+  404: Type.Ref('ErrorEnvelope'),
+  422: Type.Ref('ErrorEnvelope'),
+};
+
+const deviceOf = (request: FastifyRequest) => request.checkinDevice!;
+
+/**
+ * The scan API under /api/checkin/v1 (D54, docs/checkin.md), for the scanner app and door
+ * hardware: `Authorization: Bearer <device token>` on every call.
+ */
+const checkinRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.decorateRequest('checkinDevice', null);
+  app.addHook('onRequest', async (request) => {
+    request.checkinDevice = await authenticateDevice(app.ctx, request.headers.authorization);
+  });
+  const ctx = app.ctx;
+  const d = (operationId: string, summary: string) => ({ tags: ['Check-in'], operationId, summary });
+
+  app.get('/device', { schema: { ...d('getCheckinDevice', 'The device, its check-in lists and the public keys that verify tickets'), response: { 200: S.Device, ...errors } } }, async (req) =>
+    deviceInfo(ctx, deviceOf(req)),
+  );
+  app.post(
+    '/lists/:listId/scans',
+    {
+      schema: {
+        ...d('scanTicket', 'Scan a ticket online: valid (entry recorded), already_used, invalid, wrong_list, refunded, not_yet_valid, or exited'),
+        params: S.ListParams,
+        body: S.ScanBody,
+        response: { 200: S.ScanAnswer, ...errors },
+      },
+    },
+    async (req) => scanTicket(ctx, deviceOf(req), req.params.listId, req.body),
+  );
+  app.post(
+    '/lists/:listId/scans/batch',
+    {
+      schema: {
+        ...d('uploadScans', 'Upload scans made offline (idempotent per client_scan_id; the first scan by scanned_at wins)'),
+        params: S.ListParams,
+        body: S.BatchBody,
+        response: { 200: S.BatchAnswer, ...errors },
+      },
+    },
+    async (req) => uploadScans(ctx, deviceOf(req), req.params.listId, req.body),
+  );
+  app.get(
+    '/lists/:listId/tickets',
+    {
+      schema: {
+        ...d('downloadCheckinTickets', "The list's tickets changed since a cursor (all without one), paged; gzip when accepted"),
+        params: S.ListParams,
+        querystring: S.TicketsQuery,
+        response: { 200: S.TicketsAnswer, ...errors },
+      },
+    },
+    async (req, reply) => sendJson(req, reply, await downloadTickets(ctx, deviceOf(req), req.params.listId, req.query.cursor, req.query.limit ?? 5000)),
+  );
+  app.get(
+    '/lists/:listId/status',
+    { schema: { ...d('getCheckinListStatus', 'Sold and checked-in tickets of the list, those inside, entries per gate'), params: S.ListParams, response: { 200: S.StatusAnswer, ...errors } } },
+    async (req) => listStatus(ctx, deviceOf(req), req.params.listId),
+  );
+};
+
+/**
+ * The list download is the one large answer of this API (50,000 tickets: several MB of JSON) and
+ * the app has no global compression: gzip it here when the client accepts it.
+ */
+async function sendJson(request: FastifyRequest, reply: FastifyReply, body: unknown) {
+  const json = JSON.stringify(body);
+  reply.header('content-type', 'application/json; charset=utf-8').header('vary', 'Accept-Encoding').header('cache-control', 'no-store');
+  if (!acceptsGzip(request.headers['accept-encoding']) || json.length < 1024) return reply.send(json);
+  return reply.header('content-encoding', 'gzip').send(await gzip(json, { level: 6 }));
+}
+
+function acceptsGzip(header: string | undefined): boolean {
+  const part = header?.split(',').find((p) => p.trim().toLowerCase().startsWith('gzip'));
+  return part !== undefined && !/;\s*q=0(\.0*)?\s*$/i.test(part);
+}
+
+export default checkinRoutes;
