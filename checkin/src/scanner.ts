@@ -51,6 +51,8 @@ export class Scanner {
   private keys = new Map<string, CryptoKey>();
   private listeners = new Set<() => void>();
   private syncRunning: Promise<void> | null = null;
+  /** Server time minus this device's, from the last /device answer: scan times are the server's clock. */
+  private clockOffset = 0;
 
   constructor(readonly store: ScannerStore) {}
 
@@ -75,7 +77,14 @@ export class Scanner {
       await this.setup(token);
       return;
     }
-    const [stored, device, listId, direction] = await Promise.all([this.store.get('token'), this.store.get('device'), this.store.get('listId'), this.store.get('direction')]);
+    const [stored, device, listId, direction, offset] = await Promise.all([
+      this.store.get('token'),
+      this.store.get('device'),
+      this.store.get('listId'),
+      this.store.get('direction'),
+      this.store.get('clockOffset'),
+    ]);
+    this.clockOffset = offset ?? 0;
     if (!stored || !device) {
       this.update({ phase: 'setup' });
       return;
@@ -96,6 +105,7 @@ export class Scanner {
     }
     const api = new CheckinApi(token);
     let device: DeviceInfo;
+    const askedAt = Date.now();
     try {
       device = await api.device();
     } catch {
@@ -106,11 +116,10 @@ export class Scanner {
     if (this.api) await this.upload().catch(() => undefined);
     await this.store.reset();
     await this.store.set('token', token);
-    await this.store.set('device', device);
+    await this.learnDevice(device, askedAt, Date.now());
     const listId = String(device.lists[0]?.id ?? '');
     await this.store.set('listId', listId);
     this.api = api;
-    this.keys = await importPublicKeys(device.public_keys);
     this.update({ phase: 'ready', device, listId, problem: undefined, conflicts: [], status: undefined, answer: undefined });
     await this.sync();
     return true;
@@ -126,6 +135,21 @@ export class Scanner {
   async setDirection(direction: Direction): Promise<void> {
     await this.store.set('direction', direction);
     this.update({ direction });
+  }
+
+  private now(): Date {
+    return new Date(Date.now() + this.clockOffset);
+  }
+
+  /** Stores the device's set-up and keys; `askedAt`/`receivedAt` bracket the server's clock reading. */
+  private async learnDevice(device: DeviceInfo, askedAt: number, receivedAt: number): Promise<void> {
+    const serverTime = new Date(device.server_time).getTime();
+    if (Number.isFinite(serverTime)) {
+      this.clockOffset = Math.round(serverTime - (askedAt + receivedAt) / 2);
+      await this.store.set('clockOffset', this.clockOffset);
+    }
+    await this.store.set('device', device);
+    this.keys = await importPublicKeys(device.public_keys);
   }
 
   dismiss(): void {
@@ -151,7 +175,7 @@ export class Scanner {
     }
     const ticketId = secret?.format === 2 ? secret.ticketId : ticket ? String(ticket.id) : undefined;
     const local = ticketId && (signatureOk || secret?.format === 1) ? await this.store.entry(listId, ticketId) : undefined;
-    return decideOffline({ secret, signatureOk, keyKnown: secret?.format === 2 && this.keys.has(secret.kid), list, ticket, local, direction, now: new Date() });
+    return decideOffline({ secret, signatureOk, keyKnown: secret?.format === 2 && this.keys.has(secret.kid), list, ticket, local, direction, now: this.now() });
   }
 
   /** One scan at the door: the answer is shown, recorded, and queued for the server when it was decided offline. */
@@ -166,7 +190,7 @@ export class Scanner {
     if (!list || !this.api) return undefined;
     const listId = String(list.id);
     const direction = this.state.direction;
-    const scannedAt = new Date().toISOString();
+    const scannedAt = this.now().toISOString();
     const own = await this.verifyOffline(text, list, direction);
     let answer: Answer = { ...own, offline: true, scanned_at: scannedAt };
     if (navigator.onLine) {
@@ -210,7 +234,8 @@ export class Scanner {
       tickets: await this.store.ticketCount(listId),
       pending: scans.filter((s) => s.pending === 1).length,
       entries: scans.filter((s) => s.direction === 'entry' && (s.server_result ?? s.result) === 'valid').length,
-      conflicts: scans.filter((s) => s.server_result && s.server_result !== s.result).sort((a, b) => (a.scanned_at < b.scanned_at ? 1 : -1)),
+      // What matters at the door: someone let in offline whom the server refuses (used at another gate first, refunded).
+      conflicts: scans.filter((s) => s.result === 'valid' && s.server_result && s.server_result !== 'valid').sort((a, b) => (a.scanned_at < b.scanned_at ? 1 : -1)),
       lastSync: (await this.store.syncPoint(listId)).syncedAt,
     });
   }
@@ -228,9 +253,9 @@ export class Scanner {
     this.update({ syncing: true });
     try {
       await this.upload();
+      const askedAt = Date.now();
       const device = await this.api.device();
-      await this.store.set('device', device);
-      this.keys = await importPublicKeys(device.public_keys);
+      await this.learnDevice(device, askedAt, Date.now());
       const listId = device.lists.some((l) => String(l.id) === this.state.listId) ? this.state.listId! : String(device.lists[0]?.id ?? '');
       this.update({ device, listId });
       if (listId) {
@@ -261,7 +286,8 @@ export class Scanner {
       const pending = await this.store.pendingScans(BATCH);
       if (pending.length === 0) return;
       const listId = pending[0]!.list_id;
-      const batch = pending.filter((s) => s.list_id === listId);
+      // In the order they happened: the server takes the first by scanned_at, and keeps the order of equal times.
+      const batch = pending.filter((s) => s.list_id === listId).sort((a, b) => (a.scanned_at < b.scanned_at ? -1 : a.scanned_at > b.scanned_at ? 1 : 0));
       const { results } = await this.api!.batch(
         listId,
         batch.map((s) => ({ client_scan_id: s.client_scan_id, secret: s.secret, direction: s.direction, scanned_at: s.scanned_at })),

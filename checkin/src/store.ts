@@ -34,6 +34,7 @@ interface Meta {
   listId: string;
   lang: string;
   direction: Direction;
+  clockOffset: number;
 }
 
 const ticketKey = (listId: string, ticketId: number | string) => `${listId}:${ticketId}`;

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
 import { writeQrVideo } from './scanner-fake-camera.js';
@@ -14,6 +15,12 @@ import { writeQrVideo } from './scanner-fake-camera.js';
 // Screenshots at 390x844 and 1280x800 land in test-results/checkin/.
 
 const SHOTS = 'test-results/checkin';
+
+class RealClock extends ManualClock {
+  override now(): Date {
+    return new Date();
+  }
+}
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
@@ -25,11 +32,13 @@ let page: Page;
 let listId: number;
 let token: string;
 let gate2: ReturnType<typeof device>;
+const errors: string[] = [];
 let tickets: { id: number; code: string; secret: string }[];
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  t = await buildTestApp();
+  // The server's clock runs with the real one: scan times from the browser are real times.
+  t = await buildTestApp({ clock: new RealClock() });
   const sessions = await demoSessions(t.ctx);
   await startSessionIn(t, sessions[0]!.id, 3_600_000);
   listId = (await makeList(t, { name: 'Puerta norte', session_ids: [sessions[0]!.id] })).id;
@@ -54,6 +63,7 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: PHONE, locale: 'es-ES', hasTouch: true });
   await context.grantPermissions(['camera'], { origin: base });
   page = await context.newPage();
+  page.on('pageerror', (err) => errors.push(String(err)));
 }, 240_000);
 
 afterAll(async () => {
@@ -85,7 +95,11 @@ const text = (selector: string) => page.locator(selector).innerText();
 
 describe('the scanner in a browser', () => {
   it('sets up, scans offline (camera, keys, typed), syncs when the network returns', async () => {
-    // Set-up from the device QR's link: the token is stored, then dropped from the address.
+    // Not set up yet: the set-up screen. Then the device QR's link (here a change of the fragment
+    // of the open page): the token is stored, then dropped from the address.
+    await page.goto(`${base}/checkin/`);
+    await page.getByRole('button', { name: 'Escanear código de configuración' }).waitFor();
+    await shoot('setup-screen');
     await page.goto(`${base}/checkin/#setup=${token}`);
     await page.locator('[data-gate]').waitFor();
     expect(await text('[data-gate]')).toContain('Puerta 1');
@@ -93,7 +107,7 @@ describe('the scanner in a browser', () => {
     await expect.poll(() => text('[data-tickets]')).toBe('3');
     expect(await text('.list')).toContain('Puerta norte');
     expect(await page.evaluate(() => navigator.serviceWorker.ready.then((r) => r.active?.scriptURL))).toBe(`${base}/checkin/sw.js`);
-    await shoot('setup');
+    await shoot('set-up');
 
     // No network: the page still opens, from the service worker's cache.
     await context.setOffline(true);
@@ -101,6 +115,9 @@ describe('the scanner in a browser', () => {
     await page.locator('[data-gate]').waitFor();
     expect(await page.locator('[data-online]').getAttribute('data-online')).toBe('false');
     expect(await text('[data-tickets]')).toBe('3');
+
+    // Meanwhile gate 2, online, lets ticket 3 in.
+    expect((await gate2.scan(listId, { secret: tickets[2]!.secret })).json().result).toBe('valid');
 
     // Typed code: valid, with the seat and the buyer for the ID check.
     await page.getByLabel('Código de la entrada').fill(tickets[0]!.secret);
@@ -141,8 +158,7 @@ describe('the scanner in a browser', () => {
     await dismiss();
     await page.getByRole('button', { name: 'Parar cámara' }).click();
 
-    // Meanwhile gate 2 (online) lets ticket 3 in; this device, offline, admits it too.
-    expect((await gate2.scan(listId, { secret: tickets[2]!.secret })).json().result).toBe('valid');
+    // Gate 2 (online) let ticket 3 in a while ago; this device, offline, admits it too.
     await page.getByLabel('Código de la entrada').fill(tickets[2]!.secret);
     await page.keyboard.press('Enter');
     await expectAnswer('valid');
@@ -154,6 +170,7 @@ describe('the scanner in a browser', () => {
     await context.setOffline(false);
     await expect.poll(() => text('[data-pending]'), { timeout: 30_000 }).toBe('0');
     await page.locator('[data-conflicts]').waitFor();
+    expect(await page.locator('[data-conflicts] li').count()).toBe(1);
     expect(await text('[data-conflicts]')).toContain('aquí VÁLIDA, servidor YA USADA');
     const status = (await gate2.status(listId)).json();
     expect(status).toMatchObject({ sold: 3, checked_in: 3 });
@@ -180,5 +197,6 @@ describe('the scanner in a browser', () => {
     await page.reload();
     await page.locator('[data-gate]').waitFor();
     expect(await text('[data-gate]')).toContain('Gate');
+    expect(errors).toEqual([]);
   });
 });

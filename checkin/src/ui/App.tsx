@@ -9,9 +9,14 @@ type T = (typeof TEXTS)[Lang];
 
 /** Re-renders on every change of the scanner's state. */
 function useScanner(scanner: Scanner) {
-  const [, setTick] = useState(0);
-  useEffect(() => scanner.subscribe(() => setTick((n) => n + 1)), [scanner]);
-  return scanner.state;
+  const [seen, setSeen] = useState(scanner.state);
+  useEffect(() => {
+    const unsubscribe = scanner.subscribe(() => setSeen(scanner.state));
+    // Effects run after paint: a change made before we subscribed must not be missed.
+    setSeen(scanner.state);
+    return unsubscribe;
+  }, [scanner]);
+  return seen === scanner.state ? seen : scanner.state;
 }
 
 const when = (iso: string | undefined, lang: Lang, t: T) =>
