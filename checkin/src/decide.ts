@@ -19,7 +19,7 @@ export type Reason =
   | 'other_sector'
   | 'revoked'
   | 'reissued'
-  | 'not_inside'
+  | 'no_exit'
   | 'too_early'
   | 'server';
 
@@ -100,7 +100,8 @@ export function decideOffline(input: OfflineInput): OfflineAnswer {
   const firstAt = local?.first_at ?? ticket?.checked_in_at ?? null;
   const inside = local ? local.inside : !!firstAt;
   if (direction === 'exit') {
-    if (!list.allow_reentry || !inside) return { result: 'invalid', reason: 'not_inside', ticket: view, ticketId };
+    // As the server: exits only where re-entry is allowed; an exit of someone not inside is recorded all the same.
+    if (!list.allow_reentry) return { result: 'invalid', reason: 'no_exit', ticket: view, ticketId };
     return { result: 'exited', reason: 'exit', ticket: view, ticketId };
   }
   if (firstAt && (inside || !list.allow_reentry)) {

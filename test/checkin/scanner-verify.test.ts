@@ -181,12 +181,12 @@ describe('the offline answer', () => {
   it('re-entry after an exit where the list allows it, never where it does not', async () => {
     const reentry = { ...list, allow_reentry: true };
     const inside = entryAfter(undefined, 'valid', '2026-12-01T19:30:00.000Z', 'Puerta 1')!;
-    expect(await decide('1234:56:1', { list: reentry, direction: 'exit' })).toMatchObject({ result: 'invalid', reason: 'not_inside' });
+    expect(await decide('1234:56:1', { list: reentry, direction: 'exit' })).toMatchObject({ result: 'exited' });
     expect(await decide('1234:56:1', { list: reentry, local: inside, direction: 'exit' })).toMatchObject({ result: 'exited' });
     const out = entryAfter(inside, 'exited', '2026-12-01T21:00:00.000Z', 'Puerta 1')!;
     expect(out).toMatchObject({ first_at: '2026-12-01T19:30:00.000Z', inside: false });
     expect(await decide('1234:56:1', { list: reentry, local: out })).toMatchObject({ result: 'valid', reason: 'reentry' });
     expect(await decide('1234:56:1', { list: reentry, local: inside })).toMatchObject({ result: 'already_used' });
-    expect(await decide('1234:56:1', { local: inside, direction: 'exit' })).toMatchObject({ result: 'invalid', reason: 'not_inside' });
+    expect(await decide('1234:56:1', { local: inside, direction: 'exit' })).toMatchObject({ result: 'invalid', reason: 'no_exit' });
   });
 });
