@@ -1,5 +1,6 @@
 /**
- * `npm run bench:checkin:scanner`: the scanner's own work in headless Chromium (issue 18).
+ * `npm run bench:checkin:scanner` (and part 3 of `npm run bench:checkin`): the scanner's own work
+ * in headless Chromium (issue 18).
  * - the list download into IndexedDB: 50,000 tickets in pages of 5,000, from set-up to all stored;
  * - offline verification per ticket (`Scanner.verifyOffline`: parse, Ed25519 verify with WebCrypto,
  *   IndexedDB look-ups of the ticket and its local entry, the decision);
@@ -10,7 +11,7 @@
  * the browser's work is measured, not a database (bench/checkin.bench.ts of the API measures that).
  */
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import { chromium } from 'playwright-core';
@@ -25,7 +26,17 @@ const KID = 'be9c0001';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function main() {
+export interface ScannerFigures {
+  downloadMs: number;
+  /** Offline verification, ms per ticket: median of 3 runs, and each run. */
+  verifyMs: number;
+  verifyRuns: number[];
+  ed25519Ms: number;
+  scanMs: number;
+}
+
+/** Runs the measurements, prints them, and returns them (bench/checkin.bench.ts quotes them). */
+export async function measureScanner(): Promise<ScannerFigures> {
   const root = fileURLToPath(new URL('../checkin/', import.meta.url));
   await build({ configFile: `${root}vite.config.ts`, logLevel: 'warn' });
 
@@ -115,13 +126,16 @@ async function main() {
     console.log(`  offline verification: ${median(result.runs).toFixed(3)} ms per ticket (median of 3 runs of ${SCANS}; runs ${result.runs.map((r) => r.toFixed(3)).join(', ')}); ${result.valid / 3} of ${SCANS} valid`);
     console.log(`  WebCrypto Ed25519 verify alone: ${result.verifyOnly.toFixed(3)} ms per ticket`);
     console.log(`  whole offline scan (verify + record + queue + answer): ${result.scanMs.toFixed(3)} ms per ticket; ${result.admitted} of 500 admitted; ${result.pending} queued`);
+    return { downloadMs, verifyMs: median(result.runs), verifyRuns: result.runs, ed25519Ms: result.verifyOnly, scanMs: result.scanMs };
   } finally {
     await browser.close();
     await app.close();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  measureScanner().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -39,6 +39,7 @@ describe('rate-limit configuration (D45)', () => {
       ADMIN_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS: '8',
       ADMIN_LOGIN_FAILURES_PER_ACCOUNT: '9',
       ADMIN_LOGIN_FAILURES_PER_ADDRESS: '10',
+      CHECKIN_RATE_LIMIT_PER_DEVICE_PER_MINUTE: '11',
       TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1',
     });
     expect(c.rateLimits).toEqual({
@@ -55,6 +56,7 @@ describe('rate-limit configuration (D45)', () => {
       adminLoginFailuresPerAccountAddress: 8,
       adminLoginFailuresPerAccount: 9,
       adminLoginFailuresPerAddress: 10,
+      checkinPerDevicePerMinute: 11,
     });
     expect(c.trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', '::1']);
   });

@@ -21,7 +21,7 @@ const invalid = (field: string, text: string) => invalidData({ [field]: [text] }
 const newDeviceToken = () => `ck_${randomBase62(43)}`;
 
 /** The URL a device's QR code holds: the scanner app reads its token from the fragment (never sent to a server). */
-export const setupUrl = (ctx: AppContext, token: string) => `${ctx.config.publicBaseUrl}/checkin/#setup=${token}`;
+const setupUrl = (ctx: AppContext, token: string) => `${ctx.config.publicBaseUrl}/checkin/#setup=${token}`;
 
 const listView = (l: repo.AdminListRow) => ({
   id: l.id,
@@ -125,6 +125,13 @@ export async function updateListAs(ctx: AppContext, actor: Actor, id: number, in
     await recordAudit(tx, { actor, action: 'checkin_list.update', targetType: 'checkin_list', targetId: id, organiserId: current.organiser_id, details: { ...input }, at: now });
   });
   return getListFor(ctx, actor, id);
+}
+
+/** The sessions (newest first) and their venues' sectors the actor may put on a list: the dashboard's form. */
+export async function listChoicesFor(ctx: AppContext, actor: Actor) {
+  const sessions = await repo.organiserSessions(ctx.db, organiserScope(actor));
+  const sectors = await repo.sectorsOfVenues(ctx.db, [...new Set(sessions.map((s) => s.venue_id))]);
+  return { sessions: sessions.map((s) => ({ id: s.id, event_name: s.event_name, starts_at: iso(s.starts_at)! })), sectors };
 }
 
 // ---- devices

@@ -241,31 +241,39 @@ export interface ListTicketRow {
   inside: boolean | null;
 }
 
-/** Tickets of a list with id > afterId changed since `floor` (0: all), in id order. */
-export function listTickets(db: Db, listId: number, floor: number, afterId: number, limit: number) {
+/**
+ * Tickets of the given sessions (and sectors; none = all) with id > afterId changed since `floor`
+ * (0: all), in id order. The page's ids come first, walking tickets in id order and stopping at
+ * `limit` (the session ids are values, not a join, so the planner can see how many tickets they
+ * hold); only the page's rows are then joined to their seat, rate and buyer.
+ */
+export function listTickets(db: Db, scope: { listId: number; sessionIds: number[]; sectorIds: number[] }, floor: number, afterId: number, limit: number) {
   const changed: SQL = floor > 0 ? sql`AND (t.change_xid >= ${floor} OR e.change_xid >= ${floor})` : sql``;
+  const sectors: SQL = scope.sectorIds.length ? sql`AND i.sector_id IN ${inList(scope.sectorIds)}` : sql``;
   return queryRows<ListTicketRow>(
     db,
-    sql`SELECT t.id, t.signing_kid AS kid, t.issue_version AS v, t.secret_format,
+    sql`WITH page AS MATERIALIZED (
+          SELECT t.id, t.order_item_id, e.first_scanned_at, e.inside
+          FROM tickets t
+          JOIN order_items i ON i.id = t.order_item_id
+          LEFT JOIN checkin_entries e ON e.list_id = ${scope.listId} AND e.ticket_id = t.id
+          WHERE t.id > ${afterId} AND i.session_id IN ${inList(scope.sessionIds)} ${sectors} ${changed}
+          ORDER BY t.id LIMIT ${limit})
+        SELECT t.id, t.signing_kid AS kid, t.issue_version AS v, t.secret_format,
           CASE WHEN t.secret_format = 1 THEN t.code END AS code, i.session_id,
           sec.name AS sector, sec.numbered, st.row, st.number AS seat, r.name AS rate,
           NULLIF(trim(concat_ws(' ', c.name, c.surname)), '') AS buyer_name, t.status,
-          e.first_scanned_at, e.inside
-        FROM checkin_list_sessions ls
-        JOIN order_items i ON i.session_id = ls.session_id
-        JOIN tickets t ON t.order_item_id = i.id
+          page.first_scanned_at, page.inside
+        FROM page
+        JOIN tickets t ON t.id = page.id
+        JOIN order_items i ON i.id = page.order_item_id
         JOIN orders o ON o.id = t.order_id
         JOIN sectors sec ON sec.id = i.sector_id
         JOIN session_seats ss ON ss.id = i.session_seat_id
         LEFT JOIN seats st ON st.id = ss.seat_id
         JOIN rates r ON r.id = i.rate_id
         LEFT JOIN customers c ON c.id = o.customer_id
-        LEFT JOIN checkin_entries e ON e.list_id = ls.list_id AND e.ticket_id = t.id
-        WHERE ls.list_id = ${listId} AND t.id > ${afterId}
-          AND (NOT EXISTS (SELECT 1 FROM checkin_list_sectors lx WHERE lx.list_id = ${listId})
-            OR i.sector_id IN (SELECT lx.sector_id FROM checkin_list_sectors lx WHERE lx.list_id = ${listId}))
-          ${changed}
-        ORDER BY t.id LIMIT ${limit}`,
+        ORDER BY t.id`,
   );
 }
 

@@ -272,7 +272,9 @@ export async function downloadTickets(ctx: AppContext, device: Device, listId: n
   const list = await listOf(ctx, device, listId);
   const cursor = decodeCursor(cursorText) ?? { f: 0, a: 0, n: -1 };
   if (cursor.a === 0 && cursor.n <= 0) cursor.n = await repo.snapshotFloor(ctx.db);
-  const rows = await repo.listTickets(ctx.db, list.id, cursor.f, cursor.a, limit + 1);
+  const [sessions, sectors] = await Promise.all([repo.sessionsOfLists(ctx.db, [list.id]), repo.sectorsOfLists(ctx.db, [list.id])]);
+  const scope = { listId: list.id, sessionIds: sessions.map((s) => s.id), sectorIds: sectors.map((s) => s.sector_id) };
+  const rows = await repo.listTickets(ctx.db, scope, cursor.f, cursor.a, limit + 1);
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   const tickets = page.map((r) => ({

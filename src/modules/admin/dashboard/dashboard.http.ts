@@ -30,6 +30,7 @@ const NOTICES: Record<string, string> = {
   revoked: 'Widget key revoked: its tokens no longer work.',
   deleted: 'Deleted.',
   refunded: 'Order refunded: its seats are free again and its tickets void.',
+  device_revoked: 'Device revoked: its next scan is refused.',
 };
 
 /** What every page needs from the request. */

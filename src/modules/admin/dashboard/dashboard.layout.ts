@@ -5,7 +5,7 @@ export interface PageContext {
   actor: Actor;
   csrfToken: string;
   /** Which main section is open, for aria-current. */
-  section: 'channels' | 'events' | 'vouchers' | 'orders' | 'audit';
+  section: 'channels' | 'events' | 'vouchers' | 'orders' | 'audit' | 'checkin';
   notice?: string | null;
 }
 
@@ -15,6 +15,7 @@ const NAV: [PageContext['section'], string, string][] = [
   ['vouchers', '/admin/vouchers', 'Vouchers'],
   ['orders', '/admin/orders', 'Orders'],
   ['audit', '/admin/audit', 'Audit log'],
+  ['checkin', '/admin/checkin', 'Check-in'],
 ];
 
 function document(title: string, body: SafeHtml): SafeHtml {

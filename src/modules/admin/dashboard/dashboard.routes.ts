@@ -22,6 +22,7 @@ import type { ReportQuery } from '../../reports/reports.schemas.js';
 import { parseReport, salesReport } from '../../reports/reports.service.js';
 import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
 import catalogueDashboard from './dashboard-catalogue.routes.js';
+import checkinDashboard from './dashboard-checkin.routes.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
 import * as F from './dashboard.form.js';
 import { html, type SafeHtml } from './dashboard.html.js';
@@ -423,4 +424,5 @@ ${rows.length === 50 && last ? html`<p><a href="/admin/orders?${channelId ? `cha
   });
 
   await app.register(catalogueDashboard);
+  await app.register(checkinDashboard);
 }
