@@ -199,4 +199,29 @@ describe('the scanner in a browser', () => {
     expect(await text('[data-gate]')).toContain('Gate');
     expect(errors).toEqual([]);
   });
+
+  it('sets up by reading the device QR with the in-app camera', async () => {
+    // Another browser: its fake camera shows the set-up QR a dashboard displays.
+    const second = await makeDevice(t, 'Puerta 3', [listId]);
+    const video = path.resolve(SHOTS, 'setup-qr.y4m');
+    writeQrVideo(video, `${base}/checkin/#setup=${second.token}`);
+    const other = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${video}`],
+    });
+    try {
+      const ctx = await other.newContext({ viewport: PHONE, locale: 'en-GB' });
+      await ctx.grantPermissions(['camera'], { origin: base });
+      const p = await ctx.newPage();
+      await p.goto(`${base}/checkin`);
+      expect(p.url()).toBe(`${base}/checkin/`);
+      await p.getByRole('button', { name: 'Scan set-up code' }).click();
+      await p.locator('[data-gate]').waitFor();
+      expect(await p.locator('[data-gate]').innerText()).toBe('Gate: Puerta 3');
+      await expect.poll(() => p.locator('[data-tickets]').innerText()).toBe('3');
+    } finally {
+      await other.close();
+    }
+  });
 });
