@@ -5,6 +5,9 @@ import { queryRows } from '../../src/db/client.js';
 import { rotateSigningKey, withdrawSigningKey, qrSecretOf } from '../../src/modules/tickets/ticket-keys.service.js';
 import { decryptPrivateKey, parseSecret } from '../../src/modules/tickets/ticket-secrets.js';
 import { ticketsOfOrder } from '../../src/modules/tickets/tickets.repo.js';
+import { CLI_ACTOR } from '../../src/platform/actor.js';
+import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
+import { reissueTicketAs } from '../../src/modules/checkin/checkin-admin.service.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
 
@@ -59,6 +62,30 @@ describe('the signing key', () => {
     await t.ctx.db.execute(sql`UPDATE tickets SET secret_format = 1 WHERE order_id = ${order.id}`);
     const [doc] = await ticketsOfOrder(t.ctx.db, order.id);
     expect(await qrSecretOf(t.ctx, doc!)).toBe(doc!.code);
+  });
+});
+
+describe('reissue', () => {
+  it('bumps the version: the old QR is invalid at once, the new one scans, the list download says v2', async () => {
+    const { tickets, order } = await sellTickets(t, { sessionId });
+    const first = await gate.tickets(listId);
+    const cursor = first.json().next_cursor as string;
+    const reissued = await reissueTicketAs(t.ctx, CLI_ACTOR, tickets[0]!.id);
+    expect(reissued).toEqual({ ticket_id: tickets[0]!.id, v: 2 });
+    expect((await gate.scan(listId, { secret: tickets[0]!.secret })).json().result).toBe('invalid');
+    const [doc] = await ticketsOfOrder(t.ctx.db, order.id);
+    const fresh = await qrSecretOf(t.ctx, doc!);
+    expect(parseSecret(fresh)!.issueVersion).toBe(2);
+    expect((await gate.scan(listId, { secret: fresh })).json().result).toBe('valid');
+    const changes = (await gate.tickets(listId, `?cursor=${cursor}`)).json();
+    expect(changes.tickets.find((x: { id: number }) => x.id === tickets[0]!.id)).toMatchObject({ v: 2 });
+  });
+
+  it("is 404 for a void ticket or another organiser's", async () => {
+    const { tickets, order } = await sellTickets(t, { sessionId });
+    await expect(reissueTicketAs(t.ctx, { ...CLI_ACTOR, role: 'promoter', organiserId: 999_999 }, tickets[0]!.id)).rejects.toMatchObject({ code: 'not_found' });
+    await refundOrderAs(t.ctx, CLI_ACTOR, order.reference, 'refund');
+    await expect(reissueTicketAs(t.ctx, CLI_ACTOR, tickets[0]!.id)).rejects.toMatchObject({ code: 'not_found' });
   });
 });
 

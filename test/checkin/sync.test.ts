@@ -6,7 +6,7 @@ import { queryRows } from '../../src/db/client.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
 import { listScansFor } from '../../src/modules/checkin/checkin-admin.service.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
 import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
 
 // Offline devices (D54): scans uploaded later, the list download since a cursor.
@@ -81,6 +81,14 @@ describe('offline scans uploaded later', () => {
     expect((await gateA.batch(listId, tooMany)).statusCode).toBe(422);
   });
 
+  it('an exit in an upload to a list without re-entry is invalid, and stored like every scan', async () => {
+    const { tickets } = await sellTickets(t, { sessionId });
+    const exit = offline(tickets[0]!.secret, 3, 'exit');
+    expect((await gateA.batch(listId, [exit])).json().results[0].result).toBe('invalid');
+    const [row] = await queryRows<{ result: string }>(t.ctx.db, sql`SELECT result FROM checkin_scans WHERE client_scan_id = ${exit.client_scan_id}`);
+    expect(row!.result).toBe('invalid');
+  });
+
   it('a scan time in the future counts as now (a wrong device clock cannot win)', async () => {
     const { tickets } = await sellTickets(t, { sessionId });
     const future = { ...offline(tickets[0]!.secret, 0), scanned_at: new Date(t.clock.now().getTime() + 3_600_000).toISOString() };
@@ -117,9 +125,12 @@ describe('the list download', () => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     for (const s of sold.tickets) expect(full.tickets.find((x) => x.id === s.id)).toMatchObject({ status: 'valid', v: 1, kid: expect.stringMatching(/^[0-9a-f]{8}$/) });
 
-    // Nothing changed: nothing to send.
+    // Nothing changed: nothing to send. (On a PostgreSQL server the floor is the oldest transaction
+    // running anywhere in the cluster, other test files' included, so recent tickets may come again:
+    // re-sending is allowed, missing is not.)
     const quiet = await downloadAll(gateA, full.cursor);
-    expect(quiet.tickets).toEqual([]);
+    if (isPostgres) expect(quiet.tickets.every((x) => ids.includes(x.id))).toBe(true);
+    else expect(quiet.tickets).toEqual([]);
 
     // A refund, a check-in and a new sale.
     await refundOrderAs(t.ctx, CLI_ACTOR, sold.order.reference, 'cancelled');

@@ -63,6 +63,17 @@ const adminCheckinRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { ...d('revokeCheckinDevice', 'Revoke a device: its next request is refused'), params: S.DeviceParams, response: { 200: Envelope(S.Device), ...adminErrors } } },
     async (req) => ok(await checkin.revokeDeviceAs(ctx, actor(req), req.params.deviceId), 'Device revoked'),
   );
+  app.post(
+    '/checkin/tickets/:ticketId/reissue',
+    {
+      schema: {
+        ...d('reissueTicket', "Reissue a ticket: a new version, so that its old QR code stops scanning; its PDF (signed links) shows the new one"),
+        params: S.TicketParams,
+        response: { 200: Envelope(S.Reissued), ...adminErrors },
+      },
+    },
+    async (req) => ok(await checkin.reissueTicketAs(ctx, actor(req), req.params.ticketId), 'Ticket reissued'),
+  );
   app.get('/checkin/signing-keys', { schema: { ...d('listTicketSigningKeys', 'Ticket signing keys (admins only)'), response: { 200: Envelope(Type.Array(S.SigningKey)), ...adminErrors } } }, async (req) =>
     ok(await checkin.listKeysAs(ctx, actor(req))),
   );

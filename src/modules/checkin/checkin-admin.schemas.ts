@@ -91,3 +91,6 @@ export const SigningKey = Type.Object({
   state: Type.Union([Type.Literal('active'), Type.Literal('retired'), Type.Literal('withdrawn')]),
 });
 export const Rotated = Type.Object({ kid: Type.String(), retired: Nullable(Type.String()) });
+
+export const TicketParams = Type.Object({ ticketId: IdParam });
+export const Reissued = Type.Object({ ticket_id: Type.Integer(), v: Type.Integer({ description: 'the new issue version' }) });

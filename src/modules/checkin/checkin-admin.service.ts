@@ -6,7 +6,7 @@ import { isoWithOffset } from '../../lib/time.js';
 import { canSee, organiserForNew, organiserScope, requireAdmin, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import { organiserExists } from '../../platform/organisers.repo.js';
-import { listSigningKeys, rotateSigningKey } from '../tickets/ticket-keys.service.js';
+import { listSigningKeys, reissueTicket, rotateSigningKey } from '../tickets/ticket-keys.service.js';
 import * as repo from './checkin-admin.repo.js';
 import * as scanRepo from './checkin.repo.js';
 
@@ -234,4 +234,14 @@ export async function rotateKeyAs(ctx: AppContext, actor: Actor) {
   const rotated = await rotateSigningKey(ctx);
   await recordAudit(ctx.db, { actor, action: 'ticket_key.rotate', targetType: 'ticket_signing_key', targetId: rotated.kid, details: { retired: rotated.retired }, at: ctx.clock.now() });
   return rotated;
+}
+
+/** Reissues a ticket: its old QR stops scanning (invalid), the new one (new PDF) scans. Audited. */
+export async function reissueTicketAs(ctx: AppContext, actor: Actor, ticketId: number) {
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const r = await reissueTicket(ctx, ticketId, organiserScope(actor), tx);
+    await recordAudit(tx, { actor, action: 'ticket.reissue', targetType: 'ticket', targetId: ticketId, organiserId: r.organiserId, details: { issue_version: r.issueVersion }, at: now });
+    return { ticket_id: r.ticketId, v: r.issueVersion };
+  });
 }

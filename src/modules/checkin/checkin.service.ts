@@ -106,6 +106,8 @@ interface ScanRequest {
   scannedAt: Date;
   offline: boolean;
   clientScanId: string | null;
+  /** A verdict known before looking at the ticket (an exit on a list without re-entry). */
+  refused?: ScanResult;
 }
 
 interface ScanOutcome {
@@ -132,19 +134,22 @@ async function recordScan(ctx: AppContext, device: Device, list: repo.ListRow, r
     if (stored) return storedOutcome(ctx, list, stored);
   }
   const ticket = await ticketOfSecret(ctx, list, req.secret);
-  const refused = refusal(ticket, list, req.scannedAt);
+  const refused = req.refused ?? refusal(ticket, list, req.scannedAt);
   const ticketId = ticket ? Number(ticket.id) : null;
   let result: ScanResult;
   try {
     result = await ctx.db.transaction(async (tx) => {
       const scanId = await repo.nextScanId(tx);
       let verdict: ScanResult = refused ?? 'valid';
+      let entered = false;
       if (!refused) {
         const claim = { listId: list.id, ticketId: ticketId!, scanId, deviceId: device.id, at: req.scannedAt };
         if (req.direction === 'exit') {
           await repo.recordExit(tx, list.id, ticketId!);
           verdict = 'exited';
-        } else if (!(await repo.claimEntry(tx, claim, list.allow_reentry))) {
+        } else if (await repo.claimEntry(tx, claim, list.allow_reentry)) {
+          entered = true;
+        } else {
           // D54: the first scan by scanned_at wins. Only an offline scan can be earlier than the
           // recorded one; an online scan is never allowed to overtake, so that of parallel online
           // scans exactly one is valid.
@@ -164,7 +169,8 @@ async function recordScan(ctx: AppContext, device: Device, list: repo.ListRow, r
         receivedAt: ctx.clock.now(),
       });
       if (!stored) throw new AlreadyStored();
-      if (verdict === 'valid') {
+      // An offline scan that overtook the first entry is not a new check-in: no second event.
+      if (entered) {
         await onTicketCheckedIn(tx, {
           ticketId: ticketId!,
           channelId: ticket!.channel_id,
@@ -227,13 +233,11 @@ export async function uploadScans(ctx: AppContext, device: Device, listId: numbe
   const results = new Array<{ client_scan_id: string; result: ScanResult; first_scan?: ScanOutcome['first_scan'] }>(scans.length);
   for (const i of order) {
     const s = scans[i]!;
-    // An exit on a list without re-entry is refused as invalid here (it is a 422 online).
+    // An exit on a list without re-entry is stored as invalid here (it is a 422 online).
     const direction = s.direction ?? 'entry';
-    const o =
-      direction === 'exit' && !list.allow_reentry
-        ? { result: 'invalid' as const }
-        : await recordScan(ctx, device, list, { secret: s.secret, direction, scannedAt: s.at, offline: true, clientScanId: s.client_scan_id.toLowerCase() });
-    results[i] = { client_scan_id: s.client_scan_id, result: o.result, ...('first_scan' in o && o.first_scan ? { first_scan: o.first_scan } : {}) };
+    const refused = direction === 'exit' && !list.allow_reentry ? ('invalid' as const) : undefined;
+    const o = await recordScan(ctx, device, list, { secret: s.secret, direction, scannedAt: s.at, offline: true, clientScanId: s.client_scan_id.toLowerCase(), refused });
+    results[i] = { client_scan_id: s.client_scan_id, result: o.result, ...(o.first_scan ? { first_scan: o.first_scan } : {}) };
   }
   return { results };
 }

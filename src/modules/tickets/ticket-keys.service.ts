@@ -105,3 +105,11 @@ export async function verifiedClaims(ctx: AppContext, secret: string): Promise<S
   if (!key || key.withdrawn || !verifySecret(parsed, key.publicKey)) return null;
   return { kid: parsed.kid, ticketId: parsed.ticketId, sessionId: parsed.sessionId, issueVersion: parsed.issueVersion };
 }
+
+/** Reissues a valid ticket (new version, signed by the active key); 404 when not the organiser's or void. */
+export async function reissueTicket(ctx: AppContext, ticketId: number, organiserId: number | null, db: Db = ctx.db) {
+  // Without an active key (never after the first start) the first render assigns one (qrSecretOf).
+  const row = await repo.reissue(db, ticketId, organiserId);
+  if (!row) throw new AppError('not_found', 'No valid ticket with this id');
+  return { ticketId: Number(row.id), issueVersion: row.issue_version, organiserId: row.organiser_id };
+}
