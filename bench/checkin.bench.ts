@@ -6,9 +6,8 @@
 //    check that every ticket got exactly one `valid`.
 // 2. The full list download of BENCH_TICKETS tickets (default 50,000) in pages of 5,000 with gzip,
 //    as a device does when set up: total time and compressed size (targets: < 5 s, < 3 MB).
-// 3. Reserved: the scanner's offline verification time per ticket in the browser (Ed25519 with
-//    WebCrypto) belongs to the scanner app (branch i18-scanner); it is measured by its own bench and
-//    printed here, in `offlineVerification` below, once both branches are merged.
+// 3. The scanner's offline verification time per ticket in headless Chromium (Ed25519 with
+//    WebCrypto, IndexedDB look-ups): bench/checkin-scanner.bench.ts, also `npm run bench:checkin:scanner`.
 //
 // The service runs in this process (the load generator shares its 2 cores): figures are a floor.
 // Environment: BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_DEVICES,
@@ -29,6 +28,7 @@ import { createDeviceAs, createListAs } from '../src/modules/checkin/checkin-adm
 import { qrSecretOf } from '../src/modules/tickets/ticket-keys.service.js';
 import { ticketsOfOrder } from '../src/modules/tickets/tickets.repo.js';
 import { bulkTickets } from '../test/checkin/bulk-tickets.js';
+import { measureScanner } from './checkin-scanner.bench.js';
 
 const PG_URL = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const DEVICES = Number(process.env.BENCH_DEVICES || 20);
@@ -56,9 +56,9 @@ function getRaw(url: string, token: string): Promise<{ wire: number; raw: Buffer
   });
 }
 
-/** Placeholder for the scanner branch: ms per ticket of offline verification in the browser, or null. */
+/** Ms per ticket of offline verification in the browser (the scanner bench prints its other figures). */
 async function offlineVerification(): Promise<number | null> {
-  return null;
+  return (await measureScanner()).verifyMs;
 }
 
 async function main() {

@@ -38,6 +38,7 @@ import adminRoutes from './modules/admin/admin.routes.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
 import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 import widgetRoutes from './modules/widget/widget.routes.js';
+import scannerRoutes from './modules/checkin/scanner.routes.js';
 import checkinRoutes from './modules/checkin/checkin.routes.js';
 import { ensureSigningKey } from './modules/tickets/ticket-keys.service.js';
 
@@ -228,6 +229,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(portalPages);
   await app.register(adminDashboard, { prefix: '/admin' });
   await app.register(widgetRoutes, { prefix: '/widget' });
+  await app.register(scannerRoutes, { prefix: '/checkin' });
   await app.register(checkinRoutes, { prefix: CHECKIN_PREFIX });
   // D53: the deployment's ticket signing key pair exists from the first start on.
   // Not fatal: with the database down the service still starts (D46), and the first ticket to be

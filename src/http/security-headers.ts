@@ -12,7 +12,7 @@ import { css as widgetCss } from '../../widget/src/ui/styles.js';
 // HTML answer that no policy claimed still gets the strictest one (see `registerSecurityHeaders`).
 
 /** The kinds of HTML page the service serves, each with its own Content-Security-Policy. */
-export type PageKind = 'portal' | 'dashboard' | 'docs' | 'widgetExamples';
+export type PageKind = 'portal' | 'dashboard' | 'docs' | 'widgetExamples' | 'scanner';
 
 type Directives = Record<string, string[]>;
 
@@ -63,6 +63,10 @@ function directives(kind: PageKind, config: Config): Directives {
         connectSrc: [...SELF, origin(config.publicBaseUrl)],
       };
     }
+    // The check-in scanner (/checkin): its module script, stylesheet, manifest and service worker
+    // from 'self', calls to the check-in API on 'self'; the camera's stream is not a fetch.
+    case 'scanner':
+      return { ...common, scriptSrc: SELF, styleSrc: SELF, imgSrc: [...SELF, 'data:'], connectSrc: SELF, manifestSrc: SELF, workerSrc: SELF, mediaSrc: [...SELF, 'blob:'] };
   }
 }
 

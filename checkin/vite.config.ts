@@ -1,0 +1,54 @@
+import crypto from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vite';
+import { ICON_SIZES, icon, manifest } from './build-assets.js';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * Adds the manifest and icons, then writes the list of the app shell and a version (a hash of the
+ * whole build) into the service worker, which must not be content-hashed: its address is fixed.
+ */
+function appShell(): Plugin {
+  return {
+    name: 'checkin-app-shell',
+    generateBundle(_options, bundle) {
+      this.emitFile({ type: 'asset', fileName: 'manifest.webmanifest', source: manifest() });
+      for (const size of ICON_SIZES) this.emitFile({ type: 'asset', fileName: `icon-${size}.png`, source: icon(size) });
+      const sw = bundle['sw.js'];
+      if (!sw || sw.type !== 'chunk') throw new Error('checkin: no sw.js chunk');
+      const files = Object.keys(bundle).filter((f) => f !== 'sw.js' && f !== 'index.html').sort();
+      const hash = crypto.createHash('sha256');
+      for (const f of files) {
+        const item = bundle[f]!;
+        hash.update(f).update(item.type === 'chunk' ? item.code : item.source);
+      }
+      const shell = ['/checkin/', ...files.map((f) => `/checkin/${f}`)];
+      sw.code = sw.code
+        .replace(/["']__CHECKIN_SHELL__["']/, shell.map((s) => JSON.stringify(s)).join(','))
+        .replace('__CHECKIN_VERSION__', hash.digest('hex').slice(0, 16));
+    },
+  };
+}
+
+/** The scanner at /checkin: a page, its module script and style, the service worker at /checkin/sw.js. */
+export default defineConfig({
+  root,
+  base: '/checkin/',
+  publicDir: false,
+  esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+  plugins: [appShell()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // WebCrypto Ed25519 needs Chromium 137+, Safari 17+, Firefox 129+ anyway.
+    target: 'es2022',
+    minify: 'esbuild',
+    sourcemap: false,
+    rollupOptions: {
+      input: { index: fileURLToPath(new URL('index.html', import.meta.url)), sw: fileURLToPath(new URL('src/sw.ts', import.meta.url)) },
+      output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+    },
+  },
+});
