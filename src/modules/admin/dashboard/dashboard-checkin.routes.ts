@@ -22,12 +22,12 @@ const RESULT_LABELS: Record<string, string> = {
   exited: 'out',
 };
 
-function scanRows(scans: Awaited<ReturnType<typeof checkin.listScansFor>>): SafeHtml[] {
+function scanRows(scans: Awaited<ReturnType<typeof checkin.listScansFor>>, timeZone: string): SafeHtml[] {
   return scans.map(
-    (s) => html`<tr><td>${when(s.scanned_at)}${s.offline ? html` <span class="badge">offline</span>` : ''}</td><td>${s.device_name}</td>
+    (s) => html`<tr><td>${when(s.scanned_at, timeZone)}${s.offline ? html` <span class="badge">offline</span>` : ''}</td><td>${s.device_name}</td>
       <td><span class="badge ${s.result === 'valid' || s.result === 'exited' ? 'live' : 'off'}">${RESULT_LABELS[s.result] ?? s.result}</span></td>
       <td>${s.ticket_id ?? ''}</td><td>${s.buyer_name ?? ''}</td>
-      <td>${s.first_scan ? `${when(s.first_scan.scanned_at)} at ${s.first_scan.device_name}` : ''}</td></tr>`,
+      <td>${s.first_scan ? `${when(s.first_scan.scanned_at, timeZone)} at ${s.first_scan.device_name}` : ''}</td></tr>`,
   );
 }
 
@@ -61,7 +61,7 @@ ${table(
   ${pc.actor.role === 'admin' ? select('organiser_id', 'Organiser', organisers.map((o) => [o.id, `${o.name} (${o.id})`])) : ''}
   ${field('name', 'Name', { required: true, attrs: html` maxlength="200"` })}
   ${field('opens_minutes_before', 'Admission opens (minutes before the start)', { type: 'number', value: 360, attrs: html` min="0" max="10080"` })}
-  ${checkboxes('session_ids', 'Sessions', choices.sessions.map((s) => [s.id, `${s.event_name} · ${when(s.starts_at)} (#${s.id})`]), [])}
+  ${checkboxes('session_ids', 'Sessions', choices.sessions.map((s) => [s.id, `${s.event_name} · ${when(s.starts_at, pc.timeZone)} (#${s.id})`]), [])}
   ${checkboxes('sector_ids', 'Only these sectors (none ticked = all)', choices.sectors.map((s) => [s.id, `${s.name} (#${s.id}, venue ${s.venue_id})`]), [])}
   <fieldset class="field wide"><legend>Re-entry</legend><label><input type="checkbox" name="allow_reentry" value="1"> Allow re-entry (gates scan exits too)</label></fieldset>
   <div class="field"><button type="submit">Create list</button></div>
@@ -71,8 +71,8 @@ ${table(
 ${table(
   ['Device', 'Lists', 'Token', 'Last seen', 'Status', ''],
   devices.map(
-    (d) => html`<tr><td>${d.name}</td><td>${d.list_ids.map((id) => listName.get(id) ?? `#${id}`).join(', ')}</td><td>…${d.token_last4}</td><td>${when(d.last_seen_at)}</td>
-      <td>${d.revoked_at ? html`<span class="badge off">revoked ${when(d.revoked_at)}</span>` : html`<span class="badge live">active</span>`}</td>
+    (d) => html`<tr><td>${d.name}</td><td>${d.list_ids.map((id) => listName.get(id) ?? `#${id}`).join(', ')}</td><td>…${d.token_last4}</td><td>${when(d.last_seen_at, pc.timeZone)}</td>
+      <td>${d.revoked_at ? html`<span class="badge off">revoked ${when(d.revoked_at, pc.timeZone)}</span>` : html`<span class="badge live">active</span>`}</td>
       <td>${d.revoked_at ? '' : actionButton(pc, `/admin/checkin/devices/${d.id}/revoke`, 'Revoke', 'danger', `Revoke device ${d.name}`)}</td></tr>`,
   ),
 )}
@@ -114,7 +114,7 @@ ${lists.length
 ${table(
   ['Session', 'Starts', 'Checked in', 'Sold', '', ...(reentry ? ['Inside now'] : [])],
   counts.sessions.map(
-    (s) => html`<tr><td>${s.event_name} (#${s.session_id})</td><td>${when(s.starts_at)}</td><td>${s.checked_in}</td><td>${s.sold}</td><td>${percent(s.checked_in, s.sold)}</td>${reentry ? html`<td>${s.inside}</td>` : ''}</tr>`,
+    (s) => html`<tr><td>${s.event_name} (#${s.session_id})</td><td>${when(s.starts_at, pc.timeZone)}</td><td>${s.checked_in}</td><td>${s.sold}</td><td>${percent(s.checked_in, s.sold)}</td>${reentry ? html`<td>${s.inside}</td>` : ''}</tr>`,
   ),
   'Refreshed every 15 seconds',
 )}</section>
@@ -122,10 +122,10 @@ ${table(
 ${table(['Device', 'Let in', 'Refused'], counts.devices.map((d) => html`<tr><td>${d.device_name}</td><td>${d.entries}</td><td>${d.refused}</td></tr>`))}
 </section>
 <section class="card" aria-labelledby="twice-h"><h2 id="twice-h">Tried to enter twice</h2>
-${table(['Scanned', 'Device', 'Answer', 'Ticket', 'Holder', 'First entry'], scanRows(twice), 'Scans answered "already used", newest first')}
+${table(['Scanned', 'Device', 'Answer', 'Ticket', 'Holder', 'First entry'], scanRows(twice, pc.timeZone), 'Scans answered "already used", newest first')}
 </section>
 <section class="card" aria-labelledby="scans-h"><h2 id="scans-h">Latest scans</h2>
-${table(['Scanned', 'Device', 'Answer', 'Ticket', 'Holder', 'First entry'], scanRows(scans), 'The last 50, newest first')}
+${table(['Scanned', 'Device', 'Answer', 'Ticket', 'Holder', 'First entry'], scanRows(scans, pc.timeZone), 'The last 50, newest first')}
 </section>
 <p><a href="/admin/checkin">All lists and devices</a></p>`;
     return sendPage(reply, page(pc, `Check-in · ${counts.list.name}`, body));
