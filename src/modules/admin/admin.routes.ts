@@ -12,6 +12,7 @@ import { listAudit } from '../../platform/audit.js';
 import { createOrganiser, listOrganisersFor } from './organisers.service.js';
 import { createReservationAs, refundOrderAs } from './order-actions.service.js';
 import * as S from './admin.schemas.js';
+import webhookAdminRoutes from './webhooks-admin.routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -301,6 +302,9 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return ok(await listAudit(ctx.db, { organiserId: a.role === 'admin' ? null : a.organiserId, beforeId: req.query.before_id, limit: req.query.limit ?? 50 }));
     },
   );
+
+  // ---- webhooks (D51)
+  await app.register(webhookAdminRoutes);
 };
 
 export default adminRoutes;
