@@ -30,6 +30,7 @@ const NOTICES: Record<string, string> = {
   revoked: 'Widget key revoked: its tokens no longer work.',
   deleted: 'Deleted.',
   refunded: 'Order refunded: its seats are free again and its tickets void.',
+  redelivered: 'Sent again: the new attempt is at the end of its delivery\'s list.',
 };
 
 /** What every page needs from the request. */
