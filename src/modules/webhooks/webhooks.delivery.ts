@@ -6,6 +6,7 @@ import { openSecret, randomBase62 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
 import type { Job } from '../../platform/scheduler.js';
 import { orderViewFromRows } from '../orders/orders.view.js';
+import { internalDestinationProblem } from './webhooks.destination.js';
 import * as repo from './webhooks.repo.js';
 import type { DeliveryJob } from './webhooks.repo.js';
 
@@ -91,6 +92,11 @@ async function send(ctx: AppContext, job: DeliveryJob): Promise<Outcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
+    // Development and test deliver to local receivers; a deployment reachable by others does not.
+    if (ctx.config.appEnv === 'production' || ctx.config.appEnv === 'preproduction') {
+      const problem = await internalDestinationProblem(job.url);
+      if (problem) return { statusCode: null, durationMs: elapsed(), responseExcerpt: null, error: problem };
+    }
     const payload = await payloadOf(ctx, job);
     // The receiver checks webhook-timestamp against its own clock (5 minutes' tolerance), so it is
     // the real time of sending, not the app clock that tests move to make retries due.
