@@ -5,6 +5,8 @@ import { queryRows } from '../../src/db/client.js';
 import { sweepExpiredOrders } from '../../src/modules/orders/orders.service.js';
 import { deliverDueWebhooks, nextAttemptAt, RETRY_DELAYS_MS } from '../../src/modules/webhooks/webhooks.delivery.js';
 import { enqueueWebhookEvent } from '../../src/modules/webhooks/webhooks.outbox.js';
+import { buildApp } from '../../src/app.js';
+import { openDatabase } from '../../src/db/client.js';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { account, api, otherOrganiserDocument } from '../admin/admin-helpers.js';
@@ -305,6 +307,36 @@ describe('delivery', () => {
       expect(n!.n).toBe(events);
       await admin.del(`/channels/${b.channel}/webhooks/${b.id}`);
     } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe.skipIf(!isPostgres)('two app instances on one PostgreSQL database', () => {
+  it('deliver each event exactly once, each with its own pool, many passes side by side', async () => {
+    const receiver = await startReceiver();
+    const database = await openDatabase({ url: t.db.url!, poolSize: 10 });
+    const second = await buildApp({ config: t.config, database, clock: t.clock, logger: false });
+    try {
+      const b = await register(DEMO.b.slug, receiver.url, ['ticket.checked_in']);
+      // six batches' worth, so that each of the six passes' first claims finds work
+      const events = 600;
+      await t.ctx.db.transaction(async (tx) => {
+        for (let i = 0; i < events; i++) await enqueueWebhookEvent(tx, { channelId: b.channel, type: 'ticket.checked_in', data: { i }, at: t.clock.now() });
+      });
+      await second.ctx.db.execute(sql`SELECT 1`); // its pool connected, like a running instance's
+      const now = t.clock.now();
+      const counts = await Promise.all([t.ctx, second.ctx, t.ctx, second.ctx, t.ctx, second.ctx].map((ctx) => deliverDueWebhooks(ctx, { now })));
+      expect(counts.reduce((a, n) => a + n, 0)).toBe(events);
+      // both instances took part
+      expect(counts[0]! + counts[2]! + counts[4]!).toBeGreaterThan(0);
+      expect(counts[1]! + counts[3]! + counts[5]!).toBeGreaterThan(0);
+      expect(receiver.received).toHaveLength(events);
+      expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(events);
+      await admin.del(`/channels/${b.channel}/webhooks/${b.id}`);
+    } finally {
+      await second.close();
+      await database.close();
       await receiver.close();
     }
   });
