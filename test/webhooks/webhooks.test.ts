@@ -312,6 +312,30 @@ describe('delivery', () => {
   });
 });
 
+describe('the outbox under concurrent confirms', () => {
+  it('many model D confirms at once: every one answers 200 and writes exactly one event and one delivery', async () => {
+    const b = await register(DEMO.d.slug, 'http://127.0.0.1:9/not-delivered-here', ['order.completed']);
+    const orders = [];
+    for (let i = 0; i < 30; i++) orders.push(await createPendingOrder(t.ctx, { channel: DEMO.d.slug, sessionIndex: 1 }));
+    const answers = await Promise.all(
+      orders.map((o) => t.app.inject({ method: 'POST', url: confirmUrl(DEMO.d.slug, o.token), headers: bearer(tokens.dServer!), payload: { ...buyer, amount: o.total / 100 } })),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(orders.map(() => 200));
+    // and a repeat of each (D22) writes nothing more
+    await Promise.all(orders.map((o) => t.app.inject({ method: 'POST', url: confirmUrl(DEMO.d.slug, o.token), headers: bearer(tokens.dServer!), payload: { ...buyer, amount: o.total / 100 } })));
+    const rows = await queryRows<{ reference: string; n: number }>(
+      t.ctx.db,
+      sql`SELECT (v.order_rows->>'reference') AS reference, count(*)::int AS n FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
+          WHERE d.endpoint_id = ${b.id} GROUP BY 1`,
+    );
+    expect(rows.map((r) => r.reference).sort()).toEqual(orders.map((o) => o.reference).sort());
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    await admin.del(`/channels/${b.channel}/webhooks/${b.id}`);
+    const [left] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${b.id}`);
+    expect(left!.n).toBe(0);
+  });
+});
+
 describe.skipIf(!isPostgres)('two app instances on one PostgreSQL database', () => {
   it('deliver each event exactly once, each with its own pool, many passes side by side', async () => {
     const receiver = await startReceiver();

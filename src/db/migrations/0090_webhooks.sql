@@ -52,7 +52,11 @@ CREATE INDEX webhook_events_channel_idx ON webhook_events (channel_id, id);
 CREATE TABLE webhook_deliveries (
   id bigserial PRIMARY KEY,
   event_id bigint NOT NULL REFERENCES webhook_events(id) ON DELETE CASCADE,
-  endpoint_id integer NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+  -- No foreign key: its check would lock the endpoint's row (FOR KEY SHARE) in every closing
+  -- transaction of the channel, all on one row (docs/architecture.md "References from sales to the
+  -- catalogue"). Deleting an endpoint deletes its deliveries (webhooks.repo.ts); the worker only
+  -- claims deliveries whose endpoint exists and is enabled.
+  endpoint_id integer NOT NULL,
   status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
   -- Scheduled attempts made so far (manual redeliveries are not counted: they do not move the schedule).
   attempts integer NOT NULL DEFAULT 0,

@@ -38,20 +38,29 @@ export function nextAttemptAt(now: Date, attempts: number, random = Math.random)
   return delay === undefined ? null : new Date(now.getTime() + Math.round(delay * (1 + JITTER * random())));
 }
 
-/** The body: rendered at the first attempt (an order event's view from the rows the outbox kept), then frozen. */
-async function payloadOf(ctx: AppContext, job: DeliveryJob): Promise<string> {
-  if (job.payload !== null) return job.payload;
+/** The event's body as first rendered: an order event's D35 view from the rows the outbox kept. */
+async function render(ctx: AppContext, job: DeliveryJob): Promise<string> {
   let data: Record<string, unknown>;
   if (job.data !== null) {
     data = parseJson(job.data);
   } else {
     const view: Record<string, unknown> = { ...(await orderViewFromRows(ctx, job.order_rows, job.lang ?? 'es')) };
-    const refund = job.extra === null ? undefined : parseJson(job.extra).refund as { reference: string; total_amount: number } | undefined;
+    const refund = job.extra === null ? undefined : (parseJson(job.extra).refund as { reference: string; total_amount: number } | undefined);
     if (refund) view.refund = { reference: refund.reference, total_amount: toAmount(refund.total_amount) };
     data = view;
   }
-  const body = JSON.stringify({ type: job.type, timestamp: isoWithOffset(new Date(job.created_at)), data });
-  return repo.freezePayload(ctx.db, job.event_id, body);
+  return JSON.stringify({ type: job.type, timestamp: isoWithOffset(new Date(job.created_at)), data });
+}
+
+/**
+ * Gives every job its body: rendered at an event's first attempt and frozen in the outbox (one
+ * statement for the batch), so that every later attempt sends the same bytes.
+ */
+async function withPayloads(ctx: AppContext, jobs: DeliveryJob[]): Promise<DeliveryJob[]> {
+  const fresh = new Map<number, string>();
+  for (const job of jobs) if (job.payload === null && !fresh.has(job.event_id)) fresh.set(job.event_id, await render(ctx, job));
+  const kept = await repo.freezePayloads(ctx.db, [...fresh].map(([id, payload]) => ({ id, payload })));
+  return jobs.map((job) => (job.payload === null ? { ...job, payload: kept.get(job.event_id) ?? fresh.get(job.event_id)! } : job));
 }
 
 /** webhook-signature: the current secret's signature, and the previous one's during a rotation's overlap. */
@@ -97,7 +106,7 @@ async function send(ctx: AppContext, job: DeliveryJob): Promise<Outcome> {
       const problem = await internalDestinationProblem(job.url);
       if (problem) return { statusCode: null, durationMs: elapsed(), responseExcerpt: null, error: problem };
     }
-    const payload = await payloadOf(ctx, job);
+    const payload = job.payload!;
     // The receiver checks webhook-timestamp against its own clock (5 minutes' tolerance), so it is
     // the real time of sending, not the app clock that tests move to make retries due.
     const signedAt = new Date();
@@ -126,38 +135,47 @@ async function send(ctx: AppContext, job: DeliveryJob): Promise<Outcome> {
 
 const isSuccess = (status: number | null) => status !== null && status >= 200 && status < 300;
 
-/** A scheduled attempt: send, then log it and move the delivery on, if this worker's lease still holds it. */
-async function attempt(ctx: AppContext, job: DeliveryJob, now: Date, lease: string): Promise<boolean> {
+/** A scheduled attempt: send, and say what its delivery becomes. */
+async function attempt(ctx: AppContext, job: DeliveryJob, now: Date): Promise<repo.AttemptRecord> {
   const outcome = await send(ctx, job);
-  const attempts = job.attempts + 1;
   const gone = outcome.statusCode === 410;
   const delivered = isSuccess(outcome.statusCode);
-  const retryAt = delivered || gone ? null : nextAttemptAt(now, attempts);
-  await repo.recordAttempt(
-    ctx.db,
-    { deliveryId: job.id, at: now, ...outcome, manual: false },
-    { status: delivered ? 'delivered' : retryAt ? 'pending' : 'failed', nextAttemptAt: retryAt, lease, countsAsAttempt: true, gone, endpointId: job.endpoint_id },
-  );
-  return delivered;
+  const retryAt = delivered || gone ? null : nextAttemptAt(now, job.attempts + 1);
+  return {
+    delivery_id: job.id,
+    endpoint_id: job.endpoint_id,
+    status_code: outcome.statusCode,
+    duration_ms: outcome.durationMs,
+    response_excerpt: outcome.responseExcerpt,
+    error: outcome.error,
+    status: delivered ? 'delivered' : retryAt ? 'pending' : 'failed',
+    next_attempt_at: retryAt?.toISOString() ?? null,
+    gone,
+  };
 }
 
 /**
- * One pass of the worker: claims due deliveries in batches and sends them, up to
- * PARALLEL_REQUESTS at a time, until none is due at `now`. Safe beside other passes on this or
- * other instances (claimDue). Returns how many were delivered.
+ * One pass of the worker: claims due deliveries in batches and sends each batch, up to
+ * PARALLEL_REQUESTS at a time, then records its attempts in one statement, until none is due at
+ * `now`. Safe beside other passes on this or other instances (claimDue). Returns how many were
+ * delivered.
  */
 export async function deliverDueWebhooks(ctx: AppContext, opts: { now?: Date } = {}): Promise<number> {
   const now = opts.now ?? ctx.clock.now();
   let delivered = 0;
   for (;;) {
     const lease = randomBase62(16);
-    const jobs = await repo.claimDue(ctx.db, { now, leaseUntil: new Date(now.getTime() + LEASE_MS), lease, limit: CLAIM_BATCH });
+    const claimed = await repo.claimDue(ctx.db, { now, leaseUntil: new Date(now.getTime() + LEASE_MS), lease, limit: CLAIM_BATCH });
+    const jobs = await withPayloads(ctx, claimed);
+    const records: repo.AttemptRecord[] = [];
     let next = 0;
     const lane = async () => {
-      while (next < jobs.length) if (await attempt(ctx, jobs[next++]!, now, lease)) delivered++;
+      while (next < jobs.length) records.push(await attempt(ctx, jobs[next++]!, now));
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_REQUESTS, jobs.length) }, lane));
-    if (jobs.length < CLAIM_BATCH) return delivered;
+    await repo.recordAttempts(ctx.db, now, lease, records);
+    delivered += records.filter((r) => r.status === 'delivered').length;
+    if (claimed.length < CLAIM_BATCH) return delivered;
   }
 }
 
@@ -171,14 +189,22 @@ export interface ManualAttempt extends Outcome {
  * delivery delivered, a 410 disables the endpoint.
  */
 export async function redeliver(ctx: AppContext, job: DeliveryJob): Promise<ManualAttempt> {
-  const outcome = await send(ctx, job);
+  const [ready] = await withPayloads(ctx, [job]);
+  const outcome = await send(ctx, ready!);
   const delivered = isSuccess(outcome.statusCode);
-  const gone = outcome.statusCode === 410;
-  await repo.recordAttempt(
-    ctx.db,
-    { deliveryId: job.id, at: ctx.clock.now(), ...outcome, manual: true },
-    { status: delivered ? 'delivered' : null, nextAttemptAt: null, lease: null, countsAsAttempt: false, gone, endpointId: job.endpoint_id },
-  );
+  await repo.recordAttempts(ctx.db, ctx.clock.now(), null, [
+    {
+      delivery_id: job.id,
+      endpoint_id: job.endpoint_id,
+      status_code: outcome.statusCode,
+      duration_ms: outcome.durationMs,
+      response_excerpt: outcome.responseExcerpt,
+      error: outcome.error,
+      status: delivered ? 'delivered' : null,
+      next_attempt_at: null,
+      gone: outcome.statusCode === 410,
+    },
+  ]);
   return { ...outcome, delivered };
 }
 

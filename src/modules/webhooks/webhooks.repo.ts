@@ -26,7 +26,13 @@ export async function updateEndpoint(db: Db, id: number, values: Partial<typeof 
   return row!;
 }
 
-export const deleteEndpoint = (db: Db, id: number) => db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+/** Deletes the endpoint and its deliveries (their attempts follow by cascade); call it in a transaction. */
+export async function deleteEndpoint(tx: Db, id: number): Promise<void> {
+  await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  // A delivery that a closing committing after this one still wrote for it is never claimed:
+  // claimDue joins the endpoint.
+  await tx.delete(webhookDeliveries).where(eq(webhookDeliveries.endpointId, id));
+}
 
 // ---- deliveries and their attempts, for the dashboard and the admin API
 
@@ -117,45 +123,57 @@ export async function findDeliveryJob(db: Db, deliveryId: number): Promise<Deliv
   return row;
 }
 
-/** Keeps the first rendering of an event's body: every attempt, by any worker, sends the same bytes. */
-export async function freezePayload(db: Db, eventId: number, payload: string): Promise<string> {
-  const [row] = await queryRows<{ payload: string }>(
+/**
+ * Keeps the first rendering of each event's body, for a batch in one statement: every attempt, by
+ * any worker, sends the same bytes. Answers the kept body of each event id.
+ */
+export async function freezePayloads(db: Db, bodies: { id: number; payload: string }[]): Promise<Map<number, string>> {
+  if (bodies.length === 0) return new Map();
+  const rows = await queryRows<{ id: number | string; payload: string }>(
     db,
-    sql`UPDATE webhook_events SET payload = COALESCE(payload, ${payload}) WHERE id = ${eventId} RETURNING payload`,
+    sql`UPDATE webhook_events v SET payload = COALESCE(v.payload, r.payload)
+        FROM json_to_recordset(${JSON.stringify(bodies)}::json) AS r(id bigint, payload text)
+        WHERE v.id = r.id RETURNING v.id, v.payload`,
   );
-  return row!.payload;
+  return new Map(rows.map((r) => [Number(r.id), r.payload]));
 }
 
 export interface AttemptRecord {
-  deliveryId: number;
-  at: Date;
-  statusCode: number | null;
-  durationMs: number;
-  responseExcerpt: string | null;
+  delivery_id: number;
+  endpoint_id: number;
+  status_code: number | null;
+  duration_ms: number;
+  response_excerpt: string | null;
   error: string | null;
-  manual: boolean;
+  /** What the delivery becomes; null leaves it as it is (a failed redelivery by hand). */
+  status: 'pending' | 'delivered' | 'failed' | null;
+  next_attempt_at: string | null;
+  /** The endpoint answered 410: disable it. */
+  gone: boolean;
 }
 
 /**
- * Logs an attempt and moves its delivery on, in one statement. A scheduled attempt (`lease` set)
- * moves it only while its lease still holds it; a redelivery by hand (`lease` null) moves it only
- * to a final status, and `status` null leaves it as it is. `gone` disables the endpoint (410).
+ * Logs a batch of attempts made at `at` and moves their deliveries on, in one statement. Scheduled
+ * attempts (`lease` set) move a delivery only while this worker's lease still holds it, and count
+ * as an attempt; a redelivery by hand (`lease` null, `manual`) does not move the schedule.
  */
-export async function recordAttempt(
-  db: Db,
-  a: AttemptRecord,
-  next: { status: 'pending' | 'delivered' | 'failed' | null; nextAttemptAt: Date | null; lease: string | null; countsAsAttempt: boolean; gone: boolean; endpointId: number },
-): Promise<void> {
+export async function recordAttempts(db: Db, at: Date, lease: string | null, records: AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const manual = lease === null;
   await db.execute(
-    sql`WITH a AS (
+    sql`WITH r AS (
+          SELECT * FROM json_to_recordset(${JSON.stringify(records)}::json) AS r(delivery_id bigint, endpoint_id integer, status_code integer,
+            duration_ms integer, response_excerpt text, error text, status text, next_attempt_at timestamptz, gone boolean)),
+        a AS (
           INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error, manual)
-          VALUES (${a.deliveryId}, ${a.at}, ${a.statusCode}, ${a.durationMs}, ${a.responseExcerpt}, ${a.error}, ${a.manual})),
+          SELECT delivery_id, ${at}::timestamptz, status_code, duration_ms, response_excerpt, error, ${manual}::boolean FROM r),
         g AS (
-          UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'gone', updated_at = ${a.at}
-          WHERE ${next.gone}::boolean AND id = ${next.endpointId})
-        UPDATE webhook_deliveries SET status = ${next.status}::text, next_attempt_at = ${next.nextAttemptAt}, lease = NULL,
-          attempts = attempts + ${next.countsAsAttempt ? 1 : 0}
-        WHERE id = ${a.deliveryId} AND ${next.status}::text IS NOT NULL
-          AND (${next.lease}::text IS NULL OR lease = ${next.lease}::text)`,
+          UPDATE webhook_endpoints e SET enabled = false, disabled_reason = 'gone', updated_at = ${at}::timestamptz
+          FROM r WHERE r.gone AND e.id = r.endpoint_id)
+        UPDATE webhook_deliveries d SET status = r.status, next_attempt_at = r.next_attempt_at, lease = NULL,
+          attempts = d.attempts + ${manual ? 0 : 1}::int
+        FROM r
+        WHERE d.id = r.delivery_id AND r.status IS NOT NULL
+          AND (${lease}::text IS NULL OR d.lease = ${lease}::text)`,
   );
 }
