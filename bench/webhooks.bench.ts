@@ -60,6 +60,7 @@ async function main() {
   await admin.query(`CREATE DATABASE ${name}`);
   const database = await openDatabase({ url: dbUrl(name), poolSize: POOL });
   const pool = new pg.Pool({ connectionString: dbUrl(name), max: 2 });
+  pool.on('error', () => {});
   try {
     await migrate(database);
     const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://localhost:3000', LOG_LEVEL: 'silent', DB_POOL_SIZE: String(POOL) });

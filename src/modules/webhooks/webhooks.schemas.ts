@@ -75,7 +75,7 @@ export const WebhookAttemptResult = Type.Object({
 export const DeliveriesQuery = Type.Object(
   {
     status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
-    before_id: Type.Optional(Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    before_id: Type.Optional(IdParam),
     limit: Type.Optional(Int32({ minimum: 1, maximum: 200, default: 50 })),
   },
   { additionalProperties: false },
