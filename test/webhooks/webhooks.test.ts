@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { sweepExpiredOrders } from '../../src/modules/orders/orders.service.js';
-import { deliverDueWebhooks, nextAttemptAt, RETRY_DELAYS_MS } from '../../src/modules/webhooks/webhooks.delivery.js';
+import { deliverDueWebhooks, nextAttemptAt, RETENTION_MS, RETRY_DELAYS_MS, sweepOldWebhookEvents } from '../../src/modules/webhooks/webhooks.delivery.js';
 import { enqueueWebhookEvent } from '../../src/modules/webhooks/webhooks.outbox.js';
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/client.js';
@@ -323,6 +323,31 @@ describe('delivery', () => {
       const now = t.clock.now();
       const counts = await Promise.all(Array.from({ length: 8 }, () => deliverDueWebhooks(t.ctx, { now })));
       await expectEachSentOnce(b.id, events, counts, receiver.received);
+      await admin.del(`/channels/${b.channel}/webhooks/${b.id}`);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('retention', () => {
+  it('deletes events older than 30 days with their deliveries and attempts, but not one still pending', async () => {
+    const receiver = await startReceiver((r) => (r.body.includes('"keep"') ? 500 : 200));
+    try {
+      const b = await register(DEMO.b.slug, receiver.url, ['ticket.checked_in']);
+      const at = t.clock.now();
+      const sent = await t.ctx.db.transaction((tx) => enqueueWebhookEvent(tx, { channelId: b.channel, type: 'ticket.checked_in', data: { n: 'sent' }, at }));
+      const kept = await t.ctx.db.transaction((tx) => enqueueWebhookEvent(tx, { channelId: b.channel, type: 'ticket.checked_in', data: { n: 'keep' }, at }));
+      await deliverDueWebhooks(t.ctx, { now: at });
+      const events = async () => (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id::int AS id FROM webhook_events WHERE id IN (${sent}, ${kept}) ORDER BY id`)).map((r) => r.id);
+      // (earlier tests' events, older, may go now)
+      await sweepOldWebhookEvents(t.ctx, { now: new Date(at.getTime() + RETENTION_MS - 60_000) });
+      expect(await events()).toEqual([sent, kept]);
+      // the one still pending (its retries are not over) stays; the delivered one goes
+      expect(await sweepOldWebhookEvents(t.ctx, { now: new Date(at.getTime() + RETENTION_MS + 60_000) })).toBeGreaterThanOrEqual(1);
+      expect(await events()).toEqual([kept]);
+      const [left] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = ${sent}`);
+      expect(left!.n).toBe(0);
       await admin.del(`/channels/${b.channel}/webhooks/${b.id}`);
     } finally {
       await receiver.close();

@@ -48,6 +48,8 @@ CREATE TABLE webhook_events (
   payload text
 );
 CREATE INDEX webhook_events_channel_idx ON webhook_events (channel_id, id);
+-- The retention sweep deletes by age.
+CREATE INDEX webhook_events_created_at_idx ON webhook_events (created_at);
 
 CREATE TABLE webhook_deliveries (
   id bigserial PRIMARY KEY,

@@ -208,6 +208,32 @@ export async function redeliver(ctx: AppContext, job: DeliveryJob): Promise<Manu
   return { ...outcome, delivered };
 }
 
+/** Delivered and failed events stay visible this long in the attempt log, then go. */
+export const RETENTION_MS = 30 * 24 * HOUR;
+const RETENTION_BATCH = 1000;
+
+/** Deletes events older than RETENTION_MS that no delivery waits for, in batches. Answers how many. */
+export async function sweepOldWebhookEvents(ctx: AppContext, opts: { now?: Date } = {}): Promise<number> {
+  const before = new Date((opts.now ?? ctx.clock.now()).getTime() - RETENTION_MS);
+  let total = 0;
+  for (;;) {
+    const n = await repo.deleteOldEvents(ctx.db, before, RETENTION_BATCH);
+    total += n;
+    if (n < RETENTION_BATCH) return total;
+  }
+}
+
+/** The retention sweep as a scheduler job. */
+export function webhookRetentionJob(ctx: AppContext): Job {
+  return {
+    name: 'webhook-retention',
+    intervalMs: HOUR,
+    async run() {
+      await sweepOldWebhookEvents(ctx);
+    },
+  };
+}
+
 /** The worker as a scheduler job (started by src/server.ts with the others). */
 export function webhookDeliveryJob(ctx: AppContext): Job {
   return {

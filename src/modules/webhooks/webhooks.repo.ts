@@ -177,3 +177,19 @@ export async function recordAttempts(db: Db, at: Date, lease: string | null, rec
           AND (${lease}::text IS NULL OR d.lease = ${lease}::text)`,
   );
 }
+
+/**
+ * Deletes up to `limit` events created before `before` that no delivery still waits for, with their
+ * deliveries and attempts (by cascade). Answers how many.
+ */
+export async function deleteOldEvents(db: Db, before: Date, limit: number): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`DELETE FROM webhook_events WHERE id IN (
+          SELECT v.id FROM webhook_events v WHERE v.created_at < ${before}
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = v.id AND d.status = 'pending')
+          ORDER BY v.created_at LIMIT ${limit})
+        RETURNING id`,
+  );
+  return rows.length;
+}
