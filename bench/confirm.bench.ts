@@ -6,6 +6,10 @@
 //
 // The service answering the HTTP confirms runs in a child process (this file with --server), as in
 // bench:holds, so that the load generator (autocannon) does not share the service's event loop.
+//
+// demo-b has a webhook endpoint subscribed to order.completed (D51), so that every closing really
+// writes its outbox event and delivery (nothing delivers them: no worker runs here).
+// BENCH_WEBHOOK=0 leaves the channel without one, to compare.
 import { fork, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +29,8 @@ import { ticketsOfOrder } from '../src/modules/tickets/tickets.repo.js';
 import type { AppContext } from '../src/app-context.js';
 import { closeOrder } from '../src/modules/checkout/closing.service.js';
 import { buildOrderView, orderViewFromRows } from '../src/modules/orders/orders.view.js';
+import { CLI_ACTOR } from '../src/platform/actor.js';
+import { createEndpointAs } from '../src/modules/webhooks/webhooks.service.js';
 
 const SERVER_URL = process.env.BENCH_PG_URL || process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const ORDERS = Number(process.env.BENCH_ORDERS || 1000); // per run; the demo has 2280 sellable units, handed back before each run
@@ -32,6 +38,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 50);
 const POOL = Number(process.env.BENCH_POOL || 20);
 const PDFS = Number(process.env.BENCH_PDFS || 200);
+const WEBHOOK = process.env.BENCH_WEBHOOK !== '0';
 
 const dbUrl = (name: string) => {
   const u = new URL(SERVER_URL);
@@ -245,6 +252,10 @@ async function main() {
     const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://localhost:3000', LOG_LEVEL: 'silent', DB_POOL_SIZE: String(POOL) });
     const app = await buildApp({ config, database, logger: false });
     await loadDemoDataIfEmpty(app.ctx);
+    if (WEBHOOK) {
+      const { rows: [demoB] } = await pool.query<{ id: number }>(`SELECT id FROM sales_channels WHERE slug = 'demo-b'`);
+      await createEndpointAs(app.ctx, CLI_ACTOR, demoB!.id, { url: 'http://127.0.0.1:9/bench', event_types: ['order.completed'] });
+    }
     const { child, address } = await startServer(dbUrl(name));
     const stopServer = () => new Promise((resolve) => child.once('exit', resolve).send('exit'));
     const tokenRes = await app.inject({ method: 'POST', url: '/api/sales-channel/v1/auth/token', payload: { sales_channel_slug: 'demo-b', widget_key: 'wk_demo_b' } });
@@ -256,6 +267,7 @@ async function main() {
     await throughApi(address, accessToken, await createOrders(pool, 60, now));
 
     console.log(`confirm benchmark: ${ORDERS} fresh one-seat orders per run, ${ROUNDS} rounds (medians), ${CONNECTIONS} concurrent clients, pool of ${POOL}, PostgreSQL`);
+    console.log(`  webhook endpoint subscribed to order.completed on demo-b: ${WEBHOOK ? 'yes (every closing writes an outbox event)' : 'no (BENCH_WEBHOOK=0)'}`);
     console.log(`  machine: ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (figures are only comparable at a low load)`);
     // Each round measures every path once, in turn, on fresh orders; the demo's seats are handed
     // back before each batch (sold seats made available again), so rounds can be many and long.
@@ -290,6 +302,8 @@ async function main() {
     console.log(`  ratio to baseline: ${(apiRate / base).toFixed(2)} (target >= 0.60); to baseline + view: ${(apiRate / baseView).toFixed(2)}; to close_order through pg: ${(apiRate / direct).toFixed(2)}`);
     const { rows: [check] } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM orders WHERE status = 'completed'`);
     console.log(`  completed orders: ${check!.n} of ${ORDERS * 5 * ROUNDS + 120}`);
+    const { rows: [outbox] } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM webhook_events`);
+    console.log(`  webhook outbox events: ${outbox!.n} (the closings by the service: close_order, closeOrder and the API)`);
 
     // PDF render time per ticket
     const tickets = await ticketsOfOrder(app.ctx.db, lastApiOrder);

@@ -33,6 +33,7 @@ import checkoutRoutes from './modules/checkout/checkout.routes.js';
 import reportsRoutes from './modules/reports/reports.routes.js';
 import portalRoutes from './modules/portal/portal.routes.js';
 import { emailQueueJob } from './modules/tickets/email-queue.service.js';
+import { webhookDeliveryJob, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
@@ -92,6 +93,8 @@ const jobsPlugin = fp(
     app.scheduler.add(expirySweepJob(app.ctx));
     app.scheduler.add(emailQueueJob(app.ctx, app.log));
     app.scheduler.add(idempotencySweepJob(app.ctx));
+    app.scheduler.add(webhookDeliveryJob(app.ctx));
+    app.scheduler.add(webhookRetentionJob(app.ctx));
   },
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );

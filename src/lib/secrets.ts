@@ -51,3 +51,29 @@ export const generateServerKey = () => `sk_${randomBase62(40)}`;
 
 /** An opaque access token of 256+ bits (D8): 43 base62 characters carry ~256 bits. */
 export const generateAccessToken = () => `tk_${randomBase62(44)}`;
+
+// Secrets the service must use again, not just recognise (a webhook endpoint's signing secret):
+// sealed with AES-256-GCM under a key derived from the deployment's SIGNING_SECRET, so that a copy
+// of the database alone does not reveal them. `v1.` names the scheme for a later change of it.
+const sealKey = (deploymentSecret: string) =>
+  Buffer.from(crypto.hkdfSync('sha256', deploymentSecret, 'taquilla', 'recoverable secrets v1', 32));
+
+/** Encrypts `plain` for storage (recover it with `openSecret` and the same deployment secret). */
+export function sealSecret(plain: string, deploymentSecret: string): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', sealKey(deploymentSecret), iv);
+  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+}
+
+/** The secret `sealSecret` stored; throws when it was sealed under another deployment secret. */
+export function openSecret(sealed: string, deploymentSecret: string): string {
+  if (!sealed.startsWith('v1.')) throw new Error('unknown sealed secret format');
+  const raw = Buffer.from(sealed.slice(3), 'base64url');
+  const decipher = crypto.createDecipheriv('aes-256-gcm', sealKey(deploymentSecret), raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+/** A webhook signing secret as Standard Webhooks writes it (D51): `whsec_` + base64 of 32 random bytes. */
+export const generateWebhookSecret = () => `whsec_${crypto.randomBytes(32).toString('base64')}`;

@@ -18,7 +18,7 @@ const statusOf = async (orderId: number) =>
 
 describe('background jobs', () => {
   it('buildApp registers the expiry sweep, the e-mail queue and the idempotency-key sweep', () => {
-    expect(t.app.scheduler.jobNames).toEqual(['expiry-sweep', 'email-queue', 'idempotency-sweep']);
+    expect(t.app.scheduler.jobNames).toEqual(['expiry-sweep', 'email-queue', 'idempotency-sweep', 'webhook-delivery', 'webhook-retention']);
   });
 
   it('the expiry sweep runs through the scheduler (and not by itself)', async () => {

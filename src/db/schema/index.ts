@@ -9,3 +9,4 @@ export * from './reports.js';
 export * from './idempotency.js';
 export * from './deployment.js';
 export * from './checkin.js';
+export * from './webhooks.js';

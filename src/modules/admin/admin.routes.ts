@@ -13,6 +13,7 @@ import { createOrganiser, listOrganisersFor } from './organisers.service.js';
 import { createReservationAs, refundOrderAs } from './order-actions.service.js';
 import * as S from './admin.schemas.js';
 import adminCheckinRoutes from './admin-checkin.routes.js';
+import webhookAdminRoutes from './webhooks-admin.routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -305,6 +306,8 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // ---- check-in (issue 18): lists, devices, counts, scans, signing keys
   await app.register(adminCheckinRoutes);
+  // ---- webhooks (D51)
+  await app.register(webhookAdminRoutes);
 };
 
 export default adminRoutes;

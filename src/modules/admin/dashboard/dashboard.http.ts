@@ -31,6 +31,7 @@ const NOTICES: Record<string, string> = {
   deleted: 'Deleted.',
   refunded: 'Order refunded: its seats are free again and its tickets void.',
   device_revoked: 'Device revoked: its next scan is refused.',
+  redelivered: 'Sent again: the new attempt is at the end of its delivery\'s list.',
 };
 
 /** What every page needs from the request. */

@@ -23,6 +23,7 @@ import { parseReport, salesReport } from '../../reports/reports.service.js';
 import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
 import catalogueDashboard from './dashboard-catalogue.routes.js';
 import checkinDashboard from './dashboard-checkin.routes.js';
+import webhooksDashboard from './dashboard-webhooks.routes.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
 import * as F from './dashboard.form.js';
 import { html, type SafeHtml } from './dashboard.html.js';
@@ -269,6 +270,9 @@ ${keysSection(pc, id, 'server', serverKeys)}
 <section class="card" aria-labelledby="sales-h"><h2 id="sales-h">Orders and sales</h2>
 <ul><li><a href="/admin/orders?channel_id=${id}">Orders of this channel</a></li>
 <li><a href="/admin/channels/${id}/report">Sales report</a></li></ul>
+</section>
+<section class="card" aria-labelledby="webhooks-h"><h2 id="webhooks-h">Webhooks</h2>
+<p>Signed notifications of completed, cancelled, expired and refunded orders to the channel's server: <a href="/admin/channels/${id}/webhooks">endpoints, secrets and deliveries</a>.</p>
 </section>`;
     return sendPage(reply, page(pc, `Channel ${channel.slug}`, body));
   });
@@ -429,4 +433,5 @@ ${rows.length === 50 && last ? html`<p><a href="/admin/orders?${channelId ? `cha
 
   await app.register(catalogueDashboard);
   await app.register(checkinDashboard);
+  await app.register(webhooksDashboard);
 }

@@ -1,0 +1,53 @@
+import { pgTable, serial, bigserial, bigint, integer, text, timestamp, boolean, json } from 'drizzle-orm/pg-core';
+
+// Signed webhooks (D51, migration 0090, docs/webhooks.md).
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const webhookEndpoints = pgTable('webhook_endpoints', {
+  id: serial('id').primaryKey(),
+  channelId: integer('channel_id').notNull(),
+  url: text('url').notNull(),
+  description: text('description').notNull().default(''),
+  eventTypes: text('event_types').array().notNull(),
+  secretSealed: text('secret_sealed').notNull(),
+  previousSecretSealed: text('previous_secret_sealed'),
+  previousUntil: ts('previous_until'),
+  enabled: boolean('enabled').notNull().default(true),
+  disabledReason: text('disabled_reason'),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+});
+
+export const webhookEvents = pgTable('webhook_events', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  messageId: text('message_id').notNull().unique(),
+  channelId: integer('channel_id').notNull(),
+  type: text('type').notNull(),
+  createdAt: ts('created_at').notNull(),
+  data: json('data'),
+  orderRows: json('order_rows'),
+  extra: json('extra'),
+  lang: text('lang'),
+  payload: text('payload'),
+});
+
+export const webhookDeliveries = pgTable('webhook_deliveries', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  eventId: bigint('event_id', { mode: 'number' }).notNull(),
+  endpointId: integer('endpoint_id').notNull(),
+  status: text('status').$type<'pending' | 'delivered' | 'failed'>().notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: ts('next_attempt_at'),
+  lease: text('lease'),
+});
+
+export const webhookAttempts = pgTable('webhook_attempts', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  deliveryId: bigint('delivery_id', { mode: 'number' }).notNull(),
+  attemptedAt: ts('attempted_at').notNull(),
+  statusCode: integer('status_code'),
+  durationMs: integer('duration_ms').notNull(),
+  responseExcerpt: text('response_excerpt'),
+  error: text('error'),
+  manual: boolean('manual').notNull().default(false),
+});
