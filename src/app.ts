@@ -14,6 +14,8 @@ import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './h
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
 import { registerInputGuard } from './http/input-guard.js';
+import { recordIntegrationSteps } from './http/integration-steps.js';
+import { startIntegrationChecklist } from './platform/integration-checklist.js';
 import { logPath } from './http/log-path.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { fastifyTrustProxy } from './http/rate-limits.config.js';
@@ -124,6 +126,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(revocationsPlugin);
   await app.register(schedulerPlugin);
   await app.register(jobsPlugin);
+  // Every deployment but production records its channels' checklist steps (docs/preproduction.md).
+  if (config.appEnv !== 'production') startIntegrationChecklist(app.ctx.db);
   app.decorate('b2bRoutes', new B2BRoutes());
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
@@ -202,6 +206,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
           requireOperationDeclarations(channelScope, app.b2bRoutes);
           requireChannelToken(channelScope);
           guardB2BOperations(channelScope);
+          recordIntegrationSteps(channelScope);
           await channelScope.register(channelRoutes);
           await channelScope.register(catalogueRoutes);
           await channelScope.register(ordersRoutes);

@@ -1029,6 +1029,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sales-channel/v1/{salesChannelSlug}/integration-checklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channel's pre-production integration checklist (steps completed by its own calls)
+         * @description Each step of the channel's model with the time its own calls first completed it, and whether all are done (ready to go live). Filled on pre-production deployments only; see docs/preproduction.md.
+         */
+        get: operations["getIntegrationChecklist"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sales-channel/v1/auth/token": {
         parameters: {
             query?: never;
@@ -8571,6 +8591,76 @@ export interface operations {
                             sales_channel_slug: string;
                             show_checkout_button: boolean;
                             widget_url: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getIntegrationChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            model: "A" | "B" | "C" | "D";
+                            /** @description every step of the channel's model is completed */
+                            ready_to_go_live: boolean;
+                            /** @description false in production: the checklist is filled on a pre-production deployment */
+                            recording: boolean;
+                            steps: {
+                                /** @description first completion, null while open */
+                                completed_at: string | null;
+                                label: string;
+                                /** @description stable name of the step (docs/preproduction.md) */
+                                step: string;
+                            }[];
                         };
                         message: string;
                         status: number;

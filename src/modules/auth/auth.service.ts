@@ -7,6 +7,7 @@ import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './auth.repo.js';
 import { announceRevocation } from './auth.revocations.js';
 import { tokenCache, type LiveToken } from './auth.token-cache.js';
+import { integrationChecklistRecording, recordIntegrationStep, recordTokenIssued } from '../../platform/integration-checklist.js';
 
 export type { LiveToken } from './auth.token-cache.js';
 export { announceRevocation } from './auth.revocations.js';
@@ -79,6 +80,9 @@ export async function issueToken(
     const beyondCap = await repo.revokeTokensBeyondCap(tx, channelId, scope, ctx.config.maxLiveTokensPerChannel, now);
     await announceRevocation(ctx, tx, { tokenHashes: [...previous, ...beyondCap] });
   });
+  // Pre-production checklist: a token after a refused one is the renewal a client must make. The
+  // checklist is advisory: a failure to record it never fails the token request.
+  await recordTokenIssued(ctx.db, channelId, now).catch(() => undefined);
   return {
     access_token: token,
     token_type: 'Bearer',
@@ -100,10 +104,26 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   if (cached) return cached;
   const epoch = cache.epoch;
   const live = await repo.findLiveToken(ctx.db, tokenHash, now);
-  if (!live) throw new AppError('invalid_token', 'The access token is invalid, expired or revoked');
+  if (!live) {
+    if (integrationChecklistRecording(ctx.db)) await noteRejectedToken(ctx, tokenHash, now);
+    throw new AppError('invalid_token', 'The access token is invalid, expired or revoked');
+  }
   const token: LiveToken = { channel: live.channel, credential: { scope: live.scope, clientId: live.clientId } };
   cache.set(tokenHash, token, live.expiresAt.getTime(), now.getTime(), epoch);
   return token;
+}
+
+/**
+ * Outside production: a token of a channel that has been revoked or has expired met its 401, the
+ * first half of the checklist's "token renewed after a 401" (advisory: never fails the request).
+ */
+async function noteRejectedToken(ctx: AppContext, tokenHash: string, now: Date): Promise<void> {
+  try {
+    const channelId = await repo.channelOfToken(ctx.db, tokenHash);
+    if (channelId !== null) await recordIntegrationStep(ctx.db, channelId, 'token_rejected', now);
+  } catch {
+    // The next refused token tries again.
+  }
 }
 
 /** 403 "Unauthorized sales channel" unless the token's channel is the one in the path (SPEC rule 5). */
