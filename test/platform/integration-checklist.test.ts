@@ -3,16 +3,16 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { queryRows } from '../../src/db/client.js';
+import { openDatabase, queryRows } from '../../src/db/client.js';
 import { loadDemoDataIfEmpty } from '../../src/demo/demo-data.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { INTEGRATION_POLICY } from '../../src/lib/integration-policy.js';
 import { sweepExpiredOrders } from '../../src/modules/orders/orders.service.js';
-import { recordIntegrationStep } from '../../src/platform/integration-checklist.js';
+import { recordIntegrationStep, recordTokenIssued, startIntegrationChecklist } from '../../src/platform/integration-checklist.js';
 import { account } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { buyer, createPendingOrder } from '../checkout/fixtures.js';
-import { bearer, buildTestApp, createTestDatabase, DEMO, serverTokenFor, tokenFor, type TestApp, type TestDatabase } from '../helpers.js';
+import { bearer, buildTestApp, createTestDatabase, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp, type TestDatabase } from '../helpers.js';
 
 // The pre-production integration checklist (docs/preproduction.md): filled from each channel's own
 // real calls, per its model; nothing recorded in production; each channel sees only its own.
@@ -232,5 +232,32 @@ describe('production', () => {
     const list = await checklist(production, DEMO.d.slug, server);
     expect(list).toMatchObject({ recording: false, ready_to_go_live: false });
     expect(done(list)).toEqual([]);
+  });
+});
+
+describe.runIf(isPostgres)('a fleet on one PostgreSQL', () => {
+  it('instances completing the same step at once write it once, with one of their times', async () => {
+    const other = await openDatabase({ url: t.db.url!, poolSize: 10 });
+    try {
+      startIntegrationChecklist(other.db);
+      const id = await channelId(DEMO.a.slug);
+      const times = Array.from({ length: 20 }, (_, n) => new Date(Date.UTC(2026, 10, 24, 9, 0, n)));
+      // Each call from its own handle's point of view is the first: both race to the database.
+      await Promise.all(
+        times.flatMap((at, n) => [
+          recordIntegrationStep(n % 2 ? t.ctx.db : other.db, id, 'catalogue_read', at),
+          recordIntegrationStep(n % 2 ? other.db : t.ctx.db, id, 'token_rejected', at),
+        ]),
+      );
+      await Promise.all(times.map((at, n) => recordTokenIssued(n % 2 ? t.ctx.db : other.db, id, at)));
+      const rows = await queryRows<{ step: string; completed_at: Date }>(
+        t.ctx.db,
+        sql`SELECT step, completed_at FROM channel_integration_steps WHERE channel_id = ${id} ORDER BY step`,
+      );
+      expect(rows.map((r) => r.step)).toEqual(['catalogue_read', 'token_rejected', 'token_renewed']);
+      for (const r of rows) expect(times.map((d) => d.getTime())).toContain(new Date(r.completed_at).getTime());
+    } finally {
+      await other.close();
+    }
   });
 });
