@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/client.js';
 import type { IntegrationMode } from '../db/schema/channels.js';
 import { policyOf, type IntegrationStep } from '../lib/integration-policy.js';
+import { isoWithOffset } from '../lib/time.js';
 
 /**
  * The pre-production integration checklist (docs/preproduction.md): the first time each channel
@@ -15,7 +16,7 @@ import { policyOf, type IntegrationStep } from '../lib/integration-policy.js';
 export type RecordedStep = IntegrationStep | 'token_rejected';
 
 /** What the dashboard and the B2B endpoint say of each step. */
-export const STEP_LABELS: Readonly<Record<IntegrationStep, string>> = {
+const STEP_LABELS: Readonly<Record<IntegrationStep, string>> = {
   token_renewed: 'Token renewed after a 401',
   config_read: 'Channel configuration read',
   catalogue_read: 'Event list read',
@@ -88,10 +89,11 @@ export async function recordTokenIssued(db: Db, channelId: number, at: Date): Pr
   if (rows.length > 0) known.add(key);
 }
 
-export interface ChecklistItem {
+interface ChecklistItem {
   step: IntegrationStep;
   label: string;
-  completed_at: Date | null;
+  /** ISO 8601 with offset (D12); null while open. */
+  completed_at: string | null;
 }
 
 export interface IntegrationChecklist {
@@ -110,7 +112,7 @@ export async function readIntegrationChecklist(db: Db, channel: { id: number; in
     db,
     sql`SELECT step, completed_at FROM channel_integration_steps WHERE channel_id = ${channel.id}`,
   );
-  const done = new Map(rows.map((r) => [r.step, new Date(r.completed_at)]));
+  const done = new Map(rows.map((r) => [r.step, isoWithOffset(new Date(r.completed_at))]));
   const steps = policy.checklist.map((step) => ({ step, label: STEP_LABELS[step], completed_at: done.get(step) ?? null }));
   return {
     model: policy.model,

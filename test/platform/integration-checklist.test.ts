@@ -112,6 +112,7 @@ describe('model D channel (demo-d)', () => {
     await expect.poll(async () => open(await checklist(t.app, DEMO.d.slug, renewed)), { timeout: 10_000 }).toEqual(['webhook_verified']);
     const first = await checklist(t.app, DEMO.d.slug, renewed);
     expect(first.ready_to_go_live).toBe(false);
+    expect(first.steps[0]!.completed_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/); // D12
 
     // What the webhook delivery worker calls on a 2xx answer.
     const id = await channelId(DEMO.d.slug);

@@ -68,7 +68,7 @@ ${status}
 ${table(
   ['Done', 'Step', 'First completed'],
   list.steps.map(
-    (s) => html`<tr data-step="${s.step}"><td>${s.completed_at ? html`<span aria-label="done">✓</span>` : html`<span aria-label="open">○</span>`}</td><td>${s.label}</td><td>${s.completed_at ? when(s.completed_at.toISOString()) : ''}</td></tr>`,
+    (s) => html`<tr data-step="${s.step}"><td>${s.completed_at ? html`<span aria-label="done">✓</span>` : html`<span aria-label="open">○</span>`}</td><td>${s.label}</td><td>${s.completed_at ? when(s.completed_at) : ''}</td></tr>`,
   ),
   'Steps of the channel\'s integration, filled from its own calls',
 )}
