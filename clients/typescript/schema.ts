@@ -1339,6 +1339,7 @@ export interface operations {
                             name: string;
                             organiser_id: number;
                             slug: string;
+                            website_url: string | null;
                         }[];
                         message: string;
                         status: number;
@@ -1425,6 +1426,7 @@ export interface operations {
                     /** Format: int32 */
                     organiser_id?: number;
                     slug: string;
+                    website_url?: string | null;
                 };
             };
         };
@@ -1449,6 +1451,7 @@ export interface operations {
                             name: string;
                             organiser_id: number;
                             slug: string;
+                            website_url: string | null;
                         };
                         message: string;
                         status: number;
@@ -1536,6 +1539,7 @@ export interface operations {
                             name: string;
                             organiser_id: number;
                             slug: string;
+                            website_url: string | null;
                         };
                         message: string;
                         status: number;
@@ -1618,6 +1622,7 @@ export interface operations {
                     event_ids?: number[];
                     integration_mode?: "portal_only" | "portal_external_payment" | "widget_platform_payment" | "widget_external_payment";
                     name?: string;
+                    website_url?: string | null;
                 };
             };
         };
@@ -1642,6 +1647,7 @@ export interface operations {
                             name: string;
                             organiser_id: number;
                             slug: string;
+                            website_url: string | null;
                         };
                         message: string;
                         status: number;
@@ -8590,6 +8596,8 @@ export interface operations {
                             requires_external_payment_callback: boolean;
                             sales_channel_slug: string;
                             show_checkout_button: boolean;
+                            /** @description the deployment's IANA time zone (TIMEZONE), in which every date is shown */
+                            timezone: string;
                             widget_url: string;
                         };
                         message: string;

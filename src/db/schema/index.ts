@@ -7,4 +7,5 @@ export * from './tickets.js';
 export * from './admin.js';
 export * from './reports.js';
 export * from './idempotency.js';
+export * from './deployment.js';
 export * from './integration.js';

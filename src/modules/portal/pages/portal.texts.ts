@@ -70,6 +70,8 @@ const es = {
   unknownCard: 'Tarjeta de prueba desconocida: usa 4242 4242 4242 4242 o 4000 0000 0000 0002.',
   paymentClosed: 'Este pago ya no está pendiente.',
   tickets_n: 'entradas',
+  backTo: 'Volver a {site}',
+  moreEvents: 'Ver más eventos',
 } as const;
 
 type Texts = Record<keyof typeof es, string>;
@@ -142,6 +144,8 @@ const en: Texts = {
   unknownCard: 'Unknown test card: use 4242 4242 4242 4242 or 4000 0000 0000 0002.',
   paymentClosed: 'This payment is no longer pending.',
   tickets_n: 'tickets',
+  backTo: 'Back to {site}',
+  moreEvents: 'See more events',
 };
 
 const TEXTS: Record<Language, Texts> = { es, en };
