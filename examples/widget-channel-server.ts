@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyPluginAsync } from 'fastify';
+import { createTaquillaClient, type TaquillaClient } from '../clients/typescript/index.js';
 
 export interface ChannelExampleOptions {
   /** Service address without `/api` (PUBLIC_BASE_URL). */
@@ -55,52 +56,22 @@ interface SessionOption {
 }
 
 /**
- * A tiny B2B client of the channel's own server: a server-scope token (D39) from the server key,
- * with its own client_id (D38).
+ * The channel's own server talks to the service through the typed client (clients/typescript): a
+ * server-scope token (D39) from the server key, with its own client_id (D38), renewed after a 401.
  */
-function serviceClient(serviceUrl: string, slug: string, serverKey: string) {
-  const api = `${serviceUrl.replace(/\/+$/, '')}/api/sales-channel/v1`;
-  let token: string | null = null;
-  async function renew() {
-    const res = await fetch(`${api}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sales_channel_slug: slug, server_key: serverKey, client_id: 'channel-server' }),
-    });
-    if (!res.ok) throw new Error(`token: HTTP ${res.status}`);
-    token = ((await res.json()) as { data: { access_token: string } }).data.access_token;
-    return token;
-  }
-  return async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const bearer = token ?? (await renew());
-      const res = await fetch(`${api}/${slug}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (res.status === 401 && attempt === 0) {
-        token = null;
-        continue;
-      }
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    }
-    throw new Error('unreachable');
-  };
-}
+const serviceClient = (serviceUrl: string, slug: string, serverKey: string) =>
+  createTaquillaClient({ baseUrl: serviceUrl.replace(/\/+$/, ''), salesChannelSlug: slug, serverKey, clientId: 'channel-server' });
 
-async function sessionsOf(call: ReturnType<typeof serviceClient>, lang: string): Promise<SessionOption[]> {
+async function sessionsOf(client: TaquillaClient, slug: string, lang: string): Promise<SessionOption[]> {
   // Times in the deployment's zone (the config's `timezone`), as the widget, the portal and the
   // tickets write them; not in this server's own zone.
-  const config = await call('GET', '/config');
-  const timeZone = (config.body.data as { timezone?: string } | undefined)?.timezone;
-  const res = await call('GET', `/${lang}/events`);
-  const events = (res.body.data ?? []) as { id: number; name?: string; sessions?: { id: number; start_datetime?: string }[] }[];
-  if (!Array.isArray(events)) return [];
-  return events.flatMap((e) =>
-    (e.sessions ?? []).map((s) => ({
+  const config = await client.GET('/api/sales-channel/v1/{salesChannelSlug}/config', { params: { path: { salesChannelSlug: slug } } });
+  const timeZone = config.data?.data.timezone;
+  const res = await client.GET('/api/sales-channel/v1/{salesChannelSlug}/{lang}/events', { params: { path: { salesChannelSlug: slug, lang } } });
+  return (res.data?.data ?? []).flatMap((e) =>
+    e.sessions.map((s) => ({
       id: s.id,
-      label: `${e.name ?? `#${e.id}`} · ${s.start_datetime ? new Date(s.start_datetime).toLocaleString(lang === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'medium', timeStyle: 'short', timeZone }) : s.id}`,
+      label: `${e.name ?? `#${e.id}`} · ${new Date(s.start_datetime).toLocaleString(lang === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'medium', timeStyle: 'short', timeZone })}`,
     })),
   );
 }
@@ -135,7 +106,7 @@ export const channelExample: FastifyPluginAsync<ChannelExampleOptions> = async (
       const lang = query.lang === 'en' ? 'en' : 'es';
       let sessions: SessionOption[] = [];
       try {
-        sessions = await sessionsOf(clients[model], lang);
+        sessions = await sessionsOf(clients[model], channels[model].slug, lang);
       } catch (err) {
         request.log.warn({ err }, 'example: cannot list sessions');
       }
@@ -167,20 +138,21 @@ export const channelExample: FastifyPluginAsync<ChannelExampleOptions> = async (
     const body = (request.body ?? {}) as { order_token?: string; name?: string; surname?: string; email?: string; lang?: string };
     if (!body.order_token || !/^[\w-]{1,100}$/.test(body.order_token)) return reply.status(422).send({ message: 'order_token is required' });
     const lang = body.lang === 'en' ? 'en' : 'es';
-    const call = clients.d;
-    const orderPath = `/${lang}/orders/${encodeURIComponent(body.order_token)}`;
-    const order = await call('GET', orderPath);
-    if (order.status !== 200) return reply.status(order.status).send(order.body);
-    const total = (order.body.data as { total_amount: number }).total_amount;
-    const confirm = await call('POST', `${orderPath}/confirm`, {
-      transaction_id: `demo-${crypto.randomUUID()}`,
-      amount: total,
-      payment_method: 'demo_card',
-      name: body.name || 'Ana',
-      surname: body.surname || 'García',
-      email: body.email || 'ana@example.com',
+    const path = { salesChannelSlug: channels.d.slug, lang, orderToken: body.order_token };
+    const order = await clients.d.GET('/api/sales-channel/v1/{salesChannelSlug}/{lang}/orders/{orderToken}', { params: { path } });
+    if (!order.data) return reply.status(order.response.status).send(order.error);
+    const confirm = await clients.d.POST('/api/sales-channel/v1/{salesChannelSlug}/{lang}/orders/{orderToken}/confirm', {
+      params: { path },
+      body: {
+        transaction_id: `demo-${crypto.randomUUID()}`,
+        amount: order.data.data.total_amount,
+        payment_method: 'demo_card',
+        name: body.name || 'Ana',
+        surname: body.surname || 'García',
+        email: body.email || 'ana@example.com',
+      },
     });
-    return reply.status(confirm.status).send(confirm.body);
+    return reply.status(confirm.response.status).send(confirm.data ?? confirm.error);
   });
 };
 
@@ -192,11 +164,13 @@ const escapeHtml = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&
  * server key and sends the buyer back to the portal's order page, where the tickets are.
  */
 function registerModelBCheckout(app: Parameters<FastifyPluginAsync>[0], serviceUrl: string, channel: ExampleChannel) {
-  const call = serviceClient(serviceUrl, channel.slug, channel.serverKey);
+  const client = serviceClient(serviceUrl, channel.slug, channel.serverKey);
   // The order as SPEC's model B reads it: the public portal read (the cart was built on the portal).
-  const readOrder = async (token: string) => {
-    const res = await fetch(`${serviceUrl.replace(/\/+$/, '')}/api/portal/${channel.slug}/es/orders/${encodeURIComponent(token)}`);
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  const readOrder = async (orderToken: string) => {
+    const res = await client.GET('/api/portal/{salesChannelSlug}/{lang}/orders/{orderToken}', {
+      params: { path: { salesChannelSlug: channel.slug, lang: 'es', orderToken } },
+    });
+    return res.data?.data ?? null;
   };
   const tokenOf = (raw: unknown) => (typeof raw === 'string' && /^[\w-]{8,100}$/.test(raw) ? raw : null);
   const page = (title: string, body: string) =>
@@ -206,8 +180,8 @@ function registerModelBCheckout(app: Parameters<FastifyPluginAsync>[0], serviceU
     const token = tokenOf((request.query as { order_token?: unknown }).order_token);
     const order = token ? await readOrder(token) : null;
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
-    if (!order || order.status !== 200) return reply.status(404).send(page('Pedido no encontrado', '<p>El pedido no existe.</p>'));
-    const data = order.body.data as { reference: string; total_amount: number; currency: string };
+    if (!order) return reply.status(404).send(page('Pedido no encontrado', '<p>El pedido no existe.</p>'));
+    const data = order;
     const total = new Intl.NumberFormat('es-ES', { style: 'currency', currency: data.currency }).format(data.total_amount);
     return reply.send(
       page(
@@ -226,17 +200,20 @@ function registerModelBCheckout(app: Parameters<FastifyPluginAsync>[0], serviceU
     const form = (request.body ?? {}) as Record<string, string | undefined>;
     const token = tokenOf(form.order_token);
     const order = token ? await readOrder(token) : null;
-    if (!token || !order || order.status !== 200) return reply.status(404).type('text/html; charset=utf-8').send(page('Pedido no encontrado', ''));
-    const confirm = await call('POST', `/es/orders/${encodeURIComponent(token)}/confirm`, {
-      transaction_id: `demo-${crypto.randomUUID()}`,
-      amount: (order.body.data as { total_amount: number }).total_amount,
-      payment_method: 'demo_card',
-      name: form.name || 'Ana',
-      surname: form.surname || 'García',
-      email: form.email || 'ana@example.com',
+    if (!token || !order) return reply.status(404).type('text/html; charset=utf-8').send(page('Pedido no encontrado', ''));
+    const confirm = await client.POST('/api/sales-channel/v1/{salesChannelSlug}/{lang}/orders/{orderToken}/confirm', {
+      params: { path: { salesChannelSlug: channel.slug, lang: 'es', orderToken: token } },
+      body: {
+        transaction_id: `demo-${crypto.randomUUID()}`,
+        amount: order.total_amount,
+        payment_method: 'demo_card',
+        name: form.name || 'Ana',
+        surname: form.surname || 'García',
+        email: form.email || 'ana@example.com',
+      },
     });
-    if (confirm.status !== 200) {
-      return reply.status(confirm.status).type('text/html; charset=utf-8').send(page('No se pudo completar', `<p>${escapeHtml(confirm.body.message)}</p>`));
+    if (!confirm.data) {
+      return reply.status(confirm.response.status).type('text/html; charset=utf-8').send(page('No se pudo completar', `<p>${escapeHtml(confirm.error.message)}</p>`));
     }
     // The way back: the portal's order page shows the tickets (model B gets the ticket e-mail too).
     return reply.redirect(`${serviceUrl.replace(/\/+$/, '')}/${channel.slug}/es/orders/${encodeURIComponent(token)}`, 303);

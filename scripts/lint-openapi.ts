@@ -6,37 +6,22 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
+import { servedOpenApiDocument } from './served-openapi.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
+/**
+ * The document's `servers` entry is the deployment's PUBLIC_BASE_URL; the development default,
+ * http://localhost:3000, is right on a laptop and is what the no-server-example.com rule exists to
+ * catch in a published document, so the lint names a public address under the reserved `.invalid`
+ * domain (RFC 2606) instead of switching the rule off.
+ */
+const PUBLIC_ADDRESS = 'https://tickets.taquilla.invalid';
 
 /** What `redocly lint --format json` prints. */
 interface LintReport {
   version: string;
   totals: { errors: number; warnings: number };
   problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer?: string }> }>;
-}
-
-/**
- * The document as a deployment serves it. Its `servers` entry is the deployment's PUBLIC_BASE_URL;
- * the development default, http://localhost:3000, is right on a laptop and is what the
- * no-server-example.com rule exists to catch in a published document, so the lint names a public
- * address under the reserved `.invalid` domain (RFC 2606) instead of switching the rule off.
- */
-async function servedDocument(): Promise<unknown> {
-  const database = await openDatabase({ pgliteDir: 'memory://' });
-  const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'https://tickets.taquilla.invalid' });
-  const app = await buildApp({ config, database, logger: false });
-  try {
-    const res = await app.inject({ url: '/api/openapi.json' });
-    if (res.statusCode !== 200) throw new Error(`/api/openapi.json answered ${res.statusCode}`);
-    return res.json();
-  } finally {
-    await app.close();
-    await database.close();
-  }
 }
 
 /** Runs redocly on `file`; redocly itself exits 0 on warnings, ours is a zero-warning bar. */
@@ -58,7 +43,7 @@ function lint(file: string): LintReport {
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taquilla-openapi-'));
 try {
   const file = path.join(dir, 'openapi.json');
-  fs.writeFileSync(file, JSON.stringify(await servedDocument(), null, 2));
+  fs.writeFileSync(file, JSON.stringify(await servedOpenApiDocument(PUBLIC_ADDRESS), null, 2));
   const report = lint(file);
   for (const p of report.problems) console.log(`${p.severity} ${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
   const { errors, warnings } = report.totals;

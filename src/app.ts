@@ -15,6 +15,8 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './htt
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { drainingPlugin } from './http/draining.js';
+import { recordIntegrationSteps } from './http/integration-steps.js';
+import { startIntegrationChecklist } from './platform/integration-checklist.js';
 import { logPath } from './http/log-path.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { fastifyTrustProxy } from './http/rate-limits.config.js';
@@ -133,6 +135,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(schedulerPlugin);
   await app.register(jobsPlugin);
   await app.register(drainingPlugin);
+  // Every deployment but production records its channels' checklist steps (docs/preproduction.md).
+  if (config.appEnv !== 'production') startIntegrationChecklist(app.ctx.db);
   app.decorate('b2bRoutes', new B2BRoutes());
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
@@ -214,6 +218,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
           requireOperationDeclarations(channelScope, app.b2bRoutes);
           requireChannelToken(channelScope);
           guardB2BOperations(channelScope);
+          recordIntegrationSteps(channelScope);
           await channelScope.register(channelRoutes);
           await channelScope.register(catalogueRoutes);
           await channelScope.register(ordersRoutes);

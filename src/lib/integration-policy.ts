@@ -19,6 +19,35 @@ export const CREDENTIAL_SCOPES: readonly CredentialScope[] = ['widget', 'server'
 export type B2BOperation = 'config' | 'catalogue' | 'cart' | 'confirm' | 'report';
 export const B2B_OPERATIONS: readonly B2BOperation[] = ['config', 'catalogue', 'cart', 'confirm', 'report'];
 
+/**
+ * The steps of the pre-production integration checklist (SPEC: "A channel must validate in
+ * pre-production before going live"; docs/preproduction.md), each recorded the first time the
+ * channel's own calls complete it. Which ones a channel needs is its model's `checklist` below.
+ */
+export type IntegrationStep =
+  | 'token_renewed'
+  | 'config_read'
+  | 'catalogue_read'
+  | 'session_read'
+  | 'cart_built'
+  | 'cart_emptied'
+  | 'voucher_applied'
+  | 'voucher_removed'
+  | 'order_expired'
+  | 'confirm_exact_amount'
+  | 'confirm_repeated'
+  | 'wrong_amount_refused'
+  | 'report_read'
+  | 'webhook_verified';
+
+/** What every channel does whatever its model: token, config, catalogue, report, webhooks. */
+const READ_STEPS: readonly IntegrationStep[] = ['token_renewed', 'config_read', 'catalogue_read', 'session_read'];
+/** The cart of the B2B interface (models C and D): the widget builds it. */
+const CART_STEPS: readonly IntegrationStep[] = ['cart_built', 'cart_emptied', 'voucher_applied', 'voucher_removed', 'order_expired'];
+/** Confirm of a payment the channel collected (models B and D). */
+const CONFIRM_STEPS: readonly IntegrationStep[] = ['confirm_exact_amount', 'confirm_repeated', 'wrong_amount_refused'];
+const CLOSING_STEPS: readonly IntegrationStep[] = ['report_read', 'webhook_verified'];
+
 /** How the portal's checkout (D26) proceeds: card payment through the provider, the channel's own page, or none. */
 type PortalCheckoutKind = 'card' | 'external_page' | null;
 
@@ -43,6 +72,8 @@ export interface ModelPolicy {
    * missing from a non-empty list: 403 server_credential_required.
    */
   b2b: Record<B2BOperation, readonly CredentialScope[]>;
+  /** The steps of the pre-production checklist the channel must complete before going live, in order. */
+  checklist: readonly IntegrationStep[];
 }
 
 const EVERY_SCOPE: readonly CredentialScope[] = ['widget', 'server'];
@@ -60,6 +91,7 @@ export const INTEGRATION_POLICY: Readonly<Record<IntegrationMode, ModelPolicy>> 
     sendsTicketEmail: true,
     // No widget is published in A and B: their widget key keeps every right (SPEC compatibility).
     b2b: { config: EVERY_SCOPE, catalogue: EVERY_SCOPE, cart: NOBODY, confirm: NOBODY, report: EVERY_SCOPE },
+    checklist: [...READ_STEPS, ...CLOSING_STEPS],
   },
   portal_external_payment: {
     model: 'B',
@@ -70,6 +102,7 @@ export const INTEGRATION_POLICY: Readonly<Record<IntegrationMode, ModelPolicy>> 
     channelCollectsPayment: true,
     sendsTicketEmail: true,
     b2b: { config: EVERY_SCOPE, catalogue: EVERY_SCOPE, cart: NOBODY, confirm: EVERY_SCOPE, report: EVERY_SCOPE },
+    checklist: [...READ_STEPS, ...CONFIRM_STEPS, ...CLOSING_STEPS],
   },
   widget_platform_payment: {
     model: 'C',
@@ -81,6 +114,7 @@ export const INTEGRATION_POLICY: Readonly<Record<IntegrationMode, ModelPolicy>> 
     sendsTicketEmail: true,
     // The widget key is in every buyer's page: it builds carts, it never reads other buyers' data.
     b2b: { config: EVERY_SCOPE, catalogue: EVERY_SCOPE, cart: EVERY_SCOPE, confirm: NOBODY, report: SERVER_ONLY },
+    checklist: [...READ_STEPS, ...CART_STEPS, ...CLOSING_STEPS],
   },
   widget_external_payment: {
     model: 'D',
@@ -92,6 +126,7 @@ export const INTEGRATION_POLICY: Readonly<Record<IntegrationMode, ModelPolicy>> 
     sendsTicketEmail: false,
     // Confirm sells without a payment the service can see: only the channel's server may call it.
     b2b: { config: EVERY_SCOPE, catalogue: EVERY_SCOPE, cart: EVERY_SCOPE, confirm: SERVER_ONLY, report: SERVER_ONLY },
+    checklist: [...READ_STEPS, ...CART_STEPS, ...CONFIRM_STEPS, ...CLOSING_STEPS],
   },
 };
 

@@ -143,7 +143,8 @@ type Expected = 'allowed' | 'model_forbids' | 'server_credential_required';
  */
 function operationOfPath(url: string): B2BOperation | undefined {
   const path = url.replace('/api/sales-channel/v1/:salesChannelSlug', '');
-  if (path === '/config') return 'config';
+  // The checklist is read like the config: every scope of every model, its own channel only.
+  if (path === '/config' || path === '/integration-checklist') return 'config';
   if (/^\/:lang\/events(\/|$)/.test(path)) return 'catalogue';
   if (/^\/:lang\/orders\/:orderToken\/(confirm|confirm-payment)$/.test(path)) return 'confirm';
   if (path === '/:lang/reports/sales') return 'report';

@@ -6,7 +6,7 @@ import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
 import { count, createPendingOrder } from '../checkout/fixtures.js';
 import { queryRows } from '../../src/db/client.js';
 
-// The example model B/D channel server (examples/channel-server/server.mjs), run as its own
+// The example model B/D channel server (examples/channel-server/server.ts), run as its own
 // process against a real Taquilla listening on a random port.
 let t: TestApp;
 const children: ChildProcess[] = [];
@@ -14,7 +14,7 @@ let base: string;
 let baseD: string;
 
 async function startChannelServer(taquillaUrl: string, env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [path.resolve('examples/channel-server/server.mjs')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('examples/channel-server/server.ts')], {
     env: { ...process.env, TAQUILLA_URL: taquillaUrl, ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

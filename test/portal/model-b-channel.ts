@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 /**
- * Starts the example model B channel server (examples/channel-server/server.mjs) as a real process
+ * Starts the example model B channel server (examples/channel-server/server.ts) as a real process
  * on a random port, pointed at the service. Its checkout page reads `order_token`, reads the order
  * through the public portal API and confirms from its own server (SPEC Redirects 1).
  */
 export async function startModelBChannel(serviceUrl: string, slug = 'demo-b', serverKey = 'sk_demo_b') {
-  const child = spawn(process.execPath, [path.resolve('examples/channel-server/server.mjs')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('examples/channel-server/server.ts')], {
     env: { ...process.env, TAQUILLA_URL: serviceUrl, CHANNEL_SLUG: slug, SERVER_KEY: serverKey, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -10,3 +10,4 @@ export * from './idempotency.js';
 export * from './deployment.js';
 export * from './checkin.js';
 export * from './webhooks.js';
+export * from './integration.js';

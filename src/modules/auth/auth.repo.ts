@@ -75,3 +75,9 @@ export async function findLiveToken(db: Db, tokenHash: string, now: Date) {
     .where(and(eq(accessTokens.tokenHash, tokenHash), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, now)));
   return rows[0] ?? null;
 }
+
+/** The channel a token was issued to, live or not (the checklist's `token_rejected`), or null. */
+export async function channelOfToken(db: Db, tokenHash: string): Promise<number | null> {
+  const rows = await db.select({ channelId: accessTokens.channelId }).from(accessTokens).where(eq(accessTokens.tokenHash, tokenHash)).limit(1);
+  return rows[0]?.channelId ?? null;
+}

@@ -7,6 +7,7 @@ import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './auth.repo.js';
 import { announceRevocation, forgetRevokedHere, HASHES_PER_NOTIFICATION, REVOCATIONS_CHANNEL } from './auth.revocations.js';
 import { tokenCache, type LiveToken } from './auth.token-cache.js';
+import { integrationChecklistRecording, recordIntegrationStep, recordTokenIssued } from '../../platform/integration-checklist.js';
 
 export type { LiveToken } from './auth.token-cache.js';
 export { announceRevocation } from './auth.revocations.js';
@@ -83,6 +84,9 @@ export async function issueToken(
   // The buyer's next request (usually to this instance) needs no database read to trust it; a
   // revocation announced meanwhile moved the epoch, and then nothing is cached.
   cache.set(tokenHash, { channel: match.channel, credential: { scope, clientId } }, expiresAt.getTime(), now.getTime(), epoch);
+  // Pre-production checklist: a token after a refused one is the renewal a client must make. The
+  // checklist is advisory: a failure to record it never fails the token request.
+  await recordTokenIssued(ctx.db, channelId, now).catch(() => undefined);
   return {
     access_token: token,
     token_type: 'Bearer',
@@ -104,10 +108,26 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   if (cached) return cached;
   const epoch = cache.epoch;
   const live = await repo.findLiveToken(ctx.db, tokenHash, now);
-  if (!live) throw new AppError('invalid_token', 'The access token is invalid, expired or revoked');
+  if (!live) {
+    if (integrationChecklistRecording(ctx.db)) await noteRejectedToken(ctx, tokenHash, now);
+    throw new AppError('invalid_token', 'The access token is invalid, expired or revoked');
+  }
   const token: LiveToken = { channel: live.channel, credential: { scope: live.scope, clientId: live.clientId } };
   cache.set(tokenHash, token, live.expiresAt.getTime(), now.getTime(), epoch);
   return token;
+}
+
+/**
+ * Outside production: a token of a channel that has been revoked or has expired met its 401, the
+ * first half of the checklist's "token renewed after a 401" (advisory: never fails the request).
+ */
+async function noteRejectedToken(ctx: AppContext, tokenHash: string, now: Date): Promise<void> {
+  try {
+    const channelId = await repo.channelOfToken(ctx.db, tokenHash);
+    if (channelId !== null) await recordIntegrationStep(ctx.db, channelId, 'token_rejected', now);
+  } catch {
+    // The next refused token tries again.
+  }
 }
 
 /** 403 "Unauthorized sales channel" unless the token's channel is the one in the path (SPEC rule 5). */

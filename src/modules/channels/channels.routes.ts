@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { ChannelParams, Envelope, bearerErrors } from '../../http/schemas.js';
-import { channelConfig } from './channels.service.js';
+import { channelConfig, integrationChecklist } from './channels.service.js';
 
 const ConfigResponse = Envelope(
   Type.Object({
@@ -29,7 +29,22 @@ const ConfigResponse = Envelope(
   }),
 );
 
-/** GET /sales-channel/v1/{slug}/config (bearer, D9). */
+const ChecklistResponse = Envelope(
+  Type.Object({
+    model: Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C'), Type.Literal('D')]),
+    recording: Type.Boolean({ description: 'false in production: the checklist is filled on a pre-production deployment' }),
+    ready_to_go_live: Type.Boolean({ description: 'every step of the channel\'s model is completed' }),
+    steps: Type.Array(
+      Type.Object({
+        step: Type.String({ description: 'stable name of the step (docs/preproduction.md)' }),
+        label: Type.String(),
+        completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'first completion, null while open' }),
+      }),
+    ),
+  }),
+);
+
+/** GET /sales-channel/v1/{slug}/config (bearer, D9) and the channel's pre-production checklist. */
 const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/config',
@@ -44,6 +59,25 @@ const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ok(channelConfig(app.ctx, request.channel!), 'Channel configuration'),
+  );
+
+  app.get(
+    '/integration-checklist',
+    {
+      // Every scope of every model may read its own checklist: it holds no buyer's data.
+      config: { b2bOperation: 'config' },
+      schema: {
+        tags: ['Channel'],
+        operationId: 'getIntegrationChecklist',
+        summary: "The channel's pre-production integration checklist (steps completed by its own calls)",
+        description:
+          'Each step of the channel\'s model with the time its own calls first completed it, and whether all are done ' +
+          '(ready to go live). Filled on pre-production deployments only; see docs/preproduction.md.',
+        params: ChannelParams,
+        response: { 200: ChecklistResponse, ...bearerErrors },
+      },
+    },
+    async (request) => ok(await integrationChecklist(app.ctx, request.channel!), 'Integration checklist'),
   );
 };
 

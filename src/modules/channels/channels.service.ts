@@ -5,6 +5,7 @@ import { INTEGRATION_MODES, type Branding } from '../../db/schema/index.js';
 import { needsCheckoutUrl, policyOf } from '../../lib/integration-policy.js';
 import { colourProblem, urlProblem } from '../../lib/url-rules.js';
 import { LANGUAGES } from '../../platform/i18n.js';
+import { readIntegrationChecklist } from '../../platform/integration-checklist.js';
 import * as repo from './channels.repo.js';
 import * as organisersRepo from '../../platform/organisers.repo.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
@@ -136,3 +137,7 @@ export const listOrganisers = async (ctx: AppContext) => (await organisersRepo.l
 
 /** Every channel, by slug. */
 export const listChannels = (ctx: AppContext) => repo.listChannels(ctx.db);
+
+/** The channel's pre-production integration checklist (docs/preproduction.md). */
+export const integrationChecklist = (ctx: AppContext, channel: Pick<ChannelRecord, 'id' | 'integrationMode'>) =>
+  readIntegrationChecklist(ctx.db, channel);

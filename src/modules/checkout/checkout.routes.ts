@@ -35,6 +35,8 @@ const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       async (request) => {
         const { lang, orderToken } = request.params;
         const result = await confirmOrder(app.ctx, request.channel!, { lang, orderToken, body: request.body });
+        // The pre-production checklist tells the first confirm from its idempotent repeat (src/http/integration-steps.ts).
+        request.integrationStep = result.alreadyCompleted ? 'confirm_repeated' : 'confirm_exact_amount';
         return ok(result.data, result.alreadyCompleted ? 'Order already confirmed' : 'Order confirmed');
       },
     );

@@ -424,8 +424,12 @@ export async function deleteOrderVouchers(db: Db, orderId: number): Promise<void
  * Marks up to `limit` expired carts `expired` and frees their holds, skipping carts another
  * transaction has locked (several instances may sweep at once). Returns the orders and sessions touched.
  */
-export async function sweepExpiredBatch(db: Db, now: Date, limit: number): Promise<{ orderIds: number[]; sessionIds: number[] }> {
-  const orders = await queryRows<{ id: string | number }>(
+export async function sweepExpiredBatch(
+  db: Db,
+  now: Date,
+  limit: number,
+): Promise<{ orderIds: number[]; sessionIds: number[]; channelIds: number[] }> {
+  const orders = await queryRows<{ id: string | number; channel_id: number }>(
     db,
     sql`UPDATE orders SET status = 'expired', updated_at = ${now}
         WHERE id IN (
@@ -433,17 +437,18 @@ export async function sweepExpiredBatch(db: Db, now: Date, limit: number): Promi
           WHERE status = 'pending' AND expires_at <= ${now}
           ORDER BY expires_at, id LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
-        RETURNING id`,
+        RETURNING id, channel_id`,
   );
   const orderIds = orders.map((o) => Number(o.id));
-  if (orderIds.length === 0) return { orderIds, sessionIds: [] };
+  const channelIds = [...new Set(orders.map((o) => o.channel_id))];
+  if (orderIds.length === 0) return { orderIds, sessionIds: [], channelIds };
   const rows = await queryRows<{ session_id: number }>(
     db,
     sql`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL
         WHERE order_id = ANY(${intArray(orderIds)}) AND status = 'held'
         RETURNING session_id`,
   );
-  return { orderIds, sessionIds: [...new Set(rows.map((r) => r.session_id))] };
+  return { orderIds, sessionIds: [...new Set(rows.map((r) => r.session_id))], channelIds };
 }
 
 export type FastHold =

@@ -8,6 +8,7 @@ import type { BuyerKey } from './orders.buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
 import * as repo from './orders.repo.js';
+import { recordIntegrationStep } from '../../platform/integration-checklist.js';
 import type { OrderRow, SeatInfo } from './orders.repo.js';
 import { priceItems, rateFitsUnit, sumAmounts } from './orders.pricing.js';
 
@@ -389,6 +390,9 @@ export async function sweepExpiredOrders(ctx: AppContext): Promise<number> {
     const now = ctx.clock.now();
     const batch = await ctx.db.transaction((tx) => repo.sweepExpiredBatch(tx, now, SWEEP_BATCH));
     inventoryChanged(ctx, batch.sessionIds);
+    // Pre-production checklist: the channel has seen one of its carts expire (docs/preproduction.md).
+    // Advisory: a failure to record it never stops the sweep.
+    for (const channelId of batch.channelIds) await recordIntegrationStep(ctx.db, channelId, 'order_expired', now).catch(() => undefined);
     total += batch.orderIds.length;
     if (batch.orderIds.length < SWEEP_BATCH) return total;
   }

@@ -9,7 +9,7 @@ import { usePagePolicy } from '../../../http/security-headers.js';
 import { INTEGRATION_MODES } from '../../../db/schema/index.js';
 import { CREDENTIAL_SCOPES, type CredentialScope } from '../../../lib/integration-policy.js';
 import * as channels from '../../channels/channels-admin.service.js';
-import { LANGUAGES } from '../../channels/channels.service.js';
+import { integrationChecklist, LANGUAGES } from '../../channels/channels.service.js';
 import { listEventsFor } from '../../catalogue/catalogue-admin.service.js';
 import { listOrdersFor } from '../../orders/orders-admin.service.js';
 import { languageChain, pickByLanguage } from '../../../platform/i18n.js';
@@ -56,6 +56,26 @@ const KEY_PAGES: Record<CredentialScope, { path: string; title: string; intro: s
     store: 'Store it in the channel\'s server configuration, never in a web page.',
   },
 };
+
+/** The channel's pre-production checklist (docs/preproduction.md): a tick and a time per step of its model. */
+function checklistSection(pc: PageContext, list: Awaited<ReturnType<typeof integrationChecklist>>): SafeHtml {
+  const done = list.steps.filter((s) => s.completed_at).length;
+  const status = !list.recording
+    ? html`<p>This is a production deployment: the checklist is filled on the pre-production deployment, by the channel's own calls there.</p>`
+    : list.ready_to_go_live
+      ? html`<p><span class="badge live" id="ready-to-go-live">Ready to go live</span> every step of model ${list.model} is done.</p>`
+      : html`<p><span class="badge off">Not ready</span> ${done} of ${list.steps.length} steps of model ${list.model} done.</p>`;
+  return html`<section class="card" aria-labelledby="checklist-h"><h2 id="checklist-h">Pre-production checklist</h2>
+${status}
+${table(
+  ['Done', 'Step', 'First completed'],
+  list.steps.map(
+    (s) => html`<tr data-step="${s.step}"><td>${s.completed_at ? html`<span aria-label="done">✓</span>` : html`<span aria-label="open">○</span>`}</td><td>${s.label}</td><td>${s.completed_at ? when(s.completed_at, pc.timeZone) : ''}</td></tr>`,
+  ),
+  'Steps of the channel\'s integration, filled from its own calls',
+)}
+</section>`;
+}
 
 function keysSection(pc: PageContext, channelId: number, scope: CredentialScope, keys: { id: number; last_four: string; created_at: string; revoked_at: string | null }[]): SafeHtml {
   const k = KEY_PAGES[scope];
@@ -247,6 +267,7 @@ ${table(
     const widgetKeys = await channels.listKeysFor(ctx, pc.actor, id, 'widget');
     const serverKeys = await channels.listKeysFor(ctx, pc.actor, id, 'server');
     const events = (await listEventsFor(ctx, pc.actor)).filter((e) => e.organiser_id === channel.organiser_id);
+    const checklist = await integrationChecklist(ctx, { id, integrationMode: channel.integration_mode });
     const b = channel.branding;
     const body = html`
 <section class="card" aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
@@ -267,6 +288,7 @@ ${table(
 </form></section>
 ${keysSection(pc, id, 'widget', widgetKeys)}
 ${keysSection(pc, id, 'server', serverKeys)}
+${checklistSection(pc, checklist)}
 <section class="card" aria-labelledby="sales-h"><h2 id="sales-h">Orders and sales</h2>
 <ul><li><a href="/admin/orders?channel_id=${id}">Orders of this channel</a></li>
 <li><a href="/admin/channels/${id}/report">Sales report</a></li></ul>

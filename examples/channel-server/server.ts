@@ -3,9 +3,10 @@
 // payment (here: a demo that always succeeds) and then calls confirm FROM THE SERVER with its own
 // bearer token, as SPEC "Payment confirmation" rule 4 requires. Its token comes from the channel's
 // SERVER KEY (`sk_`, DECISIONS D39): in model D only a server-key token may confirm, and the widget
-// key in the buyer's page cannot (403 server_credential_required). No build step, no dependencies:
+// key in the buyer's page cannot (403 server_credential_required). It talks to Taquilla through the
+// typed client of clients/typescript (token kept, renewed after a 401; typed paths and bodies):
 //
-//   TAQUILLA_URL=http://localhost:3000 CHANNEL_SLUG=demo-d SERVER_KEY=sk_demo_d node examples/channel-server/server.mjs
+//   TAQUILLA_URL=http://localhost:3000 CHANNEL_SLUG=demo-d SERVER_KEY=sk_demo_d npx tsx examples/channel-server/server.ts
 //
 // Model B: the portal sends the buyer to GET /checkout?order_token=... (set demo-b's checkout_url
 // to http://localhost:4000/checkout to use this server; the demo's own is the service's example page).
@@ -14,80 +15,74 @@
 // refuses both when a request carries an Origin header (403 browser_origin_refused).
 // SERVER_KEY defaults to the demo server key of CHANNEL_SLUG (sk_demo_b, sk_demo_d: D43).
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import crypto from 'node:crypto';
+import { createTaquillaClient, type operations } from '../../clients/typescript/index.js';
 
 const TAQUILLA_URL = (process.env.TAQUILLA_URL || process.env.PUBLIC_BASE_URL || 'http://localhost:3000').replace(/\/+$/, '');
 const CHANNEL_SLUG = process.env.CHANNEL_SLUG || 'demo-b';
 const SERVER_KEY = process.env.SERVER_KEY || `sk_${CHANNEL_SLUG.replace(/-/g, '_')}`;
 const LANG = process.env.CHECKOUT_LANG || 'es';
 const PORT = Number(process.env.PORT ?? 4000);
-const B2B = `${TAQUILLA_URL}/api/sales-channel/v1`;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 
 // ---- Taquilla client -------------------------------------------------------------------------
 
-let accessToken = null;
+// One client_id for this server, so it never revokes the tokens of the channel's widgets (D38).
+const taquilla = createTaquillaClient({ baseUrl: TAQUILLA_URL, salesChannelSlug: CHANNEL_SLUG, serverKey: SERVER_KEY, clientId: 'channel-server' });
 
-/** A bearer token, kept and reused; renewed when Taquilla answers 401 (SPEC Authentication 3). */
-async function getToken(renew = false) {
-  if (accessToken && !renew) return accessToken;
-  const res = await fetch(`${B2B}/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    // One client_id for this server, so it never revokes the tokens of the channel's widgets (D38).
-    body: JSON.stringify({ sales_channel_slug: CHANNEL_SLUG, server_key: SERVER_KEY, client_id: 'channel-server' }),
-  });
-  const body = await res.json();
-  if (!res.ok) throw new Error(`token: ${res.status} ${body.message}`);
-  accessToken = body.data.access_token;
-  return accessToken;
-}
-
-async function b2bPost(path, payload) {
-  for (const renew of [false, true]) {
-    const res = await fetch(`${B2B}/${CHANNEL_SLUG}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${await getToken(renew)}` },
-      body: JSON.stringify(payload),
-    });
-    if (res.status === 401 && !renew) continue;
-    return { status: res.status, body: await res.json() };
-  }
+type PortalOrder = operations['getPortalOrder']['responses'][200]['content']['application/json']['data'];
+interface Buyer {
+  name: string;
+  surname: string;
+  email: string;
+  phone?: string | null;
 }
 
 /** The order from the public portal read: the amount to charge comes from here, never from the browser. */
-async function readOrder(orderToken) {
-  const res = await fetch(`${TAQUILLA_URL}/api/portal/${CHANNEL_SLUG}/${LANG}/orders/${encodeURIComponent(orderToken)}`);
-  if (res.status === 404) return null;
-  const body = await res.json();
-  if (!res.ok) throw new Error(`portal read: ${res.status} ${body.message}`);
-  return body.data;
+async function readOrder(orderToken: string): Promise<PortalOrder | null> {
+  const { data, error, response } = await taquilla.GET('/api/portal/{salesChannelSlug}/{lang}/orders/{orderToken}', {
+    params: { path: { salesChannelSlug: CHANNEL_SLUG, lang: LANG, orderToken } },
+  });
+  if (response.status === 404) return null;
+  if (!data) throw new Error(`portal read: ${response.status} ${error?.message}`);
+  return data.data;
 }
 
 /** Confirm after the payment was collected: idempotent, so a retry after a timeout is safe (D22). */
-function confirm(order, buyer, transactionId) {
-  return b2bPost(`/${LANG}/orders/${encodeURIComponent(order.order_token)}/confirm`, {
-    amount: order.total_amount,
-    transaction_id: transactionId,
-    payment_method: 'card',
-    name: buyer.name,
-    surname: buyer.surname,
-    email: buyer.email,
-    ...(buyer.phone ? { phone: buyer.phone } : {}),
+function confirm(order: PortalOrder, buyer: Buyer, transactionId: string | null) {
+  return taquilla.POST('/api/sales-channel/v1/{salesChannelSlug}/{lang}/orders/{orderToken}/confirm', {
+    params: { path: { salesChannelSlug: CHANNEL_SLUG, lang: LANG, orderToken: order.order_token } },
+    body: {
+      amount: order.total_amount,
+      ...(transactionId ? { transaction_id: transactionId } : {}),
+      payment_method: 'card',
+      name: buyer.name,
+      surname: buyer.surname,
+      email: buyer.email,
+      ...(buyer.phone ? { phone: buyer.phone } : {}),
+    },
   });
 }
 
 /** Stand-in for the channel's payment provider: always succeeds with a new transaction id. */
-async function collectPayment(order) {
+async function collectPayment(order: PortalOrder) {
   return { ok: true, transactionId: `demo-${crypto.randomUUID()}`, amount: order.total_amount };
 }
 
 // ---- pages -----------------------------------------------------------------------------------
 
-const esc = (v) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-const money = (amount, currency) => new Intl.NumberFormat('es-ES', { style: 'currency', currency }).format(amount);
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const esc = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+const money = (amount: number, currency: string) => new Intl.NumberFormat('es-ES', { style: 'currency', currency }).format(amount);
 
-function page(title, body, status = 200) {
+interface Answer {
+  status: number;
+  type: string;
+  body: string;
+}
+
+function page(title: string, body: string, status = 200): Answer {
   return {
     status,
     type: 'text/html; charset=utf-8',
@@ -98,7 +93,7 @@ input{width:100%;padding:.4rem}table{width:100%;border-collapse:collapse}td{padd
   };
 }
 
-function orderTable(order) {
+function orderTable(order: PortalOrder): string {
   const rows = order.events.flatMap((e) =>
     e.sessions.flatMap((s) =>
       s.items.map(
@@ -112,11 +107,11 @@ function orderTable(order) {
 <tr class="total"><td colspan="2">Total</td><td id="total">${esc(money(order.total_amount, order.currency))}</td></tr></table>`;
 }
 
-const ticketList = (urls) =>
+const ticketList = (urls: string[]) =>
   `<ul class="tickets">${urls.map((u, n) => `<li><a href="${esc(u)}">Entrada ${n + 1} (PDF)</a></li>`).join('')}</ul>`;
 
-async function checkoutPage(orderToken) {
-  if (!TOKEN_PATTERN.test(orderToken ?? '')) return page('Pedido no encontrado', '<p>Falta el pedido.</p>', 404);
+async function checkoutPage(orderToken: string | null): Promise<Answer> {
+  if (!orderToken || !TOKEN_PATTERN.test(orderToken)) return page('Pedido no encontrado', '<p>Falta el pedido.</p>', 404);
   const order = await readOrder(orderToken);
   if (!order) return page('Pedido no encontrado', '<p>El pedido no existe.</p>', 404);
   if (order.status !== 'pending') {
@@ -137,12 +132,16 @@ async function checkoutPage(orderToken) {
   );
 }
 
-/** Pay and confirm; returns { status, result } where result is Taquilla's confirm answer. */
-async function payAndConfirm(orderToken, buyer) {
-  if (!TOKEN_PATTERN.test(orderToken ?? '')) return { status: 404, error: 'Order not found' };
+type Paid =
+  | { status: 200; order: operations['confirmOrder']['responses'][200]['content']['application/json']['data'] }
+  | { status: number; error: string; errors?: Record<string, string[]> };
+
+/** Pay and confirm; returns Taquilla's confirmed order, or why not. */
+async function payAndConfirm(orderToken: string | null | undefined, buyer: Buyer): Promise<Paid> {
+  if (!orderToken || !TOKEN_PATTERN.test(orderToken)) return { status: 404, error: 'Order not found' };
   const order = await readOrder(orderToken);
   if (!order) return { status: 404, error: 'Order not found' };
-  let transactionId = null;
+  let transactionId: string | null = null;
   if (order.status === 'pending') {
     const payment = await collectPayment(order);
     if (!payment.ok) return { status: 402, error: 'Payment declined' };
@@ -150,12 +149,12 @@ async function payAndConfirm(orderToken, buyer) {
   }
   // Already completed: confirm again anyway; it answers 200 with the same tickets (D22).
   const res = await confirm(order, buyer, transactionId);
-  if (res.status !== 200) return { status: res.status, error: res.body.message, errors: res.body.errors };
-  return { status: 200, order: res.body.data };
+  if (!res.data) return { status: res.response.status, error: res.error.message, errors: res.error.errors };
+  return { status: 200, order: res.data.data };
 }
 
-async function readBody(req) {
-  const chunks = [];
+async function readBody(req: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += chunk.length;
@@ -165,15 +164,15 @@ async function readBody(req) {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function handle(req) {
-  const url = new URL(req.url, 'http://localhost');
+async function handle(req: http.IncomingMessage): Promise<Answer> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
   if (req.method === 'GET' && url.pathname === '/healthz') return { status: 200, type: 'text/plain', body: 'ok' };
   if (req.method === 'GET' && url.pathname === '/checkout') return checkoutPage(url.searchParams.get('order_token'));
   if (req.method === 'POST' && url.pathname === '/checkout') {
     const form = new URLSearchParams(await readBody(req));
-    const buyer = { name: form.get('name'), surname: form.get('surname'), email: form.get('email'), phone: form.get('phone') };
+    const buyer = { name: form.get('name') ?? '', surname: form.get('surname') ?? '', email: form.get('email') ?? '', phone: form.get('phone') };
     const r = await payAndConfirm(form.get('order_token'), buyer);
-    if (r.status !== 200) {
+    if (!('order' in r)) {
       const details = r.errors ? `<ul>${Object.entries(r.errors).map(([k, v]) => `<li>${esc(k)}: ${esc(v.join(', '))}</li>`).join('')}</ul>` : '';
       return page('No se pudo completar', `<p>${esc(r.error)}</p>${details}`, r.status);
     }
@@ -181,26 +180,26 @@ async function handle(req) {
   }
   if (req.method === 'POST' && url.pathname === '/api/pay') {
     // Model D: the host page's pay button sends the widget's order token and the buyer here.
-    const body = JSON.parse((await readBody(req)) || '{}');
+    const body = JSON.parse((await readBody(req)) || '{}') as Buyer & { order_token?: string };
     const r = await payAndConfirm(body.order_token, body);
-    return { status: r.status, type: 'application/json', body: JSON.stringify(r.status === 200 ? { ticket_pdf_urls: r.order.ticket_pdf_urls, reference: r.order.reference } : { error: r.error, errors: r.errors }) };
+    return { status: r.status, type: 'application/json', body: JSON.stringify('order' in r ? { ticket_pdf_urls: r.order.ticket_pdf_urls, reference: r.order.reference } : { error: r.error, errors: r.errors }) };
   }
   return { status: 404, type: 'text/plain', body: 'not found' };
 }
 
 const server = http.createServer(async (req, res) => {
-  let out;
+  let out: Answer;
   try {
     out = await handle(req);
   } catch (err) {
     console.error(err);
-    out = { status: err.status ?? 502, type: 'text/plain', body: 'Taquilla could not be reached; try again' };
+    out = { status: (err as { status?: number }).status ?? 502, type: 'text/plain', body: 'Taquilla could not be reached; try again' };
   }
   res.writeHead(out.status, { 'content-type': out.type });
   res.end(out.body);
 });
 
 server.listen(PORT, () => {
-  console.log(`channel server for ${CHANNEL_SLUG} listening on http://localhost:${server.address().port} (Taquilla at ${TAQUILLA_URL})`);
+  console.log(`channel server for ${CHANNEL_SLUG} listening on http://localhost:${(server.address() as AddressInfo).port} (Taquilla at ${TAQUILLA_URL})`);
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.close(() => process.exit(0)));
