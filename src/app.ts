@@ -15,6 +15,8 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './htt
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { logPath } from './http/log-path.js';
+import { metricsPlugin } from './http/metrics.js';
+import { registerOverloadProtection } from './http/overload.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { fastifyTrustProxy } from './http/rate-limits.config.js';
 import { registerSecurityHeaders, usePagePolicy } from './http/security-headers.js';
@@ -31,7 +33,7 @@ import vouchersRoutes from './modules/vouchers/vouchers.routes.js';
 import checkoutRoutes from './modules/checkout/checkout.routes.js';
 import reportsRoutes from './modules/reports/reports.routes.js';
 import portalRoutes from './modules/portal/portal.routes.js';
-import { emailQueueJob } from './modules/tickets/email-queue.service.js';
+import { emailQueueGauges, emailQueueJob } from './modules/tickets/email-queue.service.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
@@ -92,6 +94,16 @@ const jobsPlugin = fp(
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );
 
+/** The modules' gauges on the app's metrics (queue depths, read at each scrape). */
+const moduleGaugesPlugin = fp(
+  async (app) => {
+    for (const gauge of emailQueueGauges(app.ctx)) app.metrics.addGauge(gauge);
+    // TODO(merge i19 + webhooks): add the webhook queue's depth and oldest age here, as the e-mail
+    // queue's above (a `webhookQueueGauges(app.ctx)` of the webhooks module, GaugeSource[]).
+  },
+  { name: 'module-gauges', dependencies: ['app-context', 'metrics'] },
+);
+
 const B2B_PREFIX = '/api/sales-channel/v1';
 const ADMIN_PREFIX = '/api/admin/v1';
 
@@ -124,6 +136,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(revocationsPlugin);
   await app.register(schedulerPlugin);
   await app.register(jobsPlugin);
+  await app.register(metricsPlugin, { config: config.metrics });
+  await app.register(moduleGaugesPlugin);
+  // First of the request hooks: an overloaded instance refuses before doing any work.
+  await registerOverloadProtection(app, config.overload, database);
   app.decorate('b2bRoutes', new B2BRoutes());
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
@@ -175,6 +191,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    // Overloaded: the load balancer should send traffic elsewhere until this instance catches up.
+    if (app.isUnderPressure()) {
+      return reply.status(503).header('retry-after', String(config.overload.retryAfterSeconds)).send({ status: 'overloaded' });
+    }
     const up = await database.ping();
     return reply.status(up ? 200 : 503).send({ status: up ? 'ready' : 'database unreachable' });
   });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { loadPortalConfig, type PortalConfig } from './platform/portal.config.js';
+import { loadMetricsConfig, loadOverloadConfig, type MetricsConfig, type OverloadConfig } from './http/operations.config.js';
 import { loadRateLimitConfig, loadTrustProxy, type RateLimitConfig, type TrustProxy } from './http/rate-limits.config.js';
 
 /** Deployment environments (DECISIONS D3). */
@@ -43,6 +44,12 @@ export interface Config {
   rateLimits: RateLimitConfig;
   /** Which proxies' X-Forwarded-For names the client address (TRUST_PROXY). */
   trustProxy: TrustProxy;
+  /** GET /metrics: its own port and/or a token (METRICS_PORT, METRICS_HOST, METRICS_TOKEN). */
+  metrics: MetricsConfig;
+  /** Quick 503s past an event-loop delay or a pool wait (OVERLOAD_*). */
+  overload: OverloadConfig;
+  /** Human-readable logs (pino-pretty): LOG_PRETTY=1, or development on a terminal; never in production or tests. */
+  logPretty: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -152,5 +159,12 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: loadTrustProxy(env, (message) => {
       throw new ConfigError(message);
     }),
+    metrics: loadMetricsConfig(env, (message) => {
+      throw new ConfigError(message);
+    }),
+    overload: loadOverloadConfig(env, appEnv, (message) => {
+      throw new ConfigError(message);
+    }),
+    logPretty: appEnv !== 'production' && appEnv !== 'test' && (env.LOG_PRETTY === '1' || (env.LOG_PRETTY !== '0' && process.stdout.isTTY === true)),
   });
 }

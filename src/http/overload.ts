@@ -1,0 +1,39 @@
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../db/client.js';
+import { AppError } from './errors.js';
+import type { OverloadConfig } from './operations.config.js';
+
+/**
+ * Routes answered even under pressure: liveness (a restart would not help), the metrics (the
+ * operator must see the overload) and readiness, which reports it itself.
+ */
+const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** How often the pool's waiting queue is looked at (it changes with every query). */
+const POOL_CHECK_MS = 250;
+
+/**
+ * Overload protection (docs/operations.md "Overload protection"): past the configured mean
+ * event-loop delay, or with more queries waiting for a connection than allowed, every request but
+ * those above is refused at once with 503 `overloaded` and Retry-After, so that a surge turns into
+ * quick refusals instead of timeouts, and /readyz answers 503 so that the load balancer sends
+ * traffic to other instances until this one has caught up. Registered before the routes (its hook
+ * runs first, before any work).
+ */
+export async function registerOverloadProtection(app: FastifyInstance, config: OverloadConfig, database: Database): Promise<void> {
+  const watchPool = config.maxPoolWaiting > 0 && database.poolStats() !== null;
+  await app.register(underPressure, {
+    maxEventLoopDelay: config.maxEventLoopDelayMs,
+    retryAfter: config.retryAfterSeconds,
+    ...(watchPool
+      ? { healthCheck: async () => database.poolStats()!.waiting <= config.maxPoolWaiting, healthCheckInterval: POOL_CHECK_MS }
+      : {}),
+    pressureHandler: async (request, reply, type, value) => {
+      if (ALWAYS_ANSWERED.has(request.routeOptions.url ?? '')) return;
+      request.log.warn({ type, value }, 'overloaded: request refused');
+      reply.header('retry-after', String(config.retryAfterSeconds));
+      throw new AppError('overloaded', 'The service is overloaded; retry shortly');
+    },
+  });
+}
