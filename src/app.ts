@@ -121,6 +121,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
           path: logPath(req.url),
         }),
       },
+      // Readable lines for a developer at a terminal (LOG_PRETTY); JSON lines everywhere else.
+      ...(config.logPretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
     },
     bodyLimit: 100 * 1024,
     requestIdHeader: 'x-request-id',
@@ -192,7 +194,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     // Overloaded: the load balancer should send traffic elsewhere until this instance catches up.
-    if (app.isUnderPressure()) {
+    if (app.isOverloaded()) {
       return reply.status(503).header('retry-after', String(config.overload.retryAfterSeconds)).send({ status: 'overloaded' });
     }
     const up = await database.ping();

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { DataDirBusyError } from './db/data-dir-lock.js';
 import { migrate } from './db/migrate.js';
+import { pgliteTemplateFor } from './db/pglite-template.js';
 import { loadDemoDataIfEmpty } from './demo/demo-data.js';
 
 async function main() {
@@ -17,10 +18,13 @@ async function main() {
     }
     throw err;
   }
+  const pgliteDir = path.join(config.dataDir, 'pglite');
   const database = await openDatabase({
     url: config.databaseUrl,
-    pgliteDir: path.join(config.dataDir, 'pglite'),
+    pgliteDir,
     poolSize: config.dbPoolSize,
+    // A fresh embedded database starts from the build's migrated one instead of running initdb.
+    pgliteLoadDataDir: config.databaseUrl ? undefined : pgliteTemplateFor(pgliteDir),
   });
   await migrate(database);
   const app = await buildApp({ config, database });

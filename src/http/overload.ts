@@ -2,6 +2,13 @@ import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/client.js';
 import { AppError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Whether this instance refuses work now (/readyz says so too). */
+    isOverloaded(): boolean;
+  }
+}
 import type { OverloadConfig } from './operations.config.js';
 
 /**
@@ -23,17 +30,32 @@ const POOL_CHECK_MS = 250;
  */
 export async function registerOverloadProtection(app: FastifyInstance, config: OverloadConfig, database: Database): Promise<void> {
   const watchPool = config.maxPoolWaiting > 0 && database.poolStats() !== null;
+  let poolExhausted = false;
   await app.register(underPressure, {
     maxEventLoopDelay: config.maxEventLoopDelayMs,
     retryAfter: config.retryAfterSeconds,
     ...(watchPool
-      ? { healthCheck: async () => database.poolStats()!.waiting <= config.maxPoolWaiting, healthCheckInterval: POOL_CHECK_MS }
+      ? {
+          healthCheck: async () => {
+            poolExhausted = database.poolStats()!.waiting > config.maxPoolWaiting;
+            return !poolExhausted;
+          },
+          healthCheckInterval: POOL_CHECK_MS,
+        }
       : {}),
     pressureHandler: async (request, reply, type, value) => {
-      if (ALWAYS_ANSWERED.has(request.routeOptions.url ?? '')) return;
+      if (ALWAYS_ANSWERED.has(request.routeOptions.url ?? '') || !app.isOverloaded()) return;
       request.log.warn({ type, value }, 'overloaded: request refused');
       reply.header('retry-after', String(config.retryAfterSeconds));
       throw new AppError('overloaded', 'The service is overloaded; retry shortly');
     },
+  });
+  app.decorate('isOverloaded', () => {
+    // A window of the event-loop monitor without a single sample (under-pressure's Infinity) means
+    // one task held the loop throughout, as the embedded database does while the service starts:
+    // no queue of requests, nothing to shed; the next window measures again.
+    const delay = app.memoryUsage().eventLoopDelay;
+    const lagging = config.maxEventLoopDelayMs > 0 && Number.isFinite(delay) && delay > config.maxEventLoopDelayMs;
+    return lagging || poolExhausted;
   });
 }

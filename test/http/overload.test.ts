@@ -14,7 +14,7 @@ const METRICS_TOKEN = 'metrics-token-of-the-overload-test';
  */
 async function saturate(app: TestApp['app'], maxMs: number): Promise<void> {
   const end = Date.now() + maxMs;
-  while (!app.isUnderPressure() && Date.now() < end) {
+  while (!app.isOverloaded() && Date.now() < end) {
     const turn = Date.now() + 100;
     while (Date.now() < turn) {
       // busy: one long turn of the loop
@@ -54,7 +54,7 @@ describe(`overload: event-loop delay (${isPostgres ? 'PostgreSQL' : 'PGlite'})`,
     expect((await tokenCall()).status).toBe(200);
 
     await saturate(t.app, 10_000);
-    expect(t.app.isUnderPressure()).toBe(true);
+    expect(t.app.isOverloaded()).toBe(true);
     const started = performance.now();
     const [refused, health, ready, metrics] = await Promise.all([
       tokenCall(),
@@ -100,7 +100,7 @@ describe.skipIf(!isPostgres)('overload: queries waiting for a database connectio
     // (async: a Drizzle query runs only once awaited.)
     const slow = Array.from({ length: 6 }, async () => t.ctx.db.execute(sql`SELECT pg_sleep(1.5)`));
     const deadline = Date.now() + 3_000;
-    while (!t.app.isUnderPressure() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!t.app.isOverloaded() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const refused = await t.app.inject({ method: 'POST', url: '/api/sales-channel/v1/auth/token', payload: { sales_channel_slug: DEMO.a.slug, widget_key: DEMO.a.key } });
     expect(refused.statusCode).toBe(503);
     expect(refused.json().code).toBe('overloaded');
@@ -109,7 +109,7 @@ describe.skipIf(!isPostgres)('overload: queries waiting for a database connectio
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     await Promise.all(slow);
     const until = Date.now() + 3_000;
-    while (t.app.isUnderPressure() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    while (t.app.isOverloaded() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
   });
 });
