@@ -54,6 +54,9 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  // GET /metrics on a port of its own, when METRICS_PORT is set (closed with the app).
+  const metricsPort = await app.listenForMetrics();
+  if (metricsPort !== null) app.log.info(`metrics at http://${config.metrics.host}:${metricsPort}/metrics`);
   // Background work runs only in the process that serves; app.close() (shutdown) stops it.
   app.scheduler.start();
   app.log.info(
