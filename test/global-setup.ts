@@ -34,7 +34,7 @@ export default async function setup(project: TestProject) {
     project.provide('pgTemplate', null);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taquilla-pglite-'));
     const tarball = path.join(dir, 'migrated.tar');
-    await dumpMigratedPglite(tarball, 'none');
+    await dumpMigratedPglite(tarball);
     project.provide('pgliteTemplate', tarball);
     return () => fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -19,6 +19,8 @@ const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** How often the pool's waiting queue is looked at (it changes with every query). */
 const POOL_CHECK_MS = 250;
+/** under-pressure's window: the event-loop delay is the mean over each such window. */
+const SAMPLE_MS = 1_000;
 
 /**
  * Overload protection (docs/operations.md "Overload protection"): past the configured mean
@@ -31,8 +33,16 @@ const POOL_CHECK_MS = 250;
 export async function registerOverloadProtection(app: FastifyInstance, config: OverloadConfig, database: Database): Promise<void> {
   const watchPool = config.maxPoolWaiting > 0 && database.poolStats() !== null;
   let poolExhausted = false;
+  // The start itself (modules loading, the database opening, routes compiling) holds the loop for
+  // long stretches: the windows that saw it say nothing about requests. The delay counts from the
+  // first window that begins once the app is ready.
+  let delayCountsFrom = Infinity;
+  app.addHook('onReady', async () => {
+    delayCountsFrom = performance.now() + 2 * SAMPLE_MS;
+  });
   await app.register(underPressure, {
     maxEventLoopDelay: config.maxEventLoopDelayMs,
+    sampleInterval: SAMPLE_MS,
     retryAfter: config.retryAfterSeconds,
     ...(watchPool
       ? {
@@ -55,7 +65,8 @@ export async function registerOverloadProtection(app: FastifyInstance, config: O
     // one task held the loop throughout, as the embedded database does while the service starts:
     // no queue of requests, nothing to shed; the next window measures again.
     const delay = app.memoryUsage().eventLoopDelay;
-    const lagging = config.maxEventLoopDelayMs > 0 && Number.isFinite(delay) && delay > config.maxEventLoopDelayMs;
+    const lagging =
+      config.maxEventLoopDelayMs > 0 && performance.now() >= delayCountsFrom && Number.isFinite(delay) && delay > config.maxEventLoopDelayMs;
     return lagging || poolExhausted;
   });
 }
