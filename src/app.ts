@@ -18,6 +18,8 @@ import { drainingPlugin } from './http/draining.js';
 import { recordIntegrationSteps } from './http/integration-steps.js';
 import { startIntegrationChecklist } from './platform/integration-checklist.js';
 import { logPath } from './http/log-path.js';
+import { metricsPlugin } from './http/metrics.js';
+import { registerOverloadProtection } from './http/overload.js';
 import { registerRateLimits } from './http/rate-limits.js';
 import { fastifyTrustProxy } from './http/rate-limits.config.js';
 import { registerSecurityHeaders, usePagePolicy } from './http/security-headers.js';
@@ -34,7 +36,7 @@ import vouchersRoutes from './modules/vouchers/vouchers.routes.js';
 import checkoutRoutes from './modules/checkout/checkout.routes.js';
 import reportsRoutes from './modules/reports/reports.routes.js';
 import portalRoutes from './modules/portal/portal.routes.js';
-import { emailQueueJob } from './modules/tickets/email-queue.service.js';
+import { emailQueueGauges, emailQueueJob } from './modules/tickets/email-queue.service.js';
 import { webhookDeliveryJob, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
@@ -101,6 +103,16 @@ const jobsPlugin = fp(
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );
 
+/** The modules' gauges on the app's metrics (queue depths, read at each scrape). */
+const moduleGaugesPlugin = fp(
+  async (app) => {
+    for (const gauge of emailQueueGauges(app.ctx)) app.metrics.addGauge(gauge);
+    // TODO(merge i19 + webhooks): add the webhook queue's depth and oldest age here, as the e-mail
+    // queue's above (a `webhookQueueGauges(app.ctx)` of the webhooks module, GaugeSource[]).
+  },
+  { name: 'module-gauges', dependencies: ['app-context', 'metrics'] },
+);
+
 const B2B_PREFIX = '/api/sales-channel/v1';
 const ADMIN_PREFIX = '/api/admin/v1';
 const CHECKIN_PREFIX = '/api/checkin/v1';
@@ -119,6 +131,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
           path: logPath(req.url),
         }),
       },
+      // Readable lines for a developer at a terminal (LOG_PRETTY); JSON lines everywhere else.
+      ...(config.logPretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
     },
     bodyLimit: 100 * 1024,
     requestIdHeader: 'x-request-id',
@@ -137,6 +151,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(drainingPlugin);
   // Every deployment but production records its channels' checklist steps (docs/preproduction.md).
   if (config.appEnv !== 'production') startIntegrationChecklist(app.ctx.db);
+  await app.register(metricsPlugin, { config: config.metrics });
+  await app.register(moduleGaugesPlugin);
+  // First of the request hooks: an overloaded instance refuses before doing any work.
+  await registerOverloadProtection(app, config.overload, database);
   app.decorate('b2bRoutes', new B2BRoutes());
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
@@ -191,6 +209,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     // A draining instance still serves, but tells the load balancer to send no more (src/server.ts).
     if (app.isDraining()) return reply.status(503).send({ status: 'draining' });
+    // Overloaded: the load balancer should send traffic elsewhere until this instance catches up.
+    if (app.isOverloaded()) {
+      return reply.status(503).header('retry-after', String(config.overload.retryAfterSeconds)).send({ status: 'overloaded' });
+    }
     const up = await database.ping();
     return reply.status(up ? 200 : 503).send({ status: up ? 'ready' : 'database unreachable' });
   });

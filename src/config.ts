@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { loadPortalConfig, type PortalConfig } from './platform/portal.config.js';
+import { loadMetricsConfig, loadOverloadConfig, type MetricsConfig, type OverloadConfig } from './http/operations.config.js';
 import { loadRateLimitConfig, loadTrustProxy, type RateLimitConfig, type TrustProxy } from './http/rate-limits.config.js';
 
 /** Deployment environments (DECISIONS D3). */
@@ -47,6 +48,12 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Seconds a SIGTERM'd instance answers `/readyz` 503 while still serving, before it closes (fleet). */
   shutdownDrainSeconds: number;
+  /** GET /metrics: its own port and/or a token (METRICS_PORT, METRICS_HOST, METRICS_TOKEN). */
+  metrics: MetricsConfig;
+  /** Quick 503s past an event-loop delay or a pool wait (OVERLOAD_*). */
+  overload: OverloadConfig;
+  /** Human-readable logs (pino-pretty): LOG_PRETTY=1, or development on a terminal; never in production or tests. */
+  logPretty: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -172,5 +179,12 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError(message);
     }),
     shutdownDrainSeconds: int(env, 'SHUTDOWN_DRAIN_SECONDS', 0, 0),
+    metrics: loadMetricsConfig(env, (message) => {
+      throw new ConfigError(message);
+    }),
+    overload: loadOverloadConfig(env, appEnv, (message) => {
+      throw new ConfigError(message);
+    }),
+    logPretty: appEnv !== 'production' && appEnv !== 'test' && (env.LOG_PRETTY === '1' || (env.LOG_PRETTY !== '0' && process.stdout.isTTY === true)),
   });
 }

@@ -6,6 +6,7 @@ import { DataDirBusyError } from './db/data-dir-lock.js';
 import { migrate } from './db/migrate.js';
 import { followPublicAddress, loadDemoDataIfEmpty } from './demo/demo-data.js';
 import { recordPublicBaseUrl } from './platform/deployment.repo.js';
+import { pgliteTemplateFor } from './db/pglite-template.js';
 
 async function main() {
   let config;
@@ -18,10 +19,13 @@ async function main() {
     }
     throw err;
   }
+  const pgliteDir = path.join(config.dataDir, 'pglite');
   const database = await openDatabase({
     url: config.databaseUrl,
-    pgliteDir: path.join(config.dataDir, 'pglite'),
+    pgliteDir,
     poolSize: config.dbPoolSize,
+    // A fresh embedded database starts from the build's migrated one instead of running initdb.
+    pgliteLoadDataDir: config.databaseUrl ? undefined : pgliteTemplateFor(pgliteDir),
   });
   await migrate(database);
   const app = await buildApp({ config, database });
@@ -59,6 +63,9 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  // GET /metrics on a port of its own, when METRICS_PORT is set (closed with the app).
+  const metricsPort = await app.listenForMetrics();
+  if (metricsPort !== null) app.log.info(`metrics at http://${config.metrics.host}:${metricsPort}/metrics`);
   // Background work runs only in the process that serves; app.close() (shutdown) stops it.
   app.scheduler.start();
   app.log.info(

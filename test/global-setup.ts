@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
+import { dumpMigratedPglite } from '../src/db/pglite-template.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,16 +33,8 @@ export default async function setup(project: TestProject) {
   if (process.env.TEST_DB !== 'postgres') {
     project.provide('pgTemplate', null);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taquilla-pglite-'));
-    const dataDir = path.join(dir, 'data');
-    const database = await openDatabase({ pgliteDir: dataDir, owner: 'test setup' });
-    await migrate(database);
-    await database.close();
-    // Reopened bare only to dump it: the Database wrapper does not expose its PGlite client.
-    const migrated = await PGlite.create(dataDir);
-    const dump = await migrated.dumpDataDir('none');
-    await migrated.close();
     const tarball = path.join(dir, 'migrated.tar');
-    fs.writeFileSync(tarball, Buffer.from(await dump.arrayBuffer()));
+    await dumpMigratedPglite(tarball);
     project.provide('pgliteTemplate', tarball);
     return () => fs.rmSync(dir, { recursive: true, force: true });
   }

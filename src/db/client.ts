@@ -24,7 +24,17 @@ export interface Database {
   listen(channel: string, handlers: NotificationHandlers): Promise<Listener>;
   /** Who hears that a pooled connection was lost (the pool replaces it); one handler, for logging. */
   onConnectionError(handler: (err: Error) => void): void;
+  /** The PostgreSQL pool's connections now (metrics, overload); null for PGlite (one in-process connection). */
+  poolStats(): PoolStats | null;
   close(): Promise<void>;
+}
+
+interface PoolStats {
+  /** Connections open (idle or in use). */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection: the pool is exhausted. */
+  waiting: number;
 }
 
 export interface DatabaseOptions {
@@ -90,6 +100,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     onConnectionError(handler) {
       reportError = handler;
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }
@@ -129,6 +140,7 @@ async function openPglite(dir: string, owner: string, loadDataDir?: Blob): Promi
     listen: (channel, handlers) => listenPglite(client, channel, handlers),
     // One in-process connection: nothing to lose.
     onConnectionError() {},
+    poolStats: () => null,
     async close() {
       try {
         await client.close();

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unreachableCause } from '../db/unreachable.js';
+import { countConflict } from '../platform/metrics.js';
 import { AppError, SPEC_MESSAGES, type ErrorCode, type FieldErrors } from './errors.js';
 import type { ErrorEnvelope } from './envelope.js';
 import { errorLanguage, localiseError } from './error-texts.js';
@@ -120,6 +121,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     };
     if (err instanceof AppError) {
       if (err.status === 401) reply.header('www-authenticate', 'Bearer');
+      // Counted here, where every 409 of every service (and of the SQL functions) is answered.
+      if (err.status === 409) countConflict(err.code);
       return send(err.status, err.code, err.message, err.fields);
     }
     const fe = err as FastifyError;

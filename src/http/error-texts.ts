@@ -78,6 +78,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   hold_limit_reached: 'Has alcanzado el máximo de entradas que puedes reservar a la vez.',
   internal_error: 'Algo ha ido mal. Inténtalo de nuevo.',
   service_unavailable: 'El servicio no está disponible ahora mismo. Inténtalo de nuevo en unos segundos.',
+  overloaded: 'El servicio está saturado ahora mismo. Inténtalo de nuevo en unos segundos.',
 };
 
 /**

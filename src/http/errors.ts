@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   hold_limit_reached: 429,
   internal_error: 500,
   service_unavailable: 503,
+  overloaded: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

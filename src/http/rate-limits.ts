@@ -1,6 +1,5 @@
 import rateLimitPlugin from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { Redis } from 'ioredis';
 import { sha256 } from '../lib/secrets.js';
 import { AppError } from './errors.js';
 import type { RateLimitConfig } from './rate-limits.config.js';
@@ -331,6 +330,8 @@ export async function registerRateLimits(app: FastifyInstance): Promise<void> {
   if (settings.redisUrl) {
     // Fail fast while Redis is away (no offline queue, one retry) so that requests are let through
     // at once instead of waiting; the client reconnects by itself.
+    // Loaded only for a fleet (REDIS_URL): a single instance starts without it.
+    const { Redis } = await import('ioredis');
     const redis = new Redis(settings.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1000 });
     redis.on('error', (err) => app.log.warn({ err: err.message }, 'rate-limit Redis error'));
     await redis.connect().catch((err: Error) => app.log.warn({ err: err.message }, 'rate-limit Redis unreachable at start; counting resumes when it is back'));

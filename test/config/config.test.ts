@@ -143,6 +143,11 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['AUTH_CACHE_MS', { AUTH_CACHE_MS: '-5' }],
     ['DB_POOL_SIZE', { DB_POOL_SIZE: '0' }],
+    ['METRICS_PORT', { METRICS_PORT: '70000' }],
+    ['METRICS_TOKEN', { METRICS_TOKEN: 'short' }],
+    ['OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '-1' }],
+    ['OVERLOAD_MAX_POOL_WAITING', { OVERLOAD_MAX_POOL_WAITING: 'many' }],
+    ['OVERLOAD_RETRY_AFTER_SECONDS', { OVERLOAD_RETRY_AFTER_SECONDS: '0' }],
   ];
   it.each(bad)('a bad %s stops with a message naming it (%o)', (name, env) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -154,6 +159,22 @@ describe('loadConfig', () => {
       host: '::',
       dataDir: path.resolve('relative/dir'),
       mailFrom: 'x',
+    });
+  });
+
+  it('metrics are off, overload protection on (off in test) and logs JSON unless asked (issue 19)', () => {
+    expect(loadConfig({})).toMatchObject({
+      metrics: { port: null, host: '127.0.0.1', token: undefined },
+      overload: { maxEventLoopDelayMs: 200, maxPoolWaiting: 0, retryAfterSeconds: 5 },
+    });
+    expect(loadConfig({ APP_ENV: 'test' }).overload.maxEventLoopDelayMs).toBe(0);
+    expect(loadConfig({ LOG_PRETTY: '1' }).logPretty).toBe(true);
+    expect(loadConfig({ ...PRODUCTION, LOG_PRETTY: '1' }).logPretty).toBe(false);
+    expect(loadConfig({ APP_ENV: 'test', LOG_PRETTY: '1' }).logPretty).toBe(false);
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5', METRICS_TOKEN: 't'.repeat(16) }).metrics).toEqual({
+      port: 9464,
+      host: '10.0.0.5',
+      token: 't'.repeat(16),
     });
   });
 });

@@ -1,15 +1,17 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../portal/browser-helpers.js';
 
 // `npm start` under a supervisor (systemd, Docker, a CI job): the supervisor signals the npm
-// process only. npm passes SIGTERM and SIGINT to its script's shell; the script `exec`s tsx so that
-// the shell does not die in between and orphan the server (issue 14). `--ignore-scripts` skips only
-// the prestart widget build (the suite's global setup has built it); the script line is the real one.
+// process only. npm passes SIGTERM and SIGINT to its script's shell; the script `exec`s node so that
+// the shell does not die in between and orphan the server (issue 14). `npm start` runs the compiled
+// service (dist/src/server.js, issue 19): the server part of the build runs first (tsc is
+// incremental; the widget is built by the suite's global setup), so this also proves that the
+// compiled service starts on a fresh data folder (from the build's PGlite template) and answers.
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -36,6 +38,10 @@ const portIsFree = (port: number) =>
     socket.once('error', () => resolve(true));
   });
 
+beforeAll(() => {
+  execFileSync('npm', ['run', 'build:server'], { cwd: ROOT, stdio: 'pipe' });
+}, 600_000);
+
 describe('npm start', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('stops the server gracefully when the npm process gets %s', async (signal) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'taquilla-npm-'));
@@ -43,7 +49,7 @@ describe('npm start', () => {
     const port = await freePort();
     const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', APP_ENV: 'development', LOG_LEVEL: 'info' };
     for (const name of ['DATABASE_URL', 'NODE_ENV', 'TEST_DB', 'VITEST', 'VITEST_POOL_ID', 'VITEST_WORKER_ID']) delete env[name];
-    const npm = spawn('npm', ['start', '--ignore-scripts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     npm.stdout!.on('data', (chunk) => (out += chunk));
     npm.stderr!.on('data', (chunk) => (out += chunk));

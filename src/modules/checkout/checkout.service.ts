@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import { invalidData } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
+import { countConfirm } from '../../platform/metrics.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { signTicketUrls } from '../tickets/tickets.service.js';
 import type { ConfirmBody } from './checkout.schemas.js';
@@ -30,6 +31,7 @@ export async function confirmOrder(
     expectedAmount: amount,
     withRows: true,
   });
+  countConfirm(closed.alreadyCompleted ? 'already_completed' : 'completed');
   const view = await orderViewFromRows(ctx, closed.rows, input.lang);
   return {
     alreadyCompleted: closed.alreadyCompleted,

@@ -5,6 +5,7 @@ import { policyOf } from '../../lib/integration-policy.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
+import { countOrderCompleted } from '../../platform/metrics.js';
 import type { OrderRows } from '../orders/orders.view.js';
 import { newTicketCode } from '../tickets/tickets.service.js';
 import * as repo from './checkout.repo.js';
@@ -68,6 +69,7 @@ export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promi
     switch (result.outcome) {
       case 'closed':
         inventoryChanged(ctx, result.sessionIds);
+        countOrderCompleted('purchase');
         return { orderId: result.orderId, alreadyCompleted: false, ticketCodes: result.codes, rows: result.rows };
       case 'already_completed':
         return { orderId: result.orderId, alreadyCompleted: true, ticketCodes: result.codes, rows: result.rows };

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { AppError, invalidData, notFound } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount } from '../../lib/money.js';
+import { countRefund } from '../../platform/metrics.js';
 import { voidTicketsOfOrder } from '../tickets/tickets.service.js';
 import * as repo from './refund.repo.js';
 
@@ -70,5 +71,6 @@ export async function refundOrder(ctx: AppContext, input: RefundInput): Promise<
     return done;
   });
   inventoryChanged(ctx, sessionIds);
+  countRefund();
   return result;
 }

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../http/errors.js';
 import { emailProblem } from '../../lib/email-address.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
+import { countOrderCompleted } from '../../platform/metrics.js';
 import { toAmount } from '../../lib/money.js';
 import { findChannelBySlug } from '../channels/channels.service.js';
 import { newReference } from '../orders/orders.service.js';
@@ -118,6 +119,7 @@ export async function createReservation(ctx: AppContext, input: ReservationInput
     return { orderId, orderToken, reference, total: totals.total, codes, sessionIds: items.map((i) => i.sessionId) };
   });
   inventoryChanged(ctx, result.sessionIds);
+  countOrderCompleted('reservation');
   return {
     order_id: result.orderId,
     order_token: result.orderToken,

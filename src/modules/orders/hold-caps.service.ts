@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
+import { countHoldCapRefusal } from '../../platform/metrics.js';
 import * as capsRepo from './hold-caps.repo.js';
 import type { OrderRow } from './orders.repo.js';
 
@@ -29,6 +30,8 @@ export function holdLimitReached(cap: HoldCap, limit: number, sessionId?: number
     live_orders: `A buyer may hold at most ${limit} live carts at once; complete or cancel one first`,
     session_tickets: `Session ${sessionId} allows at most ${limit} tickets per buyer`,
   }[cap];
+  // Every refusal of a cap is made here (the SQL fast path's too), right before it is thrown.
+  countHoldCapRefusal(cap);
   return new AppError('hold_limit_reached', message);
 }
 

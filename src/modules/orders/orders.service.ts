@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError, type FieldErrors, invalidData } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
+import { countHolds } from '../../platform/metrics.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import type { BuyerKey } from './orders.buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
@@ -189,6 +190,7 @@ export async function holdSeatFast(
   if (result.outcome === 'fallback') return null;
   // The statement has committed: announce, then answer with the view it returned.
   inventoryChanged(ctx, [result.sessionId]);
+  countHolds(1);
   return orderViewFromRows(ctx, result.rows, lang, now);
 }
 
@@ -257,6 +259,7 @@ export async function createOrder(
     return { orderId: order.id, created, sessionIds };
   });
   inventoryChanged(ctx, sessionIds);
+  countHolds(1);
   return { order: await buildOrderView(ctx, orderId, lang, now), created };
 }
 
@@ -271,17 +274,24 @@ export async function getOrder(ctx: AppContext, channel: ChannelRecord, orderTok
 export async function addItem(ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, item: ItemRequest): Promise<OrderView> {
   return (
     (await holdSeatFast(ctx, channel, lang, { create: false, orderToken }, item)) ??
-    changeCart(ctx, channel, orderToken, lang, (tx, order, now) => addSeatsToCart(ctx, tx, channel, order, [item], now, () => ''))
+    holding(1, changeCart(ctx, channel, orderToken, lang, (tx, order, now) => addSeatsToCart(ctx, tx, channel, order, [item], now, () => '')))
   );
+}
+
+/** A cart change that holds `count` seats or places (all or nothing): counted once it has committed. */
+async function holding(count: number, change: Promise<OrderView>): Promise<OrderView> {
+  const view = await change;
+  countHolds(count);
+  return view;
 }
 
 /** Adds several seats, all or nothing (D18). */
 export const addItemsBulk = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, items: readonly ItemRequest[]) =>
-  changeCart(ctx, channel, orderToken, lang, (tx, order, now) => addSeatsToCart(ctx, tx, channel, order, items, now, (i) => `items.${i}.`));
+  holding(items.length, changeCart(ctx, channel, orderToken, lang, (tx, order, now) => addSeatsToCart(ctx, tx, channel, order, items, now, (i) => `items.${i}.`)));
 
 /** Adds `quantity` places of an unnumbered zone; the session is the rate's. All or nothing. */
 export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, req: SectorRequest) =>
-  changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
+  holding(req.quantity, changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
     const [rate] = await repo.findRates(tx, [req.rate_id]);
     if (!rate) throw invalidData({ rate_id: ['unknown rate'] });
     const zone = await repo.findSellableSector(tx, channel.id, rate.sessionId, req.sector_id);
@@ -315,7 +325,7 @@ export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderTok
     );
     await repriceOrder(tx, order.id, now);
     return [zone.sessionId];
-  });
+  }));
 
 /** Removes items of a live cart and frees their seats at once; all or nothing (unknown id: 404). */
 async function removeItemsFromCart(tx: Db, order: OrderRow, itemIds: readonly number[], now: Date): Promise<number[]> {

@@ -51,3 +51,13 @@ export async function failEmail(
         last_error = ${error.slice(0, 500)}
     WHERE id = ${id} AND lease_owner = ${owner}`);
 }
+
+/** E-mails waiting to go out (queued, due or backing off) and the age in seconds of the oldest. */
+export async function queueStats(db: Db, now: Date): Promise<{ depth: number; oldestAgeSeconds: number }> {
+  const [row] = await queryRows<{ depth: number | string; oldest: Date | string | null }>(
+    db,
+    sql`SELECT count(*) AS depth, min(created_at) AS oldest FROM email_outbox WHERE status = 'queued'`,
+  );
+  const oldest = row?.oldest ? new Date(row.oldest).getTime() : null;
+  return { depth: Number(row?.depth ?? 0), oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (now.getTime() - oldest) / 1000) };
+}

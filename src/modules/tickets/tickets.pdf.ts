@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import { formatDateTime, formatMoney, spokenLanguage, type Language } from '../../platform/i18n.js';
 import type { TicketDocument } from './tickets.repo.js';
@@ -35,7 +34,9 @@ function drawQr(doc: PDFKit.PDFDocument, text: string, x: number, y: number, siz
  * One ticket as a PDF: event, date and time, venue, sector, row and seat or zone, rate, price,
  * holder, and the QR code of `qr` (the signed secret, D53, or the code of a format-1 ticket).
  */
-export function renderTicketPdf(ticket: TicketDocument, timeZone: string, qr: string): Promise<Buffer> {
+export async function renderTicketPdf(ticket: TicketDocument, timeZone: string, qr: string): Promise<Buffer> {
+  // Loaded on the first ticket, not at start: pdfkit is the heaviest module of the service to load.
+  const { default: PDFDocument } = await import('pdfkit');
   const l = LABELS[spokenLanguage(ticket.lang)];
   const doc = new PDFDocument({
     size: 'A5',

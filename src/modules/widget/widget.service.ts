@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../lib/project-root.js';
 
 /** Where `npm run build:widget` writes the script. */
-export const WIDGET_DIST = fileURLToPath(new URL('../../../widget/dist/v1/widget.iife.js', import.meta.url));
+export const WIDGET_DIST = path.join(PROJECT_ROOT, 'widget/dist/v1/widget.iife.js');
 
 export interface WidgetBundle {
   code: Buffer;

@@ -117,7 +117,7 @@ ${table(
       d.attempts.length === 0
         ? html`<span class="hint">not sent yet</span>`
         : html`<ol class="attempts">${d.attempts.map(
-            (a) => html`<li>${when(a.attempted_at)} · <strong>${a.status_code ?? 'no answer'}</strong> · ${a.duration_ms} ms${a.manual ? ' · by hand' : ''}
+            (a) => html`<li>${when(a.attempted_at, pc.timeZone)} · <strong>${a.status_code ?? 'no answer'}</strong> · ${a.duration_ms} ms${a.manual ? ' · by hand' : ''}
               ${a.error ? html`<br><span class="hint">${a.error}</span>` : ''}${a.response_excerpt ? html`<br><code>${a.response_excerpt.slice(0, 200)}</code>` : ''}</li>`,
           )}</ol>`;
     const body = html`
@@ -134,8 +134,8 @@ ${table(
 ${table(
   ['Event', 'webhook-id', 'Status', 'Attempts (time, status, duration, answer)', ''],
   deliveries.map(
-    (d) => html`<tr><td>${d.type}<br><span class="hint">${when(d.created_at)}</span></td><td><code>${d.webhook_id}</code></td>
-      <td>${d.status}${d.next_attempt_at ? html`<br><span class="hint">next ${when(d.next_attempt_at)}</span>` : ''}</td>
+    (d) => html`<tr><td>${d.type}<br><span class="hint">${when(d.created_at, pc.timeZone)}</span></td><td><code>${d.webhook_id}</code></td>
+      <td>${d.status}${d.next_attempt_at ? html`<br><span class="hint">next ${when(d.next_attempt_at, pc.timeZone)}</span>` : ''}</td>
       <td>${attemptList(d)}</td>
       <td>${actionButton(pc, `${base(id)}/${endpointId}/deliveries/${d.id}/redeliver`, 'Redeliver', 'secondary', `Redeliver ${d.type} ${d.webhook_id}`)}</td></tr>`,
   ),

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -7,6 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { AppError } from '../../../http/errors.js';
 import { cspNonce, usePagePolicy } from '../../../http/security-headers.js';
 import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
+import { PROJECT_ROOT } from '../../../lib/project-root.js';
 import { DEFAULT_LANGUAGE, formatDateTime, formatMoney, isLanguage } from '../../../platform/i18n.js';
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import { ensureBuyerCookie, registerBuyerCookies } from '../portal.buyer.js';
@@ -18,7 +18,7 @@ import { registerLandingPages } from './landing.pages.js';
 import { registerSandboxPages } from './sandbox.pages.js';
 
 /** Client-side code of the pages: plain ES modules and CSS in portal/ at the repository root. */
-const PORTAL_ASSETS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../portal');
+const PORTAL_ASSETS_DIR = path.join(PROJECT_ROOT, 'portal');
 
 /** Which channels a page serves, by their integration policy: the storefront's, or the checkout's (D25, D26). */
 type PageFor = (policy: ModelPolicy) => boolean;

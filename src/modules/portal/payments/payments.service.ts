@@ -4,6 +4,7 @@ import type { PaymentProviderName } from '../../../db/schema/index.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../../http/errors.js';
 import { emailProblem } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
+import { countPaymentNotification } from '../../../platform/metrics.js';
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import * as repo from '../portal.repo.js';
 import { closePaidOrder } from './payments.closing.js';
@@ -147,6 +148,7 @@ export async function handleNotification(
   try {
     const result = notice.outcome === 'ignored' ? 'ignored' : payment ? await applyNotice(ctx, payment, notice) : 'unknown_payment';
     await repo.setNotificationResult(ctx.db, providerName, notice.notificationId, result);
+    countPaymentNotification(providerName, result);
     return { result, payment_id: paymentId };
   } catch (err) {
     await repo.releaseNotification(ctx.db, providerName, notice.notificationId).catch(() => {});
