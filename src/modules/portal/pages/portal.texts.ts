@@ -70,6 +70,20 @@ const es = {
   unknownCard: 'Tarjeta de prueba desconocida: usa 4242 4242 4242 4242 o 4000 0000 0000 0002.',
   paymentClosed: 'Este pago ya no está pendiente.',
   tickets_n: 'entradas',
+  // Seat map and storefront (issue 16, parts 3 and 4).
+  stage: 'Escenario',
+  zoomSector: 'Ampliar',
+  zoomSectorOut: 'Reducir',
+  zoomHint: 'Amplía un sector para elegir asientos con el dedo; también puedes pellizcar para hacer zoom.',
+  viewCart: 'Ver carrito',
+  seatsInCart: 'en el carrito',
+  from: 'Desde',
+  search: 'Buscar',
+  searchLabel: 'Evento, recinto o ciudad',
+  searchDate: 'Fecha',
+  searchClear: 'Ver todos',
+  noResults: 'Ningún evento coincide con tu búsqueda.',
+  results: 'Resultados',
 } as const;
 
 type Texts = Record<keyof typeof es, string>;
@@ -142,6 +156,19 @@ const en: Texts = {
   unknownCard: 'Unknown test card: use 4242 4242 4242 4242 or 4000 0000 0000 0002.',
   paymentClosed: 'This payment is no longer pending.',
   tickets_n: 'tickets',
+  stage: 'Stage',
+  zoomSector: 'Zoom in',
+  zoomSectorOut: 'Zoom out',
+  zoomHint: 'Zoom into a sector to pick seats with your finger; you can also pinch to zoom.',
+  viewCart: 'View cart',
+  seatsInCart: 'in the cart',
+  from: 'From',
+  search: 'Search',
+  searchLabel: 'Event, venue or city',
+  searchDate: 'Date',
+  searchClear: 'Show all',
+  noResults: 'No event matches your search.',
+  results: 'Results',
 };
 
 const TEXTS: Record<Language, Texts> = { es, en };
