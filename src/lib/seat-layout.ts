@@ -29,13 +29,17 @@ export interface RowLine {
   maxX: number;
 }
 
-/** Every row of every sector, one entry per (sector, row), in the order of `seats` by y. */
+/**
+ * Every row of every sector, one entry per (sector, row), sorted by y. Runs on every widget load
+ * over thousands of seats: maps by sector then row, no per-seat string keys.
+ */
 export function rowLines(seats: Iterable<LayoutSeat>): RowLine[] {
-  const rows = new Map<string, RowLine & { sumY: number; n: number }>();
+  const sectors = new Map<number, Map<string, RowLine & { sumY: number; n: number }>>();
   for (const s of seats) {
-    const key = `${s.sectorId}\u0000${s.row}`;
-    const line = rows.get(key);
-    if (!line) rows.set(key, { sectorId: s.sectorId, row: s.row, y: s.y, minX: s.x, maxX: s.x, sumY: s.y, n: 1 });
+    let rows = sectors.get(s.sectorId);
+    if (!rows) sectors.set(s.sectorId, (rows = new Map()));
+    const line = rows.get(s.row);
+    if (!line) rows.set(s.row, { sectorId: s.sectorId, row: s.row, y: s.y, minX: s.x, maxX: s.x, sumY: s.y, n: 1 });
     else {
       if (s.x < line.minX) line.minX = s.x;
       if (s.x > line.maxX) line.maxX = s.x;
@@ -43,9 +47,11 @@ export function rowLines(seats: Iterable<LayoutSeat>): RowLine[] {
       line.n += 1;
     }
   }
-  return [...rows.values()]
-    .map(({ sectorId, row, minX, maxX, sumY, n }) => ({ sectorId, row, minX, maxX, y: sumY / n }))
-    .sort((a, b) => a.y - b.y || byName.compare(a.row, b.row));
+  const out: RowLine[] = [];
+  for (const rows of sectors.values()) {
+    for (const { sectorId, row, minX, maxX, sumY, n } of rows.values()) out.push({ sectorId, row, minX, maxX, y: sumY / n });
+  }
+  return out.sort((a, b) => a.y - b.y || byName.compare(a.row, b.row));
 }
 
 /**
