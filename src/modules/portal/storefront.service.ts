@@ -43,16 +43,18 @@ const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCas
 /**
  * The published events the channel sells, in `lang`, with their next session and lowest price;
  * only those matching `search` (every word in the name, venue or city; a session on the day).
- * A channel sells tens of events, not thousands: the filter runs on the list.
+ * Also every day with a session on sale (for the search's list of dates). A channel sells tens of
+ * events, not thousands: the filter runs on the list.
  */
 export async function storeEvents(ctx: AppContext, channel: ChannelRecord, lang: string, search: EventSearch = {}) {
-  const events = await store.listEvents(ctx.db, channel.id, lang, ctx.clock.now(), ctx.config.timezone);
+  const all = await store.listEvents(ctx.db, channel.id, lang, ctx.clock.now(), ctx.config.timezone);
   const words = fold(search.q ?? '').split(/\s+/).filter(Boolean);
   const day = /^\d{4}-\d{2}-\d{2}$/.test(search.date ?? '') ? search.date! : null;
-  return events.filter((e) => {
+  const events = all.filter((e) => {
     const text = fold(`${e.name} ${e.venue} ${e.city ?? ''}`);
     return words.every((w) => text.includes(w)) && (!day || e.days.includes(day));
   });
+  return { events, days: [...new Set(all.flatMap((e) => e.days))].sort() };
 }
 
 /** One event of the channel with its upcoming sessions on sale, or null. */

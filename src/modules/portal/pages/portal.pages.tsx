@@ -83,8 +83,8 @@ const portalPages: FastifyPluginAsync = async (app) => {
     page(STOREFRONT, async (channel, { lang }, query, reply) => {
       // Text inputs are free: a search too long or oddly typed is cut, never an error page.
       const search = { q: typeof query.q === 'string' ? query.q.slice(0, 100) : undefined, date: typeof query.date === 'string' ? query.date.slice(0, 10) : undefined };
-      const events = await storefront.storeEvents(ctx, channel, lang, search);
-      return send(reply, { lang, title: texts(lang).events, channel, langPath: '/events' }, <EventList channel={channel} lang={lang} events={events} search={search} f={formatsOf(lang)} />);
+      const { events, days } = await storefront.storeEvents(ctx, channel, lang, search);
+      return send(reply, { lang, title: texts(lang).events, channel, langPath: '/events' }, <EventList channel={channel} lang={lang} events={events} days={days} search={search} f={formatsOf(lang)} />);
     }),
   );
 

@@ -58,9 +58,15 @@ type Texts = ReturnType<typeof texts>;
 /** Venue and city: "Teatro Demo, Madrid". */
 const place = (e: StoreEvent) => (e.city ? `${e.venue}, ${e.city}` : e.venue);
 
-/** The storefront's search: words (name, venue, city) and a day; a plain GET form, no script. */
-function SearchForm({ channel, lang, search, t }: { channel: ChannelRecord; lang: string; search: { q?: string; date?: string }; t: Texts }) {
+/**
+ * The storefront's search: words (name, venue, city) and a day; a plain GET form, no script. The
+ * day is a list of the days with sessions on sale, written in the page's language (a date input
+ * would show the browser's format, and offer days with nothing on).
+ */
+function SearchForm({ channel, lang, search, days, f, t }: { channel: ChannelRecord; lang: string; search: { q?: string; date?: string }; days: string[]; f: Formats; t: Texts }) {
   const active = !!(search.q || search.date);
+  // Noon UTC is the same calendar day in every time zone a deployment would use.
+  const label = (day: string) => f.days(new Date(`${day}T12:00:00Z`), new Date(`${day}T12:00:00Z`));
   return (
     <form class="search" role="search" method="get" action={`/${channel.slug}/${lang}/events`}>
       <div>
@@ -69,7 +75,14 @@ function SearchForm({ channel, lang, search, t }: { channel: ChannelRecord; lang
       </div>
       <div class="search-date">
         <label for="date">{t.searchDate}</label>
-        <input id="date" name="date" type="date" value={search.date ?? ''} />
+        <select id="date" name="date">
+          <option value="">{t.anyDate}</option>
+          {days.map((d) => (
+            <option value={d} selected={d === search.date}>
+              {label(d)}
+            </option>
+          ))}
+        </select>
       </div>
       <button type="submit">{t.search}</button>
       {active ? (
@@ -81,13 +94,13 @@ function SearchForm({ channel, lang, search, t }: { channel: ChannelRecord; lang
   );
 }
 
-export function EventList({ channel, lang, events, search, f }: { channel: ChannelRecord; lang: string; events: StoreEvent[]; search: { q?: string; date?: string }; f: Formats }) {
+export function EventList({ channel, lang, events, days, search, f }: { channel: ChannelRecord; lang: string; events: StoreEvent[]; days: string[]; search: { q?: string; date?: string }; f: Formats }) {
   const t = texts(lang);
   const searching = !!(search.q || search.date);
   return (
     <>
       <h1>{t.events}</h1>
-      <SearchForm channel={channel} lang={lang} search={search} t={t} />
+      <SearchForm channel={channel} lang={lang} search={search} days={days} f={f} t={t} />
       {searching ? (
         <p role="status" class="meta">
           {`${t.results}: ${events.length}`}
