@@ -312,7 +312,7 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
       <div class="layout">
         <section class="panel" aria-labelledby="map-title">
           <h2 id="map-title">{t.map}</h2>
-          <p id="map-help">{`${t.mapHelp} ${t.mapKeys}`}</p>
+          <p id="map-help" class="help">{`${t.mapHelp} ${t.zoomHint} ${t.mapKeys}`}</p>
           <label for="seat-rate">{t.rate}</label>
           <select id="seat-rate">{firstNumbered ? <RateOptions sectorId={firstNumbered.id} /> : null}</select>
           <ul class="legend" aria-hidden="true">
@@ -329,7 +329,6 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
               {t.seatTaken}
             </li>
           </ul>
-          <p class="note">{t.zoomHint}</p>
           <div class="maps">
             {side === 'top' ? stage : null}
             {maps}
