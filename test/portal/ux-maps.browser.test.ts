@@ -95,6 +95,13 @@ describe('storefront and seat map at phone and desktop sizes', { timeout: 120_00
       await page.goto(`${base}/demo-a/es/events?q=nada+de+esto`);
       expect(await cards.count()).toBe(0);
       await page.getByText('Ningún evento coincide con tu búsqueda.').waitFor();
+      // In English: the prices and the search's texts too.
+      await page.goto(`${base}/demo-a/en/events?q=dream`);
+      expect(await cards.count()).toBe(1);
+      expect((await cards.first().locator('.from').textContent())?.replace(/\s/g, ' ')).toBe('From €22.50');
+      await page.getByLabel('Event, venue or city').waitFor();
+      await page.getByRole('link', { name: 'Show all' }).click();
+      expect(await cards.count()).toBe(2);
       // By date: the day of the play's only session (in the deployment's time zone).
       const [play] = await queryRows<{ day: string }>(t.ctx.db, sql`SELECT to_char(s.start_datetime AT TIME ZONE ${t.config.timezone}, 'YYYY-MM-DD') AS day
         FROM sessions s JOIN event_translations tr ON tr.event_id = s.event_id AND tr.lang = 'es' WHERE tr.name = 'La vida es sueño'`);

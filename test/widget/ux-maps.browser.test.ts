@@ -70,7 +70,7 @@ describe('widget seat map at phone and desktop sizes', { timeout: 120_000 }, () 
       const platea = page.locator(`${W} button[data-sector-zoom]`).first();
       const free = Number(await page.locator(`${W} [data-free]`).first().textContent());
       expect(free).toBeGreaterThan(390);
-      expect(await platea.getAttribute('aria-label')).toBe(`Ver de cerca Platea: ${free} libres`);
+      expect(await platea.getAttribute('aria-label')).toBe(`Platea ${free} libres: ver de cerca`);
       await platea.click();
       const map = (await rects(page, 'svg.map'))[0]!;
       await expect

@@ -49,7 +49,8 @@ const es = {
   itemZone: '{sector}',
   stage: 'Escenario',
   sectors: 'Sectores: pulsa uno para verlo de cerca',
-  zoomSector: 'Ver de cerca {sector}: {n} libres',
+  // Starts with the button's visible text (WCAG 2.5.3, label in name).
+  zoomSector: '{sector} {n} libres: ver de cerca',
   seatsInCart: '{n} en el carrito',
   viewCart: 'Ver carrito',
 } as const;
@@ -106,7 +107,7 @@ const en: Record<MessageKey, string> = {
   itemZone: '{sector}',
   stage: 'Stage',
   sectors: 'Sectors: press one to see it close up',
-  zoomSector: 'Close up on {sector}: {n} free',
+  zoomSector: '{sector} {n} free: close up',
   seatsInCart: '{n} in the cart',
   viewCart: 'View cart',
 };
