@@ -368,6 +368,14 @@ function rovingFocus(map) {
 }
 document.querySelectorAll('.seatmap').forEach(rovingFocus);
 
+// Where a sector fitted to the width would give seats under 24 CSS px (a phone), it opens zoomed:
+// every seat a finger can hit (WCAG 2.2 2.5.8); "zoom out" shows the whole sector on demand.
+document.querySelectorAll('.sector').forEach((section) => {
+  const seat = section.querySelector('.seat');
+  const button = section.querySelector('button.zoom');
+  if (seat && button && seat.getBoundingClientRect().width < 24) zoomSector(button);
+});
+
 if (data.page === 'order-pending') {
   // The provider's notification may arrive a moment after the buyer: look again shortly.
   setTimeout(() => window.location.reload(), 3000);

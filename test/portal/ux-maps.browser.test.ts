@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { sql } from 'drizzle-orm';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +57,12 @@ async function box(l: Locator) {
   return b;
 }
 
+/** axe-core's serious and critical findings on the page (WCAG 2.2 A and AA rules). */
+async function axeProblems(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 const overlaps = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
@@ -80,6 +87,7 @@ describe('storefront and seat map at phone and desktop sizes', { timeout: 120_00
       expect((await cards.first().locator('.from').textContent())?.replace(/\s/g, ' ')).toMatch(/^Desde 22,50 €$/);
       expect(await cards.first().locator('.dates').textContent()).toMatch(/\d{4}/);
       await shot(page, 'storefront', size, true);
+      expect(await axeProblems(page)).toEqual([]);
 
       await page.getByLabel('Evento, recinto o ciudad').fill('sueño');
       await page.getByRole('button', { name: 'Buscar' }).click();
@@ -128,8 +136,9 @@ describe('storefront and seat map at phone and desktop sizes', { timeout: 120_00
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(SIZES[size].width);
       await shot(page, 'seatmap', size, true);
 
-      // Zoom into the sector: every seat is at least 24 x 24 CSS px.
-      await platea.getByRole('button', { name: /Ampliar/ }).click();
+      // Zoomed into the sector, every seat is at least 24 x 24 CSS px. A phone opens the sectors
+      // zoomed (fitted to 390 px they would be smaller); a desktop fits them and zooms on demand.
+      if (size === 'desktop') await platea.getByRole('button', { name: /Ampliar/ }).click();
       const zoom = platea.getByRole('button', { name: /Reducir/ });
       expect(await zoom.getAttribute('aria-pressed')).toBe('true');
       const sizes = await platea.locator('.seat').evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => Math.min(r.width, r.height)));
@@ -170,9 +179,17 @@ describe('storefront and seat map at phone and desktop sizes', { timeout: 120_00
         expect(cart.y).toBeGreaterThanOrEqual(0);
       }
       await shot(page, 'seatmap-cart', size);
+      expect(await axeProblems(page)).toEqual([]);
       // Removing it gives the place back.
       await seat.click();
       await expect.poll(async () => Number(await count.textContent())).toBe(before);
+      // "Zoom out": the whole sector fits the width (the overview), and zooms back in.
+      await zoom.click();
+      const scroller = platea.locator('.seatscroll');
+      await expect.poll(() => scroller.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      await shot(page, 'seatmap-overview', size);
+      await platea.getByRole('button', { name: /Ampliar/ }).click();
+      expect(await platea.locator('button.zoom').getAttribute('aria-pressed')).toBe('true');
       await page.context().close();
     });
 
