@@ -8,14 +8,19 @@
  * The pages carry only the publishable widget key (`wk_...`): in models C and D its tokens cannot
  * confirm nor read the sales report (DECISIONS D40). The server key stays on this server.
  * Server keys: SERVER_KEY_C / SERVER_KEY_D, default the demo keys `sk_demo_c` / `sk_demo_d` (D43).
+ * - `/model-b/checkout?order_token=...`: the checkout page of a model B channel (`demo-b`, whose
+ *   demo `checkout_url` it is): the portal sends the buyer here, this server "takes the payment",
+ *   confirms with the service and sends the buyer to the portal's order page with the tickets.
  * Add `?hostile=1` to either page to load a stylesheet that tries to break the widget.
  *
- * Run alone: `npm run examples` (service at SERVICE_URL, default http://localhost:3000). The service
- * also mounts it at `/widget/examples/` when APP_ENV=development, so `npm start` shows it.
+ * Run alone: `npm run examples` (service at SERVICE_URL, default PUBLIC_BASE_URL, else
+ * http://localhost:3000). The service also mounts it at `/widget/examples/` when APP_ENV=development,
+ * so `npm start` shows it, at the service's own address (PUBLIC_BASE_URL, PORT).
  */
 import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import formbody from '@fastify/formbody';
 import Fastify, { type FastifyPluginAsync } from 'fastify';
 
 export interface ChannelExampleOptions {
@@ -23,7 +28,7 @@ export interface ChannelExampleOptions {
   serviceUrl: string;
   /** Where the widget script is served (WIDGET_URL). */
   widgetUrl: string;
-  channels?: { c: ExampleChannel; d: ExampleChannel };
+  channels?: { b?: ExampleChannel; c: ExampleChannel; d: ExampleChannel };
 }
 
 /** A channel of the example: its widget key goes into the page, its server key never leaves this server. */
@@ -36,6 +41,7 @@ export interface ExampleChannel {
 }
 
 const DEMO_CHANNELS = {
+  b: { slug: 'demo-b', key: 'wk_demo_b', serverKey: process.env.SERVER_KEY_B || 'sk_demo_b' },
   c: { slug: 'demo-c', key: 'wk_demo_c', serverKey: process.env.SERVER_KEY_C || 'sk_demo_c' },
   d: { slug: 'demo-d', key: 'wk_demo_d', serverKey: process.env.SERVER_KEY_D || 'sk_demo_d' },
 };
@@ -84,13 +90,17 @@ function serviceClient(serviceUrl: string, slug: string, serverKey: string) {
 }
 
 async function sessionsOf(call: ReturnType<typeof serviceClient>, lang: string): Promise<SessionOption[]> {
+  // Times in the deployment's zone (the config's `timezone`), as the widget, the portal and the
+  // tickets write them; not in this server's own zone.
+  const config = await call('GET', '/config');
+  const timeZone = (config.body.data as { timezone?: string } | undefined)?.timezone;
   const res = await call('GET', `/${lang}/events`);
   const events = (res.body.data ?? []) as { id: number; name?: string; sessions?: { id: number; start_datetime?: string }[] }[];
   if (!Array.isArray(events)) return [];
   return events.flatMap((e) =>
     (e.sessions ?? []).map((s) => ({
       id: s.id,
-      label: `${e.name ?? `#${e.id}`} · ${s.start_datetime ? new Date(s.start_datetime).toLocaleString(lang === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'medium', timeStyle: 'short' }) : s.id}`,
+      label: `${e.name ?? `#${e.id}`} · ${s.start_datetime ? new Date(s.start_datetime).toLocaleString(lang === 'en' ? 'en-GB' : 'es-ES', { dateStyle: 'medium', timeStyle: 'short', timeZone }) : s.id}`,
     })),
   );
 }
@@ -150,6 +160,9 @@ export const channelExample: FastifyPluginAsync<ChannelExampleOptions> = async (
    * provider (simulated here), then confirms the order with the service. The amount declared is the
    * order total the service holds; a real shop charges exactly that amount.
    */
+  await app.register(formbody);
+  registerModelBCheckout(app, opts.serviceUrl, channels.b ?? DEMO_CHANNELS.b);
+
   app.post('/api/pay', async (request, reply) => {
     const body = (request.body ?? {}) as { order_token?: string; name?: string; surname?: string; email?: string; lang?: string };
     if (!body.order_token || !/^[\w-]{1,100}$/.test(body.order_token)) return reply.status(422).send({ message: 'order_token is required' });
@@ -171,9 +184,71 @@ export const channelExample: FastifyPluginAsync<ChannelExampleOptions> = async (
   });
 };
 
-/** Standalone: `tsx examples/widget-channel-server.ts` (PORT default 4100, SERVICE_URL default :3000). */
+const escapeHtml = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * Model B's checkout page on the channel's side: the portal sends the buyer to the channel's
+ * `checkout_url` with the order token; the channel takes the payment (simulated), confirms with its
+ * server key and sends the buyer back to the portal's order page, where the tickets are.
+ */
+function registerModelBCheckout(app: Parameters<FastifyPluginAsync>[0], serviceUrl: string, channel: ExampleChannel) {
+  const call = serviceClient(serviceUrl, channel.slug, channel.serverKey);
+  // The order as SPEC's model B reads it: the public portal read (the cart was built on the portal).
+  const readOrder = async (token: string) => {
+    const res = await fetch(`${serviceUrl.replace(/\/+$/, '')}/api/portal/${channel.slug}/es/orders/${encodeURIComponent(token)}`);
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const tokenOf = (raw: unknown) => (typeof raw === 'string' && /^[\w-]{8,100}$/.test(raw) ? raw : null);
+  const page = (title: string, body: string) =>
+    `<!doctype html><html lang="es"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+
+  app.get('/model-b/checkout', async (request, reply) => {
+    const token = tokenOf((request.query as { order_token?: unknown }).order_token);
+    const order = token ? await readOrder(token) : null;
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    if (!order || order.status !== 200) return reply.status(404).send(page('Pedido no encontrado', '<p>El pedido no existe.</p>'));
+    const data = order.body.data as { reference: string; total_amount: number; currency: string };
+    const total = new Intl.NumberFormat('es-ES', { style: 'currency', currency: data.currency }).format(data.total_amount);
+    return reply.send(
+      page(
+        `Pago: pedido ${data.reference}`,
+        `<p>Total <strong id="total">${escapeHtml(total)}</strong> (pago de demostración: siempre se acepta)</p>
+<form method="post"><input type="hidden" name="order_token" value="${escapeHtml(token)}">
+<p><label>Nombre <input name="name" required value="Ana"></label></p>
+<p><label>Apellidos <input name="surname" required value="García"></label></p>
+<p><label>E-mail <input name="email" type="email" required value="ana@example.com"></label></p>
+<button type="submit">Pagar ${escapeHtml(total)}</button></form>`,
+      ),
+    );
+  });
+
+  app.post('/model-b/checkout', async (request, reply) => {
+    const form = (request.body ?? {}) as Record<string, string | undefined>;
+    const token = tokenOf(form.order_token);
+    const order = token ? await readOrder(token) : null;
+    if (!token || !order || order.status !== 200) return reply.status(404).type('text/html; charset=utf-8').send(page('Pedido no encontrado', ''));
+    const confirm = await call('POST', `/es/orders/${encodeURIComponent(token)}/confirm`, {
+      transaction_id: `demo-${crypto.randomUUID()}`,
+      amount: (order.body.data as { total_amount: number }).total_amount,
+      payment_method: 'demo_card',
+      name: form.name || 'Ana',
+      surname: form.surname || 'García',
+      email: form.email || 'ana@example.com',
+    });
+    if (confirm.status !== 200) {
+      return reply.status(confirm.status).type('text/html; charset=utf-8').send(page('No se pudo completar', `<p>${escapeHtml(confirm.body.message)}</p>`));
+    }
+    // The way back: the portal's order page shows the tickets (model B gets the ticket e-mail too).
+    return reply.redirect(`${serviceUrl.replace(/\/+$/, '')}/${channel.slug}/es/orders/${encodeURIComponent(token)}`, 303);
+  });
+}
+
+/**
+ * Standalone: `tsx examples/widget-channel-server.ts` (PORT default 4100; SERVICE_URL default the
+ * service's PUBLIC_BASE_URL, else http://localhost:3000).
+ */
 async function main() {
-  const serviceUrl = process.env.SERVICE_URL || 'http://localhost:3000';
+  const serviceUrl = process.env.SERVICE_URL || process.env.PUBLIC_BASE_URL || 'http://localhost:3000';
   const app = Fastify({ logger: { level: 'info' } });
   await app.register(channelExample, { serviceUrl, widgetUrl: process.env.WIDGET_URL || `${serviceUrl}/widget` });
   const address = await app.listen({ port: Number(process.env.PORT || 4100), host: process.env.HOST || '127.0.0.1' });

@@ -276,7 +276,15 @@ if (checkoutForm) {
     event.preventDefault();
     const errorEl = $('checkout-error');
     errorEl.hidden = true;
-    checkoutForm.querySelectorAll('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
+    // Each field's own message sits under it and is its description (issue 16).
+    checkoutForm.querySelectorAll('[aria-invalid]').forEach((el) => {
+      el.removeAttribute('aria-invalid');
+      el.removeAttribute('aria-describedby');
+    });
+    checkoutForm.querySelectorAll('.field-error').forEach((el) => {
+      el.textContent = '';
+      el.hidden = true;
+    });
     const body = { order_token: token };
     for (const name of ['name', 'surname', 'email', 'phone']) {
       const input = checkoutForm.elements.namedItem(name);
@@ -291,12 +299,14 @@ if (checkoutForm) {
       button.disabled = false;
       errorEl.textContent = err.message;
       errorEl.hidden = false;
-      for (const field of Object.keys(err.fields || {})) {
+      for (const [field, texts] of Object.entries(err.fields || {})) {
         const input = checkoutForm.elements.namedItem(field);
-        if (input) {
-          input.setAttribute('aria-invalid', 'true');
-          input.setAttribute('aria-describedby', 'checkout-error');
-        }
+        const fieldError = $(`${field}-error`);
+        if (!input || !fieldError) continue;
+        fieldError.textContent = texts.join(' ');
+        fieldError.hidden = false;
+        input.setAttribute('aria-invalid', 'true');
+        input.setAttribute('aria-describedby', fieldError.id);
       }
       const first = checkoutForm.querySelector('[aria-invalid="true"]');
       if (first) first.focus();

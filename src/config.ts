@@ -14,6 +14,8 @@ export interface Config {
   publicBaseUrl: string;
   /** `{widget_url}`: where the widget script is served (D2). */
   widgetUrl: string;
+  /** Where `/` sends visitors in production (LANDING_REDIRECT_URL); unset: a minimal page. */
+  landingRedirectUrl: string | undefined;
   /** Base address of the portal checkout the widget redirects to (model C). */
   portalCheckoutBaseUrl: string;
   /** PostgreSQL server; when absent the embedded PGlite database in `dataDir` is used. */
@@ -46,6 +48,20 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * `config` at another public address: what the command line uses when its environment names none
+ * (neither PUBLIC_BASE_URL nor PORT) and the service recorded its own (issue 16). The addresses
+ * derived from it follow, unless the environment sets them.
+ */
+export function atPublicBaseUrl(config: Config, env: Env, publicBaseUrl: string): Config {
+  return Object.freeze({
+    ...config,
+    publicBaseUrl,
+    widgetUrl: env.WIDGET_URL ? config.widgetUrl : `${publicBaseUrl}/widget`,
+    portalCheckoutBaseUrl: env.PORTAL_CHECKOUT_BASE_URL ? config.portalCheckoutBaseUrl : publicBaseUrl,
+  });
+}
 
 /** Pino's levels; anything else would only fail later, inside the logger, without naming LOG_LEVEL. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -127,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     widgetUrl: url(env, 'WIDGET_URL', `${publicBaseUrl}/widget`),
     portalCheckoutBaseUrl: url(env, 'PORTAL_CHECKOUT_BASE_URL', publicBaseUrl),
+    landingRedirectUrl: env.LANDING_REDIRECT_URL ? url(env, 'LANDING_REDIRECT_URL', '') : undefined,
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || './data'),
     loadDemoData,

@@ -4,7 +4,8 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { DataDirBusyError } from './db/data-dir-lock.js';
 import { migrate } from './db/migrate.js';
-import { loadDemoDataIfEmpty } from './demo/demo-data.js';
+import { followPublicAddress, loadDemoDataIfEmpty } from './demo/demo-data.js';
+import { recordPublicBaseUrl } from './platform/deployment.repo.js';
 
 async function main() {
   let config;
@@ -27,7 +28,10 @@ async function main() {
   if (config.loadDemoData) {
     const loaded = await loadDemoDataIfEmpty(app.ctx);
     if (loaded) app.log.info('demo catalogue loaded: channels demo-a, demo-b, demo-c, demo-d (keys wk_demo_a ... wk_demo_d)');
+    else await followPublicAddress(app.ctx);
   }
+  // The command line reads it to print and e-mail links that lead here (issue 16).
+  await recordPublicBaseUrl(app.ctx.db, config.publicBaseUrl, app.ctx.clock.now());
 
   let closing = false;
   const shutdown = async (signal: string) => {

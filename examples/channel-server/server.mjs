@@ -7,15 +7,16 @@
 //
 //   TAQUILLA_URL=http://localhost:3000 CHANNEL_SLUG=demo-d SERVER_KEY=sk_demo_d node examples/channel-server/server.mjs
 //
-// Model B: the portal sends the buyer to GET /checkout?order_token=... (demo-b's checkout_url is
-// http://localhost:4000/checkout). Model D: the host page's own pay button posts the widget's order
+// Model B: the portal sends the buyer to GET /checkout?order_token=... (set demo-b's checkout_url
+// to http://localhost:4000/checkout to use this server; the demo's own is the service's example page).
+// TAQUILLA_URL defaults to the service's PUBLIC_BASE_URL, so one environment serves both. Model D: the host page's own pay button posts the widget's order
 // token to POST /api/pay. Never put the server key or its bearer token in a browser: Taquilla
 // refuses both when a request carries an Origin header (403 browser_origin_refused).
 // SERVER_KEY defaults to the demo server key of CHANNEL_SLUG (sk_demo_b, sk_demo_d: D43).
 import http from 'node:http';
 import crypto from 'node:crypto';
 
-const TAQUILLA_URL = (process.env.TAQUILLA_URL || 'http://localhost:3000').replace(/\/+$/, '');
+const TAQUILLA_URL = (process.env.TAQUILLA_URL || process.env.PUBLIC_BASE_URL || 'http://localhost:3000').replace(/\/+$/, '');
 const CHANNEL_SLUG = process.env.CHANNEL_SLUG || 'demo-b';
 const SERVER_KEY = process.env.SERVER_KEY || `sk_${CHANNEL_SLUG.replace(/-/g, '_')}`;
 const LANG = process.env.CHECKOUT_LANG || 'es';

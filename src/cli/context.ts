@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { createAppContext, type AppContext } from '../app-context.js';
-import { loadConfig } from '../config.js';
+import { atPublicBaseUrl, loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { systemClock } from '../lib/clock.js';
+import { recordedPublicBaseUrl } from '../platform/deployment.repo.js';
 
 export interface CliContext {
   ctx: AppContext;
@@ -27,7 +28,11 @@ export async function openCliContext(env: Record<string, string | undefined> = p
   });
   try {
     const appliedNow = await migrate(database);
-    return { ctx: createAppContext({ config, database, clock: systemClock }), appliedNow, close: () => database.close() };
+    // Links the commands print and e-mail lead where the service runs, even from a shell without its
+    // PORT or PUBLIC_BASE_URL: the address the service recorded at its last start.
+    const recorded = env.PUBLIC_BASE_URL || env.PORT ? null : await recordedPublicBaseUrl(database.db);
+    const effective = recorded ? atPublicBaseUrl(config, env, recorded) : config;
+    return { ctx: createAppContext({ config: effective, database, clock: systemClock }), appliedNow, close: () => database.close() };
   } catch (err) {
     await database.close().catch(() => {});
     throw err;

@@ -12,6 +12,8 @@ export interface ChannelRecord {
   name: string;
   integrationMode: IntegrationMode;
   checkoutUrl: string | null;
+  /** The partner's own site (the portal links back to it); null when unset. */
+  websiteUrl: string | null;
   branding: Branding;
   cartTtlSeconds: number | null;
   defaultLang: string;
@@ -25,6 +27,7 @@ export const channelColumns = {
   name: salesChannels.name,
   integrationMode: salesChannels.integrationMode,
   checkoutUrl: salesChannels.checkoutUrl,
+  websiteUrl: salesChannels.websiteUrl,
   branding: salesChannels.branding,
   cartTtlSeconds: salesChannels.cartTtlSeconds,
   defaultLang: salesChannels.defaultLang,

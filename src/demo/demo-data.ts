@@ -16,8 +16,25 @@ function eveningIn(now: Date, days: number): string {
 const rows = (rowCount: number, perRow: number, y0: number) =>
   Array.from({ length: rowCount }, (_, i) => ({ row: String.fromCharCode(65 + i), seats: perRow, x: 0, y: y0 + i, dx: 1 }));
 
+/**
+ * demo-b's checkout page (model B): the example channel's, served by the service itself under
+ * /widget/examples in development (examples/widget-channel-server.ts), so it follows the public
+ * address (PUBLIC_BASE_URL, PORT) instead of naming a port of its own.
+ */
+const demoCheckoutUrl = (publicBaseUrl: string) => `${publicBaseUrl}/widget/examples/model-b/checkout`;
+
+/**
+ * A start at another address (PORT or PUBLIC_BASE_URL changed) moves demo-b's checkout address
+ * with it, unless an operator has set one of their own (anything but a demo checkout address).
+ */
+export async function followPublicAddress(ctx: AppContext): Promise<void> {
+  if (ctx.config.appEnv === 'production') return;
+  await ctx.db.execute(sql`UPDATE sales_channels SET checkout_url = ${demoCheckoutUrl(ctx.config.publicBaseUrl)}
+    WHERE slug = 'demo-b' AND (checkout_url LIKE '%/widget/examples/model-b/checkout' OR checkout_url = 'http://localhost:4000/checkout')`);
+}
+
 /** The fixed demo catalogue of DECISIONS D37, as an import document. */
-function demoCatalogue(now: Date): CatalogueDocument {
+function demoCatalogue(now: Date, publicBaseUrl: string): CatalogueDocument {
   const rates = [
     { key: 'general', name: 'General', names: { es: 'General', en: 'General admission' }, price: 30 },
     { key: 'reduced', name: 'Reducida', names: { es: 'Reducida', en: 'Concession' }, price: 22.5, meta: { requires_id: true } },
@@ -74,7 +91,7 @@ function demoCatalogue(now: Date): CatalogueDocument {
         slug: 'demo-b',
         name: 'Demo B (portal, own checkout)',
         integration_mode: 'portal_external_payment',
-        checkout_url: 'http://localhost:4000/checkout',
+        checkout_url: demoCheckoutUrl(publicBaseUrl),
         events: 'all',
         widget_keys: ['wk_demo_b'], server_keys: ['sk_demo_b'],
       },
@@ -89,5 +106,5 @@ export async function loadDemoDataIfEmpty(ctx: AppContext): Promise<ImportSummar
   if (ctx.config.appEnv === 'production') throw new Error('demo data is refused when APP_ENV=production');
   const [existing] = await queryRows<{ n: number }>(ctx.db, sql`SELECT count(*)::int AS n FROM sales_channels`);
   if (Number(existing?.n) > 0) return null;
-  return importCatalogue(ctx, demoCatalogue(ctx.clock.now()));
+  return importCatalogue(ctx, demoCatalogue(ctx.clock.now(), ctx.config.publicBaseUrl));
 }

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { unreachableCause } from '../db/unreachable.js';
 import { AppError, SPEC_MESSAGES, type ErrorCode, type FieldErrors } from './errors.js';
 import type { ErrorEnvelope } from './envelope.js';
+import { errorLanguage, localiseError } from './error-texts.js';
 
 interface AjvIssue {
   instancePath?: string;
@@ -112,31 +113,35 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
 /** The one error handler: every error, ours or Fastify's, leaves as the envelope of D4. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+    // The buyer's language where the request has one (error-texts.ts); the code never changes.
+    const send = (status: number, code: ErrorCode, message: string, errors?: FieldErrors) => {
+      const local = localiseError(code, message, errors, errorLanguage(request));
+      return reply.status(status).send(envelope(status, code, local.message, local.fields));
+    };
     if (err instanceof AppError) {
       if (err.status === 401) reply.header('www-authenticate', 'Bearer');
-      return reply.status(err.status).send(envelope(err.status, err.code, err.message, err.fields));
+      return send(err.status, err.code, err.message, err.fields);
     }
     const fe = err as FastifyError;
     if (fe.validation) {
       const errors = fieldErrors(fe.validation as AjvIssue[]);
-      return reply.status(422).send(envelope(422, 'validation_failed', SPEC_MESSAGES.invalidData, errors));
+      return send(422, 'validation_failed', SPEC_MESSAGES.invalidData, errors);
     }
     const known = fastifyErrorCode(fe);
-    if (known) return reply.status(known.status).send(envelope(known.status, known.code, known.message));
+    if (known) return send(known.status, known.code, known.message);
     if (fe.statusCode === 429) {
-      return reply.status(429).send(envelope(429, 'rate_limited', 'Too many requests; slow down and retry later'));
+      return send(429, 'rate_limited', 'Too many requests; slow down and retry later');
     }
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
       return reply.status(fe.statusCode).send(envelope(fe.statusCode, 'bad_request', fe.message));
     }
     const unavailable = databaseUnavailable(err, request, reply);
-    if (unavailable) return reply.status(unavailable.status).send(envelope(unavailable.status, unavailable.code, unavailable.message));
+    if (unavailable) return send(unavailable.status, unavailable.code, unavailable.message);
     request.log.error({ err }, 'unhandled error');
-    return reply.status(500).send(envelope(500, 'internal_error', 'Internal server error'));
+    return send(500, 'internal_error', 'Internal server error');
   });
 
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send(envelope(404, 'route_not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`));
   });
 }
-

@@ -103,7 +103,7 @@ describe('config endpoint: the fields SPEC fixes per model (A-D)', () => {
       integration_mode: 'portal_external_payment',
       allows_widget: false,
       requires_external_payment_callback: true,
-      checkout_url: 'http://localhost:4000/checkout',
+      checkout_url: 'http://taquilla.test/widget/examples/model-b/checkout',
       portal_checkout_base_url: null,
     },
     c: {

@@ -101,7 +101,7 @@ describe('migrate and demo:load', () => {
     expect(JSON.parse(stdout()).map((c: { slug: string }) => c.slug)).toEqual(['demo-a', 'demo-b', 'demo-c', 'demo-d']);
     out.length = 0;
     expect(await cli(['channels:list'])).toBe(0);
-    expect(stdout()).toMatch(/demo-b\s+portal_external_payment\s+1\s+.*http:\/\/localhost:4000\/checkout/);
+    expect(stdout()).toMatch(/demo-b\s+portal_external_payment\s+1\s+.*http:\/\/taquilla.test\/widget\/examples\/model-b\/checkout/);
   });
 });
 

@@ -36,7 +36,8 @@ describe('a database that refuses connections (D46)', () => {
   it.each([
     ['POST', '/api/sales-channel/v1/auth/token', { sales_channel_slug: 'demo-d', widget_key: 'wk_demo_d' }],
     ['GET', '/api/sales-channel/v1/demo-d/config', undefined],
-    ['GET', '/api/portal/demo-a/es/orders/0123456789abcdef0123456789abcdef', undefined],
+    // (in English: the portal API answers in the language of its path, docs/errors.md)
+    ['GET', '/api/portal/demo-a/en/orders/0123456789abcdef0123456789abcdef', undefined],
     ['GET', '/api/admin/v1/me', undefined],
   ])('%s %s answers 503 service_unavailable with Retry-After', async (method, url, payload) => {
     const res = await app.inject({ method: method as 'GET' | 'POST', url, payload, headers: { authorization: 'Bearer some-token' } });

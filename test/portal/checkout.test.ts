@@ -39,7 +39,7 @@ describe('POST /api/portal/{slug}/{lang}/checkout', () => {
     const order = await createHeldOrder(t, DEMO.b.slug);
     const res = await t.app.inject({ method: 'POST', url: checkoutUrl(DEMO.b.slug), payload: { order_token: order.token } });
     expect(res.statusCode).toBe(200);
-    const expected = `http://localhost:4000/checkout?order_token=${order.token}`;
+    const expected = `http://taquilla.test/widget/examples/model-b/checkout?order_token=${order.token}`;
     expect(res.json().data).toEqual({ integration_mode: 'portal_external_payment', redirect_url: expected, checkout_url: expected });
   });
 
@@ -58,8 +58,12 @@ describe('POST /api/portal/{slug}/{lang}/checkout', () => {
       payload: { order_token: order.token, name: 'Ana', email: 'not-an-email' },
     });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toMatchObject({ code: 'validation_failed', message: 'The given data was invalid' });
-    expect(Object.keys(res.json().errors).sort()).toEqual(['email', 'surname']);
+    // The portal API answers in the page's language (the path's): the code and the keys stay.
+    expect(res.json()).toMatchObject({ code: 'validation_failed', message: 'Revisa los datos marcados.' });
+    expect(res.json().errors).toEqual({ surname: ['Este campo es obligatorio.'], email: ['Escribe una dirección de correo válida, como ana@ejemplo.com.'] });
+    const en = await t.app.inject({ method: 'POST', url: checkoutUrl(DEMO.a.slug, 'en'), payload: { order_token: order.token, name: 'Ana', email: 'not-an-email' } });
+    expect(en.json()).toMatchObject({ code: 'validation_failed', message: 'Please check the fields marked.' });
+    expect(en.json().errors).toEqual({ surname: ['This field is required.'], email: ['Enter a valid e-mail address, such as ana@example.com.'] });
   });
 
   it("another channel's order is 404, an unknown channel is 404", async () => {

@@ -95,7 +95,7 @@ describe('public storefront cart (/api/portal/{slug}/{lang}/orders...)', () => {
     const res = await t.app.inject({ method: 'POST', url: url(DEMO.b.slug, '/orders'), payload: { session_seat_id: seats[1], rate_id: rate } });
     expect(res.statusCode).toBe(409);
     // D18: the message names the seat.
-    expect(res.json()).toMatchObject({ status: 409, success: false, code: 'seat_unavailable', message: expect.stringMatching(/^Seat .+, row .+, number .+ is not available$/) });
+    expect(res.json()).toMatchObject({ status: 409, success: false, code: 'seat_unavailable', message: expect.stringMatching(/^El asiento .+, fila .+, número .+ ya no está disponible/) });
   });
 
   it('the portal chooses the order token: a caller-supplied one is ignored', async () => {
@@ -112,7 +112,7 @@ describe('public storefront cart (/api/portal/{slug}/{lang}/orders...)', () => {
     for (const payload of [{ rate_id: rate }, { session_seat_id: seats[4], sector_id: zone, quantity: 1, rate_id: rate }]) {
       const res = await t.app.inject({ method: 'POST', url: url(DEMO.a.slug, '/orders'), payload });
       expect(res.statusCode).toBe(422);
-      expect(res.json()).toMatchObject({ status: 422, success: false, code: 'validation_failed', message: 'The given data was invalid' });
+      expect(res.json()).toMatchObject({ status: 422, success: false, code: 'validation_failed', message: 'Revisa los datos marcados.' });
       expect(res.json().errors).toHaveProperty('session_seat_id');
     }
   });

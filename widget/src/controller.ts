@@ -325,9 +325,9 @@ export function createController(deps: ControllerDeps) {
           update({ notice: { kind: 'info', key: 'voucherApplied', params: { code: trimmed } } });
         } catch (err) {
           if (err instanceof ApiError && err.status !== 0 && err.status !== 401 && err.code !== 'order_expired') {
-            // Show the service's reason next to the field (unknown, expired, not applicable, used up).
-            const fieldText = err.errors ? Object.values(err.errors).flat()[0] : undefined;
-            update({ voucherError: fieldText ? `${err.message}: ${fieldText}` : err.message });
+            // Show the service's reason next to the field (unknown, expired, not applicable, used up):
+            // its message, already in the widget's language (Accept-Language), says it all.
+            update({ voucherError: err.message });
             return;
           }
           throw err;

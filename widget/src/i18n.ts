@@ -130,7 +130,7 @@ export function translator(lang: Lang): Translate {
 // loaded), later ones are cheap. Formatters are built on first use and kept, one per language and
 // currency; `prepareFormats` builds them ahead, while the widget waits for the network.
 const numberFormats = new Map<string, Intl.NumberFormat>();
-const dateFormats = new Map<Lang, Intl.DateTimeFormat>();
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
 const locale = (lang: Lang) => (lang === 'en' ? 'en-GB' : 'es-ES');
 
 export function money(lang: Lang, currency: string): (amount: number) => string {
@@ -142,18 +142,30 @@ export function money(lang: Lang, currency: string): (amount: number) => string 
   };
 }
 
-/** The session's date and time in the widget's language. */
-export function dateTime(lang: Lang): (iso: string) => string {
+/**
+ * The session's date and time in the widget's language and in `timeZone`, the deployment's (the
+ * config's `timezone`): the time printed on the ticket, not the browser's clock. Without one (an
+ * older service) the browser's zone is all there is.
+ */
+export function dateTime(lang: Lang, timeZone?: string): (iso: string) => string {
+  const key = `${lang}|${timeZone ?? ''}`;
   return (iso) => {
     const d = new Date(iso);
     if (Number.isNaN(d.getTime())) return iso;
-    let fmt = dateFormats.get(lang);
-    if (!fmt) dateFormats.set(lang, (fmt = new Intl.DateTimeFormat(locale(lang), { dateStyle: 'full', timeStyle: 'short' })));
+    let fmt = dateFormats.get(key);
+    if (!fmt) {
+      try {
+        fmt = new Intl.DateTimeFormat(locale(lang), { dateStyle: 'full', timeStyle: 'short', timeZone });
+      } catch {
+        fmt = new Intl.DateTimeFormat(locale(lang), { dateStyle: 'full', timeStyle: 'short' });
+      }
+      dateFormats.set(key, fmt);
+    }
     return fmt.format(d);
   };
 }
 
-export function prepareFormats(lang: Lang, currency: string | undefined): void {
+export function prepareFormats(lang: Lang, currency: string | undefined, timeZone?: string): void {
   money(lang, currency ?? 'EUR')(0);
-  dateTime(lang)('2000-01-01T00:00:00Z');
+  dateTime(lang, timeZone)('2000-01-01T00:00:00Z');
 }

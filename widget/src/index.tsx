@@ -40,6 +40,8 @@ export function apiBaseFrom(src: string | undefined, baked: string, pageOrigin: 
 // One HTTP client (and so one token) per page and channel (SPEC "Widget" rule 1).
 const clients = new Map<string, ApiClient>();
 let active: { controller: Controller; host: Element; mount: Element } | null = null;
+/** The language of the live instance: its requests ask for error messages in it. */
+let currentLang = 'es';
 
 function fail(message: string): never {
   throw new Error(`TicketWidget.init: ${message}`);
@@ -79,11 +81,15 @@ export function init(config: WidgetConfig): TicketWidgetInstance {
   const key = `${baseUrl}|${config.channelSlug}|${config.apiKey}`;
   let api = clients.get(key);
   if (!api) {
-    const fetcher: FetchLike = (url, init) => fetch(url, { ...init, credentials: 'omit', mode: 'cors' });
+    // Accept-Language asks the service for its error messages in the widget's language (a
+    // CORS-safelisted header); the client is shared, so it reads the live instance's language.
+    const fetcher: FetchLike = (url, init) =>
+      fetch(url, { ...init, headers: { ...init.headers, 'accept-language': currentLang }, credentials: 'omit', mode: 'cors' });
     api = createApiClient({ baseUrl, channelSlug: config.channelSlug, apiKey: config.apiKey, clientId: clientId(storage), fetch: fetcher });
     clients.set(key, api);
   }
   const lang = pickLang(config.lang ?? document.documentElement.lang);
+  currentLang = lang;
   const controller = createController({
     api,
     storage,
@@ -95,7 +101,7 @@ export function init(config: WidgetConfig): TicketWidgetInstance {
     warn: (message) => console.warn(message),
     onOrderUpdate: config.onOrderUpdate,
     onOrderComplete: config.onOrderComplete,
-    whileLoading: () => prepareFormats(lang, controller.state.channel?.currency),
+    whileLoading: () => prepareFormats(lang, controller.state.channel?.currency, controller.state.channel?.timezone),
   });
 
   // The first requests leave before anything is drawn: the network wait then covers the first render.

@@ -23,6 +23,8 @@ export interface ChannelConfig {
   show_checkout_button?: boolean;
   default_lang?: string;
   currency?: string;
+  /** The deployment's IANA time zone: session times are shown in it, whatever the browser's zone. */
+  timezone?: string;
   branding?: Branding;
 }
 

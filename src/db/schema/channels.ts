@@ -25,6 +25,7 @@ export const salesChannels = pgTable('sales_channels', {
   name: text('name').notNull(),
   integrationMode: text('integration_mode').$type<IntegrationMode>().notNull(),
   checkoutUrl: text('checkout_url'),
+  websiteUrl: text('website_url'),
   branding: jsonb('branding').$type<Branding>().notNull().default({}),
   cartTtlSeconds: integer('cart_ttl_seconds'),
   defaultLang: text('default_lang').notNull().default('es'),

@@ -7,3 +7,4 @@ export * from './tickets.js';
 export * from './admin.js';
 export * from './reports.js';
 export * from './idempotency.js';
+export * from './deployment.js';

@@ -122,6 +122,7 @@ const Channel = Type.Object(
       Type.Literal('widget_external_payment'),
     ]),
     checkout_url: Type.Optional(httpUrlSchema("the channel's own checkout page (model B)")),
+    website_url: Type.Optional(httpUrlSchema("the partner's own web site: the portal's pages link back to it (model C)")),
     branding: Type.Optional(
       Type.Object(
         {

@@ -84,6 +84,8 @@ function urlAndColourProblems(d: CatalogueDocument, appEnv: AppEnv): Record<stri
   for (const c of d.channels ?? []) {
     const problem = c.checkout_url ? urlProblem(c.checkout_url, appEnv) : null;
     if (problem) errors[`channels.${c.slug}.checkout_url`] = [problem];
+    const siteProblem = c.website_url ? urlProblem(c.website_url, appEnv) : null;
+    if (siteProblem) errors[`channels.${c.slug}.website_url`] = [siteProblem];
     for (const [field, texts] of Object.entries(brandingProblems(c.branding ?? {}, appEnv))) errors[`channels.${c.slug}.${field}`] = texts;
   }
   return Object.keys(errors).length ? errors : null;
@@ -212,6 +214,7 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
       name: c.name,
       integrationMode: c.integration_mode,
       checkoutUrl: c.checkout_url ?? null,
+      websiteUrl: c.website_url ?? null,
       branding: c.branding ?? {},
       cartTtlSeconds: c.cart_ttl_seconds ?? null,
       defaultLang: c.default_lang ?? 'es',

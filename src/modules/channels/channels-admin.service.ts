@@ -24,6 +24,8 @@ export interface ChannelInput {
   name?: string;
   integration_mode?: IntegrationMode;
   checkout_url?: string | null;
+  /** The partner's own site, linked from the portal's pages (issue 16). */
+  website_url?: string | null;
   branding?: Branding;
   cart_ttl_seconds?: number | null;
   default_lang?: string;
@@ -44,6 +46,8 @@ function validate(input: ChannelInput, creating: boolean, appEnv: AppEnv): void 
     if (!INTEGRATION_MODES.includes(input.integration_mode!)) add('integration_mode', `must be one of ${INTEGRATION_MODES.join(', ')}`);
   const checkoutProblem = input.checkout_url ? urlProblem(input.checkout_url, appEnv) : null;
   if (checkoutProblem) add('checkout_url', checkoutProblem);
+  const websiteProblem = input.website_url ? urlProblem(input.website_url, appEnv) : null;
+  if (websiteProblem) add('website_url', websiteProblem);
   if (input.cart_ttl_seconds != null && (!Number.isInteger(input.cart_ttl_seconds) || input.cart_ttl_seconds < 60 || input.cart_ttl_seconds > 86_400))
     add('cart_ttl_seconds', 'must be a whole number of seconds from 60 to 86400');
   if (input.default_lang !== undefined && !(LANGUAGES as readonly string[]).includes(input.default_lang))
@@ -61,6 +65,7 @@ function channelView(c: ChannelRecord, eventIds: number[]) {
     name: c.name,
     integration_mode: c.integrationMode,
     checkout_url: c.checkoutUrl,
+    website_url: c.websiteUrl,
     branding: c.branding as Record<string, string>,
     cart_ttl_seconds: c.cartTtlSeconds,
     default_lang: c.defaultLang,
@@ -120,6 +125,7 @@ export async function createChannelAs(ctx: AppContext, actor: Actor, input: Chan
         name: input.name!.trim(),
         integrationMode: input.integration_mode!,
         checkoutUrl: input.checkout_url || null,
+        websiteUrl: input.website_url || null,
         branding: cleanBranding(input.branding ?? {}),
         cartTtlSeconds: input.cart_ttl_seconds ?? null,
         defaultLang: input.default_lang ?? 'es',
@@ -147,6 +153,7 @@ export async function updateChannelAs(ctx: AppContext, actor: Actor, id: number,
   if (input.name !== undefined) patch.name = input.name.trim();
   if (input.integration_mode !== undefined) patch.integrationMode = input.integration_mode;
   if (input.checkout_url !== undefined) patch.checkoutUrl = input.checkout_url || null;
+  if (input.website_url !== undefined) patch.websiteUrl = input.website_url || null;
   if (input.branding !== undefined) patch.branding = cleanBranding(input.branding);
   if (input.cart_ttl_seconds !== undefined) patch.cartTtlSeconds = input.cart_ttl_seconds;
   if (input.default_lang !== undefined) patch.defaultLang = input.default_lang;

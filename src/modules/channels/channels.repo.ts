@@ -24,6 +24,7 @@ export interface NewChannel {
   name: string;
   integrationMode: IntegrationMode;
   checkoutUrl?: string | null;
+  websiteUrl?: string | null;
   branding?: Branding;
   cartTtlSeconds?: number | null;
   defaultLang?: string;

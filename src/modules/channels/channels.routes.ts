@@ -17,6 +17,7 @@ const ConfigResponse = Envelope(
     default_lang: Type.String(),
     languages: Type.Array(Type.String()),
     currency: Type.String(),
+    timezone: Type.String({ description: "the deployment's IANA time zone (TIMEZONE), in which every date is shown" }),
     cart_ttl_seconds: Type.Integer(),
     branding: Type.Object({
       name: Type.String(),

@@ -29,6 +29,8 @@ export function channelConfig(ctx: AppContext, channel: ChannelRecord) {
     default_lang: channel.defaultLang,
     languages: [...LANGUAGES],
     currency: ctx.config.currency,
+    // The widget writes session times in the deployment's zone, as the portal, PDF and e-mail do (issue 16).
+    timezone: ctx.config.timezone,
     cart_ttl_seconds: channel.cartTtlSeconds ?? ctx.config.cartTtlSeconds,
     branding: {
       name: channel.branding.name ?? channel.name,
@@ -68,7 +70,12 @@ export function brandingProblems(branding: Branding | Record<string, unknown>, a
 
 function validateChannel(input: Partial<NewChannel>, appEnv: AppEnv): void {
   const checkoutProblem = input.checkoutUrl ? urlProblem(input.checkoutUrl, appEnv) : null;
-  const fields = { ...brandingProblems(input.branding ?? {}, appEnv), ...(checkoutProblem ? { checkout_url: [checkoutProblem] } : {}) };
+  const websiteProblem = input.websiteUrl ? urlProblem(input.websiteUrl, appEnv) : null;
+  const fields = {
+    ...brandingProblems(input.branding ?? {}, appEnv),
+    ...(checkoutProblem ? { checkout_url: [checkoutProblem] } : {}),
+    ...(websiteProblem ? { website_url: [websiteProblem] } : {}),
+  };
   if (Object.keys(fields).length) throw invalidData(fields);
   if (input.integrationMode && !INTEGRATION_MODES.includes(input.integrationMode)) {
     throw invalidData({ integration_mode: [`must be one of ${INTEGRATION_MODES.join(', ')}`] });

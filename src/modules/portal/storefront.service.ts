@@ -89,6 +89,19 @@ export async function orderPage(ctx: AppContext, channel: ChannelRecord, order: 
   return { view, payment, ticketUrls };
 }
 
+/** Who the buyer said they were at the order's latest payment (a declined card keeps them), or null. */
+export async function lastBuyerOf(ctx: AppContext, order: PortalOrder): Promise<BuyerDetails | null> {
+  const payment = await latestPaymentOfOrder(ctx.db, order.id);
+  return payment ? { name: payment.buyerName, surname: payment.buyerSurname, email: payment.buyerEmail, phone: payment.buyerPhone ?? '' } : null;
+}
+
+export interface BuyerDetails {
+  name: string;
+  surname: string;
+  email: string;
+  phone: string;
+}
+
 /** A sandbox payment with the channel that takes it (D27), or null. */
 export async function sandboxPayment(ctx: AppContext, paymentId: string): Promise<{ payment: PaymentRow; channel: ChannelRecord | null } | null> {
   const payment = await findPayment(ctx.db, paymentId);

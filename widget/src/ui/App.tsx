@@ -21,7 +21,7 @@ export function App({ controller, lang }: Props) {
     return controller.subscribe(setState);
   }, [controller]);
   const t = useMemo(() => translator(lang), [lang]);
-  const formatDate = useMemo(() => dateTime(lang), [lang]);
+  const formatDate = useMemo(() => dateTime(lang, state.channel?.timezone), [lang, state.channel?.timezone]);
   const fmt = useMemo(() => money(lang, state.channel?.currency ?? state.order?.currency ?? 'EUR'), [lang, state.channel, state.order?.currency]);
   const mine = useMemo(() => seatIdsInOrder(state.order), [state.order]);
   const branding = state.channel?.branding;

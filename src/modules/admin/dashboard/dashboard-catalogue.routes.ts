@@ -9,7 +9,7 @@ import { html, type SafeHtml } from './dashboard.html.js';
 import { actionButton, csrf, field, localInput, page, select, table, when, type PageContext } from './dashboard.layout.js';
 
 // Dashboard pages for events, sessions, rates, fees and vouchers. Amounts are entered as decimal
-// numbers of the deployment currency; date-times are UTC.
+// numbers of the deployment currency; date-times are entered in UTC and shown in the deployment's zone.
 
 const LANGS = ['es', 'en'] as const;
 const EVENT_STATUS = catalogue.EVENT_STATUSES.map((s) => [s, s] as [string, string]);
@@ -134,7 +134,7 @@ ${venues.length === 0
 <section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions</h2>
 ${table(
   ['Starts', 'Ends', 'Status'],
-  event.sessions.map((s) => html`<tr><td><a href="/admin/sessions/${s.id}">${when(s.start_datetime)}</a></td><td>${when(s.end_datetime)}</td><td>${s.status}</td></tr>`),
+  event.sessions.map((s) => html`<tr><td><a href="/admin/sessions/${s.id}">${when(s.start_datetime, pc.timeZone)}</a></td><td>${when(s.end_datetime, pc.timeZone)}</td><td>${s.status}</td></tr>`),
 )}
 <h3>New session</h3>
 <form class="grid" method="post" action="/admin/events/${id}/sessions">${csrf(pc)}
@@ -224,7 +224,7 @@ ${table(
 ${feeRows(pc, session.fees.filter((f) => f.session_id === id))}
 ${newFeeForm(pc, `/admin/sessions/${id}/fees`)}
 </section>`;
-    return sendPage(reply, page(pc, `Session ${when(session.start_datetime)}`, body));
+    return sendPage(reply, page(pc, `Session ${when(session.start_datetime, pc.timeZone)}`, body));
   });
 
   app.post('/sessions/:sessionId', async (request, reply) => {
@@ -300,7 +300,7 @@ ${table(
   ['Code', 'Discount', 'Uses', 'Valid', 'Organiser'],
   list.map(
     (v) => html`<tr><td><a href="/admin/vouchers/${v.id}">${v.code}</a></td><td>${v.kind === 'percent' ? `${v.value} %` : v.value.toFixed(2)}</td>
-      <td>${v.max_uses ?? 'unlimited'}</td><td>${when(v.valid_from) || '…'} – ${when(v.valid_until) || '…'}</td><td>${v.organiser_id}</td></tr>`,
+      <td>${v.max_uses ?? 'unlimited'}</td><td>${when(v.valid_from, pc.timeZone) || '…'} – ${when(v.valid_until, pc.timeZone) || '…'}</td><td>${v.organiser_id}</td></tr>`,
   ),
 )}</section>
 <section class="card" aria-labelledby="new-h"><h2 id="new-h">New voucher</h2>

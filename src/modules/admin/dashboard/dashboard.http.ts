@@ -36,7 +36,7 @@ const NOTICES: Record<string, string> = {
 export function pageContext(request: FastifyRequest, section: PageContext['section']): PageContext {
   const { notice } = request.query as { notice?: string };
   const s = request.dashboard!;
-  return { actor: s.actor, csrfToken: s.csrfToken, section, notice: notice ? (NOTICES[notice] ?? null) : null };
+  return { actor: s.actor, csrfToken: s.csrfToken, section, notice: notice ? (NOTICES[notice] ?? null) : null, timeZone: request.server.ctx.config.timezone };
 }
 
 export const sendPage = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.status(status).type('text/html; charset=utf-8').send(body.value);

@@ -7,6 +7,8 @@ export interface PageContext {
   /** Which main section is open, for aria-current. */
   section: 'channels' | 'events' | 'vouchers' | 'orders' | 'audit';
   notice?: string | null;
+  /** The deployment's time zone (TIMEZONE): times are shown in it, as on the tickets (issue 16). */
+  timeZone: string;
 }
 
 const NAV: [PageContext['section'], string, string][] = [
@@ -130,5 +132,17 @@ export const table = (head: string[], rows: SafeHtml[], caption?: string) =>
 
 /** ISO timestamp to the value of a datetime-local input (UTC). */
 export const localInput = (iso: string | null) => (iso ? iso.slice(0, 16) : '');
-/** A short readable UTC time. */
-export const when = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '');
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+/**
+ * A short readable time in the deployment's zone, as the portal, the tickets and the e-mail write
+ * it: "2026-12-24 20:00 CET" (sv-SE writes dates as YYYY-MM-DD).
+ */
+export const when = (iso: string | null, timeZone: string) => {
+  if (!iso) return '';
+  let f = zoneFormats.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('sv-SE', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+    zoneFormats.set(timeZone, f);
+  }
+  return f.format(new Date(iso));
+};

@@ -63,8 +63,8 @@ ${actionButton(pc, `/admin/channels/${channelId}/${k.path}`, `Generate a ${k.tit
 ${table(
   ['Key', 'Created', 'Status', ''],
   keys.map(
-    (key) => html`<tr><td>…${key.last_four}</td><td>${when(key.created_at)}</td>
-      <td>${key.revoked_at ? html`<span class="badge off">revoked ${when(key.revoked_at)}</span>` : html`<span class="badge live">active</span>`}</td>
+    (key) => html`<tr><td>…${key.last_four}</td><td>${when(key.created_at, pc.timeZone)}</td>
+      <td>${key.revoked_at ? html`<span class="badge off">revoked ${when(key.revoked_at, pc.timeZone)}</span>` : html`<span class="badge live">active</span>`}</td>
       <td>${key.revoked_at ? '' : actionButton(pc, `/admin/channels/${channelId}/${k.path}/${key.id}/revoke`, 'Revoke', 'danger', `Revoke ${k.title.toLowerCase()} ending ${key.last_four}`)}</td></tr>`,
   ),
   'Keys are listed by their last four characters',
@@ -214,6 +214,7 @@ ${table(
   ${field('name', 'Name', { required: true })}
   ${select('integration_mode', 'Integration model', modeOptions)}
   ${field('checkout_url', 'Checkout URL', { type: 'url', hint: 'model B only' })}
+  ${field('website_url', 'Partner web site', { type: 'url', hint: 'the portal links back to it (model C)' })}
   ${field('cart_ttl_seconds', 'Cart lifetime (seconds)', { type: 'number', hint: `empty = ${ctx.config.cartTtlSeconds}`, attrs: html` min="60" max="86400"` })}
   ${select('default_lang', 'Default language', langOptions)}
   <div class="field"><button type="submit">Create channel</button></div>
@@ -230,6 +231,7 @@ ${table(
       name: F.text(form, 'name'),
       integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
       checkout_url: F.nullable(form, 'checkout_url'),
+      website_url: F.nullable(form, 'website_url'),
       cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
       default_lang: F.optional(form, 'default_lang'),
     });
@@ -250,6 +252,7 @@ ${table(
   ${field('name', 'Name', { value: channel.name, required: true })}
   ${select('integration_mode', 'Integration model', modeOptions, channel.integration_mode)}
   ${field('checkout_url', 'Checkout URL', { type: 'url', value: channel.checkout_url, hint: 'required for model B' })}
+  ${field('website_url', 'Partner web site', { type: 'url', value: channel.website_url, hint: 'the portal links back to it (model C)' })}
   ${field('cart_ttl_seconds', 'Cart lifetime (seconds)', { type: 'number', value: channel.cart_ttl_seconds, hint: `empty = ${ctx.config.cartTtlSeconds}`, attrs: html` min="60" max="86400"` })}
   ${select('default_lang', 'Default language', langOptions, channel.default_lang)}
   ${field('branding_name', 'Brand name', { value: b.name })}
@@ -276,6 +279,7 @@ ${keysSection(pc, id, 'server', serverKeys)}
       name: F.text(form, 'name'),
       integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
       checkout_url: F.nullable(form, 'checkout_url'),
+      website_url: F.nullable(form, 'website_url'),
       cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
       default_lang: F.optional(form, 'default_lang'),
       branding: {
@@ -355,7 +359,7 @@ ${table(
 ${table(
   ['Reference', 'Type', 'Status', 'When', 'Customer', 'Event', 'Tickets', 'Total', 'Payment'],
   rows.map(
-    (r) => html`<tr><td>${r.order_reference}</td><td>${r.type}</td><td>${r.status}</td><td>${when(r.datetime)}</td>
+    (r) => html`<tr><td>${r.order_reference}</td><td>${r.type}</td><td>${r.status}</td><td>${when(r.datetime, pc.timeZone)}</td>
       <td>${[r.customer_name, r.customer_email].filter(Boolean).join(' · ')}</td><td>${r.event_name ?? ''}</td><td>${r.tickets}</td>
       <td>${money(r.total_amount)}</td><td>${r.payment_method ?? ''}</td></tr>`,
   ),
@@ -393,7 +397,7 @@ ${table(
   ['Reference', 'Channel', 'Type', 'Status', 'Total', 'Created', 'Refund'],
   rows.map(
     (o) => html`<tr><td>${o.reference}</td><td>${o.sales_channel_slug}</td><td>${o.type}</td><td>${o.status}</td>
-      <td>${o.total_amount.toFixed(2)} ${o.currency}</td><td>${when(o.created_at)}</td>
+      <td>${o.total_amount.toFixed(2)} ${o.currency}</td><td>${when(o.created_at, pc.timeZone)}</td>
       <td>${o.type === 'purchase' && o.status === 'completed' && !refunded.has(o.reference) ? refundForm(pc, o.reference) : ''}</td></tr>`,
   ),
   'Newest first. Refunding releases the seats, voids the tickets and records a refund order.',
@@ -414,7 +418,7 @@ ${rows.length === 50 && last ? html`<p><a href="/admin/orders?${channelId ? `cha
     const body = table(
       ['When', 'Who', 'What', 'Target', 'Details'],
       entries.map(
-        (e) => html`<tr><td>${when(e.created_at)}</td><td>${e.user_email}</td><td>${e.action}</td><td>${e.target_type} ${e.target_id}</td>
+        (e) => html`<tr><td>${when(e.created_at, pc.timeZone)}</td><td>${e.user_email}</td><td>${e.action}</td><td>${e.target_type} ${e.target_id}</td>
           <td><code>${JSON.stringify(e.details)}</code></td></tr>`,
       ),
       'The last 100 entries, newest first',

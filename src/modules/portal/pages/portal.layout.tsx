@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { policyOf } from '../../../lib/integration-policy.js';
 import { isColour } from '../../../lib/url-rules.js';
 import { LANGUAGES } from '../../../platform/i18n.js';
 import type { ChannelRecord } from '../../../db/channel-record.js';
@@ -21,12 +22,22 @@ export interface PageOptions {
 
 const DEFAULT_PRIMARY = '#1f4fd1';
 
+/**
+ * Where the channel's name in the header leads: its storefront (models A, B), else the partner's
+ * own site (models C, D have no storefront here: a link to one would be a 404), else nowhere.
+ */
+export function channelHome(channel: ChannelRecord, lang: string): string | null {
+  if (policyOf(channel.integrationMode).storefront) return `/${channel.slug}/${lang}/events`;
+  return channel.websiteUrl;
+}
+
 /** The common page frame: language, skip link, header with the channel name, main landmark. */
 function Page({ opts, children }: { opts: PageOptions; children: ComponentChildren }) {
   const t = texts(opts.lang);
   const channel = opts.channel;
   const brand = channel ? (channel.branding.name ?? channel.name) : 'Taquilla';
   const primary = channel?.branding.primary_color ?? DEFAULT_PRIMARY;
+  const home = channel ? channelHome(channel, opts.lang) : null;
   const langLinks =
     channel && opts.langPath !== undefined ? (
       <nav class="langs" aria-label={t.language}>
@@ -59,9 +70,13 @@ function Page({ opts, children }: { opts: PageOptions; children: ComponentChildr
           {t.skip}
         </a>
         <header class="top">
-          <a class="brand" href={channel ? `/${channel.slug}/${opts.lang}/events` : '#'}>
-            {brand}
-          </a>
+          {home ? (
+            <a class="brand" href={home}>
+              {brand}
+            </a>
+          ) : (
+            <span class="brand">{brand}</span>
+          )}
           {langLinks}
         </header>
         <main id="main" tabindex={-1}>

@@ -14,6 +14,7 @@ import * as storefront from '../storefront.service.js';
 import { renderPage, type PageOptions } from './portal.layout.js';
 import { CheckoutClosed, CheckoutPage, EventList, EventPage, NotFound, OrderPage, orderStatus, SessionPage, type Formats } from './portal.views.js';
 import { texts } from './portal.texts.js';
+import { registerLandingPages } from './landing.pages.js';
 import { registerSandboxPages } from './sandbox.pages.js';
 
 /** Client-side code of the pages: plain ES modules and CSS in portal/ at the repository root. */
@@ -40,6 +41,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
   await registerBuyerCookies(app);
   await app.register(fastifyStatic, { root: PORTAL_ASSETS_DIR, prefix: '/portal-assets/', maxAge: 60_000 });
   registerSandboxPages(app);
+  registerLandingPages(app);
 
   const { ctx } = app;
   const formatsOf = (lang: string): Formats => ({
@@ -128,9 +130,15 @@ const portalPages: FastifyPluginAsync = async (app) => {
       const opts = { lang, title: texts(lang).checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}` };
       const now = ctx.clock.now();
       if (order.status !== 'pending' || (order.expiresAt && order.expiresAt <= now) || order.itemCount === 0) {
-        return send(reply, opts, <CheckoutClosed channel={channel} lang={lang} emptyCart={order.itemCount === 0 && order.status === 'pending'} storefront={STOREFRONT(policyOf(channel.integrationMode))} />);
+        return send(reply, opts, <CheckoutClosed channel={channel} lang={lang} emptyCart={order.itemCount === 0 && order.status === 'pending'} />);
       }
-      return send(reply, { ...opts, scripts: ['portal.js'] }, <CheckoutPage channel={channel} lang={lang} orderToken={token} payment={query.payment} storefront={STOREFRONT(policyOf(channel.integrationMode))} />);
+      // After a declined or cancelled card the form comes back filled in with what the buyer typed.
+      const buyer = await storefront.lastBuyerOf(ctx, order);
+      return send(
+        reply,
+        { ...opts, scripts: ['portal.js'] },
+        <CheckoutPage channel={channel} lang={lang} orderToken={token} payment={query.payment} storefront={STOREFRONT(policyOf(channel.integrationMode))} buyer={buyer} />,
+      );
     }),
   );
 
@@ -146,7 +154,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
       return send(
         reply,
         { lang, title: `${texts(lang).order} ${view.reference}`, channel, langPath: `/orders/${encodeURIComponent(orderToken)}`, scripts: status.refresh ? ['portal.js'] : [] },
-        <OrderPage lang={lang} view={view} status={status} ticketUrls={ticketUrls} f={formatsOf(lang)} />,
+        <OrderPage channel={channel} lang={lang} view={view} status={status} ticketUrls={ticketUrls} f={formatsOf(lang)} />,
       );
     }),
   );

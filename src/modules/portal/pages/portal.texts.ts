@@ -70,6 +70,8 @@ const es = {
   unknownCard: 'Tarjeta de prueba desconocida: usa 4242 4242 4242 4242 o 4000 0000 0000 0002.',
   paymentClosed: 'Este pago ya no está pendiente.',
   tickets_n: 'entradas',
+  backTo: 'Volver a {site}',
+  moreEvents: 'Ver más eventos',
   // Seat map and storefront (issue 16, parts 3 and 4).
   stage: 'Escenario',
   zoomSector: 'Ampliar',
@@ -157,6 +159,8 @@ const en: Texts = {
   unknownCard: 'Unknown test card: use 4242 4242 4242 4242 or 4000 0000 0000 0002.',
   paymentClosed: 'This payment is no longer pending.',
   tickets_n: 'tickets',
+  backTo: 'Back to {site}',
+  moreEvents: 'See more events',
   stage: 'Stage',
   zoomSector: 'Zoom in',
   zoomSectorOut: 'Zoom out',

@@ -1,9 +1,9 @@
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import { EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
-import type { OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
+import type { BuyerDetails, OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
 import { rowLines, stageSide, type RowLine } from '../../../lib/seat-layout.js';
-import { JsonData } from './portal.layout.js';
+import { channelHome, JsonData } from './portal.layout.js';
 import { texts } from './portal.texts.js';
 
 // The buyer-facing pages as Preact components (rendered on the server by portal.layout's
@@ -349,7 +349,25 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
   );
 }
 
-export function CheckoutClosed({ channel, lang, emptyCart, storefront }: { channel: ChannelRecord; lang: string; emptyCart: boolean; storefront: boolean }) {
+/**
+ * The way back from the portal's last page (issue 16): the storefront's events (models A, B) or
+ * the partner's own site (model C, its `website_url`); nothing when the channel has neither.
+ */
+function WayBack({ channel, lang }: { channel: ChannelRecord; lang: string }) {
+  const t = texts(lang);
+  const home = channelHome(channel, lang);
+  if (!home) return null;
+  const storefront = policyOf(channel.integrationMode).storefront;
+  return (
+    <p class="way-back">
+      <a class="button" href={home} id="way-back">
+        {storefront ? t.moreEvents : t.backTo.replace('{site}', channel.branding.name ?? channel.name)}
+      </a>
+    </p>
+  );
+}
+
+export function CheckoutClosed({ channel, lang, emptyCart }: { channel: ChannelRecord; lang: string; emptyCart: boolean }) {
   const t = texts(lang);
   return (
     <>
@@ -357,18 +375,23 @@ export function CheckoutClosed({ channel, lang, emptyCart, storefront }: { chann
       <p class="alert" role="status">
         {emptyCart ? t.emptyCart : t.expired}
       </p>
-      {storefront ? (
-        <p>
-          <a class="button" href={`/${channel.slug}/${lang}/events`}>
-            {t.events}
-          </a>
-        </p>
-      ) : null}
+      <WayBack channel={channel} lang={lang} />
     </>
   );
 }
 
-export function CheckoutPage({ channel, lang, orderToken, payment, storefront }: { channel: ChannelRecord; lang: string; orderToken: string; payment: string | undefined; storefront: boolean }) {
+/** A labelled input of the checkout with the place for its own error, filled in by portal.js. */
+function BuyerField({ name, label, value, ...attrs }: { name: string; label: string; value: string | undefined; autocomplete: string; maxlength: number; type?: string; required?: boolean }) {
+  return (
+    <div class="field">
+      <label for={name}>{label}</label>
+      <input id={name} name={name} value={value ?? ''} {...attrs} />
+      <p class="field-error" id={`${name}-error`} hidden></p>
+    </div>
+  );
+}
+
+export function CheckoutPage({ channel, lang, orderToken, payment, storefront, buyer }: { channel: ChannelRecord; lang: string; orderToken: string; payment: string | undefined; storefront: boolean; buyer: BuyerDetails | null }) {
   const t = texts(lang);
   const external = policyOf(channel.integrationMode).portalCheckout === 'external_page';
   const notice = payment === 'declined' ? t.paymentDeclined : payment === 'cancelled' ? t.paymentCancelled : '';
@@ -388,14 +411,10 @@ export function CheckoutPage({ channel, lang, orderToken, payment, storefront }:
             {external ? null : (
               <fieldset>
                 <legend>{t.buyer}</legend>
-                <label for="name">{t.name}</label>
-                <input id="name" name="name" autocomplete="given-name" required maxlength={100} />
-                <label for="surname">{t.surname}</label>
-                <input id="surname" name="surname" autocomplete="family-name" required maxlength={100} />
-                <label for="email">{t.email}</label>
-                <input id="email" name="email" type="email" autocomplete="email" required maxlength={EMAIL_MAX_LENGTH} />
-                <label for="phone">{t.phone}</label>
-                <input id="phone" name="phone" type="tel" autocomplete="tel" maxlength={40} />
+                <BuyerField name="name" label={t.name} value={buyer?.name} autocomplete="given-name" required maxlength={100} />
+                <BuyerField name="surname" label={t.surname} value={buyer?.surname} autocomplete="family-name" required maxlength={100} />
+                <BuyerField name="email" label={t.email} value={buyer?.email} type="email" autocomplete="email" required maxlength={EMAIL_MAX_LENGTH} />
+                <BuyerField name="phone" label={t.phone} value={buyer?.phone} type="tel" autocomplete="tel" maxlength={40} />
               </fieldset>
             )}
             <p id="checkout-error" class="alert error" role="alert" hidden></p>
@@ -431,7 +450,7 @@ export function orderStatus(view: OrderView, payment: PaymentRow | null, lang: s
   return { text: view.status === 'cancelled' ? t.orderCancelled : t.orderExpired, kind: 'alert', role: 'status' };
 }
 
-export function OrderPage({ lang, view, status, ticketUrls, f }: { lang: string; view: OrderView; status: NonNullable<ReturnType<typeof orderStatus>>; ticketUrls: string[]; f: Formats }) {
+export function OrderPage({ channel, lang, view, status, ticketUrls, f }: { channel: ChannelRecord; lang: string; view: OrderView; status: NonNullable<ReturnType<typeof orderStatus>>; ticketUrls: string[]; f: Formats }) {
   const t = texts(lang);
   // The view's amounts are JSON numbers (D11); the formats take minor units.
   const amount = (n: number) => f.money(Math.round(n * 100));
@@ -483,6 +502,7 @@ export function OrderPage({ lang, view, status, ticketUrls, f }: { lang: string;
           </ul>
         </>
       ) : null}
+      <WayBack channel={channel} lang={lang} />
       {status.refresh ? <JsonData value={{ page: 'order-pending' }} /> : null}
     </>
   );
