@@ -20,7 +20,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { importCatalogue } from '../src/modules/catalogue/import.service.js';
-import type { CatalogueDocument } from '../src/modules/catalogue/import.schemas.js';
+import { benchCatalogue } from './bench-catalogue.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -28,41 +28,6 @@ const ROUND_SECONDS = 2;
 const SEATS = 5_000;
 const TARGET_RATIO = 0.85;
 const BUDGET_BYTES = 150 * 1024;
-
-/** 5,000 numbered seats in 4 sectors of 25 rows x 50, one zone, two translated rates. */
-function benchCatalogue(slug: string, key: string): CatalogueDocument {
-  const sectors = ['Platea', 'Anfiteatro', 'Palco', 'Gallinero'].map((name, s) => ({
-    key: `s${s}`,
-    name,
-    numbered: true,
-    rows: Array.from({ length: 25 }, (_, r) => ({ row: String(r + 1), seats: 50, x: 0, y: s * 30 + r, dx: 1 })),
-  }));
-  const start = new Date(Date.now() + 30 * 24 * 3600 * 1000).toISOString();
-  return {
-    organisers: [{ key: 'o', name: 'Bench' }],
-    venues: [{ key: 'v', organiser: 'o', name: 'Bench Arena', city: 'Madrid', sectors: [...sectors, { key: 'z', name: 'Pista', numbered: false, capacity: 500 }] }],
-    events: [
-      {
-        key: 'e',
-        organiser: 'o',
-        venue: 'v',
-        default_lang: 'es',
-        names: { es: 'Concierto', en: 'Concert' },
-        sessions: [
-          {
-            key: 's',
-            start_datetime: start,
-            rates: [
-              { key: 'g', name: 'General', names: { es: 'General', en: 'General admission' }, price: 30 },
-              { key: 'r', name: 'Reducida', names: { es: 'Reducida', en: 'Concession' }, price: 22.5, meta: { requires_id: true } },
-            ],
-          },
-        ],
-      },
-    ],
-    channels: [{ organiser: 'o', slug, name: 'Bench', integration_mode: 'widget_external_payment', events: 'all', widget_keys: [key] }],
-  };
-}
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 
@@ -120,7 +85,7 @@ async function main() {
   const suffix = crypto.randomBytes(3).toString('hex');
   const slug = `bench-${suffix}`;
   const key = `wk_bench_${suffix}`;
-  await importCatalogue(app.ctx, benchCatalogue(slug, key));
+  await importCatalogue(app.ctx, benchCatalogue(slug, key, 'widget_external_payment'));
   const [session] = await queryRows<{ id: number; event_id: number }>(
     app.ctx.db,
     sql`SELECT s.id, s.event_id FROM sessions s JOIN channel_events ce ON ce.event_id = s.event_id

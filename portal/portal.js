@@ -51,11 +51,23 @@ let token = data.orderToken || localStorage.getItem(storeKey);
 let order = null;
 let timer = null;
 
-function showError(message) {
-  const el = $('cart-error');
+function showError(message, where = 'cart-error') {
+  for (const id of ['cart-error', 'voucher-error']) {
+    const other = $(id);
+    if (other && id !== where) {
+      other.textContent = '';
+      other.hidden = true;
+    }
+  }
+  const el = $(where);
   if (!el) return;
   el.textContent = message || '';
   el.hidden = !message;
+  if (where === 'voucher-error') {
+    const input = $('voucher');
+    if (message) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  }
 }
 
 function items() {
@@ -72,6 +84,7 @@ function forget() {
 function renderCountdown() {
   const el = $('countdown');
   if (!el) return;
+  const bar = $('bar-countdown');
   clearInterval(timer);
   if (!order || !order.expires_at || items().length === 0) {
     el.hidden = true;
@@ -94,6 +107,7 @@ function renderCountdown() {
     const mm = String(Math.floor(left / 60)).padStart(2, '0');
     const ss = String(left % 60).padStart(2, '0');
     el.textContent = `${t.expiresIn} ${mm}:${ss}`;
+    if (bar) bar.textContent = `${mm}:${ss}`;
     // Screen readers hear the remaining time once a minute, not every second.
     el.setAttribute('aria-live', left % 60 === 0 ? 'polite' : 'off');
   };
@@ -121,16 +135,20 @@ ${data.editable ? `<button type="button" data-remove="${i.id}" aria-label="${esc
     const vouchers = order.vouchers
       .map((v) => `<li class="item"><span>${esc(t.voucher)}: <strong>${esc(v.code)}</strong></span>${data.editable ? `<button type="button" data-voucher="${esc(v.code)}" aria-label="${esc(t.remove)}: ${esc(v.code)}">${esc(t.remove)}</button>` : ''}</li>`)
       .join('');
-    const checkout =
-      $('cart').dataset.checkout && token
-        ? `<a class="button primary" id="checkout-link" href="/${esc(data.slug)}/${esc(data.lang)}/checkout?order_token=${encodeURIComponent(token)}">${esc(t.checkout)}</a>`
-        : '';
     body.innerHTML = `<ul>${lines}${vouchers}</ul>
 <dl class="totals"><dt>${esc(t.subtotal)}</dt><dd>${esc(money(order.base_amount, cur))}</dd>
 ${order.discount_amount ? `<dt>${esc(t.discount)}</dt><dd>${esc(money(order.discount_amount, cur))}</dd>` : ''}
 <dt>${esc(t.fees)}</dt><dd>${esc(money(order.fee_amount, cur))}</dd>
-<dt class="grand">${esc(t.total)}</dt><dd class="grand" id="cart-total">${esc(money(order.total_amount, cur))}</dd></dl>${checkout}`;
+<dt class="grand">${esc(t.total)}</dt><dd class="grand" id="cart-total">${esc(money(order.total_amount, cur))}</dd></dl>`;
     if (voucherForm) voucherForm.hidden = !data.editable;
+  }
+  // The checkout button comes after the voucher box (CartPanel's order), not inside the list.
+  const actions = $('cart-actions');
+  if (actions) {
+    actions.innerHTML =
+      list.length && $('cart').dataset.checkout && token
+        ? `<a class="button primary" id="checkout-link" href="/${esc(data.slug)}/${esc(data.lang)}/checkout?order_token=${encodeURIComponent(token)}">${esc(t.checkout)}</a>`
+        : '';
   }
   // Seats of this session that are in the cart are pressed.
   const mine = new Set(list.map((i) => i.session_seat_id));
@@ -138,9 +156,41 @@ ${order.discount_amount ? `<dt>${esc(t.discount)}</dt><dd>${esc(money(order.disc
     const pressed = mine.has(Number(b.dataset.seat));
     b.setAttribute('aria-pressed', String(pressed));
     if (pressed) b.disabled = false;
-    b.setAttribute('aria-label', `${b.dataset.label} – ${pressed ? t.seatMine : b.disabled ? t.seatTaken : t.seatFree}`);
   });
+  renderCounts(list);
+  renderBar(list);
   renderCountdown();
+}
+
+// The sectors' free places follow the cart: the page was drawn with the places free then (the
+// cart's own places of that moment already counted as taken); since, each place added to the cart
+// takes one and each one removed gives it back.
+let mineAtLoad = null;
+function perSector(list) {
+  const out = new Map();
+  for (const i of list) if (i.session.id === data.sessionId) out.set(i.sector_id, (out.get(i.sector_id) || 0) + 1);
+  return out;
+}
+function renderCounts(list) {
+  if (!data.sessionId) return;
+  const now = perSector(list);
+  if (!mineAtLoad) mineAtLoad = now;
+  document.querySelectorAll('[data-avail]').forEach((el) => {
+    const sector = Number(el.dataset.avail);
+    const n = Number(el.dataset.base) + (mineAtLoad.get(sector) || 0) - (now.get(sector) || 0);
+    el.textContent = String(Math.max(0, n));
+  });
+}
+
+/** The phone's sticky cart bar (hidden by CSS on wide screens, where the cart panel is sticky). */
+function renderBar(list) {
+  const bar = $('cart-bar');
+  if (!bar) return;
+  bar.hidden = list.length === 0;
+  document.body.classList.toggle('with-bar', list.length > 0);
+  if (!list.length) return;
+  $('bar-count').textContent = `${list.length} ${t.seatsInCart}`;
+  $('bar-total').textContent = `${t.total}: ${money(order.total_amount, order.currency)}`;
 }
 
 async function load() {
@@ -155,8 +205,8 @@ async function load() {
 }
 
 /** Runs a cart change; a cart that expired meanwhile is forgotten and the change retried on a new one. */
-async function change(work, retryOnNew) {
-  showError('');
+async function change(work, retryOnNew, errorPlace = 'cart-error') {
+  showError('', errorPlace);
   try {
     order = await work();
     token = order.order_token;
@@ -166,7 +216,7 @@ async function change(work, retryOnNew) {
       forget();
       return change(retryOnNew, null);
     }
-    showError(err.message);
+    showError(err.message, errorPlace);
     if (err.code === 'seat_unavailable') {
       const seat = err.fields && err.fields.session_seat_id && err.fields.session_seat_id[0];
       const b = seat && document.querySelector(`button.seat[data-seat="${seat}"]`);
@@ -197,6 +247,7 @@ document.addEventListener('click', (event) => {
   const target = event.target instanceof Element ? event.target.closest('button') : null;
   if (!target) return;
   if (target.classList.contains('seat')) onSeat(target);
+  else if (target.dataset.zoom) zoomSector(target);
   else if (target.dataset.remove) change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${target.dataset.remove}`));
   else if (target.dataset.voucher) change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/vouchers/${encodeURIComponent(target.dataset.voucher)}`));
 });
@@ -214,8 +265,8 @@ if (voucherForm) {
     event.preventDefault();
     const code = voucherForm.code.value.trim();
     if (!code || !token) return;
-    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/apply-voucher`, { code }));
-    if (!$('cart-error').textContent) voucherForm.code.value = '';
+    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/apply-voucher`, { code }), null, 'voucher-error');
+    if (!$('voucher-error').textContent) voucherForm.code.value = '';
   });
 }
 
@@ -263,6 +314,24 @@ if (checkoutForm) {
   });
 }
 
+// A seat's place on its sector's grid (the page writes it as the grid-area).
+const row = (b) => parseInt(b.style.gridRowStart, 10);
+const col = (b) => parseInt(b.style.gridColumnStart, 10);
+
+/**
+ * "Zoom in" on a sector: its seats get a finger's size and the sector scrolls in its own box
+ * (by finger, or with the keyboard's arrows from seat to seat), its row names frozen at the left
+ * like a spreadsheet's first column; "zoom out" fits the sector to the width again.
+ */
+function zoomSector(button) {
+  const zoomed = button.getAttribute('aria-pressed') !== 'true';
+  const section = button.closest('.sector');
+  section.classList.toggle('zoomed', zoomed);
+  button.setAttribute('aria-pressed', String(zoomed));
+  button.firstChild.textContent = zoomed ? button.dataset.out : button.dataset.in;
+  section.querySelector('.seatscroll').scrollLeft = 0;
+}
+
 // Seat maps are one Tab stop each (roving tabindex); arrow keys move between the free seats.
 function rovingFocus(map) {
   const seats = () => [...map.querySelectorAll('button.seat:not([disabled])')];
@@ -278,8 +347,8 @@ function rovingFocus(map) {
   map.addEventListener('keydown', (event) => {
     const from = event.target;
     if (!(from instanceof HTMLButtonElement)) return;
-    const x = Number(from.dataset.x);
-    const y = Number(from.dataset.y);
+    const x = col(from);
+    const y = row(from);
     const list = seats();
     let next = null;
     if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
@@ -287,8 +356,8 @@ function rovingFocus(map) {
       next = list[event.key === 'ArrowRight' ? i + 1 : i - 1] || null;
     } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
       const step = event.key === 'ArrowDown' ? 1 : -1;
-      const rows = list.filter((b) => Math.sign(Number(b.dataset.y) - y) === step);
-      rows.sort((a, b) => Math.abs(Number(a.dataset.y) - y) - Math.abs(Number(b.dataset.y) - y) || Math.abs(Number(a.dataset.x) - x) - Math.abs(Number(b.dataset.x) - x));
+      const rows = list.filter((b) => Math.sign(row(b) - y) === step);
+      rows.sort((a, b) => Math.abs(row(a) - y) - Math.abs(row(b) - y) || Math.abs(col(a) - x) - Math.abs(col(b) - x));
       next = rows[0] || null;
     } else if (event.key === 'Home' || event.key === 'End') {
       next = event.key === 'Home' ? list[0] : list[list.length - 1];
@@ -308,6 +377,14 @@ function rovingFocus(map) {
   }).observe(map, { subtree: true, attributes: true, attributeFilter: ['disabled'] });
 }
 document.querySelectorAll('.seatmap').forEach(rovingFocus);
+
+// Where a sector fitted to the width would give seats under 24 CSS px (a phone), it opens zoomed:
+// every seat a finger can hit (WCAG 2.2 2.5.8); "zoom out" shows the whole sector on demand.
+document.querySelectorAll('.sector').forEach((section) => {
+  const seat = section.querySelector('.seat');
+  const button = section.querySelector('button.zoom');
+  if (seat && button && seat.getBoundingClientRect().width < 24) zoomSector(button);
+});
 
 if (data.page === 'order-pending') {
   // The provider's notification may arrive a moment after the buyer: look again shortly.

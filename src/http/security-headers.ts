@@ -32,9 +32,10 @@ function directives(kind: PageKind, config: Config): Directives {
   switch (kind) {
     // Storefront, checkout, order page, sandbox card page: our CSS and portal.js from 'self'; the
     // one inline <style> (the channel's colour) carries the reply's nonce; the seat map places its
-    // seats with style attributes, which cannot carry a nonce (and cannot run script).
+    // seats with style attributes, which cannot carry a nonce (and cannot run script). Event images
+    // are the catalogue's image_url, on any https host (http too outside production, like the widget's logo).
     case 'portal':
-      return { ...common, scriptSrc: SELF, styleSrc: SELF, styleSrcAttr: ["'unsafe-inline'"], imgSrc: [...SELF, 'data:'], fontSrc: SELF, connectSrc: SELF };
+      return { ...common, scriptSrc: SELF, styleSrc: SELF, styleSrcAttr: ["'unsafe-inline'"], imgSrc: [...SELF, 'data:', 'https:', ...(config.appEnv === 'production' ? [] : ['http:'])], fontSrc: SELF, connectSrc: SELF };
     // The back office: only its own script and stylesheet.
     case 'dashboard':
       return { ...common, scriptSrc: SELF, styleSrc: SELF, imgSrc: [...SELF, 'data:'], connectSrc: SELF };

@@ -109,3 +109,9 @@ export function formatDateTime(date: Date, lang: string, timeZone: string): stri
   if (!f) dateFormats.set(key, (f = new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone })));
   return f.format(date);
 }
+
+/** The days from `from` to `to` as one short range ("24–25 dic 2026"), in the deployment's zone. */
+export function formatDayRange(from: Date, to: Date, lang: string, timeZone: string): string {
+  const f = new Intl.DateTimeFormat(LOCALES[spokenLanguage(lang)], { day: 'numeric', month: 'short', year: 'numeric', timeZone });
+  return f.formatRange(from, to);
+}

@@ -49,7 +49,7 @@ async function pickSeats(page: Page, slug: string, count: number, shots = false)
   if (shots) {
     // The map is one Tab stop; arrow keys move between seats.
     await seats.first().focus();
-    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-label'));
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-seat'));
     const before = await focused();
     await page.keyboard.press('ArrowRight');
     expect(await focused()).not.toBe(before);
@@ -58,11 +58,11 @@ async function pickSeats(page: Page, slug: string, count: number, shots = false)
   }
   for (let i = 0; i < count; i++) {
     const seat = seats.first();
-    const label = await seat.getAttribute('data-label');
+    const label = await seat.getAttribute('data-seat');
     // Keyboard, like a buyer without a mouse: focus the seat and press Enter.
     await seat.focus();
     await page.keyboard.press('Enter');
-    await page.locator(`button.seat[data-label="${label}"][aria-pressed="true"]`).waitFor();
+    await page.locator(`button.seat[data-seat="${label}"][aria-pressed="true"]`).waitFor();
   }
   await page.locator('#cart-body li.item').nth(count - 1).waitFor();
   return page.evaluate((key) => localStorage.getItem(key), `taquilla.portal.${slug}.order`) as Promise<string>;

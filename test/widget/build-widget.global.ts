@@ -24,7 +24,9 @@ export async function buildWidgetIfStale(): Promise<void> {
   } catch {
     built = 0;
   }
-  const sources = Math.max(newestSource(path.join(root, 'src')), statSync(path.join(root, 'vite.config.ts')).mtimeMs);
+  // The widget also bundles the shared seat layout rules of src/lib.
+  const shared = statSync(path.join(root, '../src/lib/seat-layout.ts')).mtimeMs;
+  const sources = Math.max(newestSource(path.join(root, 'src')), statSync(path.join(root, 'vite.config.ts')).mtimeMs, shared);
   if (built > sources) return;
   await build({ configFile: path.join(root, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
 }

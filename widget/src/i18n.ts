@@ -47,6 +47,12 @@ const es = {
   completed: '¡Gracias! Tu compra está completada.',
   seatLabel: '{sector}, fila {row}, asiento {number}',
   itemZone: '{sector}',
+  stage: 'Escenario',
+  sectors: 'Sectores: pulsa uno para verlo de cerca',
+  // Starts with the button's visible text (WCAG 2.5.3, label in name).
+  zoomSector: '{sector} {n} libres: ver de cerca',
+  seatsInCart: '{n} en el carrito',
+  viewCart: 'Ver carrito',
 } as const;
 
 export type MessageKey = keyof typeof es;
@@ -99,6 +105,11 @@ const en: Record<MessageKey, string> = {
   completed: 'Thank you! Your purchase is complete.',
   seatLabel: '{sector}, row {row}, seat {number}',
   itemZone: '{sector}',
+  stage: 'Stage',
+  sectors: 'Sectors: press one to see it close up',
+  zoomSector: '{sector} {n} free: close up',
+  seatsInCart: '{n} in the cart',
+  viewCart: 'View cart',
 };
 
 export type Lang = 'es' | 'en';

@@ -1,3 +1,4 @@
+import { rowLines, stageSide, type RowLine, type StageSide } from '../../src/lib/seat-layout.js';
 import type { MapSector, Rate, SessionDetail } from './types.js';
 
 type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
@@ -27,9 +28,22 @@ export interface SeatMap {
   sectors: SectorView[];
   /** Numbered sectors' seats by session_seat_id. */
   seats: Map<number, SeatView>;
-  /** Bounding box of all seats, in map units. */
-  box: { x: number; y: number; w: number; h: number };
+  /** What the map shows: the seats, their row names, sector names and the stage, in map units. */
+  box: Box;
+  /** Every row with where it starts (its name is drawn there). */
+  rows: RowLine[];
+  /** The stage band, on the side of the front rows (src/lib/seat-layout.ts). */
+  stage: { side: StageSide } & Box;
+  /** Each numbered sector's seats' bounds, for "zoom to sector". */
+  sectorBoxes: Map<number, Box>;
 }
+
+type Box = { x: number; y: number; w: number; h: number };
+
+/** Room left of the seats for the row names, and above a sector for its name, in map units. */
+const LABEL_ROOM = 2;
+const STAGE_GAP = 1.6;
+const STAGE_DEPTH = 1.4;
 
 function normaliseStatus(status: string): SeatStatus {
   if (status === 'available' || status === 'free') return 'available';
@@ -102,8 +116,63 @@ export function buildSeatMap(detail: SessionDetail, maps: MapSector[] | null): S
     maxX = maxY = 1;
   }
   // Reading order (row by row, left to right) gives keyboard navigation a natural sequence.
-  for (const sector of sectors) sector.seats.sort((a, b) => a.y - b.y || a.x - b.x);
-  return { sectors, seats, box: { x: minX - 1, y: minY - 1, w: maxX - minX + 2, h: maxY - minY + 2 } };
+  const sectorBoxes = new Map<number, Box>();
+  for (const sector of sectors) {
+    sector.seats.sort((a, b) => a.y - b.y || a.x - b.x);
+    if (sector.seats.length === 0) continue;
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    for (const seat of sector.seats) {
+      if (seat.x < x0) x0 = seat.x;
+      if (seat.x > x1) x1 = seat.x;
+    }
+    const y0 = sector.seats[0]!.y;
+    const y1 = sector.seats[sector.seats.length - 1]!.y;
+    sectorBoxes.set(sector.id, { x: x0 - LABEL_ROOM, y: y0 - LABEL_ROOM, w: x1 - x0 + LABEL_ROOM + 1, h: y1 - y0 + LABEL_ROOM + 1 });
+  }
+  const rows = rowLines(seats.values());
+  const side = stageSide(rows);
+  const stageY = side === 'top' ? minY - LABEL_ROOM - STAGE_GAP - STAGE_DEPTH : maxY + STAGE_GAP;
+  const stage = { side, x: minX, y: stageY, w: Math.max(1, maxX - minX), h: STAGE_DEPTH };
+  const top = Math.min(minY - LABEL_ROOM, stage.y) - 0.5;
+  const bottom = Math.max(maxY + 1, stage.y + stage.h + 0.5);
+  return { sectors, seats, rows, stage, sectorBoxes, box: { x: minX - LABEL_ROOM - 0.5, y: top, w: maxX - minX + LABEL_ROOM + 1.5, h: bottom - top } };
+}
+
+/** Map units per CSS pixel so that a free seat (0.72 units wide) is at least 24 px: WCAG 2.2 2.5.8. */
+export const MIN_PX_PER_UNIT = 34;
+
+/**
+ * The viewBox that shows a sector on a map of `width` x `height` px: the whole sector if its seats
+ * are big enough to touch that way, else the part from its front row and row names on, at the
+ * touch size (the rest is a pan away). Same aspect as the element, so what is set is what shows.
+ */
+export function sectorView(map: SeatMap, sectorId: number, width: number, height: number): Box | null {
+  const b = map.sectorBoxes.get(sectorId);
+  if (!b || width <= 0 || height <= 0) return null;
+  const fit = Math.min(width / b.w, height / b.h);
+  const scale = Math.max(fit, MIN_PX_PER_UNIT);
+  const w = width / scale;
+  const h = height / scale;
+  const x = fit >= MIN_PX_PER_UNIT ? b.x - (w - b.w) / 2 : b.x;
+  const fromBottom = map.stage.side === 'bottom';
+  const y = fit >= MIN_PX_PER_UNIT ? b.y - (h - b.h) / 2 : fromBottom ? b.y + b.h - h : b.y;
+  return { x, y, w, h };
+}
+
+/** Free places of each sector now: the seats free and not in this cart (they follow the cart). */
+export function freeBySector(map: SeatMap, mine: Set<number>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const sector of map.sectors) {
+    if (!sector.numbered || sector.seats.length === 0) {
+      out.set(sector.id, sector.available);
+      continue;
+    }
+    let n = 0;
+    for (const seat of sector.seats) if (seat.status === 'available' && !mine.has(seat.id)) n++;
+    out.set(sector.id, n);
+  }
+  return out;
 }
 
 export type Direction = 'left' | 'right' | 'up' | 'down';

@@ -9,7 +9,7 @@ import {
   ordersOfOtherSessions,
   saveOrder,
 } from '../src/persistence.js';
-import { buildSeatMap, neighbour, zoomBox } from '../src/seat-map-model.js';
+import { buildSeatMap, freeBySector, MIN_PX_PER_UNIT, neighbour, sectorView, zoomBox } from '../src/seat-map-model.js';
 import type { Order, SessionDetail } from '../src/types.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
@@ -170,7 +170,30 @@ describe('seat map model', () => {
     expect(map.seats.get(3)?.status).toBe('held');
     // Reading order: row A left to right, then row B.
     expect(map.sectors[0]!.seats.map((s) => s.id)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(map.box).toEqual({ x: -1, y: -1, w: 4, h: 3 });
+    // Seats span x 0-2, y 0-1; room for the row names at the left (2 units) and the stage above
+    // row A (gap 1.6, depth 1.4) plus half a unit of margin.
+    expect(map.box).toEqual({ x: -2.5, y: -5.5, w: 5.5, h: 7.5 });
+    expect(map.stage).toEqual({ side: 'top', x: 0, y: -5, w: 2, h: 1.4 });
+    expect(map.rows.map((r) => [r.row, r.minX, r.y])).toEqual([
+      ['A', 0, 0],
+      ['B', 0, 1],
+    ]);
+  });
+
+  it('zooms to a sector at a finger\'s size, and counts free seats with the cart', () => {
+    const map = buildSeatMap(detail(), null);
+    // 390 x 420 px would fit the tiny sector at 78 px a unit: the whole sector, centred.
+    const fit = sectorView(map, 10, 390, 420)!;
+    expect(fit.w / fit.h).toBeCloseTo(390 / 420);
+    expect(390 / fit.w).toBeGreaterThanOrEqual(MIN_PX_PER_UNIT);
+    // 60 x 60 px would fit it at 12 px a unit: instead the touch scale, from the row names on.
+    const touch = sectorView(map, 10, 60, 60)!;
+    expect(60 / touch.w).toBe(MIN_PX_PER_UNIT);
+    expect(touch.x).toBe(-2);
+    expect(sectorView(map, 11, 390, 420)).toBeNull();
+    // Free: seats 1, 4, 5, 6 (2 sold, 3 held); with seat 4 in the cart, 3; a zone keeps its figure.
+    expect(freeBySector(map, new Set())).toEqual(new Map([[10, 4], [11, 150]]));
+    expect(freeBySector(map, new Set([4]))).toEqual(new Map([[10, 3], [11, 150]]));
   });
 
   it('takes coordinates from the maps endpoint when the detail has none', () => {

@@ -31,20 +31,43 @@ export async function pageChannel(ctx: AppContext, slug: string, lang: string, s
   return channel && serves(policyOf(channel.integrationMode)) ? channel : null;
 }
 
-/** The published events the channel sells, in `lang`, with their next session. */
-export const storeEvents = (ctx: AppContext, channel: ChannelRecord, lang: string) => store.listEvents(ctx.db, channel.id, lang, ctx.clock.now());
+/** What the storefront's search asks: words of the name, venue or city, and a day (YYYY-MM-DD). */
+export interface EventSearch {
+  q?: string;
+  date?: string;
+}
+
+/** Lower case without accents: "Música" finds "musica" and the other way round. */
+const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/**
+ * The published events the channel sells, in `lang`, with their next session and lowest price;
+ * only those matching `search` (every word in the name, venue or city; a session on the day).
+ * Also every day with a session on sale (for the search's list of dates). A channel sells tens of
+ * events, not thousands: the filter runs on the list.
+ */
+export async function storeEvents(ctx: AppContext, channel: ChannelRecord, lang: string, search: EventSearch = {}) {
+  const all = await store.listEvents(ctx.db, channel.id, lang, ctx.clock.now(), ctx.config.timezone);
+  const words = fold(search.q ?? '').split(/\s+/).filter(Boolean);
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(search.date ?? '') ? search.date! : null;
+  const events = all.filter((e) => {
+    const text = fold(`${e.name} ${e.venue} ${e.city ?? ''}`);
+    return words.every((w) => text.includes(w)) && (!day || e.days.includes(day));
+  });
+  return { events, days: [...new Set(all.flatMap((e) => e.days))].sort() };
+}
 
 /** One event of the channel with its upcoming sessions on sale, or null. */
 export async function storeEvent(ctx: AppContext, channel: ChannelRecord, eventId: number, lang: string) {
   const now = ctx.clock.now();
-  const event = await store.findEvent(ctx.db, channel.id, eventId, lang, now);
+  const event = await store.findEvent(ctx.db, channel.id, eventId, lang, now, ctx.config.timezone);
   return event ? { event, sessions: await store.listSessions(ctx.db, event.id, now) } : null;
 }
 
 /** One upcoming session of an event of the channel with its map, rates and live availability, or null. */
 export async function storeSession(ctx: AppContext, channel: ChannelRecord, eventId: number, sessionId: number, lang: string) {
   const now = ctx.clock.now();
-  const event = await store.findEvent(ctx.db, channel.id, eventId, lang, now);
+  const event = await store.findEvent(ctx.db, channel.id, eventId, lang, now, ctx.config.timezone);
   const session = event && (await store.sessionOfEvent(ctx.db, event.id, sessionId, now));
   if (!event || !session) return null;
   return { event, session, detail: await store.sessionDetail(ctx.db, session.id, lang, now) };

@@ -53,6 +53,7 @@ export function App({ controller, lang }: Props) {
             <Cart state={state} controller={controller} t={t} fmt={fmt} />
           </div>
         ) : null}
+        {state.phase === 'ready' ? <CartBar state={state} controller={controller} t={t} fmt={fmt} /> : null}
       </div>
     </>
   );
@@ -168,7 +169,33 @@ function ratesFor(item: OrderItem, map: Model | null): Rate[] {
   return map?.sectors.find((s) => s.id === sectorId)?.rates ?? [];
 }
 
-function Countdown({ state, controller, t }: { state: WidgetState; controller: Controller; t: Translate }) {
+/**
+ * On a phone the cart is under the map: this bar keeps its count, countdown and total in view at
+ * the bottom of the screen (sticky within the widget), with a button to the cart.
+ */
+function CartBar({ state, controller, t, fmt }: { state: WidgetState; controller: Controller; t: Translate; fmt: (n: number) => string }) {
+  const items = orderItems(state.order);
+  if (items.length === 0) return null;
+  return (
+    <div class="cartbar" data-cartbar="">
+      <span>{t('seatsInCart', { n: items.length })}</span>
+      <Countdown state={state} controller={controller} t={t} short />
+      <strong data-bar-total="">{fmt(state.order?.total_amount ?? 0)}</strong>
+      <button
+        type="button"
+        onClick={(e) => {
+          const cart = ((e.currentTarget as HTMLElement).getRootNode() as ShadowRoot).querySelector('.cart');
+          cart?.scrollIntoView({ block: 'start' });
+          (cart?.querySelector('h3') as HTMLElement | null)?.focus();
+        }}
+      >
+        {t('viewCart')}
+      </button>
+    </div>
+  );
+}
+
+function Countdown({ state, controller, t, short }: { state: WidgetState; controller: Controller; t: Translate; short?: boolean }) {
   const [now, setNow] = useState(Date.now());
   const left = secondsLeft(state.order, now);
   useEffect(() => {
@@ -177,9 +204,11 @@ function Countdown({ state, controller, t }: { state: WidgetState; controller: C
     return () => clearInterval(timer);
   }, [left === null]);
   useEffect(() => {
-    if (left === 0) controller.expire();
-  }, [left, controller]);
+    // The cart's countdown ends the hold; the bar's copy only shows it.
+    if (left === 0 && !short) controller.expire();
+  }, [left, controller, short]);
   if (left === null) return null;
+  if (short) return <time class="countdown" data-bar-countdown="">{formatCountdown(left)}</time>;
   return (
     <p class="countdown" data-countdown="">
       {t('expiresIn')} <time aria-live="off">{formatCountdown(left)}</time>
@@ -194,7 +223,7 @@ function Cart({ state, controller, t, fmt }: { state: WidgetState; controller: C
   const showCheckout = state.channel?.integration_mode === 'widget_platform_payment' && state.channel.show_checkout_button !== false;
   return (
     <section class="cart" aria-label={t('cart')}>
-      <h3>{t('cart')}</h3>
+      <h3 tabIndex={-1}>{t('cart')}</h3>
       <Countdown state={state} controller={controller} t={t} />
       {items.length === 0 ? (
         <p class="sub">{t('emptyCart')}</p>

@@ -1,6 +1,6 @@
-import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import type { Translate } from '../i18n.js';
-import { neighbour, zoomBox, type Direction, type SeatMap as Model, type SeatView } from '../seat-map-model.js';
+import { freeBySector, neighbour, sectorView, zoomBox, type Direction, type SeatMap as Model, type SeatView } from '../seat-map-model.js';
 import { SeatLayer, seatPoints, type SeatState } from './seat-layer.js';
 
 /**
@@ -8,7 +8,9 @@ import { SeatLayer, seatPoints, type SeatState } from './seat-layer.js';
  * outside Preact's diff (one markup string per sector, then single-seat updates), one click and
  * one key handler on the <svg> (event delegation), pan by a CSS transform during the drag, zoom by
  * the viewBox. Keyboard: one seat is in the tab order (roving focus), arrows move between seats,
- * Enter or Space selects.
+ * Enter or Space selects. Row names, sector names and the stage are drawn in the SVG from the
+ * data (seat-map-model); the zoom and sector buttons sit in a bar above the map, never over seats;
+ * two fingers pinch to zoom; "zoom to sector" shows seats at a finger's size (>= 24 px).
  */
 
 interface Props {
@@ -42,6 +44,10 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   const shieldRef = useRef<HTMLDivElement>(null);
   const panRef = useRef<HTMLDivElement>(null);
   const frame = useRef(0);
+  /** Pointers down on the map (two = a pinch) and the pinch's start. */
+  const pointers = useRef(new Map<number, { x: number; y: number }>());
+  const pinch = useRef<{ dist: number; box: Box; cx: number; cy: number } | null>(null);
+  const free = useMemo(() => freeBySector(map, mine), [map, mine]);
 
   // The seat in the tab order: the last focused one, else the first free seat.
   if (focusId.current === null || !map.seats.has(focusId.current)) {
@@ -178,11 +184,40 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   // which also spares hit-testing thousands of seats on every move.
   function onPointerDown(e: PointerEvent) {
     if (e.button !== 0) return;
+    pointers.current.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    if (pointers.current.size === 2) return startPinch();
     suppressClick.current = false;
     drag.current = { x: e.clientX, y: e.clientY, dx: 0, dy: 0, moved: false };
   }
 
+  /** Two fingers: the drag so far is undone and the map zooms around the fingers' midpoint. */
+  function startPinch() {
+    const [a, b] = [...pointers.current.values()] as [{ x: number; y: number }, { x: number; y: number }];
+    const svg = svgRef.current!;
+    if (drag.current?.moved) {
+      panRef.current!.style.transform = '';
+      shieldRef.current!.hidden = true;
+    }
+    drag.current = null;
+    suppressClick.current = true;
+    const rect = svg.getBoundingClientRect();
+    const box = view.current;
+    const scale = Math.max(box.w / rect.width, box.h / rect.height);
+    const cx = box.x + ((a.x + b.x) / 2 - rect.left) * scale;
+    const cy = box.y + ((a.y + b.y) / 2 - rect.top) * scale;
+    pinch.current = { dist: Math.hypot(a.x - b.x, a.y - b.y) || 1, box, cx, cy };
+  }
+
   function onPointerMove(e: PointerEvent) {
+    if (pointers.current.has(e.pointerId)) pointers.current.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    const p = pinch.current;
+    if (p) {
+      const [a, b] = [...pointers.current.values()];
+      if (!a || !b) return;
+      const dist = Math.hypot(a.x - b.x, a.y - b.y) || 1;
+      setViewBox(zoomBox(p.box, full, p.dist / dist, p.cx, p.cy));
+      return;
+    }
     const d = drag.current;
     if (!d) return;
     d.dx = e.clientX - d.x;
@@ -197,7 +232,12 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     panRef.current!.style.transform = `translate3d(${d.dx}px, ${d.dy}px, 0)`;
   }
 
-  function onPointerUp() {
+  function onPointerUp(e: PointerEvent) {
+    pointers.current.delete(e.pointerId);
+    if (pinch.current) {
+      if (pointers.current.size < 2) pinch.current = null;
+      return;
+    }
     const d = drag.current;
     drag.current = null;
     if (!d?.moved) return;
@@ -214,6 +254,13 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     shieldRef.current!.hidden = true;
   }
 
+  function zoomToSector(sectorId: number) {
+    const rect = svgRef.current?.getBoundingClientRect();
+    const box = rect && sectorView(map, sectorId, rect.width, rect.height);
+    if (box) setViewBox(box);
+  }
+
+  const numbered = map.sectors.filter((x) => x.numbered && x.seats.length > 0);
   const b = view.current;
   return (
     // Focus is followed on the box, not on the <svg>: Chromium makes an SVG element with focus
@@ -228,6 +275,29 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
       <p id="tw-map-help" class="sr">
         {t('mapHelp')}
       </p>
+      {/* The map's controls: a bar of their own above the seats, so they never cover one. */}
+      <div class="maptools">
+        <ul class="sectors" aria-label={t('sectors')}>
+          {numbered.map((sector) => (
+            <li key={sector.id}>
+              <button type="button" data-sector-zoom={sector.id} aria-label={t('zoomSector', { sector: sector.name, n: free.get(sector.id) ?? 0 })} onClick={() => zoomToSector(sector.id)}>
+                {sector.name} <span class="count" data-free={sector.id}>{free.get(sector.id) ?? 0}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+        <div class="zoom">
+          <button type="button" aria-label={t('zoomIn')} onClick={() => setViewBox(zoomBox(view.current, full, 1 / 1.4))}>
+            +
+          </button>
+          <button type="button" aria-label={t('zoomOut')} onClick={() => setViewBox(zoomBox(view.current, full, 1.4))}>
+            −
+          </button>
+          <button type="button" aria-label={t('zoomReset')} onClick={() => setViewBox({ ...full })}>
+            ⤢
+          </button>
+        </div>
+      </div>
       {/* The pan layer: an HTML box of its own compositing layer. A transform on the <svg> itself
           repaints every seat each frame; on this wrapper the compositor only moves the pixels. */}
       <div ref={panRef} class="pan">
@@ -245,23 +315,45 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
           onPointerUp={onPointerUp}
           onPointerCancel={onPointerUp}
         >
+          <MapLabels map={map} t={t} />
           {/* SeatLayer's: Preact renders this group empty and never touches its children. */}
           <g ref={seatsRef} />
         </svg>
       </div>
       <div ref={shieldRef} class="shield" hidden />
-      <div class="zoom">
-        <button type="button" aria-label={t('zoomIn')} onClick={() => setViewBox(zoomBox(view.current, full, 1 / 1.4))}>
-          +
-        </button>
-        <button type="button" aria-label={t('zoomOut')} onClick={() => setViewBox(zoomBox(view.current, full, 1.4))}>
-          −
-        </button>
-        <button type="button" aria-label={t('zoomReset')} onClick={() => setViewBox({ ...full })}>
-          ⤢
-        </button>
-      </div>
     </div>
+  );
+}
+
+/**
+ * The stage, the sectors' names and the rows' names, drawn once per map (a few hundred texts for
+ * thousands of seats). Hidden from assistive technology: each seat's name says its sector and row.
+ */
+function MapLabels({ map, t }: { map: Model; t: Translate }) {
+  const s = map.stage;
+  return useMemo(
+    () => (
+      <g class="labels" aria-hidden="true">
+        <rect class="stage" x={s.x} y={s.y} width={s.w} height={s.h} rx={0.4} />
+        <text class="stage-label" x={s.x + s.w / 2} y={s.y + s.h / 2}>
+          {t('stage')}
+        </text>
+        {map.sectors.map((sector) => {
+          const box = map.sectorBoxes.get(sector.id);
+          return box ? (
+            <text class="sector-label" x={box.x + 2} y={box.y + 0.9}>
+              {sector.name}
+            </text>
+          ) : null;
+        })}
+        {map.rows.map((r) => (
+          <text class="row-label" x={r.minX - 0.7} y={r.y}>
+            {r.row}
+          </text>
+        ))}
+      </g>
+    ),
+    [map, t],
   );
 }
 

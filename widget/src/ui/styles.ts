@@ -29,8 +29,15 @@ export const css = `
 .tw .pan { will-change: transform; }
 .tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; }
 .tw .shield { position: absolute; inset: 0; cursor: grabbing; }
-.tw .zoom { position: absolute; top: 6px; right: 6px; display: flex; gap: 4px; }
-.tw .zoom button { background: #fff; min-width: 30px; padding: 0 6px; }
+.tw .maptools { display: flex; justify-content: space-between; align-items: flex-start; gap: 6px; padding: 6px; border-bottom: 1px solid #e3e6ec; background: #fff; }
+.tw .sectors { display: flex; flex-wrap: wrap; gap: 4px; margin: 0; padding: 0; list-style: none; }
+.tw .sectors button, .tw .zoom button { min-height: 36px; }
+.tw .sectors .count { font-weight: 700; }
+.tw .zoom { display: flex; gap: 4px; flex: none; }
+.tw .zoom button { background: #fff; min-width: 36px; padding: 0 6px; }
+.tw .stage { fill: #d9dde5; }
+.tw .stage-label { font-size: .7px; font-weight: 700; letter-spacing: .15px; fill: #3b4252; text-anchor: middle; dominant-baseline: central; }
+.tw .row-label { font-size: .5px; font-weight: 700; fill: #555d6e; text-anchor: end; dominant-baseline: central; }
 .tw .s { cursor: pointer; stroke-width: .1; stroke-linejoin: round; }
 /* Each state differs in shape, size and fill, not only in colour (outlines in seat-layer.ts): free =
    large hollow square, yours = large filled square with a dark outline, held = medium translucent
@@ -40,7 +47,15 @@ export const css = `
 .tw .s.h { fill: #8a93a5; fill-opacity: .55; stroke: none; cursor: not-allowed; }
 .tw .s.x { fill: #3b4252; stroke: none; cursor: not-allowed; }
 .tw .s:focus { outline: none; stroke: var(--tw-accent); stroke-width: .25; }
-.tw .sector-label { font-size: .8px; fill: #555d6e; }
+.tw .sector-label { font-size: .8px; font-weight: 700; fill: #3b4252; }
+.tw .labels { pointer-events: none; }
+.tw .cartbar { display: none; }
+@media (max-width: 640px) {
+  .tw .cartbar { display: flex; position: sticky; bottom: 0; z-index: 2; margin: 8px -12px -12px; padding: 8px 12px; gap: 8px; align-items: center; justify-content: space-between;
+    background: #fff; border-top: 2px solid var(--tw-primary); box-shadow: 0 -2px 8px rgba(0,0,0,.15); border-radius: 0 0 10px 10px; }
+  .tw .cartbar .countdown { margin: 0; padding: 2px 6px; }
+  .tw .cartbar > * { white-space: nowrap; }
+}
 .tw .legend { display: flex; flex-wrap: wrap; gap: 10px; margin: 6px 0 0; padding: 0; list-style: none; font-size: 12px; }
 .tw .legend li { display: flex; align-items: center; gap: 4px; }
 .tw .legend svg { width: 16px; height: 16px; }

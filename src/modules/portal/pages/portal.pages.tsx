@@ -7,7 +7,7 @@ import { AppError } from '../../../http/errors.js';
 import { cspNonce, usePagePolicy } from '../../../http/security-headers.js';
 import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
 import { PROJECT_ROOT } from '../../../lib/project-root.js';
-import { DEFAULT_LANGUAGE, formatDateTime, formatMoney, isLanguage } from '../../../platform/i18n.js';
+import { DEFAULT_LANGUAGE, formatDateTime, formatDayRange, formatMoney, isLanguage } from '../../../platform/i18n.js';
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import { ensureBuyerCookie, registerBuyerCookies } from '../portal.buyer.js';
 import * as storefront from '../storefront.service.js';
@@ -46,6 +46,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
   const { ctx } = app;
   const formatsOf = (lang: string): Formats => ({
     date: (d) => formatDateTime(d, lang, ctx.config.timezone),
+    days: (from, to) => formatDayRange(from, to, lang, ctx.config.timezone),
     money: (minor) => formatMoney(minor, ctx.config.currency, lang),
   });
   const send = (reply: FastifyReply, opts: Omit<PageOptions, 'nonce'>, body: ComponentChildren) =>
@@ -81,9 +82,11 @@ const portalPages: FastifyPluginAsync = async (app) => {
   app.get(
     '/:slug/:lang/events',
     { schema: { hide: true } },
-    page(STOREFRONT, async (channel, { lang }, _q, reply) => {
-      const events = await storefront.storeEvents(ctx, channel, lang);
-      return send(reply, { lang, title: texts(lang).events, channel, langPath: '/events' }, <EventList channel={channel} lang={lang} events={events} f={formatsOf(lang)} />);
+    page(STOREFRONT, async (channel, { lang }, query, reply) => {
+      // Text inputs are free: a search too long or oddly typed is cut, never an error page.
+      const search = { q: typeof query.q === 'string' ? query.q.slice(0, 100) : undefined, date: typeof query.date === 'string' ? query.date.slice(0, 10) : undefined };
+      const { events, days } = await storefront.storeEvents(ctx, channel, lang, search);
+      return send(reply, { lang, title: texts(lang).events, channel, langPath: '/events' }, <EventList channel={channel} lang={lang} events={events} days={days} search={search} f={formatsOf(lang)} />);
     }),
   );
 

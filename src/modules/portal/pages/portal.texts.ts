@@ -72,6 +72,21 @@ const es = {
   tickets_n: 'entradas',
   backTo: 'Volver a {site}',
   moreEvents: 'Ver más eventos',
+  // Seat map and storefront (issue 16, parts 3 and 4).
+  stage: 'Escenario',
+  zoomSector: 'Ampliar',
+  zoomSectorOut: 'Reducir',
+  zoomHint: 'Amplía un sector para elegir asientos con el dedo; también puedes pellizcar para hacer zoom.',
+  viewCart: 'Ver carrito',
+  seatsInCart: 'en el carrito',
+  from: 'Desde',
+  search: 'Buscar',
+  searchLabel: 'Evento, recinto o ciudad',
+  searchDate: 'Fecha',
+  anyDate: 'Cualquier fecha',
+  searchClear: 'Ver todos',
+  noResults: 'Ningún evento coincide con tu búsqueda.',
+  results: 'Resultados',
 } as const;
 
 type Texts = Record<keyof typeof es, string>;
@@ -146,6 +161,20 @@ const en: Texts = {
   tickets_n: 'tickets',
   backTo: 'Back to {site}',
   moreEvents: 'See more events',
+  stage: 'Stage',
+  zoomSector: 'Zoom in',
+  zoomSectorOut: 'Zoom out',
+  zoomHint: 'Zoom into a sector to pick seats with your finger; you can also pinch to zoom.',
+  viewCart: 'View cart',
+  seatsInCart: 'in the cart',
+  from: 'From',
+  search: 'Search',
+  searchLabel: 'Event, venue or city',
+  searchDate: 'Date',
+  anyDate: 'Any date',
+  searchClear: 'Show all',
+  noResults: 'No event matches your search.',
+  results: 'Results',
 };
 
 const TEXTS: Record<Language, Texts> = { es, en };

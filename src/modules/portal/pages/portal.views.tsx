@@ -2,6 +2,7 @@ import type { ChannelRecord } from '../../../db/channel-record.js';
 import { EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
 import type { BuyerDetails, OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
+import { rowLines, stageSide, type RowLine } from '../../../lib/seat-layout.js';
 import { channelHome, JsonData } from './portal.layout.js';
 import { texts } from './portal.texts.js';
 
@@ -11,6 +12,8 @@ import { texts } from './portal.texts.js';
 /** How the pages write dates and amounts: in the page's language and the deployment's time zone. */
 export interface Formats {
   date: (d: Date) => string;
+  /** The days of a run of sessions, short: "24–25 dic 2026". */
+  days: (from: Date, to: Date) => string;
   money: (minor: number) => string;
 }
 
@@ -34,46 +37,109 @@ function CartPanel({ lang, withCheckout }: { lang: string; withCheckout: boolean
       <div id="cart-body" aria-live="polite">
         <p>{t.emptyCart}</p>
       </div>
+      {/* The voucher comes before the checkout button, and its error right under its field: both in
+          view on a phone without scrolling past the button. */}
       <form id="voucher-form" class="inline" hidden>
         <label for="voucher">{t.voucher}</label>
         <div class="row">
-          <input id="voucher" name="code" autocomplete="off" maxlength={64} required />
+          <input id="voucher" name="code" autocomplete="off" maxlength={64} required aria-describedby="voucher-error" />
           <button type="submit">{t.apply}</button>
         </div>
+        <p id="voucher-error" class="field-error" role="alert" hidden></p>
       </form>
       <p id="cart-error" class="alert error" role="alert" hidden></p>
+      <div id="cart-actions"></div>
     </section>
   );
 }
 
+type Texts = ReturnType<typeof texts>;
+
 /** Venue and city: "Teatro Demo, Madrid". */
 const place = (e: StoreEvent) => (e.city ? `${e.venue}, ${e.city}` : e.venue);
 
-export function EventList({ channel, lang, events, f }: { channel: ChannelRecord; lang: string; events: StoreEvent[]; f: Formats }) {
+/**
+ * The storefront's search: words (name, venue, city) and a day; a plain GET form, no script. The
+ * day is a list of the days with sessions on sale, written in the page's language (a date input
+ * would show the browser's format, and offer days with nothing on).
+ */
+function SearchForm({ channel, lang, search, days, f, t }: { channel: ChannelRecord; lang: string; search: { q?: string; date?: string }; days: string[]; f: Formats; t: Texts }) {
+  const active = !!(search.q || search.date);
+  // Noon UTC is the same calendar day in every time zone a deployment would use.
+  const label = (day: string) => f.days(new Date(`${day}T12:00:00Z`), new Date(`${day}T12:00:00Z`));
+  return (
+    <form class="search" role="search" method="get" action={`/${channel.slug}/${lang}/events`}>
+      <div>
+        <label for="q">{t.searchLabel}</label>
+        <input id="q" name="q" type="search" value={search.q ?? ''} maxlength={100} />
+      </div>
+      <div class="search-date">
+        <label for="date">{t.searchDate}</label>
+        <select id="date" name="date">
+          <option value="">{t.anyDate}</option>
+          {days.map((d) => (
+            <option value={d} selected={d === search.date}>
+              {label(d)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="submit">{t.search}</button>
+      {active ? (
+        <a class="clear" href={`/${channel.slug}/${lang}/events`}>
+          {t.searchClear}
+        </a>
+      ) : null}
+    </form>
+  );
+}
+
+export function EventList({ channel, lang, events, days, search, f }: { channel: ChannelRecord; lang: string; events: StoreEvent[]; days: string[]; search: { q?: string; date?: string }; f: Formats }) {
   const t = texts(lang);
+  const searching = !!(search.q || search.date);
   return (
     <>
       <h1>{t.events}</h1>
+      <SearchForm channel={channel} lang={lang} search={search} days={days} f={f} t={t} />
+      {searching ? (
+        <p role="status" class="meta">
+          {`${t.results}: ${events.length}`}
+        </p>
+      ) : null}
       {events.length ? (
         <ul class="cards">
-          {events.map((e) => (
-            <li class="card">
-              <h2>
-                <a href={`/${channel.slug}/${lang}/events/${e.id}`}>{e.name}</a>
-              </h2>
-              <p>{e.description ?? ''}</p>
-              <p class="meta">
-                {place(e)}
-                {e.first_session ? ` · ${t.nextSession}: ${f.date(e.first_session)}` : ''}
-              </p>
-              <a class="button" href={`/${channel.slug}/${lang}/events/${e.id}`} aria-label={`${t.seeSessions}: ${e.name}`}>
-                {t.seeSessions}
-              </a>
-            </li>
-          ))}
+          {events.map((e) => {
+            const href = `/${channel.slug}/${lang}/events/${e.id}`;
+            return (
+              <li class="card">
+                {/* Decorative: the event's name is the heading next to it. */}
+                {e.image_url ? <img class="card-img" src={e.image_url} alt="" loading="lazy" width={640} height={360} /> : (
+                  <div class="card-img none" aria-hidden="true">
+                    {e.name.slice(0, 1)}
+                  </div>
+                )}
+                <div class="card-body">
+                  <h2>
+                    <a href={href}>{e.name}</a>
+                  </h2>
+                  <p class="meta">{place(e)}</p>
+                  {e.first_session ? <p class="dates">{e.days.length > 1 && e.last_session ? f.days(e.first_session, e.last_session) : f.date(e.first_session)}</p> : null}
+                  {e.from_price !== null ? (
+                    <p class="from">
+                      {`${t.from} `}
+                      <strong>{f.money(e.from_price)}</strong>
+                    </p>
+                  ) : null}
+                  <a class="button" href={href} aria-label={`${t.seeSessions}: ${e.name}`}>
+                    {t.seeSessions}
+                  </a>
+                </div>
+              </li>
+            );
+          })}
         </ul>
       ) : (
-        <p>{t.noEvents}</p>
+        <p>{searching ? t.noResults : t.noEvents}</p>
       )}
     </>
   );
@@ -87,8 +153,10 @@ export function EventPage({ channel, lang, event, sessions, f }: { channel: Chan
         <a href={`/${channel.slug}/${lang}/events`}>← {t.events}</a>
       </p>
       <h1>{event.name}</h1>
+      {event.image_url ? <img class="hero" src={event.image_url} alt="" width={960} height={400} /> : null}
       <p>{event.description ?? ''}</p>
       <p class="meta">{place(event)}</p>
+      {event.from_price !== null ? <p class="from">{`${t.from} `}<strong>{f.money(event.from_price)}</strong></p> : null}
       <h2>{t.sessions}</h2>
       {sessions.length ? (
         <ul class="sessions">
@@ -109,6 +177,91 @@ export function EventPage({ channel, lang, event, sessions, f }: { channel: Chan
   );
 }
 
+/** A sector's free places; portal.js keeps the figure in step with the buyer's cart. */
+function Available({ sectorId, count, t }: { sectorId: number; count: number; t: Texts }) {
+  return (
+    <span class="meta">
+      (<span data-avail={sectorId} data-base={count}>
+        {count}
+      </span>{' '}
+      {t.available})
+    </span>
+  );
+}
+
+/**
+ * One numbered sector: a grid with the row names in the first column and each seat at its place
+ * (x, y rounded to the grid). The grid fits the width (an overview on a phone); "zoom in" gives
+ * the seats a finger's size (>= 24 CSS px, WCAG 2.2 target size) and the sector scrolls inside its
+ * own box, its row names staying in view. The button sits in the heading, never over the seats.
+ * Per seat only what the page needs (5,000 seats must stay under 150 KB compressed); portal.js
+ * derives the rest.
+ */
+function SectorMap({ sector, seats, lines, t }: { sector: StoreSessionDetail['sectors'][number]; seats: StoreSessionDetail['seats']; lines: RowLine[]; t: Texts }) {
+  if (seats.length === 0) return null;
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  for (const s of seats) {
+    minX = Math.min(minX, s.x);
+    maxX = Math.max(maxX, s.x);
+    minY = Math.min(minY, s.y);
+  }
+  const cols = Math.round(maxX - minX) + 1;
+  const head = `sector-${sector.id}`;
+  return (
+    <section class="sector" data-sector={sector.id}>
+      <div class="sector-head">
+        <h3 id={head}>
+          {sector.name} <Available sectorId={sector.id} count={sector.available} t={t} />
+        </h3>
+        <button type="button" class="zoom" aria-pressed="false" aria-controls={`map-${sector.id}`} data-zoom={sector.id} data-in={t.zoomSector} data-out={t.zoomSectorOut}>
+          {t.zoomSector}
+          <span class="sr-only">: {sector.name}</span>
+        </button>
+      </div>
+      <div class="seatscroll" id={`map-${sector.id}`}>
+        <div class="seatmap" role="group" aria-labelledby={head} data-name={sector.name} style={`--cols:${cols}`}>
+          {lines.map((l) => (
+            <span class="rl" aria-hidden="true" style={`grid-row:${Math.round(l.y - minY) + 1}`}>
+              {l.row}
+            </span>
+          ))}
+          {seats.map((s) => (
+            <button
+              type="button"
+              class="seat"
+              data-seat={s.id}
+              data-row={s.row}
+              style={`grid-area:${Math.round(s.y - minY) + 1}/${Math.round(s.x - minX) + 2}`}
+              aria-label={`${t.row} ${s.row}, ${t.seat} ${s.number}`}
+              aria-pressed="false"
+              disabled={!s.free}
+            >
+              {s.number}
+            </button>
+          ))}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+/** The phone's sticky cart: count, countdown and total always in view, a link to the full cart. */
+function CartBar({ t }: { t: Texts }) {
+  return (
+    <div class="cart-bar" id="cart-bar" hidden>
+      <span>
+        <strong id="bar-count"></strong> <span id="bar-countdown" class="bar-countdown"></span>
+      </span>
+      <strong id="bar-total"></strong>
+      <a class="button" href="#cart">
+        {t.viewCart}
+      </a>
+    </div>
+  );
+}
+
 export function SessionPage({ channel, lang, event, session, detail, f }: { channel: ChannelRecord; lang: string; event: StoreEvent; session: StoreSession; detail: StoreSessionDetail; f: Formats }) {
   const t = texts(lang);
   const RateOptions = ({ sectorId }: { sectorId: number }) => (
@@ -123,44 +276,14 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
   const numbered = detail.sectors.filter((s) => s.numbered);
   const zones = detail.sectors.filter((s) => !s.numbered);
   const firstNumbered = numbered[0];
-  const maps = numbered.map((sector) => {
-    const seats = detail.seats.filter((s) => s.sector_id === sector.id);
-    const minY = Math.min(...seats.map((s) => s.y));
-    const cols = Math.max(...seats.map((s) => s.x)) + 1;
-    return (
-      <>
-        <h3 id={`sector-${sector.id}`}>
-          {sector.name} <span class="meta">{`(${sector.available} ${t.available})`}</span>
-        </h3>
-        <div class="seatmap" role="group" aria-labelledby={`sector-${sector.id}`} style={`grid-template-columns:repeat(${cols}, minmax(1.9rem, 1fr))`}>
-          {seats.map((s) => {
-            const label = `${sector.name}, ${t.row} ${s.row}, ${t.seat} ${s.number}`;
-            return (
-              <button
-                type="button"
-                class="seat"
-                data-seat={s.id}
-                data-sector={sector.id}
-                data-x={Math.round(s.x)}
-                data-y={Math.round(s.y)}
-                data-label={label}
-                style={`grid-column:${Math.round(s.x) + 1};grid-row:${Math.round(s.y - minY) + 1}`}
-                aria-pressed="false"
-                aria-label={`${label} – ${s.free ? t.seatFree : t.seatTaken}`}
-                disabled={!s.free}
-              >
-                {s.number}
-              </button>
-            );
-          })}
-        </div>
-      </>
-    );
-  });
+  const lines = rowLines(detail.seats.map((s) => ({ sectorId: s.sector_id, row: s.row, x: s.x, y: s.y })));
+  const side = stageSide(lines);
+  const stage = numbered.length ? <p class={`stage ${side}`}>{t.stage}</p> : null;
+  const maps = numbered.map((sector) => <SectorMap sector={sector} seats={detail.seats.filter((s) => s.sector_id === sector.id)} lines={lines.filter((l) => l.sectorId === sector.id)} t={t} />);
   const zoneForms = zones.map((z) => (
     <form class="zone" data-sector={z.id}>
       <h3 id={`zone-${z.id}`}>
-        {z.name} <span class="meta">{`(${z.available} ${t.available})`}</span>
+        {z.name} <Available sectorId={z.id} count={z.available} t={t} />
       </h3>
       <div class="row">
         <div>
@@ -189,7 +312,7 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
       <div class="layout">
         <section class="panel" aria-labelledby="map-title">
           <h2 id="map-title">{t.map}</h2>
-          <p id="map-help">{`${t.mapHelp} ${t.mapKeys}`}</p>
+          <p id="map-help" class="help">{`${t.mapHelp} ${t.zoomHint} ${t.mapKeys}`}</p>
           <label for="seat-rate">{t.rate}</label>
           <select id="seat-rate">{firstNumbered ? <RateOptions sectorId={firstNumbered.id} /> : null}</select>
           <ul class="legend" aria-hidden="true">
@@ -206,7 +329,11 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
               {t.seatTaken}
             </li>
           </ul>
-          <div class="maps">{maps}</div>
+          <div class="maps">
+            {side === 'top' ? stage : null}
+            {maps}
+            {side === 'bottom' ? stage : null}
+          </div>
           {zones.length ? (
             <>
               <h2>{t.zones}</h2>
@@ -216,6 +343,7 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
         </section>
         <CartPanel lang={lang} withCheckout={true} />
       </div>
+      <CartBar t={t} />
       <JsonData value={{ page: 'session', slug: channel.slug, lang, sessionId: session.id, editable: true, texts: t }} />
     </>
   );

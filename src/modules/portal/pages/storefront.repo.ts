@@ -13,26 +13,40 @@ export interface StoreEvent {
   venue: string;
   city: string | null;
   first_session: Date | null;
+  last_session: Date | null;
+  /** The lowest price of the sessions on sale (minor units), null without any. */
+  from_price: number | null;
+  /** The days of its sessions on sale, YYYY-MM-DD in the deployment's time zone (the date search). */
+  days: string[];
 }
 
-export async function listEvents(db: Db, channelId: number, lang: string, now: Date): Promise<StoreEvent[]> {
-  const rows = await queryRows<StoreEvent & { first_session: string | null }>(
+export async function listEvents(db: Db, channelId: number, lang: string, now: Date, timezone: string): Promise<StoreEvent[]> {
+  const at = now.toISOString();
+  const onSale = sql`s.event_id = e.id AND s.status = 'on_sale' AND s.start_datetime > ${at}`;
+  const rows = await queryRows<Omit<StoreEvent, 'first_session' | 'last_session'> & { first_session: string | null; last_session: string | null }>(
     db,
     sql`SELECT e.id, ${eventTextSql('name', sql`e.id`, lang, sql`e.default_lang`)} AS name,
                ${eventTextSql('description', sql`e.id`, lang, sql`e.default_lang`)} AS description,
                e.image_url, v.name AS venue, v.city,
-               (SELECT min(s.start_datetime) FROM sessions s WHERE s.event_id = e.id AND s.status = 'on_sale' AND s.start_datetime > ${now.toISOString()}) AS first_session
+               (SELECT min(s.start_datetime) FROM sessions s WHERE ${onSale}) AS first_session,
+               (SELECT max(s.start_datetime) FROM sessions s WHERE ${onSale}) AS last_session,
+               (SELECT min(r.price)::int FROM rates r JOIN sessions s ON s.id = r.session_id WHERE ${onSale}) AS from_price,
+               coalesce((SELECT array_agg(DISTINCT to_char(s.start_datetime AT TIME ZONE ${timezone}, 'YYYY-MM-DD')) FROM sessions s WHERE ${onSale}), '{}') AS days
           FROM events e
           JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
           JOIN venues v ON v.id = e.venue_id
          WHERE e.status = 'published'
          ORDER BY first_session NULLS LAST, e.id`,
   );
-  return rows.map((r) => ({ ...r, first_session: r.first_session ? new Date(r.first_session) : null }));
+  return rows.map((r) => ({
+    ...r,
+    first_session: r.first_session ? new Date(r.first_session) : null,
+    last_session: r.last_session ? new Date(r.last_session) : null,
+  }));
 }
 
-export async function findEvent(db: Db, channelId: number, eventId: number, lang: string, now: Date): Promise<StoreEvent | null> {
-  const events = await listEvents(db, channelId, lang, now);
+export async function findEvent(db: Db, channelId: number, eventId: number, lang: string, now: Date, timezone: string): Promise<StoreEvent | null> {
+  const events = await listEvents(db, channelId, lang, now, timezone);
   return events.find((e) => e.id === eventId) ?? null;
 }
 

@@ -1,0 +1,89 @@
+/**
+ * `npm run bench:seat-page`: the storefront's seat page of a 5,000-seat session (issue 16).
+ * - its HTML size, plain and compressed (gzip and brotli, as a proxy or CDN would serve it; budget
+ *   150 KB compressed), with portal.js and portal.css;
+ * - the server's time to render it (median of several requests);
+ * - headless Chromium at a phone's size: from navigation to the page's seats being clickable
+ *   (portal.js loaded and the cart read), median of several loads.
+ * Embedded PGlite in memory, the bench catalogue of bench:catalogue (4 sectors of 25 rows x 50).
+ */
+import crypto from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import zlib from 'node:zlib';
+import { sql } from 'drizzle-orm';
+import { chromium } from 'playwright-core';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, queryRows } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { importCatalogue } from '../src/modules/catalogue/import.service.js';
+import { benchCatalogue } from './bench-catalogue.js';
+
+const BUDGET_BYTES = 150 * 1024;
+const RUNS = 7;
+
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const gzip = (b: Buffer | string) => zlib.gzipSync(b, { level: 6 }).length;
+const brotli = (b: Buffer | string) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }).length;
+
+async function main() {
+  const database = await openDatabase({ pgliteDir: 'memory://' });
+  await migrate(database);
+  const config = loadConfig({ APP_ENV: 'test', DEMO_DATA: 'false', LOG_LEVEL: 'warn', PORTAL_RATE_LIMIT_PER_MINUTE: '100000' });
+  const app = await buildApp({ config, database, logger: false });
+  const suffix = crypto.randomBytes(3).toString('hex');
+  const slug = `bench-${suffix}`;
+  await importCatalogue(app.ctx, benchCatalogue(slug, `wk_bench_${suffix}`, 'portal_only'));
+  const [session] = await queryRows<{ id: number; event_id: number }>(
+    app.ctx.db,
+    sql`SELECT s.id, s.event_id FROM sessions s JOIN channel_events ce ON ce.event_id = s.event_id
+        JOIN sales_channels c ON c.id = ce.channel_id WHERE c.slug = ${slug}`,
+  );
+  // 10 % sold, as in bench:catalogue.
+  await app.ctx.db.execute(sql`UPDATE session_seats SET status = 'sold' WHERE session_id = ${session!.id} AND seat_id IS NOT NULL AND id % 10 = 0`);
+  const path = `/${slug}/es/events/${session!.event_id}/sessions/${session!.id}`;
+
+  const render: number[] = [];
+  let html = '';
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    const res = await app.inject({ url: path });
+    render.push(performance.now() - t0);
+    if (res.statusCode !== 200) throw new Error(`seat page: ${res.statusCode}`);
+    html = res.body;
+  }
+  const seats = (html.match(/data-seat=/g) ?? []).length;
+  const js = readFileSync(new URL('../portal/portal.js', import.meta.url));
+  const css = readFileSync(new URL('../portal/portal.css', import.meta.url));
+
+  // The page in a browser at a phone's size: navigation start to the seats taking clicks.
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const ready: number[] = [];
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+      await page.goto(`${address.replace('localhost', '127.0.0.1')}${path}`, { waitUntil: 'load' });
+      // portal.js renders the (empty) cart once it has run: the page is interactive from then on.
+      await page.waitForFunction(() => document.querySelector('#cart-body p'));
+      ready.push(await page.evaluate(() => performance.now()));
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    await app.close();
+  }
+
+  const compressed = Math.max(gzip(html), brotli(html));
+  console.log(`seat page benchmark (load average ${loadavg()[0]!.toFixed(1)} on this machine: times scale with it)`);
+  console.log(`  page            ${seats} seats; HTML ${kb(html.length)} plain, ${kb(gzip(html))} gzip, ${kb(brotli(html))} brotli   budget ${kb(BUDGET_BYTES)} compressed   ${((compressed / BUDGET_BYTES) * 100).toFixed(0)} % of budget`);
+  console.log(`  assets          portal.js ${kb(gzip(js))} gzip, portal.css ${kb(gzip(css))} gzip; page + assets ${kb(gzip(html) + gzip(js) + gzip(css))} gzip`);
+  console.log(`  server render   ${median(render).toFixed(0)} ms median of ${RUNS} (min ${Math.min(...render).toFixed(0)})`);
+  console.log(`  browser ready   ${median(ready).toFixed(0)} ms median of ${RUNS}: navigation to seats clickable at 390x844, local server`);
+  if (compressed > BUDGET_BYTES) console.log('  OVER BUDGET');
+}
+
+void main();

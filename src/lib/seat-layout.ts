@@ -1,0 +1,77 @@
+/**
+ * Reading a seat layout the way a buyer does: which side the stage is on, and where each row
+ * starts. Shared by the portal's seat page (rendered on the server) and the widget's map (bundled
+ * from widget/src), so both draw the stage on the same side and label the same rows.
+ *
+ * The catalogue has no stage or field of its own (a venue is sectors of seats with x, y): the
+ * stage is where the rows start. The front row is the one whose name sorts first ("A", "1"); in
+ * most venues it is nearest the stage, so the stage is drawn on the side of the map where the
+ * front rows of the sectors lie (top = smaller y, as the seats are drawn).
+ */
+
+export interface LayoutSeat {
+  sectorId: number;
+  row: string;
+  x: number;
+  y: number;
+}
+
+export type StageSide = 'top' | 'bottom';
+
+const byName = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/** Rows of one sector in layout order (by y, then name), with where they start and end. */
+export interface RowLine {
+  sectorId: number;
+  row: string;
+  y: number;
+  minX: number;
+  maxX: number;
+}
+
+/**
+ * Every row of every sector, one entry per (sector, row), sorted by y. Runs on every widget load
+ * over thousands of seats: maps by sector then row, no per-seat string keys.
+ */
+export function rowLines(seats: Iterable<LayoutSeat>): RowLine[] {
+  const sectors = new Map<number, Map<string, RowLine & { sumY: number; n: number }>>();
+  for (const s of seats) {
+    let rows = sectors.get(s.sectorId);
+    if (!rows) sectors.set(s.sectorId, (rows = new Map()));
+    const line = rows.get(s.row);
+    if (!line) rows.set(s.row, { sectorId: s.sectorId, row: s.row, y: s.y, minX: s.x, maxX: s.x, sumY: s.y, n: 1 });
+    else {
+      if (s.x < line.minX) line.minX = s.x;
+      if (s.x > line.maxX) line.maxX = s.x;
+      line.sumY += s.y;
+      line.n += 1;
+    }
+  }
+  const out: RowLine[] = [];
+  for (const rows of sectors.values()) {
+    for (const { sectorId, row, minX, maxX, sumY, n } of rows.values()) out.push({ sectorId, row, minX, maxX, y: sumY / n });
+  }
+  return out.sort((a, b) => a.y - b.y || byName.compare(a.row, b.row));
+}
+
+/**
+ * The stage's side: each sector with two rows or more votes for the side its front row is on;
+ * a tie or no vote puts it at the top (the usual drawing of a theatre).
+ */
+export function stageSide(lines: RowLine[]): StageSide {
+  const bySector = new Map<number, RowLine[]>();
+  for (const line of lines) {
+    const list = bySector.get(line.sectorId);
+    if (list) list.push(line);
+    else bySector.set(line.sectorId, [line]);
+  }
+  let vote = 0;
+  for (const list of bySector.values()) {
+    if (list.length < 2) continue;
+    const front = [...list].sort((a, b) => byName.compare(a.row, b.row))[0]!;
+    const mean = list.reduce((n, l) => n + l.y, 0) / list.length;
+    if (front.y < mean) vote += 1;
+    else if (front.y > mean) vote -= 1;
+  }
+  return vote < 0 ? 'bottom' : 'top';
+}
