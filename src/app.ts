@@ -37,7 +37,7 @@ import checkoutRoutes from './modules/checkout/checkout.routes.js';
 import reportsRoutes from './modules/reports/reports.routes.js';
 import portalRoutes from './modules/portal/portal.routes.js';
 import { emailQueueGauges, emailQueueJob } from './modules/tickets/email-queue.service.js';
-import { webhookDeliveryJob, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
+import { webhookDeliveryJob, webhookQueueGauges, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
@@ -107,8 +107,7 @@ const jobsPlugin = fp(
 const moduleGaugesPlugin = fp(
   async (app) => {
     for (const gauge of emailQueueGauges(app.ctx)) app.metrics.addGauge(gauge);
-    // TODO(merge i19 + webhooks): add the webhook queue's depth and oldest age here, as the e-mail
-    // queue's above (a `webhookQueueGauges(app.ctx)` of the webhooks module, GaugeSource[]).
+    for (const gauge of webhookQueueGauges(app.ctx)) app.metrics.addGauge(gauge);
   },
   { name: 'module-gauges', dependencies: ['app-context', 'metrics'] },
 );

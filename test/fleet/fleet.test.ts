@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createAppContext, type AppContext } from '../../src/app-context.js';
@@ -15,6 +16,7 @@ import { serverUrl, TEST_PG_URL } from '../global-setup.js';
 import { isPostgres, TEST_RATE_LIMITS } from '../helpers.js';
 import { startTsx, type Running } from '../process.js';
 import { freePort, SmtpPeer } from '../smtp-peer.js';
+import { startReceiver } from '../webhooks/receiver.js';
 
 // A fleet (issue 19): two real service processes on one PostgreSQL database and one Redis, behind
 // HAProxy with deploy/haproxy.cfg as it is, every request through the balancer. What one process
@@ -297,9 +299,51 @@ describe.runIf(isPostgres)('two instances behind HAProxy (deploy/haproxy.cfg), o
     expect(outbox).toEqual([{ status: 'sent', n: 11 }]);
   }, 120_000);
 
-  // Marked place for the lead (merge of the webhooks branch): the same as the e-mails above, with a
-  // real HTTP receiver counting each delivery of each event once across both instances.
-  it.todo('webhooks sent once');
+  it('webhooks: 10 orders completed through the balancer, each event delivered once, signed', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { token: adminToken } = await account(ctx, 'fleet-hooks@example.com');
+      const [channel] = await rows<{ id: number }>(`SELECT id FROM sales_channels WHERE slug = 'demo-b'`);
+      const created = await call('POST', `/api/admin/v1/channels/${channel!.id}/webhooks`, {
+        token: adminToken,
+        body: { url: receiver.url, event_types: ['order.completed'] },
+      });
+      expect(created.status).toBe(201);
+      const tok = await token('demo-b', 'wk_demo_b');
+      const orders = [];
+      for (let i = 0; i < 10; i++) orders.push(await createPendingOrder(ctx, { channel: 'demo-b', seats: 1 }));
+      const confirmed = await Promise.all(
+        orders.map((o, i) =>
+          call('POST', `${B2B}/demo-b/es/orders/${o.token}/confirm`, {
+            token: tok,
+            body: { name: 'Ana', surname: 'García', email: `hook-${i}@example.com`, amount: o.total / 100, transaction_id: `hook-${i}`, payment_method: 'card' },
+          }),
+        ),
+      );
+      expect(confirmed.map((a) => a.status)).toEqual(Array(10).fill(200));
+      expect(servers(confirmed)).toEqual(new Set(['app1', 'app2']));
+      // Both instances' delivery workers poll the one outbox (every 2 s).
+      const deadline = Date.now() + 60_000;
+      while (receiver.received.length < 10 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      const ids = receiver.received.map((r) => String(r.headers['webhook-id']));
+      expect(ids).toHaveLength(10);
+      expect(new Set(ids).size).toBe(10);
+      const wh = new Webhook(created.body.data.secret);
+      const references = receiver.received.map((r) => {
+        const body = wh.verify(r.body, {
+          'webhook-id': String(r.headers['webhook-id']),
+          'webhook-timestamp': String(r.headers['webhook-timestamp']),
+          'webhook-signature': String(r.headers['webhook-signature']),
+        }) as { type: string; data: { reference: string } };
+        expect(body.type).toBe('order.completed');
+        return body.data.reference;
+      });
+      expect(new Set(references).size).toBe(10);
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
 
   it('a revocation made through one instance is seen at once by the other (token cache of ten minutes)', async () => {
     const { token: adminToken } = await account(ctx, 'fleet-admin@example.com');

@@ -4,6 +4,8 @@ import { parseJson } from '../../db/client.js';
 import { toAmount } from '../../lib/money.js';
 import { openSecret, randomBase62 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
+import { recordIntegrationStep } from '../../platform/integration-checklist.js';
+import type { GaugeSource } from '../../platform/metrics.js';
 import type { Job } from '../../platform/scheduler.js';
 import { orderViewFromRows } from '../orders/orders.view.js';
 import { internalDestinationProblem } from './webhooks.destination.js';
@@ -140,6 +142,8 @@ async function attempt(ctx: AppContext, job: DeliveryJob, now: Date): Promise<re
   const outcome = await send(ctx, job);
   const gone = outcome.statusCode === 410;
   const delivered = isSuccess(outcome.statusCode);
+  // Pre-production checklist: a 2xx is the receiver's word that it verified the signature.
+  if (delivered) await recordIntegrationStep(ctx.db, job.channel_id, 'webhook_verified', now).catch(() => undefined);
   const retryAt = delivered || gone ? null : nextAttemptAt(now, job.attempts + 1);
   return {
     delivery_id: job.id,
@@ -192,6 +196,7 @@ export async function redeliver(ctx: AppContext, job: DeliveryJob): Promise<Manu
   const [ready] = await withPayloads(ctx, [job]);
   const outcome = await send(ctx, ready!);
   const delivered = isSuccess(outcome.statusCode);
+  if (delivered) await recordIntegrationStep(ctx.db, job.channel_id, 'webhook_verified').catch(() => undefined);
   await repo.recordAttempts(ctx.db, ctx.clock.now(), null, [
     {
       delivery_id: job.id,
@@ -243,4 +248,24 @@ export function webhookDeliveryJob(ctx: AppContext): Job {
       await deliverDueWebhooks(ctx);
     },
   };
+}
+
+/** The delivery queue on the app's metrics (docs/operations.md#metrics), read at each scrape. */
+export function webhookQueueGauges(ctx: AppContext): GaugeSource[] {
+  const stats = () => repo.queueStats(ctx.db);
+  return [
+    {
+      name: 'taquilla_webhook_queue_depth',
+      help: 'Webhook deliveries not yet delivered (due now or waiting for a retry)',
+      read: async () => [{ value: (await stats()).depth }],
+    },
+    {
+      name: 'taquilla_webhook_queue_oldest_age_seconds',
+      help: 'Age of the event of the oldest pending webhook delivery (0 when the queue is empty)',
+      read: async () => {
+        const { oldest } = await stats();
+        return [{ value: oldest ? Math.max(0, (ctx.clock.now().getTime() - oldest.getTime()) / 1000) : 0 }];
+      },
+    },
+  ];
 }

@@ -68,6 +68,7 @@ export const attemptsOf = (db: Db, deliveryIds: number[]) =>
 export interface DeliveryJob {
   id: number;
   endpoint_id: number;
+  channel_id: number;
   attempts: number;
   status: 'pending' | 'delivered' | 'failed';
   url: string;
@@ -85,7 +86,7 @@ export interface DeliveryJob {
   lang: string | null;
 }
 
-const JOB_COLUMNS = sql`d.id::int AS id, d.endpoint_id, d.attempts, d.status, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_until,
+const JOB_COLUMNS = sql`d.id::int AS id, d.endpoint_id, e.channel_id, d.attempts, d.status, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_until,
   v.id::int AS event_id, v.message_id, v.type, v.created_at, v.payload, v.data, v.order_rows, v.extra, v.lang`;
 
 /**
@@ -192,4 +193,14 @@ export async function deleteOldEvents(db: Db, before: Date, limit: number): Prom
         RETURNING id`,
   );
   return rows.length;
+}
+
+/** Pending deliveries (due or waiting for a retry) and the creation time of the oldest one's event. */
+export async function queueStats(db: Db): Promise<{ depth: number; oldest: Date | null }> {
+  const [row] = await queryRows<{ depth: number | string; oldest: Date | string | null }>(
+    db,
+    sql`SELECT count(*) AS depth, min(v.created_at) AS oldest
+        FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id WHERE d.status = 'pending'`,
+  );
+  return { depth: Number(row?.depth ?? 0), oldest: row?.oldest ? new Date(row.oldest) : null };
 }
