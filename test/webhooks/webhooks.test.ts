@@ -13,6 +13,7 @@ import { account, api, otherOrganiserDocument } from '../admin/admin-helpers.js'
 import { startReceiver, type Received } from './receiver.js';
 import { newSandboxNotification, signSandboxNotification, SANDBOX_SIGNATURE_HEADER } from '../../src/modules/portal/payments/sandbox.provider.js';
 import { createHeldOrder } from '../portal/fixtures.js';
+import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from '../checkin/checkin-helpers.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof api>;
@@ -402,6 +403,28 @@ describe.skipIf(!isPostgres)('two app instances on one PostgreSQL database', () 
     } finally {
       await second.close();
       await database.close();
+      await receiver.close();
+    }
+  });
+});
+
+describe('check-in (issue 18)', () => {
+  it('an entry at the door sends ticket.checked_in once, with the ticket; a second scan sends nothing', async () => {
+    const receiver = await startReceiver();
+    try {
+      const hook = await register(DEMO.d.slug, receiver.url, ['ticket.checked_in']);
+      const sessions = await demoSessions(t.ctx);
+      await startSessionIn(t, sessions[0]!.id, 3_600_000);
+      const list = await makeList(t, { name: 'Hook door', session_ids: [sessions[0]!.id] });
+      const gate = device(t, (await makeDevice(t, 'Hook gate', [list.id])).token);
+      const { tickets } = await sellTickets(t, { sessionId: sessions[0]!.id });
+      expect((await gate.scan(list.id, { secret: tickets[0]!.secret })).json().result).toBe('valid');
+      expect((await gate.scan(list.id, { secret: tickets[0]!.secret })).json().result).toBe('already_used');
+      await drain();
+      const events = receiver.received.map((r) => verify(hook.secret, r));
+      expect(events.map((e) => e.type)).toEqual(['ticket.checked_in']);
+      expect(events[0]!.data).toMatchObject({ ticket_id: tickets[0]!.id, session_id: sessions[0]!.id, list_id: list.id, device_name: 'Hook gate' });
+    } finally {
       await receiver.close();
     }
   });
