@@ -1,12 +1,14 @@
 import { stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../http/errors.js';
 import { usePagePolicy } from '../../http/security-headers.js';
+import { PROJECT_ROOT } from '../../lib/project-root.js';
 
 /** Where `npm run build:checkin` writes the scanner (checkin/vite.config.ts). */
-const SCANNER_DIST = fileURLToPath(new URL('../../../checkin/dist/', import.meta.url));
+// From the project root: the same folder whether this runs from src/ (tsx) or dist/src/ (npm start).
+const SCANNER_DIST = path.join(PROJECT_ROOT, 'checkin', 'dist') + path.sep;
 
 /**
  * The check-in scanner web app (docs/checkin-scanner.md) under `/checkin`: the page and the service
@@ -33,8 +35,8 @@ const scannerRoutes: FastifyPluginAsync = async (app) => {
     index: ['index.html'],
     redirect: false,
     cacheControl: false,
-    setHeaders(res, path) {
-      const name = path.slice(SCANNER_DIST.length);
+    setHeaders(res, file) {
+      const name = file.slice(SCANNER_DIST.length);
       if (name.startsWith('assets/')) res.setHeader('cache-control', 'public, max-age=31536000, immutable');
       else if (name === 'index.html' || name === 'sw.js') res.setHeader('cache-control', 'no-cache');
       else res.setHeader('cache-control', 'public, max-age=86400');
