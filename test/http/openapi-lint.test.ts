@@ -72,9 +72,15 @@ describe('served OpenAPI: every operation', () => {
     expect(problems).toEqual([]);
   });
 
-  it('declares who may call it: the channel bearer token, the admin API token, or nobody (public)', () => {
+  it('declares who may call it: the channel bearer token, the admin API token, a check-in device token, or nobody (public)', () => {
     const expected = (path: string) =>
-      path.startsWith('/api/sales-channel/v1/{salesChannelSlug}/') ? [{ bearer: [] }] : path.startsWith('/api/admin/v1/') ? [{ adminToken: [] }] : [];
+      path.startsWith('/api/sales-channel/v1/{salesChannelSlug}/')
+        ? [{ bearer: [] }]
+        : path.startsWith('/api/admin/v1/')
+          ? [{ adminToken: [] }]
+          : path.startsWith('/api/checkin/v1/')
+            ? [{ deviceToken: [] }]
+            : [];
     const wrong = operations.filter((e) => JSON.stringify(e.op.security) !== JSON.stringify(expected(e.path))).map(name);
     expect(wrong).toEqual([]);
   });
