@@ -5,6 +5,7 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { appSingleton, type AppContext } from '../../app-context.js';
 import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
 import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
 import { composeTicketEmail, type TicketEmail } from './tickets.email.js';
@@ -105,7 +106,7 @@ export async function processEmailQueue(
         continue;
       }
       if (!sender) throw new Error('no mail transport: set SMTP_URL');
-      const message = await composeTicketEmail(ctx.config, row.id, row.recipient, tickets, ctx.clock.now());
+      const message = await composeTicketEmail(ctx.config, row, tickets, ctx.clock.now());
       await sender.send(message, row.id);
       await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
       result.sent++;
@@ -141,3 +142,6 @@ export function emailQueueJob(ctx: AppContext, log: { warn(obj: object, msg: str
     },
   };
 }
+
+/** Queues an order's ticket e-mail again (the box office's resend); pass the transaction of its audit entry. */
+export const requeueTicketEmail = (db: Db, orderId: number, recipient: string, at: Date) => emailRepo.requeueTicketEmail(db, orderId, recipient, at);

@@ -51,6 +51,12 @@ button.danger { background: var(--danger); border-color: var(--danger); }
 .badge.live { border-color: var(--ok); color: var(--ok); }
 .badge.off { border-color: var(--danger); color: var(--danger); }
 .login { max-width: 24rem; margin: 3rem auto; }
+form.search { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: 0 0 1rem; }
+form.search .field:first-of-type { flex: 1 1 16rem; }
+dl.facts { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; gap: .25rem 1rem; margin: 0; }
+dl.facts dt { font-weight: 600; color: var(--muted); }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+td code, pre.snippet { overflow-wrap: anywhere; white-space: pre-wrap; }
 .login form { display: grid; gap: 1rem; }
 @media (max-width: 40rem) {
   header.top .who { margin-left: 0; }

@@ -30,6 +30,7 @@ const NOTICES: Record<string, string> = {
   revoked: 'Widget key revoked: its tokens no longer work.',
   deleted: 'Deleted.',
   refunded: 'Order refunded: its seats are free again and its tickets void.',
+  resent: 'Ticket e-mail queued: it goes out within seconds.',
 };
 
 /** What every page needs from the request. */

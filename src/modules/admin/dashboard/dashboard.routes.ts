@@ -11,28 +11,20 @@ import { CREDENTIAL_SCOPES, type CredentialScope } from '../../../lib/integratio
 import * as channels from '../../channels/channels-admin.service.js';
 import { LANGUAGES } from '../../channels/channels.service.js';
 import { listEventsFor } from '../../catalogue/catalogue-admin.service.js';
-import { listOrdersFor } from '../../orders/orders-admin.service.js';
 import { languageChain, pickByLanguage } from '../../../platform/i18n.js';
 import { login, logout, normaliseEmail, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
 import { listAudit } from '../../../platform/audit.js';
 import { listOrganisersFor } from '../organisers.service.js';
-import { refundOrderAs } from '../order-actions.service.js';
 import { reportCsv } from '../../reports/reports.csv.js';
 import type { ReportQuery } from '../../reports/reports.schemas.js';
 import { parseReport, salesReport } from '../../reports/reports.service.js';
 import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
 import catalogueDashboard from './dashboard-catalogue.routes.js';
+import ordersDashboard from './dashboard-orders.routes.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
 import * as F from './dashboard.form.js';
 import { html, type SafeHtml } from './dashboard.html.js';
 import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './dashboard.layout.js';
-
-/** The refund button of one completed purchase: a reason is required (CSRF-protected like every form). */
-function refundForm(pc: PageContext, reference: string): SafeHtml {
-  return html`<form class="inline" method="post" action="/admin/orders/${encodeURIComponent(reference)}/refund">${csrf(pc)}
-<input name="reason" required maxlength="1000" placeholder="Reason" aria-label="Refund reason for ${reference}">
-<button type="submit" class="danger" aria-label="Refund ${reference}">Refund</button></form>`;
-}
 
 // The back-office dashboard at /admin: server-rendered pages over the same services as the admin
 // API. Sessions live in an HTTP-only SameSite=Lax cookie (Secure on https) holding a random id
@@ -380,38 +372,7 @@ ${table(
       .send(reportCsv(parseReport(report).data));
   });
 
-  // ---- orders (read-only) and audit log
-  app.get('/orders', async (request, reply) => {
-    const pc = pageContext(request, 'orders');
-    const q = request.query as { channel_id?: string; before_id?: string };
-    const channelId = q.channel_id && /^\d{1,9}$/.test(q.channel_id) ? Number(q.channel_id) : undefined;
-    const channel = channelId ? await channels.getChannelFor(ctx, pc.actor, channelId) : null;
-    const beforeId = q.before_id && /^\d{1,15}$/.test(q.before_id) ? Number(q.before_id) : undefined;
-    const rows = await listOrdersFor(ctx, pc.actor, { channelId, beforeId, limit: 50 });
-    // A refund order's reference is the refunded one's plus "-R" (refund.service.ts).
-    const refunded = new Set(rows.filter((o) => o.type === 'refund').map((o) => o.reference.replace(/-R$/, '')));
-    const last = rows.at(-1);
-    const body = html`
-${channel ? html`<p>Channel <a href="/admin/channels/${channel.id}">${channel.slug}</a> · <a href="/admin/orders">all channels</a></p>` : ''}
-${table(
-  ['Reference', 'Channel', 'Type', 'Status', 'Total', 'Created', 'Refund'],
-  rows.map(
-    (o) => html`<tr><td>${o.reference}</td><td>${o.sales_channel_slug}</td><td>${o.type}</td><td>${o.status}</td>
-      <td>${o.total_amount.toFixed(2)} ${o.currency}</td><td>${when(o.created_at, pc.timeZone)}</td>
-      <td>${o.type === 'purchase' && o.status === 'completed' && !refunded.has(o.reference) ? refundForm(pc, o.reference) : ''}</td></tr>`,
-  ),
-  'Newest first. Refunding releases the seats, voids the tickets and records a refund order.',
-)}
-${rows.length === 50 && last ? html`<p><a href="/admin/orders?${channelId ? `channel_id=${channelId}&` : ''}before_id=${last.id}">Older orders</a></p>` : ''}`;
-    return sendPage(reply, page(pc, 'Orders', body));
-  });
-
-  app.post('/orders/:reference/refund', async (request, reply) => {
-    const { reference } = request.params as { reference: string };
-    await refundOrderAs(ctx, request.dashboard!.actor, reference, F.text(formOf(request), 'reason'));
-    return redirect(reply, '/admin/orders?notice=refunded');
-  });
-
+  // ---- audit log (orders and the box office: dashboard-orders.routes.ts)
   app.get('/audit', async (request, reply) => {
     const pc = pageContext(request, 'audit');
     const entries = await listAudit(ctx.db, { organiserId: pc.actor.role === 'admin' ? null : pc.actor.organiserId, limit: 100 });
@@ -427,4 +388,5 @@ ${rows.length === 50 && last ? html`<p><a href="/admin/orders?${channelId ? `cha
   });
 
   await app.register(catalogueDashboard);
+  await app.register(ordersDashboard);
 }
