@@ -56,7 +56,8 @@ form.search .field:first-of-type { flex: 1 1 16rem; }
 dl.facts { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; gap: .25rem 1rem; margin: 0; }
 dl.facts dt { font-weight: 600; color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-td code, pre.snippet { overflow-wrap: anywhere; white-space: pre-wrap; }
+textarea.snippet { font-family: ui-monospace, monospace; font-size: .85rem; white-space: pre; overflow-x: auto; }
+td code { overflow-wrap: anywhere; white-space: pre-wrap; }
 .login form { display: grid; gap: 1rem; }
 @media (max-width: 40rem) {
   header.top .who { margin-left: 0; }

@@ -64,6 +64,26 @@ ${table(
 </section>`;
 }
 
+/** The page code that embeds the widget with a new key (docs/widget.md), ready to copy. */
+function embedSnippet(widgetUrl: string, slug: string, key: string, lang: string): SafeHtml {
+  const code = `<div id="tickets"></div>
+<script src="${widgetUrl}/v1/widget.iife.js"></script>
+<script>
+  TicketWidget.init({
+    container: '#tickets',
+    channelSlug: '${slug}',
+    sessionId: 1, // the id of the session to sell (Events, then the session's page)
+    apiKey: '${key}',
+    lang: '${lang}',
+  });
+</script>`;
+  return html`<div class="field"><label for="embed-snippet">Code for the partner's page (model C or D)</label>
+<textarea id="embed-snippet" class="snippet" readonly rows="11" spellcheck="false">${code}</textarea>
+<div><button type="button" data-copy-target="embed-snippet" data-copy-status="snippet-status">Copy the code</button></div>
+<p id="snippet-status" role="status" aria-live="polite" class="hint"></p>
+<p class="hint">Replace the session id; see the widget guide (docs/widget.md) for the callbacks.</p></div>`;
+}
+
 const LOGIN_COOKIE = 'taquilla_admin_login';
 
 const MODE_LABELS: Record<string, string> = {
@@ -192,6 +212,10 @@ export default async function dashboardRoutes(app: FastifyInstance): Promise<voi
     const pc = pageContext(request, 'channels');
     const list = await channels.listChannelsFor(ctx, pc.actor);
     const organisers = pc.actor.role === 'admin' ? await listOrganisersFor(ctx, pc.actor) : [];
+    // A new channel sells the events ticked here (of its organiser: checked by the service).
+    const events = await listEventsFor(ctx, pc.actor);
+    const organiserName = new Map(organisers.map((o) => [o.id, o.name]));
+    const eventOptions = events.map((e) => [e.id, `${Object.values(e.names)[0] ?? e.id} (${e.status}${organiserName.size > 1 ? `, ${organiserName.get(e.organiser_id) ?? e.organiser_id}` : ''})`] as [number, string]);
     const body = html`
 <section class="card" aria-labelledby="list-h"><h2 id="list-h">Sales channels</h2>
 ${table(
@@ -209,6 +233,7 @@ ${table(
   ${field('website_url', 'Partner web site', { type: 'url', hint: 'the portal links back to it (model C)' })}
   ${field('cart_ttl_seconds', 'Cart lifetime (seconds)', { type: 'number', hint: `empty = ${ctx.config.cartTtlSeconds}`, attrs: html` min="60" max="86400"` })}
   ${select('default_lang', 'Default language', langOptions)}
+  ${checkboxes('event_ids', 'Events this channel sells', eventOptions, [])}
   <div class="field"><button type="submit">Create channel</button></div>
 </form></section>`;
     return sendPage(reply, page(pc, 'Channels', body));
@@ -226,6 +251,7 @@ ${table(
       website_url: F.nullable(form, 'website_url'),
       cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
       default_lang: F.optional(form, 'default_lang'),
+      event_ids: F.ids(form, 'event_ids'),
     });
     return redirect(reply, `/admin/channels/${channel.id}?notice=created`);
   });
@@ -300,6 +326,7 @@ ${keysSection(pc, id, 'server', serverKeys)}
 <div class="secret"><input id="new-key" readonly value="${key}" autocomplete="off" spellcheck="false">
 <button type="button" data-copy-target="new-key" data-copy-status="copy-status">Copy</button></div>
 <p id="copy-status" role="status" aria-live="polite" class="hint"></p></div>
+${scope === 'widget' ? embedSnippet(ctx.config.widgetUrl, channel.slug, key, channel.default_lang) : ''}
 <p><a href="/admin/channels/${id}">Back to the channel</a></p>
 </section>`;
       return sendPage(reply, page(pc, `New ${k.title.toLowerCase()}`, body), 201);
@@ -335,8 +362,8 @@ ${keysSection(pc, id, 'server', serverKeys)}
     const body = html`
 <section class="card" aria-labelledby="filter-h"><h2 id="filter-h">Filters</h2>
 <form class="grid" method="get" action="/admin/channels/${id}/report">
-${field('date_from', 'From (Y-m-d)', { type: 'date', value: query.date_from ?? '' })}
-${field('date_to', 'To (Y-m-d)', { type: 'date', value: query.date_to ?? '' })}
+${field('date_from', 'From date', { type: 'date', value: query.date_from ?? '', hint: 'first day included' })}
+${field('date_to', 'To date', { type: 'date', value: query.date_to ?? '', hint: 'last day included' })}
 ${select('event_id', 'Event', eventOptions, query.event_id ?? '')}
 <div class="actions"><button type="submit">Show</button> <a href="/admin/channels/${id}/report.csv${search ? `?${search}` : ''}">Download CSV</a></div>
 </form>
