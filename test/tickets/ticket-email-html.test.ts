@@ -17,6 +17,8 @@ const ticket = (over: Partial<TicketDocument>): TicketDocument => ({
   orderToken: 'tok_abc',
   channelSlug: 'demo-a',
   integrationMode: 'portal_only',
+  brandName: null,
+  brandColour: null,
   orderTotal: 6000,
   lang: 'es',
   currency: 'EUR',

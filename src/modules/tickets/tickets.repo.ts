@@ -12,6 +12,9 @@ export interface TicketDocument {
   orderToken: string;
   channelSlug: string;
   integrationMode: string;
+  /** The channel's brand: name and primary colour (#rrggbb) when set. */
+  brandName: string | null;
+  brandColour: string | null;
   /** The whole order's total in minor units (the item's own is totalAmount). */
   orderTotal: number;
   lang: string;
@@ -41,6 +44,8 @@ interface TicketRow {
   order_token: string;
   channel_slug: string;
   integration_mode: string;
+  brand_name: string | null;
+  brand_colour: string | null;
   order_total: number;
   lang: string;
   currency: string;
@@ -67,6 +72,7 @@ interface TicketRow {
 function ticketQuery(where: SQL): SQL {
   return sql`
     SELECT t.code, t.status, t.order_id, o.reference, o.order_token, ch.slug AS channel_slug, ch.integration_mode,
+      NULLIF(ch.branding->>'name', '') AS brand_name, NULLIF(ch.branding->>'primary_color', '') AS brand_colour,
       o.total_amount AS order_total, o.lang, o.currency, c.name, c.surname, c.email,
       COALESCE(${eventTextSql('name', sql`e.id`, sql`o.lang`, sql`e.default_lang`)}, '') AS event_name,
       e.default_lang, s.start_datetime, s.end_datetime, v.name AS venue_name, v.address AS venue_address, v.city AS venue_city,
@@ -97,6 +103,8 @@ function toDocument(r: TicketRow): TicketDocument {
     orderToken: r.order_token,
     channelSlug: r.channel_slug,
     integrationMode: r.integration_mode,
+    brandName: r.brand_name,
+    brandColour: r.brand_colour && /^#[0-9a-fA-F]{6}$/.test(r.brand_colour) ? r.brand_colour : null,
     orderTotal: Number(r.order_total),
     lang: r.lang,
     currency: r.currency,

@@ -56,8 +56,13 @@ ${table(
 <section class="card" aria-labelledby="history-h"><h2 id="history-h">History</h2>
 ${table(
   ['When', 'Who', 'What', 'Details'],
-  o.history.map((h) => html`<tr><td>${when(h.created_at, pc.timeZone)}</td><td>${h.user_email}</td><td>${h.action}${h.target_id !== o.reference ? ` (${h.target_id})` : ''}</td><td><code>${JSON.stringify(h.details)}</code></td></tr>`),
-  'From the audit log, oldest first',
+  [
+    // The order's own milestones, then what back-office users did to it (the audit log).
+    html`<tr><td>${when(o.created_at, pc.timeZone)}</td><td>${o.sales_channel_slug}</td><td>order created</td><td></td></tr>`,
+    ...(o.completed_at ? [html`<tr><td>${when(o.completed_at, pc.timeZone)}</td><td>${b?.email ?? ''}</td><td>order completed</td><td>${o.payment_method ?? ''}</td></tr>`] : []),
+    ...o.history.map((h) => html`<tr><td>${when(h.created_at, pc.timeZone)}</td><td>${h.user_email}</td><td>${h.action}${h.target_id !== o.reference ? ` (${h.target_id})` : ''}</td><td><code>${JSON.stringify(h.details)}</code></td></tr>`),
+  ],
+  'Oldest first: the order, then the audit log',
 )}</section>
 <section class="card" aria-labelledby="actions-h"><h2 id="actions-h">Actions</h2>
 ${resendable ? html`<p>Send the ticket e-mail again to ${b!.email} (one e-mail per click; queued and sent within seconds).</p>

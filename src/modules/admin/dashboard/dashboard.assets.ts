@@ -27,6 +27,7 @@ section.card { background: #fff; border: 1px solid var(--line); border-radius: 8
 table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .9rem; color: var(--muted); }
+caption { text-align: left; padding: 0 .5rem .25rem; }
 form.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .75rem 1rem; align-items: end; }
 form.inline { display: inline; }
 .field { display: flex; flex-direction: column; gap: .25rem; }
