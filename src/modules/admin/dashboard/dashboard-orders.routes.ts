@@ -21,6 +21,10 @@ ${field('reason', 'Reason for the refund', { required: true, wide: true, attrs: 
 <div class="field"><button type="submit" class="danger">Refund ${reference}</button></div></form>`;
 }
 
+/** An audit entry's details as "key: value" lines, for people rather than machines. */
+const detailsText = (details: Record<string, unknown>) =>
+  Object.entries(details).map(([k, v]) => html`<span class="detail">${k.replace(/_/g, ' ')}: ${typeof v === 'string' ? v : JSON.stringify(v)}</span><br>`);
+
 const seatOf = (i: OrderDetail['items'][number]) => (i.row !== null ? `${i.sector_name}, row ${i.row}, seat ${i.seat}` : `${i.sector_name} (unnumbered)`);
 
 function orderBody(pc: PageContext, o: OrderDetail): SafeHtml {
@@ -60,7 +64,7 @@ ${table(
     // The order's own milestones, then what back-office users did to it (the audit log).
     html`<tr><td>${when(o.created_at, pc.timeZone)}</td><td>${o.sales_channel_slug}</td><td>order created</td><td></td></tr>`,
     ...(o.completed_at ? [html`<tr><td>${when(o.completed_at, pc.timeZone)}</td><td>${b?.email ?? ''}</td><td>order completed</td><td>${o.payment_method ?? ''}</td></tr>`] : []),
-    ...o.history.map((h) => html`<tr><td>${when(h.created_at, pc.timeZone)}</td><td>${h.user_email}</td><td>${h.action}${h.target_id !== o.reference ? ` (${h.target_id})` : ''}</td><td><code>${JSON.stringify(h.details)}</code></td></tr>`),
+    ...o.history.map((h) => html`<tr><td>${when(h.created_at, pc.timeZone)}</td><td>${h.user_email}</td><td>${h.action}${h.target_id !== o.reference ? ` (${h.target_id})` : ''}</td><td>${detailsText(h.details)}</td></tr>`),
   ],
   'Oldest first: the order, then the audit log',
 )}</section>

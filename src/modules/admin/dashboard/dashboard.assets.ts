@@ -58,6 +58,7 @@ dl.facts { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; 
 dl.facts dt { font-weight: 600; color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 textarea.snippet { font-family: ui-monospace, monospace; font-size: .85rem; white-space: pre; overflow-x: auto; }
+td code { display: inline-block; min-width: 14rem; }
 td code { overflow-wrap: anywhere; white-space: pre-wrap; }
 .login form { display: grid; gap: 1rem; }
 @media (max-width: 40rem) {
