@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { emailProblem } from './lib/email-address.js';
 import { loadPortalConfig, type PortalConfig } from './platform/portal.config.js';
 import { loadMetricsConfig, loadOverloadConfig, type MetricsConfig, type OverloadConfig } from './http/operations.config.js';
 import { loadRateLimitConfig, loadTrustProxy, type RateLimitConfig, type TrustProxy } from './http/rate-limits.config.js';
@@ -57,6 +58,20 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * The ticket e-mail's sender: `Name <address>` or a bare address (validated, so that a typo fails
+ * at start-up, not at the mail server). Unset: "Taquilla" at the public address's host.
+ */
+function mailFrom(raw: string | undefined, publicBaseUrl: string): string {
+  if (!raw) return `Taquilla <tickets@${new URL(publicBaseUrl).hostname || 'localhost'}>`;
+  const named = /^([^<>\r\n"]+?)\s*<([^<>\s]+)>$/.exec(raw.trim());
+  const address = named ? named[2]! : raw.trim();
+  if (/[\r\n]/.test(raw) || emailProblem(address)) {
+    throw new ConfigError(`MAIL_FROM must be an e-mail address or "Name <address>", e.g. "Taquilla <tickets@example.org>" (got "${raw}")`);
+  }
+  return named ? `${named[1]!.trim()} <${address}>` : address;
+}
 
 /**
  * `config` at another public address: what the command line uses when its environment names none
@@ -165,7 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     timezone,
     signingSecret: signingSecret || 'dev-only-signing-secret-change-me-in-production',
     smtpUrl,
-    mailFrom: env.MAIL_FROM || 'Taquilla <tickets@localhost>',
+    mailFrom: mailFrom(env.MAIL_FROM, publicBaseUrl),
     authCacheMs: int(env, 'AUTH_CACHE_MS', 2_000, 0),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 10),
     logLevel,

@@ -558,6 +558,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/orders/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One order with its buyer, items, tickets, payments and history (audit log) */
+        get: operations["getAdminOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/orders/{reference}/refund": {
         parameters: {
             query?: never;
@@ -569,6 +586,23 @@ export interface paths {
         put?: never;
         /** Refund a completed order: seats released, tickets voided, a refund order with negative amounts recorded (audited) */
         post: operations["refundOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/orders/{reference}/resend-tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue the order's ticket e-mail once more to the buyer (audited); one e-mail per call */
+        post: operations["resendTickets"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2287,6 +2321,8 @@ export interface operations {
             query?: {
                 before_id?: number;
                 limit?: number;
+                /** @description The order reference, or part of the buyer's e-mail or name (case-insensitive) */
+                search?: string;
                 status?: "pending" | "completed" | "cancelled" | "expired";
                 type?: "purchase" | "refund" | "reservation";
             };
@@ -2306,6 +2342,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            buyer_email: string | null;
+                            buyer_name: string | null;
                             channel_id: number;
                             /** Format: date-time */
                             created_at: string;
@@ -5540,6 +5578,8 @@ export interface operations {
                 before_id?: number;
                 channel_id?: number;
                 limit?: number;
+                /** @description The order reference, or part of the buyer's e-mail or name (case-insensitive) */
+                search?: string;
                 status?: "pending" | "completed" | "cancelled" | "expired";
                 type?: "purchase" | "refund" | "reservation";
             };
@@ -5557,6 +5597,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            buyer_email: string | null;
+                            buyer_name: string | null;
                             channel_id: number;
                             /** Format: date-time */
                             created_at: string;
@@ -5568,6 +5610,134 @@ export interface operations {
                             total_amount: number;
                             type: string;
                         }[];
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            buyer: {
+                                email: string;
+                                name: string;
+                                phone: string | null;
+                                surname: string;
+                            } | null;
+                            channel_id: number;
+                            completed_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            history: {
+                                action: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                target_id: string;
+                                user_email: string;
+                            }[];
+                            id: number;
+                            items: {
+                                event_name: string;
+                                rate_name: string;
+                                row: string | null;
+                                seat: string | null;
+                                sector_name: string;
+                                /** Format: date-time */
+                                session_start: string;
+                                ticket_code: string | null;
+                                ticket_status: string | null;
+                                total_amount: number;
+                                venue_name: string;
+                            }[];
+                            lang: string;
+                            payment_method: string | null;
+                            payments: {
+                                amount: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                currency: string;
+                                failure_reason: string | null;
+                                id: string;
+                                provider: string;
+                                status: string;
+                            }[];
+                            reference: string;
+                            refund_reference: string | null;
+                            sales_channel_slug: string;
+                            status: string;
+                            total_amount: number;
+                            type: string;
+                        };
                         message: string;
                         status: number;
                         success: boolean;
@@ -5658,6 +5828,90 @@ export interface operations {
                             /** @description Negative: the amount given back */
                             total_amount: number;
                             voided_tickets: number;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resendTickets: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The queued e-mail; the e-mail queue sends it within seconds */
+                            email_id: number;
+                            recipient: string;
+                            reference: string;
+                            /** @description How often this order's ticket e-mail has been resent, this time included */
+                            resends: number;
                         };
                         message: string;
                         status: number;

@@ -67,7 +67,7 @@ describe('dashboard in a browser', () => {
       const keyInput = page.getByLabel('Widget key for browser-shop');
       const key = await keyInput.inputValue();
       expect(key).toMatch(/^wk_[A-Za-z0-9]{40}$/);
-      await page.getByRole('button', { name: 'Copy' }).click();
+      await page.getByRole('button', { name: 'Copy', exact: true }).click();
       await expect.poll(() => page.locator('#copy-status').textContent()).toMatch(/Copied|Selected/);
       await page.screenshot({ path: `${SHOTS}/new-key-desktop.png`, fullPage: true });
 

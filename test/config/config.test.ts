@@ -154,12 +154,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${name} `));
   });
 
-  it('unchecked free-text variables (HOST, DATA_DIR, MAIL_FROM) are taken as given', () => {
-    expect(loadConfig({ HOST: '::', DATA_DIR: 'relative/dir', MAIL_FROM: 'x' })).toMatchObject({
+  it('unchecked free-text variables (HOST, DATA_DIR) are taken as given; MAIL_FROM is checked (issue 16)', () => {
+    expect(loadConfig({ HOST: '::', DATA_DIR: 'relative/dir', MAIL_FROM: 'Teatro <entradas@teatro.example>' })).toMatchObject({
       host: '::',
       dataDir: path.resolve('relative/dir'),
-      mailFrom: 'x',
+      mailFrom: 'Teatro <entradas@teatro.example>',
     });
+    expect(() => loadConfig({ MAIL_FROM: 'x' })).toThrow(/MAIL_FROM/);
   });
 
   it('metrics are off, overload protection on (off in test) and logs JSON unless asked (issue 19)', () => {

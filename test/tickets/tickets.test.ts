@@ -51,17 +51,25 @@ describe('ticket PDF through a signed link', () => {
     );
     expect(urls[0]).toContain(`/api/tickets/${ticket!.code}.pdf`);
     expect(text).toContain(ticket!.code);
-    expect(text).toContain(`Fila: ${ticket!.row}`);
-    expect(text).toContain(`Butaca: ${ticket!.number}`);
-    expect(text).toContain(`Sector: ${ticket!.sector}`);
+    // the designed ticket (issue 16): labels above their values, the seat in its own box
+    for (const label of ['SECTOR', 'FILA', 'BUTACA', 'TARIFA', 'PRECIO', 'TITULAR', 'PEDIDO', 'RECINTO', 'FECHA']) expect(text).toContain(label);
+    expect(text).toMatch(new RegExp(`\\b${ticket!.row}\\b`));
+    expect(text).toMatch(new RegExp(`\\b${ticket!.number}\\b`));
+    expect(text).toContain(ticket!.sector);
     expect(text).toContain('Concierto de Año Nuevo');
     expect(text).toContain('Teatro Demo');
-    expect(text).toContain('Tarifa: General');
+    expect(text).toContain('General');
     expect(text).toContain('31,50 €');
     expect(text).toContain('Ana García Núñez');
     expect(text).toContain(ticket!.reference);
+    // the venue's address and the terms
+    const [venue] = await queryRows<{ address: string | null; city: string | null }>(t.ctx.db, sql`SELECT address, city FROM venues WHERE name = 'Teatro Demo' LIMIT 1`);
+    for (const part of [venue!.address, venue!.city]) if (part) expect(text).toContain(part);
+    expect(text).toContain('No se admiten cambios ni devoluciones');
     // date and time in TIMEZONE (Europe/Madrid): 19:00 UTC is 20:00 in winter or 21:00 in summer
-    expect(text).toMatch(/Fecha: .+ (20|21):00/);
+    expect(text).toMatch(/FECHA\s+.+ (20|21):00/);
+    // one page, not two half-blank ones
+    expect(res.rawPayload.toString('latin1').match(/\/Type \/Page\b/g)).toHaveLength(1);
   });
 
   it('each ticket of the order has its own link and PDF', async () => {

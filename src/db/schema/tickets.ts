@@ -42,4 +42,6 @@ export const emailOutbox = pgTable('email_outbox', {
   lastError: text('last_error'),
   createdAt: ts('created_at').notNull(),
   sentAt: ts('sent_at'),
+  /** How often the box office queued it again (0125); part of the Message-ID. */
+  resends: integer('resends').notNull().default(0),
 });

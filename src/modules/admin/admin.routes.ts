@@ -4,13 +4,13 @@ import { ok } from '../../http/envelope.js';
 import * as channels from '../channels/channels-admin.service.js';
 import * as catalogue from '../catalogue/catalogue-admin.service.js';
 import { importCatalogue } from '../catalogue/import.service.js';
-import { listOrdersFor } from '../orders/orders-admin.service.js';
+import { getOrderFor, listOrdersFor } from '../orders/orders-admin.service.js';
 import * as vouchers from '../vouchers/vouchers-admin.service.js';
 import { requireAdmin, type Actor } from '../../platform/actor.js';
 import { authenticateApiToken, createUser } from './accounts.service.js';
 import { listAudit } from '../../platform/audit.js';
 import { createOrganiser, listOrganisersFor } from './organisers.service.js';
-import { createReservationAs, refundOrderAs } from './order-actions.service.js';
+import { createReservationAs, refundOrderAs, resendTicketsAs } from './order-actions.service.js';
 import * as S from './admin.schemas.js';
 import adminCheckinRoutes from './admin-checkin.routes.js';
 import webhookAdminRoutes from './webhooks-admin.routes.js';
@@ -138,7 +138,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       await channels.getChannelFor(ctx, actorOf(req), req.params.channelId);
       const q = req.query;
-      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: req.params.channelId, status: q.status, type: q.type, beforeId: q.before_id, limit: q.limit }));
+      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: req.params.channelId, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit }));
     },
   );
 
@@ -266,8 +266,30 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       const q = req.query;
       if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
-      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: q.channel_id, status: q.status, type: q.type, beforeId: q.before_id, limit: q.limit }));
+      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: q.channel_id, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit }));
     },
+  );
+  app.get(
+    '/orders/:reference',
+    {
+      schema: {
+        ...d('orders', 'getAdminOrder', 'One order with its buyer, items, tickets, payments and history (audit log)'),
+        params: S.ReferenceParam,
+        response: { 200: S.Envelope(S.OrderDetail), ...S.adminErrors },
+      },
+    },
+    async (req) => ok(await getOrderFor(ctx, actorOf(req), req.params.reference)),
+  );
+  app.post(
+    '/orders/:reference/resend-tickets',
+    {
+      schema: {
+        ...d('orders', 'resendTickets', "Queue the order's ticket e-mail once more to the buyer (audited); one e-mail per call"),
+        params: S.ReferenceParam,
+        response: { 202: S.Envelope(S.TicketResend), ...S.adminErrors },
+      },
+    },
+    async (req, reply) => reply.status(202).send(ok(await resendTicketsAs(ctx, actorOf(req), req.params.reference), 'Ticket e-mail queued', 202)),
   );
   app.post(
     '/orders/:reference/refund',

@@ -299,6 +299,7 @@ export const OrdersQuery = Type.Object(
     status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('cancelled'), Type.Literal('expired')])),
     type: Type.Optional(Type.Union([Type.Literal('purchase'), Type.Literal('refund'), Type.Literal('reservation')])),
     before_id: Type.Optional(Id),
+    search: Type.Optional(Text(200, { description: "The order reference, or part of the buyer's e-mail or name (case-insensitive)" })),
     limit: Type.Optional(Int32({ minimum: 1, maximum: 200, default: 50 })),
   },
   { additionalProperties: false },
@@ -313,6 +314,58 @@ export const OrderRow = Type.Object({
   total_amount: Type.Number(),
   currency: Type.String(),
   created_at: Timestamp,
+  buyer_name: Nullable(Type.String()),
+  buyer_email: Nullable(Type.String()),
+});
+export const OrderDetail = Type.Object({
+  id: Type.Integer(),
+  reference: Type.String(),
+  channel_id: Type.Integer(),
+  sales_channel_slug: Type.String(),
+  type: Type.String(),
+  status: Type.String(),
+  lang: Type.String(),
+  total_amount: Type.Number(),
+  currency: Type.String(),
+  payment_method: Nullable(Type.String()),
+  created_at: Timestamp,
+  completed_at: Nullable(Timestamp),
+  refund_reference: Nullable(Type.String()),
+  buyer: Nullable(Type.Object({ name: Type.String(), surname: Type.String(), email: Type.String(), phone: Nullable(Type.String()) })),
+  items: Type.Array(
+    Type.Object({
+      event_name: Type.String(),
+      session_start: Timestamp,
+      venue_name: Type.String(),
+      sector_name: Type.String(),
+      row: Nullable(Type.String()),
+      seat: Nullable(Type.String()),
+      rate_name: Type.String(),
+      total_amount: Type.Number(),
+      ticket_code: Nullable(Type.String()),
+      ticket_status: Nullable(Type.String()),
+    }),
+  ),
+  payments: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      provider: Type.String(),
+      status: Type.String(),
+      amount: Type.Number(),
+      currency: Type.String(),
+      failure_reason: Nullable(Type.String()),
+      created_at: Timestamp,
+    }),
+  ),
+  history: Type.Array(
+    Type.Object({ action: Type.String(), user_email: Type.String(), target_id: Type.String(), details: Type.Record(Type.String(), Type.Unknown()), created_at: Timestamp }),
+  ),
+});
+export const TicketResend = Type.Object({
+  reference: Type.String(),
+  recipient: Type.String(),
+  email_id: Type.Integer({ description: 'The queued e-mail; the e-mail queue sends it within seconds' }),
+  resends: Type.Integer({ description: 'How often this order\'s ticket e-mail has been resent, this time included' }),
 });
 
 export const AuditQuery = Type.Object(

@@ -5,6 +5,9 @@ import { createReservation, type ReservationResult } from '../checkout/reservati
 import type { Buyer } from '../checkout/closing.service.js';
 import { organiserScope, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
+import { AppError } from '../../http/errors.js';
+import { getOrderFor } from '../orders/orders-admin.service.js';
+import { requeueTicketEmail } from '../tickets/email-queue.service.js';
 
 /**
  * Refunds a completed order as a back-office user. A promoter reaches only orders of its
@@ -56,4 +59,33 @@ export async function createReservationAs(ctx: AppContext, actor: Actor, channel
         at: ctx.clock.now(),
       }),
   });
+}
+
+/**
+ * Queues the order's ticket e-mail once more (the box office's "resend tickets"): the order's
+ * outbox row is queued again and sent by the e-mail queue like the first time (two clicks before
+ * it went out give one e-mail), with the audit entry in the same transaction. Only a completed order with valid tickets and a buyer's e-mail can be resent.
+ */
+export async function resendTicketsAs(ctx: AppContext, actor: Actor, reference: string): Promise<{ reference: string; recipient: string; email_id: number; resends: number }> {
+  const order = await getOrderFor(ctx, actor, reference);
+  if (order.type === 'refund' || order.status !== 'completed') throw new AppError('conflict', `Order ${reference} has no tickets to send (${order.type}, ${order.status})`);
+  if (!order.items.some((i) => i.ticket_status === 'valid')) throw new AppError('conflict', `Order ${reference} has no valid tickets`);
+  const recipient = order.buyer?.email;
+  if (!recipient) throw new AppError('conflict', `Order ${reference} has no buyer e-mail address`);
+  const organiserId = (await getChannelFor(ctx, actor, order.channel_id)).organiser_id;
+  const at = ctx.clock.now();
+  const queued = await ctx.db.transaction(async (tx) => {
+    const row = await requeueTicketEmail(tx, order.id, recipient, at);
+    await recordAudit(tx, {
+      actor,
+      action: 'order.resend_tickets',
+      targetType: 'order',
+      targetId: reference,
+      organiserId,
+      details: { recipient, email_id: row.id, resends: row.resends },
+      at,
+    });
+    return row;
+  });
+  return { reference, recipient, email_id: queued.id, resends: queued.resends };
 }

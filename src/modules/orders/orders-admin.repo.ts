@@ -1,6 +1,7 @@
-import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { orders, salesChannels, type OrderStatus, type OrderType } from '../../db/schema/index.js';
+import { and, desc, eq, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
+import { eventTextSql } from '../../platform/i18n.js';
+import { auditLog, customers, orders, payments, salesChannels, type OrderStatus, type OrderType } from '../../db/schema/index.js';
 
 /** Which orders the back office lists (orders-admin.service.ts). */
 export interface OrderListQuery {
@@ -11,7 +12,21 @@ export interface OrderListQuery {
   type?: OrderType;
   /** Keyset pagination: orders with a smaller id. */
   beforeId?: number;
+  /** Free text: the order reference, or part of the buyer's e-mail or name (case-insensitive). */
+  search?: string;
   limit: number;
+}
+
+/** `%text%` for LIKE with the text's own `%`, `_` and `\\` taken literally. */
+const contains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function searchCondition(text: string): SQL {
+  const pattern = contains(text.trim());
+  return or(
+    eq(orders.reference, text.trim().toUpperCase()),
+    ilike(customers.email, pattern),
+    ilike(sql`${customers.name} || ' ' || ${customers.surname}`, pattern),
+  )!;
 }
 
 /** Orders with their channel's slug, newest first. */
@@ -22,11 +37,76 @@ export async function listOrders(db: Db, query: OrderListQuery) {
   if (query.status) conditions.push(eq(orders.status, query.status));
   if (query.type) conditions.push(eq(orders.type, query.type));
   if (query.beforeId) conditions.push(lt(orders.id, query.beforeId));
+  if (query.search?.trim()) conditions.push(searchCondition(query.search));
   return db
-    .select({ order: orders, slug: salesChannels.slug })
+    .select({ order: orders, slug: salesChannels.slug, buyerName: customers.name, buyerSurname: customers.surname, buyerEmail: customers.email })
     .from(orders)
     .innerJoin(salesChannels, eq(salesChannels.id, orders.channelId))
+    .leftJoin(customers, eq(customers.id, orders.customerId))
     .where(conditions.length ? and(...conditions) : undefined)
     .orderBy(desc(orders.id))
     .limit(query.limit);
+}
+
+/** One order with its channel and buyer, if the organiser (null = any) may see it. */
+export async function findOrderByReference(db: Db, reference: string, organiserId: number | null) {
+  const conditions: SQL[] = [eq(orders.reference, reference)];
+  if (organiserId !== null) conditions.push(eq(salesChannels.organiserId, organiserId));
+  const [row] = await db
+    .select({ order: orders, channel: salesChannels, customer: customers })
+    .from(orders)
+    .innerJoin(salesChannels, eq(salesChannels.id, orders.channelId))
+    .leftJoin(customers, eq(customers.id, orders.customerId))
+    .where(and(...conditions))
+    .limit(1);
+  return row ?? null;
+}
+
+export interface OrderItemRow {
+  event_name: string;
+  start_datetime: string | Date;
+  venue_name: string;
+  sector_name: string;
+  row: string | null;
+  number: string | null;
+  rate_name: string;
+  total_amount: number;
+  ticket_code: string | null;
+  ticket_status: string | null;
+}
+
+/** The order's items with what a box-office clerk reads from them: event, session, seat, rate and ticket. */
+export async function itemsOfOrder(db: Db, orderId: number): Promise<OrderItemRow[]> {
+  return queryRows<OrderItemRow>(
+    db,
+    sql`
+      SELECT COALESCE(${eventTextSql('name', sql`e.id`, sql`e.default_lang`, sql`e.default_lang`)}, '') AS event_name, s.start_datetime, v.name AS venue_name,
+        sec.name AS sector_name, st.row, st.number, r.name AS rate_name, i.total_amount,
+        t.code AS ticket_code, t.status AS ticket_status
+      FROM order_items i
+      JOIN events e ON e.id = i.event_id
+      JOIN sessions s ON s.id = i.session_id
+      JOIN venues v ON v.id = s.venue_id
+      JOIN sectors sec ON sec.id = i.sector_id
+      JOIN session_seats ss ON ss.id = i.session_seat_id
+      LEFT JOIN seats st ON st.id = ss.seat_id
+      JOIN rates r ON r.id = i.rate_id
+      LEFT JOIN tickets t ON t.order_item_id = i.id
+      WHERE i.order_id = ${orderId}
+      ORDER BY i.id`,
+  );
+}
+
+/** The card payment attempts of an order, oldest first. */
+export function paymentsOfOrder(db: Db, orderId: number) {
+  return db.select().from(payments).where(eq(payments.orderId, orderId)).orderBy(payments.createdAt);
+}
+
+/** The audit entries about an order and its refund order (reference + "-R"), oldest first. */
+export function auditOfOrder(db: Db, reference: string) {
+  return db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.targetType, 'order'), or(eq(auditLog.targetId, reference), eq(auditLog.targetId, `${reference}-R`))))
+    .orderBy(auditLog.id);
 }

@@ -6,6 +6,7 @@ import nodemailer from 'nodemailer';
 import { appSingleton, type AppContext } from '../../app-context.js';
 import type { Config } from '../../config.js';
 import type { GaugeSource } from '../../platform/metrics.js';
+import type { Db } from '../../db/client.js';
 import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
 import { composeTicketEmail, type TicketEmail } from './tickets.email.js';
@@ -108,7 +109,7 @@ export async function processEmailQueue(
       }
       if (!sender) throw new Error('no mail transport: set SMTP_URL');
       const withQr = await Promise.all(tickets.map(async (t) => ({ ...t, qr: await qrSecretOf(ctx, t) })));
-      const message = await composeTicketEmail(ctx.config, row.id, row.recipient, withQr, ctx.clock.now());
+      const message = await composeTicketEmail(ctx.config, row, withQr, ctx.clock.now());
       await sender.send(message, row.id);
       await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
       result.sent++;
@@ -161,3 +162,5 @@ export function emailQueueGauges(ctx: AppContext): GaugeSource[] {
     },
   ];
 }
+/** Queues an order's ticket e-mail again (the box office's resend); pass the transaction of its audit entry. */
+export const requeueTicketEmail = (db: Db, orderId: number, recipient: string, at: Date) => emailRepo.requeueTicketEmail(db, orderId, recipient, at);

@@ -7,6 +7,7 @@ export interface OutboxRow {
   orderId: number;
   recipient: string;
   attempts: number;
+  resends: number;
 }
 
 /**
@@ -14,7 +15,7 @@ export interface OutboxRow {
  * claim side by side; the lease keeps everyone else off a claimed row after this commits.
  */
 export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUntil: Date, limit: number): Promise<OutboxRow[]> {
-  const rows = await queryRows<{ id: string | number; kind: 'tickets'; order_id: string | number; recipient: string; attempts: number }>(
+  const rows = await queryRows<{ id: string | number; kind: 'tickets'; order_id: string | number; recipient: string; attempts: number; resends: number }>(
     db,
     sql`
       UPDATE email_outbox SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
@@ -24,9 +25,9 @@ export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUnti
         ORDER BY next_attempt_at, id
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, order_id, recipient, attempts`,
+      RETURNING id, kind, order_id, recipient, attempts, resends`,
   );
-  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, orderId: Number(r.order_id), recipient: r.recipient, attempts: r.attempts }));
+  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, orderId: Number(r.order_id), recipient: r.recipient, attempts: r.attempts, resends: r.resends }));
 }
 
 /** Final state of a claimed row; only the lease holder may write it. */
@@ -60,4 +61,23 @@ export async function queueStats(db: Db, now: Date): Promise<{ depth: number; ol
   );
   const oldest = row?.oldest ? new Date(row.oldest).getTime() : null;
   return { depth: Number(row?.depth ?? 0), oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (now.getTime() - oldest) / 1000) };
+}
+
+/**
+ * Queues the order's ticket e-mail once more (the box office's "resend"), creating the row if the
+ * order never had one (model D, D24). A row being sent right now loses its lease holder, so that
+ * the worker's finish does not mark this new request as done: that send and this one both go out.
+ * Returns the row's id and its resend count.
+ */
+export async function requeueTicketEmail(db: Db, orderId: number, recipient: string, at: Date): Promise<{ id: number; resends: number }> {
+  const rows = await queryRows<{ id: string | number; resends: number }>(
+    db,
+    sql`INSERT INTO email_outbox (kind, order_id, recipient, next_attempt_at, created_at, resends)
+        VALUES ('tickets', ${orderId}, ${recipient}, ${at}, ${at}, 1)
+        ON CONFLICT (order_id, kind) DO UPDATE
+        SET recipient = EXCLUDED.recipient, status = 'queued', attempts = 0, next_attempt_at = ${at},
+            lease_until = NULL, lease_owner = NULL, last_error = NULL, sent_at = NULL, resends = email_outbox.resends + 1
+        RETURNING id, resends`,
+  );
+  return { id: Number(rows[0]!.id), resends: rows[0]!.resends };
 }

@@ -1,7 +1,9 @@
 import { renderToString } from 'preact-render-to-string';
 import type { Config } from '../../config.js';
 import { spokenLanguage } from '../../platform/i18n.js';
-import { signedTicketUrl } from './tickets.links.js';
+import { INTEGRATION_POLICY } from '../../lib/integration-policy.js';
+import { formatMoney, formatDateTime } from '../../platform/i18n.js';
+import { sessionPassedAt, signedTicketUrl } from './tickets.links.js';
 import { formatSessionDate, renderTicketPdf } from './tickets.pdf.js';
 import type { TicketDocument } from './tickets.repo.js';
 
@@ -20,34 +22,69 @@ const seatText = (t: TicketDocument, es: boolean) =>
     ? `${t.sectorName}, ${es ? 'fila' : 'row'} ${t.row}, ${es ? 'butaca' : 'seat'} ${t.seatNumber}`
     : `${t.sectorName} (${es ? 'sin numerar' : 'unnumbered'})`;
 
+/** The outbox row an e-mail is composed for. */
+export interface OutboxMessage {
+  id: number;
+  recipient: string;
+  /** How often the box office queued it again: a resend is a new message for the mail client. */
+  resends: number;
+}
+
+/** The buyer's order page on the portal, or null when the channel's model has none (D). */
+function orderPageUrl(config: Config, t: TicketDocument): string | null {
+  const policy = INTEGRATION_POLICY[t.integrationMode as keyof typeof INTEGRATION_POLICY];
+  if (!policy || policy.portalCheckout === null) return null;
+  return `${config.publicBaseUrl}/${t.channelSlug}/${t.lang.slice(0, 2)}/orders/${encodeURIComponent(t.orderToken)}`;
+}
+
 /**
- * The buyer's ticket e-mail: one PDF attachment per valid ticket plus the signed links. The
- * Message-ID is fixed per outbox row, so a mail client shows a repeated delivery as one message.
+ * The buyer's ticket e-mail: one PDF attachment per valid ticket, the order's total, a link to the
+ * order page and the signed links, valid until the session has passed (at least 7 days). The
+ * Message-ID is fixed per outbox row and resend, so a mail client shows a repeated delivery as one
+ * message but a resend by the box office as a new one.
  */
-export async function composeTicketEmail(
-  config: Config,
-  outboxId: number,
-  recipient: string,
-  tickets: Array<TicketDocument & { qr: string }>,
-  now: Date,
-): Promise<TicketEmail> {
+export async function composeTicketEmail(config: Config, row: OutboxMessage, tickets: Array<TicketDocument & { qr: string }>, now: Date): Promise<TicketEmail> {
   const first = tickets[0]!;
   const es = spokenLanguage(first.lang) === 'es';
   const when = formatSessionDate(first.sessionStart, first.lang, config.timezone);
   const subject = es
     ? `Tus entradas: ${first.eventName} (pedido ${first.orderReference})`
     : `Your tickets: ${first.eventName} (order ${first.orderReference})`;
-  const lines = tickets.map((t) => ({ seat: seatText(t, es), url: signedTicketUrl(config, t.code, now), code: t.code }));
+  const validUntil = sessionPassedAt(first.sessionStart, first.sessionEnd);
+  const lines = tickets.map((t) => ({ seat: seatText(t, es), url: signedTicketUrl(config, t.code, now, validUntil), code: t.code }));
+  const total = formatMoney(first.orderTotal, first.currency, first.lang);
+  const totalLine = es ? `Total del pedido ${first.orderReference}: ${total}` : `Order ${first.orderReference} total: ${total}`;
+  const orderUrl = orderPageUrl(config, first);
+  const orderNote = es ? 'Tu pedido:' : 'Your order:';
+  const until = formatDateTime(validUntil, first.lang, config.timezone);
   const greeting = es ? `Hola ${first.buyerName ?? ''},` : `Hello ${first.buyerName ?? ''},`;
   const intro = es
     ? `Adjuntamos tus entradas para ${first.eventName}, ${when}, en ${first.venueName}.`
     : `Your tickets for ${first.eventName}, ${when}, at ${first.venueName} are attached.`;
-  const linkNote = es ? 'También puedes descargarlas durante 7 días:' : 'You can also download them for 7 days:';
-  const text = [greeting, '', intro, '', linkNote, ...lines.map((l) => `- ${l.seat}: ${l.url}`), ''].join('\n');
+  const linkNote = es ? `También puedes descargarlas hasta el ${until}:` : `You can also download them until ${until}:`;
+  const text = [
+    greeting,
+    '',
+    intro,
+    totalLine,
+    ...(orderUrl ? ['', `${orderNote} ${orderUrl}`] : []),
+    '',
+    linkNote,
+    ...lines.map((l) => `- ${l.seat}: ${l.url}`),
+    '',
+  ].join('\n');
   const html = renderToString(
     <>
       <p>{greeting}</p>
       <p>{intro}</p>
+      <p>
+        <strong>{totalLine}</strong>
+      </p>
+      {orderUrl && (
+        <p>
+          {orderNote} <a href={orderUrl}>{orderUrl}</a>
+        </p>
+      )}
       <p>{linkNote}</p>
       <ul>
         {lines.map((l) => (
@@ -66,5 +103,6 @@ export async function composeTicketEmail(
     })),
   );
   const host = new URL(config.publicBaseUrl).hostname || 'taquilla';
-  return { messageId: `<tickets-${outboxId}@${host}>`, from: config.mailFrom, to: recipient, subject, text, html, attachments };
+  const messageId = row.resends ? `<tickets-${row.id}-r${row.resends}@${host}>` : `<tickets-${row.id}@${host}>`;
+  return { messageId, from: config.mailFrom, to: row.recipient, subject, text, html, attachments };
 }

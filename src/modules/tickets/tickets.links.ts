@@ -9,10 +9,14 @@ const ticketPath = (code: string) => `/api/tickets/${code}.pdf`;
 // The expiry is part of the signed text, so neither the path nor the expiry can be changed alone.
 const signature = (config: Config, path: string, expires: number) => hmac(config.signingSecret, `${path}\n${expires}`);
 
-/** `${PUBLIC_BASE_URL}/api/tickets/<code>.pdf?expires=<unix>&signature=<hmac>`, valid 7 days from `now`. */
-export function signedTicketUrl(config: Config, code: string, now: Date): string {
+/**
+ * `${PUBLIC_BASE_URL}/api/tickets/<code>.pdf?expires=<unix>&signature=<hmac>`, valid 7 days from
+ * `now` (the confirm response's URLs, SPEC), or until `validUntil` when that is later (the buyer's
+ * e-mail: its links must work at the door of a session a month away, issue 16).
+ */
+export function signedTicketUrl(config: Config, code: string, now: Date, validUntil?: Date): string {
   const path = ticketPath(code);
-  const expires = Math.floor(now.getTime() / 1000) + TICKET_LINK_TTL_SECONDS;
+  const expires = Math.max(Math.floor(now.getTime() / 1000) + TICKET_LINK_TTL_SECONDS, validUntil ? Math.floor(validUntil.getTime() / 1000) : 0);
   return `${config.publicBaseUrl}${path}?expires=${expires}&signature=${signature(config, path, expires)}`;
 }
 
@@ -24,3 +28,6 @@ export function verifyTicketLink(config: Config, code: string, expires: unknown,
   const valid = safeEqual(signature(config, ticketPath(code), expiresAt), sig);
   return valid && expiresAt * 1000 > now.getTime();
 }
+
+/** The e-mail's links last until a day after the session (its end when known, else its start). */
+export const sessionPassedAt = (start: Date, end: Date | null) => new Date((end ?? start).getTime() + 24 * 3600 * 1000);

@@ -3,8 +3,12 @@ import { formatDateTime, formatMoney, spokenLanguage, type Language } from '../.
 import type { TicketDocument } from './tickets.repo.js';
 
 const LABELS = {
-  es: { ticket: 'Entrada', date: 'Fecha', venue: 'Recinto', sector: 'Sector', row: 'Fila', seat: 'Butaca', zone: 'Zona sin numerar', rate: 'Tarifa', price: 'Precio', buyer: 'Titular', order: 'Pedido', code: 'Código', voidNote: 'ANULADA' },
-  en: { ticket: 'Ticket', date: 'Date', venue: 'Venue', sector: 'Sector', row: 'Row', seat: 'Seat', zone: 'Unnumbered zone', rate: 'Rate', price: 'Price', buyer: 'Ticket holder', order: 'Order', code: 'Code', voidNote: 'VOID' },
+  es: { ticket: 'Entrada', date: 'Fecha', venue: 'Recinto', sector: 'Sector', row: 'Fila', seat: 'Butaca', zone: 'Zona sin numerar', rate: 'Tarifa', price: 'Precio', buyer: 'Titular', order: 'Pedido', code: 'Código', voidNote: 'ANULADA',
+    scan: 'Muestra este código en la entrada (impreso o en el móvil).',
+    terms: 'Entrada personal válida para una persona y una sola entrada al recinto: el código se anula al pasar el control. No se admiten cambios ni devoluciones salvo cancelación del evento. No la compartas: quien presente primero el código, entra.' },
+  en: { ticket: 'Ticket', date: 'Date', venue: 'Venue', sector: 'Sector', row: 'Row', seat: 'Seat', zone: 'Unnumbered zone', rate: 'Rate', price: 'Price', buyer: 'Ticket holder', order: 'Order', code: 'Code', voidNote: 'VOID',
+    scan: 'Show this code at the entrance (printed or on your phone).',
+    terms: 'Personal ticket valid for one person and one entry: the code is spent at the gate. No exchanges or refunds unless the event is cancelled. Do not share it: whoever shows the code first gets in.' },
 } as const satisfies Record<Language, Record<string, string>>;
 
 // The standard PDF fonts know no narrow no-break space, which some locales put in dates and prices.
@@ -30,9 +34,19 @@ function drawQr(doc: PDFKit.PDFDocument, text: string, x: number, y: number, siz
   doc.fill('#000000').restore();
 }
 
+const INK = '#1b1f24';
+const MUTED = '#4d5560';
+const DEFAULT_BRAND = '#1f4fd1';
+/** 1 mm in PDF points. */
+const MM = 72 / 25.4;
+/** The QR code's side: 45 mm, well above the 35 mm a phone camera reads at arm's length. */
+const QR_SIZE = 45 * MM;
+
 /**
- * One ticket as a PDF: event, date and time, venue, sector, row and seat or zone, rate, price,
- * holder, and the QR code of `qr` (the signed secret, D53, or the code of a format-1 ticket).
+ * One ticket as a PDF, A5 landscape and filled: a band in the channel's colour with its brand and
+ * the event, the session date in the deployment's zone, venue and address, the seat (sector, row,
+ * seat) or zone in large type, rate, price, holder and order reference, a 45 mm QR code of `qr`
+ * (the signed secret, D53, or the code of a format-1 ticket), and the terms along the bottom.
  */
 export async function renderTicketPdf(ticket: TicketDocument, timeZone: string, qr: string): Promise<Buffer> {
   // Loaded on the first ticket, not at start: pdfkit is the heaviest module of the service to load.
@@ -41,8 +55,8 @@ export async function renderTicketPdf(ticket: TicketDocument, timeZone: string, 
   const doc = new PDFDocument({
     size: 'A5',
     layout: 'landscape',
-    margin: 36,
-    info: { Title: `${l.ticket} ${ticket.code}`, Author: 'Taquilla', Subject: ticket.eventName },
+    margin: 0,
+    info: { Title: `${l.ticket} ${ticket.code}`, Author: ticket.brandName ?? 'Taquilla', Subject: ticket.eventName },
   });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -50,31 +64,67 @@ export async function renderTicketPdf(ticket: TicketDocument, timeZone: string, 
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
+  const W = doc.page.width;
+  const H = doc.page.height;
+  const brand = ticket.brandColour ?? DEFAULT_BRAND;
+  const pad = 28;
 
-  const left = 36;
-  const width = 360;
-  doc.font('Helvetica-Bold').fontSize(20).text(ticket.eventName, left, 36, { width });
-  doc.moveDown(0.3).font('Helvetica').fontSize(12);
-  doc.text(`${l.date}: ${formatSessionDate(ticket.sessionStart, ticket.lang, timeZone)}`, { width });
-  doc.text(`${l.venue}: ${ticket.venueName}${ticket.venueCity ? `, ${ticket.venueCity}` : ''}`, { width });
-  doc.moveDown(0.6).font('Helvetica-Bold').fontSize(14);
-  doc.text(`${l.sector}: ${ticket.sectorName}`, { width });
+  // Band: brand and ticket kind, then the event's name.
+  doc.rect(0, 0, W, 92).fill(brand);
+  doc.fillColor('#ffffff').font('Helvetica-Bold').fontSize(11).text((ticket.brandName ?? 'Taquilla').toUpperCase(), pad, 18, { width: W - 2 * pad - 120, characterSpacing: 1 });
+  doc.font('Helvetica').fontSize(11).text(`${l.ticket} · ${l.order} ${ticket.orderReference}`, W - pad - 220, 18, { width: 220, align: 'right' });
+  doc.font('Helvetica-Bold').fontSize(22).text(ticket.eventName, pad, 40, { width: W - 2 * pad, height: 48, ellipsis: true });
+
+  // Left column: when, where, seat, price.
+  const left = pad;
+  const width = W - 2 * pad - QR_SIZE - 24;
+  const label = (text: string, y: number) => doc.fillColor(MUTED).font('Helvetica').fontSize(9).text(text.toUpperCase(), left, y, { width, characterSpacing: 0.5 });
+  let y = 108;
+  label(l.date, y);
+  doc.fillColor(INK).font('Helvetica-Bold').fontSize(14).text(formatSessionDate(ticket.sessionStart, ticket.lang, timeZone), left, y + 12, { width });
+  y = doc.y + 8;
+  label(l.venue, y);
+  doc.fillColor(INK).font('Helvetica-Bold').fontSize(12).text(ticket.venueName, left, y + 12, { width });
+  const address = [ticket.venueAddress, ticket.venueCity].filter(Boolean).join(', ');
+  if (address) doc.font('Helvetica').fontSize(11).text(address, { width });
+  y = doc.y + 10;
+  // The seat in large type: what the usher looks for.
+  doc.save().roundedRect(left, y, width, 58, 6).lineWidth(1.5).stroke(brand).restore();
+  const cell = (caption: string, value: string, x: number, w: number) => {
+    doc.fillColor(MUTED).font('Helvetica').fontSize(9).text(caption.toUpperCase(), x, y + 9, { width: w });
+    doc.fillColor(INK).font('Helvetica-Bold').fontSize(18).text(value, x, y + 24, { width: w, height: 26, ellipsis: true });
+  };
   if (ticket.numbered && ticket.row !== null) {
-    doc.text(`${l.row}: ${ticket.row}    ${l.seat}: ${ticket.seatNumber}`, { width });
+    const w3 = (width - 24) / 4;
+    cell(l.sector, ticket.sectorName, left + 12, w3 * 2);
+    cell(l.row, ticket.row, left + 12 + w3 * 2, w3);
+    cell(l.seat, ticket.seatNumber ?? '', left + 12 + w3 * 3, w3);
   } else {
-    doc.text(l.zone, { width });
+    cell(l.zone, ticket.sectorName, left + 12, width - 24);
   }
-  doc.moveDown(0.6).font('Helvetica').fontSize(12);
-  doc.text(`${l.rate}: ${ticket.rateName}`, { width });
-  doc.text(`${l.price}: ${formatPrice(ticket.totalAmount, ticket.lang, ticket.currency)}`, { width });
-  if (ticket.buyerName) doc.text(`${l.buyer}: ${ticket.buyerName}`, { width });
-  doc.text(`${l.order}: ${ticket.orderReference}`, { width });
-  // Two standard fonts only: pdfkit parses each font's metrics anew for every document.
-  doc.moveDown(0.6).font('Helvetica').fontSize(10).text(`${l.code}: ${ticket.code}`, { width });
+  y += 70;
+  const half = (width - 12) / 2;
+  doc.fillColor(MUTED).font('Helvetica').fontSize(9).text(l.rate.toUpperCase(), left, y, { width: half }).text(l.price.toUpperCase(), left + half + 12, y, { width: half });
+  doc.fillColor(INK).font('Helvetica-Bold').fontSize(12).text(ticket.rateName, left, y + 12, { width: half }).text(formatPrice(ticket.totalAmount, ticket.lang, ticket.currency), left + half + 12, y + 12, { width: half });
+  y += 34;
+  doc.fillColor(MUTED).font('Helvetica').fontSize(9).text(l.buyer.toUpperCase(), left, y, { width: half }).text(l.order.toUpperCase(), left + half + 12, y, { width: half });
+  doc.fillColor(INK).font('Helvetica-Bold').fontSize(12).text(ticket.buyerName ?? '—', left, y + 12, { width: half, height: 16, ellipsis: true }).text(ticket.orderReference, left + half + 12, y + 12, { width: half });
 
-  drawQr(doc, qr, 420, 60, 150);
+  // Right column: the QR code, its text and the scan note.
+  const qx = W - pad - QR_SIZE;
+  const qy = 112;
+  drawQr(doc, qr, qx, qy, QR_SIZE);
+  doc.fillColor(INK).font('Helvetica').fontSize(8).text(ticket.code, qx - 10, qy + QR_SIZE + 4, { width: QR_SIZE + 20, align: 'center' });
+  doc.fillColor(MUTED).fontSize(8).text(l.scan, qx - 10, doc.y + 4, { width: QR_SIZE + 20, align: 'center' });
+
+  // Terms along the bottom, above a thin brand line.
+  doc.rect(0, H - 8, W, 8).fill(brand);
+  doc.moveTo(pad, H - 62).lineTo(W - pad, H - 62).lineWidth(0.5).stroke('#c9ced6');
+  // Two standard fonts only: pdfkit parses each font's metrics anew for every document.
+  doc.fillColor(MUTED).font('Helvetica').fontSize(7.5).text(l.terms, pad, H - 54, { width: W - 2 * pad, height: 40 });
+
   if (ticket.status === 'void') {
-    doc.font('Helvetica-Bold').fontSize(36).fillColor('#b00020').text(l.voidNote, 420, 230, { width: 150, align: 'center' });
+    doc.save().rotate(-20, { origin: [W / 2, H / 2] }).font('Helvetica-Bold').fontSize(72).fillColor('#b00020').fillOpacity(0.75).text(l.voidNote, 0, H / 2 - 40, { width: W, align: 'center' }).restore();
   }
   doc.end();
   return done;

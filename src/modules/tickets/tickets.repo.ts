@@ -13,13 +13,24 @@ export interface TicketDocument {
   status: 'valid' | 'void';
   orderId: number;
   orderReference: string;
+  /** The buyer's order page is /{channelSlug}/{lang}/orders/{orderToken} when the channel's model has one. */
+  orderToken: string;
+  channelSlug: string;
+  integrationMode: string;
+  /** The channel's brand: name and primary colour (#rrggbb) when set. */
+  brandName: string | null;
+  brandColour: string | null;
+  /** The whole order's total in minor units (the item's own is totalAmount). */
+  orderTotal: number;
   lang: string;
   currency: string;
   buyerName: string | null;
   buyerEmail: string | null;
   eventName: string;
   sessionStart: Date;
+  sessionEnd: Date | null;
   venueName: string;
+  venueAddress: string | null;
   venueCity: string | null;
   sectorName: string;
   numbered: boolean;
@@ -40,6 +51,12 @@ interface TicketRow {
   status: 'valid' | 'void';
   order_id: string | number;
   reference: string;
+  order_token: string;
+  channel_slug: string;
+  integration_mode: string;
+  brand_name: string | null;
+  brand_colour: string | null;
+  order_total: number;
   lang: string;
   currency: string;
   name: string | null;
@@ -48,7 +65,9 @@ interface TicketRow {
   event_name: string;
   default_lang: string;
   start_datetime: string | Date;
+  end_datetime: string | Date | null;
   venue_name: string;
+  venue_address: string | null;
   venue_city: string | null;
   sector_name: string;
   numbered: boolean;
@@ -62,13 +81,17 @@ interface TicketRow {
 
 function ticketQuery(where: SQL): SQL {
   return sql`
-    SELECT t.id, t.code, i.session_id, t.issue_version, t.secret_format, t.signing_kid, t.status, t.order_id, o.reference, o.lang, o.currency, c.name, c.surname, c.email,
+    SELECT t.id, t.code, i.session_id, t.issue_version, t.secret_format, t.signing_kid, t.status, t.order_id, o.reference, o.order_token,
+      ch.slug AS channel_slug, ch.integration_mode,
+      NULLIF(ch.branding->>'name', '') AS brand_name, NULLIF(ch.branding->>'primary_color', '') AS brand_colour,
+      o.total_amount AS order_total, o.lang, o.currency, c.name, c.surname, c.email,
       COALESCE(${eventTextSql('name', sql`e.id`, sql`o.lang`, sql`e.default_lang`)}, '') AS event_name,
-      e.default_lang, s.start_datetime, v.name AS venue_name, v.city AS venue_city,
+      e.default_lang, s.start_datetime, s.end_datetime, v.name AS venue_name, v.address AS venue_address, v.city AS venue_city,
       sec.name AS sector_name, sec.numbered, st.row, st.number, i.session_seat_id,
       r.name AS rate_name, r.names AS rate_names, i.total_amount
     FROM tickets t
     JOIN orders o ON o.id = t.order_id
+    JOIN sales_channels ch ON ch.id = o.channel_id
     JOIN order_items i ON i.id = t.order_item_id
     JOIN events e ON e.id = i.event_id
     JOIN sessions s ON s.id = i.session_id
@@ -93,13 +116,21 @@ function toDocument(r: TicketRow): TicketDocument {
     status: r.status,
     orderId: Number(r.order_id),
     orderReference: r.reference,
+    orderToken: r.order_token,
+    channelSlug: r.channel_slug,
+    integrationMode: r.integration_mode,
+    brandName: r.brand_name,
+    brandColour: r.brand_colour && /^#[0-9a-fA-F]{6}$/.test(r.brand_colour) ? r.brand_colour : null,
+    orderTotal: Number(r.order_total),
     lang: r.lang,
     currency: r.currency,
     buyerName: r.name === null ? null : `${r.name} ${r.surname ?? ''}`.trim(),
     buyerEmail: r.email,
     eventName: r.event_name,
     sessionStart: new Date(r.start_datetime),
+    sessionEnd: r.end_datetime === null ? null : new Date(r.end_datetime),
     venueName: r.venue_name,
+    venueAddress: r.venue_address,
     venueCity: r.venue_city,
     sectorName: r.sector_name,
     numbered: r.numbered,

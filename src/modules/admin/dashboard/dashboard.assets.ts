@@ -27,6 +27,7 @@ section.card { background: #fff; border: 1px solid var(--line); border-radius: 8
 table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .9rem; color: var(--muted); }
+caption { text-align: left; padding: 0 .5rem .25rem; }
 form.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .75rem 1rem; align-items: end; }
 form.inline { display: inline; }
 .field { display: flex; flex-direction: column; gap: .25rem; }
@@ -51,6 +52,14 @@ button.danger { background: var(--danger); border-color: var(--danger); }
 .badge.live { border-color: var(--ok); color: var(--ok); }
 .badge.off { border-color: var(--danger); color: var(--danger); }
 .login { max-width: 24rem; margin: 3rem auto; }
+form.search { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: 0 0 1rem; }
+form.search .field:first-of-type { flex: 1 1 16rem; }
+dl.facts { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; gap: .25rem 1rem; margin: 0; }
+dl.facts dt { font-weight: 600; color: var(--muted); }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+textarea.snippet { font-family: ui-monospace, monospace; font-size: .85rem; white-space: pre; overflow-x: auto; }
+td code { display: inline-block; min-width: 14rem; }
+td code { overflow-wrap: anywhere; white-space: pre-wrap; }
 .login form { display: grid; gap: 1rem; }
 @media (max-width: 40rem) {
   header.top .who { margin-left: 0; }

@@ -32,6 +32,7 @@ const NOTICES: Record<string, string> = {
   refunded: 'Order refunded: its seats are free again and its tickets void.',
   device_revoked: 'Device revoked: its next scan is refused.',
   redelivered: 'Sent again: the new attempt is at the end of its delivery\'s list.',
+  resent: 'Ticket e-mail queued: it goes out within seconds.',
 };
 
 /** What every page needs from the request. */

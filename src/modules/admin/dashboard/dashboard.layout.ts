@@ -127,8 +127,12 @@ export function actionButton(pc: PageContext, action: string, label: string, cls
   return html`<form class="inline" method="post" action="${action}">${csrf(pc)}<button type="submit" class="${cls}"${accessibleName ? html` aria-label="${accessibleName}"` : ''}>${label}</button></form>`;
 }
 
+/**
+ * A table that scrolls inside its own box on a narrow screen (the page never scrolls sideways).
+ * The box is a named region in the tab order, so that keyboard users can scroll it too (WCAG 2.1.1).
+ */
 export const table = (head: string[], rows: SafeHtml[], caption?: string) =>
-  html`<div class="table-wrap"><table>${caption ? html`<caption class="hint">${caption}</caption>` : ''}<thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
+  html`<div class="table-wrap" role="region" tabindex="0" aria-label="${caption ?? 'Table'}"><table>${caption ? html`<caption class="hint">${caption}</caption>` : ''}<thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
   <tbody>${rows.length ? rows : html`<tr><td colspan="${head.length}">Nothing yet.</td></tr>`}</tbody></table></div>`;
 
 /** ISO timestamp to the value of a datetime-local input (UTC). */

@@ -11,12 +11,10 @@ import { CREDENTIAL_SCOPES, type CredentialScope } from '../../../lib/integratio
 import * as channels from '../../channels/channels-admin.service.js';
 import { integrationChecklist, LANGUAGES } from '../../channels/channels.service.js';
 import { listEventsFor } from '../../catalogue/catalogue-admin.service.js';
-import { listOrdersFor } from '../../orders/orders-admin.service.js';
 import { languageChain, pickByLanguage } from '../../../platform/i18n.js';
 import { login, logout, normaliseEmail, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
 import { listAudit } from '../../../platform/audit.js';
 import { listOrganisersFor } from '../organisers.service.js';
-import { refundOrderAs } from '../order-actions.service.js';
 import { reportCsv } from '../../reports/reports.csv.js';
 import type { ReportQuery } from '../../reports/reports.schemas.js';
 import { parseReport, salesReport } from '../../reports/reports.service.js';
@@ -24,17 +22,11 @@ import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
 import catalogueDashboard from './dashboard-catalogue.routes.js';
 import checkinDashboard from './dashboard-checkin.routes.js';
 import webhooksDashboard from './dashboard-webhooks.routes.js';
+import ordersDashboard from './dashboard-orders.routes.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
 import * as F from './dashboard.form.js';
 import { html, type SafeHtml } from './dashboard.html.js';
 import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './dashboard.layout.js';
-
-/** The refund button of one completed purchase: a reason is required (CSRF-protected like every form). */
-function refundForm(pc: PageContext, reference: string): SafeHtml {
-  return html`<form class="inline" method="post" action="/admin/orders/${encodeURIComponent(reference)}/refund">${csrf(pc)}
-<input name="reason" required maxlength="1000" placeholder="Reason" aria-label="Refund reason for ${reference}">
-<button type="submit" class="danger" aria-label="Refund ${reference}">Refund</button></form>`;
-}
 
 // The back-office dashboard at /admin: server-rendered pages over the same services as the admin
 // API. Sessions live in an HTTP-only SameSite=Lax cookie (Secure on https) holding a random id
@@ -92,6 +84,26 @@ ${table(
   'Keys are listed by their last four characters',
 )}
 </section>`;
+}
+
+/** The page code that embeds the widget with a new key (docs/widget.md), ready to copy. */
+function embedSnippet(widgetUrl: string, slug: string, key: string, lang: string): SafeHtml {
+  const code = `<div id="tickets"></div>
+<script src="${widgetUrl}/v1/widget.iife.js"></script>
+<script>
+  TicketWidget.init({
+    container: '#tickets',
+    channelSlug: '${slug}',
+    sessionId: 1, // the id of the session to sell (Events, then the session's page)
+    apiKey: '${key}',
+    lang: '${lang}',
+  });
+</script>`;
+  return html`<div class="field"><label for="embed-snippet">Code for the partner's page (model C or D)</label>
+<textarea id="embed-snippet" class="snippet" readonly rows="11" spellcheck="false">${code}</textarea>
+<div><button type="button" data-copy-target="embed-snippet" data-copy-status="snippet-status">Copy the code</button></div>
+<p id="snippet-status" role="status" aria-live="polite" class="hint"></p>
+<p class="hint">Replace the session id; see the widget guide (docs/widget.md) for the callbacks.</p></div>`;
 }
 
 const LOGIN_COOKIE = 'taquilla_admin_login';
@@ -222,6 +234,10 @@ export default async function dashboardRoutes(app: FastifyInstance): Promise<voi
     const pc = pageContext(request, 'channels');
     const list = await channels.listChannelsFor(ctx, pc.actor);
     const organisers = pc.actor.role === 'admin' ? await listOrganisersFor(ctx, pc.actor) : [];
+    // A new channel sells the events ticked here (of its organiser: checked by the service).
+    const events = await listEventsFor(ctx, pc.actor);
+    const organiserName = new Map(organisers.map((o) => [o.id, o.name]));
+    const eventOptions = events.map((e) => [e.id, `${Object.values(e.names)[0] ?? e.id} (${e.status}${organiserName.size > 1 ? `, ${organiserName.get(e.organiser_id) ?? e.organiser_id}` : ''})`] as [number, string]);
     const body = html`
 <section class="card" aria-labelledby="list-h"><h2 id="list-h">Sales channels</h2>
 ${table(
@@ -239,6 +255,7 @@ ${table(
   ${field('website_url', 'Partner web site', { type: 'url', hint: 'the portal links back to it (model C)' })}
   ${field('cart_ttl_seconds', 'Cart lifetime (seconds)', { type: 'number', hint: `empty = ${ctx.config.cartTtlSeconds}`, attrs: html` min="60" max="86400"` })}
   ${select('default_lang', 'Default language', langOptions)}
+  ${checkboxes('event_ids', 'Events this channel sells', eventOptions, [])}
   <div class="field"><button type="submit">Create channel</button></div>
 </form></section>`;
     return sendPage(reply, page(pc, 'Channels', body));
@@ -256,6 +273,7 @@ ${table(
       website_url: F.nullable(form, 'website_url'),
       cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
       default_lang: F.optional(form, 'default_lang'),
+      event_ids: F.ids(form, 'event_ids'),
     });
     return redirect(reply, `/admin/channels/${channel.id}?notice=created`);
   });
@@ -335,6 +353,7 @@ ${checklistSection(pc, checklist)}
 <div class="secret"><input id="new-key" readonly value="${key}" autocomplete="off" spellcheck="false">
 <button type="button" data-copy-target="new-key" data-copy-status="copy-status">Copy</button></div>
 <p id="copy-status" role="status" aria-live="polite" class="hint"></p></div>
+${scope === 'widget' ? embedSnippet(ctx.config.widgetUrl, channel.slug, key, channel.default_lang) : ''}
 <p><a href="/admin/channels/${id}">Back to the channel</a></p>
 </section>`;
       return sendPage(reply, page(pc, `New ${k.title.toLowerCase()}`, body), 201);
@@ -370,8 +389,8 @@ ${checklistSection(pc, checklist)}
     const body = html`
 <section class="card" aria-labelledby="filter-h"><h2 id="filter-h">Filters</h2>
 <form class="grid" method="get" action="/admin/channels/${id}/report">
-${field('date_from', 'From (Y-m-d)', { type: 'date', value: query.date_from ?? '' })}
-${field('date_to', 'To (Y-m-d)', { type: 'date', value: query.date_to ?? '' })}
+${field('date_from', 'From date', { type: 'date', value: query.date_from ?? '', hint: 'first day included' })}
+${field('date_to', 'To date', { type: 'date', value: query.date_to ?? '', hint: 'last day included' })}
 ${select('event_id', 'Event', eventOptions, query.event_id ?? '')}
 <div class="actions"><button type="submit">Show</button> <a href="/admin/channels/${id}/report.csv${search ? `?${search}` : ''}">Download CSV</a></div>
 </form>
@@ -407,38 +426,7 @@ ${table(
       .send(reportCsv(parseReport(report).data));
   });
 
-  // ---- orders (read-only) and audit log
-  app.get('/orders', async (request, reply) => {
-    const pc = pageContext(request, 'orders');
-    const q = request.query as { channel_id?: string; before_id?: string };
-    const channelId = q.channel_id && /^\d{1,9}$/.test(q.channel_id) ? Number(q.channel_id) : undefined;
-    const channel = channelId ? await channels.getChannelFor(ctx, pc.actor, channelId) : null;
-    const beforeId = q.before_id && /^\d{1,15}$/.test(q.before_id) ? Number(q.before_id) : undefined;
-    const rows = await listOrdersFor(ctx, pc.actor, { channelId, beforeId, limit: 50 });
-    // A refund order's reference is the refunded one's plus "-R" (refund.service.ts).
-    const refunded = new Set(rows.filter((o) => o.type === 'refund').map((o) => o.reference.replace(/-R$/, '')));
-    const last = rows.at(-1);
-    const body = html`
-${channel ? html`<p>Channel <a href="/admin/channels/${channel.id}">${channel.slug}</a> · <a href="/admin/orders">all channels</a></p>` : ''}
-${table(
-  ['Reference', 'Channel', 'Type', 'Status', 'Total', 'Created', 'Refund'],
-  rows.map(
-    (o) => html`<tr><td>${o.reference}</td><td>${o.sales_channel_slug}</td><td>${o.type}</td><td>${o.status}</td>
-      <td>${o.total_amount.toFixed(2)} ${o.currency}</td><td>${when(o.created_at, pc.timeZone)}</td>
-      <td>${o.type === 'purchase' && o.status === 'completed' && !refunded.has(o.reference) ? refundForm(pc, o.reference) : ''}</td></tr>`,
-  ),
-  'Newest first. Refunding releases the seats, voids the tickets and records a refund order.',
-)}
-${rows.length === 50 && last ? html`<p><a href="/admin/orders?${channelId ? `channel_id=${channelId}&` : ''}before_id=${last.id}">Older orders</a></p>` : ''}`;
-    return sendPage(reply, page(pc, 'Orders', body));
-  });
-
-  app.post('/orders/:reference/refund', async (request, reply) => {
-    const { reference } = request.params as { reference: string };
-    await refundOrderAs(ctx, request.dashboard!.actor, reference, F.text(formOf(request), 'reason'));
-    return redirect(reply, '/admin/orders?notice=refunded');
-  });
-
+  // ---- audit log (orders and the box office: dashboard-orders.routes.ts)
   app.get('/audit', async (request, reply) => {
     const pc = pageContext(request, 'audit');
     const entries = await listAudit(ctx.db, { organiserId: pc.actor.role === 'admin' ? null : pc.actor.organiserId, limit: 100 });
@@ -456,4 +444,5 @@ ${rows.length === 50 && last ? html`<p><a href="/admin/orders?${channelId ? `cha
   await app.register(catalogueDashboard);
   await app.register(checkinDashboard);
   await app.register(webhooksDashboard);
+  await app.register(ordersDashboard);
 }

@@ -1,0 +1,130 @@
+import type { FastifyInstance } from 'fastify';
+import * as channels from '../../channels/channels-admin.service.js';
+import { getOrderFor, listOrdersFor, type OrderDetail } from '../../orders/orders-admin.service.js';
+import { refundOrderAs, resendTicketsAs } from '../order-actions.service.js';
+import { formOf, pageContext, redirect, sendPage } from './dashboard.http.js';
+import * as F from './dashboard.form.js';
+import { html, type SafeHtml } from './dashboard.html.js';
+import { actionButton, csrf, field, page, table, when, type PageContext } from './dashboard.layout.js';
+
+// The box office: order search (reference, buyer's e-mail or name) and one page per order with
+// its buyer, items, tickets, payments and history. Refunds and resends are made there only, so
+// that the clerk sees whose order it is before acting on it.
+
+const orderHref = (reference: string) => `/admin/orders/${encodeURIComponent(reference)}`;
+const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
+
+/** The refund form of a completed purchase: a reason is required (CSRF-protected like every form). */
+function refundForm(pc: PageContext, reference: string): SafeHtml {
+  return html`<form class="grid" method="post" action="${orderHref(reference)}/refund">${csrf(pc)}
+${field('reason', 'Reason for the refund', { required: true, wide: true, attrs: html` maxlength="1000"` })}
+<div class="field"><button type="submit" class="danger">Refund ${reference}</button></div></form>`;
+}
+
+/** An audit entry's details as "key: value" lines, for people rather than machines. */
+const detailsText = (details: Record<string, unknown>) =>
+  Object.entries(details).map(([k, v]) => html`<span class="detail">${k.replace(/_/g, ' ')}: ${typeof v === 'string' ? v : JSON.stringify(v)}</span><br>`);
+
+const seatOf = (i: OrderDetail['items'][number]) => (i.row !== null ? `${i.sector_name}, row ${i.row}, seat ${i.seat}` : `${i.sector_name} (unnumbered)`);
+
+function orderBody(pc: PageContext, o: OrderDetail): SafeHtml {
+  const b = o.buyer;
+  const refundable = o.type === 'purchase' && o.status === 'completed' && !o.refund_reference;
+  const resendable = o.type !== 'refund' && o.status === 'completed' && !!b?.email && o.items.some((i) => i.ticket_status === 'valid');
+  return html`
+<section class="card" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
+<dl class="facts">
+<dt>Channel</dt><dd><a href="/admin/channels/${o.channel_id}">${o.sales_channel_slug}</a></dd>
+<dt>Type and status</dt><dd>${o.type} · ${o.status}${o.refund_reference ? html` · refunded by <a href="${orderHref(o.refund_reference)}">${o.refund_reference}</a>` : ''}</dd>
+<dt>Total</dt><dd>${money(o.total_amount, o.currency)}${o.payment_method ? ` · ${o.payment_method}` : ''}</dd>
+<dt>Created</dt><dd>${when(o.created_at, pc.timeZone)}</dd>
+<dt>Completed</dt><dd>${when(o.completed_at, pc.timeZone) || '—'}</dd>
+</dl></section>
+<section class="card" aria-labelledby="buyer-h"><h2 id="buyer-h">Buyer</h2>
+${b ? html`<dl class="facts"><dt>Name</dt><dd>${b.name} ${b.surname}</dd><dt>E-mail</dt><dd><a href="mailto:${b.email}">${b.email}</a></dd><dt>Phone</dt><dd>${b.phone ?? '—'}</dd><dt>Language</dt><dd>${o.lang}</dd></dl>` : html`<p>No buyer details yet.</p>`}
+</section>
+<section class="card" aria-labelledby="items-h"><h2 id="items-h">Items and tickets</h2>
+${table(
+  ['Event', 'Session', 'Seat', 'Rate', 'Price', 'Ticket'],
+  o.items.map(
+    (i) => html`<tr><td>${i.event_name}</td><td>${when(i.session_start, pc.timeZone)} · ${i.venue_name}</td><td>${seatOf(i)}</td><td>${i.rate_name}</td>
+      <td>${money(i.total_amount, o.currency)}</td><td>${i.ticket_code ? html`<code>${i.ticket_code}</code> <span class="badge ${i.ticket_status === 'valid' ? 'live' : 'off'}">${i.ticket_status}</span>` : '—'}</td></tr>`,
+  ),
+)}</section>
+<section class="card" aria-labelledby="payments-h"><h2 id="payments-h">Payments</h2>
+${table(
+  ['When', 'Provider', 'Status', 'Amount', 'Reason'],
+  o.payments.map((p) => html`<tr><td>${when(p.created_at, pc.timeZone)}</td><td>${p.provider}</td><td>${p.status}</td><td>${money(p.amount, p.currency)}</td><td>${p.failure_reason ?? ''}</td></tr>`),
+  'Card payments through the portal; other channels confirm with their own payment',
+)}</section>
+<section class="card" aria-labelledby="history-h"><h2 id="history-h">History</h2>
+${table(
+  ['When', 'Who', 'What', 'Details'],
+  [
+    // The order's own milestones, then what back-office users did to it (the audit log).
+    html`<tr><td>${when(o.created_at, pc.timeZone)}</td><td>${o.sales_channel_slug}</td><td>order created</td><td></td></tr>`,
+    ...(o.completed_at ? [html`<tr><td>${when(o.completed_at, pc.timeZone)}</td><td>${b?.email ?? ''}</td><td>order completed</td><td>${o.payment_method ?? ''}</td></tr>`] : []),
+    ...o.history.map((h) => html`<tr><td>${when(h.created_at, pc.timeZone)}</td><td>${h.user_email}</td><td>${h.action}${h.target_id !== o.reference ? ` (${h.target_id})` : ''}</td><td>${detailsText(h.details)}</td></tr>`),
+  ],
+  'Oldest first: the order, then the audit log',
+)}</section>
+<section class="card" aria-labelledby="actions-h"><h2 id="actions-h">Actions</h2>
+${resendable ? html`<p>Send the ticket e-mail again to ${b!.email} (one e-mail per click; queued and sent within seconds).</p>
+${actionButton(pc, `${orderHref(o.reference)}/resend-tickets`, 'Resend tickets', '')}` : html`<p class="hint">No tickets to send.</p>`}
+${refundable ? html`<h3>Refund</h3><p>Refunding releases the seats, voids the tickets and records a refund order.</p>${refundForm(pc, o.reference)}` : ''}
+</section>
+<p><a href="/admin/orders">Back to the orders</a></p>`;
+}
+
+export default async function ordersDashboard(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
+
+  app.get('/orders', async (request, reply) => {
+    const pc = pageContext(request, 'orders');
+    const q = request.query as { channel_id?: string; before_id?: string; q?: string };
+    const channelId = q.channel_id && /^\d{1,9}$/.test(q.channel_id) ? Number(q.channel_id) : undefined;
+    const channel = channelId ? await channels.getChannelFor(ctx, pc.actor, channelId) : null;
+    const beforeId = q.before_id && /^\d{1,15}$/.test(q.before_id) ? Number(q.before_id) : undefined;
+    const search = typeof q.q === 'string' ? q.q.slice(0, 200) : '';
+    const rows = await listOrdersFor(ctx, pc.actor, { channelId, beforeId, search, limit: 50 });
+    const last = rows.at(-1);
+    const more = new URLSearchParams({ ...(channelId ? { channel_id: String(channelId) } : {}), ...(search ? { q: search } : {}), before_id: String(last?.id ?? '') });
+    const body = html`
+<form class="search" method="get" action="/admin/orders" role="search">
+${channelId ? html`<input type="hidden" name="channel_id" value="${channelId}">` : ''}
+${field('q', 'Find an order', { type: 'search', value: search, hint: 'reference, e-mail or name', attrs: html` maxlength="200" autocapitalize="none"` })}
+<div class="field"><button type="submit">Search</button></div>
+</form>
+${channel ? html`<p>Channel <a href="/admin/channels/${channel.id}">${channel.slug}</a> · <a href="/admin/orders">all channels</a></p>` : ''}
+${table(
+  ['Reference', 'Buyer', 'Channel', 'Type', 'Status', 'Total', 'Created'],
+  rows.map(
+    (o) => html`<tr><td><a href="${orderHref(o.reference)}">${o.reference}</a></td><td>${o.buyer_name ?? ''}${o.buyer_email ? html`<br><span class="hint">${o.buyer_email}</span>` : ''}</td>
+      <td>${o.sales_channel_slug}</td><td>${o.type}</td><td>${o.status}</td>
+      <td>${money(o.total_amount, o.currency)}</td><td>${when(o.created_at, pc.timeZone)}</td></tr>`,
+  ),
+  search ? `Orders matching "${search}", newest first` : 'Newest first. Open an order to resend its tickets or refund it.',
+)}
+${rows.length === 50 && last ? html`<p><a href="/admin/orders?${more.toString()}">Older orders</a></p>` : ''}`;
+    return sendPage(reply, page(pc, 'Orders', body));
+  });
+
+  app.get('/orders/:reference', async (request, reply) => {
+    const pc = pageContext(request, 'orders');
+    const { reference } = request.params as { reference: string };
+    const order = await getOrderFor(ctx, pc.actor, reference.slice(0, 64));
+    return sendPage(reply, page(pc, `Order ${order.reference}`, orderBody(pc, order)));
+  });
+
+  app.post('/orders/:reference/refund', async (request, reply) => {
+    const { reference } = request.params as { reference: string };
+    await refundOrderAs(ctx, request.dashboard!.actor, reference, F.text(formOf(request), 'reason'));
+    return redirect(reply, `${orderHref(reference)}?notice=refunded`);
+  });
+
+  app.post('/orders/:reference/resend-tickets', async (request, reply) => {
+    const { reference } = request.params as { reference: string };
+    await resendTicketsAs(ctx, request.dashboard!.actor, reference);
+    return redirect(reply, `${orderHref(reference)}?notice=resent`);
+  });
+}

@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
+import { account, PASSWORD } from '../admin/admin-helpers.js';
+import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
+import { freePort, SmtpPeer } from '../smtp-peer.js';
+import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+
+// The box office as an operator sees it (issue 16 part 6), in Chromium at a phone's and a
+// desktop's width: find an order by e-mail, read its page, resend its tickets to a real SMTP
+// peer, refund it there (and only there), create a channel with its events, copy the embed
+// snippet after generating a key, the report's date fields. No page scrolls sideways, and axe
+// finds no serious or critical violation. Screenshots land in test-results/ux-office/.
+
+const SHOTS = 'test-results/ux-office';
+const WIDTHS = [
+  { name: 'phone', viewport: { width: 390, height: 844 } },
+  { name: 'desktop', viewport: { width: 1280, height: 800 } },
+] as const;
+
+let t: TestApp;
+let base: string;
+let browser: Browser;
+let peer: SmtpPeer;
+let widgetToken = '';
+
+beforeAll(async () => {
+  peer = new SmtpPeer(await freePort());
+  await peer.start();
+  t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${peer.port}`, MAIL_FROM: 'Taquilla <tickets@taquilla.test>' } });
+  await account(t.ctx, 'clerk@taquilla.test');
+  widgetToken = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+  fs.mkdirSync(SHOTS, { recursive: true });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await peer?.stop();
+});
+
+async function completedOrder(email: string) {
+  const o = await createPendingOrder(t.ctx, { channel: DEMO.b.slug, seats: 2 });
+  const res = await t.app.inject({ method: 'POST', url: confirmUrl(DEMO.b.slug, o.token), headers: bearer(widgetToken), payload: { ...buyer, name: 'Marta', surname: 'Office', email, amount: o.total / 100 } });
+  expect(res.statusCode).toBe(200);
+  await processEmailQueue(t.ctx);
+  return o;
+}
+
+/** Nothing scrolls sideways; axe finds no serious or critical violation; a full-page screenshot. */
+async function check(page: Page, shot: string) {
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${shot} overflows`).toBe(true);
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), shot).toEqual([]);
+  await page.screenshot({ path: `${SHOTS}/${shot}.png`, fullPage: true });
+}
+
+describe.each(WIDTHS)('box office at $name width', ({ name, viewport }) => {
+  it('finds an order by e-mail, shows it, resends its tickets, refunds it there; new channel with events; key snippet; report dates', async () => {
+    const email = `marta.${name}@example.org`;
+    const o = await completedOrder(email);
+    const context = await browser.newContext({ viewport, timezoneId: 'America/New_York' });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${base}/admin/login`);
+      await page.getByLabel('E-mail').fill('clerk@taquilla.test');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${base}/admin/channels`);
+
+      // the orders list: search by e-mail; no refund form on any row
+      await page.goto(`${base}/admin/orders`);
+      expect(await page.locator('form[action$="/refund"]').count()).toBe(0);
+      await page.getByLabel('Find an order').fill(email);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL(/q=/);
+      await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+      expect(await page.locator('tbody').textContent()).toContain(email);
+      await check(page, `orders-search-${name}`);
+
+      // the order page: buyer, items, history
+      await page.getByRole('link', { name: o.reference }).click();
+      await page.waitForURL(`${base}/admin/orders/${o.reference}`);
+      const main = page.locator('main');
+      for (const text of ['Marta Office', email, 'Items and tickets', 'History', 'order created', 'order completed', 'Resend tickets']) expect(await main.textContent()).toContain(text);
+      expect(await page.locator('section[aria-labelledby="items-h"] tbody tr').count()).toBe(2);
+      await check(page, `order-page-${name}`);
+
+      // resend: one more e-mail to the SMTP peer
+      const before = peer.received.length;
+      await page.getByRole('button', { name: 'Resend tickets' }).click();
+      await page.waitForURL(/notice=resent/);
+      expect(await page.getByRole('status').first().textContent()).toContain('Ticket e-mail queued');
+      expect((await processEmailQueue(t.ctx)).sent).toBe(1);
+      expect(peer.received.length).toBe(before + 1);
+      expect(peer.received.at(-1)!.to).toEqual([email]);
+      await page.reload();
+      expect(await main.textContent()).toContain('order.resend_tickets');
+      await check(page, `order-resent-${name}`);
+
+      // refund from the order page
+      await page.getByLabel('Reason for the refund').fill('Buyer cannot come');
+      await page.getByRole('button', { name: `Refund ${o.reference}` }).click();
+      await page.waitForURL(/notice=refunded/);
+      expect(await main.textContent()).toContain(`${o.reference}-R`);
+      expect(await main.textContent()).toContain('order.refund');
+      await check(page, `order-refunded-${name}`);
+
+      // a new channel with its events chosen in the same form
+      await page.goto(`${base}/admin/channels`);
+      await page.getByLabel('Slug').fill(`office-${name}`);
+      await page.getByLabel('Name', { exact: true }).fill(`Office ${name}`);
+      await page.getByLabel('Integration model').selectOption('widget_platform_payment');
+      const firstEvent = page.locator('input[name="event_ids"]').first();
+      const eventId = await firstEvent.getAttribute('value');
+      await firstEvent.check();
+      await check(page, `channels-new-${name}`);
+      await page.getByRole('button', { name: 'Create channel' }).click();
+      await page.waitForURL(/\/admin\/channels\/\d+\?notice=created/);
+      expect(await page.locator(`input[name="event_ids"][value="${eventId}"]`).isChecked()).toBe(true);
+      const channelUrl = page.url().split('?')[0]!;
+
+      // after key generation: the snippet to copy
+      await page.getByRole('button', { name: 'Generate a widget key' }).click();
+      const key = await page.getByLabel(`Widget key for office-${name}`).inputValue();
+      const snippet = await page.getByLabel("Code for the partner's page (model C or D)").inputValue();
+      expect(snippet).toContain('<script src="');
+      expect(snippet).toContain('/widget/v1/widget.iife.js"></script>');
+      expect(snippet).toContain('TicketWidget.init({');
+      expect(snippet).toContain(`apiKey: '${key}'`);
+      expect(snippet).toContain(`channelSlug: 'office-${name}'`);
+      await check(page, `key-snippet-${name}`);
+
+      // the report's date fields: type=date with labels, no "Y-m-d"
+      await page.goto(`${channelUrl}/report`);
+      expect(await page.getByLabel('From date').getAttribute('type')).toBe('date');
+      expect(await page.getByLabel('To date').getAttribute('type')).toBe('date');
+      expect(await main.textContent()).not.toContain('Y-m-d');
+      await check(page, `report-${name}`);
+    } finally {
+      await context.close();
+    }
+  });
+});
