@@ -67,10 +67,10 @@ describe('accessibility with axe-core', { timeout: 180_000 }, () => {
       await page.getByRole('link', { name: /Elegir entradas/ }).first().click();
       await page.waitForURL(/\/sessions\/\d+$/);
       const seat = page.locator('button.seat:not([disabled])[aria-pressed="false"]').first();
-      const label = await seat.getAttribute('data-label');
+      const label = await seat.getAttribute('data-seat');
       await seat.focus();
       await page.keyboard.press('Enter');
-      await page.locator(`button.seat[data-label="${label}"][aria-pressed="true"]`).waitFor();
+      await page.locator(`button.seat[data-seat="${label}"][aria-pressed="true"]`).waitFor();
       await page.locator('#cart-body li.item').first().waitFor();
       await checkBoth(page, 'seat-map-cart', found);
       await page.getByRole('link', { name: 'Finalizar compra' }).click();
