@@ -424,6 +424,9 @@ describe('check-in (issue 18)', () => {
       const events = receiver.received.map((r) => verify(hook.secret, r));
       expect(events.map((e) => e.type)).toEqual(['ticket.checked_in']);
       expect(events[0]!.data).toMatchObject({ ticket_id: tickets[0]!.id, session_id: sessions[0]!.id, list_id: list.id, device_name: 'Hook gate' });
+      // A 2xx delivery ticks the channel's pre-production checklist (docs/preproduction.md).
+      const steps = await queryRows<{ step: string }>(t.ctx.db, sql`SELECT step FROM channel_integration_steps WHERE channel_id = ${hook.channel} AND step = 'webhook_verified'`);
+      expect(steps).toHaveLength(1);
     } finally {
       await receiver.close();
     }
