@@ -252,7 +252,12 @@ export function createController(deps: ControllerDeps) {
       itemIds.length === 1
         ? await api.call('DELETE', `${orderPath(order.order_token)}/items/${itemIds[0]}`)
         : await api.call('DELETE', `${orderPath(order.order_token)}/items/bulk`, { item_ids: itemIds });
+    const zoneSectors = new Set(state.map?.sectors.filter((s) => !s.numbered).map((s) => s.id));
+    const freedZonePlaces = orderItems(order).some((i) => itemIds.includes(i.id) && i.sector_id !== null && zoneSectors.has(i.sector_id));
     setOrder(await orderAfter(data, order.order_token));
+    // A zone's free places are the service's count (no seats to mark on the map): read it again so
+    // that the sector's count follows the cart down as it did up (addZone refreshes too).
+    if (freedZonePlaces) await refreshAvailability();
   }
 
   return {

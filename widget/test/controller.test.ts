@@ -140,6 +140,10 @@ describe('widget controller against the service', () => {
     expect(zoneItems.length).toBeGreaterThanOrEqual(3);
     expect(zoneItems.slice(-3).every((i) => i.rate_id === zone.rates[1]!.id)).toBe(true);
     expect(zoneOf(h).available).toBeLessThanOrEqual(197);
+    // Removing a zone place gives it back to the sector's count at once.
+    const before = zoneOf(h).available;
+    await h.controller.removeItem(zoneItems.at(-1)!.id);
+    expect(zoneOf(h).available).toBe(before + 1);
 
     const seatItem = items.find((i) => i.sector_id !== zone.id)!;
     const reduced = h.controller.state.map!.seats.get(seatItem.session_seat_id!)!.rates[1]!;
