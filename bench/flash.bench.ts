@@ -9,7 +9,8 @@
 //   * database only: the three durable transactions of a purchase (create + claim, claim, complete +
 //     sell + tickets) as the service issues them (cart_hold_seat twice, close_order), through
 //     pgbench with BENCH_PGBENCH_CLIENTS (default 10) clients: a script this bench writes;
-//   * one instance: the real program (node --import tsx src/server.ts), HTTP straight to it;
+//   * one instance: the real program as `npm start` runs it (node dist/src/server.js, built by the
+//     bench first with `npm run build:server`), HTTP straight to it;
 //   * two instances behind HAProxy with deploy/haproxy.cfg (skipped, said so, without haproxy).
 // Seats are handed back between configurations (earlier orders stay completed; each check counts
 // only the orders of its own run). BENCH_ROUNDS (default 1) repeats the three, alternating, for a
@@ -115,8 +116,8 @@ async function makeSale(url: string): Promise<Sale> {
 
 interface Result {
   label: string;
-  /** CPU milliseconds per completed order of the service processes (Linux /proc) and of this load generator. */
-  cpu?: { service: number; generator: number };
+  /** CPU milliseconds per completed order (Linux /proc). */
+  cpu?: CpuShare;
   purchases: number;
   completed: number;
   seconds: number;
@@ -187,6 +188,8 @@ async function databaseOnly(pool: pg.Pool, url: string, sale: Sale): Promise<Res
   const script = path.join(dir, 'purchase.sql');
   fs.writeFileSync(script, pgbenchScript(sale));
   const perClient = Math.ceil(PURCHASES / PGBENCH_CLIENTS);
+  const database0 = databaseCpuMs();
+  const pgbench0 = cpuOf('self').children;
   const started = process.hrtime.bigint();
   let out = '';
   let failed = 0;
@@ -200,10 +203,13 @@ async function databaseOnly(pool: pg.Pool, url: string, sale: Sale): Promise<Res
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const databaseCpu = databaseCpuMs() - database0;
+  const pgbenchCpu = cpuOf('self').children - pgbench0;
   const latency = out.match(/latency average = ([\d.]+) ms/);
   const check = await oversell(pool, watermark);
   return {
     label: `database only (pgbench, ${PGBENCH_CLIENTS} clients)`,
+    cpu: { serviceUser: 0, serviceSystem: 0, database: databaseCpu / Math.max(1, check.completed), generator: pgbenchCpu / Math.max(1, check.completed) },
     purchases: perClient * PGBENCH_CLIENTS,
     completed: check.completed,
     seconds,
@@ -254,20 +260,62 @@ function request(agent: http.Agent, base: URL, method: string, urlPath: string, 
   });
 }
 
-/** CPU time (user + system) of a process so far, in ms, from /proc (Linux; 0 elsewhere). Ticks of 10 ms. */
-function cpuMsOf(pid: number | undefined): number {
+/** CPU time of a process so far, in ms: user, system, and its ended children's; from /proc (Linux; 0 elsewhere). Ticks of 10 ms. */
+function cpuOf(pid: number | 'self' | undefined): { user: number; system: number; children: number } {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10, children: (Number(fields[13]) + Number(fields[14])) * 10 };
   } catch {
-    return 0;
+    return { user: 0, system: 0, children: 0 };
   }
+}
+
+/**
+ * CPU time so far of every PostgreSQL process of this machine (backends, WAL writer, checkpointer),
+ * in ms; with the time of its ended children (the postmaster's: pgbench's backends end with it).
+ */
+function databaseCpuMs(): number {
+  let sum = 0;
+  for (const entry of fs.existsSync('/proc') ? fs.readdirSync('/proc') : []) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    const cpu = cpuOf(Number(entry));
+    sum += cpu.user + cpu.system + cpu.children;
+  }
+  return sum;
+}
+
+/** Where the machine's CPU went per completed order: the service (user, system), PostgreSQL, this load generator. */
+interface CpuShare {
+  serviceUser: number;
+  serviceSystem: number;
+  database: number;
+  generator: number;
+}
+
+function cpuMeter(servicePids: (number | undefined)[]): () => (completed: number) => CpuShare {
+  const service = () => servicePids.map(cpuOf).reduce((a, b) => ({ user: a.user + b.user, system: a.system + b.system }), { user: 0, system: 0 });
+  const s0 = service();
+  const d0 = databaseCpuMs();
+  const g0 = process.cpuUsage();
+  return () => {
+    const s = service();
+    const d = databaseCpuMs() - d0;
+    const g = process.cpuUsage(g0);
+    return (completed: number) => {
+      const per = Math.max(1, completed);
+      return { serviceUser: (s.user - s0.user) / per, serviceSystem: (s.system - s0.system) / per, database: d / per, generator: (g.user + g.system) / 1000 / per };
+    };
+  };
 }
 
 async function throughApi(label: string, baseUrl: string, pool: pg.Pool, sale: Sale, runTag: string, servicePids: (number | undefined)[]): Promise<Result> {
   const watermark = await resetSeats(pool, sale);
-  const serviceCpu0 = servicePids.reduce<number>((sum, pid) => sum + cpuMsOf(pid), 0);
-  const generatorCpu0 = process.cpuUsage();
+  const meter = cpuMeter(servicePids);
   const base = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: BUYERS });
   let next = 0;
@@ -326,14 +374,12 @@ async function throughApi(label: string, baseUrl: string, pool: pg.Pool, sale: S
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const serviceCpu = servicePids.reduce<number>((sum, pid) => sum + cpuMsOf(pid), 0) - serviceCpu0;
-  const generatorCpu = process.cpuUsage(generatorCpu0);
+  const cpuPer = meter();
   agent.destroy();
   if (firstError.length) console.log(`  ${label}: first errors: ${firstError.join(' | ')}`);
   const check = await oversell(pool, watermark);
   latencies.sort((a, b) => a - b);
-  const per = Math.max(1, check.completed);
-  const cpu = { service: serviceCpu / per, generator: (generatorCpu.user + generatorCpu.system) / 1000 / per };
+  const cpu = cpuPer(check.completed);
   return { label, cpu, purchases: PURCHASES, completed: check.completed, seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), conflicts, errors, oversell: check.oversell };
 }
 
@@ -362,7 +408,7 @@ function startInstance(url: string, port: number, cpuProf?: string): Proc {
     TRUST_PROXY: '127.0.0.1',
   };
   for (const name of ['TEST_DB', 'VITEST', 'NODE_ENV']) delete env[name];
-  const args = ['--import', 'tsx', ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), 'src/server.ts'];
+  const args = [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), 'dist/src/server.js'];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (c) => (err += c));
@@ -442,7 +488,12 @@ function print(r: Result) {
   console.log(
     `  ${r.label.padEnd(36)} ${perSecond(r).toFixed(0).padStart(5)} completed orders/s  (${r.completed}/${r.purchases} in ${r.seconds.toFixed(1)} s; ` +
       `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; 409s ${r.conflicts}; errors ${r.errors}; oversell ${r.oversell})` +
-      (r.cpu ? `\n  ${''.padEnd(36)} CPU per completed order: service ${r.cpu.service.toFixed(2)} ms, load generator ${r.cpu.generator.toFixed(2)} ms` : ''),
+      (r.cpu && r.label.startsWith('database only')
+        ? `\n  ${''.padEnd(36)} CPU per completed order: PostgreSQL ${r.cpu.database.toFixed(2)} ms, pgbench ${r.cpu.generator.toFixed(2)} ms`
+        : r.cpu
+        ? `\n  ${''.padEnd(36)} CPU per completed order: service ${(r.cpu.serviceUser + r.cpu.serviceSystem).toFixed(2)} ms (user ${r.cpu.serviceUser.toFixed(2)}, system ${r.cpu.serviceSystem.toFixed(2)}), ` +
+          `PostgreSQL ${r.cpu.database.toFixed(2)} ms, load generator ${r.cpu.generator.toFixed(2)} ms`
+        : ''),
   );
 }
 
@@ -453,6 +504,7 @@ async function main() {
   await admin.query(`DROP DATABASE IF EXISTS ${name}`);
   await admin.query(`CREATE DATABASE ${name}`);
   const url = dbUrl(name);
+  if (CONFIGS.has('one') || CONFIGS.has('two')) execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: ROOT, stdio: 'inherit' });
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   pool.on('error', () => {});
   try {
