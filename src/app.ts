@@ -13,6 +13,7 @@ import { requireChannelToken } from './modules/auth/auth.hook.js';
 import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
+import { createLazyCompilers } from './http/lazy-compilers.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { drainingPlugin } from './http/draining.js';
 import { recordIntegrationSteps } from './http/integration-steps.js';
@@ -119,6 +120,7 @@ const CHECKIN_PREFIX = '/api/checkin/v1';
 /** Builds the whole service: plugins first, then each module under its prefix. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config, database } = opts;
+  const compilers = createLazyCompilers();
   const app = Fastify({
     logger: opts.logger ?? {
       level: config.logLevel,
@@ -138,6 +140,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Behind a load balancer the client address is in X-Forwarded-For (TRUST_PROXY, docs/operations.md).
     trustProxy: fastifyTrustProxy(config.trustProxy),
     ajv: { customOptions: { allErrors: true } },
+    schemaController: { compilersFactory: compilers.compilersFactory },
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -154,6 +157,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(moduleGaugesPlugin);
   // First of the request hooks: an overloaded instance refuses before doing any work.
   await registerOverloadProtection(app, config.overload, database);
+  app.decorate('compileRouteSchemas', compilers.compileAll);
   app.decorate('b2bRoutes', new B2BRoutes());
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);

@@ -1,9 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -62,6 +60,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 const CONNECT_TIMEOUT_MS = 5_000;
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  // Loaded here, not at the top: a start on the embedded database does without them (issue 19).
+  const [{ default: pg }, { drizzle: drizzlePg }] = await Promise.all([import('pg'), import('drizzle-orm/node-postgres')]);
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   let reportError: (err: Error) => void = () => {};
   // A lost connection must never end the process (D46). The pool listens for errors of idle

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type { Client } from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 
@@ -46,12 +46,14 @@ export const LISTENER_APPLICATION_NAME = 'taquilla-listener';
  * Resolves once the first LISTEN is in place, or after the first failed attempt (it keeps trying).
  */
 export async function listenPostgres(url: string, channel: string, handlers: NotificationHandlers): Promise<Listener> {
-  let client: pg.Client | null = null;
+  // Loaded here: a start on the embedded database does without the driver (issue 19).
+  const { default: pg } = await import('pg');
+  let client: Client | null = null;
   let closed = false;
   let attempt = 0;
   let timer: NodeJS.Timeout | null = null;
 
-  const lost = (c: pg.Client, err: Error) => {
+  const lost = (c: Client, err: Error) => {
     if (client !== c) return; // a connection that never finished connecting, or already handled
     client = null;
     c.end().catch(() => {});

@@ -1,3 +1,4 @@
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from '../lib/email-address.js';
 import { Type, type TNumberOptions, type TSchema, type TStringOptions } from '@fastify/type-provider-typebox';
 
 // Input bounds (D47): every integer of a request fits the PostgreSQL `integer` (int4) columns it
@@ -14,6 +15,10 @@ export const Int32 = (opts: TNumberOptions = {}) =>
 
 /** A row id (serial): 1 to 2^31 - 1. */
 const Id = (opts: TNumberOptions = {}) => Int32({ minimum: 1, ...opts });
+
+/** The e-mail rule (lib/email-address.ts) as a schema, for route bodies (Fastify's Ajv) and documents (TypeBox Value). */
+export const EmailAddress = (description = 'e-mail address') =>
+  Type.String({ maxLength: EMAIL_MAX_LENGTH, pattern: EMAIL_PATTERN, description });
 
 /** A string of at most `maxLength` characters. */
 export const Text = (maxLength: number, opts: TStringOptions = {}) => Type.String({ maxLength, ...opts });

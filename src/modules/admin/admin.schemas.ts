@@ -1,6 +1,5 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { ChannelSlug, Envelope, IdParam, Int32, Text } from '../../http/schemas.js';
-import { EmailAddress } from '../../lib/email-address.js';
+import { ChannelSlug, Envelope, IdParam, Int32, Text, EmailAddress } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { Envelope, LangParam, SlugParam } from '../../http/schemas.js';
-import { EmailAddress } from '../../lib/email-address.js';
+import { Envelope, LangParam, SlugParam, EmailAddress } from '../../http/schemas.js';
 import { OrderSchema, OrderToken } from '../orders/orders.schemas.js';
 
 export const ConfirmParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken });
