@@ -9,7 +9,7 @@
 //   * database only: the three durable transactions of a purchase (create + claim, claim, complete +
 //     sell + tickets) as the service issues them (cart_hold_seat twice, close_order), through
 //     pgbench with BENCH_PGBENCH_CLIENTS (default 10) clients: a script this bench writes;
-//   * one instance: the real program as `npm start` runs it (node dist/src/server.js, built by the
+//   * one instance: the real program as `npm start` runs it (node dist/server.mjs, built by the
 //     bench first with `npm run build:server`), HTTP straight to it;
 //   * two instances behind HAProxy with deploy/haproxy.cfg (skipped, said so, without haproxy).
 // Seats are handed back between configurations (earlier orders stay completed; each check counts
@@ -408,7 +408,7 @@ function startInstance(url: string, port: number, cpuProf?: string): Proc {
     TRUST_PROXY: '127.0.0.1',
   };
   for (const name of ['TEST_DB', 'VITEST', 'NODE_ENV']) delete env[name];
-  const args = [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), 'dist/src/server.js'];
+  const args = [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), 'dist/server.mjs'];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (c) => (err += c));

@@ -106,7 +106,7 @@ async function startOnce(dataDir: string): Promise<{ ms: number; cpu: number; st
 async function main() {
   if (!fs.existsSync(path.join(cwd, 'package.json'))) throw new Error(`no package.json in ${cwd}`);
   const script = JSON.parse(fs.readFileSync(path.join(cwd, 'package.json'), 'utf8')).scripts.start as string;
-  const entry = /node (dist\/\S+\.js)/.exec(script)?.[1];
+  const entry = /node (dist\/\S+\.m?js)/.exec(script)?.[1];
   if (entry && !fs.existsSync(path.join(cwd, entry))) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   const fresh: number[] = [];
   const restart: number[] = [];

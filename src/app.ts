@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import cors from '@fastify/cors';
@@ -119,14 +119,17 @@ const CHECKIN_PREFIX = '/api/checkin/v1';
 
 /** Builds the whole service: plugins first, then each module under its prefix. */
 /**
- * The access log: one line per answered request, with its id, method, path, status and time, as
- * Fastify's "request completed" line (whose "incoming request" twin is left out: a line costs a
- * purchase about 0.1 ms of the service's CPU at a flash sale, bench:flash).
+ * The access log: one line per answered request, Fastify's "request completed" with the request's
+ * id, method and path added, and no "incoming request" line before it (a log line costs a purchase
+ * about 0.1 ms of the service's CPU at a flash sale, bench:flash).
  */
-function logRequests(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
-  });
+class AccessLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -146,8 +149,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       // Readable lines for a developer at a terminal (LOG_PRETTY); JSON lines everywhere else.
       ...(config.logPretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
     },
-    // One line per request, written when it is answered (logRequests), instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new AccessLog(),
     bodyLimit: 100 * 1024,
     requestIdHeader: 'x-request-id',
     // Behind a load balancer the client address is in X-Forwarded-For (TRUST_PROXY, docs/operations.md).
@@ -171,7 +173,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // First of the request hooks: an overloaded instance refuses before doing any work.
   await registerOverloadProtection(app, config.overload, database);
   app.decorate('compileRouteSchemas', compilers.compileAll);
-  logRequests(app);
   app.decorate('b2bRoutes', new B2BRoutes());
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);

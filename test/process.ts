@@ -24,6 +24,12 @@ export interface Running {
 export const startTsx = (script: string, args: string[], env: Record<string, string>) => startNode(['--import', 'tsx', script, ...args], env);
 
 /**
+ * Starts the service as `npm start` runs it (node dist/server.mjs, built by the suite's global setup:
+ * test/server/build-server.global.ts), without npm in between.
+ */
+export const startBuiltService = (env: Record<string, string>) => startNode(['dist/server.mjs'], env);
+
+/**
  * Starts `node ...args` from the project root, with `env` added to a clean environment (the test
  * runner's database variables removed so the child uses only what the test gives it).
  */

@@ -14,11 +14,11 @@ import { account } from '../admin/admin-helpers.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
 import { serverUrl, TEST_PG_URL } from '../global-setup.js';
 import { isPostgres, TEST_RATE_LIMITS } from '../helpers.js';
-import { startTsx, type Running } from '../process.js';
+import { startBuiltService, type Running } from '../process.js';
 import { freePort, SmtpPeer } from '../smtp-peer.js';
 import { startReceiver } from '../webhooks/receiver.js';
 
-// A fleet (issue 19): two real service processes on one PostgreSQL database and one Redis, behind
+// A fleet (issue 19): two real service processes (the build, as `npm start` runs it) on one PostgreSQL database and one Redis, behind
 // HAProxy with deploy/haproxy.cfg as it is, every request through the balancer. What one process
 // guarantees with its database (one hold per seat, zone capacity, voucher uses, one closing, one
 // e-mail) must hold across two; what lives in a process (token cache, rate-limit counters) must be
@@ -157,8 +157,8 @@ beforeAll(async () => {
   };
   // Only the first loads the demo catalogue: two fresh instances must not both import it.
   instances.push(
-    startTsx('src/server.ts', [], { ...env, PORT: String(instancePorts[0]), DEMO_DATA: 'true' }),
-    startTsx('src/server.ts', [], { ...env, PORT: String(instancePorts[1]), DEMO_DATA: 'false' }),
+    startBuiltService({ ...env, PORT: String(instancePorts[0]), DEMO_DATA: 'true' }),
+    startBuiltService({ ...env, PORT: String(instancePorts[1]), DEMO_DATA: 'false' }),
   );
   await Promise.all(instances.map((i) => i.waitFor(/"msg":"Taquilla test on/)));
   haproxy = startHaproxy(lbPort);

@@ -1,17 +1,17 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../portal/browser-helpers.js';
 
 // `npm start` under a supervisor (systemd, Docker, a CI job): the supervisor signals the npm
 // process only. npm passes SIGTERM and SIGINT to its script's shell; the script `exec`s node so that
 // the shell does not die in between and orphan the server (issue 14). `npm start` runs the compiled
-// service (dist/src/server.js, issue 19): the server part of the build runs first (tsc is
-// incremental; the widget is built by the suite's global setup), so this also proves that the
-// compiled service starts on a fresh data folder (from the build's PGlite template) and answers.
+// service (dist/server.mjs, the bundle of the tsc output, issue 19), built by the suite's global
+// setup (test/server/build-server.global.ts), so this also proves that the bundled service starts
+// on a fresh data folder (from the build's PGlite template) and answers.
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -37,10 +37,6 @@ const portIsFree = (port: number) =>
     });
     socket.once('error', () => resolve(true));
   });
-
-beforeAll(() => {
-  execFileSync('npm', ['run', 'build:server'], { cwd: ROOT, stdio: 'pipe' });
-}, 600_000);
 
 describe('npm start', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('stops the server gracefully when the npm process gets %s', async (signal) => {
