@@ -117,7 +117,6 @@ const B2B_PREFIX = '/api/sales-channel/v1';
 const ADMIN_PREFIX = '/api/admin/v1';
 const CHECKIN_PREFIX = '/api/checkin/v1';
 
-/** Builds the whole service: plugins first, then each module under its prefix. */
 /**
  * The access log: one line per answered request, Fastify's "request completed" with the request's
  * id, method and path added, and no "incoming request" line before it (a log line costs a purchase
@@ -132,6 +131,7 @@ class AccessLog extends LogController {
   }
 }
 
+/** Builds the whole service: plugins first, then each module under its prefix. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { config, database } = opts;
   const compilers = createLazyCompilers();
