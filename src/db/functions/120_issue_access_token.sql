@@ -3,7 +3,9 @@
 -- the token group (channel, scope, client_id) is serialised by a transaction-scoped advisory lock
 -- (the two-key form, as auth.repo.ts lockTokenGroup; cart_hold_seat uses the one-key form), the
 -- group's live tokens are revoked (D38: one live token per client_id), the new token is inserted,
--- and the oldest live tokens of the channel and scope beyond p_cap are revoked (D41). Every revoked
+-- and the oldest live tokens of the channel and scope beyond p_cap are revoked (D41): how many
+-- there are comes from access_token_counts (migration 0130), not from walking the live tokens, so
+-- a channel at its cap pays for the tokens it revokes, not for the ones it keeps. Every revoked
 -- hash is announced on p_notify_channel in the payload announceRevocation sends
 -- (src/modules/auth/auth.revocations.ts: {"tokens": [...]}, at most p_per_notification hashes
 -- each), so that other instances forget them when this commits. Returns the revoked hashes, for
@@ -16,7 +18,9 @@ CREATE OR REPLACE FUNCTION issue_access_token(
 LANGUAGE plpgsql AS $$
 DECLARE
   v_revoked text[];
-  v_beyond text[];
+  v_beyond text[] := '{}';
+  v_new_id bigint;
+  v_live integer;
   i integer;
 BEGIN
   PERFORM pg_advisory_xact_lock(p_channel_id, hashtext(p_scope || ':' || p_client_id));
@@ -26,13 +30,23 @@ BEGIN
     RETURNING token_hash)
   SELECT coalesce(array_agg(token_hash), '{}') INTO v_revoked FROM previous;
   INSERT INTO access_tokens (channel_id, scope, widget_key_id, server_key_id, client_id, token_hash, created_at, expires_at)
-  VALUES (p_channel_id, p_scope, p_widget_key_id, p_server_key_id, p_client_id, p_token_hash, p_now, p_expires_at);
-  WITH beyond AS (
-    UPDATE access_tokens SET revoked_at = p_now
-    WHERE id IN (SELECT id FROM access_tokens WHERE channel_id = p_channel_id AND scope = p_scope AND revoked_at IS NULL
-                 ORDER BY id DESC OFFSET p_cap LIMIT 1000)
-    RETURNING token_hash)
-  SELECT coalesce(array_agg(token_hash), '{}') INTO v_beyond FROM beyond;
+  VALUES (p_channel_id, p_scope, p_widget_key_id, p_server_key_id, p_client_id, p_token_hash, p_now, p_expires_at)
+  RETURNING id INTO v_new_id;
+  -- The live tokens once this commits: the committed count, plus this transaction's own changes,
+  -- which the count's deferred trigger adds only at the commit. Concurrent requests may each see
+  -- the count without the others' tokens; the next request evicts what they left beyond the cap.
+  SELECT coalesce(sum(live), 0) + 1 - coalesce(array_length(v_revoked, 1), 0) INTO v_live
+  FROM access_token_counts WHERE channel_id = p_channel_id AND scope = p_scope;
+  IF v_live > p_cap THEN
+    WITH beyond AS (
+      UPDATE access_tokens SET revoked_at = p_now
+      WHERE id IN (SELECT id FROM access_tokens
+                   WHERE channel_id = p_channel_id AND scope = p_scope AND revoked_at IS NULL AND id < v_new_id
+                   ORDER BY id LIMIT least(v_live - p_cap, 1000))
+        AND revoked_at IS NULL
+      RETURNING token_hash)
+    SELECT coalesce(array_agg(token_hash), '{}') INTO v_beyond FROM beyond;
+  END IF;
   v_revoked := v_revoked || v_beyond;
   i := 1;
   WHILE i <= coalesce(array_length(v_revoked, 1), 0) LOOP

@@ -1,4 +1,4 @@
-import { pgTable, serial, bigserial, integer, text, timestamp, jsonb, primaryKey } from 'drizzle-orm/pg-core';
+import { pgTable, serial, bigserial, integer, smallint, text, timestamp, jsonb, primaryKey } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -60,6 +60,21 @@ export const serverKeys = pgTable('server_keys', {
   createdAt: ts('created_at').notNull().defaultNow(),
   revokedAt: ts('revoked_at'),
 });
+
+/**
+ * How many tokens of a channel and scope are live: the sum of its rows (migration 0130, D41). Kept
+ * by a trigger on access_tokens; read by issue_access_token (src/db/functions).
+ */
+export const accessTokenCounts = pgTable(
+  'access_token_counts',
+  {
+    channelId: integer('channel_id').notNull(),
+    scope: text('scope').$type<'widget' | 'server'>().notNull(),
+    shard: smallint('shard').notNull(),
+    live: integer('live').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.scope, t.shard] })],
+);
 
 export const accessTokens = pgTable('access_tokens', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
