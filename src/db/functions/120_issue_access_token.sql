@@ -42,7 +42,11 @@ BEGIN
       UPDATE access_tokens SET revoked_at = p_now
       WHERE id IN (SELECT id FROM access_tokens
                    WHERE channel_id = p_channel_id AND scope = p_scope AND revoked_at IS NULL AND id < v_new_id
-                   ORDER BY id LIMIT least(v_live - p_cap, 1000))
+                   ORDER BY id LIMIT least(v_live - p_cap, 1000)
+                   -- Requests at the cap at the same moment would all pick the same oldest token
+                   -- and queue on its lock, one commit after another; each takes the oldest that
+                   -- no other is revoking instead.
+                   FOR UPDATE SKIP LOCKED)
         AND revoked_at IS NULL
       RETURNING token_hash)
     SELECT coalesce(array_agg(token_hash), '{}') INTO v_beyond FROM beyond;
