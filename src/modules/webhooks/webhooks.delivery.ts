@@ -137,6 +137,21 @@ async function send(ctx: AppContext, job: DeliveryJob): Promise<Outcome> {
 
 const isSuccess = (status: number | null) => status !== null && status >= 200 && status < 300;
 
+/** The log row of one attempt, and what its delivery becomes (`status` null: unchanged). */
+function attemptRecord(job: DeliveryJob, outcome: Outcome, status: repo.AttemptRecord['status'], retryAt: Date | null): repo.AttemptRecord {
+  return {
+    delivery_id: job.id,
+    endpoint_id: job.endpoint_id,
+    status_code: outcome.statusCode,
+    duration_ms: outcome.durationMs,
+    response_excerpt: outcome.responseExcerpt,
+    error: outcome.error,
+    status,
+    next_attempt_at: retryAt?.toISOString() ?? null,
+    gone: outcome.statusCode === 410,
+  };
+}
+
 /** A scheduled attempt: send, and say what its delivery becomes. */
 async function attempt(ctx: AppContext, job: DeliveryJob, now: Date): Promise<repo.AttemptRecord> {
   const outcome = await send(ctx, job);
@@ -145,17 +160,7 @@ async function attempt(ctx: AppContext, job: DeliveryJob, now: Date): Promise<re
   // Pre-production checklist: a 2xx is the receiver's word that it verified the signature.
   if (delivered) await recordIntegrationStep(ctx.db, job.channel_id, 'webhook_verified', now).catch(() => undefined);
   const retryAt = delivered || gone ? null : nextAttemptAt(now, job.attempts + 1);
-  return {
-    delivery_id: job.id,
-    endpoint_id: job.endpoint_id,
-    status_code: outcome.statusCode,
-    duration_ms: outcome.durationMs,
-    response_excerpt: outcome.responseExcerpt,
-    error: outcome.error,
-    status: delivered ? 'delivered' : retryAt ? 'pending' : 'failed',
-    next_attempt_at: retryAt?.toISOString() ?? null,
-    gone,
-  };
+  return attemptRecord(job, outcome, delivered ? 'delivered' : retryAt ? 'pending' : 'failed', retryAt);
 }
 
 /**
@@ -197,19 +202,7 @@ export async function redeliver(ctx: AppContext, job: DeliveryJob): Promise<Manu
   const outcome = await send(ctx, ready!);
   const delivered = isSuccess(outcome.statusCode);
   if (delivered) await recordIntegrationStep(ctx.db, job.channel_id, 'webhook_verified').catch(() => undefined);
-  await repo.recordAttempts(ctx.db, ctx.clock.now(), null, [
-    {
-      delivery_id: job.id,
-      endpoint_id: job.endpoint_id,
-      status_code: outcome.statusCode,
-      duration_ms: outcome.durationMs,
-      response_excerpt: outcome.responseExcerpt,
-      error: outcome.error,
-      status: delivered ? 'delivered' : null,
-      next_attempt_at: null,
-      gone: outcome.statusCode === 410,
-    },
-  ]);
+  await repo.recordAttempts(ctx.db, ctx.clock.now(), null, [attemptRecord(job, outcome, delivered ? 'delivered' : null, null)]);
   return { ...outcome, delivered };
 }
 
