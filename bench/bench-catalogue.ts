@@ -34,3 +34,33 @@ export function benchCatalogue(slug: string, key: string, integrationMode: 'port
     channels: [{ organiser: 'o', slug, name: 'Bench', integration_mode: integrationMode, events: 'all', widget_keys: [key] }],
   };
 }
+
+/**
+ * A flash sale: one session of `seats` numbered seats (rows of 100), one rate of 50.00 with a fee of
+ * 1.00, one model D channel (cart and confirm through the API) with the given keys.
+ */
+export function flashSaleCatalogue(seats: number, channel: { slug: string; widget_keys?: string[]; server_keys?: string[] }): CatalogueDocument {
+  const perRow = 100;
+  return {
+    organisers: [{ key: 'o', name: 'Bench' }],
+    venues: [
+      {
+        key: 'v',
+        organiser: 'o',
+        name: 'Arena',
+        sectors: [{ key: 's', name: 'Floor', numbered: true, rows: Array.from({ length: Math.ceil(seats / perRow) }, (_, i) => ({ row: `R${i + 1}`, seats: perRow, x: 0, y: i })) }],
+      },
+    ],
+    events: [
+      {
+        key: 'e',
+        organiser: 'o',
+        venue: 'v',
+        names: { en: 'Flash sale' },
+        fees: [{ name: 'Fee', kind: 'fixed', amount: 1 }],
+        sessions: [{ key: 's1', start_datetime: new Date(Date.now() + 30 * 86_400_000).toISOString(), rates: [{ key: 'g', name: 'General', price: 50 }] }],
+      },
+    ],
+    channels: [{ organiser: 'o', name: 'Bench', integration_mode: 'widget_external_payment', events: 'all', ...channel }],
+  };
+}

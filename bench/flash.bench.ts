@@ -35,6 +35,7 @@ import { openDatabase, queryRows } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { systemClock } from '../src/lib/clock.js';
 import { TICKET_EMAIL_MODES } from '../src/lib/integration-policy.js';
+import { flashSaleCatalogue } from './bench-catalogue.js';
 import { importCatalogue } from '../src/modules/catalogue/import.service.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -81,28 +82,7 @@ async function makeSale(url: string): Promise<Sale> {
   try {
     await migrate(database);
     const ctx = createAppContext({ config: loadConfig({ APP_ENV: 'test', DATABASE_URL: url }), database, clock: systemClock });
-    await importCatalogue(ctx, {
-      organisers: [{ key: 'o', name: 'Bench' }],
-      venues: [
-        {
-          key: 'v',
-          organiser: 'o',
-          name: 'Arena',
-          sectors: [{ key: 's', name: 'Floor', numbered: true, rows: Array.from({ length: SEATS / 100 }, (_, i) => ({ row: `R${i + 1}`, seats: 100, x: 0, y: i })) }],
-        },
-      ],
-      events: [
-        {
-          key: 'e',
-          organiser: 'o',
-          venue: 'v',
-          names: { en: 'Flash sale' },
-          fees: [{ name: 'Fee', kind: 'fixed', amount: 1 }],
-          sessions: [{ key: 's1', start_datetime: new Date(Date.now() + 30 * 86_400_000).toISOString(), rates: [{ key: 'g', name: 'General', price: 50 }] }],
-        },
-      ],
-      channels: [{ organiser: 'o', slug: SLUG, name: 'Flash', integration_mode: 'widget_external_payment', events: 'all', server_keys: [SERVER_KEY] }],
-    });
+    await importCatalogue(ctx, flashSaleCatalogue(SEATS, { slug: SLUG, server_keys: [SERVER_KEY] }));
     const seats = (await queryRows<{ id: number }>(ctx.db, sql`SELECT id FROM session_seats ORDER BY id`)).map((r) => Number(r.id));
     const [ids] = await queryRows<{ channel: number; session: number; rate: number }>(
       ctx.db,

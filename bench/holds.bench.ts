@@ -34,6 +34,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
+import { flashSaleCatalogue } from './bench-catalogue.js';
 import { importCatalogue } from '../src/modules/catalogue/import.service.js';
 import { orderViewFromRows } from '../src/modules/orders/orders.view.js';
 import { holdSeatInOneStatement } from '../src/modules/orders/orders.repo.js';
@@ -93,29 +94,7 @@ async function server() {
     MAX_LIVE_ORDERS_PER_BUYER: String(SEATS),
   });
   const app = await buildApp({ config, database, logger: false });
-  const perRow = 100;
-  await importCatalogue(app.ctx, {
-    organisers: [{ key: 'o', name: 'Bench' }],
-    venues: [
-      {
-        key: 'v',
-        organiser: 'o',
-        name: 'Arena',
-        sectors: [{ key: 's', name: 'Floor', numbered: true, rows: Array.from({ length: Math.ceil(SEATS / perRow) }, (_, i) => ({ row: `R${i + 1}`, seats: perRow, x: 0, y: i })) }],
-      },
-    ],
-    events: [
-      {
-        key: 'e',
-        organiser: 'o',
-        venue: 'v',
-        names: { en: 'Flash sale' },
-        fees: [{ name: 'Fee', kind: 'fixed', amount: 1 }],
-        sessions: [{ key: 's1', start_datetime: new Date(Date.now() + 30 * 86_400_000).toISOString(), rates: [{ key: 'g', name: 'General', price: 50 }] }],
-      },
-    ],
-    channels: [{ organiser: 'o', slug: SLUG, name: 'Bench', integration_mode: 'widget_external_payment', events: 'all', widget_keys: [KEY] }],
-  });
+  await importCatalogue(app.ctx, flashSaleCatalogue(SEATS, { slug: SLUG, widget_keys: [KEY] }));
   const seatIds = (await queryRows<{ id: number }>(app.ctx.db, sql`SELECT id FROM session_seats ORDER BY id`)).map((r) => r.id).slice(0, SEATS);
   const [rate] = await queryRows<{ id: number }>(app.ctx.db, sql`SELECT id FROM rates`);
   const [channel] = await queryRows<{ id: number }>(app.ctx.db, sql`SELECT id FROM sales_channels`);
