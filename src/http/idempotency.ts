@@ -1,8 +1,11 @@
 import crypto from 'node:crypto';
+import os from 'node:os';
 import { Type } from '@fastify/type-provider-typebox';
 import { Value } from 'typebox/value';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { AppContext } from '../app-context.js';
+import type { Db } from '../db/client.js';
+import { unreachableCause } from '../db/unreachable.js';
 import { sha256 } from '../lib/secrets.js';
 import * as repo from '../platform/idempotency.repo.js';
 import type { Job } from '../platform/scheduler.js';
@@ -19,10 +22,19 @@ const REPLAYED_HEADER = 'idempotent-replayed';
 /** How long a first response is replayed; an older key counts as new, swept or not (D52). */
 const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
 /**
- * A claim still running after this long is taken to be abandoned (its instance died mid-request)
- * and a repeat may take it over; no request of the service runs nearly this long.
+ * D55: a running claim counts only while its request runs. The claiming process renews the claim's
+ * lease every RENEW_EVERY_MS while the request runs (ClaimKeeper); a claim not renewed for LEASE_MS
+ * (its process was killed, or lost the database) is free. LEASE_MS stays under the 5 s of D55:
+ * when the database comes back, every lease of a request cut off by the outage has run out, or
+ * runs out within LEASE_MS of the last renewal before the cut.
  */
-const ABANDONED_AFTER_MS = 5 * 60 * 1000;
+const LEASE_MS = 3_000;
+const RENEW_EVERY_MS = 1_000;
+/**
+ * An in-process claim older than this is let go (no renewal any more): a request whose hooks never
+ * ran. No request of the service runs nearly this long.
+ */
+const HELD_AT_MOST_MS = 5 * 60 * 1000;
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const SWEEP_BATCH = 5_000;
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
@@ -39,15 +51,131 @@ const IdempotencyKey = Type.String({
 const KEY_MESSAGE = 'must be 1 to 255 printable ASCII characters';
 
 /** The claim a request holds while it runs; its response is stored under it. */
-interface Claim {
-  credential: string;
-  key: string;
-  claim: string;
+type Claim = repo.ClaimRef;
+
+interface StoredAnswer {
+  status: number;
+  type: string | null;
+  body: string;
+}
+
+interface Held {
+  claim: Claim;
+  since: number;
+  /** What the request's end could not write (the database was away): written at the next beat. */
+  pending: { store: StoredAnswer } | 'release' | null;
+}
+
+interface KeeperLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * The claims this process holds (D55): renews their leases while their requests run, and writes
+ * what a request's end could not (its answer, or the release of a 5xx's claim) once the database
+ * answers again. One timer per app, running only while a claim is held; one statement per beat for
+ * all the leases.
+ */
+export class ClaimKeeper {
+  private readonly held = new Map<string, Held>();
+  private timer: NodeJS.Timeout | null = null;
+  private beating: Promise<void> | null = null;
+  readonly lease: repo.Lease;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: KeeperLog,
+    opts: { leaseMs?: number; renewEveryMs?: number } = {},
+  ) {
+    this.lease = { owner: `${os.hostname()}/${process.pid}/${crypto.randomUUID().slice(0, 8)}`, ms: opts.leaseMs ?? LEASE_MS };
+    this.renewEveryMs = opts.renewEveryMs ?? RENEW_EVERY_MS;
+  }
+
+  private readonly renewEveryMs: number;
+
+  /** Claims held now (tests, diagnostics). */
+  get size(): number {
+    return this.held.size;
+  }
+
+  hold(claim: Claim): void {
+    this.held.set(claim.claim, { claim, since: Date.now(), pending: null });
+    this.timer ??= setInterval(() => void this.beat(), this.renewEveryMs).unref();
+  }
+
+  /**
+   * The request has answered: keeps its answer, or releases its claim (`answer` null: a 5xx, a 429,
+   * a stream). When the database cannot take it now, the claim stays held and the next beats retry;
+   * a release that waits lets the lease run out meanwhile, so the key is free either way.
+   */
+  async finish(claim: Claim, answer: StoredAnswer | null): Promise<void> {
+    const entry = this.held.get(claim.claim) ?? { claim, since: Date.now(), pending: null };
+    entry.pending = answer ? { store: answer } : 'release';
+    this.held.set(claim.claim, entry);
+    if (!(await this.settle(entry))) this.log.error({ key: claim.key }, 'idempotency: the answer could not be kept or the key released now; retrying every beat');
+  }
+
+  /** Writes an entry's pending answer or release; false when it must wait for the next beat. */
+  private async settle(entry: Held): Promise<boolean> {
+    const { pending, claim } = entry;
+    if (pending === null) return false;
+    try {
+      if (pending === 'release') await repo.releaseKey(this.db, claim);
+      else await repo.storeResponse(this.db, claim, pending.store);
+      this.held.delete(claim.claim);
+      return true;
+    } catch (err) {
+      // An answer the database refuses for another reason than being away will never be stored:
+      // release the claim so that a retry runs, rather than keep it waiting for the answer.
+      if (pending !== 'release' && !unreachableCause(err)) entry.pending = 'release';
+      return false;
+    }
+  }
+
+  /** One beat: pending writes first, then the leases of the requests still running. */
+  private beat(): Promise<void> {
+    this.beating ??= this.beatOnce().finally(() => {
+      this.beating = null;
+    });
+    return this.beating;
+  }
+
+  private async beatOnce(): Promise<void> {
+    const now = Date.now();
+    for (const entry of [...this.held.values()]) {
+      if (now - entry.since > HELD_AT_MOST_MS) {
+        this.held.delete(entry.claim.claim);
+        this.log.warn({ key: entry.claim.key }, 'idempotency: a claim held too long was let go');
+      } else if (entry.pending !== null && !(await this.settle(entry))) break; // still away: try at the next beat
+    }
+    const running = [...this.held.values()].filter((e) => e.pending !== 'release').map((e) => e.claim);
+    if (running.length > 0) {
+      await repo
+        .renewLeases(this.db, running.map(({ credential, key, claim }) => ({ credential, key, claim })), this.lease.ms)
+        .catch((err: unknown) => this.log.error({ err }, 'idempotency: leases could not be renewed'));
+    }
+    if (this.held.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  /** Stops the timer and waits for the beat under way (the app is closing). */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.beating;
+  }
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaim: Claim | null;
+  }
+  interface FastifyInstance {
+    /** This instance's running Idempotency-Key claims and their leases (D55). */
+    idempotencyClaims: ClaimKeeper;
   }
 }
 
@@ -78,7 +206,7 @@ function keyOf(request: FastifyRequest): string | null {
 }
 
 /** Claims the key, or answers the repeat: the stored response, 422 for another body, 409 while running. */
-async function claimOrReplay(ctx: AppContext, area: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+async function claimOrReplay(ctx: AppContext, keeper: ClaimKeeper, area: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const key = keyOf(request);
   const token = bearerToken(request.headers.authorization);
   // The route's auth hook has accepted the token by now (401 otherwise): it names the caller. Each
@@ -87,12 +215,13 @@ async function claimOrReplay(ctx: AppContext, area: string, request: FastifyRequ
   const credential = `${area}:${sha256(token)}`;
   const fingerprint = sha256(canonicalJson([request.method, request.url, request.body ?? null]));
   const now = ctx.clock.now();
-  const replaceableBefore = { done: new Date(now.getTime() - IDEMPOTENCY_KEEP_MS), running: new Date(now.getTime() - ABANDONED_AFTER_MS) };
+  const doneBefore = new Date(now.getTime() - IDEMPOTENCY_KEEP_MS);
   // A row that a finishing request releases between our claim and our read is claimed again.
   for (let attempt = 0; attempt < 3; attempt++) {
     const claim = crypto.randomUUID();
-    if (await repo.claimKey(ctx.db, { credential, key, fingerprint, claim, now }, replaceableBefore)) {
+    if (await repo.claimKey(ctx.db, { credential, key, fingerprint, claim, now }, keeper.lease, doneBefore)) {
       request.idempotencyClaim = { credential, key, claim };
+      keeper.hold(request.idempotencyClaim);
       return undefined;
     }
     const stored = await repo.findKey(ctx.db, credential, key);
@@ -112,23 +241,16 @@ async function claimOrReplay(ctx: AppContext, area: string, request: FastifyRequ
 }
 
 /** Keeps the response of the request that holds a claim; releases the claim of a 5xx or a 429. */
-async function keepResponse(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+async function keepResponse(keeper: ClaimKeeper, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
   const held = request.idempotencyClaim;
   if (!held) return;
   request.idempotencyClaim = null;
   const status = reply.statusCode;
   const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
-  try {
-    // A 5xx or a 429 says "try again": keeping it would refuse the retry it asks for.
-    if (status >= 500 || status === 429 || body === null) await repo.releaseKey(ctx.db, held);
-    else {
-      const type = reply.getHeader('content-type');
-      await repo.storeResponse(ctx.db, held, { status, type: type === undefined ? null : String(type), body });
-    }
-  } catch (err) {
-    // The answer still goes out; an unstored claim is taken over after ABANDONED_AFTER_MS.
-    request.log.error({ err }, 'idempotency: the response could not be stored');
-  }
+  const type = reply.getHeader('content-type');
+  // A 5xx or a 429 says "try again": keeping it would refuse the retry it asks for (D55). The
+  // answer still goes out when the database cannot take the write now; the keeper retries it.
+  await keeper.finish(held, status >= 500 || status === 429 || body === null ? null : { status, type: type === undefined ? null : String(type), body });
 }
 
 function appendHook(route: RouteOptions, hook: 'preValidation' | 'onSend', handler: unknown): void {
@@ -151,6 +273,9 @@ function document(route: RouteOptions): void {
  */
 export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptions): void {
   const ctx = app.ctx;
+  const keeper = new ClaimKeeper(ctx.db, app.log);
+  app.decorate('idempotencyClaims', keeper);
+  app.addHook('onClose', () => keeper.close());
   app.decorateRequest('idempotencyClaim', null);
   const publicRoutes = new Set(opts.publicRoutes);
   app.addHook('onRoute', (route) => {
@@ -158,10 +283,10 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
     const area = opts.areas.find((a) => route.url.startsWith(`${a.prefix}/`));
     if (!area || methods.length === 0 || methods.every((m) => publicRoutes.has(`${m} ${route.url}`))) return;
     appendHook(route, 'preValidation', (request: FastifyRequest, reply: FastifyReply) =>
-      WRITE_METHODS.has(request.method) ? claimOrReplay(ctx, area.name, request, reply) : Promise.resolve(undefined),
+      WRITE_METHODS.has(request.method) ? claimOrReplay(ctx, keeper, area.name, request, reply) : Promise.resolve(undefined),
     );
     appendHook(route, 'onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      await keepResponse(ctx, request, reply, payload);
+      await keepResponse(keeper, request, reply, payload);
       return payload;
     });
     document(route);

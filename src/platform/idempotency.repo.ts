@@ -6,37 +6,79 @@ import { idempotencyKeys } from '../db/schema/index.js';
 export interface StoredKey {
   fingerprint: string;
   state: 'running' | 'done';
+  /** Who claimed it (a running claim: the process running it). */
+  owner: string | null;
   responseStatus: number | null;
   responseType: string | null;
   responseBody: string | null;
 }
 
+/** Who holds a claim, for how long: the running process and its lease (D55, migration 0150). */
+export interface Lease {
+  /** The claiming process (`<host>/<pid>/<boot id>`). */
+  owner: string;
+  /** How long a claim counts without being renewed. */
+  ms: number;
+}
+
+/** A running claim no longer counts: its lease ran out (a row of before 0150 has none: 5 minutes from its start). */
+const leaseOver = sql`idempotency_keys.state = 'running'
+  AND COALESCE(idempotency_keys.lease_until, idempotency_keys.created_at + interval '5 minutes') <= clock_timestamp()`;
+const leaseFrom = (ms: number) => sql`clock_timestamp() + ${Math.trunc(ms)}::int * interval '1 millisecond'`;
+
 /**
  * Claims (credential, key) for one request: inserts the row, or takes over a row that no longer
- * counts (`replaceableBefore` says which: created before the cutoff given for its state). One
- * statement, so that the database arbitrates between concurrent requests of a fleet; true when
- * this request holds the claim.
+ * counts: a kept answer created at or before `doneBefore` (24 hours), or a running claim whose
+ * lease has run out (its request died, or lost the database, without releasing it). One
+ * statement, so that the database arbitrates between concurrent requests of a fleet; leases are
+ * measured by the database's clock, the one clock every instance shares. True when this request
+ * holds the claim.
  */
 export async function claimKey(
   db: Db,
   row: { credential: string; key: string; fingerprint: string; claim: string; now: Date },
-  replaceableBefore: { done: Date; running: Date },
+  lease: Lease,
+  doneBefore: Date,
 ): Promise<boolean> {
   const claimed = await queryRows<{ claim: string }>(
     db,
-    sql`INSERT INTO idempotency_keys (credential, key, fingerprint, claim, state, created_at)
-        VALUES (${row.credential}, ${row.key}, ${row.fingerprint}, ${row.claim}, 'running', ${row.now.toISOString()})
+    sql`INSERT INTO idempotency_keys (credential, key, fingerprint, claim, state, created_at, owner, lease_until)
+        VALUES (${row.credential}, ${row.key}, ${row.fingerprint}, ${row.claim}, 'running', ${row.now.toISOString()}, ${lease.owner}, ${leaseFrom(lease.ms)})
         ON CONFLICT (credential, key) DO UPDATE
           SET fingerprint = EXCLUDED.fingerprint, claim = EXCLUDED.claim, state = 'running',
-              response_status = NULL, response_type = NULL, response_body = NULL, created_at = EXCLUDED.created_at
-          WHERE idempotency_keys.created_at <= ${replaceableBefore.done.toISOString()}
-             OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at <= ${replaceableBefore.running.toISOString()})
+              response_status = NULL, response_type = NULL, response_body = NULL, created_at = EXCLUDED.created_at,
+              owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until
+          WHERE idempotency_keys.created_at <= ${doneBefore.toISOString()} OR (${leaseOver})
         RETURNING claim`,
   );
   return claimed[0]?.claim === row.claim;
 }
 
-const claimOf = (where: { credential: string; key: string; claim: string }) =>
+export interface ClaimRef {
+  credential: string;
+  key: string;
+  claim: string;
+}
+
+/**
+ * Renews the leases of the running claims this process holds, in one statement (by primary key);
+ * a claim taken over since is left alone. Returns how many were renewed.
+ */
+export async function renewLeases(db: Db, claims: readonly ClaimRef[], ms: number): Promise<number> {
+  if (claims.length === 0) return 0;
+  const rows = await queryRows<{ n: number }>(
+    db,
+    sql`WITH renewed AS (
+          UPDATE idempotency_keys k SET lease_until = ${leaseFrom(ms)}
+          FROM json_to_recordset(${JSON.stringify(claims)}::json) AS r(credential text, key text, claim text)
+          WHERE k.credential = r.credential AND k.key = r.key AND k.claim = r.claim AND k.state = 'running'
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM renewed`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+const claimOf = (where: ClaimRef) =>
   and(eq(idempotencyKeys.credential, where.credential), eq(idempotencyKeys.key, where.key), eq(idempotencyKeys.claim, where.claim));
 
 /** The row of (credential, key), or null when it is gone (released or swept since). */
@@ -45,6 +87,7 @@ export async function findKey(db: Db, credential: string, key: string): Promise<
     .select({
       fingerprint: idempotencyKeys.fingerprint,
       state: idempotencyKeys.state,
+      owner: idempotencyKeys.owner,
       responseStatus: idempotencyKeys.responseStatus,
       responseType: idempotencyKeys.responseType,
       responseBody: idempotencyKeys.responseBody,
@@ -57,17 +100,17 @@ export async function findKey(db: Db, credential: string, key: string): Promise<
 /** Stores the response of the request that holds `claim`; a claim taken over since stores nothing. */
 export async function storeResponse(
   db: Db,
-  where: { credential: string; key: string; claim: string },
+  where: ClaimRef,
   response: { status: number; type: string | null; body: string },
 ): Promise<void> {
   await db
     .update(idempotencyKeys)
-    .set({ state: 'done', responseStatus: response.status, responseType: response.type, responseBody: response.body })
+    .set({ state: 'done', leaseUntil: null, responseStatus: response.status, responseType: response.type, responseBody: response.body })
     .where(claimOf(where));
 }
 
 /** Deletes the claim of a request whose answer is not kept (5xx, 429), so that a retry runs. */
-export async function releaseKey(db: Db, where: { credential: string; key: string; claim: string }): Promise<void> {
+export async function releaseKey(db: Db, where: ClaimRef): Promise<void> {
   await db.delete(idempotencyKeys).where(claimOf(where));
 }
 

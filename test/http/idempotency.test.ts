@@ -198,17 +198,33 @@ describe('Idempotency-Key (D52)', () => {
     expect(String(again.headers['access-control-expose-headers'])).toMatch(/Idempotent-Replayed/);
   });
 
-  it('lets a repeat take over a claim abandoned mid-request (its instance died) after 5 minutes', async () => {
+  it('lets a repeat take over a claim whose lease ran out (its process was killed mid-request, D55)', async () => {
     const row = { credential: `test:${newKey()}`, key: newKey(), fingerprint: 'f', now: t.clock.now() };
-    const cutoffs = (now: Date) => ({ done: new Date(now.getTime() - DAY_MS), running: new Date(now.getTime() - 5 * 60 * 1000) });
-    expect(await claimKey(t.ctx.db, { ...row, claim: 'first' }, cutoffs(row.now))).toBe(true);
-    const later = (ms: number) => new Date(row.now.getTime() + ms);
-    expect(await claimKey(t.ctx.db, { ...row, claim: 'second', now: later(4 * 60 * 1000) }, cutoffs(later(4 * 60 * 1000)))).toBe(false);
-    expect(await claimKey(t.ctx.db, { ...row, claim: 'third', now: later(5 * 60 * 1000) }, cutoffs(later(5 * 60 * 1000)))).toBe(true);
-    expect((await findKey(t.ctx.db, row.credential, row.key))?.state).toBe('running');
+    const lease = { owner: 'a-process-that-will-die', ms: 3000 };
+    const doneBefore = new Date(row.now.getTime() - DAY_MS);
+    expect(await claimKey(t.ctx.db, { ...row, claim: 'first' }, lease, doneBefore)).toBe(true);
+    expect(await findKey(t.ctx.db, row.credential, row.key)).toMatchObject({ state: 'running', owner: lease.owner });
+    // Its lease runs: the first still counts as running.
+    expect(await claimKey(t.ctx.db, { ...row, claim: 'second' }, lease, doneBefore)).toBe(false);
+    // Its process was killed: nobody renewed the lease, which ran out a moment ago.
+    await t.ctx.db.execute(sql`UPDATE idempotency_keys SET lease_until = clock_timestamp() - interval '10 milliseconds' WHERE key = ${row.key}`);
+    expect(await claimKey(t.ctx.db, { ...row, claim: 'third' }, { owner: 'another', ms: 3000 }, doneBefore)).toBe(true);
+    expect(await findKey(t.ctx.db, row.credential, row.key)).toMatchObject({ state: 'running', owner: 'another' });
     // The first request, finishing late, no longer holds the claim: it stores nothing.
     await storeResponse(t.ctx.db, { credential: row.credential, key: row.key, claim: 'first' }, { status: 200, type: null, body: '{}' });
     expect((await findKey(t.ctx.db, row.credential, row.key))?.state).toBe('running');
+  });
+
+  it('keeps the old rule for a running claim written before leases existed: free 5 minutes after it started', async () => {
+    const row = { credential: `test:${newKey()}`, key: newKey(), fingerprint: 'f' };
+    const lease = { owner: 'new', ms: 3000 };
+    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000);
+    await t.ctx.db.execute(
+      sql`INSERT INTO idempotency_keys (credential, key, fingerprint, claim, state, created_at) VALUES (${row.credential}, ${row.key}, 'f', 'old', 'running', ${at(4).toISOString()})`,
+    );
+    expect(await claimKey(t.ctx.db, { ...row, claim: 'x', now: new Date() }, lease, at(24 * 60))).toBe(false);
+    await t.ctx.db.execute(sql`UPDATE idempotency_keys SET created_at = ${at(5).toISOString()} WHERE key = ${row.key}`);
+    expect(await claimKey(t.ctx.db, { ...row, claim: 'y', now: new Date() }, lease, at(24 * 60))).toBe(true);
   });
 
   it('leaves GET alone', async () => {

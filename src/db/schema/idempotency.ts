@@ -1,6 +1,6 @@
 import { pgTable, integer, text, timestamp, primaryKey } from 'drizzle-orm/pg-core';
 
-/** Idempotency-Key claims and the first responses they keep for 24 hours (D52, migration 0080). */
+/** Idempotency-Key claims and the first responses they keep for 24 hours (D52, migrations 0080, 0150). */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
@@ -13,6 +13,10 @@ export const idempotencyKeys = pgTable(
     responseType: text('response_type'),
     responseBody: text('response_body'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** The process that holds a running claim (D55, migration 0150). */
+    owner: text('owner'),
+    /** A running claim counts until then (the database's clock); its process renews it while the request runs. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true, mode: 'date' }),
   },
   (t) => [primaryKey({ columns: [t.credential, t.key] })],
 );
