@@ -1,3 +1,6 @@
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../../app-context.js';
 import { parseJson } from '../../db/client.js';
@@ -8,7 +11,7 @@ import { recordIntegrationStep } from '../../platform/integration-checklist.js';
 import type { GaugeSource } from '../../platform/metrics.js';
 import type { Job } from '../../platform/scheduler.js';
 import { orderViewFromRows } from '../orders/orders.view.js';
-import { internalDestinationProblem } from './webhooks.destination.js';
+import { pinnedLookup, resolveDestination, type Destination } from './webhooks.destination.js';
 import * as repo from './webhooks.repo.js';
 import type { DeliveryJob } from './webhooks.repo.js';
 
@@ -72,23 +75,60 @@ function signatureOf(ctx: AppContext, job: DeliveryJob, payload: string, signedA
   return secrets.map((sealed) => new Webhook(openSecret(sealed, ctx.config.signingSecret)).sign(job.message_id, signedAt, payload)).join(' ');
 }
 
-async function excerpt(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < EXCERPT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    void reader.cancel().catch(() => undefined);
-  }
-  // Cut on a character boundary: a split UTF-8 sequence would not round-trip through text.
+/** The first EXCERPT_BYTES of an answer's body, cut on a character boundary. */
+function excerptOf(chunks: Buffer[]): string {
+  // A split UTF-8 sequence would not round-trip through text.
   return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+}
+
+class RequestTimeout extends Error {
+  override name = 'TimeoutError';
+}
+
+/**
+ * POSTs the body to the destination, connecting only to its checked addresses (pinnedLookup) with
+ * the host name kept for the Host header and TLS; answers the status and the first KB of the body.
+ * A redirect is not followed (node:http never does): the endpoint is the URL the organiser registered.
+ */
+function post(destination: Destination, headers: Record<string, string>, body: string): Promise<{ status: number; excerpt: string }> {
+  const { url, host, addresses } = destination;
+  const secure = url.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    const request = (secure ? https : http).request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: pinnedLookup(addresses) as never,
+        // A fresh connection each time: a pooled one could have been opened to another answer.
+        agent: false,
+        // TLS names the host (SNI, certificate check), not the address connected to.
+        ...(secure && net.isIP(host) === 0 ? { servername: host } : {}),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => {
+          clearTimeout(timer);
+          resolve({ status: response.statusCode ?? 0, excerpt: excerptOf(chunks) });
+          response.destroy();
+        };
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.byteLength;
+          if (size >= EXCERPT_BYTES) done();
+        });
+        response.on('end', done);
+        response.on('error', done);
+      },
+    );
+    const timer = setTimeout(() => request.destroy(new RequestTimeout()), REQUEST_TIMEOUT_MS);
+    request.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    request.end(body);
+  });
 }
 
 interface Outcome {
@@ -103,34 +143,31 @@ async function send(ctx: AppContext, job: DeliveryJob): Promise<Outcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    // Development and test deliver to local receivers; a deployment reachable by others does not.
-    if (ctx.config.appEnv === 'production' || ctx.config.appEnv === 'preproduction') {
-      const problem = await internalDestinationProblem(job.url);
-      if (problem) return { statusCode: null, durationMs: elapsed(), responseExcerpt: null, error: problem };
-    }
+    // Resolved once and connected to as checked (no second DNS answer). Development and test
+    // deliver to local receivers; a deployment reachable by others does not.
+    const resolved = await resolveDestination(job.url, { allowInternal: ctx.config.appEnv === 'development' || ctx.config.appEnv === 'test' });
+    if ('problem' in resolved) return { statusCode: null, durationMs: elapsed(), responseExcerpt: null, error: resolved.problem };
     const payload = job.payload!;
     // The receiver checks webhook-timestamp against its own clock (5 minutes' tolerance), so it is
     // the real time of sending, not the app clock that tests move to make retries due.
     const signedAt = new Date();
-    const response = await fetch(job.url, {
-      method: 'POST',
-      headers: {
+    const response = await post(
+      resolved.destination,
+      {
         'content-type': 'application/json',
         'user-agent': 'Taquilla-Webhooks/1',
         'webhook-id': job.message_id,
         'webhook-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
         'webhook-signature': signatureOf(ctx, job, payload, signedAt),
       },
-      body: payload,
-      // A redirect is not followed: the endpoint is the URL the organiser registered.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    const text = await excerpt(response).catch(() => '');
-    return { statusCode: response.status, durationMs: elapsed(), responseExcerpt: text, error: null };
+      payload,
+    );
+    return { statusCode: response.status, durationMs: elapsed(), responseExcerpt: response.excerpt, error: null };
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } };
-    const error = e.name === 'TimeoutError' ? `no answer within ${REQUEST_TIMEOUT_MS / SECOND} s` : (e.cause?.code ?? e.cause?.message ?? e.message);
+    // A connection tried at several addresses fails with an AggregateError of each one's error.
+    const e = err as Error & { code?: string; errors?: { code?: string }[]; cause?: { code?: string; message?: string } };
+    const error =
+      e instanceof RequestTimeout ? `no answer within ${REQUEST_TIMEOUT_MS / SECOND} s` : (e.code ?? e.errors?.[0]?.code ?? e.cause?.code ?? e.cause?.message ?? e.message);
     return { statusCode: null, durationMs: elapsed(), responseExcerpt: null, error: String(error).slice(0, 500) };
   }
 }
