@@ -81,6 +81,7 @@ export class ClaimKeeper {
   private readonly held = new Map<string, Held>();
   private timer: NodeJS.Timeout | null = null;
   private beating: Promise<void> | null = null;
+  private renewFailing = false;
   readonly lease: repo.Lease;
 
   constructor(
@@ -151,9 +152,14 @@ export class ClaimKeeper {
     }
     const running = [...this.held.values()].filter((e) => e.pending !== 'release').map((e) => e.claim);
     if (running.length > 0) {
-      await repo
-        .renewLeases(this.db, running.map(({ credential, key, claim }) => ({ credential, key, claim })), this.lease.ms)
-        .catch((err: unknown) => this.log.error({ err }, 'idempotency: leases could not be renewed'));
+      try {
+        await repo.renewLeases(this.db, running.map(({ credential, key, claim }) => ({ credential, key, claim })), this.lease.ms);
+        this.renewFailing = false;
+      } catch (err) {
+        // Once per outage, not every second of it.
+        if (!this.renewFailing) this.log.error({ err }, 'idempotency: leases could not be renewed (their claims lapse in a few seconds)');
+        this.renewFailing = true;
+      }
     }
     if (this.held.size === 0 && this.timer) {
       clearInterval(this.timer);
