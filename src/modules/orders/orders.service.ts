@@ -81,7 +81,7 @@ export async function repriceOrder(tx: Db, orderId: number, now: Date): Promise<
  * from every item), removes it and reprices the order, in the caller's transaction, and returns its
  * code; null when there is nothing to withdraw. The caller commits, then answers voucherWithdrawn.
  */
-export async function withdrawVoucherIfWithdrawn(tx: Db, orderId: number, now: Date): Promise<string | null> {
+async function withdrawVoucherIfWithdrawn(tx: Db, orderId: number, now: Date): Promise<string | null> {
   const code = await repo.withdrawnVoucher(tx, orderId, now);
   if (code === null) return null;
   await repo.deleteOrderVouchers(tx, orderId);
@@ -90,7 +90,7 @@ export async function withdrawVoucherIfWithdrawn(tx: Db, orderId: number, now: D
 }
 
 /** 409 voucher_withdrawn (D75), with the order (its new total) in `data`; after the removal committed. */
-export async function voucherWithdrawn(ctx: AppContext, orderId: number, code: string, lang: string): Promise<AppError> {
+async function voucherWithdrawn(ctx: AppContext, orderId: number, code: string, lang: string): Promise<AppError> {
   const view = await buildOrderView(ctx, orderId, lang);
   const total = toAmount(Math.round(view.total_amount * 100)).toFixed(2);
   return new AppError(
@@ -216,10 +216,9 @@ function holdRequest(ctx: AppContext, channel: ChannelRecord, lang: string, targ
  * create an order with its seats, or add seats to a cart, all or nothing. Null when the cart has a
  * voucher (nothing written): the caller runs the hold inside a cart change's transaction, which
  * also reprices the discounts and withdraws a voucher the organiser withdrew (D75). Every refusal
- * is thrown as the API's error. Exported so that test/orders/hold-paths.property.test.ts can drive
- * it on its own.
+ * is thrown as the API's error.
  */
-export async function holdSeatsAtOnce(
+async function holdSeatsAtOnce(
   ctx: AppContext,
   channel: ChannelRecord,
   lang: string,
@@ -241,7 +240,10 @@ export async function holdSeatsAtOnce(
   throw new AppError('conflict', 'Could not start a cart; try again');
 }
 
-/** One seat (the single-item forms): holdSeatsAtOnce with one item. */
+/**
+ * One seat held in one statement (holdSeatsAtOnce with one item). Exported so that
+ * test/orders/hold-paths.property.test.ts can drive it on its own.
+ */
 export const holdSeatFast = (ctx: AppContext, channel: ChannelRecord, lang: string, target: HoldTarget, item: ItemRequest): Promise<OrderView | null> =>
   holdSeatsAtOnce(ctx, channel, lang, target, [item]);
 
