@@ -96,9 +96,9 @@ export function splitLargestRemainder(amount: number, weights: readonly number[]
 
 /**
  * The management fees of one item: each rule of its event or its session, fixed per ticket or basis
- * points of the price (percentOf). The SQL twin is fee_of_rule / ticket_fee (src/db/functions),
- * which prices the one-statement hold and reservations; test/orders/hold-paths.property.test.ts
- * holds the two to the same amounts.
+ * points of the price (percentOf). Items are priced in SQL when held (fee_of_rule / ticket_fee,
+ * src/db/functions, D75) and carry their held fee here; this twin prices an item given without one,
+ * and test/orders/hold-paths.property.test.ts holds the two to the same amounts.
  */
 function feeFor(item: PricingItem, fees: readonly FeeRule[]): number {
   let fee = 0;
