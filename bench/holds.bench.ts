@@ -37,7 +37,7 @@ import { migrate } from '../src/db/migrate.js';
 import { flashSaleCatalogue } from './bench-catalogue.js';
 import { importCatalogue } from '../src/modules/catalogue/import.service.js';
 import { orderViewFromRows } from '../src/modules/orders/orders.view.js';
-import { holdSeatInOneStatement } from '../src/modules/orders/orders.repo.js';
+import { holdSeats } from '../src/modules/orders/orders.repo.js';
 import { newReference } from '../src/modules/orders/orders.service.js';
 
 const PG_URL = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -165,7 +165,7 @@ async function server() {
           let token: string | null = null;
           for (let seat = picker.pick(); seat !== null; seat = picker.pick()) {
             const create = token === null;
-            const result = await holdSeatInOneStatement(db, {
+            const result = await holdSeats(db, {
               channelId: channel!.id,
               orderToken: token ?? crypto.randomUUID(),
               create,
@@ -173,12 +173,12 @@ async function server() {
               lang: 'en',
               currency: 'EUR',
               newExpiry: new Date(Date.now() + 900_000),
-              sessionSeatId: seat,
-              rateId: rate!.id,
+              items: [{ session_seat_id: seat, rate_id: rate!.id }],
               maxItems: 1000,
               buyerKey: `w:${channel!.id}:bench-${client}`,
               maxLiveOrders: SEATS,
               now: new Date(),
+              inTransaction: false,
             });
             if (result.outcome === 'ok') {
               ok++;

@@ -894,7 +894,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a cart with its first seat, or with places of an unnumbered zone (storefront of models A and B; public) */
+        /** Create a cart with its first seat, its seats (items), or places of an unnumbered zone (storefront of models A and B; public) */
         post: operations["createPortalCart"];
         delete?: never;
         options?: never;
@@ -1153,7 +1153,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an order with its first item */
+        /** Create an order with its first item, or with every seat of the cart (items, D63) */
         post: operations["createOrder"];
         delete?: never;
         options?: never;
@@ -1455,6 +1455,8 @@ export interface components {
     schemas: {
         ErrorEnvelope: {
             code: string;
+            /** @description Only where the code carries data: voucher_withdrawn answers the order (D35) with its new total */
+            data?: unknown;
             errors?: {
                 [key: string]: string[];
             };
@@ -6961,6 +6963,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            active: boolean;
                             code: string;
                             /** Format: date-time */
                             created_at: string;
@@ -7043,6 +7046,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description false disables the voucher: it cannot be applied, and live carts lose it at their next change or confirm (D75) */
+                    active?: boolean;
                     code: string;
                     event_id?: number | null;
                     kind: "percent" | "fixed";
@@ -7067,6 +7072,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            active: boolean;
                             code: string;
                             /** Format: date-time */
                             created_at: string;
@@ -7155,6 +7161,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            active: boolean;
                             code: string;
                             /** Format: date-time */
                             created_at: string;
@@ -7236,6 +7243,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description false disables the voucher: it cannot be applied, and live carts lose it at their next change or confirm (D75) */
+                    active?: boolean;
                     code?: string;
                     event_id?: number | null;
                     kind?: "percent" | "fixed";
@@ -7258,6 +7267,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            active: boolean;
                             code: string;
                             /** Format: date-time */
                             created_at: string;
@@ -7793,14 +7803,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description a seat (session_seat_id) or places of an unnumbered zone (sector_id and quantity) */
+        /** @description a seat (session_seat_id and rate_id), places of an unnumbered zone (sector_id, rate_id and quantity), or seats (items, D63) */
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description D63: every seat of the cart at once (all or nothing) */
+                    items?: {
+                        /** Format: int32 */
+                        rate_id: number;
+                        /** Format: int32 */
+                        session_seat_id: number;
+                    }[];
                     /** Format: int32 */
                     quantity?: number;
                     /** Format: int32 */
-                    rate_id: number;
+                    rate_id?: number;
                     /** Format: int32 */
                     sector_id?: number;
                     /** Format: int32 */
@@ -9411,12 +9428,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description D63: every seat of the cart in one request, instead of session_seat_id and rate_id (all or nothing) */
+                    items?: {
+                        /** Format: int32 */
+                        rate_id: number;
+                        /** Format: int32 */
+                        session_seat_id: number;
+                    }[];
                     /** @description order_token (a UUID when generated by the service) */
                     order_token?: string;
                     /** Format: int32 */
-                    rate_id: number;
+                    rate_id?: number;
                     /** Format: int32 */
-                    session_seat_id: number;
+                    session_seat_id?: number;
                 };
             };
         };

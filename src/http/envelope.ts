@@ -19,4 +19,6 @@ export interface ErrorEnvelope {
   message: string;
   code: string;
   errors?: FieldErrors;
+  /** Only where a code's contract carries data (voucher_withdrawn: the order with its new total, D75). */
+  data?: unknown;
 }

@@ -62,6 +62,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   order_completed: 'Este pedido ya está pagado.',
   order_token_taken: 'Ese identificador de pedido ya está en uso.',
   voucher_exhausted: 'Ese código de descuento ya se ha agotado.',
+  voucher_withdrawn: 'El organizador ha retirado tu código de descuento y lo hemos quitado de tu carrito. Revisa el nuevo total.',
   order_empty: 'Tu carrito está vacío.',
   order_already_refunded: 'Este pedido ya se ha devuelto.',
   idempotency_key_in_use: 'La misma operación se está procesando. Espera un momento.',
@@ -92,6 +93,10 @@ const ES_NAMED: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^Voucher code (\S+) has expired$/, (m) => `El código de descuento ${m[1]} ha caducado.`],
   [/^Voucher code (\S+) does not apply/, (m) => `El código de descuento ${m[1]} no se aplica a ninguna entrada de tu carrito.`],
   [/^Voucher code (\S+) has been used up$/, (m) => `El código de descuento ${m[1]} ya se ha agotado.`],
+  [
+    /^Voucher code (\S+) was withdrawn by the organiser and removed from the order; the new total is (\S+)$/,
+    (m) => `El organizador ha retirado el código de descuento ${m[1]} y lo hemos quitado de tu pedido; el nuevo total es ${m[2]}.`,
+  ],
   [/^Not enough free places in (.+) for (\d+) tickets$/, (m) => `No quedan ${m[2]} plazas libres en ${m[1]}.`],
 ];
 

@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   order_completed: 409,
   order_token_taken: 409,
   voucher_exhausted: 409,
+  voucher_withdrawn: 409,
   order_empty: 409,
   order_already_refunded: 409,
   idempotency_key_in_use: 409,
@@ -72,6 +73,8 @@ export type FieldErrors = Record<string, string[]>;
 /** A domain error: thrown by services, turned into the envelope by the error handler. */
 export class AppError extends Error {
   readonly status: number;
+  /** Sent as the error envelope's `data` where a code's contract has one (voucher_withdrawn: the order, D75). */
+  data?: unknown;
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -81,6 +84,12 @@ export class AppError extends Error {
     super(message);
     this.name = 'AppError';
     this.status = status ?? ERROR_CODES[code];
+  }
+
+  /** This error with `data` in its envelope. */
+  withData(data: unknown): this {
+    this.data = data;
+    return this;
   }
 }
 

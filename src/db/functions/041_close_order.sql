@@ -11,6 +11,7 @@
 --   closed            {order_id, codes, session_ids, rows}   seats sold, tickets issued, completed
 --   already_completed {order_id, codes, rows}                nothing ran again (D22)
 --   not_found | cancelled | empty | expired                   nothing written
+--   voucher_withdrawn {order_id}                              nothing written (confirm by token only, D75)
 --   amount_mismatch   {total_amount}                          nothing written
 --   seat_unavailable                                          nothing written
 --   need_codes        {count}                                 nothing written
@@ -58,6 +59,11 @@ BEGIN
   v_expired := v_order.status = 'expired' OR (v_order.expires_at IS NOT NULL AND v_order.expires_at <= p_now);
   IF v_expired AND NOT p_allow_expired THEN
     RETURN json_build_object('outcome', 'expired');
+  END IF;
+  -- D75: a confirm (named by token: a cart that has not started a card payment) whose voucher the
+  -- organiser withdrew does not close; the caller removes the voucher and answers with the new total.
+  IF p_order_id IS NULL AND voucher_withdrawn(v_order.id, p_now) THEN
+    RETURN json_build_object('outcome', 'voucher_withdrawn', 'order_id', v_order.id);
   END IF;
   IF p_expected_amount IS NOT NULL AND p_expected_amount <> v_order.total_amount THEN
     RETURN json_build_object('outcome', 'amount_mismatch', 'total_amount', v_order.total_amount);

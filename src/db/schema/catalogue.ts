@@ -101,6 +101,8 @@ export const vouchers = pgTable('vouchers', {
   validFrom: ts('valid_from'),
   validUntil: ts('valid_until'),
   maxUses: integer('max_uses'),
+  /** D75: false = disabled by the organiser (not applicable, withdrawn from live carts). */
+  active: boolean('active').notNull().default(true),
   eventId: integer('event_id'),
   sessionId: integer('session_id'),
   rateId: integer('rate_id'),

@@ -271,6 +271,7 @@ export const VoucherCreate = Type.Object(
     event_id: Type.Optional(Nullable(Id)),
     session_id: Type.Optional(Nullable(Id)),
     rate_id: Type.Optional(Nullable(Id)),
+    active: Type.Optional(Type.Boolean({ description: 'false disables the voucher: it cannot be applied, and live carts lose it at their next change or confirm (D75)' })),
   },
   { additionalProperties: false },
 );
@@ -287,6 +288,7 @@ export const Voucher = Type.Object({
   event_id: Nullable(Type.Integer()),
   session_id: Nullable(Type.Integer()),
   rate_id: Nullable(Type.Integer()),
+  active: Type.Boolean(),
   created_at: Timestamp,
 });
 

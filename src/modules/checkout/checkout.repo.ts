@@ -19,6 +19,7 @@ export type CloseResult =
   | { outcome: 'already_completed'; orderId: number; codes: string[]; rows: OrderRows }
   | { outcome: 'not_found' | 'cancelled' | 'empty' | 'expired' | 'seat_unavailable' }
   | { outcome: 'amount_mismatch'; totalAmount: number }
+  | { outcome: 'voucher_withdrawn'; orderId: number }
   | { outcome: 'need_codes'; count: number };
 
 /** Ticket codes are base62 (newTicketCode), so the array literal needs no quoting; checked anyway. */
@@ -77,6 +78,8 @@ export async function closeOrderInDatabase(
       return { outcome: 'amount_mismatch', totalAmount: Number(r.total_amount) };
     case 'need_codes':
       return { outcome: 'need_codes', count: Number(r.count) };
+    case 'voucher_withdrawn':
+      return { outcome: 'voucher_withdrawn', orderId: Number(r.order_id) };
     default:
       return { outcome: r.outcome };
   }

@@ -30,6 +30,7 @@ export async function confirmOrder(
     transactionId: body.transaction_id ?? null,
     expectedAmount: amount,
     withRows: true,
+    lang: input.lang,
   });
   countConfirm(closed.alreadyCompleted ? 'already_completed' : 'completed');
   const view = await orderViewFromRows(ctx, closed.rows, input.lang);

@@ -7,6 +7,7 @@ import { toAmount } from '../../lib/money.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { countOrderCompleted } from '../../platform/metrics.js';
 import type { OrderRows } from '../orders/orders.view.js';
+import { withdrawVoucherAtConfirm } from '../orders/orders.service.js';
 import { newTicketCode } from '../tickets/tickets.service.js';
 import * as repo from './checkout.repo.js';
 import type { Buyer } from './checkout.repo.js';
@@ -29,6 +30,8 @@ export interface CloseOrderInput {
   allowExpired?: boolean;
   /** Also return the order's rows for its view (confirm answers with the view). */
   withRows?: boolean;
+  /** The language of the answer's order view where one is sent with an error (voucher_withdrawn). */
+  lang?: string;
 }
 
 export interface ClosedOrder {
@@ -90,6 +93,9 @@ export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promi
         });
       case 'seat_unavailable':
         throw new AppError('seat_unavailable', 'Some seats of the order are no longer available');
+      case 'voucher_withdrawn':
+        // D75: confirm (by token) of a cart whose voucher the organiser withdrew: removed, 409 with the new total.
+        throw await withdrawVoucherAtConfirm(ctx, result.orderId, input.lang ?? 'en');
     }
   }
 }

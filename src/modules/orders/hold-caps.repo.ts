@@ -2,12 +2,12 @@ import { sql } from 'drizzle-orm';
 import { parseJson, queryRows, type Db, type Json } from '../../db/client.js';
 import { intArray } from './orders.repo.js';
 
-// SQL of the hold caps (D44) for the full cart path; the fast path does the same inside
-// cart_hold_seat (src/db/functions, which explains the lock). Both run inside the claim's transaction.
+// SQL of the hold caps (D44) for the zone places; seats get the same inside cart_hold_seats
+// (src/db/functions, which explains the lock). Both run inside the claim's transaction.
 
 /**
  * Serialises the claims of one buyer until the transaction ends (the caps are counts over several
- * rows, which no row lock covers). Seed 44 and the single-key form: the same lock as cart_hold_seat.
+ * rows, which no row lock covers). Seed 44 and the single-key form: the same lock as cart_hold_seats.
  */
 export async function lockBuyer(db: Db, buyerKey: string): Promise<void> {
   await db.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${buyerKey}::text, 44))`);

@@ -15,8 +15,8 @@ import type { OrderRow } from './orders.repo.js';
 // The per-buyer caps count against the buyer recorded on the order (orders.buyer_key, orders.buyer.ts);
 // an order without one (server scope, admin) has only the first cap. Completed orders do not
 // count: the caps bound what one buyer can keep from others at once, not what it buys.
-// The fast path (cart_hold_seat, src/db/functions) applies the same caps in SQL and answers with
-// the same error through holdLimitReached.
+// Seats are held by cart_hold_seats (src/db/functions), which applies the same caps in SQL and
+// answers with the same error through holdLimitReached; assertHoldCaps serves the zone places.
 
 export type HoldCap = 'items_per_order' | 'live_orders' | 'session_tickets';
 

@@ -3,15 +3,19 @@ import { percentOf } from '../../lib/money.js';
 // Pricing of a cart, pure: the service loads the inputs, this decides every amount in minor units.
 // Per item: base = the rate's price; fee = sum of the event's and the session's management fees
 // (fixed per ticket, or basis points of the base); discount = the voucher's share (<= 0);
-// total = base + discount + fee.
+// total = base + discount + fee. Base and fee are fixed when the item is held (D75, in SQL:
+// cart_hold_seats, ticket_fee): repricing a cart passes them in (`price`, `fee`) and only the
+// voucher's discounts are recomputed.
 
 export interface PricingItem {
   id: number;
   eventId: number;
   sessionId: number;
   rateId: number;
-  /** The rate's price in minor units. */
+  /** The item's base price in minor units: its rate's price when it was held (D75). */
   price: number;
+  /** The fee held on the item (D75); without it, the fee rules price it (feeFor). */
+  fee?: number;
 }
 
 export interface FeeRule {
@@ -92,9 +96,9 @@ export function splitLargestRemainder(amount: number, weights: readonly number[]
 
 /**
  * The management fees of one item: each rule of its event or its session, fixed per ticket or basis
- * points of the price (percentOf). The SQL twin is fee_of_rule / ticket_fee (src/db/functions),
- * which prices the one-statement hold and reservations; test/orders/hold-paths.property.test.ts
- * holds the two to the same amounts.
+ * points of the price (percentOf). Items are priced in SQL when held (fee_of_rule / ticket_fee,
+ * src/db/functions, D75) and carry their held fee here; this twin prices an item given without one,
+ * and test/orders/hold-paths.property.test.ts holds the two to the same amounts.
  */
 function feeFor(item: PricingItem, fees: readonly FeeRule[]): number {
   let fee = 0;
@@ -124,7 +128,7 @@ export function priceItems(items: readonly PricingItem[], fees: readonly FeeRule
   return items.map((item, i) => {
     const base = item.price;
     const discount = discounts[i] === 0 ? 0 : -discounts[i]!;
-    const fee = feeFor(item, fees);
+    const fee = item.fee ?? feeFor(item, fees);
     return { id: item.id, base, discount, fee, total: base + discount + fee };
   });
 }

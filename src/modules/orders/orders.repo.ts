@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { parseJson, queryRows, type Db, type Json } from '../../db/client.js';
 import type { OrderStatus, OrderType } from '../../db/schema/index.js';
 import type { OrderRows } from './orders.view.js';
-import type { FeeRule, ItemAmounts, OrderAmounts, PricingItem, VoucherRule } from './orders.pricing.js';
+import type { ItemAmounts, OrderAmounts, PricingItem, VoucherRule } from './orders.pricing.js';
 
 // SQL of the cart. Every function takes a Db, which is a transaction inside a use case. Claims are
 // conditional UPDATEs whose returned rows are counted by the caller (docs/architecture.md).
@@ -60,6 +60,12 @@ export async function lockChannelOrder(db: Db, channelId: number, orderToken: st
     db,
     sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE order_token = ${orderToken} AND channel_id = ${channelId} FOR UPDATE`,
   );
+  return rows[0] ? orderRow(rows[0]) : null;
+}
+
+/** The order with this id, locked for the rest of the transaction. */
+export async function lockOrderById(db: Db, orderId: number): Promise<OrderRow | null> {
+  const rows = await queryRows<RawOrder>(db, sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ${orderId} FOR UPDATE`);
   return rows[0] ? orderRow(rows[0]) : null;
 }
 
@@ -169,102 +175,6 @@ export async function findRates(db: Db, rateIds: readonly number[]): Promise<Rat
   return rows.map((r) => ({ id: r.id, sessionId: r.session_id, sectorId: r.sector_id, price: r.price }));
 }
 
-export interface AddContext {
-  seats: SeatInfo[];
-  rates: RateInfo[];
-  /** Fee rules of the seats' events and sessions. */
-  fees: FeeRule[];
-  itemCount: number;
-  hasVoucher: boolean;
-}
-
-
-/**
- * Everything adding seats to a (locked) order needs, in one round trip: the seats as the channel
- * may sell them, the rates, the fee rules, and the order's item count and voucher. Run after the
- * order lock so that the count is current.
- */
-export async function loadAddContext(db: Db, channelId: number, orderId: number, sessionSeatIds: readonly number[], rateIds: readonly number[]): Promise<AddContext> {
-  const seatIds = intArray(sessionSeatIds);
-  const [row] = await queryRows<{
-    seats: Json<{ id: number; session_id: number; event_id: number; sector_id: number; seat_id: number | null; row: string | null; number: string | null; sector_name: string; on_sale: boolean; max_tickets_per_buyer: number | null }[]>;
-    rates: Json<{ id: number; session_id: number; sector_id: number | null; price: number }[]>;
-    fees: Json<{ event_id: number | null; session_id: number | null; kind: 'fixed' | 'percent'; amount: number }[]>;
-    item_count: number;
-    has_voucher: boolean;
-  }>(
-    db,
-    sql`WITH s AS (
-          SELECT ss.id, ss.session_id, se.event_id, ss.sector_id, ss.seat_id, st.row, st.number, sec.name AS sector_name,
-                 (se.status = 'on_sale' AND e.status = 'published') AS on_sale, se.max_tickets_per_buyer
-          FROM session_seats ss
-          JOIN sessions se ON se.id = ss.session_id
-          JOIN events e ON e.id = se.event_id
-          JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
-          JOIN sectors sec ON sec.id = ss.sector_id
-          LEFT JOIN seats st ON st.id = ss.seat_id
-          WHERE ss.id = ANY(${seatIds}))
-        SELECT
-          (SELECT COALESCE(json_agg(s), '[]'::json) FROM s) AS seats,
-          (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'session_id', r.session_id, 'sector_id', r.sector_id, 'price', r.price)), '[]'::json)
-             FROM rates r WHERE r.id = ANY(${intArray(rateIds)})) AS rates,
-          (SELECT COALESCE(json_agg(json_build_object('event_id', f.event_id, 'session_id', f.session_id, 'kind', f.kind, 'amount', f.amount) ORDER BY f.id), '[]'::json)
-             FROM fees f WHERE f.event_id IN (SELECT event_id FROM s) OR f.session_id IN (SELECT session_id FROM s)) AS fees,
-          (SELECT count(*)::int FROM order_items WHERE order_id = ${orderId}) AS item_count,
-          EXISTS (SELECT 1 FROM order_vouchers WHERE order_id = ${orderId}) AS has_voucher`,
-  );
-  return {
-    seats: parseJson(row!.seats).map((r) => ({
-      id: Number(r.id),
-      sessionId: r.session_id,
-      eventId: r.event_id,
-      sectorId: r.sector_id,
-      seatId: r.seat_id,
-      row: r.row,
-      number: r.number,
-      sectorName: r.sector_name,
-      onSale: r.on_sale,
-      maxTicketsPerBuyer: r.max_tickets_per_buyer,
-    })),
-    rates: parseJson(row!.rates).map((r) => ({ id: r.id, sessionId: r.session_id, sectorId: r.sector_id, price: r.price })),
-    fees: parseJson(row!.fees).map((f) => ({ eventId: f.event_id, sessionId: f.session_id, kind: f.kind, amount: f.amount })),
-    itemCount: Number(row!.item_count),
-    hasVoucher: Boolean(row!.has_voucher),
-  };
-}
-
-/**
- * Claims one seat for a cart and, in the same statement, adds its item with its amounts and adds
- * those to the order's totals (and sets its expiry). False when the seat is not free (D14: the
- * claim's row count decides; nothing is written then).
- */
-export async function claimSeatAsItem(
-  db: Db,
-  a: { orderId: number; seat: SeatInfo; rateId: number; amounts: ItemAmounts; holdUntil: Date; now: Date },
-): Promise<boolean> {
-  const { base, discount, fee, total } = a.amounts;
-  const rows = await queryRows<{ claimed: number }>(
-    db,
-    sql`WITH claimed AS (
-          UPDATE session_seats SET status = 'held', order_id = ${a.orderId}, hold_expires_at = ${a.holdUntil}
-          WHERE id = ${a.seat.id} AND ${isFree(a.now)}
-          RETURNING id),
-        item AS (
-          INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id,
-                                   base_amount, discount_amount, fee_amount, total_amount, created_at)
-          SELECT ${a.orderId}, ${a.seat.eventId}, ${a.seat.sessionId}, ${a.seat.sectorId}, id, ${a.rateId},
-                 ${base}, ${discount}, ${fee}, ${total}, ${a.now}
-          FROM claimed
-          RETURNING id)
-        UPDATE orders SET base_amount = base_amount + ${base}, discount_amount = discount_amount + ${discount},
-                          fee_amount = fee_amount + ${fee}, total_amount = total_amount + ${total},
-                          expires_at = ${a.holdUntil}, updated_at = ${a.now}
-        WHERE id = ${a.orderId} AND EXISTS (SELECT 1 FROM item)
-        RETURNING 1 AS claimed`,
-  );
-  return rows.length === 1;
-}
-
 /**
  * Claims up to `quantity` free places of an unnumbered zone, lowest ids first, skipping rows other
  * transactions are claiming right now; returns the ids claimed (the caller checks the count).
@@ -308,20 +218,25 @@ export interface NewItem {
   price: number;
 }
 
-/** Inserts items at their base price; the caller reprices the order in the same transaction. */
+/**
+ * Inserts items at their held amounts (D75): the rate's price now and the fees of their event and
+ * session now (ticket_fee); the caller reprices the order's discounts in the same transaction.
+ */
 export async function insertItems(db: Db, orderId: number, items: readonly NewItem[], now: Date): Promise<void> {
   if (items.length === 0) return;
   const values = sql.join(
     items.map(
       (i) =>
-        sql`(${orderId}, ${i.eventId}, ${i.sessionId}, ${i.sectorId}, ${i.sessionSeatId}, ${i.rateId}, ${i.price}, 0, 0, ${i.price}, ${now})`,
+        sql`(${orderId}::bigint, ${i.eventId}::int, ${i.sessionId}::int, ${i.sectorId}::int, ${i.sessionSeatId}::bigint, ${i.rateId}::int, ${i.price}::int, ${now}::timestamptz)`,
     ),
     sql`, `,
   );
   await db.execute(sql`
     INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id,
                              base_amount, discount_amount, fee_amount, total_amount, created_at)
-    VALUES ${values}`);
+    SELECT v.order_id, v.event_id, v.session_id, v.sector_id, v.session_seat_id, v.rate_id, v.price, 0, f.fee, v.price + f.fee, v.at
+    FROM (VALUES ${values}) AS v(order_id, event_id, session_id, sector_id, session_seat_id, rate_id, price, at),
+         LATERAL (SELECT ticket_fee(v.price, v.event_id, v.session_id) AS fee) f`);
 }
 
 export interface ItemRow {
@@ -347,8 +262,17 @@ export async function deleteItems(db: Db, orderId: number, itemIds: readonly num
   await db.execute(sql`DELETE FROM order_items WHERE order_id = ${orderId} AND id = ANY(${intArray(itemIds)})`);
 }
 
+/**
+ * Moves items to another rate: their price and fees are held anew at that rate's price and the
+ * fees of now (D75: a change of rate is a new hold of the item at that rate; other items keep theirs).
+ */
 export async function setItemsRate(db: Db, orderId: number, itemIds: readonly number[], rateId: number): Promise<void> {
-  await db.execute(sql`UPDATE order_items SET rate_id = ${rateId} WHERE order_id = ${orderId} AND id = ANY(${intArray(itemIds)})`);
+  await db.execute(sql`
+    UPDATE order_items oi SET rate_id = r.id, base_amount = r.price, discount_amount = 0,
+                              fee_amount = ticket_fee(r.price, oi.event_id, oi.session_id),
+                              total_amount = r.price + ticket_fee(r.price, oi.event_id, oi.session_id)
+    FROM rates r
+    WHERE r.id = ${rateId} AND oi.order_id = ${orderId} AND oi.id = ANY(${intArray(itemIds)}) AND oi.rate_id <> r.id`);
 }
 
 export async function setOrderExpiry(db: Db, orderId: number, expiresAt: Date | null, now: Date): Promise<void> {
@@ -360,28 +284,22 @@ export async function setOrderStatus(db: Db, orderId: number, status: OrderStatu
 }
 
 export interface PricingInputs {
+  /** With `fee`: the fee held on the item. */
   items: PricingItem[];
-  fees: FeeRule[];
   voucher: VoucherRule | null;
 }
 
-/** What pricing needs: the items with their rates' prices, the fee rules that touch them, the voucher. */
+/**
+ * What repricing needs: the items with their HELD amounts (D75: base and fee fixed at hold time,
+ * never re-read from the rate or the fee rules) and the order's voucher (at most one).
+ */
 export async function loadPricingInputs(db: Db, orderId: number): Promise<PricingInputs> {
-  const items = await queryRows<{ id: string | number; event_id: number; session_id: number; rate_id: number; price: number }>(
+  const items = await queryRows<{ id: string | number; event_id: number; session_id: number; rate_id: number; base_amount: number; fee_amount: number }>(
     db,
-    sql`SELECT oi.id, oi.event_id, oi.session_id, oi.rate_id, r.price
-        FROM order_items oi JOIN rates r ON r.id = oi.rate_id
-        WHERE oi.order_id = ${orderId} ORDER BY oi.id`,
+    sql`SELECT oi.id, oi.event_id, oi.session_id, oi.rate_id, oi.base_amount, oi.fee_amount
+        FROM order_items oi WHERE oi.order_id = ${orderId} ORDER BY oi.id`,
   );
-  if (items.length === 0) return { items: [], fees: [], voucher: null };
-  const eventIds = [...new Set(items.map((i) => i.event_id))];
-  const sessionIds = [...new Set(items.map((i) => i.session_id))];
-  const fees = await queryRows<{ event_id: number | null; session_id: number | null; kind: 'fixed' | 'percent'; amount: number }>(
-    db,
-    sql`SELECT event_id, session_id, kind, amount FROM fees
-        WHERE event_id = ANY(${intArray(eventIds)}) OR session_id = ANY(${intArray(sessionIds)})
-        ORDER BY id`,
-  );
+  if (items.length === 0) return { items: [], voucher: null };
   const vouchers = await queryRows<{ kind: 'percent' | 'fixed'; value: number; event_id: number | null; session_id: number | null; rate_id: number | null }>(
     db,
     sql`SELECT v.kind, v.value, v.event_id, v.session_id, v.rate_id
@@ -390,10 +308,32 @@ export async function loadPricingInputs(db: Db, orderId: number): Promise<Pricin
   );
   const v = vouchers[0];
   return {
-    items: items.map((i) => ({ id: Number(i.id), eventId: i.event_id, sessionId: i.session_id, rateId: i.rate_id, price: i.price })),
-    fees: fees.map((f) => ({ eventId: f.event_id, sessionId: f.session_id, kind: f.kind, amount: f.amount })),
+    items: items.map((i) => ({ id: Number(i.id), eventId: i.event_id, sessionId: i.session_id, rateId: i.rate_id, price: i.base_amount, fee: i.fee_amount })),
     voucher: v ? { kind: v.kind, value: v.value, eventId: v.event_id, sessionId: v.session_id, rateId: v.rate_id } : null,
   };
+}
+
+/**
+ * The code of the order's voucher when its organiser has withdrawn it (D75: disabled, expired,
+ * restricted away from every item); null otherwise. The rule is voucher_withdrawn (src/db/functions).
+ */
+export async function withdrawnVoucher(db: Db, orderId: number, now: Date): Promise<string | null> {
+  const rows = await queryRows<{ code: string }>(
+    db,
+    sql`SELECT code FROM order_vouchers WHERE order_id = ${orderId} AND voucher_withdrawn(${orderId}::bigint, ${now}::timestamptz) LIMIT 1`,
+  );
+  return rows[0]?.code ?? null;
+}
+
+/** Drops the order's voucher when it no longer covers any item (the buyer removed the items it covered). */
+export async function dropVoucherWithoutItems(db: Db, orderId: number): Promise<void> {
+  await db.execute(sql`
+    DELETE FROM order_vouchers ov USING vouchers v
+    WHERE ov.order_id = ${orderId} AND v.id = ov.voucher_id
+      AND NOT EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = ${orderId}
+                        AND (v.event_id IS NULL OR v.event_id = i.event_id)
+                        AND (v.session_id IS NULL OR v.session_id = i.session_id)
+                        AND (v.rate_id IS NULL OR v.rate_id = i.rate_id))`);
 }
 
 /** Writes every item's amounts and the order's totals (their sum) in two statements. */
@@ -451,51 +391,99 @@ export async function sweepExpiredBatch(
   return { orderIds, sessionIds: [...new Set(rows.map((r) => r.session_id))], channelIds };
 }
 
-export type FastHold =
-  | { outcome: 'ok'; orderId: number; sessionId: number; rows: OrderRows }
-  | { outcome: 'seat_unavailable'; seat: { id: number; sectorName: string; row: string | null; number: string | null } }
-  | { outcome: 'hold_limit_reached'; cap: 'live_orders' | 'session_tickets'; limit: number; sessionId: number }
-  | { outcome: 'fallback' };
+interface RawHold {
+  outcome: HoldOutcome['outcome'];
+  order_id?: number | string;
+  session_ids?: number[] | null;
+  has_voucher?: boolean;
+  rows?: OrderRows;
+  status?: 'completed' | 'cancelled' | 'expired';
+  index?: number;
+  session_seat_id?: number;
+  errors?: { index: number; field: 'zone' | 'rate'; session_id: number }[];
+  session_id?: number | null;
+  cap?: 'items_per_order' | 'live_orders' | 'session_tickets';
+  limit?: number;
+  sector_name?: string;
+  row?: string | null;
+  number?: string | null;
+}
+
+/** What cart_hold_seats (src/db/functions) answered; every outcome but `ok` wrote nothing. */
+export type HoldOutcome =
+  | { outcome: 'ok'; orderId: number; sessionIds: number[]; hasVoucher: boolean; rows: OrderRows }
+  | { outcome: 'order_not_found' }
+  | { outcome: 'needs_transaction' }
+  | { outcome: 'retry' }
+  | { outcome: 'order_state'; status: 'completed' | 'cancelled' | 'expired' }
+  | { outcome: 'duplicate'; index: number }
+  | { outcome: 'seat_not_found'; sessionSeatId: number }
+  | { outcome: 'invalid'; errors: { index: number; field: 'zone' | 'rate'; sessionId: number }[] }
+  | { outcome: 'not_on_sale'; sessionId: number }
+  | { outcome: 'hold_limit_reached'; cap: 'items_per_order' | 'live_orders' | 'session_tickets'; limit: number; sessionId: number | null }
+  | { outcome: 'seat_unavailable'; seat: { id: number; sectorName: string; row: string | null; number: string | null } };
+
+export interface HoldRequest {
+  channelId: number;
+  orderToken: string;
+  create: boolean;
+  reference: string;
+  lang: string;
+  currency: string;
+  newExpiry: Date;
+  items: readonly { session_seat_id: number; rate_id: number }[];
+  maxItems: number;
+  buyerKey: string | null;
+  maxLiveOrders: number;
+  now: Date;
+  /** The caller runs this inside its own transaction (and reprices a voucher's discounts after). */
+  inTransaction: boolean;
+}
 
 /**
- * Holds one seat for a cart in ONE statement (cart_hold_seat, src/db/functions): locks the order (or
- * inserts it when `create`), claims the seat with the conditional UPDATE, inserts the item priced
- * from its rate and fees, adds to the order's totals and returns the order view. It applies the
- * hold caps (D44) of `buyerKey` (a new order's buyer; an existing order's own is used for an add).
- * Outcome 'fallback' (nothing written) leaves the request to the full transaction of the service.
+ * Holds seats for a cart in ONE statement (cart_hold_seats, src/db/functions, the one home of the
+ * hold's rules): locks the order (or inserts it when `create`), checks the seats, rates, sale and
+ * hold caps (D44), claims every seat or none (D14, D18), inserts the items at their held amounts
+ * (D75) and adds them to the order's totals. `buyerKey` is a new order's buyer; an add counts
+ * against the order's own.
  */
-export async function holdSeatInOneStatement(
-  db: Db,
-  h: {
-    channelId: number;
-    orderToken: string;
-    create: boolean;
-    reference: string;
-    lang: string;
-    currency: string;
-    newExpiry: Date;
-    sessionSeatId: number;
-    rateId: number;
-    maxItems: number;
-    buyerKey: string | null;
-    maxLiveOrders: number;
-    now: Date;
-  },
-): Promise<FastHold> {
-  const [row] = await queryRows<{
-    r: Json<{ outcome: string; order_id?: number; session_id?: number; rows?: OrderRows; session_seat_id?: number; sector_name?: string; row?: string | null; number?: string | null; cap?: 'live_orders' | 'session_tickets'; limit?: number }>;
-  }>(
+export async function holdSeats(db: Db, h: HoldRequest): Promise<HoldOutcome> {
+  const seatIds = intArray(h.items.map((i) => i.session_seat_id));
+  const rateIds = intArray(h.items.map((i) => i.rate_id));
+  const [row] = await queryRows<{ r: Json<RawHold> }>(
     db,
-    sql`SELECT cart_hold_seat(${h.channelId}::int, ${h.orderToken}::text, ${h.create}::boolean, ${h.reference}::text, ${h.lang}::text,
-                              ${h.currency}::text, ${h.newExpiry}::timestamptz, ${Math.trunc(h.sessionSeatId)}::bigint,
-                              ${Math.trunc(h.rateId)}::bigint, ${h.maxItems}::int, ${h.now}::timestamptz,
-                              ${h.buyerKey}::text, ${h.maxLiveOrders}::int) AS r`,
+    sql`SELECT cart_hold_seats(${h.channelId}::int, ${h.orderToken}::text, ${h.create}::boolean, ${h.reference}::text, ${h.lang}::text,
+                               ${h.currency}::text, ${h.newExpiry}::timestamptz, ${seatIds}, ${rateIds}, ${h.maxItems}::int,
+                               ${h.now}::timestamptz, ${h.buyerKey}::text, ${h.maxLiveOrders}::int, ${h.inTransaction}::boolean) AS r`,
   );
   const r = parseJson(row!.r);
-  if (r.outcome === 'ok') return { outcome: 'ok', orderId: Number(r.order_id), sessionId: Number(r.session_id), rows: r.rows ?? null };
-  if (r.outcome === 'hold_limit_reached') return { outcome: 'hold_limit_reached', cap: r.cap!, limit: Number(r.limit), sessionId: Number(r.session_id) };
-  if (r.outcome === 'seat_unavailable') {
-    return { outcome: 'seat_unavailable', seat: { id: Number(r.session_seat_id), sectorName: r.sector_name!, row: r.row ?? null, number: r.number ?? null } };
+  switch (r.outcome) {
+    case 'ok':
+      return {
+        outcome: 'ok',
+        orderId: Number(r.order_id),
+        sessionIds: (r.session_ids ?? []).map(Number),
+        hasVoucher: Boolean(r.has_voucher),
+        rows: r.rows ?? null,
+      };
+    case 'order_state':
+      return { outcome: 'order_state', status: r.status! };
+    case 'duplicate':
+      return { outcome: 'duplicate', index: Number(r.index) };
+    case 'seat_not_found':
+      return { outcome: 'seat_not_found', sessionSeatId: Number(r.session_seat_id) };
+    case 'invalid':
+      return {
+        outcome: 'invalid',
+        errors: (r.errors ?? []).map((e) => ({ index: Number(e.index), field: e.field, sessionId: Number(e.session_id) })),
+      };
+    case 'not_on_sale':
+      return { outcome: 'not_on_sale', sessionId: Number(r.session_id) };
+    case 'hold_limit_reached':
+      return { outcome: 'hold_limit_reached', cap: r.cap!, limit: Number(r.limit), sessionId: r.session_id == null ? null : Number(r.session_id) };
+    case 'seat_unavailable':
+      return { outcome: 'seat_unavailable', seat: { id: Number(r.session_seat_id), sectorName: r.sector_name!, row: r.row ?? null, number: r.number ?? null } };
+    default:
+      return { outcome: r.outcome === 'order_not_found' ? 'order_not_found' : r.outcome === 'retry' ? 'retry' : 'needs_transaction' };
   }
-  return { outcome: 'fallback' };
 }

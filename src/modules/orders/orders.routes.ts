@@ -28,7 +28,7 @@ const CART = { b2bOperation: 'cart' } as const;
 const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/:lang/orders',
-    { config: CART, schema: { ...doc('createOrder', 'Create an order with its first item'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
+    { config: CART, schema: { ...doc('createOrder', 'Create an order with its first item, or with every seat of the cart (items, D63)'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
     async (request, reply) => {
       const buyer = b2bBuyer(request.channel!.id, request.credential!);
       const { order, created } = await orders.createOrder(app.ctx, request.channel!, buyer, request.params.lang, request.body);

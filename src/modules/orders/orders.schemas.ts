@@ -16,9 +16,21 @@ const ItemBody = Type.Object({
   rate_id: IdParam,
 });
 
+/**
+ * Create: SPEC's first seat (`session_seat_id` + `rate_id`, D36) or a whole cart (`items`, D63:
+ * 1 to MAX_ITEMS_PER_ORDER seats, all or nothing). Exactly one of the two forms (the service
+ * answers 422 for both or neither).
+ */
 export const CreateOrderBody = Type.Object({
-  session_seat_id: IdParam,
-  rate_id: IdParam,
+  session_seat_id: Type.Optional(IdParam),
+  rate_id: Type.Optional(IdParam),
+  items: Type.Optional(
+    Type.Array(ItemBody, {
+      minItems: 1,
+      maxItems: MAX_ITEMS_PER_REQUEST,
+      description: 'D63: every seat of the cart in one request, instead of session_seat_id and rate_id (all or nothing)',
+    }),
+  ),
   order_token: Type.Optional(OrderToken),
 });
 export type CreateOrderBody = Static<typeof CreateOrderBody>;

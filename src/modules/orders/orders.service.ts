@@ -10,8 +10,9 @@ import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
 import * as repo from './orders.repo.js';
 import { recordIntegrationStep } from '../../platform/integration-checklist.js';
-import type { OrderRow, SeatInfo } from './orders.repo.js';
+import type { HoldOutcome, OrderRow, SeatInfo } from './orders.repo.js';
 import { priceItems, rateFitsUnit, sumAmounts } from './orders.pricing.js';
+import { toAmount } from '../../lib/money.js';
 
 // Cart use cases. Each takes the channel and the order token, so that the B2B routes and the
 // portal's public cart call the same functions; each runs in one transaction that first locks the
@@ -63,11 +64,53 @@ async function lockCartForChange(tx: Db, channel: ChannelRecord, orderToken: str
   return order;
 }
 
-/** Recomputes every amount of the order from its items, fee rules and voucher (same transaction). */
+/**
+ * Recomputes the order's discounts from its voucher and its items' HELD amounts, and its totals
+ * (same transaction). Base prices and fees stay as they were held (D75): an organiser's later
+ * change of a rate or a fee never reaches a cart, and removing an item never reprices another
+ * (a fixed voucher's amount is shared again over the items it still covers).
+ */
 export async function repriceOrder(tx: Db, orderId: number, now: Date): Promise<void> {
   const inputs = await repo.loadPricingInputs(tx, orderId);
-  const items = priceItems(inputs.items, inputs.fees, inputs.voucher);
+  const items = priceItems(inputs.items, [], inputs.voucher);
   await repo.writeAmounts(tx, orderId, items, sumAmounts(items), now);
+}
+
+/**
+ * D75: when the organiser has withdrawn the order's voucher (disabled, expired, restricted away
+ * from every item), removes it and reprices the order, in the caller's transaction, and returns its
+ * code; null when there is nothing to withdraw. The caller commits, then answers voucherWithdrawn.
+ */
+async function withdrawVoucherIfWithdrawn(tx: Db, orderId: number, now: Date): Promise<string | null> {
+  const code = await repo.withdrawnVoucher(tx, orderId, now);
+  if (code === null) return null;
+  await repo.deleteOrderVouchers(tx, orderId);
+  await repriceOrder(tx, orderId, now);
+  return code;
+}
+
+/** 409 voucher_withdrawn (D75), with the order (its new total) in `data`; after the removal committed. */
+async function voucherWithdrawn(ctx: AppContext, orderId: number, code: string, lang: string): Promise<AppError> {
+  const view = await buildOrderView(ctx, orderId, lang);
+  const total = toAmount(Math.round(view.total_amount * 100)).toFixed(2);
+  return new AppError(
+    'voucher_withdrawn',
+    `Voucher code ${code} was withdrawn by the organiser and removed from the order; the new total is ${total}`,
+  ).withData(view);
+}
+
+/**
+ * D75 at confirm: close_order refused a cart whose voucher was withdrawn; remove it (one short
+ * transaction) and return the 409 to answer with.
+ */
+export async function withdrawVoucherAtConfirm(ctx: AppContext, orderId: number, lang: string): Promise<AppError> {
+  const now = ctx.clock.now();
+  const code = await ctx.db.transaction(async (tx) => {
+    const order = await repo.lockOrderById(tx, orderId);
+    return order ? withdrawVoucherIfWithdrawn(tx, orderId, now) : null;
+  });
+  if (code === null) return new AppError('conflict', 'The order changed meanwhile; try again');
+  return voucherWithdrawn(ctx, orderId, code, lang);
 }
 
 type SeatName = Pick<SeatInfo, 'id' | 'sectorName' | 'row' | 'number'>;
@@ -77,29 +120,6 @@ const seatUnavailable = (seat: SeatName) =>
   new AppError('seat_unavailable', `Seat ${seat.sectorName}, row ${seat.row}, number ${seat.number} is not available`, {
     session_seat_id: [String(seat.id)],
   });
-
-/** Seats and rates of an add request, checked: 404 unknown seat, 422 wrong rate or zone place, 409 not on sale. */
-function resolveSeatRequests(context: repo.AddContext, requests: readonly ItemRequest[], fieldPrefix: (i: number) => string) {
-  const seats = new Map(context.seats.map((s) => [s.id, s]));
-  const rates = new Map(context.rates.map((r) => [r.id, r]));
-  const errors: FieldErrors = {};
-  const resolved = requests.map((req, i) => {
-    const seat = seats.get(req.session_seat_id);
-    if (!seat) throw new AppError('not_found', `Seat ${req.session_seat_id} not found`);
-    if (seat.seatId === null) {
-      errors[`${fieldPrefix(i)}session_seat_id`] = ['is a place of an unnumbered zone; add it with items/sector'];
-    }
-    const rate = rates.get(req.rate_id);
-    if (!rate || !rateFitsUnit(rate, seat)) {
-      errors[`${fieldPrefix(i)}rate_id`] = [`is not a rate of session ${seat.sessionId} for this seat`];
-    }
-    return { seat, rate: rate! };
-  });
-  if (Object.keys(errors).length) throw invalidData(errors);
-  const closed = resolved.find((r) => !r.seat.onSale);
-  if (closed) throw new AppError('conflict', `Session ${closed.seat.sessionId} is not on sale`);
-  return resolved;
-}
 
 /** The expiry of a new cart lifetime (D13), in whole seconds so that clients see exactly the hold's. */
 const newLifetime = (ctx: AppContext, channel: ChannelRecord, now: Date) =>
@@ -114,63 +134,67 @@ async function holdUntil(ctx: AppContext, tx: Db, channel: ChannelRecord, order:
   return until;
 }
 
+/** The API's answer to a refusal of cart_hold_seats (every outcome but ok, needs_transaction and retry). */
+function holdRefusal(result: Exclude<HoldOutcome, { outcome: 'ok' | 'needs_transaction' | 'retry' }>, fieldPrefix: (i: number) => string): AppError {
+  switch (result.outcome) {
+    case 'order_not_found':
+      return orderNotFound();
+    case 'order_state':
+      return result.status === 'completed'
+        ? new AppError('order_completed', 'The order is completed and can no longer be changed')
+        : result.status === 'cancelled'
+          ? new AppError('order_not_modifiable', 'The order is cancelled and can no longer be changed')
+          : new AppError('order_expired', 'The order has expired; start a new order');
+    case 'duplicate':
+      return invalidData({ [`${fieldPrefix(result.index)}session_seat_id`]: ['appears more than once'] });
+    case 'seat_not_found':
+      return new AppError('not_found', `Seat ${result.sessionSeatId} not found`);
+    case 'invalid': {
+      const errors: FieldErrors = {};
+      for (const e of result.errors) {
+        if (e.field === 'zone') errors[`${fieldPrefix(e.index)}session_seat_id`] = ['is a place of an unnumbered zone; add it with items/sector'];
+        else errors[`${fieldPrefix(e.index)}rate_id`] = [`is not a rate of session ${e.sessionId} for this seat`];
+      }
+      return invalidData(errors);
+    }
+    case 'not_on_sale':
+      return new AppError('conflict', `Session ${result.sessionId} is not on sale`);
+    case 'hold_limit_reached':
+      return holdLimitReached(result.cap, result.limit, result.sessionId ?? undefined);
+    case 'seat_unavailable':
+      return seatUnavailable(result.seat);
+  }
+}
+
+/** Where a hold goes: a new order of `buyer`, or the live cart named by `orderToken`. */
+type HoldTarget = { create: true; buyer: BuyerKey } | { create: false; orderToken: string };
+
 /**
- * Claims seats for a locked live cart, all or nothing, and adds them as items. Returns the sessions
- * touched. Without a voucher an item's amounts depend on that item alone, so each claim writes its
- * item and the order's totals in one statement; with a voucher the whole order is repriced after.
+ * Holds seats for a locked live cart inside a cart change's transaction (cart_hold_seats), all or
+ * nothing, and reprices the voucher's discounts when the cart has one. Returns the sessions touched.
  */
-async function addSeatsToCart(
+async function holdSeatsInCart(
   ctx: AppContext,
   tx: Db,
   channel: ChannelRecord,
   order: OrderRow,
-  requests: readonly ItemRequest[],
+  lang: string,
+  items: readonly ItemRequest[],
   now: Date,
   fieldPrefix: (i: number) => string,
-) {
-  const seen = new Set<number>();
-  for (const [i, r] of requests.entries()) {
-    if (seen.has(r.session_seat_id)) {
-      throw invalidData({ [`${fieldPrefix(i)}session_seat_id`]: ['appears more than once'] });
-    }
-    seen.add(r.session_seat_id);
+): Promise<number[]> {
+  const result = await repo.holdSeats(tx, holdRequest(ctx, channel, lang, { create: false, orderToken: order.orderToken }, items, now, true));
+  if (result.outcome !== 'ok') {
+    if (result.outcome === 'needs_transaction' || result.outcome === 'retry') throw new Error(`cart_hold_seats: ${result.outcome} inside a transaction`);
+    throw holdRefusal(result, fieldPrefix);
   }
-  const seatIds = requests.map((r) => r.session_seat_id);
-  const context = await repo.loadAddContext(tx, channel.id, order.id, seatIds, [...new Set(requests.map((r) => r.rate_id))]);
-  const resolved = resolveSeatRequests(context, requests, fieldPrefix);
-  const claims = resolved.map(({ seat }) => ({ sessionId: seat.sessionId, maxTicketsPerBuyer: seat.maxTicketsPerBuyer, quantity: 1 }));
-  await assertHoldCaps(ctx, tx, order, context.itemCount, claims, now);
-  const until = order.expiresAt ?? newLifetime(ctx, channel, now);
-  // Ascending id order, so that two bulk claims over the same seats cannot deadlock (D14).
-  resolved.sort((a, b) => a.seat.id - b.seat.id);
-  for (const { seat, rate } of resolved) {
-    const pricing = { id: 0, eventId: seat.eventId, sessionId: seat.sessionId, rateId: rate.id, price: rate.price };
-    const [amounts] = priceItems([pricing], context.fees, null);
-    if (!(await repo.claimSeatAsItem(tx, { orderId: order.id, seat, rateId: rate.id, amounts: amounts!, holdUntil: until, now }))) {
-      throw seatUnavailable(seat);
-    }
-  }
-  order.expiresAt = until;
-  if (context.hasVoucher) await repriceOrder(tx, order.id, now);
-  return resolved.map((r) => r.seat.sessionId);
+  if (result.hasVoucher) await repriceOrder(tx, order.id, now);
+  order.expiresAt ??= newLifetime(ctx, channel, now);
+  return result.sessionIds;
 }
 
-/**
- * The flash-sale path (bench:holds): one seat held in ONE database round trip by cart_hold_seat,
- * which applies the same rules as addSeatsToCart for a plain cart (no voucher, room left, seat and
- * rate valid, on sale). Null when it declined (nothing written): the caller runs the full path,
- * which gives every other answer (404, 409, 422) exactly as before. Exported so that
- * test/orders/hold-paths.property.test.ts can drive each path on its own.
- */
-export async function holdSeatFast(
-  ctx: AppContext,
-  channel: ChannelRecord,
-  lang: string,
-  target: { create: true; buyer: BuyerKey } | { create: false; orderToken: string },
-  item: ItemRequest,
-): Promise<OrderView | null> {
-  const now = ctx.clock.now();
-  const result = await repo.holdSeatInOneStatement(ctx.db, {
+function holdRequest(ctx: AppContext, channel: ChannelRecord, lang: string, target: HoldTarget, items: readonly ItemRequest[], now: Date, inTransaction: boolean): repo.HoldRequest {
+  return {
     channelId: channel.id,
     orderToken: target.create ? crypto.randomUUID() : target.orderToken,
     create: target.create,
@@ -178,25 +202,57 @@ export async function holdSeatFast(
     lang,
     currency: ctx.config.currency,
     newExpiry: newLifetime(ctx, channel, now),
-    sessionSeatId: item.session_seat_id,
-    rateId: item.rate_id,
+    items,
     maxItems: ctx.config.maxItemsPerOrder,
     buyerKey: target.create ? target.buyer : null,
     maxLiveOrders: ctx.config.maxLiveOrdersPerBuyer,
     now,
-  });
-  if (result.outcome === 'seat_unavailable') throw seatUnavailable(result.seat);
-  if (result.outcome === 'hold_limit_reached') throw holdLimitReached(result.cap, result.limit, result.sessionId);
-  if (result.outcome === 'fallback') return null;
-  // The statement has committed: announce, then answer with the view it returned.
-  inventoryChanged(ctx, [result.sessionId]);
-  countHolds(1);
-  return orderViewFromRows(ctx, result.rows, lang, now);
+    inTransaction,
+  };
 }
+
+/**
+ * The hold in ONE statement and one commit (cart_hold_seats, the one home of the hold's rules):
+ * create an order with its seats, or add seats to a cart, all or nothing. Null when the cart has a
+ * voucher (nothing written): the caller runs the hold inside a cart change's transaction, which
+ * also reprices the discounts and withdraws a voucher the organiser withdrew (D75). Every refusal
+ * is thrown as the API's error.
+ */
+async function holdSeatsAtOnce(
+  ctx: AppContext,
+  channel: ChannelRecord,
+  lang: string,
+  target: HoldTarget,
+  items: readonly ItemRequest[],
+  fieldPrefix: (i: number) => string = () => '',
+): Promise<OrderView | null> {
+  const now = ctx.clock.now();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const result = await repo.holdSeats(ctx.db, holdRequest(ctx, channel, lang, target, items, now, false));
+    if (result.outcome === 'retry') continue; // the random reference collided: another one
+    if (result.outcome === 'needs_transaction') return null;
+    if (result.outcome !== 'ok') throw holdRefusal(result, fieldPrefix);
+    // The statement has committed: announce, then answer with the view it returned.
+    inventoryChanged(ctx, result.sessionIds);
+    countHolds(items.length);
+    return orderViewFromRows(ctx, result.rows, lang, now);
+  }
+  throw new AppError('conflict', 'Could not start a cart; try again');
+}
+
+/**
+ * One seat held in one statement (holdSeatsAtOnce with one item). Exported so that
+ * test/orders/hold-paths.property.test.ts can drive it on its own.
+ */
+export const holdSeatFast = (ctx: AppContext, channel: ChannelRecord, lang: string, target: HoldTarget, item: ItemRequest): Promise<OrderView | null> =>
+  holdSeatsAtOnce(ctx, channel, lang, target, [item]);
 
 /**
  * Runs a change of a live cart in one transaction (the order row locked first), then announces the
  * inventory change and returns the view. `work` returns the session ids whose inventory it touched.
+ * A voucher the organiser has withdrawn (D75) is removed first instead: that commits, and the
+ * change answers 409 voucher_withdrawn with the new total (the buyer sees the price before going
+ * on). `keepVoucher`: removing a voucher is itself the answer to a withdrawn one.
  */
 export async function changeCart(
   ctx: AppContext,
@@ -204,35 +260,41 @@ export async function changeCart(
   orderToken: string,
   lang: string,
   work: (tx: Db, order: OrderRow, now: Date) => Promise<number[]>,
+  options: { keepVoucher?: boolean } = {},
 ): Promise<OrderView> {
   const now = ctx.clock.now();
-  const { orderId, sessionIds } = await ctx.db.transaction(async (tx) => {
+  const done = await ctx.db.transaction(async (tx) => {
     const order = await lockCartForChange(tx, channel, orderToken, now);
-    return { orderId: order.id, sessionIds: await work(tx, order, now) };
+    const withdrawn = options.keepVoucher ? null : await withdrawVoucherIfWithdrawn(tx, order.id, now);
+    if (withdrawn !== null) return { orderId: order.id, withdrawn, sessionIds: [] };
+    return { orderId: order.id, withdrawn: null, sessionIds: await work(tx, order, now) };
   });
-  inventoryChanged(ctx, sessionIds);
-  return buildOrderView(ctx, orderId, lang, now);
+  if (done.withdrawn !== null) throw await voucherWithdrawn(ctx, done.orderId, done.withdrawn, lang);
+  inventoryChanged(ctx, done.sessionIds);
+  return buildOrderView(ctx, done.orderId, lang, now);
 }
 
 /**
- * Creates an order with its first item (D17) for `buyer` (whose hold caps it counts against, D44).
- * A caller-chosen `order_token` that already names an order of the channel adds the item to it
- * (`created: false`; the caps are then that order's buyer's); another channel's token is 409.
+ * Creates an order with its first item (D17), or with every seat of `items` (D63: all or nothing,
+ * D18), for `buyer` (whose hold caps it counts against, D44). A caller-chosen `order_token` that
+ * already names an order of the channel adds the seats to it (`created: false`; the caps are then
+ * that order's buyer's); another channel's token is 409.
  */
 export async function createOrder(
   ctx: AppContext,
   channel: ChannelRecord,
   buyer: BuyerKey,
   lang: string,
-  input: ItemRequest & { order_token?: string },
+  input: CreateOrderInput,
 ): Promise<{ order: OrderView; created: boolean }> {
+  const { items, fieldPrefix } = createItems(input);
   if (input.order_token === undefined) {
-    const order = await holdSeatFast(ctx, channel, lang, { create: true, buyer }, input);
+    const order = await holdSeatsAtOnce(ctx, channel, lang, { create: true, buyer }, items, fieldPrefix);
     if (order) return { order, created: true };
   }
   const now = ctx.clock.now();
   const token = input.order_token ?? crypto.randomUUID();
-  const { orderId, created, sessionIds } = await ctx.db.transaction(async (tx) => {
+  const done = await ctx.db.transaction(async (tx) => {
     let order: OrderRow | null = null;
     let created = false;
     for (let attempt = 0; !order && attempt < 5; attempt++) {
@@ -245,7 +307,7 @@ export async function createOrder(
         channelId: channel.id,
         lang,
         currency: ctx.config.currency,
-        expiresAt: newLifetime(ctx, channel, now),
+        expiresAt: null,
         buyerKey: buyer,
         now,
       });
@@ -255,12 +317,40 @@ export async function createOrder(
     if (!order) throw new AppError('order_token_taken', 'The order_token is already in use');
     if (order.channelId !== channel.id) throw new AppError('order_token_taken', 'The order_token is already in use');
     if (!created) assertModifiable(order, now);
-    const sessionIds = await addSeatsToCart(ctx, tx, channel, order, [input], now, () => '');
-    return { orderId: order.id, created, sessionIds };
+    const withdrawn = created ? null : await withdrawVoucherIfWithdrawn(tx, order.id, now);
+    if (withdrawn !== null) return { orderId: order.id, created, withdrawn, sessionIds: [] };
+    const sessionIds = await holdSeatsInCart(ctx, tx, channel, order, lang, items, now, fieldPrefix);
+    return { orderId: order.id, created, withdrawn: null, sessionIds };
   });
-  inventoryChanged(ctx, sessionIds);
-  countHolds(1);
-  return { order: await buildOrderView(ctx, orderId, lang, now), created };
+  if (done.withdrawn !== null) throw await voucherWithdrawn(ctx, done.orderId, done.withdrawn, lang);
+  inventoryChanged(ctx, done.sessionIds);
+  countHolds(items.length);
+  return { order: await buildOrderView(ctx, done.orderId, lang, now), created: done.created };
+}
+
+/** A create request: SPEC's one seat (`session_seat_id` + `rate_id`) or D63's `items`, exactly one form. */
+export interface CreateOrderInput {
+  session_seat_id?: number;
+  rate_id?: number;
+  items?: readonly ItemRequest[];
+  order_token?: string;
+}
+
+/** The seats of a create request and how its field errors are named; 422 unless exactly one form is used. */
+function createItems(input: CreateOrderInput): { items: readonly ItemRequest[]; fieldPrefix: (i: number) => string } {
+  const single = input.session_seat_id !== undefined || input.rate_id !== undefined;
+  if (input.items !== undefined && single) {
+    throw invalidData({ items: ['send either items or session_seat_id and rate_id, not both'] });
+  }
+  if (input.items !== undefined) {
+    if (input.items.length === 0) throw invalidData({ items: ['must hold at least one seat'] });
+    return { items: input.items, fieldPrefix: (i) => `items.${i}.` };
+  }
+  const errors: FieldErrors = {};
+  if (input.session_seat_id === undefined) errors.session_seat_id = [single ? 'is required' : 'is required (or send items)'];
+  if (input.rate_id === undefined) errors.rate_id = ['is required'];
+  if (Object.keys(errors).length) throw invalidData(errors);
+  return { items: [{ session_seat_id: input.session_seat_id!, rate_id: input.rate_id! }], fieldPrefix: () => '' };
 }
 
 /** The order of the channel (reading never extends its lifetime, D13). */
@@ -270,11 +360,22 @@ export async function getOrder(ctx: AppContext, channel: ChannelRecord, orderTok
   return buildOrderView(ctx, order.id, lang, ctx.clock.now());
 }
 
-/** Adds one seat to a live cart (one round trip in the common case, else the full transaction). */
-export async function addItem(ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, item: ItemRequest): Promise<OrderView> {
+/** Adds one seat to a live cart (one statement; a cart with a voucher: a transaction that reprices it). */
+export const addItem = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, item: ItemRequest): Promise<OrderView> =>
+  addSeats(ctx, channel, orderToken, lang, [item], () => '');
+
+/** Adds seats to a live cart, all or nothing (D18): one statement, or the cart change's transaction with a voucher. */
+async function addSeats(
+  ctx: AppContext,
+  channel: ChannelRecord,
+  orderToken: string,
+  lang: string,
+  items: readonly ItemRequest[],
+  fieldPrefix: (i: number) => string,
+): Promise<OrderView> {
   return (
-    (await holdSeatFast(ctx, channel, lang, { create: false, orderToken }, item)) ??
-    holding(1, changeCart(ctx, channel, orderToken, lang, (tx, order, now) => addSeatsToCart(ctx, tx, channel, order, [item], now, () => '')))
+    (await holdSeatsAtOnce(ctx, channel, lang, { create: false, orderToken }, items, fieldPrefix)) ??
+    holding(items.length, changeCart(ctx, channel, orderToken, lang, (tx, order, now) => holdSeatsInCart(ctx, tx, channel, order, lang, items, now, fieldPrefix)))
   );
 }
 
@@ -287,7 +388,7 @@ async function holding(count: number, change: Promise<OrderView>): Promise<Order
 
 /** Adds several seats, all or nothing (D18). */
 export const addItemsBulk = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, items: readonly ItemRequest[]) =>
-  holding(items.length, changeCart(ctx, channel, orderToken, lang, (tx, order, now) => addSeatsToCart(ctx, tx, channel, order, items, now, (i) => `items.${i}.`)));
+  addSeats(ctx, channel, orderToken, lang, items, (i) => `items.${i}.`);
 
 /** Adds `quantity` places of an unnumbered zone; the session is the rate's. All or nothing. */
 export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, req: SectorRequest) =>
@@ -335,6 +436,8 @@ async function removeItemsFromCart(tx: Db, order: OrderRow, itemIds: readonly nu
   if (missing !== undefined) throw new AppError('not_found', `Item ${missing} not found`);
   const sessionIds = await repo.releaseHeldRows(tx, order.id, items.map((i) => i.sessionSeatId));
   await repo.deleteItems(tx, order.id, unique);
+  // A voucher that covered only the removed items goes with them (it would discount nothing).
+  await repo.dropVoucherWithoutItems(tx, order.id);
   if ((await repo.countItems(tx, order.id)) === 0) {
     // An emptied cart has no countdown (D13) and gives its voucher back (docs/cart.md).
     await repo.setOrderExpiry(tx, order.id, null, now);

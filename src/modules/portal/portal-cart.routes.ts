@@ -23,9 +23,13 @@ const CreateBody = Type.Object(
     session_seat_id: Type.Optional(IdParam),
     sector_id: Type.Optional(IdParam),
     quantity: Type.Optional(Int32({ minimum: 1, maximum: 100 })),
-    rate_id: IdParam,
+    rate_id: Type.Optional(IdParam),
+    items: Type.Optional(Type.Array(AddItemBody, { minItems: 1, maxItems: 100, description: 'D63: every seat of the cart at once (all or nothing)' })),
   },
-  { additionalProperties: false, description: 'a seat (session_seat_id) or places of an unnumbered zone (sector_id and quantity)' },
+  {
+    additionalProperties: false,
+    description: 'a seat (session_seat_id and rate_id), places of an unnumbered zone (sector_id, rate_id and quantity), or seats (items, D63)',
+  },
 );
 
 /**
@@ -46,18 +50,20 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:salesChannelSlug/:lang/orders',
-    { schema: { ...doc('createPortalCart', 'Create a cart with its first seat, or with places of an unnumbered zone'), params: ChannelLangParams, body: CreateBody, response: { 201: OrderResponse, ...errors } } },
+    { schema: { ...doc('createPortalCart', 'Create a cart with its first seat, its seats (items), or places of an unnumbered zone'), params: ChannelLangParams, body: CreateBody, response: { 201: OrderResponse, ...errors } } },
     async (request, reply) => {
-      const { session_seat_id, sector_id, quantity, rate_id } = request.body;
+      const { session_seat_id, sector_id, quantity, rate_id, items } = request.body;
       const { lang } = request.params;
       const buyer = portalBuyerOf(app, request, request.channel!.id);
       let order;
-      if (session_seat_id !== undefined && sector_id === undefined) {
-        order = (await orders.createOrder(app.ctx, request.channel!, buyer, lang, { session_seat_id, rate_id })).order;
-      } else if (sector_id !== undefined && session_seat_id === undefined) {
+      if (sector_id === undefined && quantity === undefined) {
+        // A seat or seats: the service takes exactly one of the two forms (422 for both or neither).
+        order = (await orders.createOrder(app.ctx, request.channel!, buyer, lang, { session_seat_id, rate_id, items })).order;
+      } else if (session_seat_id === undefined && items === undefined && sector_id !== undefined) {
+        if (rate_id === undefined) throw invalidData({ rate_id: ['is required'] });
         order = await createZoneCart(app.ctx, request.channel!, buyer, lang, { sector_id, rate_id, quantity: quantity ?? 1 });
       } else {
-        throw invalidData({ session_seat_id: ['give either session_seat_id, or sector_id and quantity'] });
+        throw invalidData({ session_seat_id: ['give either session_seat_id, items, or sector_id and quantity'] });
       }
       return reply.status(201).send(ok(order, 'Order created', 201));
     },

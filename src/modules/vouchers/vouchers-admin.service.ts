@@ -26,6 +26,7 @@ const voucherView = (v: VoucherRow) => ({
   event_id: v.eventId,
   session_id: v.sessionId,
   rate_id: v.rateId,
+  active: v.active,
   created_at: isoWithOffset(v.createdAt)!,
 });
 export type VoucherView = ReturnType<typeof voucherView>;
@@ -41,6 +42,8 @@ export interface VoucherInput {
   event_id?: number | null;
   session_id?: number | null;
   rate_id?: number | null;
+  /** D75: false disables the voucher (withdrawn from live carts at their next change or confirm). */
+  active?: boolean;
 }
 
 const invalid = (field: string, text: string) => invalidData({ [field]: [text] });
@@ -82,6 +85,7 @@ async function voucherPatch(db: Db, input: VoucherInput, organiserId: number, cu
     if (input.max_uses !== null && (!Number.isInteger(input.max_uses) || input.max_uses < 1)) throw invalid('max_uses', 'must be a whole number of at least 1');
     patch.maxUses = input.max_uses;
   }
+  if (input.active !== undefined) patch.active = input.active;
   for (const [field, target, key] of [
     ['event_id', 'event', 'eventId'],
     ['session_id', 'session', 'sessionId'],

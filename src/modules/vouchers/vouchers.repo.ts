@@ -12,6 +12,8 @@ export interface VoucherRow {
   eventId: number | null;
   sessionId: number | null;
   rateId: number | null;
+  /** False when the organiser disabled it (D75). */
+  active: boolean;
 }
 
 const toDate = (v: Date | string | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v));
@@ -32,9 +34,10 @@ export async function lockVoucher(db: Db, organiserId: number, code: string): Pr
     event_id: number | null;
     session_id: number | null;
     rate_id: number | null;
+    active: boolean;
   }>(
     db,
-    sql`SELECT id, code, kind, value, valid_from, valid_until, max_uses, event_id, session_id, rate_id
+    sql`SELECT id, code, kind, value, valid_from, valid_until, max_uses, event_id, session_id, rate_id, active
         FROM vouchers WHERE organiser_id = ${organiserId} AND code = ${code} FOR UPDATE`,
   );
   const r = rows[0];
@@ -50,6 +53,7 @@ export async function lockVoucher(db: Db, organiserId: number, code: string): Pr
     eventId: r.event_id,
     sessionId: r.session_id,
     rateId: r.rate_id,
+    active: r.active,
   };
 }
 

@@ -20,7 +20,8 @@ export const applyVoucher = (ctx: AppContext, channel: ChannelRecord, orderToken
   changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
     const code = normaliseCode(rawCode);
     const voucher = await repo.lockVoucher(tx, channel.organiserId, code);
-    if (!voucher) throw new AppError('voucher_invalid', `Voucher code ${code} is not valid`, { code: ['unknown voucher code'] });
+    // A voucher its organiser disabled (D75) is as unknown to a buyer as one that never existed.
+    if (!voucher || !voucher.active) throw new AppError('voucher_invalid', `Voucher code ${code} is not valid`, { code: ['unknown voucher code'] });
     const current = await repo.orderVoucherCodes(tx, order.id);
     if (current.some((v) => v.voucherId === voucher.id)) return []; // already applied: nothing to do
     if (voucher.validFrom && voucher.validFrom > now) {
@@ -53,4 +54,4 @@ export const removeVoucher = (ctx: AppContext, channel: ChannelRecord, orderToke
     await repo.removeOrderVoucher(tx, order.id, applied.voucherId);
     await repriceOrder(tx, order.id, now);
     return [];
-  });
+  }, { keepVoucher: true });

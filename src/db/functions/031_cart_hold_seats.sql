@@ -1,0 +1,212 @@
+-- The one hold of numbered seats for a cart (issue 26 "one home per cart rule", D63, D75), set-based:
+-- create an order with its seats, add one seat, add seats in bulk all call it, in one statement
+-- (so one transaction and one commit when the caller runs it on its own). orders.service.ts
+-- (holdSeats) only maps its outcomes to the API's answers. It applies the named rules
+-- (seat_is_free, rate_fits_seat, ticket_fee) and the hold caps (D44), all or nothing (D18).
+--
+-- Prices are fixed here (D75): each item's base_amount is its rate's price and its fee_amount the
+-- fees of its event and session (ticket_fee) at hold time; nothing later reprices them (a voucher
+-- only recomputes discounts from the held base, orders.service.ts repriceOrder).
+--
+-- p_order_token: the order to add to, or (p_create) the new order's token. p_new_expiry: a new cart
+-- lifetime (D13), used for a new order or an empty cart. p_buyer_key: the buyer of a new order (an
+-- existing order's own buyer_key is used for an add). p_seat_ids / p_rate_ids: the requested seats
+-- and their rates, pairwise, in request order. p_in_tx: the caller runs it inside its own
+-- transaction (and reprices the voucher's discounts after); when false, an order that has a voucher
+-- answers 'needs_transaction' with nothing written. Every outcome but 'ok' wrote nothing:
+--   {"outcome": "ok", "order_id", "session_ids", "has_voucher", "rows"}
+--   {"outcome": "order_not_found"} | {"outcome": "order_state", "status": "completed"|"cancelled"|"expired"}
+--   {"outcome": "duplicate", "index"}                       (0-based request index)
+--   {"outcome": "seat_not_found", "session_seat_id"}        the first unknown one in request order
+--   {"outcome": "invalid", "errors": [{"index", "field": "zone"|"rate", "session_id"}]}
+--   {"outcome": "not_on_sale", "session_id"}
+--   {"outcome": "hold_limit_reached", "cap": "items_per_order"|"live_orders"|"session_tickets", "limit", "session_id"}
+--   {"outcome": "seat_unavailable", "session_seat_id", "sector_name", "row", "number"}  the lowest id taken
+--   {"outcome": "needs_transaction"} | {"outcome": "retry"} (the new order's reference collided)
+--
+-- Race safety (D14): the seats are locked in ascending id order (so two claims over the same seats
+-- cannot deadlock), checked free under the lock, then claimed by one conditional UPDATE whose row
+-- count must be the request's. Hold caps: the claims of one buyer are serialised by a
+-- transaction-scoped advisory lock on a hash of the buyer key (seed 44, the same lock as
+-- hold-caps.repo.ts lockBuyer), taken after the order row lock and before the seats, and only when
+-- a cap can bite (a claim that starts a cart, or a session with max_tickets_per_buyer).
+CREATE OR REPLACE FUNCTION cart_hold_seats(
+  p_channel_id integer, p_order_token text, p_create boolean, p_reference text, p_lang text, p_currency text,
+  p_new_expiry timestamptz, p_seat_ids bigint[], p_rate_ids bigint[], p_max_items integer, p_now timestamptz,
+  p_buyer_key text, p_max_live_orders integer, p_in_tx boolean
+) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_order_id bigint;
+  v_status text;
+  v_expires timestamptz;
+  v_buyer text;
+  v_count integer := 0;
+  v_has_voucher boolean := false;
+  v_n integer := COALESCE(cardinality(p_seat_ids), 0);
+  v_req record;
+  v_cap record;
+  v_errors jsonb := '[]';
+  v_closed integer;
+  v_capped boolean := false;
+  v_events integer[] := '{}';
+  v_sectors integer[] := '{}';
+  v_prices integer[] := '{}';
+  v_caps integer[] := '{}';
+  v_other integer;
+  v_taken record;
+  v_claimed integer;
+  v_sessions integer[] := '{}';
+BEGIN
+  -- The order first (locked), so that its item count and voucher are current.
+  IF NOT p_create THEN
+    SELECT id, status, expires_at, buyer_key INTO v_order_id, v_status, v_expires, v_buyer
+    FROM orders WHERE order_token = p_order_token AND channel_id = p_channel_id FOR UPDATE;
+    IF v_order_id IS NULL THEN
+      RETURN json_build_object('outcome', 'order_not_found');
+    END IF;
+    IF v_status IN ('completed', 'cancelled') THEN
+      RETURN json_build_object('outcome', 'order_state', 'status', v_status);
+    END IF;
+    IF v_status = 'expired' OR (v_expires IS NOT NULL AND v_expires <= p_now) THEN
+      RETURN json_build_object('outcome', 'order_state', 'status', 'expired');
+    END IF;
+    v_has_voucher := EXISTS (SELECT 1 FROM order_vouchers WHERE order_id = v_order_id);
+    IF v_has_voucher AND NOT p_in_tx THEN
+      RETURN json_build_object('outcome', 'needs_transaction');
+    END IF;
+    v_count := (SELECT count(*) FROM order_items WHERE order_id = v_order_id);
+  ELSE
+    v_buyer := p_buyer_key;
+  END IF;
+
+  -- A seat asked for twice.
+  SELECT min(d.n) - 1 INTO v_other FROM (
+    SELECT r.n, row_number() OVER (PARTITION BY r.seat ORDER BY r.n) AS k
+    FROM unnest(p_seat_ids) WITH ORDINALITY AS r(seat, n)) d WHERE d.k > 1;
+  IF v_other IS NOT NULL THEN
+    RETURN json_build_object('outcome', 'duplicate', 'index', v_other);
+  END IF;
+
+  -- The requested seats as the channel may sell them, with their rates, read once in request
+  -- order into arrays (the claim and the items below are set-based over them).
+  FOR v_req IN
+    SELECT r.n, r.seat, r.rate, ss.id IS NOT NULL AS found, ss.session_id, se.event_id, ss.sector_id,
+           ss.seat_id IS NOT NULL AS numbered, (se.status = 'on_sale' AND e.status = 'published') AS on_sale,
+           se.max_tickets_per_buyer AS max_tickets, ra.price,
+           (ra.id IS NOT NULL AND rate_fits_seat(ra.session_id, ra.sector_id, ss.session_id, ss.sector_id)) AS fits
+    FROM unnest(p_seat_ids, p_rate_ids) WITH ORDINALITY AS r(seat, rate, n)
+    LEFT JOIN (session_seats ss
+               JOIN sessions se ON se.id = ss.session_id
+               JOIN events e ON e.id = se.event_id
+               JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = p_channel_id) ON ss.id = r.seat
+    LEFT JOIN rates ra ON ra.id = r.rate
+    ORDER BY r.n
+  LOOP
+    IF NOT v_req.found THEN
+      RETURN json_build_object('outcome', 'seat_not_found', 'session_seat_id', v_req.seat);
+    END IF;
+    IF NOT v_req.numbered THEN
+      v_errors := v_errors || jsonb_build_object('index', v_req.n - 1, 'field', 'zone', 'session_id', v_req.session_id);
+    END IF;
+    IF NOT v_req.fits THEN
+      v_errors := v_errors || jsonb_build_object('index', v_req.n - 1, 'field', 'rate', 'session_id', v_req.session_id);
+    END IF;
+    IF NOT v_req.on_sale AND v_closed IS NULL THEN
+      v_closed := v_req.session_id;
+    END IF;
+    v_sessions := v_sessions || v_req.session_id;
+    v_events := v_events || v_req.event_id;
+    v_sectors := v_sectors || v_req.sector_id;
+    v_prices := v_prices || v_req.price;
+    v_caps := v_caps || v_req.max_tickets;
+    v_capped := v_capped OR v_req.max_tickets IS NOT NULL;
+  END LOOP;
+  IF jsonb_array_length(v_errors) > 0 THEN
+    RETURN json_build_object('outcome', 'invalid', 'errors', v_errors);
+  END IF;
+  IF v_closed IS NOT NULL THEN
+    RETURN json_build_object('outcome', 'not_on_sale', 'session_id', v_closed);
+  END IF;
+
+  -- Hold caps (D44), before anything is written.
+  IF v_count + v_n > p_max_items THEN
+    RETURN json_build_object('outcome', 'hold_limit_reached', 'cap', 'items_per_order', 'limit', p_max_items);
+  END IF;
+  IF v_buyer IS NOT NULL AND (v_count = 0 OR v_capped) THEN
+    PERFORM pg_advisory_xact_lock(hashtextextended(v_buyer, 44));
+    -- A claim into an empty cart starts one: the buyer's other live carts must be fewer than the cap.
+    IF v_count = 0 AND (SELECT count(*) FROM orders o
+                        WHERE o.buyer_key = v_buyer AND o.status = 'pending' AND o.expires_at > p_now
+                          AND o.id IS DISTINCT FROM v_order_id) >= p_max_live_orders THEN
+      RETURN json_build_object('outcome', 'hold_limit_reached', 'cap', 'live_orders', 'limit', p_max_live_orders);
+    END IF;
+    IF v_capped THEN
+      SELECT q.session_id, q.cap INTO v_cap FROM (
+        SELECT h.session_id, min(h.cap) AS cap, count(*) AS adding
+        FROM unnest(v_sessions, v_caps) AS h(session_id, cap) WHERE h.cap IS NOT NULL GROUP BY h.session_id) q
+      WHERE q.adding + (SELECT count(*) FROM order_items oi JOIN orders o ON o.id = oi.order_id
+                        WHERE o.buyer_key = v_buyer AND o.status = 'pending' AND o.expires_at > p_now
+                          AND oi.session_id = q.session_id) > q.cap
+      ORDER BY q.session_id LIMIT 1;
+      IF v_cap.session_id IS NOT NULL THEN
+        RETURN json_build_object('outcome', 'hold_limit_reached', 'cap', 'session_tickets', 'limit', v_cap.cap,
+                                 'session_id', v_cap.session_id);
+      END IF;
+    END IF;
+  END IF;
+
+  IF p_create THEN
+    INSERT INTO orders (order_token, reference, channel_id, lang, currency, expires_at, buyer_key, created_at, updated_at)
+    VALUES (p_order_token, p_reference, p_channel_id, p_lang, p_currency, p_new_expiry, p_buyer_key, p_now, p_now)
+    ON CONFLICT DO NOTHING
+    RETURNING id, expires_at INTO v_order_id, v_expires;
+    IF v_order_id IS NULL THEN
+      RETURN json_build_object('outcome', 'retry');
+    END IF;
+  END IF;
+  v_expires := COALESCE(v_expires, p_new_expiry);
+
+  -- The claim (D14): lock the rows in id order, refuse if any is not free (D15: an expired hold
+  -- is free), then one conditional UPDATE whose row count must be the request's.
+  SELECT ss.id, sec.name AS sector_name, st.row, st.number INTO v_taken
+  FROM (SELECT id, sector_id, seat_id, status, hold_expires_at FROM session_seats
+        WHERE id = ANY(p_seat_ids) ORDER BY id FOR UPDATE) ss
+  JOIN sectors sec ON sec.id = ss.sector_id
+  LEFT JOIN seats st ON st.id = ss.seat_id
+  WHERE NOT seat_is_free(ss.status, ss.hold_expires_at, p_now)
+  ORDER BY ss.id LIMIT 1;
+  IF v_taken.id IS NOT NULL THEN
+    IF p_create THEN
+      DELETE FROM orders WHERE id = v_order_id;
+    END IF;
+    RETURN json_build_object('outcome', 'seat_unavailable', 'session_seat_id', v_taken.id,
+                             'sector_name', v_taken.sector_name, 'row', v_taken.row, 'number', v_taken.number);
+  END IF;
+  UPDATE session_seats SET status = 'held', order_id = v_order_id, hold_expires_at = v_expires
+  WHERE id = ANY(p_seat_ids) AND seat_is_free(status, hold_expires_at, p_now);
+  GET DIAGNOSTICS v_claimed = ROW_COUNT;
+  IF v_claimed <> v_n THEN
+    RAISE EXCEPTION 'cart_hold_seats: claimed % of % locked seats', v_claimed, v_n;
+  END IF;
+
+  -- The items at their held amounts (D75), and the order's totals.
+  WITH items AS (
+    INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id,
+                             base_amount, discount_amount, fee_amount, total_amount, created_at)
+    SELECT v_order_id, h.event_id, h.session_id, h.sector_id, h.seat_id, h.rate_id, h.price, 0, f.fee, h.price + f.fee, p_now
+    FROM unnest(p_seat_ids, p_rate_ids, v_sessions, v_events, v_sectors, v_prices) AS h(seat_id, rate_id, session_id, event_id, sector_id, price),
+         LATERAL (SELECT ticket_fee(h.price, h.event_id, h.session_id) AS fee) f
+    ORDER BY h.seat_id
+    RETURNING base_amount, fee_amount, total_amount)
+  UPDATE orders SET base_amount = base_amount + (SELECT sum(base_amount) FROM items),
+                    fee_amount = fee_amount + (SELECT sum(fee_amount) FROM items),
+                    total_amount = total_amount + (SELECT sum(total_amount) FROM items),
+                    expires_at = v_expires, updated_at = p_now
+  WHERE id = v_order_id;
+
+  RETURN json_build_object('outcome', 'ok', 'order_id', v_order_id,
+                           'session_ids', (SELECT array_agg(DISTINCT x) FROM unnest(v_sessions) x), 'has_voucher', v_has_voucher,
+                           'rows', CASE WHEN v_has_voucher THEN NULL ELSE order_rows_json(v_order_id) END);
+END;
+$$;
