@@ -1,0 +1,58 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { ok } from '../../http/envelope.js';
+import { Envelope } from '../../http/schemas.js';
+import { CSV_BOM, csvLine, wantsCsv } from '../../lib/csv.js';
+import { attendeeExportFor, listAttendeesFor } from './attendees.service.js';
+import { ATTENDEE_CSV_COLUMNS, Attendee, AttendeesQuery, SessionParams } from './audience.schemas.js';
+
+const errors = {
+  401: Type.Ref('ErrorEnvelope'),
+  403: Type.Ref('ErrorEnvelope'),
+  404: Type.Ref('ErrorEnvelope'),
+  409: Type.Ref('ErrorEnvelope'),
+  422: Type.Ref('ErrorEnvelope'),
+};
+
+/**
+ * The audience part of the admin API (D66-D68): attendees, the sales overview, personal data.
+ * Registered inside the admin routes, behind their token hook (req.adminActor).
+ */
+const audienceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const ctx = app.ctx;
+  const d = (operationId: string, summary: string) => ({ tags: ['Admin: audience'], operationId, summary });
+  const actor = (req: FastifyRequest) => req.adminActor!;
+
+  app.get(
+    '/sessions/:sessionId/attendees',
+    {
+      schema: {
+        ...d('listAttendees', "A session's attendees: one row per valid ticket (D67)"),
+        description:
+          'JSON pages by ticket id (`after_id`, `limit`), or every row as CSV with `Accept: text/csv` or `format=csv` ' +
+          '(UTF-8 with a byte-order mark, streamed). `separator=semicolon` for spreadsheets that use a decimal comma.',
+        params: SessionParams,
+        querystring: AttendeesQuery,
+        produces: ['application/json', 'text/csv'],
+        response: { 200: Envelope(Type.Array(Attendee)), ...errors },
+      },
+    },
+    async (req, reply) => {
+      const { sessionId } = req.params;
+      if (!wantsCsv(req.query.format, req.headers.accept)) return ok(await listAttendeesFor(ctx, actor(req), sessionId, req.query));
+      const separator = req.query.separator === 'semicolon' ? ';' : ',';
+      const pages = await attendeeExportFor(ctx, actor(req), sessionId, req.query.search);
+      const lines = (async function* csv() {
+        yield CSV_BOM + csvLine(ATTENDEE_CSV_COLUMNS, separator);
+        for await (const page of pages) yield page.map((row) => csvLine(ATTENDEE_CSV_COLUMNS.map((c) => row[c]), separator)).join('');
+      })();
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="attendees_session-${sessionId}.csv"`)
+        .send(Readable.from(lines));
+    },
+  );
+};
+
+export default audienceAdminRoutes;
