@@ -5,7 +5,8 @@ import { ok } from '../../http/envelope.js';
 import { Envelope } from '../../http/schemas.js';
 import { CSV_BOM, csvLine, wantsCsv } from '../../lib/csv.js';
 import { attendeeExportFor, listAttendeesFor } from './attendees.service.js';
-import { ATTENDEE_CSV_COLUMNS, Attendee, AttendeesQuery, SessionParams } from './audience.schemas.js';
+import { ATTENDEE_CSV_COLUMNS, Attendee, AttendeesQuery, ErasureResult, OrganiserParams, PersonalDataExport, PersonalDataRequest, Retention, RetentionUpdate, SessionParams } from './audience.schemas.js';
+import { eraseBuyer, exportBuyer, retentionFor, setRetentionAs } from './personal-data.service.js';
 
 const errors = {
   401: Type.Ref('ErrorEnvelope'),
@@ -52,6 +53,48 @@ const audienceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('content-disposition', `attachment; filename="attendees_session-${sessionId}.csv"`)
         .send(Readable.from(lines));
     },
+  );
+
+  // ---- personal data (D68, docs/privacy.md)
+  app.post(
+    '/personal-data/erase',
+    {
+      schema: {
+        ...d('erasePersonalData', "Erase one buyer's personal data by e-mail address, everywhere it is kept (admins only)"),
+        description: 'Names, e-mail addresses and phones in orders, payments, the e-mail queue, webhook logs and audit details are overwritten; amounts, seats and tickets stay. The answer counts what changed.',
+        body: PersonalDataRequest,
+        response: { 200: Envelope(ErasureResult), ...errors },
+      },
+    },
+    async (req) => ok(await eraseBuyer(ctx, actor(req), req.body.email), 'Personal data erased'),
+  );
+  app.post(
+    '/personal-data/export',
+    {
+      schema: {
+        ...d('exportPersonalData', "Everything kept about one buyer, as JSON (admins only)"),
+        body: PersonalDataRequest,
+        response: { 200: Envelope(PersonalDataExport), ...errors },
+      },
+    },
+    async (req) => ok(await exportBuyer(ctx, actor(req), req.body.email)),
+  );
+  app.get(
+    '/organisers/:organiserId/privacy',
+    { schema: { ...d('getOrganiserPrivacy', "An organiser's automatic erasure of buyers' data"), params: OrganiserParams, response: { 200: Envelope(Retention), ...errors } } },
+    async (req) => ok(await retentionFor(ctx, actor(req), req.params.organiserId)),
+  );
+  app.put(
+    '/organisers/:organiserId/privacy',
+    {
+      schema: {
+        ...d('setOrganiserPrivacy', "Set an organiser's automatic erasure: buyers' personal data is erased this many days after each session (null: never)"),
+        params: OrganiserParams,
+        body: RetentionUpdate,
+        response: { 200: Envelope(Retention), ...errors },
+      },
+    },
+    async (req) => ok(await setRetentionAs(ctx, actor(req), req.params.organiserId, req.body.erase_after_days), 'Privacy setting saved'),
   );
 };
 

@@ -6,6 +6,7 @@ const Timestamp = Type.String({ format: 'date-time' });
 
 export const SessionParams = Type.Object({ sessionId: IdParam });
 export const EventParams = Type.Object({ eventId: IdParam });
+export const OrganiserParams = Type.Object({ organiserId: IdParam });
 
 export const AttendeesQuery = Type.Object({
   search: Type.Optional(Text(200, { description: 'text in the holder name, e-mail, order reference or ticket code' })),
@@ -55,3 +56,29 @@ export const ATTENDEE_CSV_COLUMNS = [
 ] as const;
 
 export const PersonalDataRequest = Type.Object({ email: EmailAddress('the buyer\'s e-mail address') }, { additionalProperties: false });
+
+export const ErasureResult = Type.Object({
+  customers: Type.Integer({ description: 'buyer records overwritten (one per completed order)' }),
+  orders: Type.Integer(),
+  payments: Type.Integer(),
+  emails: Type.Integer({ description: 'e-mails of the queue whose recipient was overwritten' }),
+  log_entries: Type.Integer({ description: 'webhook, idempotency and audit entries that quoted the buyer' }),
+});
+
+const Row = Type.Record(Type.String(), Type.Unknown());
+export const PersonalDataExport = Type.Object({
+  email: Type.String(),
+  exported_at: Type.String({ format: 'date-time' }),
+  orders: Type.Array(Row),
+  payments: Type.Array(Row),
+  emails: Type.Array(Row),
+});
+
+export const Retention = Type.Object({
+  organiser_id: Type.Integer(),
+  erase_after_days: Type.Union([Type.Integer(), Type.Null()]),
+});
+export const RetentionUpdate = Type.Object(
+  { erase_after_days: Type.Union([Int32({ minimum: 1, maximum: 3650 }), Type.Null()], { description: 'days after the end of each session; null turns it off' }) },
+  { additionalProperties: false },
+);
