@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../../src/cli/index.js';
 import { queryRows, type Db } from '../../src/db/client.js';
 import { PERSONAL_DATA_COLUMNS } from '../../src/modules/audience/personal-data.repo.js';
 import { eraseDueOrders } from '../../src/modules/audience/personal-data.service.js';
@@ -125,6 +126,29 @@ describe('erasing a buyer (D68)', () => {
     expect(bad.body.errors).toHaveProperty('email');
     const extra = await admin.post('/personal-data/erase', { email: 'eva@example.net', everything: true });
     expect(extra.status).toBe(422);
+  });
+});
+
+describe('the command line (D68)', () => {
+  it('personal-data:export prints the JSON, personal-data:erase erases and prints the counts', async () => {
+    await sell(t, 'b', { name: 'Iker', surname: 'Etxeberria', email: 'iker@example.com' });
+    const run = async (argv: string[]) => {
+      const out: string[] = [];
+      const log = vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
+      try {
+        const code = await runCli(argv, async () => ({ ctx: t.ctx, appliedNow: [], close: async () => {} }));
+        return { code, out: out.join('\n') };
+      } finally {
+        log.mockRestore();
+      }
+    };
+    const exported = await run(['personal-data:export', '--email=iker@example.com']);
+    expect(exported.code).toBe(0);
+    expect(JSON.parse(exported.out).orders[0]).toMatchObject({ name: 'Iker', surname: 'Etxeberria' });
+    const erased = await run(['personal-data:erase', '--email=iker@example.com']);
+    expect(erased.code).toBe(0);
+    expect(erased.out).toMatch(/^erased: 1 buyer records, 1 orders/);
+    expect((await everyRowAsText(t.ctx.db)).toLowerCase()).not.toContain('iker@example.com');
   });
 });
 
