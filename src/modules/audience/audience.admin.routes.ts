@@ -5,7 +5,8 @@ import { ok } from '../../http/envelope.js';
 import { Envelope } from '../../http/schemas.js';
 import { CSV_BOM, csvLine, wantsCsv } from '../../lib/csv.js';
 import { attendeeExportFor, listAttendeesFor } from './attendees.service.js';
-import { ATTENDEE_CSV_COLUMNS, Attendee, AttendeesQuery, ErasureResult, OrganiserParams, PersonalDataExport, PersonalDataRequest, Retention, RetentionUpdate, SessionParams } from './audience.schemas.js';
+import { ATTENDEE_CSV_COLUMNS, Attendee, AttendeesQuery, ErasureResult, EventParams, OrganiserParams, OverviewQuery, SalesOverview, PersonalDataExport, PersonalDataRequest, Retention, RetentionUpdate, SessionParams } from './audience.schemas.js';
+import { salesOverviewFor } from './overview.service.js';
 import { eraseBuyer, exportBuyer, retentionFor, setRetentionAs } from './personal-data.service.js';
 
 const errors = {
@@ -53,6 +54,23 @@ const audienceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('content-disposition', `attachment; filename="attendees_session-${sessionId}.csv"`)
         .send(Readable.from(lines));
     },
+  );
+
+  // ---- sales overview (D66)
+  app.get(
+    '/events/:eventId/sales',
+    {
+      schema: {
+        ...d('getEventSalesOverview', 'Sales overview of an event, or one of its sessions (D66)'),
+        description:
+          'Per session sold, held, free and capacity; gross, fees, discounts, refunds and net; by channel, rate and sector; ' +
+          'sales per hour or day; check-in progress. A refunded ticket counts in refunded_tickets, never in tickets.',
+        params: EventParams,
+        querystring: OverviewQuery,
+        response: { 200: Envelope(SalesOverview), ...errors },
+      },
+    },
+    async (req) => ok(await salesOverviewFor(ctx, actor(req), req.params.eventId, req.query)),
   );
 
   // ---- personal data (D68, docs/privacy.md)

@@ -82,3 +82,45 @@ export const RetentionUpdate = Type.Object(
   { erase_after_days: Type.Union([Int32({ minimum: 1, maximum: 3650 }), Type.Null()], { description: 'days after the end of each session; null turns it off' }) },
   { additionalProperties: false },
 );
+
+export const OverviewQuery = Type.Object({
+  session_id: Type.Optional(IdParam),
+  interval: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day')], { description: 'buckets of sales_over_time, in TIMEZONE (default day)' })),
+  lang: Type.Optional(Text(5, { pattern: '^[a-z]{2}(-[A-Za-z]{2})?$', description: 'language of rate names' })),
+});
+
+const Money = {
+  tickets: Type.Integer({ description: 'tickets sold and not refunded' }),
+  refunded_tickets: Type.Integer(),
+  base_amount: Type.Number(),
+  discount_amount: Type.Number(),
+  fee_amount: Type.Number(),
+  gross_amount: Type.Number({ description: 'what buyers paid: base - discount + fee' }),
+  refund_amount: Type.Number({ description: 'what refunds gave back (positive)' }),
+  net_amount: Type.Number({ description: 'gross - refunds' }),
+};
+const Inventory = {
+  capacity: Type.Integer(),
+  sold: Type.Integer(),
+  held: Type.Integer({ description: 'held by a live cart now' }),
+  free: Type.Integer(),
+  blocked: Type.Integer(),
+};
+
+export const SalesOverview = Type.Object({
+  event_id: Type.Integer(),
+  session_id: Type.Union([Type.Integer(), Type.Null()]),
+  currency: Type.String(),
+  timezone: Type.String(),
+  totals: Type.Object({ ...Money, ...Inventory, checked_in: Type.Integer() }),
+  sessions: Type.Array(Type.Object({ id: Type.Integer(), start_datetime: Timestamp, status: Type.String(), ...Money, ...Inventory, checked_in: Type.Integer() })),
+  channels: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), ...Money })),
+  rates: Type.Array(Type.Object({ name: Type.String(), ...Money })),
+  sectors: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), ...Money, ...Inventory })),
+  sales_over_time: Type.Object({
+    interval: Type.String(),
+    points: Type.Array(Type.Object({ at: Type.String({ description: 'start of the bucket, local time of TIMEZONE' }), tickets: Type.Integer(), gross_amount: Type.Number() })),
+  }),
+  queue: Type.Null({ description: 'waiting-room figures (D60), once it exists' }),
+  waiting_list: Type.Null({ description: 'waiting-list figures (D69), once it exists' }),
+});
