@@ -10,10 +10,10 @@ const MONEY_KEYS = ['base_amount', 'discount_amount', 'fee_amount', 'gross_amoun
 
 /** Minor units to the API's amounts (D11), other figures as they are. */
 function amounts<T extends MoneyFigures>(figures: T): T {
-  const out: Record<string, unknown> = { ...figures };
+  const out = { ...figures } as unknown as Record<string, unknown>;
   for (const key of MONEY_KEYS) out[key] = toAmount(Number(figures[key]));
   for (const key of ['tickets', 'refunded_tickets'] as const) out[key] = Number(figures[key]);
-  return out as T;
+  return out as unknown as T;
 }
 
 function sum<T extends Partial<MoneyFigures & InventoryFigures>>(rows: T[], keys: readonly (keyof MoneyFigures | keyof InventoryFigures | 'checked_in')[]) {
