@@ -1,9 +1,12 @@
+import { Readable } from 'node:stream';
 import type { AppContext } from '../../app-context.js';
+import { CSV_BOM, csvLine } from '../../lib/csv.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
 import type { Actor } from '../../platform/actor.js';
 import { getSessionFor } from '../catalogue/catalogue-admin.service.js';
 import { attendeesPage, type AttendeeRow } from './attendees.repo.js';
+import { ATTENDEE_CSV_COLUMNS } from './audience.schemas.js';
 
 /** An attendee as the admin API answers it (D67): amounts in the currency, times with an offset. */
 export interface AttendeeView {
@@ -84,3 +87,22 @@ export async function attendeeExportFor(ctx: AppContext, actor: Actor, sessionId
     }
   })();
 }
+
+/**
+ * Every attendee of a session as a CSV stream (UTF-8 with a byte-order mark, so that spreadsheets
+ * read accents right; `;` for spreadsheets that write decimals with a comma). Visibility is checked
+ * before the first byte, so that a refused export is a plain 404.
+ */
+export async function attendeeCsvFor(ctx: AppContext, actor: Actor, sessionId: number, opts: { search?: string; separator?: ',' | ';' } = {}): Promise<Readable> {
+  const pages = await attendeeExportFor(ctx, actor, sessionId, opts.search);
+  const separator = opts.separator ?? ',';
+  return Readable.from(
+    (async function* csv() {
+      yield CSV_BOM + csvLine(ATTENDEE_CSV_COLUMNS, separator);
+      for await (const page of pages) yield page.map((row) => csvLine(ATTENDEE_CSV_COLUMNS.map((c) => row[c]), separator)).join('');
+    })(),
+  );
+}
+
+/** The download's file name: what and which session. */
+export const attendeeCsvDisposition = (sessionId: number) => `attachment; filename="attendees_session-${sessionId}.csv"`;

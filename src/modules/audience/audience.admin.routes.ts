@@ -1,11 +1,10 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Readable } from 'node:stream';
 import { ok } from '../../http/envelope.js';
 import { Envelope } from '../../http/schemas.js';
-import { CSV_BOM, csvLine, wantsCsv } from '../../lib/csv.js';
-import { attendeeExportFor, listAttendeesFor } from './attendees.service.js';
-import { ATTENDEE_CSV_COLUMNS, Attendee, AttendeesQuery, ErasureResult, EventParams, OrganiserParams, OverviewQuery, SalesOverview, PersonalDataExport, PersonalDataRequest, Retention, RetentionUpdate, SessionParams } from './audience.schemas.js';
+import { wantsCsv } from '../../lib/csv.js';
+import { attendeeCsvDisposition, attendeeCsvFor, listAttendeesFor } from './attendees.service.js';
+import { Attendee, AttendeesQuery, ErasureResult, EventParams, OrganiserParams, OverviewQuery, SalesOverview, PersonalDataExport, PersonalDataRequest, Retention, RetentionUpdate, SessionParams } from './audience.schemas.js';
 import { salesOverviewFor } from './overview.service.js';
 import { eraseBuyer, exportBuyer, retentionFor, setRetentionAs } from './personal-data.service.js';
 
@@ -43,16 +42,8 @@ const audienceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const { sessionId } = req.params;
       if (!wantsCsv(req.query.format, req.headers.accept)) return ok(await listAttendeesFor(ctx, actor(req), sessionId, req.query));
-      const separator = req.query.separator === 'semicolon' ? ';' : ',';
-      const pages = await attendeeExportFor(ctx, actor(req), sessionId, req.query.search);
-      const lines = (async function* csv() {
-        yield CSV_BOM + csvLine(ATTENDEE_CSV_COLUMNS, separator);
-        for await (const page of pages) yield page.map((row) => csvLine(ATTENDEE_CSV_COLUMNS.map((c) => row[c]), separator)).join('');
-      })();
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="attendees_session-${sessionId}.csv"`)
-        .send(Readable.from(lines));
+      const csv = await attendeeCsvFor(ctx, actor(req), sessionId, { search: req.query.search, separator: req.query.separator === 'semicolon' ? ';' : ',' });
+      return reply.type('text/csv; charset=utf-8').header('content-disposition', attendeeCsvDisposition(sessionId)).send(csv);
     },
   );
 
