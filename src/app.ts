@@ -38,6 +38,7 @@ import checkoutRoutes from './modules/checkout/checkout.routes.js';
 import reportsRoutes from './modules/reports/reports.routes.js';
 import portalRoutes from './modules/portal/portal.routes.js';
 import { emailQueueGauges, emailQueueJob } from './modules/tickets/email-queue.service.js';
+import { personalDataRetentionJob } from './modules/audience/personal-data.service.js';
 import { webhookDeliveryJob, webhookQueueGauges, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
@@ -100,6 +101,7 @@ const jobsPlugin = fp(
     app.scheduler.add(idempotencySweepJob(app.ctx));
     app.scheduler.add(webhookDeliveryJob(app.ctx));
     app.scheduler.add(webhookRetentionJob(app.ctx));
+    app.scheduler.add(personalDataRetentionJob(app.ctx));
   },
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );

@@ -13,6 +13,7 @@ import { createOrganiser, listOrganisersFor } from './organisers.service.js';
 import { createReservationAs, refundOrderAs, resendTicketsAs } from './order-actions.service.js';
 import * as S from './admin.schemas.js';
 import adminCheckinRoutes from './admin-checkin.routes.js';
+import audienceAdminRoutes from '../audience/audience.admin.routes.js';
 import webhookAdminRoutes from './webhooks-admin.routes.js';
 
 declare module 'fastify' {
@@ -328,6 +329,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // ---- check-in (issue 18): lists, devices, counts, scans, signing keys
   await app.register(adminCheckinRoutes);
+  await app.register(audienceAdminRoutes);
   // ---- webhooks (D51)
   await app.register(webhookAdminRoutes);
 };

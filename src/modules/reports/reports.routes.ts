@@ -1,14 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
+import { wantsCsv } from '../../lib/csv.js';
 import { reportCsv } from './reports.csv.js';
 import { ReportQuery, ReportResponse } from './reports.schemas.js';
 import { parseReport, reportMessage, salesReport } from './reports.service.js';
-
-/** CSV when asked for by `format=csv`, or by an Accept header naming text/csv (unless format=json). */
-function wantsCsv(format: string | undefined, accept: string | undefined): boolean {
-  if (format) return format === 'csv';
-  return /(^|[,\s])text\/csv\b/i.test(accept ?? '');
-}
 
 /** GET /sales-channel/v1/{slug}/{lang}/reports/sales (bearer; SPEC "Sales report", D28-D30). */
 const reportsRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -57,6 +57,13 @@ form.search .field:first-of-type { flex: 1 1 16rem; }
 dl.facts { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; gap: .25rem 1rem; margin: 0; }
 dl.facts dt { font-weight: 600; color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+figure.chart { margin: 0 0 1rem; max-width: 40rem; }
+figure.chart figcaption { font-weight: 600; margin-bottom: .25rem; }
+figure.chart text { fill: var(--ink); }
+.bar-sold { fill: var(--brand); }
+.bar-held { fill: #c77700; }
+.bar-free { fill: #d5dae1; }
+.bar-refund { fill: var(--danger); }
 textarea.snippet { font-family: ui-monospace, monospace; font-size: .85rem; white-space: pre; overflow-x: auto; }
 td code { display: inline-block; min-width: 14rem; }
 td code { overflow-wrap: anywhere; white-space: pre-wrap; }

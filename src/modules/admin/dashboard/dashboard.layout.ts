@@ -5,7 +5,7 @@ export interface PageContext {
   actor: Actor;
   csrfToken: string;
   /** Which main section is open, for aria-current. */
-  section: 'channels' | 'events' | 'vouchers' | 'orders' | 'audit' | 'checkin';
+  section: 'channels' | 'events' | 'vouchers' | 'orders' | 'audit' | 'checkin' | 'sales' | 'privacy';
   notice?: string | null;
   /** The deployment's time zone (TIMEZONE): times are shown in it, as on the tickets (issue 16). */
   timeZone: string;
@@ -18,6 +18,8 @@ const NAV: [PageContext['section'], string, string][] = [
   ['orders', '/admin/orders', 'Orders'],
   ['audit', '/admin/audit', 'Audit log'],
   ['checkin', '/admin/checkin', 'Check-in'],
+  ['sales', '/admin/sales', 'Sales'],
+  ['privacy', '/admin/privacy', 'Personal data'],
 ];
 
 function document(title: string, body: SafeHtml): SafeHtml {

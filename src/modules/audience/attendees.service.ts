@@ -1,0 +1,108 @@
+import { Readable } from 'node:stream';
+import type { AppContext } from '../../app-context.js';
+import { CSV_BOM, csvLine } from '../../lib/csv.js';
+import { toAmount } from '../../lib/money.js';
+import { isoWithOffset } from '../../lib/time.js';
+import type { Actor } from '../../platform/actor.js';
+import { getSessionFor } from '../catalogue/catalogue-admin.service.js';
+import { attendeesPage, type AttendeeRow } from './attendees.repo.js';
+import { ATTENDEE_CSV_COLUMNS } from './audience.schemas.js';
+
+/** An attendee as the admin API answers it (D67): amounts in the currency, times with an offset. */
+export interface AttendeeView {
+  ticket_id: number;
+  ticket_code: string;
+  holder_name: string | null;
+  holder_surname: string | null;
+  email: string | null;
+  phone: string | null;
+  lang: string;
+  sector: string;
+  row: string | null;
+  seat: string | null;
+  rate: string;
+  channel: string;
+  order_reference: string;
+  total_amount: number;
+  purchased_at: string;
+  checked_in: boolean;
+  checked_in_at: string | null;
+}
+
+const view = (r: AttendeeRow): AttendeeView => ({
+  ticket_id: r.ticket_id,
+  ticket_code: r.ticket_code,
+  holder_name: r.holder_name,
+  holder_surname: r.holder_surname,
+  email: r.email,
+  phone: r.phone,
+  lang: r.lang,
+  sector: r.sector,
+  row: r.row,
+  seat: r.seat,
+  rate: r.rate,
+  channel: r.channel,
+  order_reference: r.order_reference,
+  total_amount: toAmount(r.total_amount),
+  purchased_at: isoWithOffset(r.purchased_at)!,
+  checked_in: r.checked_in_at !== null,
+  checked_in_at: isoWithOffset(r.checked_in_at),
+});
+
+/** Rows read per statement while exporting: memory stays flat whatever the session's size. */
+const EXPORT_PAGE = 1000;
+
+export interface AttendeeQuery {
+  search?: string;
+  after_id?: number;
+  limit?: number;
+}
+
+/** One page of a session's attendees (valid tickets), for the JSON answer and the dashboard list. */
+export async function listAttendeesFor(ctx: AppContext, actor: Actor, sessionId: number, query: AttendeeQuery): Promise<AttendeeView[]> {
+  await getSessionFor(ctx, actor, sessionId);
+  const rows = await attendeesPage(ctx.db, {
+    sessionId,
+    afterId: query.after_id ?? 0,
+    limit: query.limit ?? 500,
+    search: query.search?.trim() || null,
+  });
+  return rows.map(view);
+}
+
+/**
+ * Every attendee of a session, page after page (the CSV export streams these). Visibility is
+ * checked before the first row, so that a refused export fails with its 404 before any byte is sent.
+ */
+export async function attendeeExportFor(ctx: AppContext, actor: Actor, sessionId: number, search?: string): Promise<AsyncGenerator<AttendeeView[]>> {
+  await getSessionFor(ctx, actor, sessionId);
+  return (async function* pages() {
+    let afterId = 0;
+    for (;;) {
+      const rows = await attendeesPage(ctx.db, { sessionId, afterId, limit: EXPORT_PAGE, search: search?.trim() || null });
+      if (rows.length === 0) return;
+      yield rows.map(view);
+      afterId = rows[rows.length - 1]!.ticket_id;
+      if (rows.length < EXPORT_PAGE) return;
+    }
+  })();
+}
+
+/**
+ * Every attendee of a session as a CSV stream (UTF-8 with a byte-order mark, so that spreadsheets
+ * read accents right; `;` for spreadsheets that write decimals with a comma). Visibility is checked
+ * before the first byte, so that a refused export is a plain 404.
+ */
+export async function attendeeCsvFor(ctx: AppContext, actor: Actor, sessionId: number, opts: { search?: string; separator?: ',' | ';' } = {}): Promise<Readable> {
+  const pages = await attendeeExportFor(ctx, actor, sessionId, opts.search);
+  const separator = opts.separator ?? ',';
+  return Readable.from(
+    (async function* csv() {
+      yield CSV_BOM + csvLine(ATTENDEE_CSV_COLUMNS, separator);
+      for await (const page of pages) yield page.map((row) => csvLine(ATTENDEE_CSV_COLUMNS.map((c) => row[c]), separator)).join('');
+    })(),
+  );
+}
+
+/** The download's file name: what and which session. */
+export const attendeeCsvDisposition = (sessionId: number) => `attachment; filename="attendees_session-${sessionId}.csv"`;

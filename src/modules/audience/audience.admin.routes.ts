@@ -1,0 +1,110 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { ok } from '../../http/envelope.js';
+import { Envelope } from '../../http/schemas.js';
+import { wantsCsv } from '../../lib/csv.js';
+import { attendeeCsvDisposition, attendeeCsvFor, listAttendeesFor } from './attendees.service.js';
+import { Attendee, AttendeesQuery, ErasureResult, EventParams, OrganiserParams, OverviewQuery, SalesOverview, PersonalDataExport, PersonalDataRequest, Retention, RetentionUpdate, SessionParams } from './audience.schemas.js';
+import { salesOverviewFor } from './overview.service.js';
+import { eraseBuyer, exportBuyer, retentionFor, setRetentionAs } from './personal-data.service.js';
+
+const errors = {
+  401: Type.Ref('ErrorEnvelope'),
+  403: Type.Ref('ErrorEnvelope'),
+  404: Type.Ref('ErrorEnvelope'),
+  409: Type.Ref('ErrorEnvelope'),
+  422: Type.Ref('ErrorEnvelope'),
+};
+
+/**
+ * The audience part of the admin API (D66-D68): attendees, the sales overview, personal data.
+ * Registered inside the admin routes, behind their token hook (req.adminActor).
+ */
+const audienceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const ctx = app.ctx;
+  const d = (operationId: string, summary: string) => ({ tags: ['Admin: audience'], operationId, summary });
+  const actor = (req: FastifyRequest) => req.adminActor!;
+
+  app.get(
+    '/sessions/:sessionId/attendees',
+    {
+      schema: {
+        ...d('listAttendees', "A session's attendees: one row per valid ticket (D67)"),
+        description:
+          'JSON pages by ticket id (`after_id`, `limit`), or every row as CSV with `Accept: text/csv` or `format=csv` ' +
+          '(UTF-8 with a byte-order mark, streamed). `separator=semicolon` for spreadsheets that use a decimal comma.',
+        params: SessionParams,
+        querystring: AttendeesQuery,
+        produces: ['application/json', 'text/csv'],
+        response: { 200: Envelope(Type.Array(Attendee)), ...errors },
+      },
+    },
+    async (req, reply) => {
+      const { sessionId } = req.params;
+      if (!wantsCsv(req.query.format, req.headers.accept)) return ok(await listAttendeesFor(ctx, actor(req), sessionId, req.query));
+      const csv = await attendeeCsvFor(ctx, actor(req), sessionId, { search: req.query.search, separator: req.query.separator === 'semicolon' ? ';' : ',' });
+      return reply.type('text/csv; charset=utf-8').header('content-disposition', attendeeCsvDisposition(sessionId)).send(csv);
+    },
+  );
+
+  // ---- sales overview (D66)
+  app.get(
+    '/events/:eventId/sales',
+    {
+      schema: {
+        ...d('getEventSalesOverview', 'Sales overview of an event, or one of its sessions (D66)'),
+        description:
+          'Per session sold, held, free and capacity; gross, fees, discounts, refunds and net; by channel, rate and sector; ' +
+          'sales per hour or day; check-in progress. A refunded ticket counts in refunded_tickets, never in tickets.',
+        params: EventParams,
+        querystring: OverviewQuery,
+        response: { 200: Envelope(SalesOverview), ...errors },
+      },
+    },
+    async (req) => ok(await salesOverviewFor(ctx, actor(req), req.params.eventId, req.query)),
+  );
+
+  // ---- personal data (D68, docs/privacy.md)
+  app.post(
+    '/personal-data/erase',
+    {
+      schema: {
+        ...d('erasePersonalData', "Erase one buyer's personal data by e-mail address, everywhere it is kept (admins only)"),
+        description: 'Names, e-mail addresses and phones in orders, payments, the e-mail queue, webhook logs and audit details are overwritten; amounts, seats and tickets stay. The answer counts what changed.',
+        body: PersonalDataRequest,
+        response: { 200: Envelope(ErasureResult), ...errors },
+      },
+    },
+    async (req) => ok(await eraseBuyer(ctx, actor(req), req.body.email), 'Personal data erased'),
+  );
+  app.post(
+    '/personal-data/export',
+    {
+      schema: {
+        ...d('exportPersonalData', "Everything kept about one buyer, as JSON (admins only)"),
+        body: PersonalDataRequest,
+        response: { 200: Envelope(PersonalDataExport), ...errors },
+      },
+    },
+    async (req) => ok(await exportBuyer(ctx, actor(req), req.body.email)),
+  );
+  app.get(
+    '/organisers/:organiserId/privacy',
+    { schema: { ...d('getOrganiserPrivacy', "An organiser's automatic erasure of buyers' data"), params: OrganiserParams, response: { 200: Envelope(Retention), ...errors } } },
+    async (req) => ok(await retentionFor(ctx, actor(req), req.params.organiserId)),
+  );
+  app.put(
+    '/organisers/:organiserId/privacy',
+    {
+      schema: {
+        ...d('setOrganiserPrivacy', "Set an organiser's automatic erasure: buyers' personal data is erased this many days after each session (null: never)"),
+        params: OrganiserParams,
+        body: RetentionUpdate,
+        response: { 200: Envelope(Retention), ...errors },
+      },
+    },
+    async (req) => ok(await setRetentionAs(ctx, actor(req), req.params.organiserId, req.body.erase_after_days), 'Privacy setting saved'),
+  );
+};
+
+export default audienceAdminRoutes;

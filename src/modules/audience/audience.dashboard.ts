@@ -1,0 +1,171 @@
+import type { FastifyInstance } from 'fastify';
+import { listEventsFor } from '../catalogue/catalogue-admin.service.js';
+import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/dashboard.http.js';
+import * as F from '../admin/dashboard/dashboard.form.js';
+import { html, type SafeHtml } from '../admin/dashboard/dashboard.html.js';
+import { csrf, field, page, table, when } from '../admin/dashboard/dashboard.layout.js';
+import { attendeeCsvDisposition, attendeeCsvFor, listAttendeesFor } from './attendees.service.js';
+import { salesOverviewFor } from './overview.service.js';
+import { eraseBuyer } from './personal-data.service.js';
+
+// The audience pages of the dashboard (D66-D68): each event's sales overview with charts drawn
+// here as SVG (no script, no outside service), a session's attendee list, and the erasure of a buyer.
+
+const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
+
+interface Segment {
+  value: number;
+  label: string;
+  /** A class of admin.css's palette: sold, held, free, refund. */
+  cls: string;
+}
+
+/**
+ * Horizontal stacked bars, one per row, scaled to the largest row. An image for the eye with its
+ * figures in its accessible name; the same figures stand in the table beside it.
+ */
+function barChart(title: string, rows: { label: string; segments: Segment[] }[]): SafeHtml {
+  const width = 600;
+  const labelWidth = 170;
+  const barHeight = 22;
+  const max = Math.max(1, ...rows.map((r) => r.segments.reduce((s, g) => s + g.value, 0)));
+  const scale = (width - labelWidth - 10) / max;
+  const summary = rows.map((r) => `${r.label}: ${r.segments.map((s) => `${s.label} ${s.value}`).join(', ')}`).join('; ');
+  return html`<figure class="chart"><figcaption>${title}</figcaption>
+<svg viewBox="0 0 ${width} ${rows.length * (barHeight + 8) + 4}" width="100%" role="img" aria-label="${title}: ${summary}">
+${rows.map((r, i) => {
+  let x = labelWidth;
+  const y = i * (barHeight + 8) + 4;
+  return html`<text x="0" y="${y + 15}" font-size="13">${r.label.length > 24 ? `${r.label.slice(0, 23)}…` : r.label}</text>
+${r.segments.map((s) => {
+  const w = s.value * scale;
+  const bar = html`<rect class="bar-${s.cls}" x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}"><title>${s.label}: ${s.value}</title></rect>`;
+  x += w;
+  return bar;
+})}`;
+})}
+</svg></figure>`;
+}
+
+const inventorySegments = (f: { sold: number; held: number; free: number }): Segment[] => [
+  { value: f.sold, label: 'sold', cls: 'sold' },
+  { value: f.held, label: 'held', cls: 'held' },
+  { value: f.free, label: 'free', cls: 'free' },
+];
+
+export default async function audienceDashboard(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
+
+  app.get('/sales', async (request, reply) => {
+    const pc = pageContext(request, 'sales');
+    const events = await listEventsFor(ctx, pc.actor);
+    const body = html`<section class="card" aria-labelledby="events-h"><h2 id="events-h">Events</h2>
+${table(
+  ['Event', 'Status', ''],
+  events.map((e) => html`<tr><td>${e.names.es ?? e.names.en ?? Object.values(e.names)[0] ?? `#${e.id}`}</td><td>${e.status}</td><td><a href="/admin/events/${e.id}/sales">Sales overview</a></td></tr>`),
+)}</section>`;
+    return sendPage(reply, page(pc, 'Sales', body));
+  });
+
+  app.get('/events/:eventId/sales', async (request, reply) => {
+    const pc = pageContext(request, 'sales');
+    const eventId = idParam(request, 'eventId');
+    const { interval } = request.query as { interval?: string };
+    const o = await salesOverviewFor(ctx, pc.actor, eventId, { interval: interval === 'hour' ? 'hour' : 'day' });
+    const c = o.currency;
+    const t = o.totals;
+    const revenueRows = (rows: { name: string; net_amount: number; refund_amount: number }[]) =>
+      rows.map((r) => ({ label: r.name, segments: [{ value: Math.round(r.net_amount), label: `net ${c}`, cls: 'sold' }, { value: Math.round(r.refund_amount), label: `refunded ${c}`, cls: 'refund' }] }));
+    const moneyTable = (caption: string, rows: { name: string; tickets: number; refunded_tickets: number; gross_amount: number; fee_amount: number; discount_amount: number; refund_amount: number; net_amount: number }[]) =>
+      table(
+        ['', 'Tickets', 'Refunded', 'Gross', 'Fees', 'Discounts', 'Refunds', 'Net'],
+        rows.map((r) => html`<tr><th scope="row">${r.name}</th><td>${r.tickets}</td><td>${r.refunded_tickets}</td><td>${money(r.gross_amount, c)}</td><td>${money(r.fee_amount, c)}</td><td>${money(r.discount_amount, c)}</td><td>${money(r.refund_amount, c)}</td><td>${money(r.net_amount, c)}</td></tr>`),
+        caption,
+      );
+    const sessionName = (s: { start_datetime: string }) => when(s.start_datetime, pc.timeZone);
+    const body = html`
+<section class="card" aria-labelledby="totals-h"><h2 id="totals-h">Totals</h2>
+<dl class="facts">
+<dt>Tickets sold</dt><dd>${t.tickets} of ${t.capacity}${t.refunded_tickets ? ` (${t.refunded_tickets} refunded, not counted)` : ''}</dd>
+<dt>Held in carts now</dt><dd>${t.held}</dd>
+<dt>Gross</dt><dd>${money(t.gross_amount, c)} (fees ${money(t.fee_amount, c)}, discounts ${money(t.discount_amount, c)})</dd>
+<dt>Refunds</dt><dd>${money(t.refund_amount, c)}</dd>
+<dt>Net</dt><dd><strong>${money(t.net_amount, c)}</strong></dd>
+<dt>Checked in</dt><dd>${t.checked_in} of ${t.tickets}</dd>
+</dl></section>
+<section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions: sold, held and free</h2>
+${barChart('Seats per session', o.sessions.map((s) => ({ label: sessionName(s), segments: inventorySegments(s) })))}
+${table(
+  ['Session', 'Capacity', 'Sold', 'Held', 'Free', 'Checked in', 'Net', ''],
+  o.sessions.map(
+    (s) => html`<tr><th scope="row">${sessionName(s)}</th><td>${s.capacity}</td><td>${s.sold}</td><td>${s.held}</td><td>${s.free}</td><td>${s.checked_in}</td><td>${money(s.net_amount, c)}</td>
+      <td><a href="/admin/sessions/${s.id}/attendees">Attendees</a></td></tr>`,
+  ),
+  'Per session',
+)}</section>
+<section class="card" aria-labelledby="time-h"><h2 id="time-h">Sales over time</h2>
+<p><a href="?interval=day">Per day</a> · <a href="?interval=hour">Per hour</a> (${pc.timeZone})</p>
+${barChart('Tickets sold', o.sales_over_time.points.map((p) => ({ label: p.at.replace('T', ' '), segments: [{ value: p.tickets, label: 'tickets', cls: 'sold' }] })))}
+</section>
+<section class="card" aria-labelledby="channels-h"><h2 id="channels-h">By channel</h2>
+${barChart(`Net and refunded by channel (${c})`, revenueRows(o.channels))}
+${moneyTable('By channel', o.channels)}</section>
+<section class="card" aria-labelledby="rates-h"><h2 id="rates-h">By rate</h2>${moneyTable('By rate', o.rates)}</section>
+<section class="card" aria-labelledby="sectors-h"><h2 id="sectors-h">By sector</h2>
+${barChart('Seats per sector', o.sectors.map((s) => ({ label: s.name, segments: inventorySegments(s) })))}
+${moneyTable('By sector', o.sectors)}</section>`;
+    return sendPage(reply, page(pc, 'Sales overview', body));
+  });
+
+  app.get('/sessions/:sessionId/attendees', async (request, reply) => {
+    const pc = pageContext(request, 'sales');
+    const sessionId = idParam(request, 'sessionId');
+    const { q } = request.query as { q?: string };
+    const rows = await listAttendeesFor(ctx, pc.actor, sessionId, { search: q?.slice(0, 200), limit: 500 });
+    const body = html`<section class="card" aria-labelledby="att-h"><h2 id="att-h">Attendees</h2>
+<form class="grid" method="get">${field('q', 'Search by name, e-mail, order or ticket code', { value: q ?? '', type: 'search' })}<div class="field"><button type="submit">Search</button></div></form>
+<p><a href="/admin/sessions/${sessionId}/attendees.csv">Download CSV</a> · <a href="/admin/sessions/${sessionId}/attendees.csv?separator=semicolon">CSV for a spreadsheet with a decimal comma</a></p>
+${table(
+  ['Holder', 'E-mail', 'Seat', 'Rate', 'Channel', 'Order', 'Checked in'],
+  rows.map(
+    (r) => html`<tr><td>${[r.holder_name, r.holder_surname].filter(Boolean).join(' ')}</td><td>${r.email ?? ''}</td><td>${r.row !== null ? `${r.sector}, row ${r.row}, seat ${r.seat}` : r.sector}</td>
+      <td>${r.rate}</td><td>${r.channel}</td><td><a href="/admin/orders/${encodeURIComponent(r.order_reference)}">${r.order_reference}</a></td><td>${r.checked_in ? when(r.checked_in_at, pc.timeZone) : 'no'}</td></tr>`,
+  ),
+  `${rows.length} valid tickets${rows.length === 500 ? ' (the first 500: search or download the CSV)' : ''}`,
+)}</section>`;
+    return sendPage(reply, page(pc, 'Attendees', body));
+  });
+
+  app.get('/sessions/:sessionId/attendees.csv', async (request, reply) => {
+    const pc = pageContext(request, 'sales');
+    const sessionId = idParam(request, 'sessionId');
+    const { separator } = request.query as { separator?: string };
+    const csv = await attendeeCsvFor(ctx, pc.actor, sessionId, { separator: separator === 'semicolon' ? ';' : ',' });
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', attendeeCsvDisposition(sessionId)).send(csv);
+  });
+
+  app.get('/privacy', async (request, reply) => {
+    const pc = pageContext(request, 'privacy');
+    const { erased } = request.query as { erased?: string };
+    const body = html`<section class="card" aria-labelledby="erase-h"><h2 id="erase-h">Erase a buyer's personal data</h2>
+<p>Names, e-mail addresses and phones are overwritten in orders, payments, the e-mail queue, webhook logs and the audit log. Amounts, seats and tickets stay: the tickets still scan. This cannot be undone. See docs/privacy.md.</p>
+${erased ? html`<p class="notice" role="status">Erased: ${erased}.</p>` : ''}
+${pc.actor.role === 'admin'
+  ? html`<form class="grid" method="post" action="/admin/privacy/erase">${csrf(pc)}
+  ${field('email', "Buyer's e-mail address", { type: 'email', required: true, wide: true })}
+  <fieldset class="field wide"><legend>Confirmation</legend><label><input type="checkbox" name="confirm" value="1" required> I understand that this erases the buyer's data for good</label></fieldset>
+  <div class="field"><button type="submit" class="danger">Erase</button></div></form>`
+  : html`<p>Only an admin may erase a buyer's data.</p>`}
+</section>`;
+    return sendPage(reply, page(pc, 'Personal data', body));
+  });
+
+  app.post('/privacy/erase', async (request, reply) => {
+    const pc = pageContext(request, 'privacy');
+    const form = formOf(request);
+    if (F.text(form, 'confirm') !== '1') return redirect(reply, '/admin/privacy');
+    const counts = await eraseBuyer(ctx, pc.actor, F.text(form, 'email'));
+    const summary = `${counts.customers} buyer records, ${counts.orders} orders, ${counts.payments} payments, ${counts.emails} e-mails, ${counts.log_entries} log entries`;
+    return redirect(reply, `/admin/privacy?erased=${encodeURIComponent(summary)}`);
+  });
+}

@@ -1,0 +1,128 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { parseJson, queryRows, type Db, type Json } from '../../db/client.js';
+import { rateNameSql } from '../../platform/i18n.js';
+
+/** Money figures of a group of sold items, in minor units (D66). */
+export interface MoneyFigures {
+  /** Tickets sold and not refunded. */
+  tickets: number;
+  refunded_tickets: number;
+  base_amount: number;
+  discount_amount: number;
+  fee_amount: number;
+  /** What buyers paid: base - discount + fee. */
+  gross_amount: number;
+  /** What refunds gave back (a positive number). */
+  refund_amount: number;
+  net_amount: number;
+}
+
+export interface InventoryFigures {
+  capacity: number;
+  sold: number;
+  /** Held by a live cart now (an expired hold counts as free, D15). */
+  held: number;
+  free: number;
+  blocked: number;
+}
+
+export interface SessionFigures extends MoneyFigures, InventoryFigures {
+  id: number;
+  start_datetime: Date;
+  status: string;
+  checked_in: number;
+}
+
+export interface Overview {
+  sessions: SessionFigures[];
+  channels: (MoneyFigures & { id: number; name: string })[];
+  rates: (MoneyFigures & { name: string })[];
+  sectors: (MoneyFigures & InventoryFigures & { id: number; name: string })[];
+  /** Sales per bucket (hour or day in the deployment's zone), by completion time. */
+  timeline: { bucket: string; tickets: number; gross_amount: number }[];
+}
+
+// Every sold item of the event with what refunds gave back for it (refund_items, negative amounts).
+const soldItems = (eventId: number, sessionId: number | null) => sql`
+  SELECT i.id, i.session_id, i.sector_id, i.rate_id, o.channel_id, o.completed_at,
+         i.base_amount, i.discount_amount, i.fee_amount, i.total_amount,
+         ri.order_item_id IS NOT NULL AS refunded,
+         COALESCE(-ri.total_amount, 0) AS refund_amount
+  FROM order_items i
+  JOIN orders o ON o.id = i.order_id AND o.status = 'completed' AND o.type IN ('purchase', 'reservation')
+  LEFT JOIN refund_items ri ON ri.order_item_id = i.id
+  WHERE i.event_id = ${eventId} AND (${sessionId}::integer IS NULL OR i.session_id = ${sessionId}::integer)`;
+
+// The money columns of a group of `items` rows, as json_build_object arguments.
+const money: SQL = sql`
+  'tickets', count(*) FILTER (WHERE NOT s.refunded), 'refunded_tickets', count(*) FILTER (WHERE s.refunded),
+  'base_amount', COALESCE(sum(s.base_amount), 0), 'discount_amount', COALESCE(sum(s.discount_amount), 0),
+  'fee_amount', COALESCE(sum(s.fee_amount), 0), 'gross_amount', COALESCE(sum(s.total_amount), 0),
+  'refund_amount', COALESCE(sum(s.refund_amount), 0), 'net_amount', COALESCE(sum(s.total_amount) - sum(s.refund_amount), 0)`;
+
+// Inventory of a group of session_seats rows `ss`.
+const inventory = (now: Date): SQL => sql`
+  'capacity', count(ss.id), 'sold', count(ss.id) FILTER (WHERE ss.status = 'sold'),
+  'held', count(ss.id) FILTER (WHERE ss.status = 'held' AND ss.hold_expires_at > ${now}),
+  'free', count(ss.id) FILTER (WHERE ss.status = 'available' OR (ss.status = 'held' AND (ss.hold_expires_at IS NULL OR ss.hold_expires_at <= ${now}))),
+  'blocked', count(ss.id) FILTER (WHERE ss.status = 'blocked')`;
+
+/**
+ * The sales overview of one event (or one of its sessions) in one statement: per session, channel,
+ * rate and sector, and over time. Amounts in minor units; `bucket` is 'hour' or 'day' in `timezone`.
+ */
+export async function eventOverview(
+  db: Db,
+  q: { eventId: number; sessionId: number | null; now: Date; timezone: string; bucket: 'hour' | 'day'; lang: string },
+): Promise<Overview> {
+  const sessionFilter = sql`(${q.sessionId}::integer IS NULL OR ses.id = ${q.sessionId}::integer)`;
+  const [row] = await queryRows<{ overview: Json<Overview> }>(
+    db,
+    sql`
+    WITH s AS (${soldItems(q.eventId, q.sessionId)})
+    SELECT json_build_object(
+      'sessions', COALESCE((
+        SELECT json_agg(x ORDER BY x.start_datetime, x.id) FROM (
+          SELECT ses.id, ses.start_datetime, ses.status,
+                 (SELECT json_build_object(${inventory(q.now)}) FROM session_seats ss WHERE ss.session_id = ses.id) AS inv,
+                 (SELECT json_build_object(${money}) FROM s WHERE s.session_id = ses.id) AS money,
+                 (SELECT count(DISTINCT t.id) FROM tickets t JOIN order_items i ON i.id = t.order_item_id
+                    JOIN checkin_entries ce ON ce.ticket_id = t.id
+                  WHERE i.session_id = ses.id AND t.status = 'valid') AS checked_in
+          FROM sessions ses WHERE ses.event_id = ${q.eventId} AND ${sessionFilter}) x), '[]'::json),
+      'channels', COALESCE((
+        SELECT json_agg(x ORDER BY x.name, x.id) FROM (
+          SELECT ch.id, ch.name, json_build_object(${money}) AS money
+          FROM s JOIN sales_channels ch ON ch.id = s.channel_id GROUP BY ch.id, ch.name) x), '[]'::json),
+      'rates', COALESCE((
+        SELECT json_agg(x ORDER BY x.name) FROM (
+          SELECT ${rateNameSql(sql`r.names`, sql`r.name`, q.lang, sql`e.default_lang`)} AS name, json_build_object(${money}) AS money
+          FROM s JOIN rates r ON r.id = s.rate_id JOIN events e ON e.id = ${q.eventId}
+          GROUP BY 1) x), '[]'::json),
+      'sectors', COALESCE((
+        SELECT json_agg(x ORDER BY x.name, x.id) FROM (
+          SELECT sec.id, sec.name,
+                 (SELECT json_build_object(${inventory(q.now)}) FROM session_seats ss JOIN sessions ses ON ses.id = ss.session_id
+                  WHERE ss.sector_id = sec.id AND ses.event_id = ${q.eventId} AND ${sessionFilter}) AS inv,
+                 (SELECT json_build_object(${money}) FROM s WHERE s.sector_id = sec.id) AS money
+          FROM sectors sec
+          WHERE sec.id IN (SELECT ss.sector_id FROM session_seats ss JOIN sessions ses ON ses.id = ss.session_id
+                           WHERE ses.event_id = ${q.eventId} AND ${sessionFilter})) x), '[]'::json),
+      'timeline', COALESCE((
+        SELECT json_agg(x ORDER BY x.bucket) FROM (
+          SELECT to_char(date_trunc(${q.bucket}, s.completed_at AT TIME ZONE ${q.timezone}), 'YYYY-MM-DD"T"HH24:MI') AS bucket,
+                 count(*) AS tickets, sum(s.total_amount) AS gross_amount
+          FROM s WHERE s.completed_at IS NOT NULL GROUP BY 1) x), '[]'::json)
+    ) AS overview`,
+  );
+  type Raw = Record<string, unknown> & { inv?: Record<string, number>; money: Record<string, number> };
+  const raw = parseJson(row!.overview) as unknown as { sessions: Raw[]; channels: Raw[]; rates: Raw[]; sectors: Raw[]; timeline: Overview['timeline'] };
+  const flat = ({ inv, money: m, ...rest }: Raw) => ({ ...rest, ...(inv ?? {}), ...m });
+  return {
+    sessions: raw.sessions.map((r) => ({ ...flat(r), start_datetime: new Date(r.start_datetime as string) }) as unknown as SessionFigures),
+    channels: raw.channels.map(flat) as unknown as Overview['channels'],
+    rates: raw.rates.map(flat) as unknown as Overview['rates'],
+    sectors: raw.sectors.map(flat) as unknown as Overview['sectors'],
+    timeline: raw.timeline.map((p) => ({ ...p, tickets: Number(p.tickets), gross_amount: Number(p.gross_amount) })),
+  };
+}

@@ -1,0 +1,64 @@
+import type { AppContext } from '../../app-context.js';
+import { notFound } from '../../http/errors.js';
+import { toAmount } from '../../lib/money.js';
+import { isoWithOffset } from '../../lib/time.js';
+import type { Actor } from '../../platform/actor.js';
+import { getEventFor } from '../catalogue/catalogue-admin.service.js';
+import { eventOverview, type InventoryFigures, type MoneyFigures } from './overview.repo.js';
+
+const MONEY_KEYS = ['base_amount', 'discount_amount', 'fee_amount', 'gross_amount', 'refund_amount', 'net_amount'] as const;
+
+/** Minor units to the API's amounts (D11), other figures as they are. */
+function amounts<T extends MoneyFigures>(figures: T): T {
+  const out = { ...figures } as unknown as Record<string, unknown>;
+  for (const key of MONEY_KEYS) out[key] = toAmount(Number(figures[key]));
+  for (const key of ['tickets', 'refunded_tickets'] as const) out[key] = Number(figures[key]);
+  return out as unknown as T;
+}
+
+function sum<T extends Partial<MoneyFigures & InventoryFigures>>(rows: T[], keys: readonly (keyof MoneyFigures | keyof InventoryFigures | 'checked_in')[]) {
+  const total: Record<string, number> = {};
+  for (const key of keys) total[key] = rows.reduce((acc, r) => acc + Number((r as Record<string, unknown>)[key] ?? 0), 0);
+  return total;
+}
+
+export interface OverviewQuery {
+  session_id?: number;
+  interval?: 'hour' | 'day';
+  lang?: string;
+}
+
+/**
+ * The sales overview of an event (D66): per session sold, held, free and capacity; gross, fees,
+ * discounts, refunds and net; by channel, rate and sector; sales per hour or day in the
+ * deployment's zone; check-in progress. A refunded ticket is counted apart, never as sold.
+ */
+export async function salesOverviewFor(ctx: AppContext, actor: Actor, eventId: number, query: OverviewQuery = {}) {
+  const event = await getEventFor(ctx, actor, eventId);
+  if (query.session_id !== undefined && !event.sessions.some((s: { id: number }) => s.id === query.session_id)) throw notFound('Session');
+  const o = await eventOverview(ctx.db, {
+    eventId,
+    sessionId: query.session_id ?? null,
+    now: ctx.clock.now(),
+    timezone: ctx.config.timezone,
+    bucket: query.interval ?? 'day',
+    lang: query.lang ?? event.default_lang ?? 'es',
+  });
+  const counts = ['capacity', 'sold', 'held', 'free', 'blocked', 'tickets', 'refunded_tickets', 'checked_in'] as const;
+  const totals = sum(o.sessions, [...counts, ...MONEY_KEYS]);
+  return {
+    event_id: eventId,
+    session_id: query.session_id ?? null,
+    currency: ctx.config.currency,
+    timezone: ctx.config.timezone,
+    totals: amounts({ ...totals } as unknown as MoneyFigures & Record<string, number>),
+    sessions: o.sessions.map((s) => ({ ...amounts(s), start_datetime: isoWithOffset(s.start_datetime)!, checked_in: Number(s.checked_in) })),
+    channels: o.channels.map(amounts),
+    rates: o.rates.map(amounts),
+    sectors: o.sectors.map(amounts),
+    sales_over_time: { interval: query.interval ?? 'day', points: o.timeline.map((p) => ({ at: p.bucket, tickets: p.tickets, gross_amount: toAmount(p.gross_amount) })) },
+    // The waiting room (D60) and the waiting list (D69) are not built yet: no figures to show.
+    queue: null,
+    waiting_list: null,
+  };
+}

@@ -1,0 +1,126 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { buildTestApp, type TestApp } from '../helpers.js';
+import { account, api, PASSWORD } from '../admin/admin-helpers.js';
+import { DashboardClient } from '../admin/dashboard-client.js';
+import { createPendingOrder } from '../checkout/fixtures.js';
+import { forgetTokens, sell, type Sale } from './audience-fixtures.js';
+
+// D66 against a sale counted by hand: completed, cancelled, live carts, refunds whole and in part,
+// two channels, numbered seats and an unnumbered zone.
+
+let t: TestApp;
+let admin: ReturnType<typeof api>;
+let promoterB: ReturnType<typeof api>;
+let eventId: number;
+let sessionId: number;
+let two: Sale;
+let one: Sale;
+let zone: Sale;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  forgetTokens();
+  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name, created_at) VALUES ('Otra', now()) RETURNING id`);
+  promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', org!.id)).token);
+  // Session 2 of the demo (index 1): nothing else in this file sells it.
+  two = await sell(t, 'b', { name: 'Ana', surname: 'Uno', email: 'ana@example.com' }, { seats: 2, sessionIndex: 1 });
+  one = await sell(t, 'd', { name: 'Bea', surname: 'Dos', email: 'bea@example.com' }, { seats: 1, sessionIndex: 1 });
+  zone = await sell(t, 'd', { name: 'Carla', surname: 'Tres', email: 'carla@example.com' }, { seats: 1, zone: true, sessionIndex: 1 });
+  await createPendingOrder(t.ctx, { channel: 'demo-d', seats: 1, sessionIndex: 1, state: 'cancelled' });
+  await createPendingOrder(t.ctx, { channel: 'demo-b', seats: 3, sessionIndex: 1 });
+  sessionId = two.sessionId;
+  const [s] = await queryRows<{ event_id: number }>(t.ctx.db, sql`SELECT event_id FROM sessions WHERE id = ${sessionId}`);
+  eventId = s!.event_id;
+  // One of Ana's two tickets refunded, and Bea's whole order (fees refunded: the default).
+  const [ticket] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM tickets WHERE order_id = ${two.orderId} ORDER BY id LIMIT 1`);
+  expect((await admin.post(`/orders/${two.reference}/refund`, { reason: 'test', ticket_ids: [Number(ticket!.id)] })).status).toBe(201);
+  expect((await admin.post(`/orders/${one.reference}/refund`, { reason: 'test' })).status).toBe(201);
+}, 240_000);
+afterAll(() => t.close());
+
+const cents = (n: number) => Math.round(n * 100);
+
+describe('GET /api/admin/v1/events/{id}/sales (D66)', () => {
+  it('matches the sale counted by hand, refunds counted apart everywhere', async () => {
+    const res = await admin.get(`/events/${eventId}/sales?session_id=${sessionId}`);
+    expect(res.status).toBe(200);
+    const o = res.body.data;
+    const perTicket = two.total / 2;
+    const gross = two.total + one.total + zone.total;
+    const refunds = perTicket + one.total;
+    const session = o.sessions.find((s: { id: number }) => s.id === sessionId);
+    expect(o.sessions).toHaveLength(1);
+    expect(session).toMatchObject({ tickets: 2, refunded_tickets: 2, held: 3, checked_in: 0 });
+    expect(cents(session.gross_amount)).toBe(gross);
+    expect(cents(session.refund_amount)).toBe(refunds);
+    expect(cents(session.net_amount)).toBe(gross - refunds);
+    const [seats] = await queryRows<{ capacity: number; sold: number }>(
+      t.ctx.db,
+      sql`SELECT count(*)::int AS capacity, count(*) FILTER (WHERE status = 'sold')::int AS sold FROM session_seats WHERE session_id = ${sessionId}`,
+    );
+    expect(session.capacity).toBe(seats!.capacity);
+    expect(session.sold).toBe(2);
+    expect(session.free).toBe(seats!.capacity - 2 - 3 - session.blocked);
+    expect(o.totals).toMatchObject({ tickets: 2, refunded_tickets: 2, held: 3 });
+
+    const byChannel = Object.fromEntries(o.channels.map((c: { name: string; tickets: number; refunded_tickets: number }) => [c.name, c]));
+    expect(Object.keys(byChannel)).toHaveLength(2);
+    const channels = o.channels as { tickets: number; refunded_tickets: number; net_amount: number }[];
+    expect(channels.map((c) => c.tickets).sort()).toEqual([1, 1]);
+    expect(channels.map((c) => c.refunded_tickets).sort()).toEqual([1, 1]);
+    expect(cents(channels.reduce((s, c) => s + c.net_amount, 0))).toBe(gross - refunds);
+    const sectors = o.sectors as { tickets: number; sold: number }[];
+    expect(sectors.reduce((s, x) => s + x.tickets, 0)).toBe(2);
+    expect(sectors.length).toBeGreaterThanOrEqual(2);
+    expect((o.rates as { tickets: number }[]).reduce((s, r) => s + r.tickets, 0)).toBe(2);
+    expect(o.sales_over_time.points.reduce((s: number, p: { tickets: number }) => s + p.tickets, 0)).toBe(4);
+    expect(o).toMatchObject({ currency: 'EUR', queue: null, waiting_list: null });
+  });
+
+  it('the whole event adds every session; hourly buckets on request', async () => {
+    const o = (await admin.get(`/events/${eventId}/sales?interval=hour`)).body.data;
+    expect(o.sessions.length).toBeGreaterThanOrEqual(2);
+    expect(o.sales_over_time.interval).toBe('hour');
+    expect(o.totals.capacity).toBe(o.sessions.reduce((s: number, x: { capacity: number }) => s + x.capacity, 0));
+  });
+
+  it('another organiser\'s promoter and unknown ids get 404; a session of another event is 404', async () => {
+    expect((await promoterB.get(`/events/${eventId}/sales`)).body).toMatchObject({ status: 404, code: 'not_found' });
+    expect((await admin.get('/events/999999/sales')).body.code).toBe('not_found');
+    expect((await admin.get(`/events/${eventId}/sales?session_id=999999`)).body.code).toBe('not_found');
+  });
+});
+
+describe('the dashboard pages (D66-D68)', () => {
+  it('the overview, the attendee list and its CSV, and the erasure with its confirmation', async () => {
+    await account(t.ctx, 'clerk@taquilla.test');
+    const client = new DashboardClient(t.app);
+    expect((await client.login('clerk@taquilla.test', PASSWORD)).statusCode).toBe(303);
+    const list = await client.get('/admin/sales');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain(`/admin/events/${eventId}/sales`);
+    const overview = await client.get(`/admin/events/${eventId}/sales`);
+    expect(overview.statusCode).toBe(200);
+    expect(overview.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(overview.body).toContain('<svg');
+    expect(overview.body).toMatch(/role="img" aria-label="Seats per session: /);
+    const attendees = await client.get(`/admin/sessions/${sessionId}/attendees?q=ana`);
+    expect(attendees.body).toContain('ana@example.com');
+    expect(attendees.body).not.toContain('carla@example.com');
+    const csv = await client.get(`/admin/sessions/${sessionId}/attendees.csv`);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.body.startsWith('\uFEFFticket_code,')).toBe(true);
+
+    // Without the confirmation box nothing is erased.
+    await client.get('/admin/privacy');
+    expect((await client.post('/admin/privacy/erase', { email: 'carla@example.com' })).statusCode).toBe(303);
+    expect((await client.get(`/admin/sessions/${sessionId}/attendees`)).body).toContain('carla@example.com');
+    const erased = await client.post('/admin/privacy/erase', { email: 'carla@example.com', confirm: '1' });
+    expect(erased.statusCode).toBe(303);
+    expect(erased.headers.location).toMatch(/^\/admin\/privacy\?erased=1%20buyer%20records/);
+    expect((await client.get(`/admin/sessions/${sessionId}/attendees`)).body).not.toContain('carla@example.com');
+  });
+});
