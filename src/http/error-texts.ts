@@ -65,6 +65,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   order_empty: 'Tu carrito está vacío.',
   order_already_refunded: 'Este pedido ya se ha devuelto.',
   idempotency_key_in_use: 'La misma operación se está procesando. Espera un momento.',
+  payment_in_progress: 'Hay un pago con tarjeta en curso para este pedido: el carrito no se puede cambiar hasta que termine.',
   ticket_void: 'Esta entrada ya no es válida.',
   validation_failed: 'Revisa los datos marcados.',
   date_range_too_long: 'El intervalo de fechas no puede superar los 90 días.',

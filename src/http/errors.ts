@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   order_empty: 409,
   order_already_refunded: 409,
   idempotency_key_in_use: 409,
+  payment_in_progress: 409,
   // 410: it existed, it is gone for good
   ticket_void: 410,
   // 422: the data is well-formed JSON but wrong

@@ -47,6 +47,8 @@ BEGIN
     FROM orders WHERE order_token = p_order_token AND channel_id = p_channel_id FOR UPDATE;
     IF v_order_id IS NULL OR v_status <> 'pending' OR (v_expires IS NOT NULL AND v_expires <= p_now)
        OR EXISTS (SELECT 1 FROM order_vouchers WHERE order_id = v_order_id)
+       -- D73: a card payment attempt is open (the full path answers 409 payment_in_progress).
+       OR EXISTS (SELECT 1 FROM payments WHERE order_id = v_order_id AND status = 'pending')
        OR (SELECT count(*) FROM order_items WHERE order_id = v_order_id) + 1 > p_max_items THEN
       RETURN json_build_object('outcome', 'fallback');
     END IF;

@@ -74,7 +74,7 @@ export async function requeueTicketEmail(db: Db, orderId: number, recipient: str
     db,
     sql`INSERT INTO email_outbox (kind, order_id, recipient, next_attempt_at, created_at, resends)
         VALUES ('tickets', ${orderId}, ${recipient}, ${at}, ${at}, 1)
-        ON CONFLICT (order_id, kind) DO UPDATE
+        ON CONFLICT (order_id, kind) WHERE payment_id IS NULL DO UPDATE
         SET recipient = EXCLUDED.recipient, status = 'queued', attempts = 0, next_attempt_at = ${at},
             lease_until = NULL, lease_owner = NULL, last_error = NULL, sent_at = NULL, resends = email_outbox.resends + 1
         RETURNING id, resends`,

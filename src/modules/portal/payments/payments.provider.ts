@@ -32,6 +32,8 @@ export interface PaymentNotice {
   outcome: 'succeeded' | 'declined' | 'ignored';
   paymentId: string | null;
   providerRef: string | null;
+  /** When the provider took the money (its own clock), when it says; decides whether the attempt was still open (D73). */
+  capturedAt: Date | null;
   /** Minor units actually paid, as the provider states it. */
   amount: number | null;
   currency: string | null;
@@ -51,6 +53,12 @@ export interface PaymentProvider {
   startPayment(request: PaymentRequest): Promise<PaymentStart>;
   /** Throws AppError('invalid_signature') unless the body is signed by the provider. */
   verifyNotification(rawBody: string, headers: Headers, now: Date): PaymentNotice;
+  /**
+   * Closes an attempt's payment page at the provider (D73): after this it takes no more cards.
+   * Resolves when the session is closed or was no longer open; throws when the provider cannot
+   * be reached (the scheduler tries again).
+   */
+  closeAttempt(payment: { paymentId: string; providerRef: string | null }): Promise<void>;
 }
 
 export const header = (headers: Headers, name: string): string | undefined => {

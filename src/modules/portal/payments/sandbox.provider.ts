@@ -65,6 +65,10 @@ export function createSandboxProvider(config: Config): PaymentProvider {
         params: { payment_id: request.paymentId },
       };
     },
+    async closeAttempt(): Promise<void> {
+      // The sandbox card page reads the attempt's state from the database (payments.status) and
+      // stops taking cards as soon as it is closed there: nothing to call.
+    },
     verifyNotification(rawBody: string, headers: Headers, now: Date): PaymentNotice {
       const signature = header(headers, SANDBOX_SIGNATURE_HEADER) ?? '';
       const match = /^t=(\d{1,12}),v1=([A-Za-z0-9_-]{20,100})$/.exec(signature);
@@ -92,6 +96,7 @@ export function createSandboxProvider(config: Config): PaymentProvider {
         amount: Number.isInteger(body.amount) ? body.amount : null,
         currency: typeof body.currency === 'string' ? body.currency : null,
         transactionRef: body.id,
+        capturedAt: Number.isInteger(body.created) ? new Date(body.created * 1000) : null,
         reason: body.type === 'payment.declined' ? 'card_declined' : null,
       };
     },

@@ -25,6 +25,7 @@ function noticeOf(event: Stripe.Event): PaymentNotice {
     currency: null as string | null,
     transactionRef: null as string | null,
     reason: null as string | null,
+    capturedAt: new Date(event.created * 1000),
   };
   if (!event.type.startsWith('checkout.session.')) return { ...base, outcome: 'ignored' };
   const session = event.data.object as CheckoutSession;
@@ -90,6 +91,20 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
       );
       if (!session.url) throw new AppError('service_unavailable', 'The card payment provider did not return a payment page');
       return { providerRef: session.id, redirectUrl: session.url, params: { session_id: session.id } };
+    },
+    async closeAttempt(payment: { paymentId: string; providerRef: string | null }): Promise<void> {
+      if (!payment.providerRef) return;
+      try {
+        await stripe.checkout.sessions.expire(payment.providerRef, {}, { idempotencyKey: `taquilla-expire-${payment.paymentId}` });
+      } catch (err) {
+        // Only an open session can be expired: one already complete or expired is closed anyway
+        // (a payment it took arrives as its notification and is settled there).
+        if (err instanceof Stripe.errors.StripeInvalidRequestError) {
+          const session = await stripe.checkout.sessions.retrieve(payment.providerRef);
+          if (session.status !== 'open') return;
+        }
+        throw err;
+      }
     },
     verifyNotification(rawBody: string, headers: Headers): PaymentNotice {
       const signature = header(headers, 'stripe-signature');
