@@ -3,8 +3,10 @@ import { queryRows, type Db } from '../../db/client.js';
 
 export interface OutboxRow {
   id: number;
-  kind: 'tickets';
+  kind: 'tickets' | 'payment_refunded';
   orderId: number;
+  /** The refunded card payment (kind payment_refunded, D73). */
+  paymentId: string | null;
   recipient: string;
   attempts: number;
   resends: number;
@@ -15,7 +17,7 @@ export interface OutboxRow {
  * claim side by side; the lease keeps everyone else off a claimed row after this commits.
  */
 export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUntil: Date, limit: number): Promise<OutboxRow[]> {
-  const rows = await queryRows<{ id: string | number; kind: 'tickets'; order_id: string | number; recipient: string; attempts: number; resends: number }>(
+  const rows = await queryRows<{ id: string | number; kind: OutboxRow['kind']; order_id: string | number; payment_id: string | null; recipient: string; attempts: number; resends: number }>(
     db,
     sql`
       UPDATE email_outbox SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
@@ -25,9 +27,9 @@ export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUnti
         ORDER BY next_attempt_at, id
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, order_id, recipient, attempts, resends`,
+      RETURNING id, kind, order_id, payment_id, recipient, attempts, resends`,
   );
-  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, orderId: Number(r.order_id), recipient: r.recipient, attempts: r.attempts, resends: r.resends }));
+  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, orderId: Number(r.order_id), paymentId: r.payment_id, recipient: r.recipient, attempts: r.attempts, resends: r.resends }));
 }
 
 /** Final state of a claimed row; only the lease holder may write it. */
