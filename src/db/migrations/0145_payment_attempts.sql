@@ -12,9 +12,6 @@ ALTER TABLE payments ADD CONSTRAINT payments_status_check
 -- (NULL with status cancelled: the scheduler still has to close it at the provider).
 ALTER TABLE payments ADD COLUMN closed_at timestamptz;
 ALTER TABLE payments ADD COLUMN provider_closed_at timestamptz;
--- The provider took the money while the attempt was still open (the sandbox page's capture, or a
--- Stripe session found paid when we tried to expire it): its notification may still complete the order.
-ALTER TABLE payments ADD COLUMN captured_while_open boolean NOT NULL DEFAULT false;
 -- The automatic refund of a refund_required payment (retried with backoff, never twice).
 ALTER TABLE payments ADD COLUMN refund_attempts integer NOT NULL DEFAULT 0;
 ALTER TABLE payments ADD COLUMN refund_next_at timestamptz;

@@ -10,6 +10,7 @@ import { OrderToken } from '../orders/orders.schemas.js';
 import { ticketPdfUrls } from '../tickets/tickets.service.js';
 import * as store from './pages/storefront.repo.js';
 import { attemptIsOpen, cancelPath, portalPageUrl } from './payments/payments.service.js';
+import { sandboxRefundsOf, type SandboxRefund } from './payments/sandbox.repo.js';
 import { findChannelOrder, findOrderById, findPayment, latestPaymentOfOrder, type PaymentRow, type PortalOrder } from './portal.repo.js';
 
 // What the buyer-facing pages read: the channel and its catalogue as the storefront shows it, the
@@ -104,20 +105,21 @@ export interface BuyerDetails {
 }
 
 /**
- * A sandbox payment with the channel that takes it (D27), or null; `open` while its attempt takes
- * cards (D73: pending and its cart live), and the portal address that abandons it.
+ * A sandbox payment with the channel that takes it (D27), the sandbox's refunds of it (D58), or
+ * null; `open` while its attempt takes cards (D73: pending and its cart live), and the portal
+ * address that abandons it.
  */
 export async function sandboxPayment(
   ctx: AppContext,
   paymentId: string,
-): Promise<{ payment: PaymentRow; channel: ChannelRecord | null; open: boolean; cancelUrl: string | null } | null> {
+): Promise<{ payment: PaymentRow; channel: ChannelRecord | null; refunds: SandboxRefund[]; open: boolean; cancelUrl: string | null } | null> {
   const payment = await findPayment(ctx.db, paymentId);
   if (!payment) return null;
   const order = await findOrderById(ctx.db, payment.orderId);
   const channel = await findChannelById(ctx, payment.channelId);
   const open = order !== null && attemptIsOpen(payment, order, ctx.clock.now());
   const cancelUrl = open && order && channel ? portalPageUrl(ctx, channel.slug, payment.lang, cancelPath(order.orderToken, payment.id)) : null;
-  return { payment, channel, open, cancelUrl };
+  return { payment, channel, refunds: await sandboxRefundsOf(ctx.db, paymentId), open, cancelUrl };
 }
 
 /** The order of a payment and its channel, or null. */
