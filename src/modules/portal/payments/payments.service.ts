@@ -232,6 +232,21 @@ function attemptEndedAt(payment: PaymentRow, order: payRepo.LockedOrder): Date |
 /** Whole seconds (providers state their times in seconds): a capture in the closing's second counts as after it. */
 const second = (d: Date) => Math.floor(d.getTime() / 1000);
 
+/** Why an ended attempt's payment is refunded (payments.failure_reason, the refund e-mail says it). */
+function endedReason(payment: PaymentRow): string {
+  if (payment.status === 'pending') return 'order_expired';
+  if (payment.status === 'declined') return 'attempt_declined';
+  switch (payment.failureReason) {
+    case 'order_expired':
+    case 'order_cancelled':
+      return payment.failureReason;
+    case 'order_completed':
+      return 'order_already_paid';
+    default:
+      return `attempt_${payment.failureReason ?? 'closed'}`;
+  }
+}
+
 type Decision =
   | { kind: 'duplicate' }
   | { kind: 'completed_before' }
@@ -264,7 +279,7 @@ function decide(payment: PaymentRow, order: payRepo.LockedOrder | null, notice: 
   const endedAt = attemptEndedAt(payment, order);
   const takenAt = notice.capturedAt && notice.capturedAt < now ? notice.capturedAt : now;
   if (endedAt && second(takenAt) >= second(endedAt)) {
-    return { kind: 'refund', reason: payment.status === 'pending' ? 'order_expired' : payment.failureReason === 'superseded' ? 'attempt_superseded' : `attempt_${payment.status}` };
+    return { kind: 'refund', reason: endedReason(payment) };
   }
   // The cart changed after the payment started: what was paid is not what is ordered.
   if (order.totalAmount !== payment.amount) return { kind: 'refund', reason: 'amount_mismatch' };
