@@ -20,6 +20,8 @@ let fakeStripe: http.Server;
 /** Form bodies the stand-in of the Stripe API received. */
 const received: URLSearchParams[] = [];
 
+/** Checkout Sessions the stand-in was asked to expire (D73: an attempt closed with its cart). */
+const expired: string[] = [];
 /** Refund requests the stand-in received: the form and the Idempotency-Key header. */
 const refundCalls: { form: URLSearchParams; key: string | undefined }[] = [];
 /** The stand-in's answers per idempotency key, as Stripe replays them. */
@@ -51,6 +53,12 @@ beforeAll(async () => {
         }
         res.statusCode = answer.status;
         res.end(JSON.stringify(answer.body));
+        return;
+      }
+      const expiring = /^\/v1\/checkout\/sessions\/([^/?]+)\/expire$/.exec(req.url ?? '');
+      if (req.method === 'POST' && expiring) {
+        expired.push(expiring[1]!);
+        res.end(JSON.stringify({ id: expiring[1], object: 'checkout.session', status: 'expired' }));
         return;
       }
       const retrieved = /^\/v1\/checkout\/sessions\/([^/?]+)/.exec(req.url ?? '');
@@ -157,6 +165,37 @@ describe('Stripe adapter', () => {
     expect(await orderStatus(t, order.id)).toBe('pending');
     const other = await postWebhook(sessionEvent('customer.created', { id: 'cus_1' }));
     expect(other.json().data.result).toBe('ignored');
+  });
+
+  it('an attempt that ends (superseded, abandoned, its cart cancelled) expires its Checkout Session (D73)', async () => {
+    const { order, data: first } = await checkout(DEMO.a.slug);
+    const second = await t.app.inject({
+      method: 'POST',
+      url: `/api/portal/${DEMO.a.slug}/en/checkout`,
+      payload: { order_token: order.token, name: 'Bo', surname: 'Lee', email: 'bo@example.com' },
+    });
+    expect(second.statusCode).toBe(200);
+    expect(expired).toContain(first.params.session_id);
+    expect(await paymentStatus(t, first.payment_id)).toEqual({ status: 'cancelled', failure_reason: 'superseded' });
+    const secondSession = second.json().data.params.session_id;
+    const back = await t.app.inject({ url: `/${DEMO.a.slug}/en/checkout?order_token=${order.token}&payment=cancelled&payment_id=${second.json().data.payment_id}` });
+    expect(back.statusCode).toBe(200);
+    expect(expired).toContain(secondSession);
+    // The cart cancelled while a third attempt is open: the scheduler's job expires its session.
+    const { data: third } = await (async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/portal/${DEMO.a.slug}/en/checkout`,
+        payload: { order_token: order.token, name: 'Bo', surname: 'Lee', email: 'bo@example.com' },
+      });
+      return { data: res.json().data };
+    })();
+    const cancel = await t.app.inject({ method: 'DELETE', url: `/api/portal/${DEMO.a.slug}/en/orders/${order.token}` });
+    expect(cancel.statusCode).toBe(200);
+    expect(expired).not.toContain(third.params.session_id);
+    await t.app.scheduler.runOnce('payment-attempts');
+    expect(expired).toContain(third.params.session_id);
+    expect(await paymentStatus(t, third.payment_id)).toEqual({ status: 'cancelled', failure_reason: 'order_cancelled' });
   });
 
   it('the sandbox notification endpoint is closed when Stripe is the provider', async () => {

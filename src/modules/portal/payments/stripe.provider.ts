@@ -34,7 +34,7 @@ function noticeOf(event: Stripe.Event): PaymentNotice {
     currency: null as string | null,
     transactionRef: null as string | null,
     reason: null as string | null,
-    capturedAt: new Date(event.created * 1000),
+    capturedAt: Number.isFinite(event.created) ? new Date(event.created * 1000) : null,
   };
   if (!event.type.startsWith('checkout.session.')) return { ...base, outcome: 'ignored' };
   const session = event.data.object as CheckoutSession;
