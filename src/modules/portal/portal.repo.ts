@@ -79,27 +79,6 @@ export async function latestPaymentOfOrder(db: Db, orderId: number): Promise<Pay
   return rows[0] ?? null;
 }
 
-/**
- * Moves a payment out of `pending` (or `declined`, which a later success may overturn) to its
- * final status. Returns false when another notification got there first.
- */
-export async function settlePayment(
-  db: Db,
-  paymentId: string,
-  status: PaymentStatus,
-  failureReason: string | null,
-  now: Date,
-): Promise<boolean> {
-  const from: PaymentStatus[] = status === 'declined' ? ['pending'] : ['pending', 'declined'];
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`UPDATE payments SET status = ${status}, failure_reason = ${failureReason}, updated_at = ${now.toISOString()}
-         WHERE id = ${paymentId} AND status IN (${sql.join(from.map((s) => sql`${s}`), sql`, `)})
-     RETURNING id`,
-  );
-  return rows.length === 1;
-}
-
 /** Records a notification id; false when it was already recorded (a replay). */
 export async function claimNotification(
   db: Db,

@@ -12,7 +12,7 @@ import * as emailRepo from './email.repo.js';
 import { composeTicketEmail, type TicketEmail } from './tickets.email.js';
 import { ticketsOfOrder } from './tickets.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
-import { composePaymentRefundMessage } from '../portal/payments/payments.refund-job.js';
+import { composePaymentRefundEmail } from './payment-refund.email.js';
 
 /** Where a composed message goes: an SMTP server, or `.eml` files for a developer. */
 export interface MailSender {
@@ -104,13 +104,13 @@ export async function processEmailQueue(
       if (row.kind === 'payment_refunded') {
         // D73: a card payment that completed no order went back to the card.
         if (!sender) throw new Error('no mail transport: set SMTP_URL');
-        const message = await composePaymentRefundMessage(ctx, row);
-        if (!message) {
+        const facts = row.paymentId ? await emailRepo.paymentRefundFacts(ctx.db, row.paymentId) : null;
+        if (!facts) {
           await emailRepo.finishEmail(ctx.db, row.id, owner, 'skipped', ctx.clock.now());
           result.skipped++;
           continue;
         }
-        await sender.send(message, row.id);
+        await sender.send(composePaymentRefundEmail(ctx.config, row, facts), row.id);
         await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
         result.sent++;
         continue;

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
+import type { PaymentRefundFacts } from './payment-refund.email.js';
 
 export interface OutboxRow {
   id: number;
@@ -82,4 +83,23 @@ export async function requeueTicketEmail(db: Db, orderId: number, recipient: str
         RETURNING id, resends`,
   );
   return { id: Number(rows[0]!.id), resends: rows[0]!.resends };
+}
+
+/** What the payment refund e-mail of a card payment says (D73); null unless it is refunded. */
+export async function paymentRefundFacts(db: Db, paymentId: string): Promise<PaymentRefundFacts | null> {
+  const [p] = await queryRows<{ amount: number; currency: string; lang: string; buyer_name: string; failure_reason: string | null; refund_ref: string | null; reference: string; status: string }>(
+    db,
+    sql`SELECT p.amount, p.currency, p.lang, p.buyer_name, p.failure_reason, p.refund_ref, p.status, o.reference
+          FROM payments p JOIN orders o ON o.id = p.order_id WHERE p.id = ${paymentId}`,
+  );
+  if (!p || p.status !== 'refunded') return null;
+  return {
+    orderReference: p.reference,
+    buyerName: p.buyer_name,
+    amount: Number(p.amount),
+    currency: p.currency,
+    lang: p.lang,
+    reason: p.failure_reason,
+    refundRef: p.refund_ref,
+  };
 }

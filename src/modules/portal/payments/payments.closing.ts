@@ -1,9 +1,6 @@
 import type { AppContext } from '../../../app-context.js';
 import type { Db } from '../../../db/client.js';
-import { inventoryChanged } from '../../../lib/inventory-events.js';
-import { countOrderCompleted } from '../../../platform/metrics.js';
-import { closeOrderInDatabase } from '../../checkout/checkout.repo.js';
-import { newTicketCode } from '../../tickets/tickets.service.js';
+import { announceClosed, closeOrderWithin } from '../../checkout/closing.service.js';
 import type { PaymentRow } from './payments.repo.js';
 
 export type CloseOutcome =
@@ -17,47 +14,35 @@ export type CloseOutcome =
  * cart whose seats are still free is completed; one whose seats were taken meanwhile is not.
  * Nothing is announced here: the caller calls afterOrderClosed once it has committed.
  */
-export async function closePaidOrderInTransaction(ctx: AppContext, tx: Db, orderId: number, payment: PaymentRow, now: Date): Promise<CloseOutcome> {
-  let codeCount = ctx.config.maxItemsPerOrder;
-  for (;;) {
-    const result = await closeOrderInDatabase(tx, {
-      ref: { orderId },
-      now,
-      allowExpired: true,
-      expectedAmount: payment.amount,
-      buyer: { name: payment.buyerName, surname: payment.buyerSurname, email: payment.buyerEmail, phone: payment.buyerPhone },
-      paymentMethod: 'card',
-      transactionId: payment.id,
-      codes: Array.from({ length: codeCount }, newTicketCode),
-      withRows: false,
-    });
-    switch (result.outcome) {
-      case 'closed':
-        return { outcome: 'completed', sessionIds: result.sessionIds };
-      case 'need_codes':
-        codeCount = result.count;
-        continue;
-      // What the caller's checks under the same lock rule out; mapped anyway, never a second completion.
-      case 'already_completed':
-        return { outcome: 'order_already_paid' };
-      case 'seat_unavailable':
-        return { outcome: 'seats_unavailable' };
-      case 'amount_mismatch':
-        return { outcome: 'amount_mismatch' };
-      case 'cancelled':
-        return { outcome: 'order_cancelled' };
-      case 'expired':
-        return { outcome: 'order_expired' };
-      case 'empty':
-        return { outcome: 'order_empty' };
-      case 'not_found':
-        return { outcome: 'order_missing' };
-    }
+export async function closePaidOrderInTransaction(ctx: AppContext, tx: Db, orderId: number, payment: PaymentRow): Promise<CloseOutcome> {
+  const result = await closeOrderWithin(ctx, tx, {
+    orderId,
+    allowExpired: true,
+    expectedAmount: payment.amount,
+    buyer: { name: payment.buyerName, surname: payment.buyerSurname, email: payment.buyerEmail, phone: payment.buyerPhone },
+    paymentMethod: 'card',
+    transactionId: payment.id,
+  });
+  switch (result.outcome) {
+    case 'closed':
+      return { outcome: 'completed', sessionIds: result.sessionIds };
+    // What the caller's checks under the same lock rule out; mapped anyway, never a second completion.
+    case 'already_completed':
+      return { outcome: 'order_already_paid' };
+    case 'seat_unavailable':
+      return { outcome: 'seats_unavailable' };
+    case 'amount_mismatch':
+      return { outcome: 'amount_mismatch' };
+    case 'cancelled':
+      return { outcome: 'order_cancelled' };
+    case 'expired':
+      return { outcome: 'order_expired' };
+    case 'empty':
+      return { outcome: 'order_empty' };
+    case 'not_found':
+      return { outcome: 'order_missing' };
   }
 }
 
-/** After the completing transaction has committed: inventory news and the metric (as closeOrder does). */
-export function afterOrderClosed(ctx: AppContext, sessionIds: number[]): void {
-  inventoryChanged(ctx, sessionIds);
-  countOrderCompleted('purchase');
-}
+/** After the completing transaction has committed: inventory news and the metric. */
+export const afterOrderClosed = (ctx: AppContext, sessionIds: number[]): void => announceClosed(ctx, sessionIds);

@@ -1,10 +1,5 @@
-import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../../app-context.js';
-import { queryRows } from '../../../db/client.js';
 import type { Job } from '../../../platform/scheduler.js';
-import type { OutboxRow } from '../../tickets/email.repo.js';
-import type { TicketEmail } from '../../tickets/tickets.email.js';
-import { composePaymentRefundEmail } from './payments.email.js';
 import { refundPayment } from './payments.refunds.js';
 import * as payRepo from './payments.repo.js';
 import { closeAtProvider } from './payments.service.js';
@@ -21,10 +16,10 @@ const FIRST_RETRY_MS = 60_000;
 const MAX_RETRY_MS = 6 * 3_600_000;
 
 /** Backoff of the automatic refund: 1 min, 2 min, 4 min, ... at most 6 hours (attempts counts this one). */
-export const refundRetryDelayMs = (attempts: number) => Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1), MAX_RETRY_MS);
+const refundRetryDelayMs = (attempts: number) => Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1), MAX_RETRY_MS);
 
 /** The refund's idempotency key: one per payment, so that no retry, instance or race refunds it twice. */
-export const automaticRefundKey = (paymentId: string) => `d73-${paymentId}`;
+const automaticRefundKey = (paymentId: string) => `d73-${paymentId}`;
 
 export interface RefundPassResult {
   refunded: number;
@@ -65,7 +60,7 @@ export async function refundDuePayments(ctx: AppContext, opts: { limit?: number 
 }
 
 /** Closes at the provider the sessions of attempts closed on our side (cancel, sweep, another completion). */
-export async function closeEndedAttempts(ctx: AppContext, opts: { limit?: number } = {}): Promise<number> {
+async function closeEndedAttempts(ctx: AppContext, opts: { limit?: number } = {}): Promise<number> {
   let closed = 0;
   for (const payment of await payRepo.attemptsToCloseAtProvider(ctx.db, opts.limit ?? 50)) {
     if (await closeAtProvider(ctx, payment)) closed++;
@@ -87,24 +82,4 @@ export function paymentAttemptsJob(ctx: AppContext): Job {
       }
     },
   };
-}
-
-/** The payment refund e-mail of an outbox row (the e-mail queue sends it); null when there is nothing to say. */
-export async function composePaymentRefundMessage(ctx: AppContext, row: OutboxRow): Promise<TicketEmail | null> {
-  if (!row.paymentId) return null;
-  const [p] = await queryRows<{ amount: number; currency: string; lang: string; buyer_name: string; failure_reason: string | null; refund_ref: string | null; reference: string; status: string }>(
-    ctx.db,
-    sql`SELECT p.amount, p.currency, p.lang, p.buyer_name, p.failure_reason, p.refund_ref, p.status, o.reference
-          FROM payments p JOIN orders o ON o.id = p.order_id WHERE p.id = ${row.paymentId}`,
-  );
-  if (!p || p.status !== 'refunded') return null;
-  return composePaymentRefundEmail(ctx.config, row, {
-    orderReference: p.reference,
-    buyerName: p.buyer_name,
-    amount: Number(p.amount),
-    currency: p.currency,
-    lang: p.lang,
-    reason: p.failure_reason,
-    refundRef: p.refund_ref,
-  });
 }

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../../db/client.js';
 import type { OrderStatus, PaymentStatus } from '../../../db/schema/index.js';
 import { payments } from '../../../db/schema/index.js';
-import { and, asc, desc, eq, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, or, type SQL } from 'drizzle-orm';
 
 // SQL of the payment attempts (D73): one open attempt per order, closed with its cart, and the
 // automatic refund of the payments that could not complete their order.
@@ -159,31 +159,4 @@ export async function queueRefundEmail(tx: Db, p: { orderId: number; paymentId: 
     INSERT INTO email_outbox (kind, order_id, payment_id, recipient, next_attempt_at, created_at)
     VALUES ('payment_refunded', ${p.orderId}, ${p.paymentId}, ${p.recipient}, ${p.at}, ${p.at})
     ON CONFLICT (payment_id, kind) WHERE payment_id IS NOT NULL DO NOTHING`);
-}
-
-export interface PaymentListFilter {
-  status?: PaymentStatus;
-  channelIds?: number[] | null;
-  limit: number;
-  /** Keyset: payments created before this one (id of the last row of the previous page). */
-  before?: { createdAt: Date; id: string } | null;
-}
-
-/** Payments, newest first (admin API and dashboard). */
-export async function listPayments(db: Db, f: PaymentListFilter): Promise<PaymentRow[]> {
-  const where: SQL[] = [];
-  if (f.status) where.push(eq(payments.status, f.status));
-  if (f.channelIds) {
-    if (f.channelIds.length === 0) return [];
-    where.push(or(...f.channelIds.map((id) => eq(payments.channelId, id)))!);
-  }
-  if (f.before) {
-    where.push(or(lt(payments.createdAt, f.before.createdAt), and(eq(payments.createdAt, f.before.createdAt), lt(payments.id, f.before.id)))!);
-  }
-  return db
-    .select()
-    .from(payments)
-    .where(where.length ? and(...where) : undefined)
-    .orderBy(desc(payments.createdAt), desc(payments.id))
-    .limit(f.limit);
 }

@@ -308,7 +308,7 @@ async function applyNotice(ctx: AppContext, payment: PaymentRow, notice: Payment
         await payRepo.settle(tx, current.id, 'refund_required', decision.reason, now);
         return { result: 'refund_required' as const };
       case 'complete': {
-        const closed = await closePaidOrderInTransaction(ctx, tx, order!.id, current, now);
+        const closed = await closePaidOrderInTransaction(ctx, tx, order!.id, current);
         if (closed.outcome !== 'completed') {
           await payRepo.settle(tx, current.id, 'refund_required', closed.outcome, now);
           return { result: 'refund_required' as const };

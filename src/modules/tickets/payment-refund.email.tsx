@@ -1,7 +1,7 @@
 import { renderToString } from 'preact-render-to-string';
-import type { Config } from '../../../config.js';
-import { formatMoney, spokenLanguage } from '../../../platform/i18n.js';
-import type { OutboxMessage, TicketEmail } from '../../tickets/tickets.email.js';
+import type { Config } from '../../config.js';
+import { formatMoney, spokenLanguage } from '../../platform/i18n.js';
+import type { OutboxMessage, TicketEmail } from './tickets.email.js';
 
 /** What the buyer's payment refund e-mail says (D73). */
 export interface PaymentRefundFacts {
