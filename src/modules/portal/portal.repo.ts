@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
-import { orders, paymentNotifications, payments, type PaymentProviderName, type PaymentStatus } from '../../db/schema/index.js';
+import { orders, paymentNotifications, payments, type PaymentProviderName } from '../../db/schema/index.js';
 import type { OrderStatus } from '../../db/schema/index.js';
 
 export interface PortalOrder {
