@@ -8,6 +8,7 @@ import { createAppContext, type AppContext } from './app-context.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { paymentAttemptsJob } from './modules/portal/payments/payments.refund-job.js';
 import { Scheduler } from './platform/scheduler.js';
 import { requireChannelToken } from './modules/auth/auth.hook.js';
 import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
@@ -102,6 +103,7 @@ const jobsPlugin = fp(
     app.scheduler.add(webhookDeliveryJob(app.ctx));
     app.scheduler.add(webhookRetentionJob(app.ctx));
     app.scheduler.add(personalDataRetentionJob(app.ctx));
+    app.scheduler.add(paymentAttemptsJob(app.ctx));
   },
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );

@@ -28,6 +28,8 @@ export interface Config {
   tokenTtlSeconds: number;
   maxLiveTokensPerChannel: number;
   cartTtlSeconds: number;
+  /** D73: a card checkout extends its cart once to cover the provider's session, to at most this. */
+  checkoutHoldSeconds: number;
   maxItemsPerOrder: number;
   /** Live carts one buyer may hold at once (D44). */
   maxLiveOrdersPerBuyer: number;
@@ -174,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 24 * 3600),
     maxLiveTokensPerChannel: int(env, 'MAX_LIVE_TOKENS_PER_CHANNEL', 10_000),
     cartTtlSeconds: int(env, 'CART_TTL_SECONDS', 15 * 60),
+    checkoutHoldSeconds: int(env, 'CHECKOUT_HOLD_SECONDS', 30 * 60),
     maxItemsPerOrder: int(env, 'MAX_ITEMS_PER_ORDER', 20),
     maxLiveOrdersPerBuyer: int(env, 'MAX_LIVE_ORDERS_PER_BUYER', 2),
     currency,

@@ -627,6 +627,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Card payments of the channels you may see, newest first; ?status=refund_required lists the money to give back (D73) */
+        get: operations["listPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/rates/{rateId}": {
         parameters: {
             query?: never;
@@ -6078,6 +6095,109 @@ export interface operations {
                             id: number;
                             name: string;
                         };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPayments: {
+        parameters: {
+            query?: {
+                /** @description Keyset pagination: payments created before this payment id */
+                before?: string;
+                channel_id?: number;
+                limit?: number;
+                /** @description Only payments in this status */
+                status?: "pending" | "succeeded" | "declined" | "cancelled" | "refund_required" | "refunded";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            amount: number;
+                            buyer_email: string;
+                            buyer_name: string;
+                            channel_id: number;
+                            closed_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            currency: string;
+                            failure_reason: string | null;
+                            id: string;
+                            order_id: number;
+                            order_reference: string;
+                            provider: string;
+                            provider_ref: string | null;
+                            refund_attempts: number;
+                            refund_error: string | null;
+                            refund_next_at: string | null;
+                            refund_ref: string | null;
+                            refunded_at: string | null;
+                            sales_channel_slug: string;
+                            status: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
                         message: string;
                         status: number;
                         success: boolean;

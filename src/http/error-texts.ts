@@ -65,7 +65,10 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   voucher_withdrawn: 'El organizador ha retirado tu código de descuento y lo hemos quitado de tu carrito. Revisa el nuevo total.',
   order_empty: 'Tu carrito está vacío.',
   order_already_refunded: 'Este pedido ya se ha devuelto.',
+  ticket_already_refunded: 'Esa entrada ya se ha devuelto.',
+  ticket_used: 'Esa entrada ya se ha usado para entrar.',
   idempotency_key_in_use: 'La misma operación se está procesando. Espera un momento.',
+  payment_in_progress: 'Hay un pago con tarjeta en curso para este pedido: el carrito no se puede cambiar hasta que termine.',
   ticket_void: 'Esta entrada ya no es válida.',
   validation_failed: 'Revisa los datos marcados.',
   date_range_too_long: 'El intervalo de fechas no puede superar los 90 días.',
@@ -78,6 +81,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   rate_limited: 'Demasiadas peticiones. Espera un momento y vuelve a intentarlo.',
   hold_limit_reached: 'Has alcanzado el máximo de entradas que puedes reservar a la vez.',
   internal_error: 'Algo ha ido mal. Inténtalo de nuevo.',
+  payment_provider_refused: 'El proveedor de pago ha rechazado la devolución.',
   service_unavailable: 'El servicio no está disponible ahora mismo. Inténtalo de nuevo en unos segundos.',
   overloaded: 'El servicio está saturado ahora mismo. Inténtalo de nuevo en unos segundos.',
 };

@@ -39,7 +39,10 @@ export const ERROR_CODES = {
   voucher_withdrawn: 409,
   order_empty: 409,
   order_already_refunded: 409,
+  ticket_already_refunded: 409,
+  ticket_used: 409,
   idempotency_key_in_use: 409,
+  payment_in_progress: 409,
   // 410: it existed, it is gone for good
   ticket_void: 410,
   // 422: the data is well-formed JSON but wrong
@@ -55,6 +58,7 @@ export const ERROR_CODES = {
   rate_limited: 429,
   hold_limit_reached: 429,
   internal_error: 500,
+  payment_provider_refused: 502,
   service_unavailable: 503,
   overloaded: 503,
 } as const;

@@ -118,11 +118,14 @@ describe('sandbox payment notifications', () => {
     expect((await post(signed(retry, 'succeeded', order.total))).json().data.result).toBe('completed');
   });
 
-  it('a late notification completes an expired order whose seats are still free', async () => {
+  it('a late notification of a payment taken before the cart expired completes it when its seats are still free (D73)', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
     const paymentId = await startPayment(DEMO.a.slug, order);
-    t.clock.advance(10 * 60_000);
-    const res = await post(signed(paymentId, 'succeeded', order.total));
+    // The checkout extended the cart to CHECKOUT_HOLD_SECONDS (1800): paid at 1790 s, notified at 1810 s.
+    t.clock.advance(1790_000);
+    const taken = signed(paymentId, 'succeeded', order.total);
+    t.clock.advance(20_000);
+    const res = await post(taken);
     expect(res.json().data.result).toBe('completed');
     expect(await orderStatus(t, order.id)).toBe('completed');
   });
@@ -130,7 +133,9 @@ describe('sandbox payment notifications', () => {
   it('a late notification whose seats were sold meanwhile flags the payment for refund', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
     const paymentId = await startPayment(DEMO.a.slug, order);
-    t.clock.advance(2 * 60_000);
+    t.clock.advance(1790_000);
+    const paid = signed(paymentId, 'succeeded', order.total);
+    t.clock.advance(20_000);
     // Another buyer (model D channel, B2B cart) takes the freed seat.
     const [item] = await queryRows<{ session_seat_id: number; rate_id: number }>(
       t.ctx.db,
@@ -144,7 +149,7 @@ describe('sandbox payment notifications', () => {
       payload: { session_seat_id: item!.session_seat_id, rate_id: item!.rate_id },
     });
     expect(taken.statusCode).toBe(201);
-    const res = await post(signed(paymentId, 'succeeded', order.total));
+    const res = await post(paid);
     expect(res.statusCode).toBe(200);
     expect(res.json().data.result).toBe('refund_required');
     expect(await paymentStatus(t, paymentId)).toEqual({ status: 'refund_required', failure_reason: 'seats_unavailable' });

@@ -72,7 +72,9 @@ BEGIN
       RETURN json_build_object('outcome', 'order_state', 'status', 'expired');
     END IF;
     v_has_voucher := EXISTS (SELECT 1 FROM order_vouchers WHERE order_id = v_order_id);
-    IF v_has_voucher AND NOT p_in_tx THEN
+    -- A voucher to reprice, or a card payment attempt open (D73: the full path answers 409
+    -- payment_in_progress): the full path in a transaction decides.
+    IF NOT p_in_tx AND (v_has_voucher OR EXISTS (SELECT 1 FROM payments WHERE order_id = v_order_id AND status = 'pending')) THEN
       RETURN json_build_object('outcome', 'needs_transaction');
     END IF;
     v_count := (SELECT count(*) FROM order_items WHERE order_id = v_order_id);

@@ -21,7 +21,7 @@ BEGIN
   IF p_send_email THEN
     INSERT INTO email_outbox (kind, order_id, recipient, next_attempt_at, created_at)
     VALUES ('tickets', p_order_id, p_email, p_at, p_at)
-    ON CONFLICT (order_id, kind) DO NOTHING;
+    ON CONFLICT (order_id, kind) WHERE payment_id IS NULL DO NOTHING;
   END IF;
 END;
 $$;

@@ -1,9 +1,16 @@
-import { pgTable, bigint, integer, text, timestamp, primaryKey } from 'drizzle-orm/pg-core';
+import { pgTable, bigint, bigserial, integer, text, timestamp, primaryKey } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export type PaymentProviderName = 'sandbox' | 'stripe';
-export type PaymentStatus = 'pending' | 'succeeded' | 'declined' | 'refund_required';
+/**
+ * pending: the attempt is open (the cart is frozen, D73); succeeded: it completed the order;
+ * declined; cancelled: closed without payment (abandoned, superseded, or ended with its cart);
+ * refund_required: money taken that cannot complete the order, until the scheduler refunds it;
+ * refunded.
+ */
+export type PaymentStatus = 'pending' | 'succeeded' | 'declined' | 'cancelled' | 'refund_required' | 'refunded';
+export const PAYMENT_STATUSES: readonly PaymentStatus[] = ['pending', 'succeeded', 'declined', 'cancelled', 'refund_required', 'refunded'];
 
 /** One card payment attempt of the portal (models A and C). */
 export const payments = pgTable('payments', {
@@ -21,8 +28,41 @@ export const payments = pgTable('payments', {
   buyerEmail: text('buyer_email').notNull(),
   buyerPhone: text('buyer_phone'),
   failureReason: text('failure_reason'),
+  closedAt: ts('closed_at'),
+  providerClosedAt: ts('provider_closed_at'),
+  refundAttempts: integer('refund_attempts').notNull().default(0),
+  refundNextAt: ts('refund_next_at'),
+  refundError: text('refund_error'),
+  refundedAt: ts('refunded_at'),
+  refundRef: text('refund_ref'),
   createdAt: ts('created_at').notNull(),
   updatedAt: ts('updated_at').notNull(),
+  /** The provider's reference of the captured money (a Stripe payment intent), migration 0140. */
+  transactionRef: text('transaction_ref'),
+});
+
+/** What the card provider gave back (D58, migration 0140): at most one refund per key. */
+export const paymentRefunds = pgTable('payment_refunds', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  paymentId: text('payment_id').notNull(),
+  provider: text('provider').$type<PaymentProviderName>().notNull(),
+  amount: integer('amount').notNull(),
+  currency: text('currency').notNull(),
+  providerRefundRef: text('provider_refund_ref').notNull(),
+  reason: text('reason').notNull(),
+  key: text('key').notNull(),
+  createdAt: ts('created_at').notNull(),
+});
+
+/** The sandbox provider's own ledger of refunds (its test page shows them), migration 0140. */
+export const sandboxRefunds = pgTable('sandbox_refunds', {
+  id: text('id').primaryKey(),
+  paymentId: text('payment_id').notNull(),
+  amount: integer('amount').notNull(),
+  currency: text('currency').notNull(),
+  reason: text('reason').notNull(),
+  idempotencyKey: text('idempotency_key').notNull(),
+  createdAt: ts('created_at').notNull(),
 });
 
 /** Provider notifications already processed: the primary key makes each one count once. */

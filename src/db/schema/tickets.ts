@@ -31,7 +31,9 @@ export const orderRefunds = pgTable('order_refunds', {
 
 export const emailOutbox = pgTable('email_outbox', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
-  kind: text('kind').$type<'tickets'>().notNull(),
+  kind: text('kind').$type<'tickets' | 'payment_refunded'>().notNull(),
+  /** The refunded card payment of a payment_refunded e-mail (D73, 0145). */
+  paymentId: text('payment_id'),
   orderId: bigint('order_id', { mode: 'number' }).notNull(),
   recipient: text('recipient').notNull(),
   status: text('status').$type<EmailStatus>().notNull().default('queued'),

@@ -12,6 +12,8 @@ import { listAudit } from '../../platform/audit.js';
 import { createOrganiser, listOrganisersFor } from './organisers.service.js';
 import { createReservationAs, refundOrderAs, resendTicketsAs } from './order-actions.service.js';
 import * as S from './admin.schemas.js';
+import { listPaymentsFor } from '../portal/payments/payments-admin.service.js';
+import type { PaymentStatus } from '../../db/schema/index.js';
 import adminCheckinRoutes from './admin-checkin.routes.js';
 import audienceAdminRoutes from '../audience/audience.admin.routes.js';
 import webhookAdminRoutes from './webhooks-admin.routes.js';
@@ -268,6 +270,21 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const q = req.query;
       if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
       return ok(await listOrdersFor(ctx, actorOf(req), { channelId: q.channel_id, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit }));
+    },
+  );
+  app.get(
+    '/payments',
+    {
+      schema: {
+        ...d('orders', 'listPayments', 'Card payments of the channels you may see, newest first; ?status=refund_required lists the money to give back (D73)'),
+        querystring: S.PaymentsQuery,
+        response: { 200: S.Envelope(Type.Array(S.PaymentRow)), ...S.adminErrors },
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
+      return ok(await listPaymentsFor(ctx, actorOf(req), { status: q.status as PaymentStatus | undefined, channelId: q.channel_id, before: q.before, limit: q.limit }));
     },
   );
   app.get(

@@ -101,6 +101,41 @@ export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promi
 }
 
 /**
+ * The closing process inside the caller's transaction `tx`, which already holds the order's row
+ * lock and has decided that it may close (a card payment's completion, D73). Returns close_order's
+ * outcome as it is (nothing written unless `closed`); the caller announces a `closed` one with
+ * `announceClosed` once it has committed.
+ */
+export async function closeOrderWithin(
+  ctx: AppContext,
+  tx: Db,
+  input: Omit<CloseOrderInput, 'orderRef' | 'withRows'> & { orderId: number },
+): Promise<Exclude<repo.CloseResult, { outcome: 'need_codes' }>> {
+  let codeCount = ctx.config.maxItemsPerOrder;
+  for (;;) {
+    const result = await repo.closeOrderInDatabase(tx, {
+      ref: { orderId: input.orderId },
+      now: ctx.clock.now(),
+      allowExpired: input.allowExpired ?? false,
+      expectedAmount: input.expectedAmount ?? null,
+      buyer: input.buyer,
+      paymentMethod: input.paymentMethod ?? null,
+      transactionId: input.transactionId ?? null,
+      codes: Array.from({ length: codeCount }, newTicketCode),
+      withRows: false,
+    });
+    if (result.outcome !== 'need_codes') return result;
+    codeCount = result.count;
+  }
+}
+
+/** After a closing by closeOrderWithin has committed: inventory news and the metric, as closeOrder does. */
+export function announceClosed(ctx: AppContext, sessionIds: number[]): void {
+  inventoryChanged(ctx, sessionIds);
+  countOrderCompleted('purchase');
+}
+
+/**
  * The part of closing after the seats are sold, for reservations (which sell their seats as they
  * create the order): buyer record, tickets, order completed, ticket e-mail queued when the model's
  * policy sends it (complete_order, the same function close_order runs). Inside the caller's transaction.

@@ -22,6 +22,8 @@ export interface OrderRow {
   expiresAt: Date | null;
   /** Who the holds count against (D44, orders.buyer.ts); null = no per-buyer caps. */
   buyerKey: string | null;
+  /** A card payment attempt of the order is open (D73): the cart is frozen. */
+  paymentOpen: boolean;
 }
 
 interface RawOrder {
@@ -32,6 +34,7 @@ interface RawOrder {
   type: OrderType;
   expires_at: Date | string | null;
   buyer_key: string | null;
+  payment_open: boolean;
 }
 
 const toDate = (v: Date | string | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v));
@@ -44,9 +47,11 @@ const orderRow = (r: RawOrder): OrderRow => ({
   type: r.type,
   expiresAt: toDate(r.expires_at),
   buyerKey: r.buyer_key,
+  paymentOpen: r.payment_open === true,
 });
 
-const ORDER_COLUMNS = sql`id, channel_id, order_token, status, type, expires_at, buyer_key`;
+const ORDER_COLUMNS = sql`id, channel_id, order_token, status, type, expires_at, buyer_key,
+  EXISTS (SELECT 1 FROM payments p WHERE p.order_id = orders.id AND p.status = 'pending') AS payment_open`;
 
 /** The order named by a token (any channel), locked for the rest of the transaction. */
 export async function lockOrderByToken(db: Db, orderToken: string): Promise<OrderRow | null> {

@@ -51,6 +51,8 @@ function assertModifiable(order: OrderRow, now: Date): void {
   if (order.status === 'completed') throw new AppError('order_completed', 'The order is completed and can no longer be changed');
   if (order.status === 'cancelled') throw new AppError('order_not_modifiable', 'The order is cancelled and can no longer be changed');
   if (isTimedOut(order, now)) throw new AppError('order_expired', 'The order has expired; start a new order');
+  // D73: a card checkout freezes the cart until its attempt ends (the order row is locked here).
+  if (order.paymentOpen) throw new AppError('payment_in_progress', 'A card payment of this order is in progress; the cart cannot change until it ends');
 }
 
 /** The channel's cart lifetime in milliseconds (D13; a channel may override the deployment's). */

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
-import { orders, paymentNotifications, payments, type PaymentProviderName, type PaymentStatus } from '../../db/schema/index.js';
+import { orders, paymentNotifications, payments, type PaymentProviderName } from '../../db/schema/index.js';
 import type { OrderStatus } from '../../db/schema/index.js';
 
 export interface PortalOrder {
@@ -50,6 +50,11 @@ export async function setProviderRef(db: Db, paymentId: string, providerRef: str
   await db.update(payments).set({ providerRef, updatedAt: now }).where(eq(payments.id, paymentId));
 }
 
+/** The provider's reference of the captured money (a Stripe payment intent), which a refund names (D58). */
+export async function setTransactionRef(db: Db, paymentId: string, transactionRef: string) {
+  await db.update(payments).set({ transactionRef }).where(eq(payments.id, paymentId));
+}
+
 export async function findPayment(db: Db, paymentId: string): Promise<PaymentRow | null> {
   const rows = await db.select().from(payments).where(eq(payments.id, paymentId));
   return rows[0] ?? null;
@@ -72,27 +77,6 @@ export async function latestPaymentOfOrder(db: Db, orderId: number): Promise<Pay
     .orderBy(sql`${payments.createdAt} DESC, ${payments.id} DESC`)
     .limit(1);
   return rows[0] ?? null;
-}
-
-/**
- * Moves a payment out of `pending` (or `declined`, which a later success may overturn) to its
- * final status. Returns false when another notification got there first.
- */
-export async function settlePayment(
-  db: Db,
-  paymentId: string,
-  status: PaymentStatus,
-  failureReason: string | null,
-  now: Date,
-): Promise<boolean> {
-  const from: PaymentStatus[] = status === 'declined' ? ['pending'] : ['pending', 'declined'];
-  const rows = await queryRows<{ id: string }>(
-    db,
-    sql`UPDATE payments SET status = ${status}, failure_reason = ${failureReason}, updated_at = ${now.toISOString()}
-         WHERE id = ${paymentId} AND status IN (${sql.join(from.map((s) => sql`${s}`), sql`, `)})
-     RETURNING id`,
-  );
-  return rows.length === 1;
 }
 
 /** Records a notification id; false when it was already recorded (a replay). */

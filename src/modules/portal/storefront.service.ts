@@ -9,6 +9,8 @@ import { getOrder } from '../orders/orders.service.js';
 import { OrderToken } from '../orders/orders.schemas.js';
 import { ticketPdfUrls } from '../tickets/tickets.service.js';
 import * as store from './pages/storefront.repo.js';
+import { attemptIsOpen, cancelPath, portalPageUrl } from './payments/payments.service.js';
+import { sandboxRefundsOf, type SandboxRefund } from './payments/sandbox.repo.js';
 import { findChannelOrder, findOrderById, findPayment, latestPaymentOfOrder, type PaymentRow, type PortalOrder } from './portal.repo.js';
 
 // What the buyer-facing pages read: the channel and its catalogue as the storefront shows it, the
@@ -102,10 +104,22 @@ export interface BuyerDetails {
   phone: string;
 }
 
-/** A sandbox payment with the channel that takes it (D27), or null. */
-export async function sandboxPayment(ctx: AppContext, paymentId: string): Promise<{ payment: PaymentRow; channel: ChannelRecord | null } | null> {
+/**
+ * A sandbox payment with the channel that takes it (D27), the sandbox's refunds of it (D58), or
+ * null; `open` while its attempt takes cards (D73: pending and its cart live), and the portal
+ * address that abandons it.
+ */
+export async function sandboxPayment(
+  ctx: AppContext,
+  paymentId: string,
+): Promise<{ payment: PaymentRow; channel: ChannelRecord | null; refunds: SandboxRefund[]; open: boolean; cancelUrl: string | null } | null> {
   const payment = await findPayment(ctx.db, paymentId);
-  return payment ? { payment, channel: await findChannelById(ctx, payment.channelId) } : null;
+  if (!payment) return null;
+  const order = await findOrderById(ctx.db, payment.orderId);
+  const channel = await findChannelById(ctx, payment.channelId);
+  const open = order !== null && attemptIsOpen(payment, order, ctx.clock.now());
+  const cancelUrl = open && order && channel ? portalPageUrl(ctx, channel.slug, payment.lang, cancelPath(order.orderToken, payment.id)) : null;
+  return { payment, channel, refunds: await sandboxRefundsOf(ctx.db, paymentId), open, cancelUrl };
 }
 
 /** The order of a payment and its channel, or null. */

@@ -12,6 +12,7 @@ import * as emailRepo from './email.repo.js';
 import { composeTicketEmail, type TicketEmail } from './tickets.email.js';
 import { ticketsOfOrder } from './tickets.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
+import { composePaymentRefundEmail } from './payment-refund.email.js';
 
 /** Where a composed message goes: an SMTP server, or `.eml` files for a developer. */
 export interface MailSender {
@@ -100,6 +101,20 @@ export async function processEmailQueue(
   const result: EmailQueueResult = { claimed: rows.length, sent: 0, skipped: 0, retrying: 0, failed: 0 };
   for (const row of rows) {
     try {
+      if (row.kind === 'payment_refunded') {
+        // D73: a card payment that completed no order went back to the card.
+        if (!sender) throw new Error('no mail transport: set SMTP_URL');
+        const facts = row.paymentId ? await emailRepo.paymentRefundFacts(ctx.db, row.paymentId) : null;
+        if (!facts) {
+          await emailRepo.finishEmail(ctx.db, row.id, owner, 'skipped', ctx.clock.now());
+          result.skipped++;
+          continue;
+        }
+        await sender.send(composePaymentRefundEmail(ctx.config, row, facts), row.id);
+        await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
+        result.sent++;
+        continue;
+      }
       const tickets = (await ticketsOfOrder(ctx.db, row.orderId)).filter((t) => t.status === 'valid');
       if (tickets.length === 0) {
         // Refunded before it went out: nothing left to send.

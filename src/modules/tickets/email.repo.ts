@@ -1,10 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
+import type { PaymentRefundFacts } from './payment-refund.email.js';
 
 export interface OutboxRow {
   id: number;
-  kind: 'tickets';
+  kind: 'tickets' | 'payment_refunded';
   orderId: number;
+  /** The refunded card payment (kind payment_refunded, D73). */
+  paymentId: string | null;
   recipient: string;
   attempts: number;
   resends: number;
@@ -15,7 +18,7 @@ export interface OutboxRow {
  * claim side by side; the lease keeps everyone else off a claimed row after this commits.
  */
 export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUntil: Date, limit: number): Promise<OutboxRow[]> {
-  const rows = await queryRows<{ id: string | number; kind: 'tickets'; order_id: string | number; recipient: string; attempts: number; resends: number }>(
+  const rows = await queryRows<{ id: string | number; kind: OutboxRow['kind']; order_id: string | number; payment_id: string | null; recipient: string; attempts: number; resends: number }>(
     db,
     sql`
       UPDATE email_outbox SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
@@ -25,9 +28,9 @@ export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUnti
         ORDER BY next_attempt_at, id
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, order_id, recipient, attempts, resends`,
+      RETURNING id, kind, order_id, payment_id, recipient, attempts, resends`,
   );
-  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, orderId: Number(r.order_id), recipient: r.recipient, attempts: r.attempts, resends: r.resends }));
+  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, orderId: Number(r.order_id), paymentId: r.payment_id, recipient: r.recipient, attempts: r.attempts, resends: r.resends }));
 }
 
 /** Final state of a claimed row; only the lease holder may write it. */
@@ -74,10 +77,29 @@ export async function requeueTicketEmail(db: Db, orderId: number, recipient: str
     db,
     sql`INSERT INTO email_outbox (kind, order_id, recipient, next_attempt_at, created_at, resends)
         VALUES ('tickets', ${orderId}, ${recipient}, ${at}, ${at}, 1)
-        ON CONFLICT (order_id, kind) DO UPDATE
+        ON CONFLICT (order_id, kind) WHERE payment_id IS NULL DO UPDATE
         SET recipient = EXCLUDED.recipient, status = 'queued', attempts = 0, next_attempt_at = ${at},
             lease_until = NULL, lease_owner = NULL, last_error = NULL, sent_at = NULL, resends = email_outbox.resends + 1
         RETURNING id, resends`,
   );
   return { id: Number(rows[0]!.id), resends: rows[0]!.resends };
+}
+
+/** What the payment refund e-mail of a card payment says (D73); null unless it is refunded. */
+export async function paymentRefundFacts(db: Db, paymentId: string): Promise<PaymentRefundFacts | null> {
+  const [p] = await queryRows<{ amount: number; currency: string; lang: string; buyer_name: string; failure_reason: string | null; refund_ref: string | null; reference: string; status: string }>(
+    db,
+    sql`SELECT p.amount, p.currency, p.lang, p.buyer_name, p.failure_reason, p.refund_ref, p.status, o.reference
+          FROM payments p JOIN orders o ON o.id = p.order_id WHERE p.id = ${paymentId}`,
+  );
+  if (!p || p.status !== 'refunded') return null;
+  return {
+    orderReference: p.reference,
+    buyerName: p.buyer_name,
+    amount: Number(p.amount),
+    currency: p.currency,
+    lang: p.lang,
+    reason: p.failure_reason,
+    refundRef: p.refund_ref,
+  };
 }

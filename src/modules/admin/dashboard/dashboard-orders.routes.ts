@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import * as channels from '../../channels/channels-admin.service.js';
 import { getOrderFor, listOrdersFor, type OrderDetail } from '../../orders/orders-admin.service.js';
 import { refundOrderAs, resendTicketsAs } from '../order-actions.service.js';
+import { PAYMENT_STATUSES, type PaymentStatus } from '../../../db/schema/index.js';
+import { listPaymentsFor } from '../../portal/payments/payments-admin.service.js';
 import { formOf, pageContext, redirect, sendPage } from './dashboard.http.js';
 import * as F from './dashboard.form.js';
 import { html, type SafeHtml } from './dashboard.html.js';
@@ -105,8 +107,33 @@ ${table(
   ),
   search ? `Orders matching "${search}", newest first` : 'Newest first. Open an order to resend its tickets or refund it.',
 )}
-${rows.length === 50 && last ? html`<p><a href="/admin/orders?${more.toString()}">Older orders</a></p>` : ''}`;
+${rows.length === 50 && last ? html`<p><a href="/admin/orders?${more.toString()}">Older orders</a></p>` : ''}
+<p><a href="/admin/payments?status=refund_required">Card payments to refund</a> · <a href="/admin/payments?status=refunded">refunded</a></p>`;
     return sendPage(reply, page(pc, 'Orders', body));
+  });
+
+  // D73: card payments that took money but completed no order, listed until the scheduler has
+  // refunded them through the provider (then `refunded`); other statuses on request.
+  app.get('/payments', async (request, reply) => {
+    const pc = pageContext(request, 'orders');
+    const q = request.query as { status?: string };
+    const status = (PAYMENT_STATUSES as readonly string[]).includes(q.status ?? '') ? (q.status as PaymentStatus) : 'refund_required';
+    const rows = await listPaymentsFor(ctx, pc.actor, { status, limit: 200 });
+    const body = html`
+<p>${PAYMENT_STATUSES.map((s) => html`<a href="/admin/payments?status=${s}"${s === status ? html` aria-current="page"` : ''}>${s.replace('_', ' ')}</a> `)}</p>
+${status === 'refund_required' ? html`<p class="hint">Money taken by the card provider that completed no order (a second tab, a late or wrong amount, a closed cart). Each is refunded automatically through the provider, with an e-mail to the buyer; it stays here until it is.</p>` : ''}
+${table(
+  ['Payment', 'Order', 'Buyer', 'Amount', 'Status', 'Reason', 'Refund', 'Created'],
+  rows.map(
+    (p) => html`<tr><td><code>${p.id}</code><br><span class="hint">${p.provider}</span></td><td><a href="${orderHref(p.order_reference)}">${p.order_reference}</a><br><span class="hint">${p.sales_channel_slug}</span></td>
+      <td>${p.buyer_name}<br><span class="hint">${p.buyer_email}</span></td><td>${money(p.amount, p.currency)}</td><td>${p.status}</td><td>${p.failure_reason ?? ''}</td>
+      <td>${p.refund_ref ? html`<code>${p.refund_ref}</code> ${when(p.refunded_at, pc.timeZone)}` : p.status === 'refund_required' ? html`${p.refund_attempts} attempt(s)${p.refund_error ? html`<br><span class="hint">${p.refund_error}</span>` : ''}${p.refund_next_at ? html`<br><span class="hint">next ${when(p.refund_next_at, pc.timeZone)}</span>` : ''}` : ''}</td>
+      <td>${when(p.created_at, pc.timeZone)}</td></tr>`,
+  ),
+  status === 'refund_required' ? 'Payments to refund, newest first' : `Payments ${status.replace('_', ' ')}, newest first`,
+)}
+<p><a href="/admin/orders">Back to the orders</a></p>`;
+    return sendPage(reply, page(pc, 'Card payments', body));
   });
 
   app.get('/orders/:reference', async (request, reply) => {

@@ -11,6 +11,7 @@ import { DEFAULT_LANGUAGE, formatDateTime, formatDayRange, formatMoney, isLangua
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import { ensureBuyerCookie, registerBuyerCookies } from '../portal.buyer.js';
 import * as storefront from '../storefront.service.js';
+import { abandonAttempt } from '../payments/payments.service.js';
 import { renderPage, type PageOptions } from './portal.layout.js';
 import { CheckoutClosed, CheckoutPage, EventList, EventPage, NotFound, OrderPage, orderStatus, SessionPage, type Formats } from './portal.views.js';
 import { texts } from './portal.texts.js';
@@ -127,6 +128,8 @@ const portalPages: FastifyPluginAsync = async (app) => {
       const order = await storefront.channelOrder(ctx, channel, token);
       if (!order) throw new PageNotFound();
       if (order.status === 'completed') return reply.redirect(`/${channel.slug}/${lang}/orders/${encodeURIComponent(token)}`);
+      // The provider's cancel link (D73): the buyer gave the attempt up, the cart opens again.
+      if (query.payment === 'cancelled' && query.payment_id) await abandonAttempt(ctx, order.id, query.payment_id);
       const opts = { lang, title: texts(lang).checkout, channel, langPath: `/checkout?order_token=${encodeURIComponent(token)}` };
       const now = ctx.clock.now();
       if (order.status !== 'pending' || (order.expiresAt && order.expiresAt <= now) || order.itemCount === 0) {

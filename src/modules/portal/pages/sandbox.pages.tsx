@@ -4,6 +4,7 @@ import { formatMoney } from '../../../platform/i18n.js';
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import { portalPageUrl } from '../payments/payments.service.js';
 import { newSandboxNotification, SANDBOX_CARDS, SANDBOX_SIGNATURE_HEADER, signSandboxNotification } from '../payments/sandbox.provider.js';
+import type { SandboxRefund } from '../payments/sandbox.repo.js';
 import { orderOfPayment, sandboxPayment, type PaymentRow } from '../storefront.service.js';
 import { renderPage } from './portal.layout.js';
 import { texts } from './portal.texts.js';
@@ -15,7 +16,21 @@ interface CardForm {
   holder?: string;
 }
 
-function SandboxCard({ payment, channel, error }: { payment: PaymentRow; channel: ChannelRecord | null; error: string | undefined }) {
+function SandboxCard({
+  payment,
+  channel,
+  refunds,
+  open,
+  cancelUrl,
+  error,
+}: {
+  payment: PaymentRow;
+  channel: ChannelRecord | null;
+  refunds: SandboxRefund[];
+  open: boolean;
+  cancelUrl: string | null;
+  error: string | undefined;
+}) {
   const t = texts(payment.lang);
   const amount = formatMoney(payment.amount, payment.currency, payment.lang);
   return (
@@ -28,7 +43,7 @@ function SandboxCard({ payment, channel, error }: { payment: PaymentRow; channel
         <dt>{t.amount}</dt>
         <dd>{amount}</dd>
       </dl>
-      {payment.status === 'pending' ? (
+      {open ? (
         <form method="post" class="card-form" novalidate>
           {error ? (
             <p class="alert error" role="alert" id="card-error">
@@ -58,10 +73,29 @@ function SandboxCard({ payment, channel, error }: { payment: PaymentRow; channel
           <label for="holder">{t.cardHolder}</label>
           <input id="holder" name="holder" autocomplete="cc-name" />
           <button type="submit" class="primary">{`${t.pay} · ${amount}`}</button>
+          {cancelUrl ? (
+            <p>
+              <a href={cancelUrl}>{t.backToCart}</a>
+            </p>
+          ) : null}
         </form>
       ) : (
-        <p class="alert">{t.paymentClosed}</p>
+        <p class="alert" role="status">
+          {payment.status === 'pending' || payment.status === 'cancelled' ? t.paymentAttemptClosed : t.paymentClosed}
+        </p>
       )}
+      {refunds.length > 0 ? (
+        <section class="sandbox-refunds" aria-labelledby="sandbox-refunds">
+          <h2 id="sandbox-refunds">{t.sandboxRefunds}</h2>
+          <ul>
+            {refunds.map((r) => (
+              <li key={r.id}>
+                <code>{r.id}</code> · {formatMoney(-r.amount, r.currency, payment.lang)} · {r.reason}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
     </section>
   );
 }
@@ -78,8 +112,11 @@ export function registerSandboxPages(app: FastifyInstance): void {
   function render(reply: FastifyReply, found: Awaited<ReturnType<typeof sandboxPayment>>, status = 200, error?: string) {
     const nonce = cspNonce(reply).style;
     if (!found) return reply.status(404).type('text/html').send(renderPage({ nonce, lang: 'en', title: 'Not found', channel: null }, <h1>Not found</h1>));
-    const { payment, channel } = found;
-    const page = renderPage({ nonce, lang: payment.lang, title: texts(payment.lang).sandboxTitle, channel: null }, <SandboxCard payment={payment} channel={channel} error={error} />);
+    const { payment, channel, refunds, open, cancelUrl } = found;
+    const page = renderPage(
+      { nonce, lang: payment.lang, title: texts(payment.lang).sandboxTitle, channel: null },
+      <SandboxCard payment={payment} channel={channel} refunds={refunds} open={open} cancelUrl={cancelUrl} error={error} />,
+    );
     return reply.status(status).type('text/html').send(page);
   }
 
@@ -89,7 +126,8 @@ export function registerSandboxPages(app: FastifyInstance): void {
 
   app.post<{ Params: { paymentId: string }; Body: CardForm }>('/sandbox/pay/:paymentId', { schema: { hide: true } }, async (request, reply) => {
     const found = await paymentOf(request.params.paymentId);
-    if (!found || found.payment.status !== 'pending') return render(reply, found, found ? 409 : 404);
+    // D73: a closed attempt (paid, changed, expired, cancelled, superseded) takes no more cards.
+    if (!found || !found.open) return render(reply, found, found ? 409 : 404);
     const { payment } = found;
     const card = String(request.body?.card_number ?? '').replace(/[\s-]/g, '');
     const outcome = card === SANDBOX_CARDS.success ? 'succeeded' : card === SANDBOX_CARDS.decline ? 'declined' : null;

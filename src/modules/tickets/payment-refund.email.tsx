@@ -1,0 +1,62 @@
+import { renderToString } from 'preact-render-to-string';
+import type { Config } from '../../config.js';
+import { formatMoney, spokenLanguage } from '../../platform/i18n.js';
+import type { OutboxMessage, TicketEmail } from './tickets.email.js';
+
+/** What the buyer's payment refund e-mail says (D73). */
+export interface PaymentRefundFacts {
+  orderReference: string;
+  buyerName: string;
+  amount: number;
+  currency: string;
+  lang: string;
+  /** payments.failure_reason: why the payment could not complete the order. */
+  reason: string | null;
+  refundRef: string | null;
+}
+
+const why = (reason: string | null, es: boolean): string => {
+  switch (reason) {
+    case 'order_already_paid':
+      return es ? 'el pedido ya estaba pagado con otro pago' : 'the order had already been paid by another payment';
+    case 'amount_mismatch':
+      return es ? 'el importe pagado no coincidía con el total del pedido' : 'the amount paid did not match the order total';
+    case 'seats_unavailable':
+      return es ? 'las entradas ya no estaban disponibles' : 'the tickets were no longer available';
+    case 'order_cancelled':
+    case 'attempt_cancelled':
+      return es ? 'el pedido se había cancelado o cerrado' : 'the order had been cancelled or closed';
+    case 'order_expired':
+      return es ? 'la reserva había caducado' : 'the reservation had expired';
+    case 'attempt_superseded':
+      return es ? 'se había iniciado otro pago del mismo pedido' : 'another payment of the same order had been started';
+    default:
+      return es ? 'el pago no pudo completar el pedido' : 'the payment could not complete the order';
+  }
+};
+
+/** The payment refund e-mail in the buyer's language: no order was completed with it, the money goes back. */
+export function composePaymentRefundEmail(config: Config, row: OutboxMessage, f: PaymentRefundFacts): TicketEmail {
+  const es = spokenLanguage(f.lang) === 'es';
+  const amount = formatMoney(f.amount, f.currency, f.lang);
+  const subject = es ? `Devolución de tu pago (pedido ${f.orderReference})` : `Your payment has been refunded (order ${f.orderReference})`;
+  const greeting = es ? `Hola ${f.buyerName},` : `Hello ${f.buyerName},`;
+  const body = es
+    ? `Hemos devuelto tu pago de ${amount} a la tarjeta con la que pagaste: ${why(f.reason, true)}, así que ese pago no ha completado ninguna compra.`
+    : `We have refunded your payment of ${amount} to the card you paid with: ${why(f.reason, false)}, so that payment completed no purchase.`;
+  const note = es
+    ? 'Según tu banco, el importe puede tardar unos días en aparecer en tu cuenta.'
+    : 'Depending on your bank, the amount may take a few days to show on your account.';
+  const ref = f.refundRef ? (es ? `Referencia de la devolución: ${f.refundRef}` : `Refund reference: ${f.refundRef}`) : null;
+  const text = [greeting, '', body, note, ...(ref ? ['', ref] : []), ''].join('\n');
+  const html = renderToString(
+    <>
+      <p>{greeting}</p>
+      <p>{body}</p>
+      <p>{note}</p>
+      {ref && <p>{ref}</p>}
+    </>,
+  );
+  const host = new URL(config.publicBaseUrl).hostname || 'taquilla';
+  return { messageId: `<payment-refund-${row.id}@${host}>`, from: config.mailFrom, to: row.recipient, subject, text, html, attachments: [] };
+}
