@@ -10,7 +10,8 @@
 --
 -- p_order_token: the order to add to, or (p_create) the new order's token. p_new_expiry: a new cart
 -- lifetime (D13), used for a new order or an empty cart. p_buyer_key: the buyer of a new order (an
--- existing order's own buyer_key is used for an add). Returns
+-- existing order's own buyer_key is used for an add); for an add, the caller (D57, cart_open_to:
+-- an order not open to it is 'missing', so the full path answers its 404). Returns
 --   {"outcome": "ok", "order_id", "session_id", "rows"}                        held and written;
 --   {"outcome": "seat_unavailable", "session_seat_id", "sector_name", "row", "number"}  nothing written;
 --   {"outcome": "hold_limit_reached", "cap": "live_orders" | "session_tickets", "limit", "session_id"}  nothing written;
@@ -44,7 +45,8 @@ BEGIN
   -- The order first (locked), as the full path does, so that its item count is current.
   IF NOT p_create THEN
     SELECT id, status, expires_at, buyer_key INTO v_order_id, v_status, v_expires, v_buyer
-    FROM orders WHERE order_token = p_order_token AND channel_id = p_channel_id FOR UPDATE;
+    FROM orders WHERE order_token = p_order_token AND channel_id = p_channel_id AND cart_open_to(buyer_key, p_buyer_key)
+    FOR UPDATE;
     IF v_order_id IS NULL OR v_status <> 'pending' OR (v_expires IS NOT NULL AND v_expires <= p_now)
        OR EXISTS (SELECT 1 FROM order_vouchers WHERE order_id = v_order_id)
        OR (SELECT count(*) FROM order_items WHERE order_id = v_order_id) + 1 > p_max_items THEN

@@ -5,7 +5,7 @@ import { AppError, type FieldErrors, invalidData } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { countHolds } from '../../platform/metrics.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
-import type { BuyerKey } from './orders.buyer.js';
+import type { BuyerKey, CartChannel } from './orders.buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
 import * as repo from './orders.repo.js';
@@ -55,9 +55,12 @@ function assertModifiable(order: OrderRow, now: Date): void {
 /** The channel's cart lifetime in milliseconds (D13; a channel may override the deployment's). */
 const cartTtlMs = (ctx: AppContext, channel: ChannelRecord) => (channel.cartTtlSeconds ?? ctx.config.cartTtlSeconds) * 1000;
 
-/** Locks a live cart of the channel for a change: 404 for another channel's order (D5), 409 when not live. */
-async function lockCartForChange(tx: Db, channel: ChannelRecord, orderToken: string, now: Date): Promise<OrderRow> {
-  const order = await repo.lockChannelOrder(tx, channel.id, orderToken);
+/**
+ * Locks a live cart of the channel for a change: 404 for another channel's order (D5) and for an
+ * order not open to the caller (D57), 409 when not live.
+ */
+async function lockCartForChange(tx: Db, channel: CartChannel, orderToken: string, now: Date): Promise<OrderRow> {
+  const order = await repo.lockChannelOrder(tx, channel.id, orderToken, channel.cartCaller);
   if (!order) throw orderNotFound();
   assertModifiable(order, now);
   return order;
@@ -164,7 +167,7 @@ async function addSeatsToCart(
  */
 export async function holdSeatFast(
   ctx: AppContext,
-  channel: ChannelRecord,
+  channel: CartChannel,
   lang: string,
   target: { create: true; buyer: BuyerKey } | { create: false; orderToken: string },
   item: ItemRequest,
@@ -181,7 +184,7 @@ export async function holdSeatFast(
     sessionSeatId: item.session_seat_id,
     rateId: item.rate_id,
     maxItems: ctx.config.maxItemsPerOrder,
-    buyerKey: target.create ? target.buyer : null,
+    buyerKey: target.create ? target.buyer : (channel.cartCaller ?? null),
     maxLiveOrders: ctx.config.maxLiveOrdersPerBuyer,
     now,
   });
@@ -200,7 +203,7 @@ export async function holdSeatFast(
  */
 export async function changeCart(
   ctx: AppContext,
-  channel: ChannelRecord,
+  channel: CartChannel,
   orderToken: string,
   lang: string,
   work: (tx: Db, order: OrderRow, now: Date) => Promise<number[]>,
@@ -217,11 +220,13 @@ export async function changeCart(
 /**
  * Creates an order with its first item (D17) for `buyer` (whose hold caps it counts against, D44).
  * A caller-chosen `order_token` that already names an order of the channel adds the item to it
- * (`created: false`; the caps are then that order's buyer's); another channel's token is 409.
+ * (`created: false`; the caps are then that order's buyer's); another channel's token is 409, and
+ * so is an order of the channel that is not open to the caller (D57: another widget buyer's cart;
+ * the same answer as another channel's, so that it tells nothing more).
  */
 export async function createOrder(
   ctx: AppContext,
-  channel: ChannelRecord,
+  channel: CartChannel,
   buyer: BuyerKey,
   lang: string,
   input: ItemRequest & { order_token?: string },
@@ -254,6 +259,9 @@ export async function createOrder(
     }
     if (!order) throw new AppError('order_token_taken', 'The order_token is already in use');
     if (order.channelId !== channel.id) throw new AppError('order_token_taken', 'The order_token is already in use');
+    if (!created && !(await repo.lockChannelOrder(tx, channel.id, token, channel.cartCaller))) {
+      throw new AppError('order_token_taken', 'The order_token is already in use');
+    }
     if (!created) assertModifiable(order, now);
     const sessionIds = await addSeatsToCart(ctx, tx, channel, order, [input], now, () => '');
     return { orderId: order.id, created, sessionIds };
@@ -264,8 +272,8 @@ export async function createOrder(
 }
 
 /** The order of the channel (reading never extends its lifetime, D13). */
-export async function getOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string): Promise<OrderView> {
-  const order = await repo.findOrder(ctx.db, channel.id, orderToken);
+export async function getOrder(ctx: AppContext, channel: CartChannel, orderToken: string, lang: string): Promise<OrderView> {
+  const order = await repo.findOrder(ctx.db, channel.id, orderToken, channel.cartCaller);
   if (!order) throw orderNotFound();
   return buildOrderView(ctx, order.id, lang, ctx.clock.now());
 }
@@ -373,10 +381,10 @@ export const changeRate = (ctx: AppContext, channel: ChannelRecord, orderToken: 
  * Cancels an order (D16): its seats are free at once. Already cancelled or expired: unchanged, 200.
  * Completed: 409.
  */
-export async function cancelOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string): Promise<OrderView> {
+export async function cancelOrder(ctx: AppContext, channel: CartChannel, orderToken: string, lang: string): Promise<OrderView> {
   const now = ctx.clock.now();
   const { orderId, sessionIds } = await ctx.db.transaction(async (tx) => {
-    const order = await repo.lockChannelOrder(tx, channel.id, orderToken);
+    const order = await repo.lockChannelOrder(tx, channel.id, orderToken, channel.cartCaller);
     if (!order) throw orderNotFound();
     if (order.status === 'completed') throw new AppError('order_completed', 'A completed order cannot be deleted');
     if (order.status !== 'pending') return { orderId: order.id, sessionIds: [] };
