@@ -10,7 +10,8 @@
 --
 -- p_order_token: the order to add to, or (p_create) the new order's token. p_new_expiry: a new cart
 -- lifetime (D13), used for a new order or an empty cart. p_buyer_key: the buyer of a new order (an
--- existing order's own buyer_key is used for an add). p_seat_ids / p_rate_ids: the requested seats
+-- existing order's own buyer_key is used for an add); for an add, the caller (D57, cart_open_to: an
+-- order not open to it is 'order_not_found'). p_seat_ids / p_rate_ids: the requested seats
 -- and their rates, pairwise, in request order. p_in_tx: the caller runs it inside its own
 -- transaction (and reprices the voucher's discounts after); when false, an order that has a voucher
 -- answers 'needs_transaction' with nothing written. Every outcome but 'ok' wrote nothing:
@@ -61,7 +62,9 @@ BEGIN
   -- The order first (locked), so that its item count and voucher are current.
   IF NOT p_create THEN
     SELECT id, status, expires_at, buyer_key INTO v_order_id, v_status, v_expires, v_buyer
-    FROM orders WHERE order_token = p_order_token AND channel_id = p_channel_id FOR UPDATE;
+    -- For an add, p_buyer_key is the caller (D57): an order not open to it is not found (404, D5).
+    FROM orders WHERE order_token = p_order_token AND channel_id = p_channel_id AND cart_open_to(buyer_key, p_buyer_key)
+    FOR UPDATE;
     IF v_order_id IS NULL THEN
       RETURN json_build_object('outcome', 'order_not_found');
     END IF;

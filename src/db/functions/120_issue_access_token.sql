@@ -24,6 +24,8 @@ DECLARE
   i integer;
 BEGIN
   PERFORM pg_advisory_xact_lock(p_channel_id, hashtext(p_scope || ':' || p_client_id));
+  -- The group's live token: only access_tokens_live_idx serves this predicate, whatever the
+  -- statistics (migration 0160; test/auth/token-plan.test.ts).
   WITH previous AS (
     UPDATE access_tokens SET revoked_at = p_now
     WHERE channel_id = p_channel_id AND scope = p_scope AND client_id = p_client_id AND revoked_at IS NULL
@@ -41,7 +43,9 @@ BEGIN
     WITH beyond AS (
       UPDATE access_tokens SET revoked_at = p_now
       WHERE id IN (SELECT id FROM access_tokens
-                   WHERE channel_id = p_channel_id AND scope = p_scope AND revoked_at IS NULL AND id < v_new_id
+                   -- `id > 0`: the predicate of access_tokens_cap_idx (migration 0160), which
+                   -- the revoke above does not state, so that it can never walk this index.
+                   WHERE channel_id = p_channel_id AND scope = p_scope AND revoked_at IS NULL AND id > 0 AND id < v_new_id
                    ORDER BY id LIMIT least(v_live - p_cap, 1000)
                    -- Requests at the cap at the same moment would all pick the same oldest token
                    -- and queue on its lock, one commit after another; each takes the oldest that

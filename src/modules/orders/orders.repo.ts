@@ -59,12 +59,21 @@ export async function lockOrderByToken(db: Db, orderToken: string): Promise<Orde
   return rows[0] ? orderRow(rows[0]) : null;
 }
 
-/** The order of a channel named by a token, locked for the rest of the transaction. */
-export async function lockChannelOrder(db: Db, channelId: number, orderToken: string): Promise<OrderRow | null> {
-  const rows = await queryRows<RawOrder>(
-    db,
-    sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE order_token = ${orderToken} AND channel_id = ${channelId} FOR UPDATE`,
-  );
+/**
+ * The order of a channel named by a token, as `caller` may see it (D57, cart_open_to in
+ * src/db/functions): `caller` is a CartChannel's `cartCaller` (a widget buyer of models C and D),
+ * null or undefined for a caller who sees every order of the channel. The one lookup of the cart
+ * routes: every read, change and cancel of a cart by its token goes through it, so an order another
+ * widget buyer created is not found (404, D5). `lock`: FOR UPDATE, for the rest of the transaction.
+ */
+const channelOrder = (channelId: number, orderToken: string, caller: string | null | undefined, lock: boolean) =>
+  sql`SELECT ${ORDER_COLUMNS} FROM orders
+      WHERE order_token = ${orderToken} AND channel_id = ${channelId} AND cart_open_to(buyer_key, ${caller ?? null}::text)
+      ${lock ? sql`FOR UPDATE` : sql``}`;
+
+/** The order of a channel named by a token, open to `caller` (D57), locked for the rest of the transaction. */
+export async function lockChannelOrder(db: Db, channelId: number, orderToken: string, caller: string | null | undefined): Promise<OrderRow | null> {
+  const rows = await queryRows<RawOrder>(db, channelOrder(channelId, orderToken, caller, true));
   return rows[0] ? orderRow(rows[0]) : null;
 }
 
@@ -75,11 +84,8 @@ export async function lockOrderById(db: Db, orderId: number): Promise<OrderRow |
 }
 
 /** The order of a channel named by a token, without locking (reads). */
-export async function findOrder(db: Db, channelId: number, orderToken: string): Promise<OrderRow | null> {
-  const rows = await queryRows<RawOrder>(
-    db,
-    sql`SELECT ${ORDER_COLUMNS} FROM orders WHERE order_token = ${orderToken} AND channel_id = ${channelId}`,
-  );
+export async function findOrder(db: Db, channelId: number, orderToken: string, caller: string | null | undefined): Promise<OrderRow | null> {
+  const rows = await queryRows<RawOrder>(db, channelOrder(channelId, orderToken, caller, false));
   return rows[0] ? orderRow(rows[0]) : null;
 }
 

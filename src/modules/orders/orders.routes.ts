@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
-import { b2bBuyer } from './orders.buyer.js';
+import { b2bBuyer, cartChannelOf } from './orders.buyer.js';
 import {
   AddItemBody,
   AddItemsBulkBody,
@@ -24,6 +24,9 @@ const doc = (operationId: string, summary: string) => ({ tags: ['Orders'], opera
  */
 const CART = { b2bOperation: 'cart' } as const;
 
+// Every route passes the channel with its caller (cartChannelOf): in models C and D a widget-scope
+// token reads and changes only its own buyer's carts (D57).
+
 /** Orders and items (SPEC "Order and items"), under /sales-channel/v1/{slug}. */
 const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -31,7 +34,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: CART, schema: { ...doc('createOrder', 'Create an order with its first item, or with every seat of the cart (items, D63)'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
     async (request, reply) => {
       const buyer = b2bBuyer(request.channel!.id, request.credential!);
-      const { order, created } = await orders.createOrder(app.ctx, request.channel!, buyer, request.params.lang, request.body);
+      const { order, created } = await orders.createOrder(app.ctx, cartChannelOf(request), buyer, request.params.lang, request.body);
       const status = created ? 201 : 200;
       return reply.status(status).send(ok(order, created ? 'Order created' : 'Item added to the existing order', status));
     },
@@ -42,7 +45,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: CART, schema: { ...doc('getOrder', 'Read an order'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
-      return ok(await orders.getOrder(app.ctx, request.channel!, orderToken, lang), 'Order');
+      return ok(await orders.getOrder(app.ctx, cartChannelOf(request), orderToken, lang), 'Order');
     },
   );
 
@@ -51,7 +54,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: CART, schema: { ...doc('cancelOrder', 'Cancel an order (its seats are released at once)'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
-      return ok(await orders.cancelOrder(app.ctx, request.channel!, orderToken, lang), 'Order cancelled');
+      return ok(await orders.cancelOrder(app.ctx, cartChannelOf(request), orderToken, lang), 'Order cancelled');
     },
   );
 
@@ -60,7 +63,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: CART, schema: { ...doc('addOrderItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
-      return ok(await orders.addItem(app.ctx, request.channel!, orderToken, lang, request.body), 'Item added');
+      return ok(await orders.addItem(app.ctx, cartChannelOf(request), orderToken, lang, request.body), 'Item added');
     },
   );
 
@@ -69,7 +72,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: CART, schema: { ...doc('addOrderItemsBulk', 'Add seats in bulk (all or nothing)'), params: OrderParams, body: AddItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
-      return ok(await orders.addItemsBulk(app.ctx, request.channel!, orderToken, lang, request.body.items), 'Items added');
+      return ok(await orders.addItemsBulk(app.ctx, cartChannelOf(request), orderToken, lang, request.body.items), 'Items added');
     },
   );
 
@@ -78,7 +81,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: CART, schema: { ...doc('addOrderSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
-      return ok(await orders.addSectorItems(app.ctx, request.channel!, orderToken, lang, request.body), 'Items added');
+      return ok(await orders.addSectorItems(app.ctx, cartChannelOf(request), orderToken, lang, request.body), 'Items added');
     },
   );
 
@@ -87,7 +90,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: CART, schema: { ...doc('removeOrderItemsBulk', 'Remove items in bulk (all or nothing)'), params: OrderParams, body: RemoveItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
-      return ok(await orders.removeItemsBulk(app.ctx, request.channel!, orderToken, lang, request.body.item_ids), 'Items removed');
+      return ok(await orders.removeItemsBulk(app.ctx, cartChannelOf(request), orderToken, lang, request.body.item_ids), 'Items removed');
     },
   );
 
@@ -96,7 +99,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: CART, schema: { ...doc('removeOrderItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken, itemId } = request.params;
-      return ok(await orders.removeItem(app.ctx, request.channel!, orderToken, lang, itemId), 'Item removed');
+      return ok(await orders.removeItem(app.ctx, cartChannelOf(request), orderToken, lang, itemId), 'Item removed');
     },
   );
 
@@ -106,7 +109,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { lang, orderToken } = request.params;
       const { item_ids, rate_id } = request.body;
-      return ok(await orders.changeRate(app.ctx, request.channel!, orderToken, lang, item_ids, rate_id), 'Rate changed');
+      return ok(await orders.changeRate(app.ctx, cartChannelOf(request), orderToken, lang, item_ids, rate_id), 'Rate changed');
     },
   );
 };

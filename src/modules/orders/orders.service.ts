@@ -5,7 +5,7 @@ import { AppError, type FieldErrors, invalidData } from '../../http/errors.js';
 import { inventoryChanged } from '../../lib/inventory-events.js';
 import { countHolds } from '../../platform/metrics.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
-import type { BuyerKey } from './orders.buyer.js';
+import type { BuyerKey, CartChannel } from './orders.buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
 import * as repo from './orders.repo.js';
@@ -58,9 +58,12 @@ function assertModifiable(order: OrderRow, now: Date): void {
 /** The channel's cart lifetime in milliseconds (D13; a channel may override the deployment's). */
 const cartTtlMs = (ctx: AppContext, channel: ChannelRecord) => (channel.cartTtlSeconds ?? ctx.config.cartTtlSeconds) * 1000;
 
-/** Locks a live cart of the channel for a change: 404 for another channel's order (D5), 409 when not live. */
-async function lockCartForChange(tx: Db, channel: ChannelRecord, orderToken: string, now: Date): Promise<OrderRow> {
-  const order = await repo.lockChannelOrder(tx, channel.id, orderToken);
+/**
+ * Locks a live cart of the channel for a change: 404 for another channel's order (D5) and for an
+ * order not open to the caller (D57), 409 when not live.
+ */
+async function lockCartForChange(tx: Db, channel: CartChannel, orderToken: string, now: Date): Promise<OrderRow> {
+  const order = await repo.lockChannelOrder(tx, channel.id, orderToken, channel.cartCaller);
   if (!order) throw orderNotFound();
   assertModifiable(order, now);
   return order;
@@ -178,7 +181,7 @@ type HoldTarget = { create: true; buyer: BuyerKey } | { create: false; orderToke
 async function holdSeatsInCart(
   ctx: AppContext,
   tx: Db,
-  channel: ChannelRecord,
+  channel: CartChannel,
   order: OrderRow,
   lang: string,
   items: readonly ItemRequest[],
@@ -195,7 +198,7 @@ async function holdSeatsInCart(
   return result.sessionIds;
 }
 
-function holdRequest(ctx: AppContext, channel: ChannelRecord, lang: string, target: HoldTarget, items: readonly ItemRequest[], now: Date, inTransaction: boolean): repo.HoldRequest {
+function holdRequest(ctx: AppContext, channel: CartChannel, lang: string, target: HoldTarget, items: readonly ItemRequest[], now: Date, inTransaction: boolean): repo.HoldRequest {
   return {
     channelId: channel.id,
     orderToken: target.create ? crypto.randomUUID() : target.orderToken,
@@ -206,7 +209,8 @@ function holdRequest(ctx: AppContext, channel: ChannelRecord, lang: string, targ
     newExpiry: newLifetime(ctx, channel, now),
     items,
     maxItems: ctx.config.maxItemsPerOrder,
-    buyerKey: target.create ? target.buyer : null,
+    // For an add, the caller (D57): cart_hold_seats finds an order only when it is open to it.
+    buyerKey: target.create ? target.buyer : (channel.cartCaller ?? null),
     maxLiveOrders: ctx.config.maxLiveOrdersPerBuyer,
     now,
     inTransaction,
@@ -222,7 +226,7 @@ function holdRequest(ctx: AppContext, channel: ChannelRecord, lang: string, targ
  */
 async function holdSeatsAtOnce(
   ctx: AppContext,
-  channel: ChannelRecord,
+  channel: CartChannel,
   lang: string,
   target: HoldTarget,
   items: readonly ItemRequest[],
@@ -246,7 +250,7 @@ async function holdSeatsAtOnce(
  * One seat held in one statement (holdSeatsAtOnce with one item). Exported so that
  * test/orders/hold-paths.property.test.ts can drive it on its own.
  */
-export const holdSeatFast = (ctx: AppContext, channel: ChannelRecord, lang: string, target: HoldTarget, item: ItemRequest): Promise<OrderView | null> =>
+export const holdSeatFast = (ctx: AppContext, channel: CartChannel, lang: string, target: HoldTarget, item: ItemRequest): Promise<OrderView | null> =>
   holdSeatsAtOnce(ctx, channel, lang, target, [item]);
 
 /**
@@ -258,7 +262,7 @@ export const holdSeatFast = (ctx: AppContext, channel: ChannelRecord, lang: stri
  */
 export async function changeCart(
   ctx: AppContext,
-  channel: ChannelRecord,
+  channel: CartChannel,
   orderToken: string,
   lang: string,
   work: (tx: Db, order: OrderRow, now: Date) => Promise<number[]>,
@@ -284,7 +288,7 @@ export async function changeCart(
  */
 export async function createOrder(
   ctx: AppContext,
-  channel: ChannelRecord,
+  channel: CartChannel,
   buyer: BuyerKey,
   lang: string,
   input: CreateOrderInput,
@@ -318,6 +322,10 @@ export async function createOrder(
     }
     if (!order) throw new AppError('order_token_taken', 'The order_token is already in use');
     if (order.channelId !== channel.id) throw new AppError('order_token_taken', 'The order_token is already in use');
+    // Another widget buyer's cart (D57): the same answer as another channel's, so that it tells nothing more.
+    if (!created && !(await repo.lockChannelOrder(tx, channel.id, token, channel.cartCaller))) {
+      throw new AppError('order_token_taken', 'The order_token is already in use');
+    }
     if (!created) assertModifiable(order, now);
     const withdrawn = created ? null : await withdrawVoucherIfWithdrawn(tx, order.id, now);
     if (withdrawn !== null) return { orderId: order.id, created, withdrawn, sessionIds: [] };
@@ -356,20 +364,20 @@ function createItems(input: CreateOrderInput): { items: readonly ItemRequest[]; 
 }
 
 /** The order of the channel (reading never extends its lifetime, D13). */
-export async function getOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string): Promise<OrderView> {
-  const order = await repo.findOrder(ctx.db, channel.id, orderToken);
+export async function getOrder(ctx: AppContext, channel: CartChannel, orderToken: string, lang: string): Promise<OrderView> {
+  const order = await repo.findOrder(ctx.db, channel.id, orderToken, channel.cartCaller);
   if (!order) throw orderNotFound();
   return buildOrderView(ctx, order.id, lang, ctx.clock.now());
 }
 
 /** Adds one seat to a live cart (one statement; a cart with a voucher: a transaction that reprices it). */
-export const addItem = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, item: ItemRequest): Promise<OrderView> =>
+export const addItem = (ctx: AppContext, channel: CartChannel, orderToken: string, lang: string, item: ItemRequest): Promise<OrderView> =>
   addSeats(ctx, channel, orderToken, lang, [item], () => '');
 
 /** Adds seats to a live cart, all or nothing (D18): one statement, or the cart change's transaction with a voucher. */
 async function addSeats(
   ctx: AppContext,
-  channel: ChannelRecord,
+  channel: CartChannel,
   orderToken: string,
   lang: string,
   items: readonly ItemRequest[],
@@ -389,11 +397,11 @@ async function holding(count: number, change: Promise<OrderView>): Promise<Order
 }
 
 /** Adds several seats, all or nothing (D18). */
-export const addItemsBulk = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, items: readonly ItemRequest[]) =>
+export const addItemsBulk = (ctx: AppContext, channel: CartChannel, orderToken: string, lang: string, items: readonly ItemRequest[]) =>
   addSeats(ctx, channel, orderToken, lang, items, (i) => `items.${i}.`);
 
 /** Adds `quantity` places of an unnumbered zone; the session is the rate's. All or nothing. */
-export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, req: SectorRequest) =>
+export const addSectorItems = (ctx: AppContext, channel: CartChannel, orderToken: string, lang: string, req: SectorRequest) =>
   holding(req.quantity, changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
     const [rate] = await repo.findRates(tx, [req.rate_id]);
     if (!rate) throw invalidData({ rate_id: ['unknown rate'] });
@@ -450,15 +458,15 @@ async function removeItemsFromCart(tx: Db, order: OrderRow, itemIds: readonly nu
 }
 
 /** Removes one item. */
-export const removeItem = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, itemId: number) =>
+export const removeItem = (ctx: AppContext, channel: CartChannel, orderToken: string, lang: string, itemId: number) =>
   changeCart(ctx, channel, orderToken, lang, (tx, order, now) => removeItemsFromCart(tx, order, [itemId], now));
 
 /** Removes several items, all or nothing. */
-export const removeItemsBulk = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, itemIds: readonly number[]) =>
+export const removeItemsBulk = (ctx: AppContext, channel: CartChannel, orderToken: string, lang: string, itemIds: readonly number[]) =>
   changeCart(ctx, channel, orderToken, lang, (tx, order, now) => removeItemsFromCart(tx, order, itemIds, now));
 
 /** Moves items to another rate of their session (and sector); reprices the order. */
-export const changeRate = (ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string, itemIds: readonly number[], rateId: number) =>
+export const changeRate = (ctx: AppContext, channel: CartChannel, orderToken: string, lang: string, itemIds: readonly number[], rateId: number) =>
   changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
     const unique = [...new Set(itemIds)];
     const items = await repo.findItems(tx, order.id, unique);
@@ -478,10 +486,10 @@ export const changeRate = (ctx: AppContext, channel: ChannelRecord, orderToken: 
  * Cancels an order (D16): its seats are free at once. Already cancelled or expired: unchanged, 200.
  * Completed: 409.
  */
-export async function cancelOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string, lang: string): Promise<OrderView> {
+export async function cancelOrder(ctx: AppContext, channel: CartChannel, orderToken: string, lang: string): Promise<OrderView> {
   const now = ctx.clock.now();
   const { orderId, sessionIds } = await ctx.db.transaction(async (tx) => {
-    const order = await repo.lockChannelOrder(tx, channel.id, orderToken);
+    const order = await repo.lockChannelOrder(tx, channel.id, orderToken, channel.cartCaller);
     if (!order) throw orderNotFound();
     if (order.status === 'completed') throw new AppError('order_completed', 'A completed order cannot be deleted');
     if (order.status !== 'pending') return { orderId: order.id, sessionIds: [] };
@@ -517,7 +525,7 @@ export async function sweepExpiredOrders(ctx: AppContext): Promise<number> {
  * Starts an empty cart for `buyer` (the state an emptied cart has, D13: no expiry) and returns its
  * order token: the portal's zone cart adds its places to it next.
  */
-export async function startEmptyCart(ctx: AppContext, channel: ChannelRecord, buyer: BuyerKey, lang: string): Promise<string> {
+export async function startEmptyCart(ctx: AppContext, channel: CartChannel, buyer: BuyerKey, lang: string): Promise<string> {
   const now = ctx.clock.now();
   for (let attempt = 0; attempt < 5; attempt++) {
     const order = await repo.insertOrder(ctx.db, { orderToken: crypto.randomUUID(), reference: newReference(), channelId: channel.id, lang, currency: ctx.config.currency, expiresAt: null, buyerKey: buyer, now });

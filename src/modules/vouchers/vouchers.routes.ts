@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { LangParam, SlugParam, bearerErrors } from '../../http/schemas.js';
+import { cartChannelOf } from '../orders/orders.buyer.js';
 import { OrderParams, OrderResponse, OrderToken } from '../orders/orders.schemas.js';
 import { applyVoucher, removeVoucher } from './vouchers.service.js';
 
@@ -25,7 +26,7 @@ const vouchersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { lang, orderToken } = request.params;
-      return ok(await applyVoucher(app.ctx, request.channel!, orderToken, lang, request.body.code), 'Voucher applied');
+      return ok(await applyVoucher(app.ctx, cartChannelOf(request), orderToken, lang, request.body.code), 'Voucher applied');
     },
   );
 
@@ -44,7 +45,7 @@ const vouchersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { lang, orderToken, voucherCode } = request.params;
-      return ok(await removeVoucher(app.ctx, request.channel!, orderToken, lang, voucherCode), 'Voucher removed');
+      return ok(await removeVoucher(app.ctx, cartChannelOf(request), orderToken, lang, voucherCode), 'Voucher removed');
     },
   );
 };
