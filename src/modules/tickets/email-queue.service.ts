@@ -9,7 +9,7 @@ import type { GaugeSource } from '../../platform/metrics.js';
 import type { Db } from '../../db/client.js';
 import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
-import { composeTicketEmail, type TicketEmail } from './tickets.email.js';
+import { composeRefundEmail, composeTicketEmail, type TicketEmail } from './tickets.email.js';
 import { ticketsOfOrder } from './tickets.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 
@@ -100,6 +100,20 @@ export async function processEmailQueue(
   const result: EmailQueueResult = { claimed: rows.length, sent: 0, skipped: 0, retrying: 0, failed: 0 };
   for (const row of rows) {
     try {
+      if (row.kind === 'refund') {
+        // The buyer's refund notice (D58): order_id is the refund's own orders row.
+        const refund = await emailRepo.refundMail(ctx.db, row.orderId);
+        if (!refund) {
+          await emailRepo.finishEmail(ctx.db, row.id, owner, 'skipped', ctx.clock.now());
+          result.skipped++;
+          continue;
+        }
+        if (!sender) throw new Error('no mail transport: set SMTP_URL');
+        await sender.send(composeRefundEmail(ctx.config, row, refund, await ticketsOfOrder(ctx.db, refund.orderId)), row.id);
+        await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
+        result.sent++;
+        continue;
+      }
       const tickets = (await ticketsOfOrder(ctx.db, row.orderId)).filter((t) => t.status === 'valid');
       if (tickets.length === 0) {
         // Refunded before it went out: nothing left to send.
