@@ -26,6 +26,7 @@ export const adminErrors = {
 
 export const Params = {
   channel: Type.Object({ channelId: IdParam }),
+  organiser: Type.Object({ organiserId: IdParam }),
   key: Type.Object({ channelId: IdParam, keyId: IdParam }),
   event: Type.Object({ eventId: IdParam }),
   session: Type.Object({ sessionId: IdParam }),
@@ -60,8 +61,10 @@ export const User = Type.Object({
   created_at: Timestamp,
 });
 
-export const OrganiserCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
-export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), created_at: Timestamp });
+const RefundFees = Type.Boolean({ description: 'Whether refunds give the fees back too (D58); default true' });
+export const OrganiserCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), refund_fees: Type.Optional(RefundFees) }, { additionalProperties: false });
+export const OrganiserUpdate = Type.Object({ refund_fees: Type.Optional(RefundFees) }, { additionalProperties: false, minProperties: 1 });
+export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), refund_fees: Type.Boolean(), created_at: Timestamp });
 
 export const Venue = Type.Object({
   id: Type.Integer(),
@@ -343,6 +346,9 @@ export const OrderDetail = Type.Object({
       total_amount: Type.Number(),
       ticket_code: Nullable(Type.String()),
       ticket_status: Nullable(Type.String()),
+      ticket_id: Nullable(Type.Integer()),
+      fee_amount: Type.Number(),
+      refund_reference: Nullable(Type.String({ description: 'The refund that covered this item (D58)' })),
     }),
   ),
   payments: Type.Array(
@@ -358,6 +364,21 @@ export const OrderDetail = Type.Object({
   ),
   history: Type.Array(
     Type.Object({ action: Type.String(), user_email: Type.String(), target_id: Type.String(), details: Type.Record(Type.String(), Type.Unknown()), created_at: Timestamp }),
+  ),
+  refunds: Type.Array(
+    Type.Object({
+      reference: Type.String(),
+      created_at: Timestamp,
+      reason: Type.String(),
+      actor: Type.String(),
+      total_amount: Type.Number({ description: 'Negative: what this refund gave back' }),
+      fee_amount: Type.Number(),
+      fees_refunded: Type.Boolean(),
+      ticket_ids: Type.Array(Type.Integer()),
+      provider: Nullable(Type.String({ description: 'The card provider that refunded (sandbox, stripe); null when no card payment of this service paid the order' })),
+      provider_refund_reference: Nullable(Type.String({ description: "The card provider's refund reference" })),
+    }),
+    { description: 'Refunds of the order (D58), oldest first' },
   ),
 });
 export const TicketResend = Type.Object({
