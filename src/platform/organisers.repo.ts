@@ -20,7 +20,18 @@ export async function listOrganisers(db: Db, onlyId: number | null = null) {
     .orderBy(asc(organisers.id));
 }
 
-export async function insertOrganiser(db: Db, name: string, now: Date) {
-  const [row] = await db.insert(organisers).values({ name, createdAt: now }).returning();
+export async function insertOrganiser(db: Db, name: string, now: Date, refundFees = true) {
+  const [row] = await db.insert(organisers).values({ name, createdAt: now, refundFees }).returning();
   return row!;
+}
+
+/** Sets an organiser's settings; the row, or null when there is no such organiser. */
+export async function updateOrganiserSettings(db: Db, id: number, settings: { refundFees?: boolean }) {
+  const set = settings.refundFees === undefined ? {} : { refundFees: settings.refundFees };
+  if (Object.keys(set).length === 0) {
+    const [row] = await db.select().from(organisers).where(eq(organisers.id, id));
+    return row ?? null;
+  }
+  const [row] = await db.update(organisers).set(set).where(eq(organisers.id, id)).returning();
+  return row ?? null;
 }

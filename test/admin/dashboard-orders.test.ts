@@ -94,6 +94,24 @@ describe('dashboard refund button', () => {
     expect((await client.post(`/admin/orders/${o.reference}/refund`, { reason: 'again' })).statusCode).toBe(409);
   });
 
+  it('shows a confirmation step (tickets, amounts, card) before a refund of chosen tickets; the refunds table follows', async () => {
+    const o = await completedOrder();
+    const client = await signedIn('root@taquilla.test');
+    const [ticket] = await queryRows<{ id: string | number; code: string }>(t.ctx.db, sql`SELECT id, code FROM tickets WHERE order_id = ${o.id} ORDER BY id LIMIT 1`);
+    const review = await client.get(`/admin/orders/${o.reference}/refund?ticket_ids=${ticket!.id}&reason=Seat+broken`);
+    expect(review.statusCode).toBe(200);
+    expect(review.body).toContain(`Confirm the refund of ${o.reference}`);
+    expect(review.body).toContain(ticket!.code);
+    expect(review.body).toContain('Refund 1 ticket(s) now');
+    // reviewing changes nothing
+    expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('sold');
+    const res = await client.post(`/admin/orders/${o.reference}/refund`, { reason: 'Seat broken', ticket_ids: String(ticket!.id) });
+    expect(res.statusCode).toBe(303);
+    const after = await client.get(`/admin/orders/${o.reference}`);
+    expect(after.body).toContain(`${o.reference}-R`);
+    expect(after.body).toContain('Seat broken');
+  });
+
   it("a promoter cannot refund another organiser's order (404)", async () => {
     const o = await completedOrder();
     const promoterB = await signedIn('promoter-b@taquilla.test');

@@ -54,9 +54,14 @@ describe('refundOrder', () => {
     expect((refund!.base_amount as number) + (refund!.fee_amount as number)).toBe(-o.total);
 
     // the voided tickets' links now answer 410, the seats can be sold again
-    const res = await t.app.inject({ url: local(o.urls[0]!) });
+    const res = await t.app.inject({ url: local(o.urls[0]!), headers: { accept: 'application/json' } });
     expect(res.statusCode).toBe(410);
     expect(res.json()).toMatchObject({ status: 410, code: 'ticket_void' });
+    // a person following the link reads a page in the order's language (D58), still 410
+    const page = await t.app.inject({ url: local(o.urls[0]!), headers: { accept: 'text/html' } });
+    expect(page.statusCode).toBe(410);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toMatch(/Esta entrada ya no es válida|This ticket is no longer valid/);
     const again = await createPendingOrder(t.ctx, { channel: 'demo-d', seats: 1 });
     expect(again.sessionSeatIds[0]).toBe(o.sessionSeatIds[0]);
   });
@@ -84,7 +89,8 @@ describe('refundOrder', () => {
     await refundOrder(t.ctx, { reference: o.reference, reason: 'x', actor: 'a' });
     const subjects: string[] = [];
     await processEmailQueue(t.ctx, { sender: { describe: 'memory', send: async (m) => void subjects.push(m.subject) } });
-    expect(subjects.filter((s) => s.includes(o.reference))).toEqual([]);
+    // No ticket e-mail; the buyer's refund e-mail (D58) goes out instead.
+    expect(subjects.filter((s) => s.includes(o.reference))).toEqual([`Devolución de tu pedido ${o.reference}`]);
     expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM email_outbox WHERE order_id = ${o.id} AND status = 'skipped'`)).toBe(1);
   });
 });

@@ -48,7 +48,7 @@ CREATE TRIGGER orders_close_payment_attempts
 -- The payment refund e-mail (D73): one per payment, several per order possible.
 ALTER TABLE email_outbox ADD COLUMN payment_id text REFERENCES payments(id);
 ALTER TABLE email_outbox DROP CONSTRAINT IF EXISTS email_outbox_kind_check;
-ALTER TABLE email_outbox ADD CONSTRAINT email_outbox_kind_check CHECK (kind IN ('tickets', 'payment_refunded'));
+ALTER TABLE email_outbox ADD CONSTRAINT email_outbox_kind_check CHECK (kind IN ('tickets', 'refund', 'payment_refunded'));
 ALTER TABLE email_outbox DROP CONSTRAINT IF EXISTS email_outbox_order_id_kind_key;
 CREATE UNIQUE INDEX email_outbox_order_kind_idx ON email_outbox (order_id, kind) WHERE payment_id IS NULL;
 CREATE UNIQUE INDEX email_outbox_payment_kind_idx ON email_outbox (payment_id, kind) WHERE payment_id IS NOT NULL;

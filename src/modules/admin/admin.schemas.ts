@@ -26,6 +26,7 @@ export const adminErrors = {
 
 export const Params = {
   channel: Type.Object({ channelId: IdParam }),
+  organiser: Type.Object({ organiserId: IdParam }),
   key: Type.Object({ channelId: IdParam, keyId: IdParam }),
   event: Type.Object({ eventId: IdParam }),
   session: Type.Object({ sessionId: IdParam }),
@@ -60,8 +61,10 @@ export const User = Type.Object({
   created_at: Timestamp,
 });
 
-export const OrganiserCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
-export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), created_at: Timestamp });
+const RefundFees = Type.Boolean({ description: 'Whether refunds give the fees back too (D58); default true' });
+export const OrganiserCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), refund_fees: Type.Optional(RefundFees) }, { additionalProperties: false });
+export const OrganiserUpdate = Type.Object({ refund_fees: Type.Optional(RefundFees) }, { additionalProperties: false, minProperties: 1 });
+export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), refund_fees: Type.Boolean(), created_at: Timestamp });
 
 export const Venue = Type.Object({
   id: Type.Integer(),
@@ -382,6 +385,9 @@ export const OrderDetail = Type.Object({
       total_amount: Type.Number(),
       ticket_code: Nullable(Type.String()),
       ticket_status: Nullable(Type.String()),
+      ticket_id: Nullable(Type.Integer()),
+      fee_amount: Type.Number(),
+      refund_reference: Nullable(Type.String({ description: 'The refund that covered this item (D58)' })),
     }),
   ),
   payments: Type.Array(
@@ -397,6 +403,21 @@ export const OrderDetail = Type.Object({
   ),
   history: Type.Array(
     Type.Object({ action: Type.String(), user_email: Type.String(), target_id: Type.String(), details: Type.Record(Type.String(), Type.Unknown()), created_at: Timestamp }),
+  ),
+  refunds: Type.Array(
+    Type.Object({
+      reference: Type.String(),
+      created_at: Timestamp,
+      reason: Type.String(),
+      actor: Type.String(),
+      total_amount: Type.Number({ description: 'Negative: what this refund gave back' }),
+      fee_amount: Type.Number(),
+      fees_refunded: Type.Boolean(),
+      ticket_ids: Type.Array(Type.Integer()),
+      provider: Nullable(Type.String({ description: 'The card provider that refunded (sandbox, stripe); null when no card payment of this service paid the order' })),
+      provider_refund_reference: Nullable(Type.String({ description: "The card provider's refund reference" })),
+    }),
+    { description: 'Refunds of the order (D58), oldest first' },
   ),
 });
 export const TicketResend = Type.Object({
@@ -429,14 +450,35 @@ export { Envelope };
 // ---- refunds and reservations
 
 export const ReferenceParam = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 64 }) });
-export const RefundCreate = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }) }, { additionalProperties: false });
+export const RefundCreate = Type.Object(
+  {
+    reason: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }),
+    ticket_ids: Type.Optional(
+      Type.Array(Id, { minItems: 1, maxItems: 500, description: 'Refund only these tickets of the order (D58); every ticket not refunded yet when absent' }),
+    ),
+    allow_used: Type.Optional(Type.Boolean({ description: 'Refund checked-in tickets too; without it a checked-in ticket is 409 ticket_used' })),
+  },
+  { additionalProperties: false },
+);
 export const Refund = Type.Object({
   refund_order_id: Type.Integer(),
   refund_reference: Type.String(),
   refunded_order_reference: Type.String(),
   total_amount: Type.Number({ description: 'Negative: the amount given back' }),
+  fee_amount: Type.Number({ description: 'Negative: the fees given back; 0 when the organiser keeps them (refund_fees false)' }),
+  fees_refunded: Type.Boolean(),
   released_seats: Type.Integer(),
   voided_tickets: Type.Integer(),
+  ticket_ids: Type.Array(Type.Integer(), { description: 'The tickets this refund covered' }),
+  card_refund: Nullable(
+    Type.Object({
+      provider: Type.String(),
+      payment_id: Type.String(),
+      reference: Type.String({ description: "The card provider's refund reference (Stripe re_..., sandbox re_sbx_...)" }),
+      amount: Type.Number({ description: 'Positive: what went back to the card' }),
+    }),
+  ),
+  email_queued: Type.Boolean({ description: "Whether the buyer's refund e-mail was queued (models A, B and C)" }),
 });
 export const ReservationCreate = Type.Object(
   {

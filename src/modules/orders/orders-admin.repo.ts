@@ -73,6 +73,10 @@ export interface OrderItemRow {
   total_amount: number;
   ticket_code: string | null;
   ticket_status: string | null;
+  ticket_id: string | number | null;
+  fee_amount: number;
+  /** The refund that covered the item (D58), if any. */
+  refund_reference: string | null;
 }
 
 /** The order's items with what a box-office clerk reads from them: event, session, seat, rate and ticket. */
@@ -82,7 +86,8 @@ export async function itemsOfOrder(db: Db, orderId: number): Promise<OrderItemRo
     sql`
       SELECT COALESCE(${eventTextSql('name', sql`e.id`, sql`e.default_lang`, sql`e.default_lang`)}, '') AS event_name, s.start_datetime, v.name AS venue_name,
         sec.name AS sector_name, st.row, st.number, r.name AS rate_name, i.total_amount,
-        t.code AS ticket_code, t.status AS ticket_status
+        t.code AS ticket_code, t.status AS ticket_status, t.id AS ticket_id, i.fee_amount,
+        (SELECT ro.reference FROM refund_items ri JOIN orders ro ON ro.id = ri.refund_order_id WHERE ri.order_item_id = i.id) AS refund_reference
       FROM order_items i
       JOIN events e ON e.id = i.event_id
       JOIN sessions s ON s.id = i.session_id
@@ -94,6 +99,31 @@ export async function itemsOfOrder(db: Db, orderId: number): Promise<OrderItemRo
       LEFT JOIN tickets t ON t.order_item_id = i.id
       WHERE i.order_id = ${orderId}
       ORDER BY i.id`,
+  );
+}
+
+export interface OrderRefundRow {
+  reference: string;
+  created_at: string | Date;
+  reason: string;
+  actor: string;
+  total_amount: number;
+  fee_amount: number;
+  fees_refunded: boolean;
+  provider: string | null;
+  provider_refund_ref: string | null;
+  ticket_ids: (string | number)[] | null;
+}
+
+/** The refunds of an order (D58), oldest first, each with its tickets and the card provider's reference. */
+export function refundsOfOrder(db: Db, orderId: number): Promise<OrderRefundRow[]> {
+  return queryRows<OrderRefundRow>(
+    db,
+    sql`SELECT r.reference, r.created_at, rr.reason, rr.actor, r.total_amount, r.fee_amount, rr.fees_refunded, rr.provider, rr.provider_refund_ref,
+               ARRAY(SELECT ri.ticket_id FROM refund_items ri WHERE ri.refund_order_id = r.id AND ri.ticket_id IS NOT NULL ORDER BY ri.order_item_id) AS ticket_ids
+          FROM order_refunds rr JOIN orders r ON r.id = rr.refund_order_id
+         WHERE rr.refunded_order_id = ${orderId}
+         ORDER BY r.id`,
   );
 }
 

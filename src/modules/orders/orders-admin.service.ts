@@ -46,11 +46,12 @@ export async function getOrderFor(ctx: AppContext, actor: Actor, reference: stri
   const found = await repo.findOrderByReference(ctx.db, reference, organiserScope(actor));
   if (!found) throw new AppError('not_found', `No order ${reference}`);
   const { order: o, channel, customer } = found;
-  const [items, payments, history, refund] = await Promise.all([
+  const [items, payments, history, refund, refunds] = await Promise.all([
     repo.itemsOfOrder(ctx.db, o.id),
     repo.paymentsOfOrder(ctx.db, o.id),
     repo.auditOfOrder(ctx.db, o.reference),
     o.type === 'purchase' ? repo.findOrderByReference(ctx.db, `${o.reference}-R`, null) : Promise.resolve(null),
+    repo.refundsOfOrder(ctx.db, o.id),
   ]);
   return {
     id: o.id,
@@ -78,6 +79,22 @@ export async function getOrderFor(ctx: AppContext, actor: Actor, reference: stri
       total_amount: toAmount(i.total_amount),
       ticket_code: i.ticket_code,
       ticket_status: i.ticket_status,
+      ticket_id: i.ticket_id === null ? null : Number(i.ticket_id),
+      fee_amount: toAmount(i.fee_amount),
+      refund_reference: i.refund_reference,
+    })),
+    // D58: every refund (whole or some tickets) with what went back and the card provider's reference.
+    refunds: refunds.map((r) => ({
+      reference: r.reference,
+      created_at: isoWithOffset(new Date(r.created_at))!,
+      reason: r.reason,
+      actor: r.actor,
+      total_amount: toAmount(r.total_amount),
+      fee_amount: toAmount(r.fee_amount),
+      fees_refunded: r.fees_refunded,
+      ticket_ids: (r.ticket_ids ?? []).map(Number),
+      provider: r.provider,
+      provider_refund_reference: r.provider_refund_ref,
     })),
     payments: payments.map((p) => ({
       id: p.id,

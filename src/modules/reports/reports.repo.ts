@@ -32,8 +32,8 @@ const amount = (minor: SQL) => sql`(${minor})::float8 / 100`;
  * report_transactions (src/db/functions), which reads the channel's transactions newest first and stops
  * at the limit (with an event filter, from order_events, migration 0041); everything else (customer,
  * first item's event and session, ticket count, the summary) is computed over exactly those rows. A
- * refund row has no items of its own: its event, session and ticket count come from the order it
- * refunds.
+ * refund row has no items of its own: its event, session and ticket count come from the items of
+ * the order it refunds that the refund covered (refund_items; a partial refund counts its tickets).
  */
 export function reportQuery(s: ReportSelection): SQL {
   // Calendar days of the deployment's time zone become UTC instants here, in the database. Every
@@ -65,6 +65,8 @@ report AS (
            (array_agg(i.event_id ORDER BY i.id))[1] AS event_id,
            (array_agg(i.session_id ORDER BY i.id))[1] AS session_id
     FROM order_items i WHERE i.order_id = p.items_order_id
+      -- D30: a refund row counts the tickets it refunded (refund_items), not the whole order.
+      AND (p.type <> 'refund' OR EXISTS (SELECT 1 FROM refund_items ri WHERE ri.refund_order_id = p.id AND ri.order_item_id = i.id))
   ) items
   LEFT JOIN events e ON e.id = items.event_id
   LEFT JOIN sessions ses ON ses.id = items.session_id

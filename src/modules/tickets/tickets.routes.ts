@@ -1,7 +1,21 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../http/errors.js';
 import { Text } from '../../http/schemas.js';
-import { ticketPdfFromLink } from './tickets.service.js';
+import { spokenLanguage } from '../../platform/i18n.js';
+import { ticketPdfFromLink, TicketVoidError } from './tickets.service.js';
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The page a refunded ticket's link answers (410): what happened, in the buyer's language. */
+function voidTicketPage(lang: string, orderReference: string): string {
+  const es = spokenLanguage(lang) === 'es';
+  const title = es ? 'Esta entrada ya no es válida' : 'This ticket is no longer valid';
+  const text = es
+    ? `Esta entrada se ha devuelto (pedido ${orderReference}) y ya no sirve para entrar. Si crees que es un error, contacta con quien te la vendió.`
+    : `This ticket was refunded (order ${orderReference}) and no longer admits anyone. If you think this is a mistake, contact whoever sold it to you.`;
+  return `<!doctype html><html lang="${es ? 'es' : 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`;
+}
 
 const FILE_PATTERN = /^([A-Za-z0-9]{16,64})\.pdf$/;
 
@@ -33,7 +47,18 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const match = FILE_PATTERN.exec(request.params.file);
       // A path that cannot be a ticket was not issued by us: same answer as a tampered link.
       if (!match) throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
-      const pdf = await ticketPdfFromLink(app.ctx, { code: match[1]!, expires: request.query.expires, signature: request.query.signature });
+      let pdf: Buffer;
+      try {
+        pdf = await ticketPdfFromLink(app.ctx, { code: match[1]!, expires: request.query.expires, signature: request.query.signature });
+      } catch (err) {
+        // A buyer following the link reads a page in the order's language (D58); an API client
+        // that asks for JSON keeps the envelope. Still 410: the ticket is gone for good.
+        const wantsJson = /application\/json/.test(request.headers.accept ?? '') && !/text\/html/.test(request.headers.accept ?? '');
+        if (err instanceof TicketVoidError && !wantsJson) {
+          return reply.status(410).type('text/html; charset=utf-8').header('cache-control', 'private, no-store').send(voidTicketPage(err.lang, err.orderReference));
+        }
+        throw err;
+      }
       return reply
         .type('application/pdf')
         .header('content-disposition', `inline; filename="ticket-${match[1]}.pdf"`)

@@ -21,6 +21,16 @@ export function signTicketUrls(ctx: AppContext, codes: string[]): string[] {
   return codes.map((code) => signedTicketUrl(ctx.config, code, now));
 }
 
+/** 410 `ticket_void`, with what the buyer's page says: the order's language and reference. */
+export class TicketVoidError extends AppError {
+  constructor(
+    readonly lang: string,
+    readonly orderReference: string,
+  ) {
+    super('ticket_void', 'This ticket was voided (the order was refunded)');
+  }
+}
+
 /**
  * The PDF behind a signed link. A tampered or expired link is 403 `invalid_signature`; a link of a
  * ticket voided by a refund is 410 `ticket_void` (the link was genuine, the ticket is gone).
@@ -34,9 +44,12 @@ export async function ticketPdfFromLink(
   }
   const ticket = await repo.ticketByCode(ctx.db, link.code);
   if (!ticket) throw new AppError('not_found', 'Ticket not found');
-  if (ticket.status === 'void') throw new AppError('ticket_void', 'This ticket was voided (the order was refunded)');
+  if (ticket.status === 'void') throw new TicketVoidError(ticket.lang, ticket.orderReference);
   return renderTicketPdf(ticket, ctx.config.timezone, await qrSecretOf(ctx, ticket));
 }
 
 /** Voids the tickets of an order inside the caller's transaction (a refund); how many were voided. */
 export const voidTicketsOfOrder = (tx: Db, orderId: number, now: Date) => repo.voidTicketsOfOrder(tx, orderId, now);
+
+/** Voids the given tickets inside the caller's transaction (a refund of chosen tickets); how many were voided. */
+export const voidTickets = (tx: Db, ticketIds: number[], now: Date) => repo.voidTickets(tx, ticketIds, now);

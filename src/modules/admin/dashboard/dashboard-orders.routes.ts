@@ -16,11 +16,43 @@ import { actionButton, csrf, field, page, table, when, type PageContext } from '
 const orderHref = (reference: string) => `/admin/orders/${encodeURIComponent(reference)}`;
 const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
 
-/** The refund form of a completed purchase: a reason is required (CSRF-protected like every form). */
-function refundForm(pc: PageContext, reference: string): SafeHtml {
-  return html`<form class="grid" method="post" action="${orderHref(reference)}/refund">${csrf(pc)}
+/**
+ * The first step of a refund (D58): choose the tickets and give a reason; nothing happens until
+ * the confirmation page that follows (GET, so it only shows what will be refunded).
+ */
+function refundForm(o: OrderDetail): SafeHtml {
+  const open = o.items.filter((i) => i.ticket_id !== null && !i.refund_reference);
+  return html`<form class="grid" method="get" action="${orderHref(o.reference)}/refund">
+<fieldset class="field wide"><legend>Tickets to refund</legend>
+${open.map((i) => html`<label><input type="checkbox" name="ticket_ids" value="${i.ticket_id!}" checked> ${seatOf(i)} · ${money(i.total_amount, o.currency)}</label><br>`)}
+</fieldset>
 ${field('reason', 'Reason for the refund', { required: true, wide: true, attrs: html` maxlength="1000"` })}
-<div class="field"><button type="submit" class="danger">Refund ${reference}</button></div></form>`;
+<div class="field"><button type="submit" class="danger">Review the refund</button></div></form>`;
+}
+
+/** The confirmation step: what will be refunded (tickets, amounts, fees, the card), then the POST. */
+function refundConfirmation(pc: PageContext, o: OrderDetail, ticketIds: number[], reason: string): SafeHtml {
+  const chosen = o.items.filter((i) => i.ticket_id !== null && ticketIds.includes(i.ticket_id) && !i.refund_reference);
+  const total = chosen.reduce((n, i) => n + Math.round(i.total_amount * 100), 0) / 100;
+  const fees = chosen.reduce((n, i) => n + Math.round(i.fee_amount * 100), 0) / 100;
+  const card = o.payment_method === 'card' ? o.payments.find((p) => p.status === 'succeeded') : undefined;
+  return html`<section class="card" aria-labelledby="confirm-h"><h2 id="confirm-h">Confirm the refund of ${o.reference}</h2>
+${table(
+  ['Ticket', 'Seat', 'Price', 'Of which fees'],
+  chosen.map((i) => html`<tr><td><code>${i.ticket_code ?? ''}</code></td><td>${seatOf(i)}</td><td>${money(i.total_amount, o.currency)}</td><td>${money(i.fee_amount, o.currency)}</td></tr>`),
+  'The tickets void at once; their seats become available',
+)}
+<dl class="facts">
+<dt>Amount</dt><dd>up to ${money(total, o.currency)} (fees ${money(fees, o.currency)} are refunded only if the organiser refunds fees)</dd>
+<dt>Money</dt><dd>${card ? `goes back to the buyer's card through ${card.provider} (payment ${card.id})` : 'the channel collected the payment and gives it back itself'}</dd>
+<dt>Reason</dt><dd>${reason}</dd>
+</dl>
+${chosen.length === 0 ? html`<p class="alert">Choose at least one ticket that is not refunded yet.</p>` : html`<form class="grid" method="post" action="${orderHref(o.reference)}/refund">${csrf(pc)}
+<input type="hidden" name="reason" value="${reason}">
+${chosen.map((i) => html`<input type="hidden" name="ticket_ids" value="${i.ticket_id!}">`)}
+<label class="field wide"><input type="checkbox" name="allow_used" value="true"> Refund checked-in tickets too</label>
+<div class="field"><button type="submit" class="danger">Refund ${chosen.length} ticket(s) now</button></div></form>`}
+<p><a href="${orderHref(o.reference)}">Cancel</a></p></section>`;
 }
 
 /** An audit entry's details as "key: value" lines, for people rather than machines. */
@@ -31,7 +63,7 @@ const seatOf = (i: OrderDetail['items'][number]) => (i.row !== null ? `${i.secto
 
 function orderBody(pc: PageContext, o: OrderDetail): SafeHtml {
   const b = o.buyer;
-  const refundable = o.type === 'purchase' && o.status === 'completed' && !o.refund_reference;
+  const refundable = o.type !== 'refund' && o.status === 'completed' && o.items.some((i) => i.ticket_id !== null && !i.refund_reference);
   const resendable = o.type !== 'refund' && o.status === 'completed' && !!b?.email && o.items.some((i) => i.ticket_status === 'valid');
   return html`
 <section class="card" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
@@ -59,6 +91,16 @@ ${table(
   o.payments.map((p) => html`<tr><td>${when(p.created_at, pc.timeZone)}</td><td>${p.provider}</td><td>${p.status}</td><td>${money(p.amount, p.currency)}</td><td>${p.failure_reason ?? ''}</td></tr>`),
   'Card payments through the portal; other channels confirm with their own payment',
 )}</section>
+<section class="card" aria-labelledby="refunds-h"><h2 id="refunds-h">Refunds</h2>
+${table(
+  ['When', 'Refund', 'Amount', 'Fees', 'Tickets', 'Card refund', 'Reason'],
+  o.refunds.map(
+    (r) => html`<tr><td>${when(r.created_at, pc.timeZone)}</td><td><a href="${orderHref(r.reference)}">${r.reference}</a></td><td>${money(r.total_amount, o.currency)}</td>
+      <td>${r.fees_refunded ? money(r.fee_amount, o.currency) : 'kept'}</td><td>${r.ticket_ids.length}</td>
+      <td>${r.provider_refund_reference ? html`${r.provider} <code>${r.provider_refund_reference}</code>` : '—'}</td><td>${r.reason}</td></tr>`,
+  ),
+  'Each refund with what went back and the card provider\'s reference',
+)}</section>
 <section class="card" aria-labelledby="history-h"><h2 id="history-h">History</h2>
 ${table(
   ['When', 'Who', 'What', 'Details'],
@@ -73,7 +115,7 @@ ${table(
 <section class="card" aria-labelledby="actions-h"><h2 id="actions-h">Actions</h2>
 ${resendable ? html`<p>Send the ticket e-mail again to ${b!.email} (one e-mail per click; queued and sent within seconds).</p>
 ${actionButton(pc, `${orderHref(o.reference)}/resend-tickets`, 'Resend tickets', '')}` : html`<p class="hint">No tickets to send.</p>`}
-${refundable ? html`<h3>Refund</h3><p>Refunding releases the seats, voids the tickets and records a refund order.</p>${refundForm(pc, o.reference)}` : ''}
+${refundable ? html`<h3>Refund</h3><p>Refunding releases the seats, voids the tickets, records a refund order and gives a card payment back; you review it before it happens.</p>${refundForm(o)}` : ''}
 </section>
 <p><a href="/admin/orders">Back to the orders</a></p>`;
 }
@@ -143,9 +185,23 @@ ${table(
     return sendPage(reply, page(pc, `Order ${order.reference}`, orderBody(pc, order)));
   });
 
+  app.get('/orders/:reference/refund', async (request, reply) => {
+    const pc = pageContext(request, 'orders');
+    const { reference } = request.params as { reference: string };
+    const q = request.query as { ticket_ids?: string | string[]; reason?: string };
+    const ids = (Array.isArray(q.ticket_ids) ? q.ticket_ids : q.ticket_ids ? [q.ticket_ids] : []).filter((v) => /^\d{1,15}$/.test(v)).map(Number);
+    const order = await getOrderFor(ctx, pc.actor, reference.slice(0, 64));
+    return sendPage(reply, page(pc, `Refund ${order.reference}`, refundConfirmation(pc, order, ids, String(q.reason ?? '').slice(0, 1000))));
+  });
+
   app.post('/orders/:reference/refund', async (request, reply) => {
     const { reference } = request.params as { reference: string };
-    await refundOrderAs(ctx, request.dashboard!.actor, reference, F.text(formOf(request), 'reason'));
+    const form = formOf(request);
+    const ticketIds = F.ids(form, 'ticket_ids');
+    await refundOrderAs(ctx, request.dashboard!.actor, reference, F.text(form, 'reason'), {
+      ticketIds: ticketIds.length ? ticketIds : undefined,
+      allowUsed: F.text(form, 'allow_used') === 'true',
+    });
     return redirect(reply, `${orderHref(reference)}?notice=refunded`);
   });
 
