@@ -47,6 +47,8 @@ describe('every two-decimal price from 0.01 to 1,000.00 (D56)', () => {
     }
     expect(refused).toEqual([]);
     for (const bad of [46.5 + 1e-9, 19.999, 1.005, 0.001, 1e-7, 999_999.991]) expect(toMinor(bad)).toBeNull();
+    // Floating-point noise of a client's own sum (docs/models-b-and-d.md) is not a third decimal.
+    expect(toMinor(0.1 + 0.2)).toBe(30);
   });
 
   it('admin API: a rate takes any such price and stores it in minor units (property)', async () => {

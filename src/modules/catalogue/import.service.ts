@@ -29,7 +29,7 @@ export const validateCatalogue = (doc: unknown): FieldErrors | null => schemaErr
 
 function money(value: number, where: string): number {
   const minor = toMinor(value);
-  if (minor === null) throw invalidData({ [where]: ['at most two decimals'] });
+  if (minor === null) throw invalidData({ [where]: ['must have at most two decimals'] });
   return minor;
 }
 
