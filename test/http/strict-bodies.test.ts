@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deref, sample, withValueAt, type JsonSchema } from './fuzz-values.js';
+import { queryRows } from '../../src/db/client.js';
+import { deref, sample, type JsonSchema } from './fuzz-values.js';
 import { openOperationsFixture, type Operation, type OperationsFixture } from './operations-fixture.js';
 
 // D56, table-driven over the served OpenAPI document: for EVERY operation with a JSON body and
@@ -24,10 +26,20 @@ interface Case {
 
 let fixture: OperationsFixture;
 let doc: Record<string, unknown>;
+/** A check-in device of a list of the first session, so that the check-in API's bodies reach validation. */
+let device: { token: string; listId: number };
 
 beforeAll(async () => {
   fixture = await openOperationsFixture();
   doc = fixture.doc;
+  const admin = { ...fixture.headersFor({ method: 'POST', path: '/api/admin/', parameters: [], body: null }), 'content-type': 'application/json' };
+  const [session] = await queryRows<{ id: number }>(fixture.t.ctx.db, sql`SELECT id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
+  const list = await fixture.t.app.inject({ method: 'POST', url: '/api/admin/v1/checkin/lists', headers: admin, payload: { name: 'Strict', session_ids: [session!.id] } });
+  expect(list.statusCode, list.body).toBe(201);
+  const listId = list.json().data.id as number;
+  const created = await fixture.t.app.inject({ method: 'POST', url: '/api/admin/v1/checkin/devices', headers: admin, payload: { name: 'Gate', list_ids: [listId] } });
+  expect(created.statusCode, created.body).toBe(201);
+  device = { token: created.json().data.token as string, listId };
 }, 180_000);
 afterAll(() => fixture?.t.close());
 
@@ -81,6 +93,20 @@ function objectsOf(input: JsonSchema, prefix: (string | number)[] = [], depth = 
   for (const [key, child] of Object.entries(schema.properties ?? {})) out.push(...objectsOf(child, [...prefix, key], depth + 1));
   if (schema.type === 'array' && schema.items) out.push(...objectsOf(schema.items, [...prefix, 0], depth + 1));
   return out;
+}
+
+/** Writes `value` at `path` of a copy of `body`, creating arrays for numeric steps and objects for the others. */
+function withValueAt(body: unknown, path: (string | number)[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path;
+  if (typeof head === 'number') {
+    const copy: unknown[] = Array.isArray(body) ? [...body] : [];
+    copy[head] = withValueAt(copy[head], rest, value);
+    return copy;
+  }
+  const copy: Record<string, unknown> = { ...((body as object | null) ?? {}) };
+  copy[head!] = withValueAt(copy[head!], rest, value);
+  return copy;
 }
 
 /** The value of `body` at `path`. */
@@ -151,10 +177,11 @@ describe('strict JSON bodies on every operation of the OpenAPI document (D56)', 
     const perOperation: string[] = [];
     let requests = 0;
     for (const op of ops) {
-      const values = await fixture.baselineFor(op);
+      const values = { ...(await fixture.baselineFor(op)), listId: device.listId };
       // The portal words its messages for the buyer (error-language.test.ts); the others use SPEC's text.
       const message = op.path.startsWith('/api/portal/') ? 'Revisa los datos marcados.' : 'The given data was invalid';
-      const headers = { ...fixture.headersFor(op), 'content-type': 'application/json' };
+      const credentials = op.path.startsWith('/api/checkin/v1/') ? { authorization: `Bearer ${device.token}` } : fixture.headersFor(op);
+      const headers = { ...credentials, 'content-type': 'application/json' };
       const pathValues = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, encodeURIComponent(String(sample(doc, p.schema, values, p.name)))]));
       const url = op.path.replace(/\{(\w+)\}/g, (_, name: string) => pathValues[name]!);
       const cases = casesFor(op, values);
