@@ -33,11 +33,15 @@ beforeAll(async () => {
   fixture = await openOperationsFixture();
   doc = fixture.doc;
   const admin = { ...fixture.headersFor({ method: 'POST', path: '/api/admin/', parameters: [], body: null }), 'content-type': 'application/json' };
-  const [session] = await queryRows<{ id: number }>(fixture.t.ctx.db, sql`SELECT id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
-  const list = await fixture.t.app.inject({ method: 'POST', url: '/api/admin/v1/checkin/lists', headers: admin, payload: { name: 'Strict', session_ids: [session!.id] } });
+  const [session] = await queryRows<{ id: number; organiser_id: number }>(
+    fixture.t.ctx.db,
+    sql`SELECT s.id, e.organiser_id FROM sessions s JOIN events e ON e.id = s.event_id ORDER BY s.start_datetime, s.id LIMIT 1`,
+  );
+  const organiser_id = session!.organiser_id;
+  const list = await fixture.t.app.inject({ method: 'POST', url: '/api/admin/v1/checkin/lists', headers: admin, payload: { organiser_id, name: 'Strict', session_ids: [session!.id] } });
   expect(list.statusCode, list.body).toBe(201);
   const listId = list.json().data.id as number;
-  const created = await fixture.t.app.inject({ method: 'POST', url: '/api/admin/v1/checkin/devices', headers: admin, payload: { name: 'Gate', list_ids: [listId] } });
+  const created = await fixture.t.app.inject({ method: 'POST', url: '/api/admin/v1/checkin/devices', headers: admin, payload: { organiser_id, name: 'Gate', list_ids: [listId] } });
   expect(created.statusCode, created.body).toBe(201);
   device = { token: created.json().data.token as string, listId };
 }, 180_000);
