@@ -16,6 +16,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './htt
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
 import { createLazyCompilers } from './http/lazy-compilers.js';
 import { registerInputGuard } from './http/input-guard.js';
+import { maxDecimalsKeyword, registerStrictBodies } from './http/strict-bodies.js';
 import { drainingPlugin } from './http/draining.js';
 import { recordIntegrationSteps } from './http/integration-steps.js';
 import { startIntegrationChecklist } from './platform/integration-checklist.js';
@@ -162,7 +163,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     // Behind a load balancer the client address is in X-Forwarded-For (TRUST_PROXY, docs/operations.md).
     trustProxy: fastifyTrustProxy(config.trustProxy),
-    ajv: { customOptions: { allErrors: true } },
+    // Bodies are validated without coercion (D56, http/strict-bodies.ts); amounts by `x-max-decimals`.
+    ajv: { customOptions: { allErrors: true }, plugins: [maxDecimalsKeyword] },
     schemaController: { compilersFactory: compilers.compilersFactory },
     frameworkErrors,
     clientErrorHandler,
@@ -190,6 +192,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await registerRateLimits(app);
   await registerSecurityHeaders(app, config);
   registerInputGuard(app);
+  // Before every route (and before the API docs read them): every body schema closed (D56).
+  registerStrictBodies(app);
   // Before every route: it covers each write of the B2B and admin interfaces as it is declared (D52).
   registerIdempotency(app, {
     areas: [

@@ -7,12 +7,17 @@
 // first request. Schemas, options and answers are unchanged; a schema that cannot compile now
 // fails on its route's first request (test/http/lazy-compilers.test.ts compiles them all).
 //
+// Bodies are validated by an Ajv instance of their own, without type coercion nor the removal of
+// unknown properties (D56, http/strict-bodies.ts); the query string and path parameters keep
+// Fastify's options.
+//
 // Fastify treats a factory given here as custom: it passes a `headers` schema to Ajv as written,
 // without lowercasing its property names. Our routes have no headers schema; one added must name
 // its headers in lowercase.
 import AjvCompiler from '@fastify/ajv-compiler';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
+import { BODY_AJV_OPTIONS } from './strict-bodies.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,9 +54,12 @@ export function createLazyCompilers() {
   const buildFastJsonStringify = SerializerSelector() as unknown as (externalSchemas: unknown, options: unknown) => (route: unknown) => Serialize;
   const compilersFactory = {
     buildValidator(externalSchemas: unknown, ajvOptions: unknown) {
+      const options = ajvOptions as { customOptions?: Record<string, unknown> };
       const compiler = buildAjv(externalSchemas, ajvOptions);
+      const bodyCompiler = buildAjv(externalSchemas, { ...options, customOptions: { ...options.customOptions, ...BODY_AJV_OPTIONS } });
       return (route: unknown) => {
-        const real = deferred(() => compiler(route));
+        const part = (route as { httpPart?: string }).httpPart;
+        const real = deferred(() => (part === 'body' ? bodyCompiler : compiler)(route));
         const validate: Validate = (data, context) => {
           const fn = real();
           const valid = fn(data, context);

@@ -16,6 +16,21 @@ export const Int32 = (opts: TNumberOptions = {}) =>
 /** A row id (serial): 1 to 2^31 - 1. */
 const Id = (opts: TNumberOptions = {}) => Int32({ minimum: 1, ...opts });
 
+/**
+ * The schema keyword of "at most N decimals" (D11, D56), checked on the number's shortest decimal
+ * form (lib/money.ts), never by floating-point division as `multipleOf: 0.01` is: that refuses
+ * 19.99, 33.33 or 1.15. Fastify's Ajv knows it (http/strict-bodies.ts); a document checked with
+ * TypeBox's Value (the catalogue import) is checked again in minor units by its service.
+ */
+export const MAX_DECIMALS_KEYWORD = 'x-max-decimals';
+
+/**
+ * An amount of the deployment currency, or a percentage, as a JSON number with at most two
+ * decimals: 0 to 1,000,000 unless `opts` says otherwise.
+ */
+export const Amount = (opts: TNumberOptions = {}) =>
+  Type.Number({ ...(opts.exclusiveMinimum === undefined ? { minimum: 0 } : {}), maximum: 1_000_000, [MAX_DECIMALS_KEYWORD]: 2, ...opts });
+
 /** The e-mail rule (lib/email-address.ts) as a schema, for route bodies (Fastify's Ajv) and documents (TypeBox Value). */
 export const EmailAddress = (description = 'e-mail address') =>
   Type.String({ maxLength: EMAIL_MAX_LENGTH, pattern: EMAIL_PATTERN, description });

@@ -65,6 +65,13 @@ export const JSON_HOSTILES: JsonHostile[] = [
   json('array', ['x']),
   json('null', null),
   json('true', true),
+  // D56: no coercion in a JSON body (strict-bodies.test.ts asserts the 422 of each on every field)
+  json('"46.5"', '46.5'),
+  json('[46.5]', [46.5]),
+  raw('46.500000001'),
+  raw('19.99'),
+  raw('1.005'),
+  json('{"value": 1}', { value: 1 }),
 ];
 
 /** The same classes as URL text, for path and query parameters. */

@@ -1,10 +1,7 @@
-import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/client.js';
-import { account } from '../admin/admin-helpers.js';
-import { buildTestApp, DEMO, serverTokenFor, type TestApp } from '../helpers.js';
-import { createHeldOrder } from '../portal/fixtures.js';
+import type { TestApp } from '../helpers.js';
+import { openOperationsFixture, type Operation, type OperationsFixture } from './operations-fixture.js';
 import {
   deref,
   fieldPaths,
@@ -27,114 +24,24 @@ import {
 const RANDOM_RUNS_PER_FIELD = 2;
 const SEED = Number(process.env.FUZZ_SEED ?? 20_251_114);
 
-interface Operation {
-  method: string;
-  path: string;
-  parameters: { name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: JsonSchema }[];
-  body: JsonSchema | null;
-}
-
 interface Case {
   op: Operation;
   what: string;
   url: string;
   payload?: string;
+  /** A body that no operation may accept (D56: a field it does not know). */
+  refused?: boolean;
 }
 
+let fixture: OperationsFixture;
 let t: TestApp;
 let doc: Record<string, unknown>;
-/** demo-d's server token: it may call every B2B operation of model D (D40), so every handler is reached. */
-let serverToken: string;
-let adminToken: string;
-/** Values of fields a schema cannot describe: real ids, codes and the like of the demo data. */
-let known: Record<string, unknown>;
 
 beforeAll(async () => {
-  t = await buildTestApp({ env: { PORTAL_RATE_LIMIT_PER_MINUTE: '1000000' } });
-  serverToken = await serverTokenFor(t.app, DEMO.d.slug);
-  adminToken = (await account(t.ctx, 'fuzz-admin@taquilla.test')).token;
-  doc = (await t.app.inject({ url: '/api/openapi.json' })).json();
-
-  const one = async <T>(query: ReturnType<typeof sql>) => (await queryRows<T>(t.ctx.db, query))[0]!;
-  const session = await one<{ id: number; event_id: number }>(sql`SELECT id, event_id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
-  const channelB = await one<{ id: number; organiser_id: number }>(sql`SELECT id, organiser_id FROM sales_channels WHERE slug = 'demo-b'`);
-  const completed = await createHeldOrder(t, DEMO.d.slug);
-  const confirm = await t.app.inject({
-    method: 'POST',
-    url: `/api/sales-channel/v1/demo-d/es/orders/${completed.token}/confirm`,
-    headers: { authorization: `Bearer ${serverToken}` },
-    payload: { amount: completed.total / 100, name: 'Ana', surname: 'Pérez', email: 'ana@example.com' },
-  });
-  expect(confirm.statusCode).toBe(200);
-  known = {
-    salesChannelSlug: DEMO.d.slug,
-    lang: 'es',
-    eventId: session.event_id,
-    event_id: session.event_id,
-    sessionId: session.id,
-    session_id: session.id,
-    session_seat_id: (await one<{ id: number }>(sql`SELECT id FROM session_seats WHERE session_id = ${session.id} AND status = 'available' ORDER BY id DESC LIMIT 1`)).id,
-    rate_id: (await one<{ id: number }>(sql`SELECT id FROM rates WHERE session_id = ${session.id} ORDER BY id LIMIT 1`)).id,
-    rateId: (await one<{ id: number }>(sql`SELECT id FROM rates WHERE session_id = ${session.id} ORDER BY id LIMIT 1`)).id,
-    sector_id: (await one<{ id: number }>(sql`SELECT id FROM sectors WHERE numbered = false ORDER BY id LIMIT 1`)).id,
-    feeId: (await one<{ id: number }>(sql`SELECT id FROM fees ORDER BY id LIMIT 1`)).id,
-    voucherId: (await one<{ id: number }>(sql`SELECT id FROM vouchers ORDER BY id LIMIT 1`)).id,
-    voucherCode: 'DEMO10',
-    code: 'DEMO10',
-    channelId: channelB.id,
-    channel_id: channelB.id,
-    keyId: (await one<{ id: number }>(sql`SELECT id FROM widget_keys WHERE channel_id = ${channelB.id} ORDER BY id LIMIT 1`)).id,
-    organiser_id: channelB.organiser_id,
-    venue_id: (await one<{ id: number }>(sql`SELECT id FROM venues ORDER BY id LIMIT 1`)).id,
-    reference: (await one<{ reference: string }>(sql`SELECT reference FROM orders WHERE id = ${completed.id}`)).reference,
-    sales_channel_slug: DEMO.d.slug,
-    widget_key: DEMO.d.key,
-    slug: 'fuzz-channel',
-    email: 'fuzz@example.com',
-    password: 'a long enough password',
-    reason: 'customer asked',
-    name: 'Fuzz',
-    surname: 'Tester',
-    file: 'ticket.pdf',
-  };
+  fixture = await openOperationsFixture();
+  ({ t, doc } = fixture);
 }, 180_000);
 afterAll(() => t?.close());
-
-/** Every operation of the served OpenAPI document, B2B and portal first so that admin changes come last. */
-function operations(): Operation[] {
-  const out: Operation[] = [];
-  for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Record<string, unknown>>>)) {
-    for (const [method, op] of Object.entries(methods)) {
-      const content = (op.requestBody as { content?: Record<string, { schema: JsonSchema }> } | undefined)?.content;
-      out.push({
-        method: method.toUpperCase(),
-        path,
-        parameters: (op.parameters as Operation['parameters'] | undefined) ?? [],
-        body: content?.['application/json']?.schema ?? null,
-      });
-    }
-  }
-  return out.sort((a, b) => Number(a.path.startsWith('/api/admin')) - Number(b.path.startsWith('/api/admin')));
-}
-
-/** Baseline values of one operation; cart operations get a fresh pending cart of their own. */
-async function baselineFor(op: Operation): Promise<Record<string, unknown>> {
-  const values = { ...known };
-  const portal = op.path.startsWith('/api/portal/');
-  if (portal) values.salesChannelSlug = DEMO.a.slug;
-  if (op.path.includes('{orderToken}') || op.path.includes('/orders/{')) {
-    const held = await createHeldOrder(t, portal ? DEMO.a.slug : DEMO.d.slug);
-    const [item] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM order_items WHERE order_id = ${held.id} ORDER BY id LIMIT 1`);
-    Object.assign(values, { orderToken: held.token, order_token: held.token, itemId: item!.id, item_ids: [item!.id], amount: held.total / 100 });
-  }
-  return values;
-}
-
-function headersFor(op: Operation): Record<string, string> {
-  if (op.path.startsWith('/api/admin/')) return { authorization: `Bearer ${adminToken}` };
-  if (op.path.startsWith('/api/sales-channel/v1/{')) return { authorization: `Bearer ${serverToken}` };
-  return {};
-}
 
 /** The cases of one operation: each parameter and each body field in turn takes each hostile value. */
 function casesFor(op: Operation, values: Record<string, unknown>, random: RandomSource): Case[] {
@@ -168,6 +75,10 @@ function casesFor(op: Operation, values: Record<string, unknown>, random: Random
     }
     for (const whole of ['[]', '"text"', 'null', '42', '{}', '{"__proto__": {"x": 1}}']) {
       cases.push({ op, what: `body = ${whole}`, url: urlOf(), payload: whole });
+    }
+    if (baseBody !== null && typeof baseBody === 'object' && !Array.isArray(baseBody)) {
+      const payload = JSON.stringify({ ...baseBody, __fuzz_unknown__: 1 });
+      cases.push({ op, what: 'body with an unknown field', url: urlOf(), payload, refused: true });
     }
   }
   return cases;
@@ -228,7 +139,7 @@ function problemOf(status: number, contentType: string | undefined, body: string
 
 describe('schema-driven fuzz of every operation (D47)', () => {
   it('no 5xx and every error in the D4 envelope', async () => {
-    const ops = operations();
+    const ops = fixture.operations();
     expect(ops.length).toBeGreaterThan(60);
     const random = randomSource();
     const statuses = new Map<number, number>();
@@ -236,8 +147,8 @@ describe('schema-driven fuzz of every operation (D47)', () => {
     let requests = 0;
     const started = Date.now();
     for (const op of ops) {
-      const values = await baselineFor(op);
-      const headers = headersFor(op);
+      const values = await fixture.baselineFor(op);
+      const headers = fixture.headersFor(op);
       for (const c of casesFor(op, values, random)) {
         const res = await t.app.inject({
           method: op.method as 'GET',
@@ -247,7 +158,9 @@ describe('schema-driven fuzz of every operation (D47)', () => {
         });
         requests++;
         statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-        const problem = problemOf(res.statusCode, res.headers['content-type'] as string | undefined, res.body);
+        const problem =
+          problemOf(res.statusCode, res.headers['content-type'] as string | undefined, res.body) ??
+          (c.refused && res.statusCode < 400 ? `accepted a body it must refuse (answered ${res.statusCode})` : null);
         // The request's body goes with the finding, so that a failure can be replayed by hand.
         if (problem) problems.push(`${op.method} ${op.path} [${c.what}]: ${problem}; body ${c.payload?.slice(0, 300) ?? '-'}`);
       }

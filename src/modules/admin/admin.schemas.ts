@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { ChannelSlug, Envelope, IdParam, Int32, Text, EmailAddress } from '../../http/schemas.js';
+import { Amount as AmountOf, ChannelSlug, Envelope, IdParam, Int32, Text, EmailAddress } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 
@@ -12,7 +12,7 @@ const Lang = Text(2, { pattern: '^[a-z]{2}$' });
 // Closed: a key that is not a language is refused by the schema (D47), not met by the service as a non-string.
 const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 300 }), { additionalProperties: false });
 const Descriptions = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 10_000 }), { additionalProperties: false });
-const Amount = Type.Number({ minimum: 0, maximum: 1_000_000, multipleOf: 0.01 });
+const Amount = AmountOf();
 const Id = IdParam;
 const HttpUrl = httpUrlSchema();
 
@@ -267,7 +267,7 @@ export const VoucherCreate = Type.Object(
     organiser_id: Type.Optional(Id),
     code: Text(64, { pattern: '^[A-Za-z0-9_-]{1,64}$' }),
     kind: Type.Union([Type.Literal('percent'), Type.Literal('fixed')]),
-    value: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, multipleOf: 0.01, description: 'percent: percentage off; fixed: amount off the order' }),
+    value: AmountOf({ exclusiveMinimum: 0, description: 'percent: percentage off; fixed: amount off the order' }),
     valid_from: Type.Optional(Nullable(Timestamp)),
     valid_until: Type.Optional(Nullable(Timestamp)),
     max_uses: Type.Optional(Nullable(Int32({ minimum: 1, maximum: 1_000_000 }))),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { ChannelSlug } from '../../http/schemas.js';
+import { Amount as AmountOf, ChannelSlug } from '../../http/schemas.js';
 import { colourSchema, httpUrlSchema } from '../../lib/url-rules.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 
@@ -10,8 +10,8 @@ import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 
 const Key = Type.String({ minLength: 1, maxLength: 100 });
 const Name = Type.String({ minLength: 1, maxLength: 300 });
-const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ minLength: 1, maxLength: 10_000 }));
-const Amount = Type.Number({ minimum: 0, maximum: 1_000_000, multipleOf: 0.01 });
+const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ minLength: 1, maxLength: 10_000 }), { additionalProperties: false });
+const Amount = AmountOf();
 const Coordinate = (description?: string) => Type.Number({ minimum: -1_000_000, maximum: 1_000_000, ...(description ? { description } : {}) });
 
 const SeatRow = Type.Object(
@@ -47,7 +47,7 @@ const Fee = Type.Object(
   {
     name: Name,
     kind: Type.Union([Type.Literal('fixed'), Type.Literal('percent')]),
-    amount: Type.Number({ minimum: 0, maximum: 1_000_000, description: 'fixed: amount per ticket; percent: percentage of the base price' }),
+    amount: AmountOf({ description: 'fixed: amount per ticket; percent: percentage of the base price' }),
   },
   { additionalProperties: false },
 );
@@ -99,7 +99,7 @@ const Voucher = Type.Object(
     organiser: Key,
     code: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
     kind: Type.Union([Type.Literal('percent'), Type.Literal('fixed')]),
-    value: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'percent: percentage off; fixed: amount off the order' }),
+    value: AmountOf({ exclusiveMinimum: 0, description: 'percent: percentage off; fixed: amount off the order' }),
     valid_from: Type.Optional(Type.String({ format: 'date-time' })),
     valid_until: Type.Optional(Type.String({ format: 'date-time' })),
     max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),

@@ -29,7 +29,7 @@ export const validateCatalogue = (doc: unknown): FieldErrors | null => schemaErr
 
 function money(value: number, where: string): number {
   const minor = toMinor(value);
-  if (minor === null) throw invalidData({ [where]: ['at most two decimals'] });
+  if (minor === null) throw invalidData({ [where]: ['must have at most two decimals'] });
   return minor;
 }
 
@@ -44,8 +44,9 @@ function resolve<T>(map: Map<string, T>, key: string, what: string): T {
 const feeRow = (fee: { name: string; kind: 'fixed' | 'percent'; amount: number }, where: string) => ({
   name: fee.name,
   kind: fee.kind,
-  // percent is stored in basis points (10 % = 1000), fixed in minor units
-  amount: fee.kind === 'percent' ? Math.round(fee.amount * 100) : money(fee.amount, where),
+  // percent is stored in basis points (10 % = 1000), fixed in minor units: both are the number
+  // times 100, with at most two decimals (D56)
+  amount: money(fee.amount, where),
 });
 
 /**
@@ -193,7 +194,7 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
       organiserId: resolve(organisers, v.organiser, 'vouchers.organiser'),
       code: v.code.toUpperCase(),
       kind: v.kind,
-      value: v.kind === 'percent' ? Math.round(v.value * 100) : money(v.value, `vouchers.${v.code}.value`),
+      value: money(v.value, `vouchers.${v.code}.value`),
       validFrom: v.valid_from ? new Date(v.valid_from) : null,
       validUntil: v.valid_until ? new Date(v.valid_until) : null,
       maxUses: v.max_uses ?? null,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { Envelope, LangParam, SlugParam, EmailAddress } from '../../http/schemas.js';
+import { Amount, Envelope, LangParam, SlugParam, EmailAddress } from '../../http/schemas.js';
 import { OrderSchema, OrderToken } from '../orders/orders.schemas.js';
 
 export const ConfirmParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken });
@@ -9,7 +9,7 @@ const optionalText = (description: string) => Type.Optional(Type.String({ maxLen
 /** Body of confirm (SPEC "Payment confirmation", D20). */
 export const ConfirmBody = Type.Object({
   transaction_id: optionalText("the channel's payment reference"),
-  amount: Type.Number({ minimum: 0, maximum: 10_000_000, description: 'declared amount; must equal the order total exactly (at most two decimals)' }),
+  amount: Amount({ maximum: 10_000_000, description: 'declared amount; must equal the order total exactly (at most two decimals)' }),
   payment_method: optionalText('e.g. card, bizum, cash'),
   name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: "buyer's first name" }),
   surname: Type.String({ minLength: 1, maxLength: 150, pattern: '\\S' }),
