@@ -20,7 +20,15 @@ export async function listOrganisers(db: Db, onlyId: number | null = null) {
     .orderBy(asc(organisers.id));
 }
 
-export async function insertOrganiser(db: Db, name: string, now: Date) {
-  const [row] = await db.insert(organisers).values({ name, createdAt: now }).returning();
+export async function insertOrganiser(db: Db, name: string, now: Date, replyToEmail: string | null = null) {
+  const [row] = await db.insert(organisers).values({ name, createdAt: now, replyToEmail }).returning();
   return row!;
+}
+
+/** Sets what is given (undefined: unchanged); null when there is no such organiser. */
+export async function updateOrganiserRow(db: Db, id: number, change: { name?: string; replyToEmail?: string | null }) {
+  const set = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+  if (Object.keys(set).length === 0) return (await db.select().from(organisers).where(eq(organisers.id, id)))[0] ?? null;
+  const [row] = await db.update(organisers).set(set).where(eq(organisers.id, id)).returning();
+  return row ?? null;
 }

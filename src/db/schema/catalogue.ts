@@ -6,6 +6,8 @@ export const organisers = pgTable('organisers', {
   id: serial('id').primaryKey(),
   name: text('name').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
+  /** The box office address: Reply-To of the organiser's buyer e-mails (0175). */
+  replyToEmail: text('reply_to_email'),
 });
 
 export const venues = pgTable('venues', {

@@ -44,4 +44,9 @@ export const emailOutbox = pgTable('email_outbox', {
   sentAt: ts('sent_at'),
   /** How often the box office queued it again (0125); part of the Message-ID. */
   resends: integer('resends').notNull().default(0),
+  /** Random, the Message-ID's left part; replaced at each resend (0175). */
+  messageKey: text('message_key').notNull(),
+  /** "find my order" rows (kind order_lookup, 0175): the channel and language of the request; order_id is null. */
+  channelId: integer('channel_id'),
+  lang: text('lang'),
 });

@@ -9,7 +9,7 @@ import * as vouchers from '../vouchers/vouchers-admin.service.js';
 import { requireAdmin, type Actor } from '../../platform/actor.js';
 import { authenticateApiToken, createUser } from './accounts.service.js';
 import { listAudit } from '../../platform/audit.js';
-import { createOrganiser, listOrganisersFor } from './organisers.service.js';
+import { createOrganiser, listOrganisersFor, updateOrganiser } from './organisers.service.js';
 import { createReservationAs, refundOrderAs, resendTicketsAs } from './order-actions.service.js';
 import * as S from './admin.schemas.js';
 import adminCheckinRoutes from './admin-checkin.routes.js';
@@ -58,6 +58,18 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/organisers',
     { schema: { ...d('accounts', 'createOrganiser', 'Create an organiser (admins only)'), body: S.OrganiserCreate, response: { 201: S.Envelope(S.Organiser), ...S.adminErrors } } },
     async (req, reply) => reply.status(201).send(ok(await createOrganiser(ctx, actorOf(req), req.body), 'Organiser created', 201)),
+  );
+  app.patch(
+    '/organisers/:organiserId',
+    {
+      schema: {
+        ...d('accounts', 'updateOrganiser', "Change an organiser's name or box office address (Reply-To of its buyers' e-mails)"),
+        params: S.Params.organiser,
+        body: S.OrganiserUpdate,
+        response: { 200: S.Envelope(S.Organiser), ...S.adminErrors },
+      },
+    },
+    async (req) => ok(await updateOrganiser(ctx, actorOf(req), req.params.organiserId, req.body), 'Organiser updated'),
   );
 
   // ---- channels, widget keys and server keys

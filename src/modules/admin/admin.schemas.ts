@@ -25,6 +25,7 @@ export const adminErrors = {
 };
 
 export const Params = {
+  organiser: Type.Object({ organiserId: IdParam }),
   channel: Type.Object({ channelId: IdParam }),
   key: Type.Object({ channelId: IdParam, keyId: IdParam }),
   event: Type.Object({ eventId: IdParam }),
@@ -60,8 +61,10 @@ export const User = Type.Object({
   created_at: Timestamp,
 });
 
-export const OrganiserCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
-export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), created_at: Timestamp });
+const ReplyTo = Nullable(EmailAddress("the box office address: Reply-To of the organiser's buyer e-mails (null: MAIL_REPLY_TO, else none)"));
+export const OrganiserCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), reply_to_email: Type.Optional(ReplyTo) }, { additionalProperties: false });
+export const OrganiserUpdate = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), reply_to_email: Type.Optional(ReplyTo) }, { additionalProperties: false });
+export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), reply_to_email: Nullable(Type.String()), created_at: Timestamp });
 
 export const Venue = Type.Object({
   id: Type.Integer(),

@@ -9,14 +9,16 @@ import type { GaugeSource } from '../../platform/metrics.js';
 import type { Db } from '../../db/client.js';
 import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
-import { composeTicketEmail, type TicketEmail } from './tickets.email.js';
-import { ticketsOfOrder } from './tickets.repo.js';
+import type { OutgoingEmail } from './email-layout.js';
+import { composeTicketEmail } from './tickets.email.js';
+import { composeOrderLookupEmail } from './order-lookup.email.js';
+import { ordersOfBuyer, replyToOfChannel, ticketsOfOrder } from './tickets.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 
 /** Where a composed message goes: an SMTP server, or `.eml` files for a developer. */
 export interface MailSender {
   describe: string;
-  send(message: TicketEmail, outboxId: number): Promise<void>;
+  send(message: OutgoingEmail, outboxId: number): Promise<void>;
 }
 
 const LEASE_MS = 5 * 60_000;
@@ -77,6 +79,20 @@ export interface EmailQueueResult {
   failed: number;
 }
 
+/** The message of an outbox row by its kind, or null when there is nothing (left) to send. */
+async function composeRow(ctx: AppContext, row: emailRepo.OutboxRow): Promise<OutgoingEmail | null> {
+  if (row.kind === 'order_lookup') {
+    if (row.channelId === null) return null;
+    const orders = await ordersOfBuyer(ctx.db, row.channelId, row.recipient);
+    const replyTo = await replyToOfChannel(ctx.db, row.channelId);
+    return composeOrderLookupEmail(ctx.config, row, row.lang ?? 'es', orders, ctx.clock.now(), replyTo);
+  }
+  const tickets = row.orderId === null ? [] : (await ticketsOfOrder(ctx.db, row.orderId)).filter((t) => t.status === 'valid');
+  if (tickets.length === 0) return null;
+  const withQr = await Promise.all(tickets.map(async (t) => ({ ...t, qr: await qrSecretOf(ctx, t) })));
+  return composeTicketEmail(ctx.config, row, withQr, ctx.clock.now());
+}
+
 /** A rejection by the server (5xx reply) will not heal by itself; anything else (server down) may. */
 const isRejection = (err: unknown) => {
   const code = (err as { responseCode?: number }).responseCode;
@@ -100,16 +116,14 @@ export async function processEmailQueue(
   const result: EmailQueueResult = { claimed: rows.length, sent: 0, skipped: 0, retrying: 0, failed: 0 };
   for (const row of rows) {
     try {
-      const tickets = (await ticketsOfOrder(ctx.db, row.orderId)).filter((t) => t.status === 'valid');
-      if (tickets.length === 0) {
-        // Refunded before it went out: nothing left to send.
+      const message = await composeRow(ctx, row);
+      if (!message) {
+        // Refunded before it went out, or no order left to tell of: nothing to send.
         await emailRepo.finishEmail(ctx.db, row.id, owner, 'skipped', ctx.clock.now());
         result.skipped++;
         continue;
       }
       if (!sender) throw new Error('no mail transport: set SMTP_URL');
-      const withQr = await Promise.all(tickets.map(async (t) => ({ ...t, qr: await qrSecretOf(ctx, t) })));
-      const message = await composeTicketEmail(ctx.config, row, withQr, ctx.clock.now());
       await sender.send(message, row.id);
       await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
       result.sent++;
