@@ -8,6 +8,7 @@ import { sessionPassedAt, signedOrderUrl, signedTicketUrl, verifyOrderLink, veri
 import { qrSecretOf } from './ticket-keys.service.js';
 import { renderTicketPdf, renderTicketsPdf } from './tickets.pdf.js';
 import * as repo from './tickets.repo.js';
+import { queueOrderLookup as queueLookupRow } from './email.repo.js';
 
 /** A new ticket code: 24 base62 characters (~142 random bits), so codes cannot be guessed. */
 export const newTicketCode = () => randomBase62(24);
@@ -77,4 +78,12 @@ export async function orderFileFromLink(
   }
   const withQr = await Promise.all(tickets.map(async (t) => ({ ...t, qr: await qrSecretOf(ctx, t) })));
   return renderTicketsPdf(withQr, ctx.config.timezone);
+}
+
+/** Queues the "find my order" e-mail when the address bought on the channel; false when it did not. */
+export async function queueOrderLookup(ctx: AppContext, channelId: number, lang: string, email: string): Promise<boolean> {
+  const orders = await repo.ordersOfBuyer(ctx.db, channelId, email, 1);
+  if (orders.length === 0) return false;
+  await queueLookupRow(ctx.db, channelId, lang, email, ctx.clock.now());
+  return true;
 }
