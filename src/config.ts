@@ -39,6 +39,8 @@ export interface Config {
   signingSecret: string;
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** The deployment's default Reply-To of buyer e-mails (an organiser's box office address wins). */
+  mailReplyTo: string | null;
   logLevel: string;
   /** How long a verified token is trusted without asking the database again (0 disables). */
   authCacheMs: number;
@@ -61,18 +63,50 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** The host part of a default address: an IP address is written as an address literal (RFC 5321 4.1.3). */
+export function mailDomainOf(hostname: string): string {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return `[${host}]`;
+  if (host.includes(':')) return `[IPv6:${host}]`;
+  return host || 'localhost';
+}
+
+/** A display name as a quoted string when it holds anything but atoms and spaces (RFC 5322 3.2.3). */
+export function quoteDisplayName(name: string): string {
+  return /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~ \u0080-\uffff]+$/.test(name) ? name : `"${name.replace(/(["\\])/g, '\\$1')}"`;
+}
+
 /**
- * The ticket e-mail's sender: `Name <address>` or a bare address (validated, so that a typo fails
- * at start-up, not at the mail server). Unset: "Taquilla" at the public address's host.
+ * The ticket e-mail's sender: `Name <address>` (the name quoted or not: `Teatro, Real <a@b.example>`
+ * is read as `"Teatro, Real" <a@b.example>`) or a bare address (validated, so that a typo fails at
+ * start-up, not at the mail server). Unset: "Taquilla" at the public address's host, an IP host
+ * written as an address literal (`tickets@[127.0.0.1]`); in production a host that is not a domain
+ * name (an IP address, localhost) needs MAIL_FROM, as strict mail servers refuse such senders.
  */
-function mailFrom(raw: string | undefined, publicBaseUrl: string): string {
-  if (!raw) return `Taquilla <tickets@${new URL(publicBaseUrl).hostname || 'localhost'}>`;
-  const named = /^([^<>\r\n"]+?)\s*<([^<>\s]+)>$/.exec(raw.trim());
-  const address = named ? named[2]! : raw.trim();
+function mailFrom(raw: string | undefined, publicBaseUrl: string, appEnv: string): string {
+  if (!raw) {
+    const hostname = new URL(publicBaseUrl).hostname;
+    const domain = mailDomainOf(hostname);
+    if (appEnv === 'production' && (domain.startsWith('[') || !domain.includes('.'))) {
+      throw new ConfigError(`MAIL_FROM is required in production when PUBLIC_BASE_URL's host (${hostname}) is not a domain name, e.g. MAIL_FROM="Taquilla <tickets@example.org>"`);
+    }
+    return `Taquilla <tickets@${domain}>`;
+  }
+  const named = /^(?:"((?:[^"\\\r\n]|\\.)*)"|([^<>\r\n"]+?))\s*<([^<>\s]+)>$/.exec(raw.trim());
+  const address = named ? named[3]! : raw.trim();
   if (/[\r\n]/.test(raw) || emailProblem(address)) {
     throw new ConfigError(`MAIL_FROM must be an e-mail address or "Name <address>", e.g. "Taquilla <tickets@example.org>" (got "${raw}")`);
   }
-  return named ? `${named[1]!.trim()} <${address}>` : address;
+  if (!named) return address;
+  const name = named[1] !== undefined ? named[1].replace(/\\(.)/g, '$1') : named[2]!.trim();
+  return `${quoteDisplayName(name)} <${address}>`;
+}
+
+/** Where buyers' replies go when the organiser set no box office address (MAIL_REPLY_TO); null: none. */
+function mailReplyTo(raw: string | undefined): string | null {
+  if (!raw) return null;
+  if (/[\r\n]/.test(raw) || emailProblem(raw.trim())) throw new ConfigError(`MAIL_REPLY_TO must be an e-mail address (got "${raw}")`);
+  return raw.trim();
 }
 
 /**
@@ -183,7 +217,8 @@ export function loadConfig(env: Env = process.env): Config {
     timezone,
     signingSecret: signingSecret || 'dev-only-signing-secret-change-me-in-production',
     smtpUrl,
-    mailFrom: mailFrom(env.MAIL_FROM, publicBaseUrl),
+    mailFrom: mailFrom(env.MAIL_FROM, publicBaseUrl, appEnv),
+    mailReplyTo: mailReplyTo(env.MAIL_REPLY_TO),
     authCacheMs: int(env, 'AUTH_CACHE_MS', 2_000, 0),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 10),
     logLevel,

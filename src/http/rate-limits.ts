@@ -28,7 +28,9 @@ export type LimitName =
   | 'admin_login_account_address'
   | 'admin_login_account'
   | 'admin_login_address'
-  | 'checkin_device';
+  | 'checkin_device'
+  | 'order_lookup_address'
+  | 'order_lookup_email';
 
 interface Limit {
   max(config: RateLimitConfig): number;
@@ -60,7 +62,29 @@ function order(request: FastifyRequest): string {
   return `order:${salesChannelSlug}:${orderToken}`;
 }
 
+/** "Find my order" (D72): e-mails per hour, per client address and per e-mail address asked for. */
+export const ORDER_LOOKUP_PER_ADDRESS_PER_HOUR = 20;
+export const ORDER_LOOKUP_PER_EMAIL_PER_HOUR = 3;
+
 export const LIMITS: Record<LimitName, Limit> = {
+  order_lookup_address: {
+    max: () => ORDER_LOOKUP_PER_ADDRESS_PER_HOUR,
+    windowMs: () => 60 * MINUTE,
+    countsRequests: true,
+    failureCost: () => 0,
+    failureCodes: [],
+    key: address,
+    message: 'Too many order look-ups from this address',
+  },
+  // Keyed by the (hashed) e-mail of the body: the route counts it itself (portal.routes.ts).
+  order_lookup_email: {
+    max: () => ORDER_LOOKUP_PER_EMAIL_PER_HOUR,
+    windowMs: () => 60 * MINUTE,
+    countsRequests: false,
+    failureCost: () => 1,
+    failureCodes: [],
+    message: 'Too many order look-ups for this e-mail address',
+  },
   portal: {
     max: (c) => c.portalPerMinute,
     windowMs: () => MINUTE,
@@ -184,6 +208,8 @@ export const ROUTE_LIMITS: ReadonlyMap<string, readonly LimitName[]> = new Map<s
   [under(PORTAL_CHANNEL, APPLY_VOUCHER), ['portal', ...VOUCHER_LIMITS]],
   ['GET /api/portal/:salesChannelSlug/:lang/orders/:orderToken', ['portal']],
   ['POST /api/portal/:salesChannelSlug/:lang/checkout', ['portal']],
+  // Per e-mail too: the route counts `orderLookupCounter` itself (the key is in the body).
+  ['POST /api/portal/:salesChannelSlug/:lang/orders/lookup', ['portal', 'order_lookup_address']],
   // The key needs the form's e-mail: dashboard.routes.ts calls `adminLoginCounters` itself.
   ['POST /admin/login', ['admin_login_account_address', 'admin_login_account', 'admin_login_address']],
   ...['GET /device', 'POST /lists/:listId/scans', 'POST /lists/:listId/scans/batch', 'GET /lists/:listId/tickets', 'GET /lists/:listId/status'].map(
@@ -214,6 +240,9 @@ export function adminLoginCounters(email: string, ip: string): Counter[] {
     { limit: 'admin_login_address', key: `addr:${ip}` },
   ];
 }
+
+/** The "find my order" counter of an e-mail address (hashed: the store never holds an address). */
+export const orderLookupCounter = (email: string): Counter => ({ limit: 'order_lookup_email', key: `email:${sha256(email.trim().toLowerCase())}` });
 
 /** The limits of one app: checks and failure counts against its store. */
 class RateLimits {

@@ -95,7 +95,10 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
   await app.register(helmet, everyResponse);
   // A page that no policy claimed is still never framed and runs nothing.
   app.addHook('onSend', async (_request, reply, payload) => {
-    if (!reply.hasHeader('content-security-policy') && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+    const type = String(reply.getHeader('content-type') ?? '');
+    // Every page is UTF-8 and says so (issue 31): Fastify adds the charset to JSON only.
+    if (/^text\/(html|css|plain|calendar)\b/i.test(type) && !/;\s*charset=/i.test(type)) reply.header('content-type', `${type}; charset=utf-8`);
+    if (!reply.hasHeader('content-security-policy') && type.startsWith('text/html')) {
       reply.header('content-security-policy', STRICTEST);
       reply.header('x-frame-options', 'DENY');
     }

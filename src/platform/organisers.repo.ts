@@ -20,18 +20,18 @@ export async function listOrganisers(db: Db, onlyId: number | null = null) {
     .orderBy(asc(organisers.id));
 }
 
-export async function insertOrganiser(db: Db, name: string, now: Date, refundFees = true) {
-  const [row] = await db.insert(organisers).values({ name, createdAt: now, refundFees }).returning();
+export async function insertOrganiser(db: Db, name: string, now: Date, settings: { refundFees?: boolean; replyToEmail?: string | null } = {}) {
+  const [row] = await db
+    .insert(organisers)
+    .values({ name, createdAt: now, refundFees: settings.refundFees ?? true, replyToEmail: settings.replyToEmail ?? null })
+    .returning();
   return row!;
 }
 
-/** Sets an organiser's settings; the row, or null when there is no such organiser. */
-export async function updateOrganiserSettings(db: Db, id: number, settings: { refundFees?: boolean }) {
-  const set = settings.refundFees === undefined ? {} : { refundFees: settings.refundFees };
-  if (Object.keys(set).length === 0) {
-    const [row] = await db.select().from(organisers).where(eq(organisers.id, id));
-    return row ?? null;
-  }
+/** Sets what is given (undefined: unchanged); null when there is no such organiser. */
+export async function updateOrganiserRow(db: Db, id: number, change: { name?: string; refundFees?: boolean; replyToEmail?: string | null }) {
+  const set = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+  if (Object.keys(set).length === 0) return (await db.select().from(organisers).where(eq(organisers.id, id)))[0] ?? null;
   const [row] = await db.update(organisers).set(set).where(eq(organisers.id, id)).returning();
   return row ?? null;
 }

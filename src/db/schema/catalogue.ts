@@ -8,6 +8,8 @@ export const organisers = pgTable('organisers', {
   createdAt: ts('created_at').notNull().defaultNow(),
   /** Whether a refund gives the fees back too (D58, migration 0141). */
   refundFees: boolean('refund_fees').notNull().default(true),
+  /** The box office address: Reply-To of the organiser's buyer e-mails (0175). */
+  replyToEmail: text('reply_to_email'),
 });
 
 export const venues = pgTable('venues', {

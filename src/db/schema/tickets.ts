@@ -4,10 +4,11 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
 
 export type TicketStatus = 'valid' | 'void';
 /**
- * What an outbox row sends: the tickets of an order, the buyer's refund notice (D58), or the notice
- * that a card payment which completed no order went back to the card (D73).
+ * What an outbox row sends: the tickets of an order, the buyer's refund notice (D58), the notice
+ * that a card payment which completed no order went back to the card (D73), the links of a buyer's
+ * orders ("find my order", D72), the notice that a session moved (D74).
  */
-export type EmailKind = 'tickets' | 'refund' | 'payment_refunded';
+export type EmailKind = 'tickets' | 'refund' | 'payment_refunded' | 'order_lookup' | 'session_changed';
 export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped';
 
 export const tickets = pgTable('tickets', {
@@ -67,4 +68,9 @@ export const emailOutbox = pgTable('email_outbox', {
   sentAt: ts('sent_at'),
   /** How often the box office queued it again (0125); part of the Message-ID. */
   resends: integer('resends').notNull().default(0),
+  /** Random, the Message-ID's left part; replaced at each resend (0175). */
+  messageKey: text('message_key').notNull(),
+  /** "find my order" rows (kind order_lookup, 0175): the channel and language of the request; order_id is null. */
+  channelId: integer('channel_id'),
+  lang: text('lang'),
 });

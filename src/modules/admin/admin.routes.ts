@@ -76,7 +76,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/organisers/:organiserId',
     {
       schema: {
-        ...d('accounts', 'updateOrganiser', "Change an organiser's settings: refund_fees (D58). A promoter changes its own organiser"),
+        ...d('accounts', 'updateOrganiser', "Change an organiser's name or settings: refund_fees (D58), the box office address (Reply-To of its buyers' e-mails). A promoter changes its own organiser"),
         params: S.Params.organiser,
         body: S.OrganiserUpdate,
         response: { 200: S.Envelope(S.Organiser), ...S.adminErrors },

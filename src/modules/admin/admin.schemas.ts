@@ -25,8 +25,8 @@ export const adminErrors = {
 };
 
 export const Params = {
-  channel: Type.Object({ channelId: IdParam }),
   organiser: Type.Object({ organiserId: IdParam }),
+  channel: Type.Object({ channelId: IdParam }),
   key: Type.Object({ channelId: IdParam, keyId: IdParam }),
   event: Type.Object({ eventId: IdParam }),
   session: Type.Object({ sessionId: IdParam }),
@@ -62,9 +62,16 @@ export const User = Type.Object({
 });
 
 const RefundFees = Type.Boolean({ description: 'Whether refunds give the fees back too (D58); default true' });
-export const OrganiserCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), refund_fees: Type.Optional(RefundFees) }, { additionalProperties: false });
-export const OrganiserUpdate = Type.Object({ refund_fees: Type.Optional(RefundFees) }, { additionalProperties: false, minProperties: 1 });
-export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), refund_fees: Type.Boolean(), created_at: Timestamp });
+const ReplyTo = Nullable(EmailAddress("the box office address: Reply-To of the organiser's buyer e-mails (null: MAIL_REPLY_TO, else none)"));
+export const OrganiserCreate = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), refund_fees: Type.Optional(RefundFees), reply_to_email: Type.Optional(ReplyTo) },
+  { additionalProperties: false },
+);
+export const OrganiserUpdate = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), refund_fees: Type.Optional(RefundFees), reply_to_email: Type.Optional(ReplyTo) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), refund_fees: Type.Boolean(), reply_to_email: Nullable(Type.String()), created_at: Timestamp });
 
 export const Venue = Type.Object({
   id: Type.Integer(),

@@ -237,7 +237,7 @@ export interface ListTicketRow {
   kid: string | null;
   v: number;
   secret_format: number;
-  code: string | null;
+  code: string;
   session_id: number;
   sector: string;
   numbered: boolean;
@@ -269,7 +269,7 @@ export function listTickets(db: Db, scope: { listId: number; sessionIds: number[
           WHERE t.id > ${afterId} AND i.session_id IN ${inList(scope.sessionIds)} ${sectors} ${changed}
           ORDER BY t.id LIMIT ${limit})
         SELECT t.id, t.signing_kid AS kid, t.issue_version AS v, t.secret_format,
-          CASE WHEN t.secret_format = 1 THEN t.code END AS code, i.session_id,
+          t.code, i.session_id,
           sec.name AS sector, sec.numbered, st.row, st.number AS seat, r.name AS rate,
           NULLIF(trim(concat_ws(' ', c.name, c.surname)), '') AS buyer_name, t.status,
           page.first_scanned_at, page.inside

@@ -98,7 +98,7 @@ export const TicketsAnswer = Type.Object({
       id: Type.Integer(),
       kid: Type.Optional(Type.String()),
       v: Type.Integer({ description: 'issue version: a secret with another version is not this ticket any more' }),
-      legacy_code_sha256: Type.Optional(Type.String({ description: 'format-1 tickets: SHA-256 (b64url) of the code their QR holds' })),
+      legacy_code_sha256: Type.Optional(Type.String({ description: 'SHA-256 (b64url) of the ticket code printed under the QR (the whole QR of a format-1 ticket): a code typed in at the gate is matched by it offline' })),
       session_id: Type.Integer(),
       sector: Type.String(),
       row: Nullable(Type.String()),

@@ -65,8 +65,9 @@ async function listOf(ctx: AppContext, device: Device, listId: number): Promise<
   return list;
 }
 
-// A format-1 ticket's QR holds its plain code (24 base62 characters, tickets.service newTicketCode).
-const LEGACY_CODE = /^[0-9A-Za-z]{24}$/;
+// A ticket's code (24 base62 characters, tickets.service newTicketCode): the whole QR of a format-1
+// ticket, and on every ticket the text printed under the QR, which a gate may type in (issue 31).
+const TICKET_CODE = /^[0-9A-Za-z]{24}$/;
 
 /** The ticket a secret stands for, if it is genuine and current, of the list's organiser. */
 async function ticketOfSecret(ctx: AppContext, list: repo.ListRow, secret: string): Promise<repo.ScanTicketRow | null> {
@@ -79,10 +80,10 @@ async function ticketOfSecret(ctx: AppContext, list: repo.ListRow, secret: strin
     // A reissued ticket has a new version: the old secret is no longer this ticket.
     if (ticket && (ticket.issue_version !== claims.issueVersion || ticket.session_id !== claims.sessionId)) return null;
   } else {
-    if (!LEGACY_CODE.test(text)) return null;
+    if (!TICKET_CODE.test(text)) return null;
+    // The code is as unguessable as a secret (~142 random bits) and changes at a reissue; a void
+    // (refunded) ticket is still found, so that the answer is `refunded` as for its signed secret.
     ticket = await repo.ticketForScan(ctx.db, list.id, { code: text });
-    // Only tickets issued before signed secrets keep their plain code as a valid QR.
-    if (ticket && ticket.secret_format !== 1) return null;
   }
   return ticket && ticket.organiser_id === list.organiser_id ? ticket : null;
 }
@@ -288,7 +289,8 @@ export async function downloadTickets(ctx: AppContext, device: Device, listId: n
     id: Number(r.id),
     ...(r.kid && r.secret_format === 2 ? { kid: r.kid } : {}),
     v: r.v,
-    ...(r.code ? { legacy_code_sha256: legacyCodeHash(r.code) } : {}),
+    // Every ticket: the code printed under its QR scans offline by this hash (format 1: the QR itself).
+    legacy_code_sha256: legacyCodeHash(r.code),
     session_id: r.session_id,
     sector: r.sector,
     row: r.numbered ? r.row : null,

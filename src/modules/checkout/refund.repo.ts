@@ -151,7 +151,7 @@ export async function queueRefundEmail(tx: Db, refundOrderId: number, customerId
     tx,
     sql`INSERT INTO email_outbox (kind, order_id, recipient, next_attempt_at, created_at)
         SELECT 'refund', ${refundOrderId}, c.email, ${now}, ${now} FROM customers c WHERE c.id = ${customerId} AND c.email IS NOT NULL AND c.email <> ''
-        ON CONFLICT (order_id, kind) DO NOTHING RETURNING 1`,
+        ON CONFLICT (order_id, kind) WHERE payment_id IS NULL DO NOTHING RETURNING 1`,
   );
   return rows.length === 1;
 }

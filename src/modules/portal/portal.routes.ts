@@ -1,7 +1,8 @@
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
-import { ChannelLangParams, LangParam, SlugParam } from '../../http/schemas.js';
+import { orderLookupCounter } from '../../http/rate-limits.js';
+import { ChannelLangParams, EmailAddress, Envelope, LangParam, SlugParam } from '../../http/schemas.js';
 import { toAmount } from '../../lib/money.js';
 import { findChannelBySlug } from '../channels/channels.service.js';
 import { OrderResponse, OrderToken } from '../orders/orders.schemas.js';
@@ -10,7 +11,7 @@ import paymentNotificationRoutes from './payments/payments.routes.js';
 import portalCartRoutes from './portal-cart.routes.js';
 import { startCheckout } from './payments/payments.service.js';
 import { CheckoutBody, CheckoutResponse } from './portal.schemas.js';
-import { publicChannel } from './portal.service.js';
+import { publicChannel, requestOrderLookup } from './portal.service.js';
 
 const publicErrors = {
   403: { $ref: 'ErrorEnvelope' },
@@ -46,6 +47,28 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         // An unknown channel answers like an unknown order: nothing is revealed (D5).
         if (!channel) throw new AppError('not_found', 'Order not found');
         return ok(await getOrder(app.ctx, channel, orderToken, lang), 'Order');
+      },
+    );
+
+    buyerScope.post(
+      '/:salesChannelSlug/:lang/orders/lookup',
+      {
+        schema: {
+          tags: ['Portal'],
+          operationId: 'lookupPortalOrders',
+          summary: 'Find my order: e-mails the links to the orders of this address on this channel (the same answer either way)',
+          params: ChannelLangParams,
+          body: Type.Object({ email: EmailAddress('the e-mail address the orders were bought with') }, { additionalProperties: false }),
+          response: { 200: Envelope(Type.Object({ email: Type.String() })), 404: Type.Ref('ErrorEnvelope'), 422: Type.Ref('ErrorEnvelope') },
+        },
+      },
+      async (request, reply) => {
+        const { salesChannelSlug, lang } = request.params;
+        const counter = orderLookupCounter(request.body.email);
+        await app.rateLimits.assertAllowed(reply, [counter]);
+        await app.rateLimits.recordFailure([counter]);
+        await requestOrderLookup(app.ctx, salesChannelSlug, lang, request.body.email);
+        return ok({ email: request.body.email }, 'If this address has orders on this channel, an e-mail with their links is on its way');
       },
     );
 

@@ -3,6 +3,7 @@ import { notFound } from '../../http/errors.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { findChannelBySlug } from '../channels/channels.service.js';
 import type { BuyerKey } from '../orders/orders.buyer.js';
+import { queueOrderLookup } from '../tickets/tickets.service.js';
 import { addSectorItems, cancelOrder, startEmptyCart, type SectorRequest } from '../orders/orders.service.js';
 
 /** The channel named in a public portal path; an unknown slug is 404. */
@@ -26,4 +27,13 @@ export async function createZoneCart(ctx: AppContext, channel: ChannelRecord, bu
     await cancelOrder(ctx, channel, orderToken, lang).catch(() => {});
     throw err;
   }
+}
+
+/**
+ * "Find my order" (D72): queues an e-mail with the links to the address's orders of this channel
+ * through the durable queue when it has any; nothing otherwise. The caller answers the same either way.
+ */
+export async function requestOrderLookup(ctx: AppContext, slug: string, lang: string, email: string): Promise<void> {
+  const channel = await publicChannel(ctx, slug);
+  await queueOrderLookup(ctx, channel.id, lang, email.trim());
 }

@@ -7,7 +7,7 @@ import type { ChannelRecord } from '../../db/channel-record.js';
 import { findChannelById, getChannelBySlug } from '../channels/channels.service.js';
 import { getOrder } from '../orders/orders.service.js';
 import { OrderToken } from '../orders/orders.schemas.js';
-import { ticketPdfUrls } from '../tickets/tickets.service.js';
+import { orderLinks, ticketPdfUrls } from '../tickets/tickets.service.js';
 import * as store from './pages/storefront.repo.js';
 import { attemptIsOpen, cancelPath, portalPageUrl } from './payments/payments.service.js';
 import { sandboxRefundsOf, type SandboxRefund } from './payments/sandbox.repo.js';
@@ -84,11 +84,14 @@ export async function channelOrder(ctx: AppContext, channel: ChannelRecord, orde
 export type OrderView = Awaited<ReturnType<typeof getOrder>>;
 
 /** What the order page shows: the D35 view, the latest payment, and the ticket links once paid. */
-export async function orderPage(ctx: AppContext, channel: ChannelRecord, order: PortalOrder, lang: string): Promise<{ view: OrderView; payment: PaymentRow | null; ticketUrls: string[] }> {
+export async function orderPage(ctx: AppContext, channel: ChannelRecord, order: PortalOrder, lang: string) {
   const view = await getOrder(ctx, channel, order.orderToken, lang);
-  const payment = await latestPaymentOfOrder(ctx.db, order.id);
-  const ticketUrls = view.status === 'completed' ? await ticketPdfUrls(ctx, order.id) : [];
-  return { view, payment, ticketUrls };
+  const payment: PaymentRow | null = await latestPaymentOfOrder(ctx.db, order.id);
+  const completed = view.status === 'completed';
+  const ticketUrls = completed ? await ticketPdfUrls(ctx, order.id) : [];
+  // All tickets in one PDF and the calendar file (D72).
+  const links = completed ? await orderLinks(ctx, order.id) : null;
+  return { view, payment, ticketUrls, orderLinks: links };
 }
 
 /** Who the buyer said they were at the order's latest payment (a declined card keeps them), or null. */

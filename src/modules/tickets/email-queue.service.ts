@@ -9,15 +9,17 @@ import type { GaugeSource } from '../../platform/metrics.js';
 import type { Db } from '../../db/client.js';
 import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
-import { composeRefundEmail, composeTicketEmail, type TicketEmail } from './tickets.email.js';
-import { ticketsOfOrder } from './tickets.repo.js';
+import type { OutgoingEmail } from './email-layout.js';
+import { composeRefundEmail, composeTicketEmail } from './tickets.email.js';
+import { composeOrderLookupEmail } from './order-lookup.email.js';
+import { ordersOfBuyer, replyToOfChannel, ticketsOfOrder } from './tickets.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 import { composePaymentRefundEmail } from './payment-refund.email.js';
 
 /** Where a composed message goes: an SMTP server, or `.eml` files for a developer. */
 export interface MailSender {
   describe: string;
-  send(message: TicketEmail, outboxId: number): Promise<void>;
+  send(message: OutgoingEmail, outboxId: number): Promise<void>;
 }
 
 const LEASE_MS = 5 * 60_000;
@@ -78,6 +80,30 @@ export interface EmailQueueResult {
   failed: number;
 }
 
+/** The message of an outbox row by its kind, or null when there is nothing (left) to send. */
+async function composeRow(ctx: AppContext, row: emailRepo.OutboxRow): Promise<OutgoingEmail | null> {
+  if (row.kind === 'payment_refunded') {
+    // D73: a card payment that completed no order went back to the card.
+    const facts = row.paymentId ? await emailRepo.paymentRefundFacts(ctx.db, row.paymentId) : null;
+    return facts ? composePaymentRefundEmail(ctx.config, row, facts) : null;
+  }
+  if (row.kind === 'refund') {
+    // The buyer's refund notice (D58): order_id is the refund's own orders row.
+    const refund = row.orderId === null ? null : await emailRepo.refundMail(ctx.db, row.orderId);
+    return refund ? composeRefundEmail(ctx.config, row, refund, await ticketsOfOrder(ctx.db, refund.orderId)) : null;
+  }
+  if (row.kind === 'order_lookup') {
+    if (row.channelId === null) return null;
+    const orders = await ordersOfBuyer(ctx.db, row.channelId, row.recipient);
+    const replyTo = await replyToOfChannel(ctx.db, row.channelId);
+    return composeOrderLookupEmail(ctx.config, row, row.lang ?? 'es', orders, ctx.clock.now(), replyTo);
+  }
+  const tickets = row.orderId === null ? [] : (await ticketsOfOrder(ctx.db, row.orderId)).filter((t) => t.status === 'valid');
+  if (tickets.length === 0) return null;
+  const withQr = await Promise.all(tickets.map(async (t) => ({ ...t, qr: await qrSecretOf(ctx, t) })));
+  return composeTicketEmail(ctx.config, row, withQr, ctx.clock.now());
+}
+
 /** A rejection by the server (5xx reply) will not heal by itself; anything else (server down) may. */
 const isRejection = (err: unknown) => {
   const code = (err as { responseCode?: number }).responseCode;
@@ -101,44 +127,14 @@ export async function processEmailQueue(
   const result: EmailQueueResult = { claimed: rows.length, sent: 0, skipped: 0, retrying: 0, failed: 0 };
   for (const row of rows) {
     try {
-      if (row.kind === 'payment_refunded') {
-        // D73: a card payment that completed no order went back to the card.
-        if (!sender) throw new Error('no mail transport: set SMTP_URL');
-        const facts = row.paymentId ? await emailRepo.paymentRefundFacts(ctx.db, row.paymentId) : null;
-        if (!facts) {
-          await emailRepo.finishEmail(ctx.db, row.id, owner, 'skipped', ctx.clock.now());
-          result.skipped++;
-          continue;
-        }
-        await sender.send(composePaymentRefundEmail(ctx.config, row, facts), row.id);
-        await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
-        result.sent++;
-        continue;
-      }
-      if (row.kind === 'refund') {
-        // The buyer's refund notice (D58): order_id is the refund's own orders row.
-        const refund = await emailRepo.refundMail(ctx.db, row.orderId);
-        if (!refund) {
-          await emailRepo.finishEmail(ctx.db, row.id, owner, 'skipped', ctx.clock.now());
-          result.skipped++;
-          continue;
-        }
-        if (!sender) throw new Error('no mail transport: set SMTP_URL');
-        await sender.send(composeRefundEmail(ctx.config, row, refund, await ticketsOfOrder(ctx.db, refund.orderId)), row.id);
-        await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
-        result.sent++;
-        continue;
-      }
-      const tickets = (await ticketsOfOrder(ctx.db, row.orderId)).filter((t) => t.status === 'valid');
-      if (tickets.length === 0) {
-        // Refunded before it went out: nothing left to send.
+      const message = await composeRow(ctx, row);
+      if (!message) {
+        // Refunded before it went out, or no order left to tell of: nothing to send.
         await emailRepo.finishEmail(ctx.db, row.id, owner, 'skipped', ctx.clock.now());
         result.skipped++;
         continue;
       }
       if (!sender) throw new Error('no mail transport: set SMTP_URL');
-      const withQr = await Promise.all(tickets.map(async (t) => ({ ...t, qr: await qrSecretOf(ctx, t) })));
-      const message = await composeTicketEmail(ctx.config, row, withQr, ctx.clock.now());
       await sender.send(message, row.id);
       await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
       result.sent++;

@@ -6,12 +6,18 @@ import type { PaymentRefundFacts } from './payment-refund.email.js';
 export interface OutboxRow {
   id: number;
   kind: EmailKind;
-  orderId: number;
+  /** Null on rows not tied to one order ("find my order"). */
+  orderId: number | null;
   /** The refunded card payment (kind payment_refunded, D73). */
   paymentId: string | null;
   recipient: string;
   attempts: number;
   resends: number;
+  /** Random: the Message-ID's left part (0175). */
+  messageKey: string;
+  /** The channel and language of an order_lookup row. */
+  channelId: number | null;
+  lang: string | null;
 }
 
 /**
@@ -19,7 +25,7 @@ export interface OutboxRow {
  * claim side by side; the lease keeps everyone else off a claimed row after this commits.
  */
 export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUntil: Date, limit: number): Promise<OutboxRow[]> {
-  const rows = await queryRows<{ id: string | number; kind: EmailKind; order_id: string | number; payment_id: string | null; recipient: string; attempts: number; resends: number }>(
+  const rows = await queryRows<{ id: string | number; kind: EmailKind; order_id: string | number | null; payment_id: string | null; recipient: string; attempts: number; resends: number; message_key: string; channel_id: number | null; lang: string | null }>(
     db,
     sql`
       UPDATE email_outbox SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
@@ -29,9 +35,20 @@ export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUnti
         ORDER BY next_attempt_at, id
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, order_id, payment_id, recipient, attempts, resends`,
+      RETURNING id, kind, order_id, payment_id, recipient, attempts, resends, message_key, channel_id, lang`,
   );
-  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, orderId: Number(r.order_id), paymentId: r.payment_id, recipient: r.recipient, attempts: r.attempts, resends: r.resends }));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    kind: r.kind,
+    orderId: r.order_id === null ? null : Number(r.order_id),
+    paymentId: r.payment_id,
+    recipient: r.recipient,
+    attempts: r.attempts,
+    resends: r.resends,
+    messageKey: r.message_key,
+    channelId: r.channel_id,
+    lang: r.lang,
+  }));
 }
 
 /** Final state of a claimed row; only the lease holder may write it. */
@@ -80,7 +97,8 @@ export async function requeueTicketEmail(db: Db, orderId: number, recipient: str
         VALUES ('tickets', ${orderId}, ${recipient}, ${at}, ${at}, 1)
         ON CONFLICT (order_id, kind) WHERE payment_id IS NULL DO UPDATE
         SET recipient = EXCLUDED.recipient, status = 'queued', attempts = 0, next_attempt_at = ${at},
-            lease_until = NULL, lease_owner = NULL, last_error = NULL, sent_at = NULL, resends = email_outbox.resends + 1
+            lease_until = NULL, lease_owner = NULL, last_error = NULL, sent_at = NULL, resends = email_outbox.resends + 1,
+            message_key = gen_random_uuid()::text
         RETURNING id, resends`,
   );
   return { id: Number(rows[0]!.id), resends: rows[0]!.resends };
@@ -162,4 +180,11 @@ export async function refundMail(db: Db, refundOrderId: number): Promise<RefundM
     buyerName: row.buyer_name,
     tickets: tickets.map((t) => ({ id: Number(t.id), totalAmount: t.total_amount })),
   };
+}
+
+/** Queues a "find my order" e-mail (D72): one row per accepted request, sent by the same worker. */
+export async function queueOrderLookup(db: Db, channelId: number, lang: string, recipient: string, at: Date): Promise<void> {
+  await db.execute(sql`
+    INSERT INTO email_outbox (kind, order_id, channel_id, lang, recipient, next_attempt_at, created_at)
+    VALUES ('order_lookup', NULL, ${channelId}, ${lang}, ${recipient}, ${at}, ${at})`);
 }

@@ -1,4 +1,4 @@
-import { renderToString } from 'preact-render-to-string';
+import { emailDocument, envelopeOf } from './email-layout.js';
 import type { Config } from '../../config.js';
 import { formatMoney, spokenLanguage } from '../../platform/i18n.js';
 import type { OutboxMessage, TicketEmail } from './tickets.email.js';
@@ -49,7 +49,9 @@ export function composePaymentRefundEmail(config: Config, row: OutboxMessage, f:
     : 'Depending on your bank, the amount may take a few days to show on your account.';
   const ref = f.refundRef ? (es ? `Referencia de la devolución: ${f.refundRef}` : `Refund reference: ${f.refundRef}`) : null;
   const text = [greeting, '', body, note, ...(ref ? ['', ref] : []), ''].join('\n');
-  const html = renderToString(
+  const html = emailDocument(
+    f.lang,
+    subject,
     <>
       <p>{greeting}</p>
       <p>{body}</p>
@@ -57,6 +59,5 @@ export function composePaymentRefundEmail(config: Config, row: OutboxMessage, f:
       {ref && <p>{ref}</p>}
     </>,
   );
-  const host = new URL(config.publicBaseUrl).hostname || 'taquilla';
-  return { messageId: `<payment-refund-${row.id}@${host}>`, from: config.mailFrom, to: row.recipient, subject, text, html, attachments: [] };
+  return { ...envelopeOf(config, null, row.messageKey), to: row.recipient, subject, text, html, attachments: [] };
 }

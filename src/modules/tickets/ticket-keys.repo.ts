@@ -76,12 +76,13 @@ export async function assignKid(db: Db, ticketId: number, kid: string): Promise<
 
 /**
  * A reissue (D53): the ticket's version goes up and the active key signs it from now on, so every
- * earlier secret of it stops scanning. Only a valid ticket, of the organiser when one is given.
+ * earlier secret of it stops scanning; the code printed under the QR (also accepted at the door) is
+ * replaced, so that the old paper stops scanning by its code too. Only a valid ticket, of the organiser when one is given.
  */
-export async function reissue(db: Db, ticketId: number, organiserId: number | null) {
+export async function reissue(db: Db, ticketId: number, organiserId: number | null, newCode: string) {
   const rows = await queryRows<{ id: string | number; issue_version: number; organiser_id: number }>(
     db,
-    sql`UPDATE tickets t SET issue_version = t.issue_version + 1, secret_format = 2,
+    sql`UPDATE tickets t SET issue_version = t.issue_version + 1, secret_format = 2, code = ${newCode},
           signing_kid = (SELECT kid FROM ticket_signing_keys WHERE retired_at IS NULL)
         FROM order_items i JOIN events e ON e.id = i.event_id
         WHERE t.id = ${ticketId} AND i.id = t.order_item_id AND t.status = 'valid'

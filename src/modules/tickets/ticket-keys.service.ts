@@ -3,6 +3,7 @@ import { appSingleton, type AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
+import { randomBase62 } from '../../lib/secrets.js';
 import { namedCache } from '../../platform/cache.js';
 import * as repo from './ticket-keys.repo.js';
 import { decryptPrivateKey, encryptPrivateKey, generateKeyPair, parseSecret, publicKeyFromRaw, signSecret, verifySecret, type SecretClaims } from './ticket-secrets.js';
@@ -109,7 +110,8 @@ export async function verifiedClaims(ctx: AppContext, secret: string): Promise<S
 /** Reissues a valid ticket (new version, signed by the active key); 404 when not the organiser's or void. */
 export async function reissueTicket(ctx: AppContext, ticketId: number, organiserId: number | null, db: Db = ctx.db) {
   // Without an active key (never after the first start) the first render assigns one (qrSecretOf).
-  const row = await repo.reissue(db, ticketId, organiserId);
+  // A new printed code (24 base62 characters, as tickets.service newTicketCode): the old one stops scanning.
+  const row = await repo.reissue(db, ticketId, organiserId, randomBase62(24));
   if (!row) throw new AppError('not_found', 'No valid ticket with this id');
   return { ticketId: Number(row.id), issueVersion: row.issue_version, organiserId: row.organiser_id };
 }

@@ -1,22 +1,14 @@
-import { renderToString } from 'preact-render-to-string';
 import type { Config } from '../../config.js';
 import { spokenLanguage } from '../../platform/i18n.js';
 import { INTEGRATION_POLICY } from '../../lib/integration-policy.js';
 import { formatMoney, formatDateTime } from '../../platform/i18n.js';
-import { sessionPassedAt, signedTicketUrl } from './tickets.links.js';
+import { emailDocument, envelopeOf, type OutgoingEmail } from './email-layout.js';
+import { sessionPassedAt, signedOrderUrl, signedTicketUrl } from './tickets.links.js';
 import { formatSessionDate, renderTicketPdf } from './tickets.pdf.js';
 import type { RefundMail } from './email.repo.js';
 import type { TicketDocument } from './tickets.repo.js';
 
-export interface TicketEmail {
-  messageId: string;
-  from: string;
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  attachments: { filename: string; content: Buffer; contentType: string }[];
-}
+export type TicketEmail = OutgoingEmail;
 
 const seatText = (t: TicketDocument, es: boolean) =>
   t.numbered && t.row !== null
@@ -29,10 +21,12 @@ export interface OutboxMessage {
   recipient: string;
   /** How often the box office queued it again: a resend is a new message for the mail client. */
   resends: number;
+  /** The row's random Message-ID key (new at each resend); absent: a fresh random one. */
+  messageKey?: string;
 }
 
 /** The buyer's order page on the portal, or null when the channel's model has none (D). */
-function orderPageUrl(config: Config, t: TicketDocument): string | null {
+export function orderPageUrl(config: Config, t: Pick<TicketDocument, 'integrationMode' | 'channelSlug' | 'lang' | 'orderToken'>): string | null {
   const policy = INTEGRATION_POLICY[t.integrationMode as keyof typeof INTEGRATION_POLICY];
   if (!policy || policy.portalCheckout === null) return null;
   return `${config.publicBaseUrl}/${t.channelSlug}/${t.lang.slice(0, 2)}/orders/${encodeURIComponent(t.orderToken)}`;
@@ -41,8 +35,8 @@ function orderPageUrl(config: Config, t: TicketDocument): string | null {
 /**
  * The buyer's ticket e-mail: one PDF attachment per valid ticket, the order's total, a link to the
  * order page and the signed links, valid until the session has passed (at least 7 days). The
- * Message-ID is fixed per outbox row and resend, so a mail client shows a repeated delivery as one
- * message but a resend by the box office as a new one.
+ * Message-ID is the outbox row's random key, so a mail client shows a repeated delivery as one
+ * message but a resend by the box office (a new key) as a new one.
  */
 export async function composeTicketEmail(config: Config, row: OutboxMessage, tickets: Array<TicketDocument & { qr: string }>, now: Date): Promise<TicketEmail> {
   const first = tickets[0]!;
@@ -63,6 +57,10 @@ export async function composeTicketEmail(config: Config, row: OutboxMessage, tic
     ? `Adjuntamos tus entradas para ${first.eventName}, ${when}, en ${first.venueName}.`
     : `Your tickets for ${first.eventName}, ${when}, at ${first.venueName} are attached.`;
   const linkNote = es ? `También puedes descargarlas hasta el ${until}:` : `You can also download them until ${until}:`;
+  const allUrl = signedOrderUrl(config, first.orderToken, 'pdf', now, validUntil);
+  const icsUrl = signedOrderUrl(config, first.orderToken, 'ics', now, validUntil);
+  const allNote = es ? 'Todas las entradas en un PDF' : 'All tickets in one PDF';
+  const icsNote = es ? 'Añadir al calendario' : 'Add to calendar';
   const text = [
     greeting,
     '',
@@ -72,9 +70,14 @@ export async function composeTicketEmail(config: Config, row: OutboxMessage, tic
     '',
     linkNote,
     ...lines.map((l) => `- ${l.seat}: ${l.url}`),
+    `- ${allNote}: ${allUrl}`,
+    '',
+    `${icsNote}: ${icsUrl}`,
     '',
   ].join('\n');
-  const html = renderToString(
+  const html = emailDocument(
+    first.lang,
+    subject,
     <>
       <p>{greeting}</p>
       <p>{intro}</p>
@@ -93,7 +96,13 @@ export async function composeTicketEmail(config: Config, row: OutboxMessage, tic
             <a href={l.url}>{l.seat}</a>
           </li>
         ))}
+        <li>
+          <a href={allUrl}>{allNote}</a>
+        </li>
       </ul>
+      <p>
+        <a href={icsUrl}>{icsNote}</a>
+      </p>
     </>,
   );
   const attachments = await Promise.all(
@@ -103,9 +112,7 @@ export async function composeTicketEmail(config: Config, row: OutboxMessage, tic
       contentType: 'application/pdf',
     })),
   );
-  const host = new URL(config.publicBaseUrl).hostname || 'taquilla';
-  const messageId = row.resends ? `<tickets-${row.id}-r${row.resends}@${host}>` : `<tickets-${row.id}@${host}>`;
-  return { messageId, from: config.mailFrom, to: row.recipient, subject, text, html, attachments };
+  return { ...envelopeOf(config, first.replyTo, row.messageKey), to: row.recipient, subject, text, html, attachments };
 }
 
 /**
@@ -146,7 +153,9 @@ export function composeRefundEmail(config: Config, row: OutboxMessage, refund: R
     : null;
   const paragraphs = [intro, ...(feesNote ? [feesNote] : []), ...(cardNote ? [cardNote] : [])];
   const text = [greeting, '', ...paragraphs, '', ticketsTitle, ...lines.map((l) => `- ${l}`), ''].join('\n');
-  const html = renderToString(
+  const html = emailDocument(
+    lang,
+    subject,
     <>
       <p>{greeting}</p>
       {paragraphs.map((p) => (
@@ -160,7 +169,6 @@ export function composeRefundEmail(config: Config, row: OutboxMessage, refund: R
       </ul>
     </>,
   );
-  const host = new URL(config.publicBaseUrl).hostname || 'taquilla';
-  const messageId = row.resends ? `<refund-${row.id}-r${row.resends}@${host}>` : `<refund-${row.id}@${host}>`;
-  return { messageId, from: config.mailFrom, to: row.recipient, subject, text, html, attachments: [] };
+  // The Reply-To is the organiser's box office, as on the tickets e-mail (the refunded tickets name it).
+  return { ...envelopeOf(config, tickets[0]?.replyTo, row.messageKey), to: row.recipient, subject, text, html, attachments: [] };
 }

@@ -31,3 +31,23 @@ export function verifyTicketLink(config: Config, code: string, expires: unknown,
 
 /** The e-mail's links last until a day after the session (its end when known, else its start). */
 export const sessionPassedAt = (start: Date, end: Date | null) => new Date((end ?? start).getTime() + 24 * 3600 * 1000);
+
+// ---- links of a whole order (D72): every ticket in one PDF, and the session in the buyer's calendar
+
+export type OrderFile = 'pdf' | 'ics';
+const orderPath = (orderToken: string, kind: OrderFile) => `/api/tickets/orders/${encodeURIComponent(orderToken)}.${kind}`;
+
+/** `${PUBLIC_BASE_URL}/api/tickets/orders/<order token>.<pdf|ics>?expires=&signature=`, signed as the ticket links. */
+export function signedOrderUrl(config: Config, orderToken: string, kind: OrderFile, now: Date, validUntil?: Date): string {
+  const path = orderPath(orderToken, kind);
+  const expires = Math.max(Math.floor(now.getTime() / 1000) + TICKET_LINK_TTL_SECONDS, validUntil ? Math.floor(validUntil.getTime() / 1000) : 0);
+  return `${config.publicBaseUrl}${path}?expires=${expires}&signature=${signature(config, path, expires)}`;
+}
+
+/** True when an order link's signature matches and it has not expired. */
+export function verifyOrderLink(config: Config, orderToken: string, kind: OrderFile, expires: unknown, sig: unknown, now: Date): boolean {
+  if (typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof sig !== 'string' || sig.length > 128) return false;
+  const expiresAt = Number(expires);
+  const valid = safeEqual(signature(config, orderPath(orderToken, kind), expiresAt), sig);
+  return valid && expiresAt * 1000 > now.getTime();
+}

@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import QRCode from 'qrcode';
+import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { formatDateTime, formatMoney, spokenLanguage, type Language } from '../../platform/i18n.js';
 import type { TicketDocument } from './tickets.repo.js';
 
@@ -11,8 +14,57 @@ const LABELS = {
     terms: 'Personal ticket valid for one person and one entry: the code is spent at the gate. No exchanges or refunds unless the event is cancelled. Do not share it: whoever shows the code first gets in.' },
 } as const satisfies Record<Language, Record<string, string>>;
 
-// The standard PDF fonts know no narrow no-break space, which some locales put in dates and prices.
+// Some locales put narrow no-break spaces in dates and prices; a plain space wraps the same on paper.
 const plain = (text: string) => text.replace(/[\u202f\u00a0]/g, ' ');
+
+// Embedded fonts (assets/fonts/README.md), so that a holder's name prints in any script buyers use
+// (issue 31): DejaVu Sans for Latin, Greek, Cyrillic and Arabic, Droid Sans Fallback for Chinese
+// and Japanese. pdfkit embeds only the glyphs a ticket uses. The files are read once per process.
+const FONT_DIR = path.join(PROJECT_ROOT, 'assets', 'fonts');
+let fontFiles: { regular: Buffer; bold: Buffer; cjk: Buffer } | null = null;
+const fonts = () =>
+  (fontFiles ??= {
+    regular: fs.readFileSync(path.join(FONT_DIR, 'DejaVuSans.ttf')),
+    bold: fs.readFileSync(path.join(FONT_DIR, 'DejaVuSans-Bold.ttf')),
+    cjk: fs.readFileSync(path.join(FONT_DIR, 'DroidSansFallback-CJK.ttf')),
+  });
+
+type Weight = 'regular' | 'bold';
+// Han, kana, CJK punctuation and full-width forms: the characters DejaVu Sans has no glyph for.
+const CJK = /[\u2e80-\u2fdf\u3000-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]/u;
+
+/** The text in runs of one font each: CJK runs in the fallback font, the rest in DejaVu. */
+export function fontRuns(text: string): { cjk: boolean; text: string }[] {
+  const runs: { cjk: boolean; text: string }[] = [];
+  for (const ch of text) {
+    // A space between two CJK characters stays in their run (fewer font switches).
+    const cjk = CJK.test(ch) || (ch === ' ' && runs.at(-1)?.cjk === true);
+    const last = runs.at(-1);
+    if (last && last.cjk === cjk) last.text += ch;
+    else runs.push({ cjk, text: ch });
+  }
+  return runs;
+}
+
+/**
+ * Writes `text` like doc.text, in the embedded fonts: one call when the text needs one font, else
+ * its runs chained on one line (pdfkit's `continued`).
+ */
+function say(doc: PDFKit.PDFDocument, weight: Weight, text: string, x?: number, y?: number, opts: PDFKit.Mixins.TextOptions = {}): void {
+  const runs = fontRuns(text);
+  if (runs.length <= 1) {
+    doc.font(runs[0]?.cjk ? 'cjk' : weight);
+    if (x === undefined) doc.text(text, opts);
+    else doc.text(text, x, y, opts);
+    return;
+  }
+  runs.forEach((run, i) => {
+    doc.font(run.cjk ? 'cjk' : weight);
+    const o = { ...opts, continued: i < runs.length - 1 };
+    if (i === 0 && x !== undefined) doc.text(run.text, x, y, o);
+    else doc.text(run.text, o);
+  });
+}
 
 /** Session date and time in the deployment's time zone (TIMEZONE), in the order's language. */
 export const formatSessionDate = (date: Date, lang: string, timeZone: string): string => plain(formatDateTime(date, lang, timeZone));
@@ -42,28 +94,52 @@ const MM = 72 / 25.4;
 /** The QR code's side: 45 mm, well above the 35 mm a phone camera reads at arm's length. */
 const QR_SIZE = 45 * MM;
 
-/**
- * One ticket as a PDF, A5 landscape and filled: a band in the channel's colour with its brand and
- * the event, the session date in the deployment's zone, venue and address, the seat (sector, row,
- * seat) or zone in large type, rate, price, holder and order reference, a 45 mm QR code of `qr`
- * (the signed secret, D53, or the code of a format-1 ticket), and the terms along the bottom.
- */
-export async function renderTicketPdf(ticket: TicketDocument, timeZone: string, qr: string): Promise<Buffer> {
+/** A new PDF document with the ticket fonts registered, and the promise of its bytes. */
+async function newDocument(info: { Title: string; Author: string; Subject: string }) {
   // Loaded on the first ticket, not at start: pdfkit is the heaviest module of the service to load.
   const { default: PDFDocument } = await import('pdfkit');
-  const l = LABELS[spokenLanguage(ticket.lang)];
-  const doc = new PDFDocument({
-    size: 'A5',
-    layout: 'landscape',
-    margin: 0,
-    info: { Title: `${l.ticket} ${ticket.code}`, Author: ticket.brandName ?? 'Taquilla', Subject: ticket.eventName },
-  });
+  const doc = new PDFDocument({ size: 'A5', layout: 'landscape', margin: 0, autoFirstPage: false, info });
+  const f = fonts();
+  doc.registerFont('regular', f.regular);
+  doc.registerFont('bold', f.bold);
+  doc.registerFont('cjk', f.cjk);
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
+  return { doc, done };
+}
+
+/**
+ * One ticket as a PDF, A5 landscape and filled: a band in the channel's colour with its brand and
+ * the event, the session date in the deployment's zone, venue and address, the seat (sector, row,
+ * seat) or zone in large type, rate, price, holder and order reference, a 45 mm QR code of `qr`
+ * (the signed secret, D53, or the code of a format-1 ticket), the code in print (accepted by the
+ * scanners too), and the terms along the bottom.
+ */
+export async function renderTicketPdf(ticket: TicketDocument, timeZone: string, qr: string): Promise<Buffer> {
+  const l = LABELS[spokenLanguage(ticket.lang)];
+  const { doc, done } = await newDocument({ Title: `${l.ticket} ${ticket.code}`, Author: ticket.brandName ?? 'Taquilla', Subject: ticket.eventName });
+  drawTicket(doc, ticket, timeZone, qr);
+  doc.end();
+  return done;
+}
+
+/** Every ticket of an order in one PDF, one page each, in the order given (D72: one download). */
+export async function renderTicketsPdf(tickets: Array<TicketDocument & { qr: string }>, timeZone: string): Promise<Buffer> {
+  const first = tickets[0]!;
+  const l = LABELS[spokenLanguage(first.lang)];
+  const { doc, done } = await newDocument({ Title: `${l.order} ${first.orderReference}`, Author: first.brandName ?? 'Taquilla', Subject: first.eventName });
+  for (const t of tickets) drawTicket(doc, t, timeZone, t.qr);
+  doc.end();
+  return done;
+}
+
+function drawTicket(doc: PDFKit.PDFDocument, ticket: TicketDocument, timeZone: string, qr: string): void {
+  const l = LABELS[spokenLanguage(ticket.lang)];
+  doc.addPage({ size: 'A5', layout: 'landscape', margin: 0 });
   const W = doc.page.width;
   const H = doc.page.height;
   const brand = ticket.brandColour ?? DEFAULT_BRAND;
@@ -71,28 +147,40 @@ export async function renderTicketPdf(ticket: TicketDocument, timeZone: string, 
 
   // Band: brand and ticket kind, then the event's name.
   doc.rect(0, 0, W, 92).fill(brand);
-  doc.fillColor('#ffffff').font('Helvetica-Bold').fontSize(11).text((ticket.brandName ?? 'Taquilla').toUpperCase(), pad, 18, { width: W - 2 * pad - 120, characterSpacing: 1 });
-  doc.font('Helvetica').fontSize(11).text(`${l.ticket} · ${l.order} ${ticket.orderReference}`, W - pad - 220, 18, { width: 220, align: 'right' });
-  doc.font('Helvetica-Bold').fontSize(22).text(ticket.eventName, pad, 40, { width: W - 2 * pad, height: 48, ellipsis: true });
+  doc.fillColor('#ffffff').fontSize(11);
+  say(doc, 'bold', (ticket.brandName ?? 'Taquilla').toUpperCase(), pad, 18, { width: W - 2 * pad - 120, characterSpacing: 1 });
+  say(doc, 'regular', `${l.ticket} · ${l.order} ${ticket.orderReference}`, W - pad - 220, 18, { width: 220, align: 'right' });
+  doc.fontSize(22);
+  say(doc, 'bold', ticket.eventName, pad, 40, { width: W - 2 * pad, height: 48, ellipsis: true });
 
   // Left column: when, where, seat, price.
   const left = pad;
   const width = W - 2 * pad - QR_SIZE - 24;
-  const label = (text: string, y: number) => doc.fillColor(MUTED).font('Helvetica').fontSize(9).text(text.toUpperCase(), left, y, { width, characterSpacing: 0.5 });
+  const label = (text: string, y: number) => {
+    doc.fillColor(MUTED).fontSize(9);
+    say(doc, 'regular', text.toUpperCase(), left, y, { width, characterSpacing: 0.5 });
+  };
   let y = 108;
   label(l.date, y);
-  doc.fillColor(INK).font('Helvetica-Bold').fontSize(14).text(formatSessionDate(ticket.sessionStart, ticket.lang, timeZone), left, y + 12, { width });
+  doc.fillColor(INK).fontSize(14);
+  say(doc, 'bold', formatSessionDate(ticket.sessionStart, ticket.lang, timeZone), left, y + 12, { width });
   y = doc.y + 8;
   label(l.venue, y);
-  doc.fillColor(INK).font('Helvetica-Bold').fontSize(12).text(ticket.venueName, left, y + 12, { width });
+  doc.fillColor(INK).fontSize(12);
+  say(doc, 'bold', ticket.venueName, left, y + 12, { width });
   const address = [ticket.venueAddress, ticket.venueCity].filter(Boolean).join(', ');
-  if (address) doc.font('Helvetica').fontSize(11).text(address, { width });
+  if (address) {
+    doc.fontSize(11);
+    say(doc, 'regular', address, undefined, undefined, { width });
+  }
   y = doc.y + 10;
   // The seat in large type: what the usher looks for.
   doc.save().roundedRect(left, y, width, 58, 6).lineWidth(1.5).stroke(brand).restore();
   const cell = (caption: string, value: string, x: number, w: number) => {
-    doc.fillColor(MUTED).font('Helvetica').fontSize(9).text(caption.toUpperCase(), x, y + 9, { width: w });
-    doc.fillColor(INK).font('Helvetica-Bold').fontSize(18).text(value, x, y + 24, { width: w, height: 26, ellipsis: true });
+    doc.fillColor(MUTED).fontSize(9);
+    say(doc, 'regular', caption.toUpperCase(), x, y + 9, { width: w });
+    doc.fillColor(INK).fontSize(18);
+    say(doc, 'bold', value, x, y + 24, { width: w, height: 26, ellipsis: true });
   };
   if (ticket.numbered && ticket.row !== null) {
     const w3 = (width - 24) / 4;
@@ -104,28 +192,36 @@ export async function renderTicketPdf(ticket: TicketDocument, timeZone: string, 
   }
   y += 70;
   const half = (width - 12) / 2;
-  doc.fillColor(MUTED).font('Helvetica').fontSize(9).text(l.rate.toUpperCase(), left, y, { width: half }).text(l.price.toUpperCase(), left + half + 12, y, { width: half });
-  doc.fillColor(INK).font('Helvetica-Bold').fontSize(12).text(ticket.rateName, left, y + 12, { width: half }).text(formatPrice(ticket.totalAmount, ticket.lang, ticket.currency), left + half + 12, y + 12, { width: half });
+  const pair = (caption: [string, string], value: [string, string], at: number, valueOpts: PDFKit.Mixins.TextOptions = {}) => {
+    doc.fillColor(MUTED).fontSize(9);
+    say(doc, 'regular', caption[0].toUpperCase(), left, at, { width: half });
+    say(doc, 'regular', caption[1].toUpperCase(), left + half + 12, at, { width: half });
+    doc.fillColor(INK).fontSize(12);
+    say(doc, 'bold', value[0], left, at + 12, { width: half, ...valueOpts });
+    say(doc, 'bold', value[1], left + half + 12, at + 12, { width: half });
+  };
+  pair([l.rate, l.price], [ticket.rateName, formatPrice(ticket.totalAmount, ticket.lang, ticket.currency)], y);
   y += 34;
-  doc.fillColor(MUTED).font('Helvetica').fontSize(9).text(l.buyer.toUpperCase(), left, y, { width: half }).text(l.order.toUpperCase(), left + half + 12, y, { width: half });
-  doc.fillColor(INK).font('Helvetica-Bold').fontSize(12).text(ticket.buyerName ?? '—', left, y + 12, { width: half, height: 16, ellipsis: true }).text(ticket.orderReference, left + half + 12, y + 12, { width: half });
+  pair([l.buyer, l.order], [ticket.buyerName ?? '—', ticket.orderReference], y, { height: 16, ellipsis: true });
 
   // Right column: the QR code, its text and the scan note.
   const qx = W - pad - QR_SIZE;
   const qy = 112;
   drawQr(doc, qr, qx, qy, QR_SIZE);
-  doc.fillColor(INK).font('Helvetica').fontSize(8).text(ticket.code, qx - 10, qy + QR_SIZE + 4, { width: QR_SIZE + 20, align: 'center' });
-  doc.fillColor(MUTED).fontSize(8).text(l.scan, qx - 10, doc.y + 4, { width: QR_SIZE + 20, align: 'center' });
+  doc.fillColor(INK).fontSize(8);
+  say(doc, 'regular', ticket.code, qx - 10, qy + QR_SIZE + 4, { width: QR_SIZE + 20, align: 'center' });
+  doc.fillColor(MUTED).fontSize(8);
+  say(doc, 'regular', l.scan, qx - 10, doc.y + 4, { width: QR_SIZE + 20, align: 'center' });
 
   // Terms along the bottom, above a thin brand line.
   doc.rect(0, H - 8, W, 8).fill(brand);
   doc.moveTo(pad, H - 62).lineTo(W - pad, H - 62).lineWidth(0.5).stroke('#c9ced6');
-  // Two standard fonts only: pdfkit parses each font's metrics anew for every document.
-  doc.fillColor(MUTED).font('Helvetica').fontSize(7.5).text(l.terms, pad, H - 54, { width: W - 2 * pad, height: 40 });
+  doc.fillColor(MUTED).fontSize(7.5);
+  say(doc, 'regular', l.terms, pad, H - 54, { width: W - 2 * pad, height: 40 });
 
   if (ticket.status === 'void') {
-    doc.save().rotate(-20, { origin: [W / 2, H / 2] }).font('Helvetica-Bold').fontSize(72).fillColor('#b00020').fillOpacity(0.75).text(l.voidNote, 0, H / 2 - 40, { width: W, align: 'center' }).restore();
+    doc.save().rotate(-20, { origin: [W / 2, H / 2] }).fontSize(72).fillColor('#b00020').fillOpacity(0.75);
+    say(doc, 'bold', l.voidNote, 0, H / 2 - 40, { width: W, align: 'center' });
+    doc.restore();
   }
-  doc.end();
-  return done;
 }

@@ -20,6 +20,8 @@ export interface TicketDocument {
   /** The channel's brand: name and primary colour (#rrggbb) when set. */
   brandName: string | null;
   brandColour: string | null;
+  /** The organiser's box office address (Reply-To of the buyer's e-mails), when set. */
+  replyTo?: string | null;
   /** The whole order's total in minor units (the item's own is totalAmount). */
   orderTotal: number;
   lang: string;
@@ -56,6 +58,7 @@ interface TicketRow {
   integration_mode: string;
   brand_name: string | null;
   brand_colour: string | null;
+  reply_to: string | null;
   order_total: number;
   lang: string;
   currency: string;
@@ -84,6 +87,7 @@ function ticketQuery(where: SQL): SQL {
     SELECT t.id, t.code, i.session_id, t.issue_version, t.secret_format, t.signing_kid, t.status, t.order_id, o.reference, o.order_token,
       ch.slug AS channel_slug, ch.integration_mode,
       NULLIF(ch.branding->>'name', '') AS brand_name, NULLIF(ch.branding->>'primary_color', '') AS brand_colour,
+      (SELECT org.reply_to_email FROM organisers org WHERE org.id = e.organiser_id) AS reply_to,
       o.total_amount AS order_total, o.lang, o.currency, c.name, c.surname, c.email,
       COALESCE(${eventTextSql('name', sql`e.id`, sql`o.lang`, sql`e.default_lang`)}, '') AS event_name,
       e.default_lang, s.start_datetime, s.end_datetime, v.name AS venue_name, v.address AS venue_address, v.city AS venue_city,
@@ -121,6 +125,7 @@ function toDocument(r: TicketRow): TicketDocument {
     integrationMode: r.integration_mode,
     brandName: r.brand_name,
     brandColour: r.brand_colour && /^#[0-9a-fA-F]{6}$/.test(r.brand_colour) ? r.brand_colour : null,
+    replyTo: r.reply_to,
     orderTotal: Number(r.order_total),
     lang: r.lang,
     currency: r.currency,
@@ -178,4 +183,61 @@ export async function voidTicketsOfOrder(db: Db, orderId: number, at: Date): Pro
     sql`UPDATE tickets SET status = 'void', voided_at = ${at} WHERE order_id = ${orderId} AND status = 'valid' RETURNING id`,
   );
   return rows.length;
+}
+
+/** The id of the order with this token, or null. */
+export async function orderIdByToken(db: Db, orderToken: string): Promise<number | null> {
+  const rows = await queryRows<{ id: string | number }>(db, sql`SELECT id FROM orders WHERE order_token = ${orderToken}`);
+  return rows[0] ? Number(rows[0].id) : null;
+}
+
+export interface LookupOrder {
+  orderId: number;
+  orderToken: string;
+  reference: string;
+  lang: string;
+  integrationMode: string;
+  channelSlug: string;
+  eventName: string;
+  sessionStart: Date;
+  sessionEnd: Date | null;
+}
+
+/** The completed orders of a channel bought with this e-mail address (any case), newest first. */
+export async function ordersOfBuyer(db: Db, channelId: number, email: string, limit = 20): Promise<LookupOrder[]> {
+  const rows = await queryRows<{ id: string | number; order_token: string; reference: string; lang: string; integration_mode: string; slug: string; event_name: string; start_datetime: string | Date; end_datetime: string | Date | null }>(
+    db,
+    sql`SELECT o.id, o.order_token, o.reference, o.lang, ch.integration_mode, ch.slug,
+          COALESCE(${eventTextSql('name', sql`e.id`, sql`o.lang`, sql`e.default_lang`)}, '') AS event_name, s.start_datetime, s.end_datetime
+        FROM orders o
+        JOIN customers c ON c.id = o.customer_id
+        JOIN sales_channels ch ON ch.id = o.channel_id
+        JOIN LATERAL (SELECT i.event_id, i.session_id FROM order_items i WHERE i.order_id = o.id ORDER BY i.id LIMIT 1) first ON true
+        JOIN events e ON e.id = first.event_id
+        JOIN sessions s ON s.id = first.session_id
+        WHERE o.channel_id = ${channelId} AND o.status = 'completed' AND lower(c.email) = lower(${email})
+          AND EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id)
+        ORDER BY o.id DESC
+        LIMIT ${limit}`,
+  );
+  return rows.map((r) => ({
+    orderId: Number(r.id),
+    orderToken: r.order_token,
+    reference: r.reference,
+    lang: r.lang,
+    integrationMode: r.integration_mode,
+    channelSlug: r.slug,
+    eventName: r.event_name,
+    sessionStart: new Date(r.start_datetime),
+    sessionEnd: r.end_datetime === null ? null : new Date(r.end_datetime),
+  }));
+}
+
+/** The box office address of a channel's organiser (Reply-To), or null. */
+export async function replyToOfChannel(db: Db, channelId: number): Promise<string | null> {
+  const rows = await queryRows<{ reply_to_email: string | null }>(
+    db,
+    sql`SELECT org.reply_to_email FROM sales_channels ch JOIN organisers org ON org.id = ch.organiser_id WHERE ch.id = ${channelId}`,
+  );
+  return rows[0]?.reply_to_email ?? null;
 }

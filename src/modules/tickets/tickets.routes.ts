@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { AppError } from '../../http/errors.js';
 import { Text } from '../../http/schemas.js';
 import { spokenLanguage } from '../../platform/i18n.js';
-import { ticketPdfFromLink, TicketVoidError } from './tickets.service.js';
+import { orderFileFromLink, ticketPdfFromLink, TicketVoidError } from './tickets.service.js';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -18,6 +18,7 @@ function voidTicketPage(lang: string, orderReference: string): string {
 }
 
 const FILE_PATTERN = /^([A-Za-z0-9]{16,64})\.pdf$/;
+const ORDER_FILE_PATTERN = /^([A-Za-z0-9_-]{8,128})\.(pdf|ics)$/;
 
 /**
  * GET /api/tickets/{code}.pdf?expires=&signature= : public, but only through a signed link (D23).
@@ -64,6 +65,39 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('content-disposition', `inline; filename="ticket-${match[1]}.pdf"`)
         .header('cache-control', 'private, no-store')
         .send(pdf);
+    },
+  );
+
+  app.get(
+    '/orders/:file',
+    {
+      schema: {
+        tags: ['Tickets'],
+        operationId: 'getOrderTicketsFile',
+        summary: "All of an order's tickets as one PDF (<order token>.pdf), or its sessions as an iCalendar file (<order token>.ics), through a signed link",
+        params: Type.Object({ file: Text(140, { description: '<order token>.pdf or <order token>.ics' }) }),
+        querystring: Type.Object({
+          expires: Type.Optional(Text(20, { description: 'unix time the link expires' })),
+          signature: Type.Optional(Text(128, { description: 'HMAC-SHA256 of the path and expiry' })),
+        }),
+        response: {
+          200: Type.Any({ description: 'application/pdf or text/calendar' }),
+          403: Type.Ref('ErrorEnvelope'),
+          404: Type.Ref('ErrorEnvelope'),
+          410: Type.Ref('ErrorEnvelope'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const match = ORDER_FILE_PATTERN.exec(request.params.file);
+      if (!match) throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+      const kind = match[2] as 'pdf' | 'ics';
+      const body = await orderFileFromLink(app.ctx, { orderToken: match[1]!, kind, expires: request.query.expires, signature: request.query.signature });
+      return reply
+        .type(kind === 'pdf' ? 'application/pdf' : 'text/calendar; charset=utf-8')
+        .header('content-disposition', `${kind === 'pdf' ? 'inline' : 'attachment'}; filename="tickets.${kind}"`)
+        .header('cache-control', 'private, no-store')
+        .send(body);
     },
   );
 };

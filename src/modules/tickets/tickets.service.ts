@@ -2,10 +2,13 @@ import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { randomBase62 } from '../../lib/secrets.js';
-import { signedTicketUrl, verifyTicketLink } from './tickets.links.js';
+import { orderPageUrl } from './tickets.email.js';
+import { orderCalendar } from './tickets.calendar.js';
+import { sessionPassedAt, signedOrderUrl, signedTicketUrl, verifyOrderLink, verifyTicketLink, type OrderFile } from './tickets.links.js';
 import { qrSecretOf } from './ticket-keys.service.js';
-import { renderTicketPdf } from './tickets.pdf.js';
+import { renderTicketPdf, renderTicketsPdf } from './tickets.pdf.js';
 import * as repo from './tickets.repo.js';
+import { queueOrderLookup as queueLookupRow } from './email.repo.js';
 
 /** A new ticket code: 24 base62 characters (~142 random bits), so codes cannot be guessed. */
 export const newTicketCode = () => randomBase62(24);
@@ -53,3 +56,47 @@ export const voidTicketsOfOrder = (tx: Db, orderId: number, now: Date) => repo.v
 
 /** Voids the given tickets inside the caller's transaction (a refund of chosen tickets); how many were voided. */
 export const voidTickets = (tx: Db, ticketIds: number[], now: Date) => repo.voidTickets(tx, ticketIds, now);
+
+/** The signed order-level links of a completed order (D72): all tickets as one PDF, and the .ics. */
+export async function orderLinks(ctx: AppContext, orderId: number, db: Db = ctx.db): Promise<{ all_tickets_pdf_url: string; calendar_url: string } | null> {
+  const tickets = (await repo.ticketsOfOrder(db, orderId)).filter((t) => t.status === 'valid');
+  const first = tickets[0];
+  if (!first) return null;
+  const now = ctx.clock.now();
+  const until = sessionPassedAt(first.sessionStart, first.sessionEnd);
+  return {
+    all_tickets_pdf_url: signedOrderUrl(ctx.config, first.orderToken, 'pdf', now, until),
+    calendar_url: signedOrderUrl(ctx.config, first.orderToken, 'ics', now, until),
+  };
+}
+
+/**
+ * An order file behind a signed link: every valid ticket in one PDF (one page each), or the
+ * calendar of its sessions. 403 for a bad link, 410 `ticket_void` when no ticket is left.
+ */
+export async function orderFileFromLink(
+  ctx: AppContext,
+  link: { orderToken: string; kind: OrderFile; expires: unknown; signature: unknown },
+): Promise<Buffer | string> {
+  if (!verifyOrderLink(ctx.config, link.orderToken, link.kind, link.expires, link.signature, ctx.clock.now())) {
+    throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+  }
+  const orderId = await repo.orderIdByToken(ctx.db, link.orderToken);
+  if (orderId === null) throw new AppError('not_found', 'Order not found');
+  const tickets = (await repo.ticketsOfOrder(ctx.db, orderId)).filter((t) => t.status === 'valid');
+  if (tickets.length === 0) throw new AppError('ticket_void', 'This ticket was voided (the order was refunded)');
+  if (link.kind === 'ics') {
+    const domain = new URL(ctx.config.publicBaseUrl).hostname || 'taquilla';
+    return orderCalendar(tickets, { now: ctx.clock.now(), domain, orderUrl: orderPageUrl(ctx.config, tickets[0]!) });
+  }
+  const withQr = await Promise.all(tickets.map(async (t) => ({ ...t, qr: await qrSecretOf(ctx, t) })));
+  return renderTicketsPdf(withQr, ctx.config.timezone);
+}
+
+/** Queues the "find my order" e-mail when the address bought on the channel; false when it did not. */
+export async function queueOrderLookup(ctx: AppContext, channelId: number, lang: string, email: string): Promise<boolean> {
+  const orders = await repo.ordersOfBuyer(ctx.db, channelId, email, 1);
+  if (orders.length === 0) return false;
+  await queueLookupRow(ctx.db, channelId, lang, email, ctx.clock.now());
+  return true;
+}

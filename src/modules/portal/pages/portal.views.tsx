@@ -450,7 +450,7 @@ export function orderStatus(view: OrderView, payment: PaymentRow | null, lang: s
   return { text: view.status === 'cancelled' ? t.orderCancelled : t.orderExpired, kind: 'alert', role: 'status' };
 }
 
-export function OrderPage({ channel, lang, view, status, ticketUrls, f }: { channel: ChannelRecord; lang: string; view: OrderView; status: NonNullable<ReturnType<typeof orderStatus>>; ticketUrls: string[]; f: Formats }) {
+export function OrderPage({ channel, lang, view, status, ticketUrls, orderLinks, f }: { channel: ChannelRecord; lang: string; view: OrderView; status: NonNullable<ReturnType<typeof orderStatus>>; ticketUrls: string[]; orderLinks?: { all_tickets_pdf_url: string; calendar_url: string } | null; f: Formats }) {
   const t = texts(lang);
   // The view's amounts are JSON numbers (D11); the formats take minor units.
   const amount = (n: number) => f.money(Math.round(n * 100));
@@ -500,6 +500,16 @@ export function OrderPage({ channel, lang, view, status, ticketUrls, f }: { chan
               );
             })}
           </ul>
+          {orderLinks ? (
+            <p class="order-links">
+              <a class="button" href={orderLinks.all_tickets_pdf_url} download>
+                {t.downloadAll}
+              </a>{' '}
+              <a class="button" href={orderLinks.calendar_url} download="tickets.ics">
+                {t.addToCalendar}
+              </a>
+            </p>
+          ) : null}
         </>
       ) : null}
       <WayBack channel={channel} lang={lang} />
