@@ -19,4 +19,6 @@ export interface ErrorEnvelope {
   message: string;
   code: string;
   errors?: FieldErrors;
+  /** Facts about the refusal some codes carry (not_on_sale: the sales window, D59). */
+  data?: Record<string, unknown>;
 }

@@ -33,8 +33,10 @@ function fieldErrors(issues: AjvIssue[]): FieldErrors {
   return out;
 }
 
-function envelope(status: number, code: string, message: string, errors?: FieldErrors): ErrorEnvelope {
-  return errors ? { status, success: false, message, code, errors } : { status, success: false, message, code };
+function envelope(status: number, code: string, message: string, errors?: FieldErrors, data?: Record<string, unknown>): ErrorEnvelope {
+  const body: ErrorEnvelope = errors ? { status, success: false, message, code, errors } : { status, success: false, message, code };
+  if (data) body.data = data;
+  return body;
 }
 
 /** Maps Fastify's own errors (parsing, limits, validation) to a code of our catalogue. */
@@ -115,15 +117,15 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     // The buyer's language where the request has one (error-texts.ts); the code never changes.
-    const send = (status: number, code: ErrorCode, message: string, errors?: FieldErrors) => {
+    const send = (status: number, code: ErrorCode, message: string, errors?: FieldErrors, data?: Record<string, unknown>) => {
       const local = localiseError(code, message, errors, errorLanguage(request));
-      return reply.status(status).send(envelope(status, code, local.message, local.fields));
+      return reply.status(status).send(envelope(status, code, local.message, local.fields, data));
     };
     if (err instanceof AppError) {
       if (err.status === 401) reply.header('www-authenticate', 'Bearer');
       // Counted here, where every 409 of every service (and of the SQL functions) is answered.
       if (err.status === 409) countConflict(err.code);
-      return send(err.status, err.code, err.message, err.fields);
+      return send(err.status, err.code, err.message, err.fields, err.data);
     }
     const fe = err as FastifyError;
     if (fe.validation) {

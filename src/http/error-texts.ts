@@ -64,6 +64,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   voucher_exhausted: 'Ese código de descuento ya se ha agotado.',
   order_empty: 'Tu carrito está vacío.',
   order_already_refunded: 'Este pedido ya se ha devuelto.',
+  not_on_sale: 'Las entradas de esta sesión no están a la venta en este momento.',
   idempotency_key_in_use: 'La misma operación se está procesando. Espera un momento.',
   ticket_void: 'Esta entrada ya no es válida.',
   validation_failed: 'Revisa los datos marcados.',

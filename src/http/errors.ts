@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   order_empty: 409,
   order_already_refunded: 409,
   idempotency_key_in_use: 409,
+  not_on_sale: 409,
   // 410: it existed, it is gone for good
   ticket_void: 410,
   // 422: the data is well-formed JSON but wrong
@@ -72,6 +73,8 @@ export type FieldErrors = Record<string, string[]>;
 /** A domain error: thrown by services, turned into the envelope by the error handler. */
 export class AppError extends Error {
   readonly status: number;
+  /** Extra facts for the client, sent as the error envelope's `data` (e.g. not_on_sale's window, D59). */
+  data?: Record<string, unknown>;
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -82,6 +85,16 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.status = status ?? ERROR_CODES[code];
   }
+}
+
+/**
+ * 409 `not_on_sale` (D59, D74): the session is outside its sales window, started, cancelled, closed
+ * or its event unpublished. `data` carries the session's window so that a client can say when.
+ */
+export function notOnSale(sessionId: number, window: { salesStartAt: string | null; salesEndAt: string | null }): AppError {
+  const err = new AppError('not_on_sale', `Session ${sessionId} is not on sale`);
+  err.data = { session_id: sessionId, sales_start_at: window.salesStartAt, sales_end_at: window.salesEndAt };
+  return err;
 }
 
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);

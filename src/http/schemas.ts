@@ -52,6 +52,8 @@ export const ErrorEnvelope = Type.Object(
     message: Type.String(),
     code: Type.String(),
     errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+    /** Facts about the refusal that some codes carry (not_on_sale: the session's sales window, D59). */
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { $id: 'ErrorEnvelope' },
 );

@@ -2,7 +2,8 @@
 -- case, in one statement, called by holdSeatInOneStatement (src/modules/orders/orders.repo.ts). It
 -- decides only the plain cases and leaves everything else to the service's full transaction
 -- (orders.service.ts addSeatsToCart): it returns outcome 'fallback' with nothing written when the
--- seat or rate is unknown or wrong, the seat is a zone place, the session is not on sale, the order
+-- seat or rate is unknown or wrong, the seat is a zone place, the session is not on sale
+-- (session_is_on_sale: D59 window, D74 state; the full path answers 409 not_on_sale), the order
 -- is missing, not live, has a voucher (the whole order must be repriced) or is full, or the
 -- generated reference collided. Both paths apply the same named rules (seat_is_free,
 -- rate_fits_seat, the fee of ticket_fee / orders.pricing.ts); test/orders/hold-paths.property.test.ts
@@ -56,7 +57,7 @@ BEGIN
 
   -- The seat as the channel may sell it, and its rate.
   SELECT ss.id, ss.session_id, se.event_id, ss.sector_id, ss.seat_id, st.row, st.number, sec.name AS sector_name,
-         (se.status = 'on_sale' AND e.status = 'published') AS on_sale, se.max_tickets_per_buyer
+         session_is_on_sale(ss.session_id, p_now) AS on_sale, se.max_tickets_per_buyer
   INTO v_seat
   FROM session_seats ss
   JOIN sessions se ON se.id = ss.session_id

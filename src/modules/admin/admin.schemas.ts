@@ -189,6 +189,9 @@ const Session = Type.Object({
   end_datetime: Nullable(Timestamp),
   status: Type.String(),
   max_tickets_per_buyer: Nullable(Type.Integer({ description: 'seats and zone places one buyer may hold in live carts of the session (D44); null = no session cap' })),
+  sales_start_at: Nullable(Timestamp),
+  sales_end_at: Nullable(Timestamp),
+  cancelled_at: Nullable(Timestamp),
 });
 export const Fee = Type.Object({
   id: Type.Integer(),
@@ -233,6 +236,9 @@ export const SessionCreate = Type.Object(
     max_tickets_per_buyer: Type.Optional(
       Type.Unsafe<number | null>({ type: ['integer', 'null'], format: 'int32', minimum: 1, maximum: MAX_TICKETS_PER_BUYER_LIMIT, description: 'hold cap per buyer (D44); null = none' }),
     ),
+    // D59: the sales window; outside it every cart write answers 409 not_on_sale. null = open end.
+    sales_start_at: Type.Optional(Nullable(Timestamp)),
+    sales_end_at: Type.Optional(Nullable(Timestamp)),
   },
   { additionalProperties: false },
 );

@@ -70,6 +70,9 @@ const sessionView = (s: SessionRow) => ({
   end_datetime: isoWithOffset(s.endDatetime),
   status: s.status,
   max_tickets_per_buyer: s.maxTicketsPerBuyer,
+  sales_start_at: isoWithOffset(s.salesStartAt),
+  sales_end_at: isoWithOffset(s.salesEndAt),
+  cancelled_at: isoWithOffset(s.cancelledAt),
 });
 
 const rateView = (r: RateRow) => ({
@@ -253,6 +256,9 @@ export interface SessionInput {
   status?: SessionStatus;
   /** Hold cap per buyer in this session (D44); null removes it. */
   max_tickets_per_buyer?: number | null;
+  /** Sales window (D59); null removes an end. */
+  sales_start_at?: string | null;
+  sales_end_at?: string | null;
 }
 
 function sessionPatch(input: SessionInput, creating: boolean, current?: SessionRow) {
@@ -271,9 +277,17 @@ function sessionPatch(input: SessionInput, creating: boolean, current?: SessionR
   if (input.end_datetime !== undefined) patch.endDatetime = input.end_datetime ? date(input.end_datetime, 'end_datetime') : null;
   if (input.status !== undefined) patch.status = input.status;
   if (input.max_tickets_per_buyer !== undefined) patch.maxTicketsPerBuyer = input.max_tickets_per_buyer;
+  if (input.sales_start_at !== undefined) patch.salesStartAt = input.sales_start_at ? date(input.sales_start_at, 'sales_start_at') : null;
+  if (input.sales_end_at !== undefined) patch.salesEndAt = input.sales_end_at ? date(input.sales_end_at, 'sales_end_at') : null;
+  if (patch.status === 'cancelled' && current?.status !== 'cancelled') {
+    throw invalidData({ status: ['cancel a session with POST /sessions/{id}/cancel, which ends its carts and tells its buyers and channels'] });
+  }
   const start = patch.startDatetime ?? current?.startDatetime;
   const end = patch.endDatetime !== undefined ? patch.endDatetime : current?.endDatetime;
   if (start && end && end <= start) throw invalidData({ end_datetime: ['must be after start_datetime'] });
+  const salesStart = patch.salesStartAt !== undefined ? patch.salesStartAt : (current?.salesStartAt ?? null);
+  const salesEnd = patch.salesEndAt !== undefined ? patch.salesEndAt : (current?.salesEndAt ?? null);
+  if (salesStart && salesEnd && salesEnd <= salesStart) throw invalidData({ sales_end_at: ['must be after sales_start_at'] });
   return patch;
 }
 
@@ -290,6 +304,8 @@ export async function createSessionAs(ctx: AppContext, actor: Actor, eventId: nu
       endDatetime: patch.endDatetime ?? null,
       status: patch.status ?? 'draft',
       maxTicketsPerBuyer: patch.maxTicketsPerBuyer ?? null,
+      salesStartAt: patch.salesStartAt ?? null,
+      salesEndAt: patch.salesEndAt ?? null,
       createdAt: now,
       updatedAt: now,
     });

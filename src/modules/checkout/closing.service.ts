@@ -9,6 +9,7 @@ import { countOrderCompleted } from '../../platform/metrics.js';
 import type { OrderRows } from '../orders/orders.view.js';
 import { newTicketCode } from '../tickets/tickets.service.js';
 import * as repo from './checkout.repo.js';
+import { notOnSaleError } from '../catalogue/sale-state.js';
 import type { Buyer } from './checkout.repo.js';
 
 export type { Buyer } from './checkout.repo.js';
@@ -90,6 +91,8 @@ export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promi
         });
       case 'seat_unavailable':
         throw new AppError('seat_unavailable', 'Some seats of the order are no longer available');
+      case 'not_on_sale':
+        throw await notOnSaleError(ctx.db, result.sessionId);
     }
   }
 }

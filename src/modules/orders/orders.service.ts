@@ -9,6 +9,7 @@ import type { BuyerKey } from './orders.buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
 import * as repo from './orders.repo.js';
+import { notOnSaleError } from '../catalogue/sale-state.js';
 import { recordIntegrationStep } from '../../platform/integration-checklist.js';
 import type { OrderRow, SeatInfo } from './orders.repo.js';
 import { priceItems, rateFitsUnit, sumAmounts } from './orders.pricing.js';
@@ -55,11 +56,17 @@ function assertModifiable(order: OrderRow, now: Date): void {
 /** The channel's cart lifetime in milliseconds (D13; a channel may override the deployment's). */
 const cartTtlMs = (ctx: AppContext, channel: ChannelRecord) => (channel.cartTtlSeconds ?? ctx.config.cartTtlSeconds) * 1000;
 
-/** Locks a live cart of the channel for a change: 404 for another channel's order (D5), 409 when not live. */
+/**
+ * Locks a live cart of the channel for a change: 404 for another channel's order (D5), 409 when not
+ * live, 409 `not_on_sale` when a session of its items is no longer on sale (D59, D74: every cart
+ * write; only deleting the order stays possible).
+ */
 async function lockCartForChange(tx: Db, channel: ChannelRecord, orderToken: string, now: Date): Promise<OrderRow> {
   const order = await repo.lockChannelOrder(tx, channel.id, orderToken);
   if (!order) throw orderNotFound();
   assertModifiable(order, now);
+  const closed = await repo.sessionOfOrderNotOnSale(tx, order.id, now);
+  if (closed !== null) throw await notOnSaleError(tx, closed);
   return order;
 }
 
@@ -78,7 +85,7 @@ const seatUnavailable = (seat: SeatName) =>
     session_seat_id: [String(seat.id)],
   });
 
-/** Seats and rates of an add request, checked: 404 unknown seat, 422 wrong rate or zone place, 409 not on sale. */
+/** Seats and rates of an add request, checked: 404 unknown seat, 422 wrong rate or zone place (the caller checks the sale). */
 function resolveSeatRequests(context: repo.AddContext, requests: readonly ItemRequest[], fieldPrefix: (i: number) => string) {
   const seats = new Map(context.seats.map((s) => [s.id, s]));
   const rates = new Map(context.rates.map((r) => [r.id, r]));
@@ -96,14 +103,14 @@ function resolveSeatRequests(context: repo.AddContext, requests: readonly ItemRe
     return { seat, rate: rate! };
   });
   if (Object.keys(errors).length) throw invalidData(errors);
-  const closed = resolved.find((r) => !r.seat.onSale);
-  if (closed) throw new AppError('conflict', `Session ${closed.seat.sessionId} is not on sale`);
   return resolved;
 }
 
-/** The expiry of a new cart lifetime (D13), in whole seconds so that clients see exactly the hold's. */
-const newLifetime = (ctx: AppContext, channel: ChannelRecord, now: Date) =>
-  new Date(Math.floor((now.getTime() + cartTtlMs(ctx, channel)) / 1000) * 1000);
+/**
+ * The expiry of a new cart lifetime (D13), to the millisecond: the order's `expires_at` keeps its
+ * milliseconds (orders.view.ts), so a client counts down exactly the hold's lifetime.
+ */
+const newLifetime = (ctx: AppContext, channel: ChannelRecord, now: Date) => new Date(now.getTime() + cartTtlMs(ctx, channel));
 
 /** The hold expiry of a cart: its own, or a new lifetime when it is empty (written to the order). */
 async function holdUntil(ctx: AppContext, tx: Db, channel: ChannelRecord, order: OrderRow, now: Date): Promise<Date> {
@@ -136,8 +143,11 @@ async function addSeatsToCart(
     seen.add(r.session_seat_id);
   }
   const seatIds = requests.map((r) => r.session_seat_id);
-  const context = await repo.loadAddContext(tx, channel.id, order.id, seatIds, [...new Set(requests.map((r) => r.rate_id))]);
+  const context = await repo.loadAddContext(tx, channel.id, order.id, seatIds, [...new Set(requests.map((r) => r.rate_id))], now);
   const resolved = resolveSeatRequests(context, requests, fieldPrefix);
+  // D59/D74: 409 not_on_sale with the session's window when a seat's session is not on sale.
+  const closed = resolved.find((r) => !r.seat.onSale);
+  if (closed) throw await notOnSaleError(tx, closed.seat.sessionId);
   const claims = resolved.map(({ seat }) => ({ sessionId: seat.sessionId, maxTicketsPerBuyer: seat.maxTicketsPerBuyer, quantity: 1 }));
   await assertHoldCaps(ctx, tx, order, context.itemCount, claims, now);
   const until = order.expiresAt ?? newLifetime(ctx, channel, now);
@@ -294,7 +304,7 @@ export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderTok
   holding(req.quantity, changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
     const [rate] = await repo.findRates(tx, [req.rate_id]);
     if (!rate) throw invalidData({ rate_id: ['unknown rate'] });
-    const zone = await repo.findSellableSector(tx, channel.id, rate.sessionId, req.sector_id);
+    const zone = await repo.findSellableSector(tx, channel.id, rate.sessionId, req.sector_id, now);
     if (!zone) throw new AppError('not_found', `Sector ${req.sector_id} not found`);
     if (zone.numbered) {
       throw invalidData({ sector_id: ['is a numbered sector; add its seats with items'] });
@@ -302,7 +312,7 @@ export const addSectorItems = (ctx: AppContext, channel: ChannelRecord, orderTok
     if (!rateFitsUnit(rate, zone)) {
       throw invalidData({ rate_id: ['is not a rate of this sector'] });
     }
-    if (!zone.onSale) throw new AppError('conflict', `Session ${zone.sessionId} is not on sale`);
+    if (!zone.onSale) throw await notOnSaleError(tx, zone.sessionId);
     const claim = { sessionId: zone.sessionId, maxTicketsPerBuyer: zone.maxTicketsPerBuyer, quantity: req.quantity };
     await assertHoldCaps(ctx, tx, order, await repo.countItems(tx, order.id), [claim], now);
     const until = await holdUntil(ctx, tx, channel, order, now);
