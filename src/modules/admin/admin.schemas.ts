@@ -244,6 +244,19 @@ export const SessionCreate = Type.Object(
 );
 export const SessionUpdate = Type.Partial(SessionCreate, { additionalProperties: false, minProperties: 1 });
 
+export const SessionCancel = Type.Object(
+  { refund: Type.Optional(Type.Boolean({ description: 'refund every completed order of the session (D58), with the buyers\' e-mails' })) },
+  { additionalProperties: false },
+);
+export const SessionCancelResult = Type.Object({
+  session_id: Type.Integer(),
+  status: Type.Literal('cancelled'),
+  newly_cancelled: Type.Boolean({ description: 'false when the session was already cancelled' }),
+  cancelled_carts: Type.Integer(),
+  refunded_orders: Type.Integer(),
+  refund_failures: Type.Array(Type.Object({ reference: Type.String(), code: Type.String(), message: Type.String() })),
+});
+
 export const RateCreate = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),

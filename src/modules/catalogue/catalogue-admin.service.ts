@@ -12,6 +12,7 @@ import { recordAudit } from '../../platform/audit.js';
 import * as repo from './catalogue-admin.repo.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 import { createSessionInventory } from './import.repo.js';
+import { recordSessionMove } from './session-changes.service.js';
 
 // Back-office use cases on venues, events, sessions, rates and fees (issue 8). A promoter reaches
 // only its organiser's records: another organiser's id answers 404, exactly like an unknown id.
@@ -331,6 +332,10 @@ export async function updateSessionAs(ctx: AppContext, actor: Actor, id: number,
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
     await repo.updateSession(tx, id, { ...patch, updatedAt: now });
+    // D74: a new start e-mails every ticket holder once and tells the channels (same transaction).
+    if (patch.startDatetime && patch.startDatetime.getTime() !== session.startDatetime.getTime()) {
+      await recordSessionMove(tx, id, session.startDatetime, now);
+    }
     const action = input.status === 'on_sale' && session.status !== 'on_sale' ? 'session.publish' : 'session.update';
     await recordAudit(tx, { actor, action, targetType: 'session', targetId: id, organiserId, details: { ...input }, at: now });
   });

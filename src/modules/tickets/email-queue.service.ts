@@ -10,6 +10,7 @@ import type { Db } from '../../db/client.js';
 import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
 import { composeTicketEmail, type TicketEmail } from './tickets.email.js';
+import { composeSessionChangeEmail } from './session-change.email.js';
 import { ticketsOfOrder } from './tickets.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 
@@ -100,6 +101,20 @@ export async function processEmailQueue(
   const result: EmailQueueResult = { claimed: rows.length, sent: 0, skipped: 0, retrying: 0, failed: 0 };
   for (const row of rows) {
     try {
+      if (row.kind === 'session_changed') {
+        // D74: "your session has moved" (one per holder and change, queued by recordSessionMove).
+        if (!sender) throw new Error('no mail transport: set SMTP_URL');
+        const message = await composeSessionChangeEmail(ctx, row);
+        if (!message) {
+          await emailRepo.finishEmail(ctx.db, row.id, owner, 'skipped', ctx.clock.now());
+          result.skipped++;
+          continue;
+        }
+        await sender.send(message, row.id);
+        await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
+        result.sent++;
+        continue;
+      }
       const tickets = (await ticketsOfOrder(ctx.db, row.orderId)).filter((t) => t.status === 'valid');
       if (tickets.length === 0) {
         // Refunded before it went out: nothing left to send.

@@ -3,8 +3,12 @@ import { queryRows, type Db } from '../../db/client.js';
 
 export interface OutboxRow {
   id: number;
-  kind: 'tickets';
+  kind: 'tickets' | 'session_changed';
+  /** The order of a ticket e-mail; 0 for a session_changed e-mail (not tied to one order). */
   orderId: number;
+  /** session_changed: the change (session_changes.id) and the recipient's language. */
+  sessionChangeId: number | null;
+  lang: string | null;
   recipient: string;
   attempts: number;
   resends: number;
@@ -15,7 +19,7 @@ export interface OutboxRow {
  * claim side by side; the lease keeps everyone else off a claimed row after this commits.
  */
 export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUntil: Date, limit: number): Promise<OutboxRow[]> {
-  const rows = await queryRows<{ id: string | number; kind: 'tickets'; order_id: string | number; recipient: string; attempts: number; resends: number }>(
+  const rows = await queryRows<{ id: string | number; kind: OutboxRow['kind']; order_id: string | number | null; recipient: string; attempts: number; resends: number; session_change_id: string | number | null; lang: string | null }>(
     db,
     sql`
       UPDATE email_outbox SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
@@ -25,9 +29,18 @@ export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUnti
         ORDER BY next_attempt_at, id
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, order_id, recipient, attempts, resends`,
+      RETURNING id, kind, order_id, recipient, attempts, resends, session_change_id, lang`,
   );
-  return rows.map((r) => ({ id: Number(r.id), kind: r.kind, orderId: Number(r.order_id), recipient: r.recipient, attempts: r.attempts, resends: r.resends }));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    kind: r.kind,
+    orderId: Number(r.order_id ?? 0),
+    recipient: r.recipient,
+    attempts: r.attempts,
+    resends: r.resends,
+    sessionChangeId: r.session_change_id === null ? null : Number(r.session_change_id),
+    lang: r.lang,
+  }));
 }
 
 /** Final state of a claimed row; only the lease holder may write it. */
