@@ -85,7 +85,7 @@ function cartWrites(s: DemoSession, carts: { b2b: OrderJson; portal: OrderJson }
   ] as const;
 }
 
-async function expectAllNotOnSale(writes: ReturnType<typeof cartWrites>, window?: { sales_start_at: string | null; sales_end_at: string | null }) {
+async function expectAllNotOnSale(writes: readonly (readonly [string, () => Promise<Res>])[], window?: { sales_start_at: string | null; sales_end_at: string | null }) {
   for (const [name, call] of writes) {
     const r = await call();
     expect({ name, status: r.status, code: r.body.code }).toEqual({ name, status: 409, code: 'not_on_sale' });
@@ -141,7 +141,7 @@ describe('sales windows (D59)', () => {
   it('admin API: the end must be after the start (422)', async () => {
     const r = await admin.patch(`/sessions/${s0.sessionId}`, { sales_start_at: '2030-01-02T10:00:00Z', sales_end_at: '2030-01-01T10:00:00Z' });
     expect(r.status).toBe(422);
-    expect(r.body.errors).toHaveProperty('sales_end_at');
+    expect((r.body as { errors?: object }).errors).toHaveProperty('sales_end_at');
   });
 });
 
