@@ -47,6 +47,8 @@ import widgetRoutes from './modules/widget/widget.routes.js';
 import scannerRoutes from './modules/checkin/scanner.routes.js';
 import checkinRoutes from './modules/checkin/checkin.routes.js';
 import { ensureSigningKey } from './modules/tickets/ticket-keys.service.js';
+import { refundOrderPayment } from './modules/portal/payments/payments.refunds.js';
+import { plugOrderCardRefunder } from './platform/card-refunds.js';
 
 export interface AppOptions {
   config: Config;
@@ -75,6 +77,8 @@ const contextPlugin = fp<{ ctx: AppContext }>(
   async (app, { ctx }) => {
     app.decorate('ctx', ctx);
     app.decorateRequest('channel', null);
+    // An order refund gives card payments back through the portal's providers (D58).
+    plugOrderCardRefunder(ctx, refundOrderPayment);
   },
   { name: 'app-context' },
 );

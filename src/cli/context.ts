@@ -5,6 +5,8 @@ import { openDatabase } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { systemClock } from '../lib/clock.js';
 import { recordedPublicBaseUrl } from '../platform/deployment.repo.js';
+import { plugOrderCardRefunder } from '../platform/card-refunds.js';
+import { refundOrderPayment } from '../modules/portal/payments/payments.refunds.js';
 
 export interface CliContext {
   ctx: AppContext;
@@ -32,7 +34,10 @@ export async function openCliContext(env: Record<string, string | undefined> = p
     // PORT or PUBLIC_BASE_URL: the address the service recorded at its last start.
     const recorded = env.PUBLIC_BASE_URL || env.PORT ? null : await recordedPublicBaseUrl(database.db);
     const effective = recorded ? atPublicBaseUrl(config, env, recorded) : config;
-    return { ctx: createAppContext({ config: effective, database, clock: systemClock }), appliedNow, close: () => database.close() };
+    const ctx = createAppContext({ config: effective, database, clock: systemClock });
+    // A refund from the command line gives card payments back too (D58).
+    plugOrderCardRefunder(ctx, refundOrderPayment);
+    return { ctx, appliedNow, close: () => database.close() };
   } catch (err) {
     await database.close().catch(() => {});
     throw err;

@@ -65,6 +65,8 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   order_empty: 'Tu carrito está vacío.',
   order_already_refunded: 'Este pedido ya se ha devuelto.',
   not_on_sale: 'Las entradas de esta sesión no están a la venta en este momento.',
+  ticket_already_refunded: 'Esa entrada ya se ha devuelto.',
+  ticket_used: 'Esa entrada ya se ha usado para entrar.',
   idempotency_key_in_use: 'La misma operación se está procesando. Espera un momento.',
   ticket_void: 'Esta entrada ya no es válida.',
   validation_failed: 'Revisa los datos marcados.',
@@ -78,6 +80,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   rate_limited: 'Demasiadas peticiones. Espera un momento y vuelve a intentarlo.',
   hold_limit_reached: 'Has alcanzado el máximo de entradas que puedes reservar a la vez.',
   internal_error: 'Algo ha ido mal. Inténtalo de nuevo.',
+  payment_provider_refused: 'El proveedor de pago ha rechazado la devolución.',
   service_unavailable: 'El servicio no está disponible ahora mismo. Inténtalo de nuevo en unos segundos.',
   overloaded: 'El servicio está saturado ahora mismo. Inténtalo de nuevo en unos segundos.',
 };

@@ -38,6 +38,8 @@ export const ERROR_CODES = {
   voucher_exhausted: 409,
   order_empty: 409,
   order_already_refunded: 409,
+  ticket_already_refunded: 409,
+  ticket_used: 409,
   idempotency_key_in_use: 409,
   not_on_sale: 409,
   // 410: it existed, it is gone for good
@@ -55,6 +57,7 @@ export const ERROR_CODES = {
   rate_limited: 429,
   hold_limit_reached: 429,
   internal_error: 500,
+  payment_provider_refused: 502,
   service_unavailable: 503,
   overloaded: 503,
 } as const;

@@ -4,6 +4,10 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installProvider } from '../../src/modules/portal/payments/payments.providers.js';
 import { createStripeProvider } from '../../src/modules/portal/payments/stripe.provider.js';
+import { refundPayment } from '../../src/modules/portal/payments/payments.refunds.js';
+import { AppError } from '../../src/http/errors.js';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
 import { createHeldOrder, orderStatus, paymentStatus } from './fixtures.js';
 
@@ -16,16 +20,46 @@ let fakeStripe: http.Server;
 /** Form bodies the stand-in of the Stripe API received. */
 const received: URLSearchParams[] = [];
 
+/** Refund requests the stand-in received: the form and the Idempotency-Key header. */
+const refundCalls: { form: URLSearchParams; key: string | undefined }[] = [];
+/** The stand-in's answers per idempotency key, as Stripe replays them. */
+const refundAnswers = new Map<string, { status: number; body: unknown }>();
+/** A payment intent the stand-in refuses to refund (as Stripe does for one refunded already). */
+const REFUSED_INTENT = 'pi_test_refused';
+
 beforeAll(async () => {
-  // A local stand-in for api.stripe.com: Checkout Session creation only.
+  // A local stand-in for api.stripe.com: Checkout Session creation and retrieval, and refunds.
   fakeStripe = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const form = new URLSearchParams(body);
+      res.setHeader('content-type', 'application/json');
+      if (req.method === 'POST' && req.url === '/v1/refunds') {
+        const key = req.headers['idempotency-key'] as string | undefined;
+        refundCalls.push({ form, key });
+        let answer = key ? refundAnswers.get(key) : undefined;
+        if (!answer) {
+          answer =
+            form.get('payment_intent') === REFUSED_INTENT
+              ? {
+                  status: 400,
+                  body: { error: { type: 'invalid_request_error', code: 'charge_already_refunded', message: 'Charge ch_test_1 has already been refunded.' } },
+                }
+              : { status: 200, body: { id: `re_test_${refundCalls.length}`, object: 'refund', status: 'succeeded', amount: Number(form.get('amount')) } };
+          if (key) refundAnswers.set(key, answer);
+        }
+        res.statusCode = answer.status;
+        res.end(JSON.stringify(answer.body));
+        return;
+      }
+      const retrieved = /^\/v1\/checkout\/sessions\/([^/?]+)/.exec(req.url ?? '');
+      if (req.method === 'GET' && retrieved) {
+        res.end(JSON.stringify({ id: retrieved[1], object: 'checkout.session', payment_intent: `pi_of_${retrieved[1]}` }));
+        return;
+      }
       received.push(form);
       const id = `cs_test_${received.length}`;
-      res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ id, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/${id}` }));
     });
   });
@@ -129,5 +163,61 @@ describe('Stripe adapter', () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/portal/payments/sandbox/notifications', headers: { 'content-type': 'application/json' }, payload: '{}' });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ status: 404, success: false, code: 'not_found' });
+  });
+});
+
+describe('Stripe refunds (D58)', () => {
+  async function paidOrder(paymentIntent: string | null) {
+    const { order, data } = await checkout(DEMO.a.slug);
+    const res = await postWebhook(
+      sessionEvent('checkout.session.completed', {
+        id: data.params.session_id,
+        client_reference_id: data.payment_id,
+        amount_total: order.total,
+        currency: 'eur',
+        payment_status: 'paid',
+        payment_intent: paymentIntent,
+      }),
+    );
+    expect(res.json().data.result).toBe('completed');
+    return { order, paymentId: data.payment_id as string, sessionId: data.params.session_id as string };
+  }
+  const recorded = (paymentId: string) =>
+    queryRows<{ amount: number; provider_refund_ref: string; key: string; provider: string }>(
+      t.ctx.db,
+      sql`SELECT amount, provider_refund_ref, key, provider FROM payment_refunds WHERE payment_id = ${paymentId}`,
+    );
+
+  it('refunds the payment intent with an idempotency key, records the reference, and refunds once per key', async () => {
+    const { order, paymentId } = await paidOrder('pi_test_refund_1');
+    const calls = refundCalls.length;
+    const done = await refundPayment(t.ctx, { paymentId, amount: order.total - 100, reason: 'customer request', key: `k-${paymentId}` });
+    expect(done).toEqual({ refundRef: expect.stringMatching(/^re_test_\d+$/), alreadyDone: false });
+    const call = refundCalls.at(-1)!;
+    expect(call.form.get('payment_intent')).toBe('pi_test_refund_1');
+    expect(call.form.get('amount')).toBe(String(order.total - 100));
+    expect(call.key).toBe(`taquilla-refund-k-${paymentId}`);
+    expect(await recorded(paymentId)).toEqual([{ amount: order.total - 100, provider_refund_ref: done.refundRef, key: `k-${paymentId}`, provider: 'stripe' }]);
+    // The same key again: the record answers, Stripe is not asked again.
+    const again = await refundPayment(t.ctx, { paymentId, amount: order.total - 100, reason: 'customer request', key: `k-${paymentId}` });
+    expect(again).toEqual({ refundRef: done.refundRef, alreadyDone: true });
+    expect(refundCalls.length).toBe(calls + 1);
+    // More than what is left is refused before Stripe is asked.
+    await expect(refundPayment(t.ctx, { paymentId, amount: 101, reason: 'x', key: `k2-${paymentId}` })).rejects.toMatchObject({ code: 'conflict' });
+    expect(refundCalls.length).toBe(calls + 1);
+  });
+
+  it("without a payment intent in the notification, refunds the checkout session's", async () => {
+    const { order, paymentId, sessionId } = await paidOrder(null);
+    await refundPayment(t.ctx, { paymentId, amount: order.total, reason: 'r', key: `k-${paymentId}` });
+    expect(refundCalls.at(-1)!.form.get('payment_intent')).toBe(`pi_of_${sessionId}`);
+  });
+
+  it("a refusal by Stripe throws payment_provider_refused (502) with Stripe's reason and records nothing", async () => {
+    const { order, paymentId } = await paidOrder(REFUSED_INTENT);
+    const err = await refundPayment(t.ctx, { paymentId, amount: order.total, reason: 'r', key: `k-${paymentId}` }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: 'payment_provider_refused', status: 502, message: expect.stringContaining('Charge ch_test_1 has already been refunded.') });
+    expect(await recorded(paymentId)).toEqual([]);
   });
 });

@@ -28,7 +28,7 @@ CREATE INDEX session_changes_session_idx ON session_changes (session_id, id);
 -- one per recipient and change, not tied to one order (order_id is null on those rows; the
 -- language is the row's own). UNIQUE (order_id, kind) keeps holding for the ticket e-mail.
 ALTER TABLE email_outbox DROP CONSTRAINT IF EXISTS email_outbox_kind_check;
-ALTER TABLE email_outbox ADD CONSTRAINT email_outbox_kind_check CHECK (kind IN ('tickets', 'session_changed'));
+ALTER TABLE email_outbox ADD CONSTRAINT email_outbox_kind_check CHECK (kind IN ('tickets', 'refund', 'session_changed'));
 ALTER TABLE email_outbox ALTER COLUMN order_id DROP NOT NULL;
 ALTER TABLE email_outbox ADD CONSTRAINT email_outbox_order_of_tickets CHECK (kind <> 'tickets' OR order_id IS NOT NULL);
 ALTER TABLE email_outbox

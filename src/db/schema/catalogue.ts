@@ -6,6 +6,8 @@ export const organisers = pgTable('organisers', {
   id: serial('id').primaryKey(),
   name: text('name').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
+  /** Whether a refund gives the fees back too (D58, migration 0141). */
+  refundFees: boolean('refund_fees').notNull().default(true),
 });
 
 export const venues = pgTable('venues', {

@@ -1,4 +1,4 @@
-import { pgTable, bigint, integer, text, timestamp, primaryKey } from 'drizzle-orm/pg-core';
+import { pgTable, bigint, bigserial, integer, text, timestamp, primaryKey } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -23,6 +23,32 @@ export const payments = pgTable('payments', {
   failureReason: text('failure_reason'),
   createdAt: ts('created_at').notNull(),
   updatedAt: ts('updated_at').notNull(),
+  /** The provider's reference of the captured money (a Stripe payment intent), migration 0140. */
+  transactionRef: text('transaction_ref'),
+});
+
+/** What the card provider gave back (D58, migration 0140): at most one refund per key. */
+export const paymentRefunds = pgTable('payment_refunds', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  paymentId: text('payment_id').notNull(),
+  provider: text('provider').$type<PaymentProviderName>().notNull(),
+  amount: integer('amount').notNull(),
+  currency: text('currency').notNull(),
+  providerRefundRef: text('provider_refund_ref').notNull(),
+  reason: text('reason').notNull(),
+  key: text('key').notNull(),
+  createdAt: ts('created_at').notNull(),
+});
+
+/** The sandbox provider's own ledger of refunds (its test page shows them), migration 0140. */
+export const sandboxRefunds = pgTable('sandbox_refunds', {
+  id: text('id').primaryKey(),
+  paymentId: text('payment_id').notNull(),
+  amount: integer('amount').notNull(),
+  currency: text('currency').notNull(),
+  reason: text('reason').notNull(),
+  idempotencyKey: text('idempotency_key').notNull(),
+  createdAt: ts('created_at').notNull(),
 });
 
 /** Provider notifications already processed: the primary key makes each one count once. */

@@ -1,8 +1,10 @@
-import { pgTable, bigserial, bigint, integer, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { pgTable, bigserial, bigint, boolean, integer, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export type TicketStatus = 'valid' | 'void';
+/** What an outbox row sends: the tickets of an order, or the buyer's refund notice (D58). */
+export type EmailKind = 'tickets' | 'refund' | 'session_changed';
 export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped';
 
 export const tickets = pgTable('tickets', {
@@ -27,11 +29,27 @@ export const orderRefunds = pgTable('order_refunds', {
   reason: text('reason').notNull(),
   actor: text('actor').notNull(),
   createdAt: ts('created_at').notNull(),
+  /** The card refund (D58, migration 0141): payment, provider and the provider's reference. */
+  paymentId: text('payment_id'),
+  provider: text('provider'),
+  providerRefundRef: text('provider_refund_ref'),
+  feesRefunded: boolean('fees_refunded').notNull().default(true),
+});
+
+/** What one refund covered, item by item (D30, migration 0141): an item is refunded once. */
+export const refundItems = pgTable('refund_items', {
+  refundOrderId: bigint('refund_order_id', { mode: 'number' }).notNull(),
+  orderItemId: bigint('order_item_id', { mode: 'number' }).notNull(),
+  ticketId: bigint('ticket_id', { mode: 'number' }),
+  baseAmount: integer('base_amount').notNull(),
+  discountAmount: integer('discount_amount').notNull(),
+  feeAmount: integer('fee_amount').notNull(),
+  totalAmount: integer('total_amount').notNull(),
 });
 
 export const emailOutbox = pgTable('email_outbox', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
-  kind: text('kind').$type<'tickets'>().notNull(),
+  kind: text('kind').$type<EmailKind>().notNull(),
   orderId: bigint('order_id', { mode: 'number' }).notNull(),
   recipient: text('recipient').notNull(),
   status: text('status').$type<EmailStatus>().notNull().default('queued'),

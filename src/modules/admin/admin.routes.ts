@@ -1,6 +1,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { TObject } from 'typebox';
 import { ok } from '../../http/envelope.js';
+import { invalidData } from '../../http/errors.js';
 import * as channels from '../channels/channels-admin.service.js';
 import { cancelSessionAs } from '../catalogue/session-changes.service.js';
 import * as catalogue from '../catalogue/catalogue-admin.service.js';
@@ -24,6 +26,14 @@ declare module 'fastify' {
 }
 
 const actorOf = (request: FastifyRequest) => request.adminActor!;
+
+/** A preValidation hook: 422 `errors.<field>: is not allowed` for a body field the schema does not name. */
+const refuseUnknownFields = (schema: TObject) => async (request: FastifyRequest) => {
+  const body = request.body;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
+  const unknown = Object.keys(body).filter((key) => !Object.hasOwn(schema.properties, key));
+  if (unknown.length) throw invalidData(Object.fromEntries(unknown.map((key) => [key, ['is not allowed']])));
+};
 
 /**
  * Admin API under /api/admin/v1 for automation: the same services as the dashboard, with an admin
@@ -308,14 +318,31 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/orders/:reference/refund',
     {
       schema: {
-        ...d('orders', 'refundOrder', 'Refund a completed order: seats released, tickets voided, a refund order with negative amounts recorded (audited)'),
+        ...d(
+          'orders',
+          'refundOrder',
+          'Refund a completed order, whole or chosen tickets (ticket_ids): seats released, tickets voided, a refund order with negative amounts recorded, ' +
+            'the card payment refunded through the provider (models A and C; 502 payment_provider_refused when it refuses, and nothing changes), ' +
+            'the buyer e-mailed (models A-C), order.refunded sent (audited)',
+        ),
         params: S.ReferenceParam,
         body: S.RefundCreate,
-        response: { 201: S.Envelope(S.Refund), ...S.adminErrors },
+        response: { 201: S.Envelope(S.Refund), 502: { $ref: 'ErrorEnvelope' }, ...S.adminErrors },
       },
+      // D56/D58: a field the refund does not know is refused, never dropped (a misspelt ticket_ids
+      // must not refund the whole order).
+      preValidation: refuseUnknownFields(S.RefundCreate),
     },
     async (req, reply) =>
-      reply.status(201).send(ok(await refundOrderAs(ctx, actorOf(req), req.params.reference, req.body.reason), 'Order refunded', 201)),
+      reply
+        .status(201)
+        .send(
+          ok(
+            await refundOrderAs(ctx, actorOf(req), req.params.reference, req.body.reason, { ticketIds: req.body.ticket_ids, allowUsed: req.body.allow_used }),
+            'Order refunded',
+            201,
+          ),
+        ),
   );
   app.post(
     '/channels/:channelId/reservations',

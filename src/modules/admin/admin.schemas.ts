@@ -409,14 +409,35 @@ export { Envelope };
 // ---- refunds and reservations
 
 export const ReferenceParam = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 64 }) });
-export const RefundCreate = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }) }, { additionalProperties: false });
+export const RefundCreate = Type.Object(
+  {
+    reason: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }),
+    ticket_ids: Type.Optional(
+      Type.Array(Id, { minItems: 1, maxItems: 500, description: 'Refund only these tickets of the order (D58); every ticket not refunded yet when absent' }),
+    ),
+    allow_used: Type.Optional(Type.Boolean({ description: 'Refund checked-in tickets too; without it a checked-in ticket is 409 ticket_used' })),
+  },
+  { additionalProperties: false },
+);
 export const Refund = Type.Object({
   refund_order_id: Type.Integer(),
   refund_reference: Type.String(),
   refunded_order_reference: Type.String(),
   total_amount: Type.Number({ description: 'Negative: the amount given back' }),
+  fee_amount: Type.Number({ description: 'Negative: the fees given back; 0 when the organiser keeps them (refund_fees false)' }),
+  fees_refunded: Type.Boolean(),
   released_seats: Type.Integer(),
   voided_tickets: Type.Integer(),
+  ticket_ids: Type.Array(Type.Integer(), { description: 'The tickets this refund covered' }),
+  card_refund: Nullable(
+    Type.Object({
+      provider: Type.String(),
+      payment_id: Type.String(),
+      reference: Type.String({ description: "The card provider's refund reference (Stripe re_..., sandbox re_sbx_...)" }),
+      amount: Type.Number({ description: 'Positive: what went back to the card' }),
+    }),
+  ),
+  email_queued: Type.Boolean({ description: "Whether the buyer's refund e-mail was queued (models A, B and C)" }),
 });
 export const ReservationCreate = Type.Object(
   {

@@ -14,11 +14,19 @@ import { requeueTicketEmail } from '../tickets/email-queue.service.js';
  * organiser's channels (another's is 404, as if it did not exist). The audit entry is written in
  * the refund's own transaction.
  */
-export async function refundOrderAs(ctx: AppContext, actor: Actor, reference: string, reason: string): Promise<RefundResult> {
+export async function refundOrderAs(
+  ctx: AppContext,
+  actor: Actor,
+  reference: string,
+  reason: string,
+  choice: { ticketIds?: number[]; allowUsed?: boolean } = {},
+): Promise<RefundResult> {
   const scope = organiserScope(actor);
   return refundOrder(ctx, {
     reference,
     reason,
+    ticketIds: choice.ticketIds,
+    allowUsed: choice.allowUsed,
     actor: actor.email,
     organiserId: scope ?? undefined,
     audit: (tx, r) =>
@@ -28,7 +36,13 @@ export async function refundOrderAs(ctx: AppContext, actor: Actor, reference: st
         targetType: 'order',
         targetId: reference,
         organiserId: r.organiser_id,
-        details: { reason: reason.trim(), refund_reference: r.refund_reference, total_amount: r.total_amount },
+        details: {
+          reason: reason.trim(),
+          refund_reference: r.refund_reference,
+          total_amount: r.total_amount,
+          ticket_ids: r.ticket_ids,
+          ...(r.card_refund ? { card_refund: r.card_refund.reference } : {}),
+        },
         at: ctx.clock.now(),
       }),
   });

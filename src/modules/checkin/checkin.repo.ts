@@ -145,6 +145,15 @@ const CHANGE_XID = sql`pg_current_xact_id()::text::bigint`;
  * existing row whose holder went out comes back in. True when this scan let the holder in. The
  * primary key decides between parallel scans: the losers wait for the winner's commit and find its row.
  */
+/**
+ * Locks a ticket row for a scan (FOR SHARE: parallel scans of one ticket do not wait for each
+ * other, a refund's FOR UPDATE does, refund.repo lockItems) and reads its status under the lock.
+ */
+export async function lockTicketForScan(tx: Db, ticketId: number): Promise<'valid' | 'void' | null> {
+  const [row] = await queryRows<{ status: 'valid' | 'void' }>(tx, sql`SELECT status FROM tickets WHERE id = ${ticketId} FOR SHARE`);
+  return row?.status ?? null;
+}
+
 export async function claimEntry(tx: Db, c: Claim, reentry: boolean): Promise<boolean> {
   const onConflict = reentry
     ? sql`DO UPDATE SET inside = true, entries = e.entries + 1, change_xid = EXCLUDED.change_xid WHERE NOT e.inside`

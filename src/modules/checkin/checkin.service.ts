@@ -142,7 +142,10 @@ async function recordScan(ctx: AppContext, device: Device, list: repo.ListRow, r
       const scanId = await repo.nextScanId(tx);
       let verdict: ScanResult = refused ?? 'valid';
       let entered = false;
-      if (!refused) {
+      // The status read above may be stale: a refund takes this same row lock (D58), so the status
+      // read under it is final for this scan, and a ticket is never both admitted and refunded.
+      if (!refused && (await repo.lockTicketForScan(tx, ticketId!)) === 'void') verdict = 'refunded';
+      if (verdict === 'valid') {
         const claim = { listId: list.id, ticketId: ticketId!, scanId, deviceId: device.id, at: req.scannedAt };
         if (req.direction === 'exit') {
           await repo.recordExit(tx, list.id, ticketId!);

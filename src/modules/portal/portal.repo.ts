@@ -50,6 +50,11 @@ export async function setProviderRef(db: Db, paymentId: string, providerRef: str
   await db.update(payments).set({ providerRef, updatedAt: now }).where(eq(payments.id, paymentId));
 }
 
+/** The provider's reference of the captured money (a Stripe payment intent), which a refund names (D58). */
+export async function setTransactionRef(db: Db, paymentId: string, transactionRef: string) {
+  await db.update(payments).set({ transactionRef }).where(eq(payments.id, paymentId));
+}
+
 export async function findPayment(db: Db, paymentId: string): Promise<PaymentRow | null> {
   const rows = await db.select().from(payments).where(eq(payments.id, paymentId));
   return rows[0] ?? null;

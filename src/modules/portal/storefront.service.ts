@@ -9,6 +9,7 @@ import { getOrder } from '../orders/orders.service.js';
 import { OrderToken } from '../orders/orders.schemas.js';
 import { ticketPdfUrls } from '../tickets/tickets.service.js';
 import * as store from './pages/storefront.repo.js';
+import { sandboxRefundsOf, type SandboxRefund } from './payments/sandbox.repo.js';
 import { findChannelOrder, findOrderById, findPayment, latestPaymentOfOrder, type PaymentRow, type PortalOrder } from './portal.repo.js';
 
 // What the buyer-facing pages read: the channel and its catalogue as the storefront shows it, the
@@ -102,10 +103,13 @@ export interface BuyerDetails {
   phone: string;
 }
 
-/** A sandbox payment with the channel that takes it (D27), or null. */
-export async function sandboxPayment(ctx: AppContext, paymentId: string): Promise<{ payment: PaymentRow; channel: ChannelRecord | null } | null> {
+/** A sandbox payment with the channel that takes it (D27) and the sandbox's refunds of it (D58), or null. */
+export async function sandboxPayment(
+  ctx: AppContext,
+  paymentId: string,
+): Promise<{ payment: PaymentRow; channel: ChannelRecord | null; refunds: SandboxRefund[] } | null> {
   const payment = await findPayment(ctx.db, paymentId);
-  return payment ? { payment, channel: await findChannelById(ctx, payment.channelId) } : null;
+  return payment ? { payment, channel: await findChannelById(ctx, payment.channelId), refunds: await sandboxRefundsOf(ctx.db, paymentId) } : null;
 }
 
 /** The order of a payment and its channel, or null. */

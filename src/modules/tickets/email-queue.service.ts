@@ -9,7 +9,7 @@ import type { GaugeSource } from '../../platform/metrics.js';
 import type { Db } from '../../db/client.js';
 import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
-import { composeTicketEmail, type TicketEmail } from './tickets.email.js';
+import { composeRefundEmail, composeTicketEmail, type TicketEmail } from './tickets.email.js';
 import { composeSessionChangeEmail } from './session-change.email.js';
 import { ticketsOfOrder } from './tickets.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
@@ -111,6 +111,20 @@ export async function processEmailQueue(
           continue;
         }
         await sender.send(message, row.id);
+        await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
+        result.sent++;
+        continue;
+      }
+      if (row.kind === 'refund') {
+        // The buyer's refund notice (D58): order_id is the refund's own orders row.
+        const refund = await emailRepo.refundMail(ctx.db, row.orderId);
+        if (!refund) {
+          await emailRepo.finishEmail(ctx.db, row.id, owner, 'skipped', ctx.clock.now());
+          result.skipped++;
+          continue;
+        }
+        if (!sender) throw new Error('no mail transport: set SMTP_URL');
+        await sender.send(composeRefundEmail(ctx.config, row, refund, await ticketsOfOrder(ctx.db, refund.orderId)), row.id);
         await emailRepo.finishEmail(ctx.db, row.id, owner, 'sent', ctx.clock.now());
         result.sent++;
         continue;

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
+import type { EmailKind } from '../../db/schema/index.js';
 
 export interface OutboxRow {
   id: number;
-  kind: 'tickets' | 'session_changed';
-  /** The order of a ticket e-mail; 0 for a session_changed e-mail (not tied to one order). */
+  kind: EmailKind;
+  /** The order of a ticket or refund e-mail; 0 for a session_changed e-mail (not tied to one order). */
   orderId: number;
   /** session_changed: the change (session_changes.id) and the recipient's language. */
   sessionChangeId: number | null;
@@ -19,7 +20,7 @@ export interface OutboxRow {
  * claim side by side; the lease keeps everyone else off a claimed row after this commits.
  */
 export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUntil: Date, limit: number): Promise<OutboxRow[]> {
-  const rows = await queryRows<{ id: string | number; kind: OutboxRow['kind']; order_id: string | number | null; recipient: string; attempts: number; resends: number; session_change_id: string | number | null; lang: string | null }>(
+  const rows = await queryRows<{ id: string | number; kind: EmailKind; order_id: string | number | null; recipient: string; attempts: number; resends: number; session_change_id: string | number | null; lang: string | null }>(
     db,
     sql`
       UPDATE email_outbox SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
@@ -93,4 +94,63 @@ export async function requeueTicketEmail(db: Db, orderId: number, recipient: str
         RETURNING id, resends`,
   );
   return { id: Number(rows[0]!.id), resends: rows[0]!.resends };
+}
+
+/** What the buyer's refund e-mail says (D58): the refund row, the order it refunds, the card refund. */
+export interface RefundMail {
+  refundReference: string;
+  orderId: number;
+  orderReference: string;
+  lang: string;
+  currency: string;
+  /** Negative minor units, like the refund row. */
+  totalAmount: number;
+  feeAmount: number;
+  feesRefunded: boolean;
+  providerRefundRef: string | null;
+  buyerName: string | null;
+  /** The refunded tickets' ids, and each one's refunded amount (negative). */
+  tickets: { id: number; totalAmount: number }[];
+}
+
+export async function refundMail(db: Db, refundOrderId: number): Promise<RefundMail | null> {
+  const [row] = await queryRows<{
+    reference: string;
+    order_id: string | number;
+    order_reference: string;
+    lang: string;
+    currency: string;
+    total_amount: number;
+    fee_amount: number;
+    fees_refunded: boolean;
+    provider_refund_ref: string | null;
+    buyer_name: string | null;
+    tickets: { id: number; total_amount: number }[] | string | null;
+  }>(
+    db,
+    sql`SELECT r.reference, o.id AS order_id, o.reference AS order_reference, o.lang, r.currency, r.total_amount, r.fee_amount,
+               rr.fees_refunded, rr.provider_refund_ref, c.name AS buyer_name,
+               (SELECT json_agg(json_build_object('id', ri.ticket_id, 'total_amount', ri.total_amount) ORDER BY ri.order_item_id)
+                  FROM refund_items ri WHERE ri.refund_order_id = r.id AND ri.ticket_id IS NOT NULL) AS tickets
+          FROM orders r
+          JOIN order_refunds rr ON rr.refund_order_id = r.id
+          JOIN orders o ON o.id = rr.refunded_order_id
+          LEFT JOIN customers c ON c.id = o.customer_id
+         WHERE r.id = ${refundOrderId}`,
+  );
+  if (!row) return null;
+  const tickets = (typeof row.tickets === 'string' ? JSON.parse(row.tickets) : (row.tickets ?? [])) as { id: number; total_amount: number }[];
+  return {
+    refundReference: row.reference,
+    orderId: Number(row.order_id),
+    orderReference: row.order_reference,
+    lang: row.lang,
+    currency: row.currency,
+    totalAmount: row.total_amount,
+    feeAmount: row.fee_amount,
+    feesRefunded: row.fees_refunded,
+    providerRefundRef: row.provider_refund_ref,
+    buyerName: row.buyer_name,
+    tickets: tickets.map((t) => ({ id: Number(t.id), totalAmount: t.total_amount })),
+  };
 }

@@ -5,6 +5,7 @@ import { INTEGRATION_POLICY } from '../../lib/integration-policy.js';
 import { formatMoney, formatDateTime } from '../../platform/i18n.js';
 import { sessionPassedAt, signedTicketUrl } from './tickets.links.js';
 import { formatSessionDate, renderTicketPdf } from './tickets.pdf.js';
+import type { RefundMail } from './email.repo.js';
 import type { TicketDocument } from './tickets.repo.js';
 
 export interface TicketEmail {
@@ -105,4 +106,61 @@ export async function composeTicketEmail(config: Config, row: OutboxMessage, tic
   const host = new URL(config.publicBaseUrl).hostname || 'taquilla';
   const messageId = row.resends ? `<tickets-${row.id}-r${row.resends}@${host}>` : `<tickets-${row.id}@${host}>`;
   return { messageId, from: config.mailFrom, to: row.recipient, subject, text, html, attachments };
+}
+
+/**
+ * The buyer's refund e-mail (D58), in the order's language: what was refunded (tickets, amount,
+ * fees), where the money goes (the card, with the provider's reference), and that the refunded
+ * tickets no longer admit. One per refund: the Message-ID is fixed per outbox row.
+ */
+export function composeRefundEmail(config: Config, row: OutboxMessage, refund: RefundMail, tickets: TicketDocument[]): TicketEmail {
+  const lang = refund.lang;
+  const es = spokenLanguage(lang) === 'es';
+  const money = (minor: number) => formatMoney(minor, refund.currency, lang);
+  const amount = money(-refund.totalAmount);
+  const subject = es ? `Devolución de tu pedido ${refund.orderReference}` : `Refund of your order ${refund.orderReference}`;
+  const greeting = es ? `Hola ${refund.buyerName ?? ''},` : `Hello ${refund.buyerName ?? ''},`;
+  const intro = es
+    ? `Hemos devuelto ${amount} de tu pedido ${refund.orderReference} (devolución ${refund.refundReference}).`
+    : `We have refunded ${amount} of your order ${refund.orderReference} (refund ${refund.refundReference}).`;
+  const byId = new Map(tickets.map((t) => [t.id, t]));
+  const lines = refund.tickets.map((r) => {
+    const t = byId.get(r.id);
+    const what = t ? `${t.eventName}: ${seatText(t, es)}` : `#${r.id}`;
+    return `${what} (${money(-r.totalAmount)})`;
+  });
+  const ticketsTitle = es ? 'Entradas devueltas (ya no son válidas para entrar):' : 'Refunded tickets (no longer valid for entry):';
+  const feesNote = refund.feesRefunded
+    ? refund.feeAmount !== 0
+      ? es
+        ? `Incluye ${money(-refund.feeAmount)} de gastos de gestión.`
+        : `This includes ${money(-refund.feeAmount)} of booking fees.`
+      : null
+    : es
+      ? 'Los gastos de gestión no se devuelven.'
+      : 'Booking fees are not refunded.';
+  const cardNote = refund.providerRefundRef
+    ? es
+      ? `El importe vuelve a la tarjeta con la que pagaste (referencia de la devolución: ${refund.providerRefundRef}). Puede tardar unos días en aparecer.`
+      : `The amount goes back to the card you paid with (refund reference: ${refund.providerRefundRef}). It may take a few days to show.`
+    : null;
+  const paragraphs = [intro, ...(feesNote ? [feesNote] : []), ...(cardNote ? [cardNote] : [])];
+  const text = [greeting, '', ...paragraphs, '', ticketsTitle, ...lines.map((l) => `- ${l}`), ''].join('\n');
+  const html = renderToString(
+    <>
+      <p>{greeting}</p>
+      {paragraphs.map((p) => (
+        <p>{p}</p>
+      ))}
+      <p>{ticketsTitle}</p>
+      <ul>
+        {lines.map((l) => (
+          <li>{l}</li>
+        ))}
+      </ul>
+    </>,
+  );
+  const host = new URL(config.publicBaseUrl).hostname || 'taquilla';
+  const messageId = row.resends ? `<refund-${row.id}-r${row.resends}@${host}>` : `<refund-${row.id}@${host}>`;
+  return { messageId, from: config.mailFrom, to: row.recipient, subject, text, html, attachments: [] };
 }

@@ -162,6 +162,16 @@ export async function ticketCodesOfOrder(db: Db, orderId: number): Promise<strin
 }
 
 /** Voids every valid ticket of an order; returns how many. */
+export async function voidTickets(db: Db, ticketIds: number[], at: Date): Promise<number> {
+  if (ticketIds.length === 0) return 0;
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`UPDATE tickets SET status = 'void', voided_at = ${at}
+         WHERE id IN (${sql.join(ticketIds.map((id) => sql`${id}`), sql`, `)}) AND status = 'valid' RETURNING id`,
+  );
+  return rows.length;
+}
+
 export async function voidTicketsOfOrder(db: Db, orderId: number, at: Date): Promise<number> {
   const rows = await queryRows<{ id: number }>(
     db,

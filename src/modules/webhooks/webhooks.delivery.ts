@@ -40,6 +40,24 @@ export function nextAttemptAt(now: Date, attempts: number, random = Math.random)
   return delay === undefined ? null : new Date(now.getTime() + Math.round(delay * (1 + JITTER * random())));
 }
 
+/** What the outbox keeps of a refund (function webhook_order_event): minor units, negative. */
+interface RefundExtra {
+  reference: string;
+  total_amount: number;
+  fee_amount?: number;
+  tickets?: { ticket_id: number | null; item_id: number; session_seat_id: number; total_amount: number }[];
+}
+
+/** `data.refund` of order.refunded: the refund's reference and amounts, and the tickets it covered (D58). */
+const refundView = (r: RefundExtra) => ({
+  reference: r.reference,
+  total_amount: toAmount(r.total_amount),
+  ...(r.fee_amount === undefined ? {} : { fee_amount: toAmount(r.fee_amount) }),
+  ...(r.tickets === undefined
+    ? {}
+    : { tickets: r.tickets.map((t) => ({ id: t.ticket_id, item_id: t.item_id, session_seat_id: t.session_seat_id, total_amount: toAmount(t.total_amount) })) }),
+});
+
 /** The event's body as first rendered: an order event's D35 view from the rows the outbox kept. */
 async function render(ctx: AppContext, job: DeliveryJob): Promise<string> {
   let data: Record<string, unknown>;
@@ -47,8 +65,8 @@ async function render(ctx: AppContext, job: DeliveryJob): Promise<string> {
     data = parseJson(job.data);
   } else {
     const view: Record<string, unknown> = { ...(await orderViewFromRows(ctx, job.order_rows, job.lang ?? 'es')) };
-    const refund = job.extra === null ? undefined : (parseJson(job.extra).refund as { reference: string; total_amount: number } | undefined);
-    if (refund) view.refund = { reference: refund.reference, total_amount: toAmount(refund.total_amount) };
+    const refund = job.extra === null ? undefined : (parseJson(job.extra).refund as RefundExtra | undefined);
+    if (refund) view.refund = refundView(refund);
     data = view;
   }
   return JSON.stringify({ type: job.type, timestamp: isoWithOffset(new Date(job.created_at)), data });

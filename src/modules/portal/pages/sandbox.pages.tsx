@@ -4,6 +4,7 @@ import { formatMoney } from '../../../platform/i18n.js';
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import { portalPageUrl } from '../payments/payments.service.js';
 import { newSandboxNotification, SANDBOX_CARDS, SANDBOX_SIGNATURE_HEADER, signSandboxNotification } from '../payments/sandbox.provider.js';
+import type { SandboxRefund } from '../payments/sandbox.repo.js';
 import { orderOfPayment, sandboxPayment, type PaymentRow } from '../storefront.service.js';
 import { renderPage } from './portal.layout.js';
 import { texts } from './portal.texts.js';
@@ -15,7 +16,17 @@ interface CardForm {
   holder?: string;
 }
 
-function SandboxCard({ payment, channel, error }: { payment: PaymentRow; channel: ChannelRecord | null; error: string | undefined }) {
+function SandboxCard({
+  payment,
+  channel,
+  refunds,
+  error,
+}: {
+  payment: PaymentRow;
+  channel: ChannelRecord | null;
+  refunds: SandboxRefund[];
+  error: string | undefined;
+}) {
   const t = texts(payment.lang);
   const amount = formatMoney(payment.amount, payment.currency, payment.lang);
   return (
@@ -62,6 +73,18 @@ function SandboxCard({ payment, channel, error }: { payment: PaymentRow; channel
       ) : (
         <p class="alert">{t.paymentClosed}</p>
       )}
+      {refunds.length > 0 ? (
+        <section class="sandbox-refunds" aria-labelledby="sandbox-refunds">
+          <h2 id="sandbox-refunds">{t.sandboxRefunds}</h2>
+          <ul>
+            {refunds.map((r) => (
+              <li key={r.id}>
+                <code>{r.id}</code> · {formatMoney(-r.amount, r.currency, payment.lang)} · {r.reason}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
     </section>
   );
 }
@@ -78,8 +101,11 @@ export function registerSandboxPages(app: FastifyInstance): void {
   function render(reply: FastifyReply, found: Awaited<ReturnType<typeof sandboxPayment>>, status = 200, error?: string) {
     const nonce = cspNonce(reply).style;
     if (!found) return reply.status(404).type('text/html').send(renderPage({ nonce, lang: 'en', title: 'Not found', channel: null }, <h1>Not found</h1>));
-    const { payment, channel } = found;
-    const page = renderPage({ nonce, lang: payment.lang, title: texts(payment.lang).sandboxTitle, channel: null }, <SandboxCard payment={payment} channel={channel} error={error} />);
+    const { payment, channel, refunds } = found;
+    const page = renderPage(
+      { nonce, lang: payment.lang, title: texts(payment.lang).sandboxTitle, channel: null },
+      <SandboxCard payment={payment} channel={channel} refunds={refunds} error={error} />,
+    );
     return reply.status(status).type('text/html').send(page);
   }
 

@@ -9,7 +9,7 @@ import { createStripeProvider } from './stripe.provider.js';
 const registry = appSingleton('portal.payment-providers', (ctx) => {
   const map = new Map<PaymentProviderName, PaymentProvider>();
   const { portal } = ctx.config;
-  if (portal.paymentProvider === 'sandbox') map.set('sandbox', createSandboxProvider(ctx.config));
+  if (portal.paymentProvider === 'sandbox') map.set('sandbox', createSandboxProvider(ctx.config, ctx.database.db, ctx.clock));
   if (portal.stripeSecretKey && portal.stripeWebhookSecret) {
     map.set('stripe', createStripeProvider({ secretKey: portal.stripeSecretKey, webhookSecret: portal.stripeWebhookSecret }));
   }

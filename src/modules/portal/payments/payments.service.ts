@@ -146,6 +146,8 @@ export async function handleNotification(
   const fresh = await repo.claimNotification(ctx.db, { provider: providerName, notificationId: notice.notificationId, paymentId, kind: notice.kind, now });
   if (!fresh) return { result: 'duplicate', payment_id: paymentId };
   try {
+    // What a refund will name (D58), whatever becomes of the payment.
+    if (payment && notice.outcome === 'succeeded' && notice.transactionRef) await repo.setTransactionRef(ctx.db, payment.id, notice.transactionRef);
     const result = notice.outcome === 'ignored' ? 'ignored' : payment ? await applyNotice(ctx, payment, notice) : 'unknown_payment';
     await repo.setNotificationResult(ctx.db, providerName, notice.notificationId, result);
     countPaymentNotification(providerName, result);

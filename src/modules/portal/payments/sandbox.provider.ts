@@ -1,8 +1,20 @@
 import crypto from 'node:crypto';
 import type { Config } from '../../../config.js';
+import type { Db } from '../../../db/client.js';
+import type { Clock } from '../../../lib/clock.js';
 import { AppError } from '../../../http/errors.js';
 import { hmac, safeEqual } from '../../../lib/secrets.js';
-import { header, type Headers, type PaymentNotice, type PaymentProvider, type PaymentRequest, type PaymentStart } from './payments.provider.js';
+import {
+  header,
+  type Headers,
+  type PaymentNotice,
+  type PaymentProvider,
+  type PaymentRequest,
+  type PaymentStart,
+  type ProviderRefundRequest,
+  type ProviderRefundResult,
+} from './payments.provider.js';
+import { insertSandboxRefund, sandboxCapture, sandboxRefundByKey } from './sandbox.repo.js';
 
 /** Test cards of the sandbox (the same numbers Stripe's test mode uses). */
 export const SANDBOX_CARDS = {
@@ -54,8 +66,11 @@ export function newSandboxNotification(
 
 const forged = () => new AppError('invalid_signature', 'The notification signature is not valid');
 
-/** The built-in test provider (D27): its card page is served by this service under /sandbox/pay. */
-export function createSandboxProvider(config: Config): PaymentProvider {
+/**
+ * The built-in test provider (D27): its card page is served by this service under /sandbox/pay.
+ * Its refunds (D58) go to its own books (sandbox_refunds), which the card page shows.
+ */
+export function createSandboxProvider(config: Config, db: Db, clock: Clock): PaymentProvider {
   return {
     name: 'sandbox',
     async startPayment(request: PaymentRequest): Promise<PaymentStart> {
@@ -94,6 +109,27 @@ export function createSandboxProvider(config: Config): PaymentProvider {
         transactionRef: body.id,
         reason: body.type === 'payment.declined' ? 'card_declined' : null,
       };
+    },
+    async refund(request: ProviderRefundRequest, within?: Db): Promise<ProviderRefundResult> {
+      const books = within ?? db;
+      // Like a provider's idempotency key: the same key answers the same refund.
+      const earlier = await sandboxRefundByKey(books, request.idempotencyKey);
+      if (earlier) return { ok: true, refundRef: earlier.id };
+      const capture = await sandboxCapture(books, request.paymentId);
+      if (!capture || (capture.status !== 'succeeded' && capture.status !== 'refund_required')) {
+        return { ok: false, reason: 'The sandbox has no captured payment to refund' };
+      }
+      if (capture.currency !== request.currency) return { ok: false, reason: `The payment was captured in ${capture.currency}` };
+      const recorded = await insertSandboxRefund(books, {
+        id: `re_sbx_${crypto.randomBytes(12).toString('hex')}`,
+        paymentId: request.paymentId,
+        amount: request.amount,
+        currency: request.currency,
+        reason: request.reason,
+        key: request.idempotencyKey,
+        now: clock.now(),
+      });
+      return recorded ? { ok: true, refundRef: recorded.id } : { ok: false, reason: 'The refund exceeds what is left of the payment' };
     },
   };
 }

@@ -1,7 +1,16 @@
 import Stripe from 'stripe';
 import { AppError } from '../../../http/errors.js';
 import { spokenLanguage } from '../../../platform/i18n.js';
-import { header, type Headers, type PaymentNotice, type PaymentProvider, type PaymentRequest, type PaymentStart } from './payments.provider.js';
+import {
+  header,
+  type Headers,
+  type PaymentNotice,
+  type PaymentProvider,
+  type PaymentRequest,
+  type PaymentStart,
+  type ProviderRefundRequest,
+  type ProviderRefundResult,
+} from './payments.provider.js';
 
 export interface StripeSettings {
   secretKey: string;
@@ -102,5 +111,39 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
       }
       return noticeOf(event);
     },
+    async refund(request: ProviderRefundRequest): Promise<ProviderRefundResult> {
+      try {
+        const paymentIntent = await paymentIntentOf(stripe, request);
+        if (!paymentIntent) return { ok: false, reason: 'Stripe has no captured payment for this checkout session' };
+        const refund = await stripe.refunds.create(
+          {
+            payment_intent: paymentIntent,
+            amount: request.amount,
+            metadata: { payment_id: request.paymentId, reason: request.reason.slice(0, 500) },
+          },
+          // A retried refund (a lost answer, a second click) gets Stripe's first refund back.
+          { idempotencyKey: `taquilla-refund-${request.idempotencyKey}` },
+        );
+        if (refund.status === 'failed' || refund.status === 'canceled') {
+          return { ok: false, reason: refund.failure_reason ?? `The refund ${refund.status === 'failed' ? 'failed' : 'was canceled'}` };
+        }
+        return { ok: true, refundRef: refund.id };
+      } catch (err) {
+        // Stripe answered and said no (4xx: already refunded, amount too large, ...): its reason.
+        if (err instanceof Stripe.errors.StripeError && err.statusCode !== undefined && err.statusCode < 500) {
+          return { ok: false, reason: err.message };
+        }
+        throw new AppError('service_unavailable', 'The card payment provider could not be reached; nothing was refunded');
+      }
+    },
   };
+}
+
+/** The payment intent to refund: the one the notification named, else the checkout session's. */
+async function paymentIntentOf(stripe: Stripe, request: ProviderRefundRequest): Promise<string | null> {
+  if (request.transactionRef?.startsWith('pi_')) return request.transactionRef;
+  if (!request.providerRef) return null;
+  const session = await stripe.checkout.sessions.retrieve(request.providerRef);
+  const intent = session.payment_intent;
+  return typeof intent === 'string' ? intent : (intent?.id ?? null);
 }
