@@ -238,6 +238,21 @@ describe('moving and cancelling a session (D74)', () => {
   it('cancelling with refund: live carts end at once (order.cancelled), every completed order is refunded once, channels get session.cancelled; cart writes and confirm then answer 409', async () => {
     const paid = [await b2bCart(s1), await b2bCart(s1)];
     for (const [i, order] of paid.entries()) expect((await confirm(order, `buyer${i}@example.com`)).status).toBe(200);
+    // A model B order: the service sends its tickets, so its buyer gets the refund e-mail (D58).
+    const serverB = await serverTokenFor(t.app, DEMO.b.slug);
+    const cartB = await t.app.inject({ method: 'POST', url: ordersUrl(DEMO.b.slug), headers: bearer(serverB), payload: seat(s1) });
+    expect(cartB.statusCode, cartB.body).toBe(201);
+    const orderB = cartB.json().data as OrderJson;
+    const confirmB = await t.app.inject({
+      method: 'POST',
+      url: orderUrl(DEMO.b.slug, orderB.order_token, '/confirm'),
+      headers: bearer(serverB),
+      payload: { ...buyer('model-b@example.com'), amount: orderB.total_amount },
+    });
+    expect(confirmB.statusCode, confirmB.body).toBe(200);
+    const refundMails = async () =>
+      (await queryRows<{ recipient: string }>(t.ctx.db, sql`SELECT recipient FROM email_outbox WHERE kind = 'refund' ORDER BY id`)).map((r) => r.recipient);
+    expect(await refundMails()).toEqual([]);
     const carts = { b2b: await b2bCart(s1), portal: await portalCart(s1) };
     const liveCarts = async (channel?: string) => {
       const [row] = await queryRows<{ n: number }>(
@@ -252,10 +267,12 @@ describe('moving and cancelling a session (D74)', () => {
     expect(live).toBeGreaterThanOrEqual(2);
     const cancelled = await admin.post(`/sessions/${s1.sessionId}/cancel`, { refund: true });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
-    expect(cancelled.body.data).toMatchObject({ status: 'cancelled', newly_cancelled: true, cancelled_carts: live, refunded_orders: 2 });
+    expect(cancelled.body.data).toMatchObject({ status: 'cancelled', newly_cancelled: true, cancelled_carts: live, refunded_orders: 3 });
     expect(await liveCarts()).toBe(0);
     const again = await admin.post(`/sessions/${s1.sessionId}/cancel`, { refund: true });
     expect(again.body.data).toMatchObject({ newly_cancelled: false, cancelled_carts: 0, refunded_orders: 0 });
+    // Each buyer whose tickets the service sent is e-mailed once (model D buyers are the channel's to tell).
+    expect(await refundMails()).toEqual(['model-b@example.com']);
 
     const statuses = await queryRows<{ order_token: string; status: string; refunds: number }>(
       t.ctx.db,
