@@ -19,6 +19,6 @@ export interface ErrorEnvelope {
   message: string;
   code: string;
   errors?: FieldErrors;
-  /** Only where a code's contract carries data (voucher_withdrawn: the order with its new total, D75). */
+  /** Facts some codes carry: voucher_withdrawn the order with its new total (D75), not_on_sale the sales window (D59). */
   data?: unknown;
 }

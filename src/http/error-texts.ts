@@ -65,6 +65,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   voucher_withdrawn: 'El organizador ha retirado tu código de descuento y lo hemos quitado de tu carrito. Revisa el nuevo total.',
   order_empty: 'Tu carrito está vacío.',
   order_already_refunded: 'Este pedido ya se ha devuelto.',
+  not_on_sale: 'Las entradas de esta sesión no están a la venta en este momento.',
   ticket_already_refunded: 'Esa entrada ya se ha devuelto.',
   ticket_used: 'Esa entrada ya se ha usado para entrar.',
   idempotency_key_in_use: 'La misma operación se está procesando. Espera un momento.',

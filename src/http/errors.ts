@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   ticket_used: 409,
   idempotency_key_in_use: 409,
   payment_in_progress: 409,
+  not_on_sale: 409,
   // 410: it existed, it is gone for good
   ticket_void: 410,
   // 422: the data is well-formed JSON but wrong
@@ -77,7 +78,7 @@ export type FieldErrors = Record<string, string[]>;
 /** A domain error: thrown by services, turned into the envelope by the error handler. */
 export class AppError extends Error {
   readonly status: number;
-  /** Sent as the error envelope's `data` where a code's contract has one (voucher_withdrawn: the order, D75). */
+  /** Facts some codes carry, sent as the envelope's `data`: voucher_withdrawn the order (D75), not_on_sale the sales window (D59). */
   data?: unknown;
   constructor(
     readonly code: ErrorCode,
@@ -95,6 +96,16 @@ export class AppError extends Error {
     this.data = data;
     return this;
   }
+}
+
+/**
+ * 409 `not_on_sale` (D59, D74): the session is outside its sales window, started, cancelled, closed
+ * or its event unpublished. `data` carries the session's window so that a client can say when.
+ */
+export function notOnSale(sessionId: number, window: { salesStartAt: string | null; salesEndAt: string | null }): AppError {
+  const err = new AppError('not_on_sale', `Session ${sessionId} is not on sale`);
+  err.data = { session_id: sessionId, sales_start_at: window.salesStartAt, sales_end_at: window.salesEndAt };
+  return err;
 }
 
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);

@@ -67,7 +67,7 @@ export const ErrorEnvelope = Type.Object(
     message: Type.String(),
     code: Type.String(),
     errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
-    data: Type.Optional(Type.Unknown({ description: 'Only where the code carries data: voucher_withdrawn answers the order (D35) with its new total' })),
+    data: Type.Optional(Type.Unknown({ description: 'Facts some codes carry: voucher_withdrawn the order (D35) with its new total, not_on_sale the session\'s sales window' })),
   },
   { $id: 'ErrorEnvelope' },
 );

@@ -140,7 +140,8 @@ describe('GET /{lang}/events', () => {
     expect(ev).toMatchObject({ name: 'Concierto de Año Nuevo', default_lang: 'es', venue: { name: 'Teatro Demo', city: 'Madrid' } });
     expect(ev.sessions).toHaveLength(2);
     for (const s of ev.sessions) {
-      expect(Object.keys(s).sort()).toEqual(['id', 'start_datetime']);
+      // SPEC rule 1's id and start, plus the sales window and state of D59.
+      expect(Object.keys(s).sort()).toEqual(['id', 'sale_state', 'sales_end_at', 'sales_start_at', 'start_datetime']);
       expect(s.start_datetime).toMatch(/\+00:00$/);
     }
   });
@@ -210,7 +211,7 @@ describe('GET /{lang}/events/{eventId}/sessions', () => {
     expect(res.statusCode).toBe(200);
     const data = res.json().data;
     expect(data.map((s: { id: number }) => s.id)).toEqual(concert.sessions);
-    expect(Object.keys(data[0]).sort()).toEqual(['available', 'capacity', 'end_datetime', 'event_id', 'id', 'start_datetime', 'status']);
+    expect(Object.keys(data[0]).sort()).toEqual(['available', 'capacity', 'end_datetime', 'event_id', 'id', 'sale_state', 'sales_end_at', 'sales_start_at', 'start_datetime', 'status']);
   });
 
   it('404 for an event the channel does not sell', async () => {

@@ -52,7 +52,7 @@ describe('POST /orders (create)', () => {
     expect(order.order_token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(order.reference).toMatch(/^TQ-[A-Z0-9]{8}$/);
     expect(order).toMatchObject({ status: 'pending', type: 'purchase', currency: 'EUR', base_amount: 30, fee_amount: 1.5, discount_amount: 0, total_amount: 31.5 });
-    expect(order.expires_at).toBe(new Date(t.clock.now().getTime() + 900_000).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
+    expect(order.expires_at).toBe(new Date(t.clock.now().getTime() + 900_000).toISOString().replace(/Z$/, '+00:00'));
     expect(order.events).toHaveLength(1);
     expect(order.events[0]).toMatchObject({ id: s0.eventId, name: "New Year's Concert" });
     expect(order.events[0]!.sessions[0]!.id).toBe(s0.sessionId);
@@ -205,7 +205,7 @@ describe('items', () => {
     await newOrder(c, 'demo-c', seat); // free for another buyer at once
     t.clock.advance(120_000);
     const again = await call('POST', orderUrl('demo-d', order.order_token, '/items'), d, { session_seat_id: freshSeat().id, rate_id: s0.rates.general });
-    expect(again.body.data.expires_at).toBe(new Date(t.clock.now().getTime() + 900_000).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
+    expect(again.body.data.expires_at).toBe(new Date(t.clock.now().getTime() + 900_000).toISOString().replace(/Z$/, '+00:00'));
     t.clock.advance(-120_000);
   });
 

@@ -97,7 +97,7 @@ BEGIN
   -- order into arrays (the claim and the items below are set-based over them).
   FOR v_req IN
     SELECT r.n, r.seat, r.rate, ss.id IS NOT NULL AS found, ss.session_id, se.event_id, ss.sector_id,
-           ss.seat_id IS NOT NULL AS numbered, (se.status = 'on_sale' AND e.status = 'published') AS on_sale,
+           ss.seat_id IS NOT NULL AS numbered, session_is_on_sale(se.id, p_now) AS on_sale,
            se.max_tickets_per_buyer AS max_tickets, ra.price,
            (ra.id IS NOT NULL AND rate_fits_seat(ra.session_id, ra.sector_id, ss.session_id, ss.sector_id)) AS fits
     FROM unnest(p_seat_ids, p_rate_ids) WITH ORDINALITY AS r(seat, rate, n)

@@ -12,6 +12,8 @@
 --   already_completed {order_id, codes, rows}                nothing ran again (D22)
 --   not_found | cancelled | empty | expired                   nothing written
 --   voucher_withdrawn {order_id}                              nothing written (confirm by token only, D75)
+--   not_on_sale       {session_id}                            nothing written (D74: a session of the
+--                                                             order is not on sale, session_is_on_sale)
 --   amount_mismatch   {total_amount}                          nothing written
 --   seat_unavailable                                          nothing written
 --   need_codes        {count}                                 nothing written
@@ -29,6 +31,7 @@ DECLARE
   v_seats integer[];
   v_count integer;
   v_expired boolean;
+  v_closed integer;
 BEGIN
   IF p_order_id IS NOT NULL THEN
     SELECT o.id, c.integration_mode, o.type, o.status, o.expires_at, o.total_amount INTO v_order
@@ -55,6 +58,15 @@ BEGIN
   v_count := COALESCE(cardinality(v_items), 0);
   IF v_count = 0 THEN
     RETURN json_build_object('outcome', 'empty');
+  END IF;
+  -- D74: only what is on sale is sold, checked under the order's lock. The sessions' rows are
+  -- taken FOR SHARE first: a cancellation (which updates the session row, then ends the carts in
+  -- a later transaction) either commits before this check, which then sees it, or waits for this
+  -- closing to commit; no ticket is issued after a cancellation has committed.
+  PERFORM 1 FROM sessions WHERE id = ANY(v_sessions) ORDER BY id FOR SHARE;
+  SELECT s INTO v_closed FROM unnest(v_sessions) AS s WHERE NOT session_is_on_sale(s, p_now) LIMIT 1;
+  IF v_closed IS NOT NULL THEN
+    RETURN json_build_object('outcome', 'not_on_sale', 'session_id', v_closed);
   END IF;
   v_expired := v_order.status = 'expired' OR (v_order.expires_at IS NOT NULL AND v_order.expires_at <= p_now);
   IF v_expired AND NOT p_allow_expired THEN

@@ -70,6 +70,11 @@ export const sessions = pgTable('sessions', {
   status: text('status').$type<'draft' | 'on_sale' | 'closed' | 'cancelled'>().notNull().default('on_sale'),
   /** Seats + zone places one buyer may hold in live carts of the session (D44); null = no session cap. */
   maxTicketsPerBuyer: integer('max_tickets_per_buyer'),
+  /** Sales window (D59): cart writes only from sales_start_at (inclusive) to sales_end_at (exclusive); null = open. */
+  salesStartAt: ts('sales_start_at'),
+  salesEndAt: ts('sales_end_at'),
+  /** When the session was cancelled (D74); null otherwise. */
+  cancelledAt: ts('cancelled_at'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

@@ -4,6 +4,7 @@ import type { TObject } from 'typebox';
 import { ok } from '../../http/envelope.js';
 import { invalidData } from '../../http/errors.js';
 import * as channels from '../channels/channels-admin.service.js';
+import { cancelSessionAs } from '../catalogue/session-changes.service.js';
 import * as catalogue from '../catalogue/catalogue-admin.service.js';
 import { importCatalogue } from '../catalogue/import.service.js';
 import { getOrderFor, listOrdersFor } from '../orders/orders-admin.service.js';
@@ -235,6 +236,18 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/sessions/:sessionId/publish',
     { schema: { ...d('catalogue', 'publishSession', 'Put a session on sale'), params: S.Params.session, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
     async (req) => ok(await catalogue.publishSessionAs(ctx, actorOf(req), req.params.sessionId), 'Session on sale'),
+  );
+  app.post(
+    '/sessions/:sessionId/cancel',
+    {
+      schema: {
+        ...d('catalogue', 'cancelSession', 'Cancel a session (D74): its live carts end at once, its channels get session.cancelled; refund: true refunds every completed order'),
+        params: S.Params.session,
+        body: S.SessionCancel,
+        response: { 200: S.Envelope(S.SessionCancelResult), ...S.adminErrors },
+      },
+    },
+    async (req) => ok(await cancelSessionAs(ctx, actorOf(req), req.params.sessionId, req.body ?? {}), 'Session cancelled'),
   );
   app.post(
     '/sessions/:sessionId/rates',

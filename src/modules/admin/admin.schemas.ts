@@ -199,6 +199,9 @@ const Session = Type.Object({
   end_datetime: Nullable(Timestamp),
   status: Type.String(),
   max_tickets_per_buyer: Nullable(Type.Integer({ description: 'seats and zone places one buyer may hold in live carts of the session (D44); null = no session cap' })),
+  sales_start_at: Nullable(Timestamp),
+  sales_end_at: Nullable(Timestamp),
+  cancelled_at: Nullable(Timestamp),
 });
 export const Fee = Type.Object({
   id: Type.Integer(),
@@ -243,10 +246,26 @@ export const SessionCreate = Type.Object(
     max_tickets_per_buyer: Type.Optional(
       Type.Unsafe<number | null>({ type: ['integer', 'null'], format: 'int32', minimum: 1, maximum: MAX_TICKETS_PER_BUYER_LIMIT, description: 'hold cap per buyer (D44); null = none' }),
     ),
+    // D59: the sales window; outside it every cart write answers 409 not_on_sale. null = open end.
+    sales_start_at: Type.Optional(Nullable(Timestamp)),
+    sales_end_at: Type.Optional(Nullable(Timestamp)),
   },
   { additionalProperties: false },
 );
 export const SessionUpdate = Type.Partial(SessionCreate, { additionalProperties: false, minProperties: 1 });
+
+export const SessionCancel = Type.Object(
+  { refund: Type.Optional(Type.Boolean({ description: 'refund every completed order of the session (D58), with the buyers\' e-mails' })) },
+  { additionalProperties: false },
+);
+export const SessionCancelResult = Type.Object({
+  session_id: Type.Integer(),
+  status: Type.Literal('cancelled'),
+  newly_cancelled: Type.Boolean({ description: 'false when the session was already cancelled' }),
+  cancelled_carts: Type.Integer(),
+  refunded_orders: Type.Integer(),
+  refund_failures: Type.Array(Type.Object({ reference: Type.String(), code: Type.String(), message: Type.String() })),
+});
 
 export const RateCreate = Type.Object(
   {

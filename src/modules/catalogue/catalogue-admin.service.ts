@@ -12,6 +12,7 @@ import { recordAudit } from '../../platform/audit.js';
 import * as repo from './catalogue-admin.repo.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 import { createSessionInventory } from './import.repo.js';
+import { recordSessionMove } from './session-changes.service.js';
 
 // Back-office use cases on venues, events, sessions, rates and fees (issue 8). A promoter reaches
 // only its organiser's records: another organiser's id answers 404, exactly like an unknown id.
@@ -70,6 +71,9 @@ const sessionView = (s: SessionRow) => ({
   end_datetime: isoWithOffset(s.endDatetime),
   status: s.status,
   max_tickets_per_buyer: s.maxTicketsPerBuyer,
+  sales_start_at: isoWithOffset(s.salesStartAt),
+  sales_end_at: isoWithOffset(s.salesEndAt),
+  cancelled_at: isoWithOffset(s.cancelledAt),
 });
 
 const rateView = (r: RateRow) => ({
@@ -253,6 +257,9 @@ export interface SessionInput {
   status?: SessionStatus;
   /** Hold cap per buyer in this session (D44); null removes it. */
   max_tickets_per_buyer?: number | null;
+  /** Sales window (D59); null removes an end. */
+  sales_start_at?: string | null;
+  sales_end_at?: string | null;
 }
 
 function sessionPatch(input: SessionInput, creating: boolean, current?: SessionRow) {
@@ -271,9 +278,17 @@ function sessionPatch(input: SessionInput, creating: boolean, current?: SessionR
   if (input.end_datetime !== undefined) patch.endDatetime = input.end_datetime ? date(input.end_datetime, 'end_datetime') : null;
   if (input.status !== undefined) patch.status = input.status;
   if (input.max_tickets_per_buyer !== undefined) patch.maxTicketsPerBuyer = input.max_tickets_per_buyer;
+  if (input.sales_start_at !== undefined) patch.salesStartAt = input.sales_start_at ? date(input.sales_start_at, 'sales_start_at') : null;
+  if (input.sales_end_at !== undefined) patch.salesEndAt = input.sales_end_at ? date(input.sales_end_at, 'sales_end_at') : null;
+  if (patch.status === 'cancelled' && current?.status !== 'cancelled') {
+    throw invalidData({ status: ['cancel a session with POST /sessions/{id}/cancel, which ends its carts and tells its buyers and channels'] });
+  }
   const start = patch.startDatetime ?? current?.startDatetime;
   const end = patch.endDatetime !== undefined ? patch.endDatetime : current?.endDatetime;
   if (start && end && end <= start) throw invalidData({ end_datetime: ['must be after start_datetime'] });
+  const salesStart = patch.salesStartAt !== undefined ? patch.salesStartAt : (current?.salesStartAt ?? null);
+  const salesEnd = patch.salesEndAt !== undefined ? patch.salesEndAt : (current?.salesEndAt ?? null);
+  if (salesStart && salesEnd && salesEnd <= salesStart) throw invalidData({ sales_end_at: ['must be after sales_start_at'] });
   return patch;
 }
 
@@ -290,6 +305,8 @@ export async function createSessionAs(ctx: AppContext, actor: Actor, eventId: nu
       endDatetime: patch.endDatetime ?? null,
       status: patch.status ?? 'draft',
       maxTicketsPerBuyer: patch.maxTicketsPerBuyer ?? null,
+      salesStartAt: patch.salesStartAt ?? null,
+      salesEndAt: patch.salesEndAt ?? null,
       createdAt: now,
       updatedAt: now,
     });
@@ -315,6 +332,10 @@ export async function updateSessionAs(ctx: AppContext, actor: Actor, id: number,
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
     await repo.updateSession(tx, id, { ...patch, updatedAt: now });
+    // D74: a new start e-mails every ticket holder once and tells the channels (same transaction).
+    if (patch.startDatetime && patch.startDatetime.getTime() !== session.startDatetime.getTime()) {
+      await recordSessionMove(tx, id, session.startDatetime, now);
+    }
     const action = input.status === 'on_sale' && session.status !== 'on_sale' ? 'session.publish' : 'session.update';
     await recordAudit(tx, { actor, action, targetType: 'session', targetId: id, organiserId, details: { ...input }, at: now });
   });

@@ -69,6 +69,8 @@ export interface SessionSummaryRow {
   startDatetime: Date;
   endDatetime: Date | null;
   status: string;
+  salesStartAt: Date | null;
+  salesEndAt: Date | null;
 }
 
 /** Sessions a buyer can still buy: on sale and starting after `now`. */
@@ -81,6 +83,8 @@ export async function upcomingSessions(db: Db, eventIds: number[], now: Date): P
       startDatetime: t.sessions.startDatetime,
       endDatetime: t.sessions.endDatetime,
       status: t.sessions.status,
+      salesStartAt: t.sessions.salesStartAt,
+      salesEndAt: t.sessions.salesEndAt,
     })
     .from(t.sessions)
     .where(and(inArray(t.sessions.eventId, eventIds), eq(t.sessions.status, 'on_sale'), gt(t.sessions.startDatetime, now)))
@@ -163,6 +167,9 @@ interface SessionHeaderRow {
   venueId: number;
   startDatetime: Date;
   status: string;
+  /** The sales window (D59); null ends are open. */
+  salesStartAt: Date | null;
+  salesEndAt: Date | null;
   eventStatus: string;
   defaultLang: string;
 }
@@ -199,7 +206,7 @@ export interface SessionContextRow extends SessionHeaderRow {
 export async function sessionContext(db: Db, sessionId: number): Promise<SessionContextRow | null> {
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`SELECT s.id, s.event_id, s.venue_id, s.start_datetime, s.status, e.status AS event_status, e.default_lang,
+    sql`SELECT s.id, s.event_id, s.venue_id, s.start_datetime, s.status, s.sales_start_at, s.sales_end_at, e.status AS event_status, e.default_lang,
           (SELECT coalesce(json_agg(json_build_object('lang', tr.lang, 'name', tr.name) ORDER BY tr.lang), '[]'::json)
              FROM event_translations tr WHERE tr.event_id = s.event_id) AS translations,
           (SELECT coalesce(json_agg(ce.channel_id ORDER BY ce.channel_id), '[]'::json)
@@ -220,6 +227,8 @@ export async function sessionContext(db: Db, sessionId: number): Promise<Session
     venueId: Number(r.venue_id),
     startDatetime: new Date(r.start_datetime as string | Date),
     status: r.status as string,
+    salesStartAt: r.sales_start_at == null ? null : new Date(r.sales_start_at as string | Date),
+    salesEndAt: r.sales_end_at == null ? null : new Date(r.sales_end_at as string | Date),
     eventStatus: r.event_status as string,
     defaultLang: r.default_lang as string,
     translations: json(r.translations),

@@ -22,11 +22,20 @@ const EventHeader = {
   venue: Venue,
 };
 
+/** The sales window and state of a session (D59). */
+const SaleFields = {
+  sales_start_at: Type.Union([DateTime, Type.Null()], { description: 'cart writes from this instant; null: no window start' }),
+  sales_end_at: Type.Union([DateTime, Type.Null()], { description: 'cart writes until this instant (exclusive); null: no window end' }),
+  sale_state: Type.Union([Type.Literal('scheduled'), Type.Literal('on_sale'), Type.Literal('ended'), Type.Literal('sold_out')], {
+    description: 'scheduled: before sales_start_at; ended: after sales_end_at or once started; sold_out: nothing free',
+  }),
+};
+
 export const EventListResponse = Envelope(
   Type.Array(
     Type.Object({
       ...EventHeader,
-      sessions: Type.Array(Type.Object({ id: Type.Integer(), start_datetime: DateTime }), {
+      sessions: Type.Array(Type.Object({ id: Type.Integer(), start_datetime: DateTime, ...SaleFields }), {
         description: 'upcoming sessions on sale',
       }),
     }),
@@ -41,6 +50,7 @@ const SessionSummary = Type.Object({
   status: Type.String(),
   capacity: Type.Integer({ description: 'sellable units: numbered seats plus zone places' }),
   available: Type.Integer({ description: 'units free now' }),
+  ...SaleFields,
 });
 
 export const EventResponse = Envelope(
@@ -77,6 +87,7 @@ export const SessionDetailResponse = Envelope(
       event_name: Type.String(),
       start_datetime: DateTime,
       status: Type.String(),
+      ...SaleFields,
     }),
     elements: Type.Object({
       seats: Type.Array(

@@ -10,6 +10,7 @@ import { PayloadCache, type BuiltPayload, type CachedPayload } from './catalogue
 import { languageChain, pickByLanguage, translatedName } from '../../platform/i18n.js';
 import { rateFitsSector } from '../orders/orders.pricing.js';
 import * as repo from './catalogue.repo.js';
+import { saleStateOf, windowJson, type SaleState } from './sale-state.js';
 
 /**
  * How long one instance serves a cached session payload at most. Writes made by this instance drop
@@ -48,14 +49,22 @@ async function channelEvent(ctx: AppContext, channel: ChannelRecord, eventId: nu
 export async function listEvents(ctx: AppContext, channel: ChannelRecord, lang: string) {
   const events = await repo.channelEvents(ctx.db, channel.id);
   const ids = events.map((e) => e.id);
-  const [translations, sessions] = await Promise.all([
-    repo.eventTranslations(ctx.db, ids),
-    repo.upcomingSessions(ctx.db, ids, ctx.clock.now()),
-  ]);
+  const now = ctx.clock.now();
+  const [translations, sessions] = await Promise.all([repo.eventTranslations(ctx.db, ids), repo.upcomingSessions(ctx.db, ids, now)]);
+  const availability = new Map((await repo.sessionAvailability(ctx.db, sessions.map((s) => s.id), now)).map((a) => [a.sessionId, a.available]));
   return events.map((event) => ({
     ...eventHeader(event, translations, lang),
-    sessions: sessions.filter((s) => s.eventId === event.id).map((s) => ({ id: s.id, start_datetime: iso(s.startDatetime) })),
+    sessions: sessions
+      .filter((s) => s.eventId === event.id)
+      .map((s) => ({ id: s.id, start_datetime: iso(s.startDatetime), ...saleFields(s, availability.get(s.id) ?? 0, now) })),
   }));
+}
+
+const earliest = (dates: Date[]): Date | null => (dates.length ? new Date(Math.min(...dates.map((d) => d.getTime()))) : null);
+
+/** The sales window and `sale_state` of a listed session (D59). */
+function saleFields(s: { startDatetime: Date; salesStartAt: Date | null; salesEndAt: Date | null }, available: number, now: Date) {
+  return { ...windowJson(s), sale_state: saleStateOf({ ...s, available }, now) };
 }
 
 /** Upcoming sessions of an event with their availability. */
@@ -71,6 +80,7 @@ async function sessionSummaries(ctx: AppContext, eventId: number) {
     status: s.status,
     capacity: availability.get(s.id)?.capacity ?? 0,
     available: availability.get(s.id)?.available ?? 0,
+    ...saleFields(s, availability.get(s.id)?.available ?? 0, now),
   }));
 }
 
@@ -240,6 +250,8 @@ async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: str
     event_name: pickByLanguage(names, chain) ?? '',
     start_datetime: iso(context.startDatetime),
     status: context.status,
+    ...windowJson(context),
+    sale_state: 'on_sale' as SaleState,
   };
   const sectors = context.sectors.map((sector) => {
     const capacity = layout.unitsPerSector.get(sector.id) ?? 0;
@@ -252,6 +264,7 @@ async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: str
       rates: ratesOf.get(sector.id) ?? [],
     };
   });
+  session.sale_state = saleStateOf({ ...context, available: sectors.reduce((n, s) => n + s.available, 0) }, now);
   const render = () => {
     const statusOf = parseTakenSeats(live.seats);
     const ratesJson = new Map([...ratesOf].map(([sectorId, list]) => [sectorId, JSON.stringify(list)]));
@@ -268,7 +281,8 @@ async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: str
     fingerprint: `${JSON.stringify([layout.version, session, sectors])}|${live.seats}`,
     render,
     meta: { eventId: context.eventId, channelIds: new Set(context.channelIds.map(Number)) },
-    validUntil: live.nextHoldExpiry,
+    // The sale_state changes without any write at the window's ends and at the start (D59).
+    validUntil: earliest([live.nextHoldExpiry, context.salesStartAt, context.salesEndAt, context.startDatetime].filter((d): d is Date => d !== null && d > now)),
   };
 }
 

@@ -69,6 +69,8 @@ const Session = Type.Object(
     key: Key,
     start_datetime: Type.String({ format: 'date-time' }),
     end_datetime: Type.Optional(Type.String({ format: 'date-time' })),
+    sales_start_at: Type.Optional(Type.String({ format: 'date-time', description: 'sales window start (D59): cart writes from this instant' })),
+    sales_end_at: Type.Optional(Type.String({ format: 'date-time', description: 'sales window end (D59, exclusive); after the start' })),
     max_tickets_per_buyer: Type.Optional(
       Type.Integer({ minimum: 1, maximum: MAX_TICKETS_PER_BUYER_LIMIT, description: 'seats and zone places one buyer may hold in live carts of this session (D44); absent = no session cap' }),
     ),

@@ -158,12 +158,17 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
     for (const fee of e.fees ?? []) await adminRepo.insertFee(tx, { eventId, ...feeRow(fee, `events.${e.key}.fees`) });
 
     for (const s of e.sessions) {
+      if (s.sales_start_at && s.sales_end_at && new Date(s.sales_end_at) <= new Date(s.sales_start_at)) {
+        throw invalidData({ [`events.${e.key}.sessions.${s.key}.sales_end_at`]: ['must be after sales_start_at'] });
+      }
       const { id: sessionId } = await adminRepo.insertSession(tx, {
         eventId,
         venueId,
         startDatetime: new Date(s.start_datetime),
         endDatetime: s.end_datetime ? new Date(s.end_datetime) : null,
         maxTicketsPerBuyer: s.max_tickets_per_buyer ?? null,
+        salesStartAt: s.sales_start_at ? new Date(s.sales_start_at) : null,
+        salesEndAt: s.sales_end_at ? new Date(s.sales_end_at) : null,
       });
       sessions.set(`${e.key}/${s.key}`, sessionId);
       if (!sessions.has(s.key)) sessions.set(s.key, sessionId);

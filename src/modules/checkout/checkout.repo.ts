@@ -20,6 +20,7 @@ export type CloseResult =
   | { outcome: 'not_found' | 'cancelled' | 'empty' | 'expired' | 'seat_unavailable' }
   | { outcome: 'amount_mismatch'; totalAmount: number }
   | { outcome: 'voucher_withdrawn'; orderId: number }
+  | { outcome: 'not_on_sale'; sessionId: number }
   | { outcome: 'need_codes'; count: number };
 
 /** Ticket codes are base62 (newTicketCode), so the array literal needs no quoting; checked anyway. */
@@ -68,8 +69,11 @@ export async function closeOrderInDatabase(
     rows?: OrderRows;
     total_amount?: number;
     count?: number;
+    session_id?: number;
   };
   switch (r.outcome) {
+    case 'not_on_sale':
+      return { outcome: 'not_on_sale', sessionId: Number(r.session_id) };
     case 'closed':
       return { outcome: 'closed', orderId: Number(r.order_id), codes: r.codes!, sessionIds: r.session_ids!, rows: r.rows ?? null };
     case 'already_completed':

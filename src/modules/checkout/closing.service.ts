@@ -10,6 +10,7 @@ import type { OrderRows } from '../orders/orders.view.js';
 import { withdrawVoucherAtConfirm } from '../orders/orders.service.js';
 import { newTicketCode } from '../tickets/tickets.service.js';
 import * as repo from './checkout.repo.js';
+import { notOnSaleError } from '../catalogue/sale-state.js';
 import type { Buyer } from './checkout.repo.js';
 
 export type { Buyer } from './checkout.repo.js';
@@ -96,6 +97,8 @@ export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promi
       case 'voucher_withdrawn':
         // D75: confirm (by token) of a cart whose voucher the organiser withdrew: removed, 409 with the new total.
         throw await withdrawVoucherAtConfirm(ctx, result.orderId, input.lang ?? 'en');
+      case 'not_on_sale':
+        throw await notOnSaleError(ctx.db, result.sessionId);
     }
   }
 }

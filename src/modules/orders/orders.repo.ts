@@ -115,6 +115,16 @@ export async function insertOrder(db: Db, o: NewOrder): Promise<OrderRow | null>
   return rows[0] ? orderRow(rows[0]) : null;
 }
 
+/** A session of the order's items that is not on sale at `now` (session_is_on_sale, D74), or null. */
+export async function sessionOfOrderNotOnSale(db: Db, orderId: number, now: Date): Promise<number | null> {
+  const rows = await queryRows<{ session_id: number }>(
+    db,
+    sql`SELECT DISTINCT session_id FROM order_items
+        WHERE order_id = ${orderId} AND NOT session_is_on_sale(session_id, ${now}::timestamptz) ORDER BY session_id LIMIT 1`,
+  );
+  return rows[0] ? Number(rows[0].session_id) : null;
+}
+
 export async function countItems(db: Db, orderId: number): Promise<number> {
   const [row] = await queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM order_items WHERE order_id = ${orderId}`);
   return Number(row?.n ?? 0);
@@ -146,11 +156,11 @@ export interface ZoneInfo {
 }
 
 /** A sector of the venue of a session the channel sells; null when there is none. */
-export async function findSellableSector(db: Db, channelId: number, sessionId: number, sectorId: number): Promise<ZoneInfo | null> {
+export async function findSellableSector(db: Db, channelId: number, sessionId: number, sectorId: number, now: Date): Promise<ZoneInfo | null> {
   const rows = await queryRows<{ sector_id: number; sector_name: string; numbered: boolean; session_id: number; event_id: number; on_sale: boolean; max_tickets_per_buyer: number | null }>(
     db,
     sql`SELECT sec.id AS sector_id, sec.name AS sector_name, sec.numbered, se.id AS session_id, se.event_id,
-               (se.status = 'on_sale' AND e.status = 'published') AS on_sale, se.max_tickets_per_buyer
+               session_is_on_sale(se.id, ${now}::timestamptz) AS on_sale, se.max_tickets_per_buyer
         FROM sessions se
         JOIN events e ON e.id = se.event_id
         JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}

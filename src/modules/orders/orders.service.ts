@@ -9,6 +9,7 @@ import type { BuyerKey, CartChannel } from './orders.buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
 import * as repo from './orders.repo.js';
+import { notOnSaleError } from '../catalogue/sale-state.js';
 import { recordIntegrationStep } from '../../platform/integration-checklist.js';
 import type { HoldOutcome, OrderRow, SeatInfo } from './orders.repo.js';
 import { priceItems, rateFitsUnit, sumAmounts } from './orders.pricing.js';
@@ -60,12 +61,15 @@ const cartTtlMs = (ctx: AppContext, channel: ChannelRecord) => (channel.cartTtlS
 
 /**
  * Locks a live cart of the channel for a change: 404 for another channel's order (D5) and for an
- * order not open to the caller (D57), 409 when not live.
+ * order not open to the caller (D57), 409 when not live, 409 `not_on_sale` when a session of its
+ * items is no longer on sale (D59, D74: every cart write; only deleting the order stays possible).
  */
 async function lockCartForChange(tx: Db, channel: CartChannel, orderToken: string, now: Date): Promise<OrderRow> {
   const order = await repo.lockChannelOrder(tx, channel.id, orderToken, channel.cartCaller);
   if (!order) throw orderNotFound();
   assertModifiable(order, now);
+  const closed = await repo.sessionOfOrderNotOnSale(tx, order.id, now);
+  if (closed !== null) throw await notOnSaleError(tx, closed);
   return order;
 }
 
@@ -126,9 +130,11 @@ const seatUnavailable = (seat: SeatName) =>
     session_seat_id: [String(seat.id)],
   });
 
-/** The expiry of a new cart lifetime (D13), in whole seconds so that clients see exactly the hold's. */
-const newLifetime = (ctx: AppContext, channel: ChannelRecord, now: Date) =>
-  new Date(Math.floor((now.getTime() + cartTtlMs(ctx, channel)) / 1000) * 1000);
+/**
+ * The expiry of a new cart lifetime (D13), to the millisecond: the order's `expires_at` keeps its
+ * milliseconds (orders.view.ts), so a client counts down exactly the hold's lifetime.
+ */
+const newLifetime = (ctx: AppContext, channel: ChannelRecord, now: Date) => new Date(now.getTime() + cartTtlMs(ctx, channel));
 
 /** The hold expiry of a cart: its own, or a new lifetime when it is empty (written to the order). */
 async function holdUntil(ctx: AppContext, tx: Db, channel: ChannelRecord, order: OrderRow, now: Date): Promise<Date> {
@@ -140,7 +146,7 @@ async function holdUntil(ctx: AppContext, tx: Db, channel: ChannelRecord, order:
 }
 
 /** The API's answer to a refusal of cart_hold_seats (every outcome but ok, needs_transaction and retry). */
-function holdRefusal(result: Exclude<HoldOutcome, { outcome: 'ok' | 'needs_transaction' | 'retry' }>, fieldPrefix: (i: number) => string): AppError {
+async function holdRefusal(db: Db, result: Exclude<HoldOutcome, { outcome: 'ok' | 'needs_transaction' | 'retry' }>, fieldPrefix: (i: number) => string): Promise<AppError> {
   switch (result.outcome) {
     case 'order_not_found':
       return orderNotFound();
@@ -163,7 +169,8 @@ function holdRefusal(result: Exclude<HoldOutcome, { outcome: 'ok' | 'needs_trans
       return invalidData(errors);
     }
     case 'not_on_sale':
-      return new AppError('conflict', `Session ${result.sessionId} is not on sale`);
+      // D59/D74: 409 not_on_sale with the session's window.
+      return notOnSaleError(db, result.sessionId);
     case 'hold_limit_reached':
       return holdLimitReached(result.cap, result.limit, result.sessionId ?? undefined);
     case 'seat_unavailable':
@@ -191,7 +198,7 @@ async function holdSeatsInCart(
   const result = await repo.holdSeats(tx, holdRequest(ctx, channel, lang, { create: false, orderToken: order.orderToken }, items, now, true));
   if (result.outcome !== 'ok') {
     if (result.outcome === 'needs_transaction' || result.outcome === 'retry') throw new Error(`cart_hold_seats: ${result.outcome} inside a transaction`);
-    throw holdRefusal(result, fieldPrefix);
+    throw await holdRefusal(tx, result, fieldPrefix);
   }
   if (result.hasVoucher) await repriceOrder(tx, order.id, now);
   order.expiresAt ??= newLifetime(ctx, channel, now);
@@ -237,7 +244,7 @@ async function holdSeatsAtOnce(
     const result = await repo.holdSeats(ctx.db, holdRequest(ctx, channel, lang, target, items, now, false));
     if (result.outcome === 'retry') continue; // the random reference collided: another one
     if (result.outcome === 'needs_transaction') return null;
-    if (result.outcome !== 'ok') throw holdRefusal(result, fieldPrefix);
+    if (result.outcome !== 'ok') throw await holdRefusal(ctx.db, result, fieldPrefix);
     // The statement has committed: announce, then answer with the view it returned.
     inventoryChanged(ctx, result.sessionIds);
     countHolds(items.length);
@@ -405,7 +412,7 @@ export const addSectorItems = (ctx: AppContext, channel: CartChannel, orderToken
   holding(req.quantity, changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
     const [rate] = await repo.findRates(tx, [req.rate_id]);
     if (!rate) throw invalidData({ rate_id: ['unknown rate'] });
-    const zone = await repo.findSellableSector(tx, channel.id, rate.sessionId, req.sector_id);
+    const zone = await repo.findSellableSector(tx, channel.id, rate.sessionId, req.sector_id, now);
     if (!zone) throw new AppError('not_found', `Sector ${req.sector_id} not found`);
     if (zone.numbered) {
       throw invalidData({ sector_id: ['is a numbered sector; add its seats with items'] });
@@ -413,7 +420,7 @@ export const addSectorItems = (ctx: AppContext, channel: CartChannel, orderToken
     if (!rateFitsUnit(rate, zone)) {
       throw invalidData({ rate_id: ['is not a rate of this sector'] });
     }
-    if (!zone.onSale) throw new AppError('conflict', `Session ${zone.sessionId} is not on sale`);
+    if (!zone.onSale) throw await notOnSaleError(tx, zone.sessionId);
     const claim = { sessionId: zone.sessionId, maxTicketsPerBuyer: zone.maxTicketsPerBuyer, quantity: req.quantity };
     await assertHoldCaps(ctx, tx, order, await repo.countItems(tx, order.id), [claim], now);
     const until = await holdUntil(ctx, tx, channel, order, now);

@@ -4,7 +4,7 @@ import { parseJson, queryRows } from '../../db/client.js';
 import type { OrderStatus, OrderType } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
-import { isoWithOffset } from '../../lib/time.js';
+import { isoWithMillis, isoWithOffset } from '../../lib/time.js';
 import { eventName, labelsOfSessions, rateName } from './orders.labels.js';
 
 // The order as every interface shows it (DECISIONS D35): the B2B routes, the portal, the widget,
@@ -142,7 +142,7 @@ export async function orderViewFromRows(ctx: AppContext, raw: OrderRows, lang: s
     discount_amount: toAmount(order.discount_amount),
     fee_amount: toAmount(order.fee_amount),
     total_amount: toAmount(order.total_amount),
-    expires_at: isoWithOffset(expiresAt),
+    expires_at: isoWithMillis(expiresAt),
     events,
     // One voucher per order (docs/cart.md): its discount is the order's.
     vouchers: (order.vouchers ?? []).map((v) => ({

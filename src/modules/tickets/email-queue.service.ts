@@ -13,6 +13,7 @@ import type { OutgoingEmail } from './email-layout.js';
 import { composeRefundEmail, composeTicketEmail } from './tickets.email.js';
 import { composeOrderLookupEmail } from './order-lookup.email.js';
 import { ordersOfBuyer, replyToOfChannel, ticketsOfOrder } from './tickets.repo.js';
+import { composeSessionChangeEmail } from './session-change.email.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 import { composePaymentRefundEmail } from './payment-refund.email.js';
 
@@ -92,6 +93,8 @@ async function composeRow(ctx: AppContext, row: emailRepo.OutboxRow): Promise<Ou
     const refund = row.orderId === null ? null : await emailRepo.refundMail(ctx.db, row.orderId);
     return refund ? composeRefundEmail(ctx.config, row, refund, await ticketsOfOrder(ctx.db, refund.orderId)) : null;
   }
+  // D74: "your session has moved" (one per holder and change, queued by recordSessionMove).
+  if (row.kind === 'session_changed') return composeSessionChangeEmail(ctx, row);
   if (row.kind === 'order_lookup') {
     if (row.channelId === null) return null;
     const orders = await ordersOfBuyer(ctx.db, row.channelId, row.recipient);

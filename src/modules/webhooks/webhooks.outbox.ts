@@ -2,8 +2,16 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 
-/** The event types of D51. */
-export const WEBHOOK_EVENT_TYPES = ['order.completed', 'order.cancelled', 'order.expired', 'order.refunded', 'ticket.checked_in'] as const;
+/** The event types of D51 (session.cancelled and session.changed: D74). */
+export const WEBHOOK_EVENT_TYPES = [
+  'order.completed',
+  'order.cancelled',
+  'order.expired',
+  'order.refunded',
+  'ticket.checked_in',
+  'session.cancelled',
+  'session.changed',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export interface WebhookEventInput {

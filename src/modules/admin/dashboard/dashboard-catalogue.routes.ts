@@ -7,6 +7,8 @@ import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.ht
 import * as F from './dashboard.form.js';
 import { html, type SafeHtml } from './dashboard.html.js';
 import { actionButton, csrf, field, localInput, page, select, table, when, type PageContext } from './dashboard.layout.js';
+import { cancelSessionAs } from '../../catalogue/session-changes.service.js';
+import { isoToZonedInput, zonedToIso } from './zoned-time.js';
 
 // Dashboard pages for events, sessions, rates, fees and vouchers. Amounts are entered as decimal
 // numbers of the deployment currency; date-times are entered in UTC and shown in the deployment's zone.
@@ -192,13 +194,17 @@ ${newFeeForm(pc, `/admin/events/${id}/fees`)}
     const sectorOptions: [string | number, string][] = [['', 'every sector'], ...(venue?.sectors ?? []).map((s) => [s.id, s.name] as [number, string])];
     const body = html`
 <p><a href="/admin/events/${session.event_id}">Back to the event</a> · Status: <strong>${session.status}</strong>
-${session.status === 'on_sale' ? '' : actionButton(pc, `/admin/sessions/${id}/publish`, 'Put on sale', '')}</p>
+${session.status === 'on_sale' || session.status === 'cancelled' ? '' : actionButton(pc, `/admin/sessions/${id}/publish`, 'Put on sale', '')}
+${session.sales_start_at || session.sales_end_at ? html` · Sales window: ${when(session.sales_start_at, pc.timeZone)} – ${when(session.sales_end_at, pc.timeZone)}` : ''}
+${session.status === 'cancelled' ? '' : html` · <a href="/admin/sessions/${id}/cancel">Cancel this session…</a>`}</p>
 <section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Details</h2>
 <form class="grid" method="post" action="/admin/sessions/${id}">${csrf(pc)}
   ${field('start_datetime', 'Starts (UTC)', { type: 'datetime-local', value: localInput(session.start_datetime), required: true })}
   ${field('end_datetime', 'Ends (UTC)', { type: 'datetime-local', value: localInput(session.end_datetime) })}
   ${select('status', 'Status', SESSION_STATUS, session.status)}
   ${field('max_tickets_per_buyer', 'Max tickets per buyer (empty: no cap)', { type: 'number', value: session.max_tickets_per_buyer, attrs: html` min="1"` })}
+  ${field('sales_start_at', `Sales start (${pc.timeZone} time; empty: when put on sale)`, { type: 'datetime-local', value: isoToZonedInput(session.sales_start_at, pc.timeZone) })}
+  ${field('sales_end_at', `Sales end (${pc.timeZone} time; empty: until the start)`, { type: 'datetime-local', value: isoToZonedInput(session.sales_end_at, pc.timeZone) })}
   <div class="field"><button type="submit">Save session</button></div>
 </form></section>
 <section class="card" aria-labelledby="rates-h"><h2 id="rates-h">Rates</h2>
@@ -235,8 +241,33 @@ ${newFeeForm(pc, `/admin/sessions/${id}/fees`)}
       end_datetime: F.utcDateTime(form, 'end_datetime'),
       status: F.optional(form, 'status') as catalogue.SessionStatus | undefined,
       max_tickets_per_buyer: F.nullableNumber(form, 'max_tickets_per_buyer'),
+      // The sales window is typed in the deployment's time zone (D59).
+      ...(form.sales_start_at !== undefined ? { sales_start_at: zonedToIso(F.optional(form, 'sales_start_at'), ctx.config.timezone) } : {}),
+      ...(form.sales_end_at !== undefined ? { sales_end_at: zonedToIso(F.optional(form, 'sales_end_at'), ctx.config.timezone) } : {}),
     });
     return redirect(reply, `/admin/sessions/${id}?notice=saved`);
+  });
+
+  // D74: cancelling ends the live carts at once and tells the channels; this page asks first.
+  app.get('/sessions/:sessionId/cancel', async (request, reply) => {
+    const pc = pageContext(request, 'events');
+    const id = idParam(request, 'sessionId');
+    const session = await catalogue.getSessionFor(ctx, pc.actor, id);
+    const body = html`<section class="card" aria-labelledby="cancel-h"><h2 id="cancel-h">Cancel the session of ${when(session.start_datetime, pc.timeZone)}?</h2>
+<p>Its carts end at once and nothing more of it is sold. Its channels are told (<code>session.cancelled</code>).
+Tickets already sold stay valid unless you refund them here: each order is refunded once, and its buyer gets the refund e-mail.</p>
+<form class="grid" method="post" action="/admin/sessions/${id}/cancel">${csrf(pc)}
+  <label class="field wide"><span><input type="checkbox" name="refund" value="on"> Refund every order of this session</span></label>
+  <div class="field"><button type="submit" class="danger">Yes, cancel the session</button> <a href="/admin/sessions/${id}">No, go back</a></div>
+</form></section>`;
+    return sendPage(reply, page(pc, 'Cancel a session', body));
+  });
+
+  app.post('/sessions/:sessionId/cancel', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'sessionId');
+    await cancelSessionAs(ctx, actorOf(request), id, { refund: F.optional(form, 'refund') === 'on' || F.optional(form, 'refund') === 'true' });
+    return redirect(reply, `/admin/sessions/${id}?notice=cancelled`);
   });
 
   app.post('/sessions/:sessionId/publish', async (request, reply) => {

@@ -68,7 +68,7 @@ ${table(
 <form class="grid" method="post" action="${base(id)}">${csrf(pc)}
   ${field('url', 'URL', { type: 'url', required: true, wide: true, hint: ctx.config.appEnv === 'production' ? 'https only' : 'http or https' })}
   ${field('description', 'Description', { attrs: html` maxlength="200"` })}
-  ${eventTypeBoxes(WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('order.')))}
+  ${eventTypeBoxes(WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('order.') || t.startsWith('session.')))}
   <div class="field"><button type="submit">Add endpoint</button></div>
 </form></section>`;
     return sendPage(reply, page(pc, `Webhooks of ${channel.slug}`, body));

@@ -44,6 +44,9 @@ export async function closePaidOrderInTransaction(ctx: AppContext, tx: Db, order
     // close_order answers it only to a confirm by token (D75: a cart paying by card keeps its voucher).
     case 'voucher_withdrawn':
       return { outcome: 'amount_mismatch' };
+    // D74: the session is no longer on sale (cancelled, started, window ended): the money goes back.
+    case 'not_on_sale':
+      return { outcome: 'order_cancelled' };
   }
 }
 

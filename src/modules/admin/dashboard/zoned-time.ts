@@ -1,0 +1,37 @@
+// Times typed and shown in the deployment's time zone (TIMEZONE, D12) in dashboard forms: a
+// datetime-local value ("2031-05-01T18:00") means that wall-clock time in the zone.
+
+/** The zone's offset from UTC at `at`, in milliseconds (positive east of Greenwich). */
+function offsetMs(at: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(at));
+  const n = (type: string) => Number(parts.find((p) => p.type === type)!.value);
+  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
+  return wall - Math.floor(at / 1000) * 1000;
+}
+
+/** A datetime-local value in `timeZone` as an ISO instant; null when empty or not a date and time. */
+export function zonedToIso(value: string | null | undefined, timeZone: string): string | null {
+  const m = value ? /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(value) : null;
+  if (!m) return value ? value : null;
+  const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!);
+  // The offset at the guessed instant, then again at the result (the two differ across a DST change).
+  let at = wall - offsetMs(wall, timeZone);
+  at = wall - offsetMs(at, timeZone);
+  return new Date(at).toISOString();
+}
+
+/** An ISO instant as a datetime-local value in `timeZone` ('' for null). */
+export function isoToZonedInput(iso: string | null | undefined, timeZone: string): string {
+  if (!iso) return '';
+  const at = new Date(iso).getTime();
+  return new Date(at + offsetMs(at, timeZone)).toISOString().slice(0, 16);
+}

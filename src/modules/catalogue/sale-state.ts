@@ -1,0 +1,53 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
+import { AppError, notOnSale } from '../../http/errors.js';
+import { isoWithOffset } from '../../lib/time.js';
+
+// Whether a session is on sale (D59 sales windows, D74 "only on sale is sold"). The rule that
+// decides a sale lives in SQL (session_is_on_sale, src/db/functions/015_session_is_on_sale.sql), so
+// that the hold and the closing check it under the order's lock; this module reads the window for
+// the 409's data and computes the catalogue's `sale_state` with the same rule.
+
+export type SaleState = 'scheduled' | 'on_sale' | 'ended' | 'sold_out';
+
+export interface SaleWindow {
+  salesStartAt: Date | null;
+  salesEndAt: Date | null;
+}
+
+/**
+ * The catalogue's `sale_state` (D59) of a listed session (status on_sale, event published):
+ * `scheduled` before its sales start, `ended` once its window has closed or it has started,
+ * `sold_out` inside the window with nothing free, else `on_sale`.
+ */
+export function saleStateOf(s: SaleWindow & { startDatetime: Date; available: number }, now: Date): SaleState {
+  if (s.salesStartAt && now < s.salesStartAt) return 'scheduled';
+  if ((s.salesEndAt && now >= s.salesEndAt) || s.startDatetime <= now) return 'ended';
+  return s.available > 0 ? 'on_sale' : 'sold_out';
+}
+
+/** The sales window as the API shows it (D12). */
+export const windowJson = (w: SaleWindow) => ({ sales_start_at: isoWithOffset(w.salesStartAt), sales_end_at: isoWithOffset(w.salesEndAt) });
+
+/** The 409 `not_on_sale` of a session, with its sales window in `data` (D59). */
+export async function notOnSaleError(db: Db, sessionId: number): Promise<AppError> {
+  const [row] = await queryRows<{ sales_start_at: Date | string | null; sales_end_at: Date | string | null }>(
+    db,
+    sql`SELECT sales_start_at, sales_end_at FROM sessions WHERE id = ${sessionId}`,
+  );
+  const toDate = (v: Date | string | null | undefined) => (v == null ? null : new Date(v));
+  const w = windowJson({ salesStartAt: toDate(row?.sales_start_at), salesEndAt: toDate(row?.sales_end_at) });
+  return notOnSale(sessionId, { salesStartAt: w.sales_start_at, salesEndAt: w.sales_end_at });
+}
+
+/** 409 `not_on_sale` unless every listed session is on sale at `now` (session_is_on_sale). */
+export async function assertSessionsOnSale(db: Db, sessionIds: readonly number[], now: Date): Promise<void> {
+  const ids = [...new Set(sessionIds)];
+  if (ids.length === 0) return;
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`SELECT s AS id FROM unnest(${`{${ids.map((n) => Math.trunc(n)).join(',')}}`}::int[]) AS s
+        WHERE NOT session_is_on_sale(s, ${now}::timestamptz) ORDER BY s LIMIT 1`,
+  );
+  if (rows[0]) throw await notOnSaleError(db, Number(rows[0].id));
+}
