@@ -489,6 +489,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/events/{eventId}/sales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sales overview of an event, or one of its sessions (D66)
+         * @description Per session sold, held, free and capacity; gross, fees, discounts, refunds and net; by channel, rate and sector; sales per hour or day; check-in progress. A refunded ticket counts in refunded_tickets, never in tickets.
+         */
+        get: operations["getEventSalesOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/events/{eventId}/sessions": {
         parameters: {
             query?: never;
@@ -584,7 +604,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refund a completed order: seats released, tickets voided, a refund order with negative amounts recorded (audited) */
+        /** Refund a completed order, whole or chosen tickets (ticket_ids): seats released, tickets voided, a refund order with negative amounts recorded, the card payment refunded through the provider (models A and C; 502 payment_provider_refused when it refuses, and nothing changes), the buyer e-mailed (models A-C), order.refunded sent (audited) */
         post: operations["refundOrder"];
         delete?: never;
         options?: never;
@@ -627,6 +647,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/organisers/{organiserId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change an organiser's name or settings: refund_fees (D58), the box office address (Reply-To of its buyers' e-mails). A promoter changes its own organiser */
+        patch: operations["updateOrganiser"];
+        trace?: never;
+    };
+    "/api/admin/v1/organisers/{organiserId}/privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organiser's automatic erasure of buyers' data */
+        get: operations["getOrganiserPrivacy"];
+        /** Set an organiser's automatic erasure: buyers' personal data is erased this many days after each session (null: never) */
+        put: operations["setOrganiserPrivacy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/payments": {
         parameters: {
             query?: never;
@@ -638,6 +693,43 @@ export interface paths {
         get: operations["listPayments"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/personal-data/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase one buyer's personal data by e-mail address, everywhere it is kept (admins only)
+         * @description Names, e-mail addresses and phones in orders, payments, the e-mail queue, webhook logs and audit details are overwritten; amounts, seats and tickets stay. The answer counts what changed.
+         */
+        post: operations["erasePersonalData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/personal-data/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Everything kept about one buyer, as JSON (admins only) */
+        post: operations["exportPersonalData"];
         delete?: never;
         options?: never;
         head?: never;
@@ -677,6 +769,43 @@ export interface paths {
         head?: never;
         /** Edit a session */
         patch: operations["updateSession"];
+        trace?: never;
+    };
+    "/api/admin/v1/sessions/{sessionId}/attendees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's attendees: one row per valid ticket (D67)
+         * @description JSON pages by ticket id (`after_id`, `limit`), or every row as CSV with `Accept: text/csv` or `format=csv` (UTF-8 with a byte-order mark, streamed). `separator=semicolon` for spreadsheets that use a decimal comma.
+         */
+        get: operations["listAttendees"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/sessions/{sessionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a session (D74): its live carts end at once, its channels get session.cancelled; refund: true refunds every completed order */
+        post: operations["cancelSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/admin/v1/sessions/{sessionId}/fees": {
@@ -1034,6 +1163,23 @@ export interface paths {
         post?: never;
         /** Remove a voucher (storefront of models A and B; public) */
         delete: operations["removePortalCartVoucher"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/{salesChannelSlug}/{lang}/orders/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Find my order: e-mails the links to the orders of this address on this channel (the same answer either way) */
+        post: operations["lookupPortalOrders"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1466,13 +1612,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tickets/orders/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** All of an order's tickets as one PDF (<order token>.pdf), or its sessions as an iCalendar file (<order token>.ics), through a signed link */
+        get: operations["getOrderTicketsFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         ErrorEnvelope: {
             code: string;
-            /** @description Only where the code carries data: voucher_withdrawn answers the order (D35) with its new total */
+            /** @description Facts some codes carry: voucher_withdrawn the order (D35) with its new total, not_on_sale the session's sales window */
             data?: unknown;
             errors?: {
                 [key: string]: string[];
@@ -2806,7 +2969,7 @@ export interface operations {
                             description: string;
                             disabled_reason: ("manual" | "gone") | null;
                             enabled: boolean;
-                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in")[];
+                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
                             /** Format: int32 */
                             id: number;
                             /** Format: date-time */
@@ -2885,7 +3048,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     enabled?: boolean;
-                    event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in")[];
+                    event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
                     /** @description where events are POSTed; an http: or https: URL (https: only when APP_ENV=production) */
                     url: string;
                 };
@@ -2907,7 +3070,7 @@ export interface operations {
                             description: string;
                             disabled_reason: ("manual" | "gone") | null;
                             enabled: boolean;
-                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in")[];
+                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
                             /** Format: int32 */
                             id: number;
                             /** Format: date-time */
@@ -2999,7 +3162,7 @@ export interface operations {
                             description: string;
                             disabled_reason: ("manual" | "gone") | null;
                             enabled: boolean;
-                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in")[];
+                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
                             /** Format: int32 */
                             id: number;
                             /** Format: date-time */
@@ -3154,7 +3317,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     enabled?: boolean;
-                    event_types?: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in")[];
+                    event_types?: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
                     /** @description where events are POSTed; an http: or https: URL (https: only when APP_ENV=production) */
                     url?: string;
                 };
@@ -3176,7 +3339,7 @@ export interface operations {
                             description: string;
                             disabled_reason: ("manual" | "gone") | null;
                             enabled: boolean;
-                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in")[];
+                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
                             /** Format: int32 */
                             id: number;
                             /** Format: date-time */
@@ -3279,7 +3442,7 @@ export interface operations {
                             id: number;
                             next_attempt_at: string | null;
                             status: "pending" | "delivered" | "failed";
-                            type: "order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in";
+                            type: "order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed";
                             /** @description the webhook-id header: the same on every attempt; dedupe on it */
                             webhook_id: string;
                         }[];
@@ -3454,7 +3617,7 @@ export interface operations {
                             description: string;
                             disabled_reason: ("manual" | "gone") | null;
                             enabled: boolean;
-                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in")[];
+                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
                             /** Format: int32 */
                             id: number;
                             /** Format: date-time */
@@ -4715,10 +4878,13 @@ export interface operations {
                             };
                             organiser_id: number;
                             sessions: {
+                                cancelled_at: string | null;
                                 end_datetime: string | null;
                                 event_id: number;
                                 id: number;
                                 max_tickets_per_buyer: number | null;
+                                sales_end_at: string | null;
+                                sales_start_at: string | null;
                                 /** Format: date-time */
                                 start_datetime: string;
                                 status: string;
@@ -4825,10 +4991,13 @@ export interface operations {
                             };
                             organiser_id: number;
                             sessions: {
+                                cancelled_at: string | null;
                                 end_datetime: string | null;
                                 event_id: number;
                                 id: number;
                                 max_tickets_per_buyer: number | null;
+                                sales_end_at: string | null;
+                                sales_start_at: string | null;
                                 /** Format: date-time */
                                 start_datetime: string;
                                 status: string;
@@ -4949,10 +5118,13 @@ export interface operations {
                             };
                             organiser_id: number;
                             sessions: {
+                                cancelled_at: string | null;
                                 end_datetime: string | null;
                                 event_id: number;
                                 id: number;
                                 max_tickets_per_buyer: number | null;
+                                sales_end_at: string | null;
+                                sales_start_at: string | null;
                                 /** Format: date-time */
                                 start_datetime: string;
                                 status: string;
@@ -5155,10 +5327,13 @@ export interface operations {
                             };
                             organiser_id: number;
                             sessions: {
+                                cancelled_at: string | null;
                                 end_datetime: string | null;
                                 event_id: number;
                                 id: number;
                                 max_tickets_per_buyer: number | null;
+                                sales_end_at: string | null;
+                                sales_start_at: string | null;
                                 /** Format: date-time */
                                 start_datetime: string;
                                 status: string;
@@ -5168,6 +5343,203 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                             venue_id: number;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEventSalesOverview: {
+        parameters: {
+            query?: {
+                /** @description buckets of sales_over_time, in TIMEZONE (default day) */
+                interval?: "hour" | "day";
+                /** @description language of rate names */
+                lang?: string;
+                session_id?: number;
+            };
+            header?: never;
+            path: {
+                eventId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            channels: {
+                                base_amount: number;
+                                discount_amount: number;
+                                fee_amount: number;
+                                /** @description what buyers paid: base - discount + fee */
+                                gross_amount: number;
+                                id: number;
+                                name: string;
+                                /** @description gross - refunds */
+                                net_amount: number;
+                                /** @description what refunds gave back (positive) */
+                                refund_amount: number;
+                                refunded_tickets: number;
+                                /** @description tickets sold and not refunded */
+                                tickets: number;
+                            }[];
+                            currency: string;
+                            event_id: number;
+                            /** @description waiting-room figures (D60), once it exists */
+                            queue: null;
+                            rates: {
+                                base_amount: number;
+                                discount_amount: number;
+                                fee_amount: number;
+                                /** @description what buyers paid: base - discount + fee */
+                                gross_amount: number;
+                                name: string;
+                                /** @description gross - refunds */
+                                net_amount: number;
+                                /** @description what refunds gave back (positive) */
+                                refund_amount: number;
+                                refunded_tickets: number;
+                                /** @description tickets sold and not refunded */
+                                tickets: number;
+                            }[];
+                            sales_over_time: {
+                                interval: string;
+                                points: {
+                                    /** @description start of the bucket, local time of TIMEZONE */
+                                    at: string;
+                                    gross_amount: number;
+                                    tickets: number;
+                                }[];
+                            };
+                            sectors: {
+                                base_amount: number;
+                                blocked: number;
+                                capacity: number;
+                                discount_amount: number;
+                                fee_amount: number;
+                                free: number;
+                                /** @description what buyers paid: base - discount + fee */
+                                gross_amount: number;
+                                /** @description held by a live cart now */
+                                held: number;
+                                id: number;
+                                name: string;
+                                /** @description gross - refunds */
+                                net_amount: number;
+                                /** @description what refunds gave back (positive) */
+                                refund_amount: number;
+                                refunded_tickets: number;
+                                sold: number;
+                                /** @description tickets sold and not refunded */
+                                tickets: number;
+                            }[];
+                            session_id: number | null;
+                            sessions: {
+                                base_amount: number;
+                                blocked: number;
+                                capacity: number;
+                                checked_in: number;
+                                discount_amount: number;
+                                fee_amount: number;
+                                free: number;
+                                /** @description what buyers paid: base - discount + fee */
+                                gross_amount: number;
+                                /** @description held by a live cart now */
+                                held: number;
+                                id: number;
+                                /** @description gross - refunds */
+                                net_amount: number;
+                                /** @description what refunds gave back (positive) */
+                                refund_amount: number;
+                                refunded_tickets: number;
+                                sold: number;
+                                /** Format: date-time */
+                                start_datetime: string;
+                                status: string;
+                                /** @description tickets sold and not refunded */
+                                tickets: number;
+                            }[];
+                            timezone: string;
+                            totals: {
+                                base_amount: number;
+                                blocked: number;
+                                capacity: number;
+                                checked_in: number;
+                                discount_amount: number;
+                                fee_amount: number;
+                                free: number;
+                                /** @description what buyers paid: base - discount + fee */
+                                gross_amount: number;
+                                /** @description held by a live cart now */
+                                held: number;
+                                /** @description gross - refunds */
+                                net_amount: number;
+                                /** @description what refunds gave back (positive) */
+                                refund_amount: number;
+                                refunded_tickets: number;
+                                sold: number;
+                                /** @description tickets sold and not refunded */
+                                tickets: number;
+                            };
+                            /** @description waiting-list figures (D69), once it exists */
+                            waiting_list: null;
                         };
                         message: string;
                         status: number;
@@ -5245,6 +5617,8 @@ export interface operations {
                      * @description hold cap per buyer (D44); null = none
                      */
                     max_tickets_per_buyer?: number | null;
+                    sales_end_at?: string | null;
+                    sales_start_at?: string | null;
                     /** Format: date-time */
                     start_datetime: string;
                     status?: "draft" | "on_sale" | "closed" | "cancelled";
@@ -5260,6 +5634,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            cancelled_at: string | null;
                             end_datetime: string | null;
                             event_id: number;
                             fees: {
@@ -5287,6 +5662,8 @@ export interface operations {
                                 session_id: number;
                                 sort_order: number;
                             }[];
+                            sales_end_at: string | null;
+                            sales_start_at: string | null;
                             /** Format: date-time */
                             start_datetime: string;
                             status: string;
@@ -5727,13 +6104,16 @@ export interface operations {
                             id: number;
                             items: {
                                 event_name: string;
+                                fee_amount: number;
                                 rate_name: string;
+                                refund_reference: string | null;
                                 row: string | null;
                                 seat: string | null;
                                 sector_name: string;
                                 /** Format: date-time */
                                 session_start: string;
                                 ticket_code: string | null;
+                                ticket_id: number | null;
                                 ticket_status: string | null;
                                 total_amount: number;
                                 venue_name: string;
@@ -5752,6 +6132,21 @@ export interface operations {
                             }[];
                             reference: string;
                             refund_reference: string | null;
+                            /** @description Refunds of the order (D58), oldest first */
+                            refunds: {
+                                actor: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                fee_amount: number;
+                                fees_refunded: boolean;
+                                provider: string | null;
+                                provider_refund_reference: string | null;
+                                reason: string;
+                                reference: string;
+                                ticket_ids: number[];
+                                /** @description Negative: what this refund gave back */
+                                total_amount: number;
+                            }[];
                             sales_channel_slug: string;
                             status: string;
                             total_amount: number;
@@ -5827,7 +6222,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Refund checked-in tickets too; without it a checked-in ticket is 409 ticket_used */
+                    allow_used?: boolean;
                     reason: string;
+                    /** @description Refund only these tickets of the order (D58); every ticket not refunded yet when absent */
+                    ticket_ids?: number[];
                 };
             };
         };
@@ -5840,10 +6239,25 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            card_refund: {
+                                /** @description Positive: what went back to the card */
+                                amount: number;
+                                payment_id: string;
+                                provider: string;
+                                /** @description The card provider's refund reference (Stripe re_..., sandbox re_sbx_...) */
+                                reference: string;
+                            } | null;
+                            /** @description Whether the buyer's refund e-mail was queued (models A, B and C) */
+                            email_queued: boolean;
+                            /** @description Negative: the fees given back; 0 when the organiser keeps them (refund_fees false) */
+                            fee_amount: number;
+                            fees_refunded: boolean;
                             refund_order_id: number;
                             refund_reference: string;
                             refunded_order_reference: string;
                             released_seats: number;
+                            /** @description The tickets this refund covered */
+                            ticket_ids: number[];
                             /** @description Negative: the amount given back */
                             total_amount: number;
                             voided_tickets: number;
@@ -5900,6 +6314,15 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            /** @description Default Response */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6008,6 +6431,8 @@ export interface operations {
                             created_at: string;
                             id: number;
                             name: string;
+                            refund_fees: boolean;
+                            reply_to_email: string | null;
                         }[];
                         message: string;
                         status: number;
@@ -6078,6 +6503,9 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description Whether refunds give the fees back too (D58); default true */
+                    refund_fees?: boolean;
+                    reply_to_email?: string | null;
                 };
             };
         };
@@ -6094,6 +6522,262 @@ export interface operations {
                             created_at: string;
                             id: number;
                             name: string;
+                            refund_fees: boolean;
+                            reply_to_email: string | null;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateOrganiser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organiserId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Whether refunds give the fees back too (D58); default true */
+                    refund_fees?: boolean;
+                    reply_to_email?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            name: string;
+                            refund_fees: boolean;
+                            reply_to_email: string | null;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrganiserPrivacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organiserId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            erase_after_days: number | null;
+                            organiser_id: number;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setOrganiserPrivacy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                organiserId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description days after the end of each session; null turns it off */
+                    erase_after_days: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            erase_after_days: number | null;
+                            organiser_id: number;
                         };
                         message: string;
                         status: number;
@@ -6198,6 +6882,192 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    erasePersonalData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the buyer's e-mail address */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description buyer records overwritten (one per completed order) */
+                            customers: number;
+                            /** @description e-mails of the queue whose recipient was overwritten */
+                            emails: number;
+                            /** @description webhook, idempotency and audit entries that quoted the buyer */
+                            log_entries: number;
+                            orders: number;
+                            payments: number;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportPersonalData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the buyer's e-mail address */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            email: string;
+                            emails: {
+                                [key: string]: unknown;
+                            }[];
+                            /** Format: date-time */
+                            exported_at: string;
+                            orders: {
+                                [key: string]: unknown;
+                            }[];
+                            payments: {
+                                [key: string]: unknown;
+                            }[];
+                        };
                         message: string;
                         status: number;
                         success: boolean;
@@ -6375,6 +7245,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            cancelled_at: string | null;
                             end_datetime: string | null;
                             event_id: number;
                             fees: {
@@ -6402,6 +7273,8 @@ export interface operations {
                                 session_id: number;
                                 sort_order: number;
                             }[];
+                            sales_end_at: string | null;
+                            sales_start_at: string | null;
                             /** Format: date-time */
                             start_datetime: string;
                             status: string;
@@ -6480,6 +7353,8 @@ export interface operations {
                      * @description hold cap per buyer (D44); null = none
                      */
                     max_tickets_per_buyer?: number | null;
+                    sales_end_at?: string | null;
+                    sales_start_at?: string | null;
                     /** Format: date-time */
                     start_datetime?: string;
                     status?: "draft" | "on_sale" | "closed" | "cancelled";
@@ -6495,6 +7370,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            cancelled_at: string | null;
                             end_datetime: string | null;
                             event_id: number;
                             fees: {
@@ -6522,10 +7398,242 @@ export interface operations {
                                 session_id: number;
                                 sort_order: number;
                             }[];
+                            sales_end_at: string | null;
+                            sales_start_at: string | null;
                             /** Format: date-time */
                             start_datetime: string;
                             status: string;
                             venue_id: number;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAttendees: {
+        parameters: {
+            query?: {
+                /** @description keyset: tickets with a larger ticket_id (the last of the previous page) */
+                after_id?: number;
+                /** @description csv: every attendee as text/csv (also `Accept: text/csv`) */
+                format?: "json" | "csv";
+                limit?: number;
+                /** @description text in the holder name, e-mail, order reference or ticket code */
+                search?: string;
+                /** @description CSV separator; semicolon for spreadsheets set up for a decimal comma (Spain's Excel) */
+                separator?: "comma" | "semicolon";
+            };
+            header?: never;
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            channel: string;
+                            checked_in: boolean;
+                            checked_in_at: string | null;
+                            email: string | null;
+                            holder_name: string | null;
+                            holder_surname: string | null;
+                            lang: string;
+                            order_reference: string;
+                            phone: string | null;
+                            /** Format: date-time */
+                            purchased_at: string;
+                            rate: string;
+                            row: string | null;
+                            seat: string | null;
+                            sector: string;
+                            ticket_code: string;
+                            ticket_id: number;
+                            total_amount: number;
+                        }[];
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                    "text/csv": {
+                        data: {
+                            channel: string;
+                            checked_in: boolean;
+                            checked_in_at: string | null;
+                            email: string | null;
+                            holder_name: string | null;
+                            holder_surname: string | null;
+                            lang: string;
+                            order_reference: string;
+                            phone: string | null;
+                            /** Format: date-time */
+                            purchased_at: string;
+                            rate: string;
+                            row: string | null;
+                            seat: string | null;
+                            sector: string;
+                            ticket_code: string;
+                            ticket_id: number;
+                            total_amount: number;
+                        }[];
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description refund every completed order of the session (D58), with the buyers' e-mails */
+                    refund?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            cancelled_carts: number;
+                            /** @description false when the session was already cancelled */
+                            newly_cancelled: boolean;
+                            refund_failures: {
+                                code: string;
+                                message: string;
+                                reference: string;
+                            }[];
+                            refunded_orders: number;
+                            session_id: number;
+                            /** @enum {string} */
+                            status: "cancelled";
                         };
                         message: string;
                         status: number;
@@ -6697,6 +7805,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            cancelled_at: string | null;
                             end_datetime: string | null;
                             event_id: number;
                             fees: {
@@ -6724,6 +7833,8 @@ export interface operations {
                                 session_id: number;
                                 sort_order: number;
                             }[];
+                            sales_end_at: string | null;
+                            sales_start_at: string | null;
                             /** Format: date-time */
                             start_datetime: string;
                             status: string;
@@ -7774,7 +8885,7 @@ export interface operations {
                             checked_in_at?: string;
                             id: number;
                             kid?: string;
-                            /** @description format-1 tickets: SHA-256 (b64url) of the code their QR holds */
+                            /** @description SHA-256 (b64url) of the ticket code printed under the QR (the whole QR of a format-1 ticket): a code typed in at the gate is matched by it offline */
                             legacy_code_sha256?: string;
                             rate: string;
                             row: string | null;
@@ -8947,6 +10058,66 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    lookupPortalOrders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description language code, e.g. es or en */
+                lang: string;
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the e-mail address the orders were bought with */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            email: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     receiveSandboxNotification: {
         parameters: {
             query?: never;
@@ -9074,6 +10245,12 @@ export interface operations {
                             /** @description upcoming sessions on sale */
                             sessions: {
                                 id: number;
+                                /** @description scheduled: before sales_start_at; ended: after sales_end_at or once started; sold_out: nothing free */
+                                sale_state: "scheduled" | "on_sale" | "ended" | "sold_out";
+                                /** @description cart writes until this instant (exclusive); null: no window end */
+                                sales_end_at: string | null;
+                                /** @description cart writes from this instant; null: no window start */
+                                sales_start_at: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 with UTC offset
@@ -9178,6 +10355,12 @@ export interface operations {
                                 end_datetime: string | null;
                                 event_id: number;
                                 id: number;
+                                /** @description scheduled: before sales_start_at; ended: after sales_end_at or once started; sold_out: nothing free */
+                                sale_state: "scheduled" | "on_sale" | "ended" | "sold_out";
+                                /** @description cart writes until this instant (exclusive); null: no window end */
+                                sales_end_at: string | null;
+                                /** @description cart writes from this instant; null: no window start */
+                                sales_start_at: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 with UTC offset
@@ -9350,6 +10533,12 @@ export interface operations {
                             end_datetime: string | null;
                             event_id: number;
                             id: number;
+                            /** @description scheduled: before sales_start_at; ended: after sales_end_at or once started; sold_out: nothing free */
+                            sale_state: "scheduled" | "on_sale" | "ended" | "sold_out";
+                            /** @description cart writes until this instant (exclusive); null: no window end */
+                            sales_end_at: string | null;
+                            /** @description cart writes from this instant; null: no window start */
+                            sales_start_at: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 with UTC offset
@@ -9469,6 +10658,12 @@ export interface operations {
                                 event_id: number;
                                 event_name: string;
                                 id: number;
+                                /** @description scheduled: before sales_start_at; ended: after sales_end_at or once started; sold_out: nothing free */
+                                sale_state: "scheduled" | "on_sale" | "ended" | "sold_out";
+                                /** @description cart writes until this instant (exclusive); null: no window end */
+                                sales_end_at: string | null;
+                                /** @description cart writes from this instant; null: no window start */
+                                sales_start_at: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 with UTC offset
@@ -11680,6 +12875,63 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description application/pdf */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrderTicketsFile: {
+        parameters: {
+            query?: {
+                /** @description unix time the link expires */
+                expires?: string;
+                /** @description HMAC-SHA256 of the path and expiry */
+                signature?: string;
+            };
+            header?: never;
+            path: {
+                /** @description <order token>.pdf or <order token>.ics */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/pdf or text/calendar */
             200: {
                 headers: {
                     [name: string]: unknown;
