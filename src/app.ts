@@ -44,6 +44,8 @@ import { personalDataRetentionJob } from './modules/audience/personal-data.servi
 import { webhookDeliveryJob, webhookQueueGauges, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
+import audienceAdminRoutes from './modules/audience/audience.admin.routes.js';
+import audienceDashboard from './modules/audience/audience.dashboard.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
 import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 import widgetRoutes from './modules/widget/widget.routes.js';
@@ -285,9 +287,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   );
   await app.register(portalRoutes, { prefix: '/api/portal' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
-  await app.register(adminRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes] });
   await app.register(portalPages);
-  await app.register(adminDashboard, { prefix: '/admin' });
+  await app.register(adminDashboard, { prefix: '/admin', modulePages: [audienceDashboard] });
   await app.register(widgetRoutes, { prefix: '/widget' });
   await app.register(scannerRoutes, { prefix: '/checkin' });
   await app.register(checkinRoutes, { prefix: CHECKIN_PREFIX });

@@ -64,7 +64,7 @@ export interface Config {
 export class ConfigError extends Error {}
 
 /** The host part of a default address: an IP address is written as an address literal (RFC 5321 4.1.3). */
-export function mailDomainOf(hostname: string): string {
+function mailDomainOf(hostname: string): string {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return `[${host}]`;
   if (host.includes(':')) return `[IPv6:${host}]`;
@@ -72,7 +72,7 @@ export function mailDomainOf(hostname: string): string {
 }
 
 /** A display name as a quoted string when it holds anything but atoms and spaces (RFC 5322 3.2.3). */
-export function quoteDisplayName(name: string): string {
+function quoteDisplayName(name: string): string {
   return /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~ \u0080-\uffff]+$/.test(name) ? name : `"${name.replace(/(["\\])/g, '\\$1')}"`;
 }
 

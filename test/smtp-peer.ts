@@ -27,7 +27,7 @@ export function senderDomainProblem(address: string): string | null {
 }
 
 /** The mailboxes of an address header, split at commas outside quotes, angle brackets and comments. */
-export function splitAddressList(value: string): string[] {
+function splitAddressList(value: string): string[] {
   const parts: string[] = [];
   let current = '';
   let quoted = false;

@@ -63,8 +63,8 @@ function order(request: FastifyRequest): string {
 }
 
 /** "Find my order" (D72): e-mails per hour, per client address and per e-mail address asked for. */
-export const ORDER_LOOKUP_PER_ADDRESS_PER_HOUR = 20;
-export const ORDER_LOOKUP_PER_EMAIL_PER_HOUR = 3;
+const ORDER_LOOKUP_PER_ADDRESS_PER_HOUR = 20;
+const ORDER_LOOKUP_PER_EMAIL_PER_HOUR = 3;
 
 export const LIMITS: Record<LimitName, Limit> = {
   order_lookup_address: {

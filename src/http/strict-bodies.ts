@@ -54,7 +54,7 @@ const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 
  * keeps its word. `allOf` of objects cannot be closed member by member (each would refuse the
  * others' fields): it is refused at start, with the route named.
  */
-export function closedBodySchema(schema: unknown, where: string): unknown {
+function closedBodySchema(schema: unknown, where: string): unknown {
   if (Array.isArray(schema)) return schema.map((s) => closedBodySchema(s, where));
   if (!isObject(schema)) return schema;
   if (Array.isArray(schema.allOf) && schema.allOf.some((s) => isObject(s) && (s.type === 'object' || s.properties))) {

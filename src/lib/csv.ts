@@ -8,7 +8,7 @@ export const CSV_BOM = '\uFEFF';
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** One cell: numbers as they are, text quoted when it must be and defused when it starts like a formula. */
-export function csvCell(value: unknown): string {
+function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number') return String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';

@@ -18,7 +18,6 @@ import * as S from './admin.schemas.js';
 import { listPaymentsFor } from '../portal/payments/payments-admin.service.js';
 import type { PaymentStatus } from '../../db/schema/index.js';
 import adminCheckinRoutes from './admin-checkin.routes.js';
-import audienceAdminRoutes from '../audience/audience.admin.routes.js';
 import webhookAdminRoutes from './webhooks-admin.routes.js';
 
 declare module 'fastify' {
@@ -42,7 +41,15 @@ const refuseUnknownFields = (schema: TObject) => async (request: FastifyRequest)
  * Admin API under /api/admin/v1 for automation: the same services as the dashboard, with an admin
  * API token (`admin:token` of the operator CLI) as `Authorization: Bearer`.
  */
-const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+interface AdminRoutesOptions {
+  /**
+   * Other modules' admin API routes, registered behind the same token hook (req.adminActor). The
+   * composition root (src/app.ts) hands them in, so that admin never imports those modules.
+   */
+  moduleRoutes?: FastifyPluginAsyncTypebox[];
+}
+
+const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, opts) => {
   app.decorateRequest('adminActor', null);
   app.addHook('onRequest', async (request) => {
     request.adminActor = await authenticateApiToken(app.ctx, request.headers.authorization);
@@ -399,7 +406,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // ---- check-in (issue 18): lists, devices, counts, scans, signing keys
   await app.register(adminCheckinRoutes);
-  await app.register(audienceAdminRoutes);
+  for (const routes of opts.moduleRoutes ?? []) await app.register(routes);
   // ---- webhooks (D51)
   await app.register(webhookAdminRoutes);
 };

@@ -73,18 +73,3 @@ export async function attendeesPage(db: Db, page: AttendeePage): Promise<Attende
   }));
 }
 
-/** The distinct buyers (e-mail and language) holding a valid ticket of the session: a message's recipients. */
-export async function holdersOfSession(db: Db, sessionId: number): Promise<{ email: string; lang: string; order_id: number }[]> {
-  const rows = await queryRows<{ email: string; lang: string; order_id: string | number }>(
-    db,
-    sql`
-    SELECT DISTINCT ON (lower(c.email)) c.email, o.lang, o.id AS order_id
-    FROM order_items i
-    JOIN tickets t ON t.order_item_id = i.id AND t.status = 'valid'
-    JOIN orders o ON o.id = i.order_id
-    JOIN customers c ON c.id = o.customer_id
-    WHERE i.session_id = ${sessionId}
-    ORDER BY lower(c.email), o.id`,
-  );
-  return rows.map((r) => ({ email: r.email, lang: r.lang, order_id: Number(r.order_id) }));
-}

@@ -74,7 +74,7 @@ export async function listAttendeesFor(ctx: AppContext, actor: Actor, sessionId:
  * Every attendee of a session, page after page (the CSV export streams these). Visibility is
  * checked before the first row, so that a refused export fails with its 404 before any byte is sent.
  */
-export async function attendeeExportFor(ctx: AppContext, actor: Actor, sessionId: number, search?: string): Promise<AsyncGenerator<AttendeeView[]>> {
+async function attendeeExportFor(ctx: AppContext, actor: Actor, sessionId: number, search?: string): Promise<AsyncGenerator<AttendeeView[]>> {
   await getSessionFor(ctx, actor, sessionId);
   return (async function* pages() {
     let afterId = 0;

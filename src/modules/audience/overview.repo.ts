@@ -26,7 +26,7 @@ export interface InventoryFigures {
   blocked: number;
 }
 
-export interface SessionFigures extends MoneyFigures, InventoryFigures {
+interface SessionFigures extends MoneyFigures, InventoryFigures {
   id: number;
   start_datetime: Date;
   status: string;

@@ -52,7 +52,7 @@ const SCRUBBED: { table: string; column: string; type: 'text' | 'json' | 'jsonb'
 ];
 
 /** What erasure writes instead of a name. */
-export const ERASED_NAME = 'erased';
+const ERASED_NAME = 'erased';
 
 /** Whose data to erase: the buyer records found, and the strings that stand for the person in free text. */
 export interface ErasureTarget {

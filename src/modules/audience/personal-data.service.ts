@@ -8,8 +8,6 @@ import type { Job } from '../../platform/scheduler.js';
 import { organiserExists } from '../../platform/organisers.repo.js';
 import * as repo from './personal-data.repo.js';
 
-export type { ErasureCounts } from './personal-data.repo.js';
-
 function checkedAddress(email: unknown): string {
   const address = typeof email === 'string' ? email.trim() : '';
   const problem = address ? emailProblem(address) : 'is required';

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.js';
+import type { Db } from '../../db/client.js';
 import { AppError, invalidData, SPEC_MESSAGES } from '../../http/errors.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
 import { generateAccessToken, generateServerKey, generateWidgetKey, safeEqual, sha256 } from '../../lib/secrets.js';
@@ -183,3 +184,12 @@ export async function revokeChannelKey(ctx: AppContext, scope: CredentialScope, 
 
 /** Revokes a widget key; every widget-scope token of the channel stops working at once (D7, D38). */
 export const revokeWidgetKey = (ctx: AppContext, channelId: number, keyId: number) => revokeChannelKey(ctx, 'widget', channelId, keyId);
+
+/**
+ * Revokes every token of a channel (both scopes) inside the caller's transaction: its mode changed
+ * (D42), so what an old token was allowed no longer holds. Old tokens then answer 401.
+ */
+export async function revokeChannelTokensIn(tx: Db, channelId: number, now: Date): Promise<void> {
+  await repo.revokeScopeTokens(tx, channelId, 'widget', now);
+  await repo.revokeScopeTokens(tx, channelId, 'server', now);
+}

@@ -10,7 +10,7 @@ import { PayloadCache, type BuiltPayload, type CachedPayload } from './catalogue
 import { languageChain, pickByLanguage, translatedName } from '../../platform/i18n.js';
 import { rateFitsSector } from '../orders/orders.pricing.js';
 import * as repo from './catalogue.repo.js';
-import { saleStateOf, windowJson, type SaleState } from './sale-state.js';
+import { saleStateOf, windowJson, type SaleState } from '../../platform/sale-state.js';
 
 /**
  * How long one instance serves a cached session payload at most. Writes made by this instance drop

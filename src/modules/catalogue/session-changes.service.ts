@@ -22,7 +22,7 @@ import * as repo from './catalogue-admin.repo.js';
 // ended afterwards, each batch in its own transaction (order locks are never taken while the
 // session row is locked, so the two paths cannot deadlock).
 
-export interface SessionChangeEvent {
+interface SessionChangeEvent {
   id: number;
   event_id: number;
   start_datetime: string;
@@ -110,7 +110,7 @@ const CART_BATCH = 200;
  * Ends every live cart holding a seat or place of the session (status cancelled, all its holds
  * released, the order.cancelled event written by the database), in batches; returns how many.
  */
-export async function endLiveCartsOfSession(ctx: AppContext, sessionId: number): Promise<{ orders: number; sessionIds: number[] }> {
+async function endLiveCartsOfSession(ctx: AppContext, sessionId: number): Promise<{ orders: number; sessionIds: number[] }> {
   let total = 0;
   const touched = new Set<number>([sessionId]);
   for (;;) {

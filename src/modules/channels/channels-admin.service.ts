@@ -8,8 +8,7 @@ import { isoWithOffset } from '../../lib/time.js';
 import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import { needsCheckoutUrl, type CredentialScope } from '../../lib/integration-policy.js';
-import * as authRepo from '../auth/auth.repo.js';
-import { announceRevocation, findChannelKey, generateChannelKey, listChannelKeys, revokeChannelKey } from '../auth/auth.service.js';
+import { announceRevocation, findChannelKey, generateChannelKey, listChannelKeys, revokeChannelKey, revokeChannelTokensIn } from '../auth/auth.service.js';
 import * as repo from './channels.repo.js';
 import * as adminRepo from './channels-admin.repo.js';
 import { urlProblem } from '../../lib/url-rules.js';
@@ -182,8 +181,7 @@ export async function updateChannelAs(ctx: AppContext, actor: Actor, id: number,
     if (changes.integrationMode) {
       // D42/D74: a mode change revokes the channel's tokens (both scopes): old tokens answer 401
       // invalid_token, never the 403 of the new mode's rules; the channel takes new ones.
-      await authRepo.revokeScopeTokens(tx, id, 'widget', now);
-      await authRepo.revokeScopeTokens(tx, id, 'server', now);
+      await revokeChannelTokensIn(tx, id, now);
       await recordAudit(tx, { ...audit, action: 'channel.mode_change', details: { slug: before.slug, ...changes.integrationMode } });
     }
     if (Object.keys(changes).length) await recordAudit(tx, { ...audit, action: 'channel.update', details: { slug: before.slug, changes } });

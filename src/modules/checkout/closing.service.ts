@@ -10,7 +10,7 @@ import type { OrderRows } from '../orders/orders.view.js';
 import { withdrawVoucherAtConfirm } from '../orders/orders.service.js';
 import { newTicketCode } from '../tickets/tickets.service.js';
 import * as repo from './checkout.repo.js';
-import { notOnSaleError } from '../catalogue/sale-state.js';
+import { notOnSaleError } from '../../platform/sale-state.js';
 import type { Buyer } from './checkout.repo.js';
 
 export type { Buyer } from './checkout.repo.js';

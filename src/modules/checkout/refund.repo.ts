@@ -156,8 +156,3 @@ export async function queueRefundEmail(tx: Db, refundOrderId: number, customerId
   return rows.length === 1;
 }
 
-/** The organiser of a channel. */
-export async function organiserOfChannel(tx: Db, channelId: number): Promise<number> {
-  const [channel] = await queryRows<{ organiser_id: number }>(tx, sql`SELECT organiser_id FROM sales_channels WHERE id = ${channelId}`);
-  return channel!.organiser_id;
-}

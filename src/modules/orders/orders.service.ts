@@ -9,7 +9,7 @@ import type { BuyerKey, CartChannel } from './orders.buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
 import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
 import * as repo from './orders.repo.js';
-import { notOnSaleError } from '../catalogue/sale-state.js';
+import { notOnSaleError } from '../../platform/sale-state.js';
 import { recordIntegrationStep } from '../../platform/integration-checklist.js';
 import type { HoldOutcome, OrderRow, SeatInfo } from './orders.repo.js';
 import { priceItems, rateFitsUnit, sumAmounts } from './orders.pricing.js';

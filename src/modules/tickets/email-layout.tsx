@@ -46,7 +46,7 @@ function idDomain(config: Config): string {
  * `<key@domain>`: `key` is the outbox row's random message_key (kept across retries of the row, so
  * that a repeated delivery is one message to the client; new at a resend), or a fresh random one.
  */
-export const messageIdOf = (config: Config, key: string = crypto.randomUUID()) => `<${key}@${idDomain(config)}>`;
+const messageIdOf = (config: Config, key: string = crypto.randomUUID()) => `<${key}@${idDomain(config)}>`;
 
 /** The sender, the Reply-To (the organiser's box office, else MAIL_REPLY_TO) and the Message-ID. */
 export function envelopeOf(config: Config, replyTo: string | null | undefined, messageKey?: string) {

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import type { EmailKind } from '../../db/schema/index.js';
-import type { PaymentRefundFacts } from './payment-refund.email.js';
 
 export interface OutboxRow {
   id: number;
@@ -105,6 +104,18 @@ export async function requeueTicketEmail(db: Db, orderId: number, recipient: str
         RETURNING id, resends`,
   );
   return { id: Number(rows[0]!.id), resends: rows[0]!.resends };
+}
+
+/** What the buyer's payment refund e-mail says (D73). */
+export interface PaymentRefundFacts {
+  orderReference: string;
+  buyerName: string;
+  amount: number;
+  currency: string;
+  lang: string;
+  /** payments.failure_reason: why the payment could not complete the order. */
+  reason: string | null;
+  refundRef: string | null;
 }
 
 /** What the payment refund e-mail of a card payment says (D73); null unless it is refunded. */

@@ -1,19 +1,9 @@
 import { emailDocument, envelopeOf } from './email-layout.js';
 import type { Config } from '../../config.js';
+import type { PaymentRefundFacts } from './email.repo.js';
 import { formatMoney, spokenLanguage } from '../../platform/i18n.js';
 import type { OutboxMessage, TicketEmail } from './tickets.email.js';
 
-/** What the buyer's payment refund e-mail says (D73). */
-export interface PaymentRefundFacts {
-  orderReference: string;
-  buyerName: string;
-  amount: number;
-  currency: string;
-  lang: string;
-  /** payments.failure_reason: why the payment could not complete the order. */
-  reason: string | null;
-  refundRef: string | null;
-}
 
 const why = (reason: string | null, es: boolean): string => {
   switch (reason) {

@@ -51,9 +51,6 @@ export async function ticketPdfFromLink(
   return renderTicketPdf(ticket, ctx.config.timezone, await qrSecretOf(ctx, ticket));
 }
 
-/** Voids the tickets of an order inside the caller's transaction (a refund); how many were voided. */
-export const voidTicketsOfOrder = (tx: Db, orderId: number, now: Date) => repo.voidTicketsOfOrder(tx, orderId, now);
-
 /** Voids the given tickets inside the caller's transaction (a refund of chosen tickets); how many were voided. */
 export const voidTickets = (tx: Db, ticketIds: number[], now: Date) => repo.voidTickets(tx, ticketIds, now);
 

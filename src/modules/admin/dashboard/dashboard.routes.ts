@@ -21,7 +21,6 @@ import { parseReport, salesReport } from '../../reports/reports.service.js';
 import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
 import catalogueDashboard from './dashboard-catalogue.routes.js';
 import checkinDashboard from './dashboard-checkin.routes.js';
-import audienceDashboard from '../../audience/audience.dashboard.js';
 import webhooksDashboard from './dashboard-webhooks.routes.js';
 import ordersDashboard from './dashboard-orders.routes.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
@@ -122,7 +121,12 @@ const sameToken = (a: string, b: string) => {
   return crypto.timingSafeEqual(x, y) && a.length > 0;
 };
 
-export default async function dashboardRoutes(app: FastifyInstance): Promise<void> {
+export interface DashboardOptions {
+  /** Other modules' dashboard pages, behind the same sign-in and CSRF hooks; handed in by src/app.ts. */
+  modulePages?: ((app: FastifyInstance) => Promise<void>)[];
+}
+
+export default async function dashboardRoutes(app: FastifyInstance, opts: DashboardOptions = {}): Promise<void> {
   const ctx = app.ctx;
   const secure = ctx.config.publicBaseUrl.startsWith('https:');
 
@@ -444,7 +448,7 @@ ${table(
 
   await app.register(catalogueDashboard);
   await app.register(checkinDashboard);
-  await app.register(audienceDashboard);
+  for (const pages of opts.modulePages ?? []) await app.register(pages);
   await app.register(webhooksDashboard);
   await app.register(ordersDashboard);
 }

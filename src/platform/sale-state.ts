@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
-import { AppError, notOnSale } from '../../http/errors.js';
-import { isoWithOffset } from '../../lib/time.js';
+import { queryRows, type Db } from '../db/client.js';
+import { AppError, notOnSale } from '../http/errors.js';
+import { isoWithOffset } from '../lib/time.js';
 
 // Whether a session is on sale (D59 sales windows, D74 "only on sale is sold"). The rule that
 // decides a sale lives in SQL (session_is_on_sale, src/db/functions/015_session_is_on_sale.sql), so
@@ -40,14 +40,3 @@ export async function notOnSaleError(db: Db, sessionId: number): Promise<AppErro
   return notOnSale(sessionId, { salesStartAt: w.sales_start_at, salesEndAt: w.sales_end_at });
 }
 
-/** 409 `not_on_sale` unless every listed session is on sale at `now` (session_is_on_sale). */
-export async function assertSessionsOnSale(db: Db, sessionIds: readonly number[], now: Date): Promise<void> {
-  const ids = [...new Set(sessionIds)];
-  if (ids.length === 0) return;
-  const rows = await queryRows<{ id: number }>(
-    db,
-    sql`SELECT s AS id FROM unnest(${`{${ids.map((n) => Math.trunc(n)).join(',')}}`}::int[]) AS s
-        WHERE NOT session_is_on_sale(s, ${now}::timestamptz) ORDER BY s LIMIT 1`,
-  );
-  if (rows[0]) throw await notOnSaleError(db, Number(rows[0].id));
-}
