@@ -142,7 +142,7 @@ describe('channels and widget keys', () => {
 
   it('edit mode, checkout URL, branding, cart lifetime and events; the channel config shows it at once', async () => {
     const gen = await promoterA.post(`/channels/${channelId}/keys`);
-    const token = await tokenFor(t.app, 'partner-a', gen.body.data.widget_key);
+    let token = await tokenFor(t.app, 'partner-a', gen.body.data.widget_key);
     const config = async () => (await t.app.inject({ url: '/api/sales-channel/v1/partner-a/config', headers: bearer(token) })).json().data;
     expect((await config()).integration_mode).toBe('widget_platform_payment');
 
@@ -156,6 +156,10 @@ describe('channels and widget keys', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ integration_mode: 'portal_external_payment', cart_ttl_seconds: 300, event_ids: events });
+    // A mode change revokes the channel's tokens (D42, D74): the old one is 401, a new one sees the change.
+    const stale = await t.app.inject({ url: '/api/sales-channel/v1/partner-a/config', headers: bearer(token) });
+    expect(stale.json()).toMatchObject({ status: 401, code: 'invalid_token' });
+    token = await tokenFor(t.app, 'partner-a', gen.body.data.widget_key);
     const after = await config();
     expect(after).toMatchObject({ integration_mode: 'portal_external_payment', checkout_url: 'https://partner.example/checkout', cart_ttl_seconds: 300 });
     expect(after.branding).toMatchObject({ primary_color: '#112233', name: 'Partner' });
@@ -290,7 +294,11 @@ describe('events, sessions, rates and fees', () => {
     const events = await b2b('/events');
     expect(events.body).toMatchObject({ status: 200, success: true });
     expect(events.body.data).toEqual([
-      expect.objectContaining({ id: event.id, name: 'Zarzuela night', sessions: [{ id: session.id, start_datetime: '2031-06-01T19:00:00+00:00' }] }),
+      expect.objectContaining({
+        id: event.id,
+        name: 'Zarzuela night',
+        sessions: [expect.objectContaining({ id: session.id, start_datetime: '2031-06-01T19:00:00+00:00', sale_state: 'on_sale' })],
+      }),
     ]);
     const sessions = await b2b(`/events/${event.id}/sessions`);
     expect(sessions.body.data).toEqual([

@@ -138,6 +138,13 @@ export async function insertRefund(db: Db, refunded: InsertedOrder, createdAt: s
         FROM orders WHERE id = ${refunded.id}
         RETURNING id`,
   );
+  // What the refund covered, item by item (refund_items, D30): the whole order, as a refund of the
+  // admin API without ticket_ids records it.
+  await db.execute(sql`
+    INSERT INTO refund_items (refund_order_id, order_item_id, ticket_id, base_amount, discount_amount, fee_amount, total_amount)
+    SELECT ${Number(order!.id)}, i.id, t.id, -i.base_amount, -i.discount_amount, -i.fee_amount, -i.total_amount
+    FROM order_items i LEFT JOIN tickets t ON t.order_item_id = i.id
+    WHERE i.order_id = ${refunded.id}`);
   return {
     id: Number(order!.id),
     reference,
