@@ -38,8 +38,8 @@ interface Real {
   now: () => number;
 }
 
-/** A new cart's expiry: now + TTL in whole seconds. */
-const lifetimeFrom = (now: number) => Math.floor((now + TTL) / 1000) * 1000;
+// The cart lifetime to the millisecond (D13; issue 28: expires_at keeps its milliseconds).
+const lifetimeFrom = (now: number) => now + TTL;
 const live = (o: MOrder, now: number) => o.status === 'pending' && (o.expiresAt === null || o.expiresAt > now);
 const heldBy = (m: Model, seat: number, now: number) => m.orders.find((o) => live(o, now) && o.items.some((i) => i.seat === seat));
 const zoneHeld = (m: Model, now: number) => m.orders.filter((o) => live(o, now)).reduce((n, o) => n + o.items.filter((i) => i.seat === null).length, 0);
