@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { channelExample } from '../../examples/widget-channel-server.js';
-import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 
 /**
  * What a buyer sees: the example host pages (served by the example channel server on its own
@@ -84,8 +84,9 @@ async function clickFreeSeat(): Promise<number> {
   return id;
 }
 
+/** The order's status as the channel's server sees it (a buyer's cart is its own to other widget tokens, D57). */
 async function orderStatus(token: string): Promise<string> {
-  const bearerToken = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'checker');
+  const bearerToken = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'checker');
   return (await t.app.inject({ url: `/api/sales-channel/v1/demo-d/es/orders/${token}`, headers: bearer(bearerToken) })).json().data.status;
 }
 
