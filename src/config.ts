@@ -80,16 +80,13 @@ function quoteDisplayName(name: string): string {
  * The ticket e-mail's sender: `Name <address>` (the name quoted or not: `Teatro, Real <a@b.example>`
  * is read as `"Teatro, Real" <a@b.example>`) or a bare address (validated, so that a typo fails at
  * start-up, not at the mail server). Unset: "Taquilla" at the public address's host, an IP host
- * written as an address literal (`tickets@[127.0.0.1]`); in production a host that is not a domain
- * name (an IP address, localhost) needs MAIL_FROM, as strict mail servers refuse such senders.
+ * written as an address literal (`tickets@[127.0.0.1]`), which strict mail servers accept. A real
+ * deployment sets MAIL_FROM to an address of its own domain (docs/tickets-and-email.md).
  */
-function mailFrom(raw: string | undefined, publicBaseUrl: string, appEnv: string): string {
+function mailFrom(raw: string | undefined, publicBaseUrl: string): string {
   if (!raw) {
     const hostname = new URL(publicBaseUrl).hostname;
     const domain = mailDomainOf(hostname);
-    if (appEnv === 'production' && (domain.startsWith('[') || !domain.includes('.'))) {
-      throw new ConfigError(`MAIL_FROM is required in production when PUBLIC_BASE_URL's host (${hostname}) is not a domain name, e.g. MAIL_FROM="Taquilla <tickets@example.org>"`);
-    }
     return `Taquilla <tickets@${domain}>`;
   }
   const named = /^(?:"((?:[^"\\\r\n]|\\.)*)"|([^<>\r\n"]+?))\s*<([^<>\s]+)>$/.exec(raw.trim());
@@ -217,7 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     timezone,
     signingSecret: signingSecret || 'dev-only-signing-secret-change-me-in-production',
     smtpUrl,
-    mailFrom: mailFrom(env.MAIL_FROM, publicBaseUrl, appEnv),
+    mailFrom: mailFrom(env.MAIL_FROM, publicBaseUrl),
     mailReplyTo: mailReplyTo(env.MAIL_REPLY_TO),
     authCacheMs: int(env, 'AUTH_CACHE_MS', 2_000, 0),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 10),

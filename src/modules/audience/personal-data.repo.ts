@@ -33,6 +33,8 @@ export const PERSONAL_DATA_COLUMNS = {
   'users.email': 'staff',
   'login_failures.email': 'staff',
   'audit_log.user_email': 'staff',
+  // The organiser's box office address (Reply-To of its buyers' e-mails): a business address, not a buyer's.
+  'organisers.reply_to_email': 'staff',
   // A random browser id or a keyed hash of an address (src/modules/orders/orders.buyer.ts): no
   // name, address or e-mail, and it leads to none once the buyer's fields are erased.
   'orders.buyer_key': 'none',
