@@ -115,7 +115,7 @@ describe('served OpenAPI: every operation', () => {
     for (const shared of ['TooManyRequests', 'InternalError', 'ServiceUnavailable']) {
       expect(doc.components.responses[shared]!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
     }
-    expect(Object.keys(doc.components.schemas.ErrorEnvelope!.properties!)).toEqual(['status', 'success', 'message', 'code', 'errors']);
+    expect(Object.keys(doc.components.schemas.ErrorEnvelope!.properties!)).toEqual(['status', 'success', 'message', 'code', 'errors', 'data']);
   });
 
   it('bounds its inputs (D47): every string has a maxLength (or enum, const, date format), every number a lower and an upper bound', () => {

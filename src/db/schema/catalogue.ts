@@ -1,4 +1,4 @@
-import { pgTable, serial, integer, text, boolean, real, timestamp, jsonb, primaryKey } from 'drizzle-orm/pg-core';
+import { pgTable, serial, bigserial, integer, text, boolean, real, timestamp, jsonb, primaryKey } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -116,4 +116,22 @@ export const vouchers = pgTable('vouchers', {
   sessionId: integer('session_id'),
   rateId: integer('rate_id'),
   createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+/** Changes of a session that buyers and channels are told about (D74, 0170): a cancellation or a move. */
+export const sessionChanges = pgTable('session_changes', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  sessionId: integer('session_id').notNull(),
+  kind: text('kind').$type<'cancelled' | 'moved'>().notNull(),
+  oldStart: ts('old_start').notNull(),
+  newStart: ts('new_start').notNull(),
+  refund: boolean('refund').notNull().default(false),
+  createdAt: ts('created_at').notNull(),
+});
+
+/** An organiser's automatic erasure of buyers' data, days after each session (D68, 0180); no row: never. */
+export const organiserPrivacy = pgTable('organiser_privacy', {
+  organiserId: integer('organiser_id').primaryKey(),
+  eraseAfterDays: integer('erase_after_days').notNull(),
+  updatedAt: ts('updated_at').notNull(),
 });

@@ -56,7 +56,8 @@ export const emailOutbox = pgTable('email_outbox', {
   kind: text('kind').$type<EmailKind>().notNull(),
   /** The refunded card payment of a payment_refunded e-mail (D73, 0145). */
   paymentId: text('payment_id'),
-  orderId: bigint('order_id', { mode: 'number' }).notNull(),
+  /** Null on rows not tied to one order: "find my order" (0175), "your session moved" (0170). */
+  orderId: bigint('order_id', { mode: 'number' }),
   recipient: text('recipient').notNull(),
   status: text('status').$type<EmailStatus>().notNull().default('queued'),
   attempts: integer('attempts').notNull().default(0),
@@ -73,4 +74,6 @@ export const emailOutbox = pgTable('email_outbox', {
   /** "find my order" rows (kind order_lookup, 0175): the channel and language of the request; order_id is null. */
   channelId: integer('channel_id'),
   lang: text('lang'),
+  /** The session change a session_changed e-mail tells of (D74, 0170). */
+  sessionChangeId: bigint('session_change_id', { mode: 'number' }),
 });
