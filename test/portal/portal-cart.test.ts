@@ -98,14 +98,17 @@ describe('public storefront cart (/api/portal/{slug}/{lang}/orders...)', () => {
     expect(res.json()).toMatchObject({ status: 409, success: false, code: 'seat_unavailable', message: expect.stringMatching(/^El asiento .+, fila .+, número .+ ya no está disponible/) });
   });
 
-  it('the portal chooses the order token: a caller-supplied one is ignored', async () => {
+  it('the portal chooses the order token: a caller-supplied one is refused, not dropped silently (D56)', async () => {
     const res = await t.app.inject({
       method: 'POST',
       url: url(DEMO.a.slug, '/orders'),
       payload: { session_seat_id: seats[9], rate_id: rate, order_token: 'mine-12345678' },
     });
-    expect(res.statusCode).toBe(201);
-    expect(res.json().data.order_token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors).toHaveProperty('order_token');
+    const made = await t.app.inject({ method: 'POST', url: url(DEMO.a.slug, '/orders'), payload: { session_seat_id: seats[9], rate_id: rate } });
+    expect(made.statusCode).toBe(201);
+    expect(made.json().data.order_token).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('a seat and a zone together, or neither, is 422', async () => {
