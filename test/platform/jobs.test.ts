@@ -17,8 +17,16 @@ const statusOf = async (orderId: number) =>
   (await queryRows<{ status: string }>(t.ctx.db, sql`SELECT status FROM orders WHERE id = ${orderId}`))[0]!.status;
 
 describe('background jobs', () => {
-  it('buildApp registers the expiry sweep, the e-mail queue and the idempotency-key sweep', () => {
-    expect(t.app.scheduler.jobNames).toEqual(['expiry-sweep', 'email-queue', 'idempotency-sweep', 'webhook-delivery', 'webhook-retention']);
+  it('buildApp registers the expiry sweep, the e-mail queue, the idempotency-key sweep and the other jobs', () => {
+    expect(t.app.scheduler.jobNames).toEqual([
+      'expiry-sweep',
+      'email-queue',
+      'idempotency-sweep',
+      'webhook-delivery',
+      'webhook-retention',
+      'personal-data-retention',
+      'payment-attempts',
+    ]);
   });
 
   it('the expiry sweep runs through the scheduler (and not by itself)', async () => {
