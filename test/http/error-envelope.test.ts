@@ -68,8 +68,8 @@ describe('error envelope', () => {
     expect(res.statusCode).toBe(422);
     const body = res.json();
     expect(body).toMatchObject({ status: 422, success: false, code: 'validation_failed', message: 'The given data was invalid' });
-    // Unknown properties are dropped before validation (Fastify's removeAdditional), never an error.
-    expect(Object.keys(body.errors).sort()).toEqual(['client_id', 'sales_channel_slug']);
+    // An unknown property is an error of its own (D56), never dropped silently.
+    expect(Object.keys(body.errors).sort()).toEqual(['client_id', 'extra', 'sales_channel_slug']);
     for (const messages of Object.values(body.errors)) {
       expect(messages).toEqual(expect.arrayContaining([expect.any(String)]));
     }
