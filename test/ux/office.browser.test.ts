@@ -104,8 +104,10 @@ describe.each(WIDTHS)('box office at $name width', ({ name, viewport }) => {
       await check(page, `order-resent-${name}`);
 
       // refund from the order page
+      // Two steps (D58): choose and give a reason, then confirm on the page that shows what goes back.
       await page.getByLabel('Reason for the refund').fill('Buyer cannot come');
-      await page.getByRole('button', { name: `Refund ${o.reference}` }).click();
+      await page.getByRole('button', { name: 'Review the refund' }).click();
+      await page.getByRole('button', { name: /^Refund \d+ ticket\(s\) now$/ }).click();
       await page.waitForURL(/notice=refunded/);
       expect(await main.textContent()).toContain(`${o.reference}-R`);
       expect(await main.textContent()).toContain('order.refund');
