@@ -294,7 +294,8 @@ export function createController(deps: ControllerDeps) {
             setOrder(await orderAfter(created, (created as Order).order_token));
             await refreshAvailability();
           } catch (err) {
-            if (err instanceof ApiError && err.status === 422 && err.errors && 'session_seat_id' in err.errors) {
+            // Refused as "needs a seat", or as fields the create does not take (strict bodies, D56).
+            if (err instanceof ApiError && err.status === 422 && err.errors && ['session_seat_id', 'sector_id', 'quantity'].some((f) => f in err.errors!)) {
               update({ notice: { kind: 'error', key: 'zoneNeedsSeat' } });
               return;
             }

@@ -201,14 +201,15 @@ describe('widget controller against the service', () => {
   });
 
   it('rehydrates the stored order on reload while it is live, not after expiry', async () => {
+    // One browser: the same storage and the same client_id (kept in localStorage, D38), whose cart it is (D57).
     const storage = memoryStorage();
-    const first = widget({ storage, sessionId: sessions[1] });
+    const first = widget({ storage, sessionId: sessions[1], clientId: 'reloading-browser' });
     await first.controller.start();
     await first.controller.toggleSeat(freeSeats(first)[0]!.id);
     const token = first.controller.getOrder()!.order_token;
     first.controller.destroy();
 
-    const reloaded = widget({ storage, sessionId: sessions[1] });
+    const reloaded = widget({ storage, sessionId: sessions[1], clientId: 'reloading-browser' });
     await reloaded.controller.start();
     expect(reloaded.controller.getOrder()?.order_token).toBe(token);
     expect(reloaded.updates).toHaveLength(1);
@@ -237,20 +238,21 @@ describe('widget controller against the service', () => {
 
   it('destroy and init with another session cancels the stored order of the first one first', async () => {
     const storage = memoryStorage();
-    const first = widget({ storage, sessionId: sessions[0] });
+    const first = widget({ storage, sessionId: sessions[0], clientId: 'switching-browser' });
     await first.controller.start();
     const seat = freeSeats(first)[5]!;
     await first.controller.toggleSeat(seat.id);
     const oldToken = first.controller.getOrder()!.order_token;
     first.controller.destroy();
 
-    const second = widget({ storage, sessionId: sessions[1] });
+    const second = widget({ storage, sessionId: sessions[1], clientId: 'switching-browser' });
     await second.controller.start();
     const b2b = second.net.calls.filter((c) => !c.path.endsWith('/auth/token'));
     expect(b2b[0]).toMatchObject({ method: 'DELETE', status: 200 });
     expect(b2b[0]!.path).toContain(oldToken);
     expect(b2b[1]!.path).toMatch(/\/config$|\/events$/);
-    const token = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'checker');
+    // Read as the channel's server: another widget buyer's cart is not theirs to read (D57).
+    const token = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'checker');
     const old = await t.app.inject({ url: `/api/sales-channel/v1/demo-d/es/orders/${oldToken}`, headers: bearer(token) });
     expect(old.json().data.status).toBe('cancelled');
     expect(storage.getItem(`taquilla:order:demo-d:${sessions[0]}`)).toBeNull();
