@@ -177,14 +177,6 @@ export async function voidTickets(db: Db, ticketIds: number[], at: Date): Promis
   return rows.length;
 }
 
-export async function voidTicketsOfOrder(db: Db, orderId: number, at: Date): Promise<number> {
-  const rows = await queryRows<{ id: number }>(
-    db,
-    sql`UPDATE tickets SET status = 'void', voided_at = ${at} WHERE order_id = ${orderId} AND status = 'valid' RETURNING id`,
-  );
-  return rows.length;
-}
-
 /** The id of the order with this token, or null. */
 export async function orderIdByToken(db: Db, orderToken: string): Promise<number | null> {
   const rows = await queryRows<{ id: string | number }>(db, sql`SELECT id FROM orders WHERE order_token = ${orderToken}`);
