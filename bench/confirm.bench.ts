@@ -127,7 +127,7 @@ async function closeDirect(pool: pg.Pool, order: BenchOrder, now: Date): Promise
        o AS (UPDATE orders SET status = 'completed', customer_id = (SELECT id FROM c), payment_method = $9,
                transaction_id = $10, completed_at = $8, updated_at = $8, expires_at = NULL WHERE id = $6 RETURNING id),
        e AS (INSERT INTO email_outbox (kind, order_id, recipient, next_attempt_at, created_at)
-             VALUES ('tickets', $6, $3, $8, $8) ON CONFLICT (order_id, kind) DO NOTHING RETURNING id)
+             VALUES ('tickets', $6, $3, $8, $8) ON CONFLICT (order_id, kind) WHERE payment_id IS NULL DO NOTHING RETURNING id)
        SELECT (SELECT count(*) FROM t) AS tickets`,
       ['Ana', 'García', 'ana@example.com', null, newTicketCode(), order.id, items[0].id, now, 'card', 'tx'],
     );
