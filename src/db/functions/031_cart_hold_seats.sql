@@ -173,13 +173,16 @@ BEGIN
   v_expires := COALESCE(v_expires, p_new_expiry);
 
   -- The claim (D14): lock the rows in id order, refuse if any is not free (D15: an expired hold
-  -- is free), then one conditional UPDATE whose row count must be the request's.
+  -- is free), then one conditional UPDATE whose row count must be the request's. The lock is a
+  -- statement of its own: a locking subquery under a filter may have the filter pushed below its
+  -- lock and lock only the rows that fail it (a free seat left unlocked, then claimed by another
+  -- buyer before the UPDATE). The check after it runs on a new snapshot, under the locks.
+  PERFORM 1 FROM session_seats WHERE id = ANY(p_seat_ids) ORDER BY id FOR UPDATE;
   SELECT ss.id, sec.name AS sector_name, st.row, st.number INTO v_taken
-  FROM (SELECT id, sector_id, seat_id, status, hold_expires_at FROM session_seats
-        WHERE id = ANY(p_seat_ids) ORDER BY id FOR UPDATE) ss
+  FROM session_seats ss
   JOIN sectors sec ON sec.id = ss.sector_id
   LEFT JOIN seats st ON st.id = ss.seat_id
-  WHERE NOT seat_is_free(ss.status, ss.hold_expires_at, p_now)
+  WHERE ss.id = ANY(p_seat_ids) AND NOT seat_is_free(ss.status, ss.hold_expires_at, p_now)
   ORDER BY ss.id LIMIT 1;
   IF v_taken.id IS NOT NULL THEN
     IF p_create THEN
