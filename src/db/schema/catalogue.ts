@@ -37,6 +37,9 @@ export const seats = pgTable('seats', {
   number: text('number').notNull(),
   x: real('x').notNull(),
   y: real('y').notNull(),
+  /** D64 flags (migration 0195): a wheelchair place, a companion seat beside one. */
+  wheelchair: boolean('wheelchair').notNull().default(false),
+  companion: boolean('companion').notNull().default(false),
 });
 
 export const events = pgTable('events', {

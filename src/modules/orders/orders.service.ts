@@ -261,6 +261,33 @@ export const holdSeatFast = (ctx: AppContext, channel: CartChannel, lang: string
   holdSeatsAtOnce(ctx, channel, lang, target, [item]);
 
 /**
+ * Holds seats chosen inside the caller's transaction (best available, D61: the choice and the
+ * claim are one transaction): a new order of `buyer`, or the live cart `order` that the caller has
+ * locked (changeCart). The one hold, cart_hold_seats; every refusal is thrown as the API's error.
+ */
+export async function holdInTransaction(
+  ctx: AppContext,
+  tx: Db,
+  channel: CartChannel,
+  lang: string,
+  target: { create: true; buyer: BuyerKey } | { create: false; order: OrderRow },
+  items: readonly ItemRequest[],
+  now: Date,
+): Promise<{ orderId: number; sessionIds: number[] }> {
+  if (!target.create) {
+    return { orderId: target.order.id, sessionIds: await holdSeatsInCart(ctx, tx, channel, target.order, lang, items, now, () => '') };
+  }
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const result = await repo.holdSeats(tx, holdRequest(ctx, channel, lang, target, items, now, true));
+    if (result.outcome === 'retry') continue; // the random reference collided: another one
+    if (result.outcome === 'ok') return { orderId: result.orderId, sessionIds: result.sessionIds };
+    if (result.outcome === 'needs_transaction') throw new Error('cart_hold_seats: needs_transaction inside a transaction');
+    throw await holdRefusal(tx, result, () => '');
+  }
+  throw new AppError('conflict', 'Could not start a cart; try again');
+}
+
+/**
  * Runs a change of a live cart in one transaction (the order row locked first), then announces the
  * inventory change and returns the view. `work` returns the session ids whose inventory it touched.
  * A voucher the organiser has withdrawn (D75) is removed first instead: that commits, and the

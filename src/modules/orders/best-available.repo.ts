@@ -1,0 +1,89 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, queryRowsPrepared, type Db } from '../../db/client.js';
+import type { LayoutSeat, LayoutSector } from './best-available.js';
+import { intArray } from './orders.repo.js';
+
+// SQL of best available (D61). The claim itself is cart_hold_seats (orders.repo.ts holdSeats).
+
+export interface BestAvailableSession {
+  id: number;
+  venueId: number;
+  onSale: boolean;
+}
+
+/** A session of an event the channel sells; null when there is none (404). */
+export async function findSellableSession(db: Db, channelId: number, sessionId: number, now: Date): Promise<BestAvailableSession | null> {
+  const [row] = await queryRows<{ id: number; venue_id: number; on_sale: boolean }>(
+    db,
+    sql`SELECT se.id, se.venue_id, session_is_on_sale(se.id, ${now}::timestamptz) AS on_sale
+        FROM sessions se JOIN channel_events ce ON ce.event_id = se.event_id AND ce.channel_id = ${channelId}
+        WHERE se.id = ${sessionId}`,
+  );
+  return row ? { id: row.id, venueId: row.venue_id, onSale: row.on_sale } : null;
+}
+
+export interface SessionRate {
+  id: number;
+  sectorId: number | null;
+}
+
+/** The rates of a session in the catalogue's order (sort order, then id): the first fitting one is a seat's default. */
+export async function sessionRates(db: Db, sessionId: number): Promise<SessionRate[]> {
+  const rows = await queryRows<{ id: number; sector_id: number | null }>(
+    db,
+    sql`SELECT id, sector_id FROM rates WHERE session_id = ${sessionId} ORDER BY sort_order, id`,
+  );
+  return rows.map((r) => ({ id: Number(r.id), sectorId: r.sector_id }));
+}
+
+export interface VenueSector {
+  id: number;
+  numbered: boolean;
+}
+
+export async function venueSectors(db: Db, venueId: number): Promise<VenueSector[]> {
+  return queryRows<VenueSector>(db, sql`SELECT id, numbered FROM sectors WHERE venue_id = ${venueId} ORDER BY sort_order, id`);
+}
+
+/** The numbered seats of a session (id = session_seat_id) with their place and flags, and the venue's sectors. */
+export async function sessionLayout(db: Db, sessionId: number): Promise<{ seats: LayoutSeat[]; sectors: LayoutSector[] }> {
+  const seats = await queryRows<{ id: number; sector_id: number; row: string; x: number; y: number; wheelchair: boolean; companion: boolean }>(
+    db,
+    sql`SELECT ss.id, ss.sector_id, st.row, st.x, st.y, st.wheelchair, st.companion
+        FROM session_seats ss JOIN seats st ON st.id = ss.seat_id
+        WHERE ss.session_id = ${sessionId}`,
+  );
+  const sectors = await queryRows<{ id: number; sort_order: number }>(
+    db,
+    sql`SELECT sec.id, sec.sort_order FROM sectors sec JOIN sessions se ON se.venue_id = sec.venue_id WHERE se.id = ${sessionId}`,
+  );
+  return {
+    seats: seats.map((s) => ({ id: Number(s.id), sectorId: s.sector_id, row: s.row, x: Number(s.x), y: Number(s.y), wheelchair: s.wheelchair, companion: s.companion })),
+    sectors: sectors.map((s) => ({ id: s.id, order: s.sort_order })),
+  };
+}
+
+/**
+ * The session's seats that are not free at `now` (held, sold, blocked; an expired hold is free,
+ * D15), read through the partial index of the rows that are not 'available' (migration 0195).
+ * One text value, not a row per seat: at the end of a sale this is every seat of the session.
+ */
+export async function takenSeatIds(db: Db, sessionId: number, now: Date): Promise<Set<number>> {
+  const [row] = await queryRowsPrepared<{ ids: string | null }>(
+    db,
+    'best_available_taken',
+    sql`SELECT string_agg(id::text, ',') AS ids FROM session_seats
+        WHERE session_id = ${sessionId} AND status <> 'available' AND NOT seat_is_free(status, hold_expires_at, ${now}::timestamptz)`,
+  );
+  return new Set(row?.ids ? row.ids.split(',').map(Number) : []);
+}
+
+/**
+ * Locks the chosen seats without waiting (lock_free_seats, src/db/functions): the ids it could not
+ * take, none when every seat is locked for this transaction and free.
+ */
+export async function lockFreeSeats(db: Db, ids: readonly number[], now: Date): Promise<number[]> {
+  const [row] = await queryRows<{ missing: string }>(db, sql`SELECT array_to_string(lock_free_seats(${intArray(ids)}, ${now}::timestamptz), ',') AS missing`);
+  return row?.missing ? row.missing.split(',').map(Number) : [];
+}
+
