@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, queryRowsPrepared, type Db } from '../../db/client.js';
+import { parseJson, queryRows, queryRowsPrepared, type Db, type Json } from '../../db/client.js';
 import type { LayoutSeat, LayoutSector } from './best-available.js';
 import { intArray } from './orders.repo.js';
 
@@ -9,40 +9,32 @@ export interface BestAvailableSession {
   id: number;
   venueId: number;
   onSale: boolean;
+  /** The venue's sectors in their order. */
+  sectors: { id: number; numbered: boolean }[];
+  /** The session's rates in the catalogue's order (sort order, then id): the first fitting one is a seat's default. */
+  rates: { id: number; sectorId: number | null }[];
 }
 
-/** A session of an event the channel sells; null when there is none (404). */
+/** A session of an event the channel sells, with its sectors and rates (one query); null when there is none (404). */
 export async function findSellableSession(db: Db, channelId: number, sessionId: number, now: Date): Promise<BestAvailableSession | null> {
-  const [row] = await queryRows<{ id: number; venue_id: number; on_sale: boolean }>(
+  const [row] = await queryRows<{ id: number; venue_id: number; on_sale: boolean; sectors: Json<{ id: number; numbered: boolean }[]>; rates: Json<{ id: number; sector_id: number | null }[]> | null }>(
     db,
-    sql`SELECT se.id, se.venue_id, session_is_on_sale(se.id, ${now}::timestamptz) AS on_sale
+    sql`SELECT se.id, se.venue_id, session_is_on_sale(se.id, ${now}::timestamptz) AS on_sale,
+               (SELECT json_agg(json_build_object('id', sec.id, 'numbered', sec.numbered) ORDER BY sec.sort_order, sec.id)
+                FROM sectors sec WHERE sec.venue_id = se.venue_id) AS sectors,
+               (SELECT json_agg(json_build_object('id', r.id, 'sector_id', r.sector_id) ORDER BY r.sort_order, r.id)
+                FROM rates r WHERE r.session_id = se.id) AS rates
         FROM sessions se JOIN channel_events ce ON ce.event_id = se.event_id AND ce.channel_id = ${channelId}
         WHERE se.id = ${sessionId}`,
   );
-  return row ? { id: row.id, venueId: row.venue_id, onSale: row.on_sale } : null;
-}
-
-export interface SessionRate {
-  id: number;
-  sectorId: number | null;
-}
-
-/** The rates of a session in the catalogue's order (sort order, then id): the first fitting one is a seat's default. */
-export async function sessionRates(db: Db, sessionId: number): Promise<SessionRate[]> {
-  const rows = await queryRows<{ id: number; sector_id: number | null }>(
-    db,
-    sql`SELECT id, sector_id FROM rates WHERE session_id = ${sessionId} ORDER BY sort_order, id`,
-  );
-  return rows.map((r) => ({ id: Number(r.id), sectorId: r.sector_id }));
-}
-
-export interface VenueSector {
-  id: number;
-  numbered: boolean;
-}
-
-export async function venueSectors(db: Db, venueId: number): Promise<VenueSector[]> {
-  return queryRows<VenueSector>(db, sql`SELECT id, numbered FROM sectors WHERE venue_id = ${venueId} ORDER BY sort_order, id`);
+  if (!row) return null;
+  return {
+    id: row.id,
+    venueId: row.venue_id,
+    onSale: row.on_sale,
+    sectors: parseJson(row.sectors) ?? [],
+    rates: (parseJson(row.rates ?? '[]') ?? []).map((r) => ({ id: Number(r.id), sectorId: r.sector_id })),
+  };
 }
 
 /** The numbered seats of a session (id = session_seat_id) with their place and flags, and the venue's sectors. */

@@ -13,7 +13,7 @@ import { lockBuyer } from './hold-caps.repo.js';
 import type { BuyerKey, CartChannel } from './orders.buyer.js';
 import type { OrderRow } from './orders.repo.js';
 import { changeCart, holdInTransaction } from './orders.service.js';
-import { buildOrderView, type OrderView } from './orders.view.js';
+import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
 
 // Best available (D61): the service chooses the seats (best-available.ts) and holds them through
 // the one hold, cart_hold_seats, in ONE transaction. Parallel requests never share a seat and never
@@ -68,11 +68,10 @@ const noSeats = (req: ChoiceRequest) =>
  * rate of the session that fits the sector (the catalogue's order, the rate a click on the map
  * takes: the widget and the portal offer a seat's first rate). Validates `sector_id` and `rate_id`.
  */
-async function ratesBySector(db: Db, venueId: number, sessionId: number, input: BestAvailableInput): Promise<Map<number, number>> {
-  const sectors = await repo.venueSectors(db, venueId);
-  const rates = await repo.sessionRates(db, sessionId);
+function ratesBySector(session: repo.BestAvailableSession, input: BestAvailableInput): Map<number, number> {
+  const { sectors, rates } = session;
   const rate = input.rate_id === undefined ? undefined : rates.find((r) => r.id === input.rate_id);
-  if (input.rate_id !== undefined && !rate) throw invalidData({ rate_id: [`is not a rate of session ${sessionId}`] });
+  if (input.rate_id !== undefined && !rate) throw invalidData({ rate_id: [`is not a rate of session ${session.id}`] });
   let numbered = sectors.filter((s) => s.numbered);
   if (input.sector_id !== undefined) {
     const sector = sectors.find((s) => s.id === input.sector_id);
@@ -83,7 +82,8 @@ async function ratesBySector(db: Db, venueId: number, sessionId: number, input: 
   }
   const out = new Map<number, number>();
   for (const sector of numbered) {
-    const fitting = rate ? (rate.sectorId === null || rate.sectorId === sector.id ? rate : undefined) : rates.find((r) => r.sectorId === null || r.sectorId === sector.id);
+    const fits = (r: { sectorId: number | null }) => r.sectorId === null || r.sectorId === sector.id;
+    const fitting = rate ? (fits(rate) ? rate : undefined) : rates.find(fits);
     if (fitting) out.set(sector.id, fitting.id);
   }
   return out;
@@ -124,20 +124,22 @@ export async function bestAvailable(ctx: AppContext, channel: CartChannel, buyer
   const req: ChoiceRequest = { quantity: input.quantity, accessible: input.accessible ?? 0, together: input.together ?? true, sectors: null };
   if (req.accessible > req.quantity) throw invalidData({ accessible: ['cannot be more than quantity'] });
   if (req.quantity > ctx.config.maxItemsPerOrder) throw holdLimitReached('items_per_order', ctx.config.maxItemsPerOrder);
-  const now = ctx.clock.now();
-  const session = await repo.findSellableSession(ctx.db, channel.id, input.session_id, now);
-  if (!session) throw new AppError('not_found', `Session ${input.session_id} not found`);
-  const rateOf = await ratesBySector(ctx.db, session.venueId, session.id, input);
-  if (!session.onSale) throw await notOnSaleError(ctx.db, session.id);
-  req.sectors = new Set(rateOf.keys());
-  const layout = (await layouts(ctx).fetch(session.id, { context: ctx.db }))!;
 
   let together = false;
-  /** Inside the transaction: the buyer's claims serialised (the caps' lock, before any seat lock, as cart_hold_seats takes them), then the choice, then the hold. */
+  /**
+   * The whole request on one connection, in the transaction: the session and its rates, the
+   * buyer's claims serialised (the caps' lock, before any seat lock, as cart_hold_seats takes
+   * them), the choice, the hold. At an on-sale every request waits for a pooled connection once.
+   */
   const claim = async (tx: Db, target: { create: true; buyer: BuyerKey } | { create: false; order: OrderRow }, at: Date) => {
+    const session = await repo.findSellableSession(tx, channel.id, input.session_id, at);
+    if (!session) throw new AppError('not_found', `Session ${input.session_id} not found`);
+    const rateOf = ratesBySector(session, input);
+    if (!session.onSale) throw await notOnSaleError(tx, session.id);
+    const layout = (await layouts(ctx).fetch(session.id, { context: tx }))!;
     const buyerKey = target.create ? target.buyer : target.order.buyerKey;
     if (buyerKey) await lockBuyer(tx, buyerKey);
-    const choice = await chooseAndLock(tx, layout, session.id, req, at);
+    const choice = await chooseAndLock(tx, layout, session.id, { ...req, sectors: new Set(rateOf.keys()) }, at);
     together = choice.together;
     const items = choice.ids.map((id) => ({ session_seat_id: id, rate_id: rateOf.get(layout.sectorOf.get(id)!)! }));
     return holdInTransaction(ctx, tx, channel, lang, target, items, at);
@@ -147,9 +149,10 @@ export async function bestAvailable(ctx: AppContext, channel: CartChannel, buyer
   if (input.order_token !== undefined) {
     view = await changeCart(ctx, channel, input.order_token, lang, async (tx, order, at) => (await claim(tx, { create: false, order }, at)).sessionIds);
   } else {
+    const now = ctx.clock.now();
     const done = await ctx.db.transaction((tx) => claim(tx, { create: true, buyer }, now));
     inventoryChanged(ctx, done.sessionIds);
-    view = await buildOrderView(ctx, done.orderId, lang, now);
+    view = done.rows ? await orderViewFromRows(ctx, done.rows, lang, now) : await buildOrderView(ctx, done.orderId, lang, now);
   }
   countHolds(input.quantity);
   return { ...view, next_to_each_other: together };
