@@ -17,10 +17,11 @@ import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view
 
 // Best available (D61): the service chooses the seats (best-available.ts) and holds them through
 // the one hold, cart_hold_seats, in ONE transaction. Parallel requests never share a seat and never
-// answer 409 while enough seats remain: the choice is locked without waiting (lock_free_seats,
-// SKIP LOCKED); seats another request has locked or taken meanwhile are passed over and the choice
-// is made again, and when only such seats were left, the free seats are read again once those
-// claims have ended (each holds its seats for a few milliseconds).
+// answer 409 while enough seats remain: parallel requests of one instance never choose the same
+// seats (the in-flight reservations below); the choice is locked without waiting (lock_free_seats,
+// SKIP LOCKED), and seats another instance or a click has locked or taken meanwhile are passed over
+// and the choice is made again; when only such seats were left, the free seats are read again once
+// those claims have ended (each holds its seats for a few milliseconds).
 
 export interface BestAvailableInput {
   session_id: number;
@@ -51,7 +52,7 @@ const layouts = appSingleton('orders.best-available-layouts', (ctx) =>
 );
 
 /** How long a request waits, at most, for the claims of others on the last free seats to end. */
-const CLAIM_PATIENCE_MS = 10_000;
+const CLAIM_PATIENCE_MS = 30_000;
 
 const noSeats = (req: ChoiceRequest) =>
   new AppError(
@@ -90,26 +91,58 @@ function ratesBySector(session: repo.BestAvailableSession, input: BestAvailableI
 }
 
 /**
- * Chooses seats and locks them for the transaction (see the header). Throws 409
- * no_seats_together when the free seats cannot meet the request.
+ * Seats that best-available requests of this instance have chosen and not yet committed or given
+ * up, per session. A choice is made and reserved here in one synchronous step, so parallel
+ * requests of one instance never choose the same seats (without it, every request of an on-sale
+ * burst would lock the same "best" block, and all but one would choose again, and again). Other
+ * instances' choices are caught by the lock (SKIP LOCKED) instead.
  */
-async function chooseAndLock(tx: Db, layout: PreparedLayout, sessionId: number, req: ChoiceRequest, now: Date): Promise<Choice> {
-  const deadline = Date.now() + CLAIM_PATIENCE_MS;
-  let taken = await repo.takenSeatIds(tx, sessionId, now);
-  /** Seats another transaction locked or took after the read: not chosen again until the next read. */
+const inFlight = appSingleton('orders.best-available-in-flight', () => new Map<number, Set<number>>());
+
+function reserve(ctx: AppContext, sessionId: number, ids: readonly number[]): void {
+  const map = inFlight(ctx);
+  let set = map.get(sessionId);
+  if (!set) map.set(sessionId, (set = new Set()));
+  for (const id of ids) set.add(id);
+}
+
+function release(ctx: AppContext, sessionId: number, ids: readonly number[]): void {
+  const set = inFlight(ctx).get(sessionId);
+  if (!set) return;
+  for (const id of ids) set.delete(id);
+  if (set.size === 0) inFlight(ctx).delete(sessionId);
+}
+
+/** Only seats that claims in flight hold are left: try again once they have ended (outside the transaction). */
+class WaitForClaims extends Error {}
+
+/**
+ * Chooses seats and locks them for the transaction (see the header); the choice is reserved and
+ * added to `mine`, to be released once the caller's transaction has ended. Throws 409
+ * no_seats_together when the free seats cannot meet the request, and WaitForClaims when they
+ * might once the claims in flight end (never a 409 while those could still give seats back).
+ */
+async function chooseAndLock(ctx: AppContext, tx: Db, layout: PreparedLayout, sessionId: number, taken: Set<number>, req: ChoiceRequest, now: Date, mine: number[]): Promise<Choice> {
+  /** Seats another transaction locked or took after the read: not chosen again in this transaction. */
   const passed = new Set<number>();
   for (;;) {
-    const choice = chooseSeats(layout, (id) => !taken.has(id) && !passed.has(id), req);
+    const busy = inFlight(ctx).get(sessionId);
+    const choice = chooseSeats(layout, (id) => !taken.has(id) && !passed.has(id) && !busy?.has(id), req);
     if (!choice) {
-      if (passed.size === 0) throw noSeats(req);
-      if (Date.now() > deadline) throw new AppError('conflict', 'Too many buyers are choosing seats at this moment; try again');
-      await delay(2);
-      taken = await repo.takenSeatIds(tx, sessionId, now);
-      passed.clear();
-      continue;
+      if (passed.size === 0 && !busy?.size) throw noSeats(req);
+      throw new WaitForClaims();
     }
-    const missing = await repo.lockFreeSeats(tx, choice.ids, now);
-    if (missing.length === 0) return choice;
+    reserve(ctx, sessionId, choice.ids);
+    const missing = await repo.lockFreeSeats(tx, choice.ids, now).catch((err: unknown) => {
+      release(ctx, sessionId, choice.ids);
+      throw err;
+    });
+    if (missing.length === 0) {
+      mine.push(...choice.ids);
+      return choice;
+    }
+    // Nothing of this choice stays locked (lock_free_seats): give it back, pass the seats taken.
+    release(ctx, sessionId, choice.ids);
     for (const id of missing) passed.add(id);
   }
 }
@@ -126,6 +159,9 @@ export async function bestAvailable(ctx: AppContext, channel: CartChannel, buyer
   if (req.quantity > ctx.config.maxItemsPerOrder) throw holdLimitReached('items_per_order', ctx.config.maxItemsPerOrder);
 
   let together = false;
+  /** Seats this request reserved (chooseAndLock), released once its transaction has ended. */
+  const reserved: number[] = [];
+  let sessionId = input.session_id;
   /**
    * The whole request on one connection, in the transaction: the session and its rates, the
    * buyer's claims serialised (the caps' lock, before any seat lock, as cart_hold_seats takes
@@ -136,23 +172,41 @@ export async function bestAvailable(ctx: AppContext, channel: CartChannel, buyer
     if (!session) throw new AppError('not_found', `Session ${input.session_id} not found`);
     const rateOf = ratesBySector(session, input);
     if (!session.onSale) throw await notOnSaleError(tx, session.id);
+    sessionId = session.id;
     const layout = (await layouts(ctx).fetch(session.id, { context: tx }))!;
     const buyerKey = target.create ? target.buyer : target.order.buyerKey;
     if (buyerKey) await lockBuyer(tx, buyerKey);
-    const choice = await chooseAndLock(tx, layout, session.id, { ...req, sectors: new Set(rateOf.keys()) }, at);
+    const choice = await chooseAndLock(ctx, tx, layout, session.id, session.taken, { ...req, sectors: new Set(rateOf.keys()) }, at, reserved);
     together = choice.together;
     const items = choice.ids.map((id) => ({ session_seat_id: id, rate_id: rateOf.get(layout.sectorOf.get(id)!)! }));
     return holdInTransaction(ctx, tx, channel, lang, target, items, at);
   };
 
-  let view: OrderView;
-  if (input.order_token !== undefined) {
-    view = await changeCart(ctx, channel, input.order_token, lang, async (tx, order, at) => (await claim(tx, { create: false, order }, at)).sessionIds);
-  } else {
-    const now = ctx.clock.now();
-    const done = await ctx.db.transaction((tx) => claim(tx, { create: true, buyer }, now));
-    inventoryChanged(ctx, done.sessionIds);
-    view = done.rows ? await orderViewFromRows(ctx, done.rows, lang, now) : await buildOrderView(ctx, done.orderId, lang, now);
+  const attempt = async (): Promise<OrderView> => {
+    try {
+      if (input.order_token !== undefined) {
+        return await changeCart(ctx, channel, input.order_token, lang, async (tx, order, at) => (await claim(tx, { create: false, order }, at)).sessionIds);
+      }
+      const now = ctx.clock.now();
+      const done = await ctx.db.transaction((tx) => claim(tx, { create: true, buyer }, now));
+      release(ctx, sessionId, reserved.splice(0));
+      inventoryChanged(ctx, done.sessionIds);
+      return done.rows ? await orderViewFromRows(ctx, done.rows, lang, now) : await buildOrderView(ctx, done.orderId, lang, now);
+    } finally {
+      release(ctx, sessionId, reserved.splice(0));
+    }
+  };
+  const deadline = Date.now() + CLAIM_PATIENCE_MS;
+  let view: OrderView | null = null;
+  while (!view) {
+    try {
+      view = await attempt();
+    } catch (err) {
+      if (!(err instanceof WaitForClaims)) throw err;
+      if (Date.now() > deadline) throw new AppError('conflict', 'Too many buyers are choosing seats at this moment; try again');
+      // The transaction is gone (its connection back in the pool): wait for the claims in flight.
+      await delay(5 + Math.random() * 10);
+    }
   }
   countHolds(input.quantity);
   return { ...view, next_to_each_other: together };
