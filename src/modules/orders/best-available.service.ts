@@ -51,8 +51,11 @@ const layouts = appSingleton('orders.best-available-layouts', (ctx) =>
   }),
 );
 
-/** How long a request waits, at most, for the claims of others on the last free seats to end. */
-const CLAIM_PATIENCE_MS = 30_000;
+/**
+ * How often a request tries again, at most, when only seats locked by other instances' claims are
+ * left (each try after 5-15 ms: a claim holds its locks for milliseconds).
+ */
+const MAX_FOREIGN_WAITS = 200;
 
 const noSeats = (req: ChoiceRequest) =>
   new AppError(
@@ -97,24 +100,54 @@ function ratesBySector(session: repo.BestAvailableSession, input: BestAvailableI
  * burst would lock the same "best" block, and all but one would choose again, and again). Other
  * instances' choices are caught by the lock (SKIP LOCKED) instead.
  */
-const inFlight = appSingleton('orders.best-available-in-flight', () => new Map<number, Set<number>>());
+const inFlight = appSingleton('orders.best-available-in-flight', () => ({
+  seats: new Map<number, Set<number>>(),
+  /** Requests waiting for a claim of the session to end (WaitForClaims), woken by release. */
+  waiters: new Map<number, (() => void)[]>(),
+}));
 
 function reserve(ctx: AppContext, sessionId: number, ids: readonly number[]): void {
-  const map = inFlight(ctx);
-  let set = map.get(sessionId);
-  if (!set) map.set(sessionId, (set = new Set()));
+  const { seats } = inFlight(ctx);
+  let set = seats.get(sessionId);
+  if (!set) seats.set(sessionId, (set = new Set()));
   for (const id of ids) set.add(id);
 }
 
 function release(ctx: AppContext, sessionId: number, ids: readonly number[]): void {
-  const set = inFlight(ctx).get(sessionId);
-  if (!set) return;
+  const { seats, waiters } = inFlight(ctx);
+  const set = seats.get(sessionId);
+  if (!set || ids.length === 0) return;
   for (const id of ids) set.delete(id);
-  if (set.size === 0) inFlight(ctx).delete(sessionId);
+  if (set.size === 0) seats.delete(sessionId);
+  const waiting = waiters.get(sessionId);
+  waiters.delete(sessionId);
+  for (const wake of waiting ?? []) wake();
 }
 
-/** Only seats that claims in flight hold are left: try again once they have ended (outside the transaction). */
-class WaitForClaims extends Error {}
+/** Until a claim of the session in this instance ends, or `ms` at most. */
+function claimEnded(ctx: AppContext, sessionId: number, ms: number): Promise<void> {
+  const { waiters } = inFlight(ctx);
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    const list = waiters.get(sessionId) ?? [];
+    list.push(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    waiters.set(sessionId, list);
+  });
+}
+
+/**
+ * Only seats that claims in flight hold are left: try again once one has ended (outside the
+ * transaction, so that the wait holds no connection). `local`: some are claims of this instance,
+ * which end with their transactions; otherwise only another instance's locks are in the way.
+ */
+class WaitForClaims extends Error {
+  constructor(readonly local: boolean) {
+    super('best available: waiting for claims in flight');
+  }
+}
 
 /**
  * Chooses seats and locks them for the transaction (see the header); the choice is reserved and
@@ -126,11 +159,11 @@ async function chooseAndLock(ctx: AppContext, tx: Db, layout: PreparedLayout, se
   /** Seats another transaction locked or took after the read: not chosen again in this transaction. */
   const passed = new Set<number>();
   for (;;) {
-    const busy = inFlight(ctx).get(sessionId);
+    const busy = inFlight(ctx).seats.get(sessionId);
     const choice = chooseSeats(layout, (id) => !taken.has(id) && !passed.has(id) && !busy?.has(id), req);
     if (!choice) {
       if (passed.size === 0 && !busy?.size) throw noSeats(req);
-      throw new WaitForClaims();
+      throw new WaitForClaims(Boolean(busy?.size));
     }
     reserve(ctx, sessionId, choice.ids);
     const missing = await repo.lockFreeSeats(tx, choice.ids, now).catch((err: unknown) => {
@@ -196,15 +229,21 @@ export async function bestAvailable(ctx: AppContext, channel: CartChannel, buyer
       release(ctx, sessionId, reserved.splice(0));
     }
   };
-  const deadline = Date.now() + CLAIM_PATIENCE_MS;
+  let foreignWaits = 0;
   let view: OrderView | null = null;
   while (!view) {
     try {
       view = await attempt();
     } catch (err) {
       if (!(err instanceof WaitForClaims)) throw err;
-      if (Date.now() > deadline) throw new AppError('conflict', 'Too many buyers are choosing seats at this moment; try again');
       // The transaction is gone (its connection back in the pool): wait for the claims in flight.
+      // This instance's own end with their transactions. Seats taken since the read are seen as
+      // taken at the next one; another instance's locks are waited for MAX_FOREIGN_WAITS times.
+      if (err.local) {
+        await claimEnded(ctx, sessionId, 100);
+        continue;
+      }
+      if (++foreignWaits > MAX_FOREIGN_WAITS) throw new AppError('conflict', 'Too many buyers are choosing seats at this moment; try again');
       await delay(5 + Math.random() * 10);
     }
   }
