@@ -29,7 +29,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function sessionPage(sess: DemoSession, viewport: { width: number; height: number } = VIEWPORTS.desktop, before?: (page: Page) => Promise<void>): Promise<Page> {
+async function sessionPage(sess: DemoSession, viewport: { width: number; height: number } = VIEWPORTS.desktop, before?: (page: Page) => Promise<unknown>): Promise<Page> {
   const context = await browser.newContext({ viewport, locale: 'es-ES' });
   const page = await context.newPage();
   await before?.(page);

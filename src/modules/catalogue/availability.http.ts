@@ -15,7 +15,7 @@ export const AvailabilityQuery = Type.Object(
 
 const SeatStatus = Type.Union(['available', 'held', 'sold', 'blocked'].map((s) => Type.Literal(s)));
 
-export const AvailabilityData = Type.Object({
+const AvailabilityData = Type.Object({
   session_id: Type.Integer(),
   cursor: Type.String({ description: 'Names this version: send it back as `since` (or the ETag as If-None-Match)' }),
   snapshot: Type.Boolean({ description: 'true: `changes` lists every seat that is not available (any other seat is); false: only the seats whose status changed since `since`' }),

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 // instance of a fleet is understood by the others, and a state that comes back (a hold released)
 // gets back its old name.
 
-export type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
+type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
 
 /** One state of the session as read from the database. */
 export interface LiveState {
@@ -19,7 +19,7 @@ export interface LiveState {
   zones: ReadonlyArray<{ sector_id: number; available: number }>;
 }
 
-export interface SeatChange {
+interface SeatChange {
   session_seat_id: number;
   status: SeatStatus;
 }
@@ -43,7 +43,7 @@ interface Version {
   changes: Map<number, SeatStatus>;
 }
 
-export function cursorOf(state: LiveState): string {
+function cursorOf(state: LiveState): string {
   const hash = crypto.createHash('sha256');
   for (const [id, status] of [...state.taken].sort((a, b) => a[0] - b[0])) hash.update(`${id}${status[0]},`);
   hash.update('|');
