@@ -224,5 +224,5 @@ describe.each(WIDTHS)('payments and card refunds at $name width', ({ name, viewp
     } finally {
       await context.close();
     }
-  });
+  }, 120_000);
 });
