@@ -97,7 +97,12 @@ export function prepareLayout(seats: readonly LayoutSeat[], sectors: readonly La
     names.sort((a, b) => priorityOf(a) - priorityOf(b));
     let minX = Infinity;
     let maxX = -Infinity;
-    for (const list of sectorRows.values()) for (const s of list) ((minX = Math.min(minX, s.x)), (maxX = Math.max(maxX, s.x)));
+    for (const list of sectorRows.values()) {
+      for (const s of list) {
+        minX = Math.min(minX, s.x);
+        maxX = Math.max(maxX, s.x);
+      }
+    }
     const front = sectorRows.get(names[0]!)!;
     const focal = sector.focal ?? { x: (minX + maxX) / 2, y: front.reduce((n, s) => n + s.y, 0) / front.length };
     // The sector's seat spacing: the smallest gap between two seats of a row.
