@@ -318,8 +318,9 @@ describe('sessions on a layout version', () => {
         expect(won).toBe(0);
       } else {
         expectRefused(saved, 409, 'layout_seat_in_use');
-        expect(saved.body.data.seats.length).toBe(won);
-        expect(won).toBeGreaterThan(0);
+        // the seats held when the save looked (holds may still win after it gave up)
+        expect(saved.body.data.seats.length).toBeGreaterThan(0);
+        expect(saved.body.data.seats.length).toBeLessThanOrEqual(won);
       }
       const orphans = await queryRows<{ id: number }>(
         t.ctx.db,

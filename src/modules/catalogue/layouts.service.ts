@@ -48,7 +48,7 @@ export function layoutProblems(layout: Layout): FieldErrors | null {
 }
 
 /** The plan of a request as a checked Taquilla layout, whichever format it came in. */
-export function readPlan(format: LayoutFormat, plan: unknown): Layout {
+function readPlan(format: LayoutFormat, plan: unknown): Layout {
   const errors = schemaErrors(format === 'pretix' ? PretixPlan : Layout, plan, 'plan');
   if (errors) throw invalidData(Object.fromEntries(Object.entries(errors).map(([k, v]) => [k === 'plan' ? k : `plan.${k}`, v])));
   const layout = format === 'pretix' ? fromPretix(plan as PretixPlan) : (plan as Layout);
