@@ -739,7 +739,9 @@ function print(r: Result) {
     `  ${r.label.padEnd(36)} ${perSecond(r).toFixed(0).padStart(5)} ${unit}  (${r.completed} in ${r.seconds.toFixed(1)} s; p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; ` +
       `409s ${r.conflicts}; errors ${r.errors}; oversell ${r.oversell}; load ${r.load})`,
   );
-  if (r.part === 'db') {
+  if (r.completed === 0) {
+    console.log(`  ${''.padEnd(36)} nothing completed inside the window: no CPU per purchase (a busy machine: raise FLASH_SECONDS)`);
+  } else if (r.part === 'db') {
     console.log(`  ${''.padEnd(36)} CPU per purchase: PostgreSQL ${fixed(r.cpu.database / n)} ms, pgbench ${fixed(r.cpu.generator / n)} ms`);
   } else if (r.part === 'bare') {
     console.log(`  ${''.padEnd(36)} CPU per request: service ${fixed(r.cpu.service / n, 3)} ms, PostgreSQL ${fixed(r.cpu.database / n, 3)} ms, load generator ${fixed(r.cpu.generator / n, 3)} ms`);
