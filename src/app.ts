@@ -46,6 +46,7 @@ import { personalDataRetentionJob } from './modules/audience/personal-data.servi
 import { webhookDeliveryJob, webhookQueueGauges, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
+import venueAdminRoutes from './modules/catalogue/venues.routes.js';
 import audienceAdminRoutes from './modules/audience/audience.admin.routes.js';
 import audienceDashboard from './modules/audience/audience.dashboard.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
@@ -299,7 +300,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   );
   await app.register(portalRoutes, { prefix: '/api/portal' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
-  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes] });
+  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes, venueAdminRoutes] });
   await app.register(portalPages);
   await app.register(adminDashboard, { prefix: '/admin', modulePages: [audienceDashboard] });
   await app.register(widgetRoutes, { prefix: '/widget' });

@@ -54,6 +54,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   not_found: 'No se ha encontrado lo que buscas.',
   route_not_found: 'Esta dirección no existe.',
   method_not_allowed: 'Operación no permitida.',
+  layout_seat_in_use: 'La nueva versión del plano quita o renumera asientos vendidos o reservados.',
   conflict: 'No se ha podido completar la operación. Inténtalo de nuevo.',
   seat_unavailable: 'Ese asiento ya no está disponible. Elige otro.',
   zone_capacity_exceeded: 'No quedan tantas plazas libres en esa zona.',
