@@ -16,6 +16,7 @@ import { ordersOfBuyer, replyToOfChannel, ticketsOfOrder } from './tickets.repo.
 import { composeSessionChangeEmail } from './session-change.email.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 import { composePaymentRefundEmail } from './payment-refund.email.js';
+import { composeWaitingListOfferEmail } from './waiting-list.email.js';
 
 /** Where a composed message goes: an SMTP server, or `.eml` files for a developer. */
 export interface MailSender {
@@ -95,6 +96,8 @@ async function composeRow(ctx: AppContext, row: emailRepo.OutboxRow): Promise<Ou
   }
   // D74: "your session has moved" (one per holder and change, queued by recordSessionMove).
   if (row.kind === 'session_changed') return composeSessionChangeEmail(ctx, row);
+  // D69: seats held for the head of a waiting list (order_id is the offer's order).
+  if (row.kind === 'waitinglist_offer') return composeWaitingListOfferEmail(ctx, row);
   if (row.kind === 'order_lookup') {
     if (row.channelId === null) return null;
     const orders = await ordersOfBuyer(ctx.db, row.channelId, row.recipient);
