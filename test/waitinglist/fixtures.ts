@@ -12,10 +12,10 @@ export interface SoldOut {
   orders: PendingOrder[];
 }
 
-export async function sellOut(ctx: AppContext, opts: { channel: string; sessionIndex: number; carts: number; seatsPerCart?: number; ttlMs?: number }): Promise<SoldOut> {
+export async function sellOut(ctx: AppContext, opts: { channel: string; sessionIndex: number; carts: number; seatsPerCart?: number; ttlMs?: number | ((cart: number) => number) }): Promise<SoldOut> {
   const orders: PendingOrder[] = [];
   for (let i = 0; i < opts.carts; i++) {
-    orders.push(await createPendingOrder(ctx, { channel: opts.channel, sessionIndex: opts.sessionIndex, seats: opts.seatsPerCart ?? 1, ttlMs: opts.ttlMs }));
+    orders.push(await createPendingOrder(ctx, { channel: opts.channel, sessionIndex: opts.sessionIndex, seats: opts.seatsPerCart ?? 1, ttlMs: typeof opts.ttlMs === 'function' ? opts.ttlMs(i) : opts.ttlMs }));
   }
   const sessionId = orders[0]!.sessionId;
   await ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked' WHERE session_id = ${sessionId} AND seat_id IS NOT NULL AND status = 'available'`);

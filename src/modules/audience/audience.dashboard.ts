@@ -103,6 +103,21 @@ ${table(
   ),
   'Per session',
 )}</section>
+<section class="card" aria-labelledby="wl-h"><h2 id="wl-h">Waiting list</h2>
+<dl class="facts">
+<dt>Waiting</dt><dd>${o.waiting_list.waiting} (${o.waiting_list.waiting_tickets} tickets)</dd>
+<dt>Offers</dt><dd>${o.waiting_list.offers}: ${o.waiting_list.offered} open, ${o.waiting_list.converted} bought, ${o.waiting_list.lapsed} not taken</dd>
+<dt>Conversion</dt><dd>${o.waiting_list.conversion_rate === null ? 'no offer has ended yet' : `${Math.round(o.waiting_list.conversion_rate * 100)} %`}</dd>
+</dl>
+${table(
+  ['Session', 'Waiting', 'Tickets asked', 'Open offers', 'Bought', 'Not taken', ''],
+  o.sessions.map((s) => {
+    const w = o.waiting_list.sessions.find((x) => x.session_id === s.id);
+    return html`<tr><th scope="row">${sessionName(s)}</th><td>${w?.waiting ?? 0}</td><td>${w?.waiting_tickets ?? 0}</td><td>${w?.offered ?? 0}</td><td>${w?.converted ?? 0}</td><td>${w?.lapsed ?? 0}</td>
+      <td><a href="/admin/sessions/${s.id}/waiting-list">Waiting list</a></td></tr>`;
+  }),
+  'Per session',
+)}</section>
 <section class="card" aria-labelledby="time-h"><h2 id="time-h">Sales over time</h2>
 <p><a href="?interval=day">Per day</a> · <a href="?interval=hour">Per hour</a> (${pc.timeZone})</p>
 ${barChart('Tickets sold', o.sales_over_time.points.map((p) => ({ label: p.at.replace('T', ' '), segments: [{ value: p.tickets, label: 'tickets', cls: 'sold' }] })))}
