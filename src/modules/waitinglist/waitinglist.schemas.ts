@@ -6,7 +6,7 @@ import { ChannelLangParams, EmailAddress, Envelope, IdParam, Int32, LangParam, S
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Timestamp = Text(40, { format: 'date-time' });
 
-export const EntryToken = Text(64, { pattern: '^wl_[A-Za-z0-9]{32}$', description: 'the entry token of the join answer (wl_...)' });
+const EntryToken = Text(64, { pattern: '^wl_[A-Za-z0-9]{32}$', description: 'the entry token of the join answer (wl_...)' });
 
 export const SessionWaitingListParams = Type.Object({ ...ChannelLangParams.properties, sessionId: IdParam });
 export const EntryParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, entryToken: EntryToken });
@@ -59,7 +59,7 @@ const figureFields = {
   offers: Int32({ minimum: 0, description: 'offers made: offered + converted + lapsed' }),
   conversion_rate: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'converted / (converted + lapsed); null before any offer ended' })),
 };
-export const Figures = Type.Object(figureFields);
+const Figures = Type.Object(figureFields);
 
 /** The sales overview's waiting-list figures (D66): totals and per session. */
 export const OverviewWaitingList = Type.Object({
