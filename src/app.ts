@@ -49,7 +49,6 @@ import audienceDashboard from './modules/audience/audience.dashboard.js';
 import waitingListRoutes from './modules/waitinglist/waitinglist.routes.js';
 import waitingListAdminRoutes from './modules/waitinglist/waitinglist.admin.routes.js';
 import { waitingListJob } from './modules/waitinglist/waitinglist.jobs.js';
-import waitingListDashboard from './modules/waitinglist/waitinglist.dashboard.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
 import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 import widgetRoutes from './modules/widget/widget.routes.js';
@@ -295,7 +294,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes, waitingListAdminRoutes] });
   await app.register(portalPages);
-  await app.register(adminDashboard, { prefix: '/admin', modulePages: [audienceDashboard, waitingListDashboard] });
+  await app.register(adminDashboard, { prefix: '/admin', modulePages: [audienceDashboard] });
   await app.register(widgetRoutes, { prefix: '/widget' });
   await app.register(scannerRoutes, { prefix: '/checkin' });
   await app.register(checkinRoutes, { prefix: CHECKIN_PREFIX });

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
 import { offerFreedSeats } from '../../src/modules/waitinglist/waitinglist.service.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { account, api, PASSWORD } from '../admin/admin-helpers.js';
+import { DashboardClient } from '../admin/dashboard-client.js';
 import { buyer, confirmUrl } from '../checkout/fixtures.js';
 import { freePort, headerProblem, SmtpPeer } from '../smtp-peer.js';
 import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
@@ -231,5 +232,21 @@ describe('offers (D69)', () => {
     const res = await admin.get(`/events/${s!.event_id}/sales`);
     expect(res.status).toBe(200);
     expect(res.body.data.waiting_list).toMatchObject({ waiting: 1, offered: 1, converted: 1, lapsed: 2, sessions: [{ session_id: sessionId, converted: 1 }] });
+  });
+
+  it("the dashboard shows the figures on the sales page and the session's list on its own page", async () => {
+    const [s] = await queryRows<{ event_id: number }>(t.ctx.db, sql`SELECT event_id FROM sessions WHERE id = ${sessionId}`);
+    await account(t.ctx, 'clerk@taquilla.test');
+    const client = new DashboardClient(t.app);
+    expect((await client.login('clerk@taquilla.test', PASSWORD)).statusCode).toBe(303);
+    const overview = await client.get(`/admin/events/${s!.event_id}/sales`);
+    expect(overview.statusCode).toBe(200);
+    expect(overview.body).toContain('Waiting list');
+    expect(overview.body).toContain(`/admin/sessions/${sessionId}/waiting-list`);
+    const page = await client.get(`/admin/sessions/${sessionId}/waiting-list`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('fifth@example.com');
+    expect(page.body).toContain('offer not taken');
+    expect(page.body).toContain('33 %');
   });
 });
