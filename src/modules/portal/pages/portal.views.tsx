@@ -27,6 +27,36 @@ export function NotFound({ lang }: { lang: string }) {
   );
 }
 
+/** "Find my order" (D72): the form, or what happened to it. */
+export function LookupPage({ channel, lang, state }: { channel: ChannelRecord; lang: string; state: { kind: 'form' } | { kind: 'invalid' | 'sent'; email: string } }) {
+  const t = texts(lang);
+  if (state.kind === 'sent') {
+    return (
+      <>
+        <h1>{t.lookupTitle}</h1>
+        <p role="status">{t.lookupSent.replace('{email}', state.email)}</p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>{t.lookupTitle}</h1>
+      <p>{t.lookupHelp}</p>
+      <form method="post" action={`/${channel.slug}/${lang}/orders/lookup`} class="lookup">
+        <label for="lookup-email">{t.email}</label>
+        <input id="lookup-email" name="email" type="email" autocomplete="email" required maxLength={254} value={state.kind === 'invalid' ? state.email : undefined}
+          aria-invalid={state.kind === 'invalid' ? 'true' : undefined} aria-describedby={state.kind === 'invalid' ? 'lookup-error' : undefined} />
+        {state.kind === 'invalid' ? (
+          <p id="lookup-error" class="error">
+            {t.lookupInvalid}
+          </p>
+        ) : null}
+        <button type="submit">{t.lookupSend}</button>
+      </form>
+    </>
+  );
+}
+
 /** The cart panel the client script fills in (storefront and checkout pages share it). */
 function CartPanel({ lang, withCheckout }: { lang: string; withCheckout: boolean }) {
   const t = texts(lang);
@@ -141,6 +171,9 @@ export function EventList({ channel, lang, events, days, search, f }: { channel:
       ) : (
         <p>{searching ? t.noResults : t.noEvents}</p>
       )}
+      <p class="meta">
+        <a href={`/${channel.slug}/${lang}/orders/lookup`}>{t.lookupLink}</a>
+      </p>
     </>
   );
 }
@@ -156,7 +189,12 @@ export function EventPage({ channel, lang, event, sessions, f }: { channel: Chan
       {event.image_url ? <img class="hero" src={event.image_url} alt="" width={960} height={400} /> : null}
       <p>{event.description ?? ''}</p>
       <p class="meta">{place(event)}</p>
-      {event.from_price !== null ? <p class="from">{`${t.from} `}<strong>{f.money(event.from_price)}</strong></p> : null}
+      {event.from_price !== null ? (
+        <p class="from">
+          {`${t.from} `}
+          <strong>{f.money(event.from_price)}</strong> <span class="meta">{t.allInNote}</span>
+        </p>
+      ) : null}
       <h2>{t.sessions}</h2>
       {sessions.length ? (
         <ul class="sessions">
@@ -291,7 +329,8 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
       {detail.rates
         .filter((r) => r.sector_id === null || r.sector_id === sectorId)
         .map((r) => (
-          <option value={r.id}>{`${r.name} · ${f.money(r.price)}`}</option>
+          // D71: the price a buyer pays, fees included, with the fee named beside it.
+          <option value={r.id}>{`${r.name} · ${f.money(r.price + r.fee)}${r.fee > 0 ? ` (${t.inclFees.replace('{fee}', f.money(r.fee))})` : ''}`}</option>
         ))}
     </>
   );
