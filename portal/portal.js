@@ -139,7 +139,31 @@ function render() {
   const body = $('cart-body');
   if (!body) return;
   const list = items();
-  const voucherForm = $('voucher-form');
+  // D69: the waiting list of a sold-out session; the entry token is kept to read the position later.
+const waitlistForm = $('waitlist-form');
+if (waitlistForm) {
+  waitlistForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const result = $('waitlist-result');
+    const button = waitlistForm.querySelector('button');
+    button.disabled = true;
+    try {
+      const entry = await api('POST', `/sessions/${data.sessionId}/waiting-list`, {
+        email: waitlistForm.email.value.trim(),
+        quantity: Number(waitlistForm.quantity.value),
+      });
+      localStorage.setItem(`taquilla.portal.${data.slug}.waitlist.${data.sessionId}`, entry.token);
+      result.textContent = String(t.waitlistJoined).replace('{n}', String(entry.position));
+      waitlistForm.hidden = true;
+    } catch (err) {
+      result.textContent = err.message;
+      button.disabled = false;
+    }
+    result.hidden = false;
+  });
+}
+
+const voucherForm = $('voucher-form');
   if (list.length === 0) {
     body.innerHTML = `<p>${esc(t.emptyCart)}</p>`;
     if (voucherForm) voucherForm.hidden = true;

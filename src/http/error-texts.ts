@@ -67,6 +67,8 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   order_empty: 'Tu carrito está vacío.',
   order_already_refunded: 'Este pedido ya se ha devuelto.',
   not_on_sale: 'Las entradas de esta sesión no están a la venta en este momento.',
+  seats_available: 'Todavía quedan entradas libres: cómpralas ya, sin lista de espera.',
+  already_on_waiting_list: 'Esta dirección ya está en la lista de espera de esta sesión.',
   ticket_already_refunded: 'Esa entrada ya se ha devuelto.',
   ticket_used: 'Esa entrada ya se ha usado para entrar.',
   idempotency_key_in_use: 'La misma operación se está procesando. Espera un momento.',

@@ -45,6 +45,8 @@ export const ERROR_CODES = {
   payment_in_progress: 409,
   not_on_sale: 409,
   layout_seat_in_use: 409,
+  seats_available: 409,
+  already_on_waiting_list: 409,
   // 410: it existed, it is gone for good
   ticket_void: 410,
   // 422: the data is well-formed JSON but wrong

@@ -194,6 +194,7 @@ const B2B_CART_WRITES = [
 ] as const;
 const PORTAL_CART_WRITES = B2B_CART_WRITES.filter((route) => !route.includes('bulk'));
 const APPLY_VOUCHER = 'POST /:lang/orders/:orderToken/apply-voucher';
+const WAITING_LIST_JOIN = 'POST /:lang/sessions/:sessionId/waiting-list';
 const VOUCHER_LIMITS: LimitName[] = ['cart_writes', 'voucher_per_order', 'voucher_per_client'];
 
 const under = (prefix: string, route: string) => route.replace(' ', ` ${prefix}`);
@@ -209,6 +210,10 @@ export const ROUTE_LIMITS: ReadonlyMap<string, readonly LimitName[]> = new Map<s
   ['GET /api/portal/:salesChannelSlug/:lang/orders/:orderToken', ['portal']],
   // A stream is one request; a page that polls instead does so every 2 s at most (portal.js).
   ['GET /api/portal/:salesChannelSlug/:lang/events/:eventId/sessions/:sessionId/availability', ['portal']],
+  // D69: joining a waiting list is a buyer's write like a cart's.
+  [under(B2B_CHANNEL, WAITING_LIST_JOIN), ['cart_writes']],
+  [under(PORTAL_CHANNEL, WAITING_LIST_JOIN), ['portal', 'cart_writes']],
+  ['GET /api/portal/:salesChannelSlug/:lang/waiting-list/:entryToken', ['portal']],
   ['POST /api/portal/:salesChannelSlug/:lang/checkout', ['portal']],
   // Per e-mail too: the route counts `orderLookupCounter` itself (the key is in the body).
   ['POST /api/portal/:salesChannelSlug/:lang/orders/lookup', ['portal', 'order_lookup_address']],
