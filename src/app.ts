@@ -1,3 +1,6 @@
+import { registerQueueStore } from './modules/queue/queue.plugin.js';
+import queueRoutes from './modules/queue/queue.routes.js';
+import { queueGauges } from './modules/queue/queue.service.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -120,6 +123,7 @@ const moduleGaugesPlugin = fp(
   async (app) => {
     for (const gauge of emailQueueGauges(app.ctx)) app.metrics.addGauge(gauge);
     for (const gauge of webhookQueueGauges(app.ctx)) app.metrics.addGauge(gauge);
+    for (const gauge of queueGauges(app.ctx)) app.metrics.addGauge(gauge);
   },
   { name: 'module-gauges', dependencies: ['app-context', 'metrics'] },
 );
@@ -257,7 +261,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       // headers there, so a browser neither passes their preflight nor reads their answer.
       const corsOptions = {
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Queue-Pass'],
         exposedHeaders: ['Idempotent-Replayed'],
         credentials: false,
         maxAge: 600,
@@ -286,6 +290,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     { prefix: B2B_PREFIX },
   );
   await app.register(portalRoutes, { prefix: '/api/portal' });
+  await registerQueueStore(app);
+  await app.register(queueRoutes, { prefix: '/api/queue/v1' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes] });
   await app.register(portalPages);
