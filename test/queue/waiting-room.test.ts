@@ -197,11 +197,11 @@ describe('Queue-Pass on every cart create while the queue is on', () => {
 
   it('B2B widget token: missing, foreign (replayed by another client), other session, expired, used up; a valid one creates, adding needs none', async () => {
     at(600_000); // everyone admitted
-    const mine = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'c1');
-    const theirs = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'c2');
+    const mine = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'b1');
+    const theirs = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'b2');
     const create = (token: string, body: object, queuePass?: string) =>
       call('POST', ordersUrl(DEMO.c.slug), body, { ...bearer(token), ...(queuePass ? { 'queue-pass': queuePass } : {}) });
-    const p1 = await passOf('c1');
+    const p1 = await passOf('b1');
 
     expect(await create(mine, fresh(s1))).toMatchObject({ status: 403, body: { code: 'queue_pass_required' } });
     expect(await create(mine, { items: [fresh(s1), fresh(s1)] })).toMatchObject({ status: 403, body: { code: 'queue_pass_required' } });
@@ -221,18 +221,18 @@ describe('Queue-Pass on every cart create while the queue is on', () => {
     expect((await create(mine, fresh(s1), p1)).status).toBe(201);
     expect(await create(mine, fresh(s1), p1)).toMatchObject({ status: 403, body: { code: 'queue_pass_invalid', data: { reason: 'used_up' } } });
     // A refused create gives its use back.
-    const p3 = await passOf('c3');
-    const c3 = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'c3');
+    const p3 = await passOf('b3');
+    const c3 = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'b3');
     expect((await create(c3, held, p3)).status).toBe(409); // held above
     expect((await create(c3, fresh(s1), p3)).status).toBe(201);
     expect((await create(c3, fresh(s1), p3)).status).toBe(201);
 
     // Expired: the pass's own expiry (pass_ttl_seconds from its first issue).
-    const p4 = await passOf('c4');
-    const c4 = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'c4');
+    const p4 = await passOf('b4');
+    const c4 = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'b4');
     at(2_000_000);
     expect(await create(c4, fresh(s1), p4)).toMatchObject({ status: 403, body: { code: 'queue_pass_invalid', data: { reason: 'expired' } } });
-    expect(await pass(s1.sessionId, (await join(s1.sessionId, 'c4')).body.data!.ticket as string)).toMatchObject({ status: 403, body: { code: 'queue_pass_invalid' } });
+    expect(await pass(s1.sessionId, (await join(s1.sessionId, 'b4')).body.data!.ticket as string)).toMatchObject({ status: 403, body: { code: 'queue_pass_invalid' } });
     // Sessions without a queue need none.
     const s0 = await demoSession(t, 0);
     expect((await create(mine, fresh(s0))).status).toBe(201);
@@ -285,7 +285,7 @@ describe('the proof-of-work challenge (altcha)', () => {
 describe('cost', () => {
   it('serves 1,000 polls, joins and passes without one PostgreSQL statement', async () => {
     at(3_200_000);
-    // The instance reads a session's queue facts again every 10 s: start the count with a fresh copy.
+    // The instance reads a session's queue facts again every 30 s: start the count with a fresh copy.
     queueSessionChanged(t.ctx, s1.sessionId);
     const ticket = (await join(s1.sessionId, 'counter')).body.data!.ticket as string;
     t.clock.advance(10_000);

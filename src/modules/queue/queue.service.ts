@@ -40,7 +40,8 @@ export interface QueueInput {
  */
 export function queueSettingsOf(input: QueueInput | null, current: SessionQueueSettings | null, field = 'queue'): SessionQueueSettings | null {
   if (input === null) return null;
-  const merged = { enabled: true, ...QUEUE_DEFAULTS, ...(current ?? {}), ...input };
+  const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as QueueInput;
+  const merged = { enabled: true, ...QUEUE_DEFAULTS, ...(current ?? {}), ...given };
   const errors: FieldErrors = {};
   if (merged.admission_per_minute === undefined) errors[`${field}.admission_per_minute`] = ['is required'];
   for (const [name, [min, max]] of Object.entries(QUEUE_LIMITS)) {
@@ -95,7 +96,7 @@ interface QueueFacts {
 type Cached = QueueFacts | { missing: true };
 
 // Settings reach other instances within this time; the instance that changes them drops its copy at once.
-const FACTS_TTL_MS = 10_000;
+const FACTS_TTL_MS = 30_000;
 
 const factsCache = appSingleton('queue.facts', (ctx) =>
   namedCache<number, Cached>({
