@@ -11,7 +11,7 @@ import type { QueueStore } from './queue.store.js';
 
 const ALGORITHM = 'SHA-256';
 /** Iterations of SHA-256 per attempt; about 256 attempts find the default key prefix. */
-export const CHALLENGE_COST = 1000;
+const CHALLENGE_COST = 1000;
 const CHALLENGE_TTL_MS = 10 * 60_000;
 
 const secretOf = (ctx: AppContext) => hmac(ctx.config.signingSecret, 'queue-challenge-v1');

@@ -18,7 +18,7 @@ import { openPass, openTicket, signPass, signTicket } from './queue.tokens.js';
 // Redis for a fleet). So polls, joins and passes never query PostgreSQL; the draw writes its record
 // once, without making anyone wait for it.
 
-export const QUEUE_DEFAULTS = { pass_ttl_seconds: 600, opens_minutes_before: 30, challenge: 'none' } as const;
+const QUEUE_DEFAULTS = { pass_ttl_seconds: 600, opens_minutes_before: 30, challenge: 'none' } as const;
 export const QUEUE_LIMITS = {
   admission_per_minute: [1, 1_000_000],
   pass_ttl_seconds: [60, 86_400],
@@ -127,7 +127,7 @@ const enabledCache = appSingleton('queue.enabled-sessions', (ctx) =>
 
 /** The queue store of the app: memory unless `installQueueStore` put a Redis one in first. */
 const STORE = 'queue.store';
-export function queueStore(ctx: AppContext): QueueStore {
+function queueStore(ctx: AppContext): QueueStore {
   let store = ctx.singletons.get(STORE) as QueueStore | undefined;
   if (!store) ctx.singletons.set(STORE, (store = new MemoryQueueStore()));
   return store;
@@ -203,7 +203,7 @@ async function drawOnce(ctx: AppContext, f: QueueFacts): Promise<void> {
 
 // ---- The public interface ----
 
-export type QueueState = 'closed' | 'pre_queue' | 'drawing' | 'admitting' | 'ended';
+type QueueState = 'closed' | 'pre_queue' | 'drawing' | 'admitting' | 'ended';
 
 export interface QueueStatus {
   session_id: number;
@@ -353,7 +353,7 @@ export async function queueDraw(ctx: AppContext, sessionId: number) {
  * D38 id, the portal's id from its buyer cookie), or null for a channel's server (server-scope
  * token), which acts for its buyers and forwards each buyer's pass (docs/onsale.md).
  */
-export type PassHolder = string | null;
+type PassHolder = string | null;
 
 export interface CartCreation {
   /** The sessions of the new cart, or the rates it names (a rate fits only its own session's seats). */
