@@ -8,7 +8,7 @@ export type TicketStatus = 'valid' | 'void';
  * that a card payment which completed no order went back to the card (D73), the links of a buyer's
  * orders ("find my order", D72), the notice that a session moved (D74).
  */
-export type EmailKind = 'tickets' | 'refund' | 'payment_refunded' | 'order_lookup' | 'session_changed';
+export type EmailKind = 'tickets' | 'refund' | 'payment_refunded' | 'order_lookup' | 'session_changed' | 'session_message';
 export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped';
 
 export const tickets = pgTable('tickets', {
@@ -76,4 +76,6 @@ export const emailOutbox = pgTable('email_outbox', {
   lang: text('lang'),
   /** The session change a session_changed e-mail tells of (D74, 0170). */
   sessionChangeId: bigint('session_change_id', { mode: 'number' }),
+  /** The organiser's message a session_message e-mail carries (D67, 0190). */
+  sessionMessageId: bigint('session_message_id', { mode: 'number' }),
 });

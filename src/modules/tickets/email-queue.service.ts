@@ -14,6 +14,7 @@ import { composeRefundEmail, composeTicketEmail } from './tickets.email.js';
 import { composeOrderLookupEmail } from './order-lookup.email.js';
 import { ordersOfBuyer, replyToOfChannel, ticketsOfOrder } from './tickets.repo.js';
 import { composeSessionChangeEmail } from './session-change.email.js';
+import { composeSessionMessageEmail } from './session-message.email.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 import { composePaymentRefundEmail } from './payment-refund.email.js';
 
@@ -95,6 +96,8 @@ async function composeRow(ctx: AppContext, row: emailRepo.OutboxRow): Promise<Ou
   }
   // D74: "your session has moved" (one per holder and change, queued by recordSessionMove).
   if (row.kind === 'session_changed') return composeSessionChangeEmail(ctx, row);
+  // D67: the organiser's message to a session's ticket holders (one per address and message).
+  if (row.kind === 'session_message') return composeSessionMessageEmail(ctx, row);
   if (row.kind === 'order_lookup') {
     if (row.channelId === null) return null;
     const orders = await ordersOfBuyer(ctx.db, row.channelId, row.recipient);

@@ -18,6 +18,41 @@ export interface PageOptions {
   scripts?: string[];
   /** The reply's CSP nonce for the inline <style> (D50). */
   nonce: string;
+  /** What search engines and link previews read (D72); pages without it get the title only. */
+  meta?: PageMeta;
+}
+
+/** A page's description for search engines and link previews (D72). */
+export interface PageMeta {
+  description: string;
+  /** The page's absolute address (Open Graph's og:url). */
+  url: string;
+  image?: string | null;
+  /** schema.org data (an Event, or a list of them), written as JSON-LD. */
+  jsonLd?: unknown;
+}
+
+const OG_LOCALES: Record<string, string> = { es: 'es_ES', en: 'en_GB' };
+
+/** The head's tags for search engines and link previews: description, Open Graph, JSON-LD. */
+function MetaTags({ meta, title, lang, brand }: { meta: PageMeta; title: string; lang: string; brand: string }) {
+  const description = meta.description.length > 300 ? `${meta.description.slice(0, 297)}...` : meta.description;
+  return (
+    <>
+      <meta name="description" content={description} />
+      <link rel="canonical" href={meta.url} />
+      <meta property="og:type" content="website" />
+      <meta property="og:site_name" content={brand} />
+      <meta property="og:title" content={title} />
+      <meta property="og:description" content={description} />
+      <meta property="og:url" content={meta.url} />
+      <meta property="og:locale" content={OG_LOCALES[lang] ?? lang} />
+      {meta.image ? <meta property="og:image" content={meta.image} /> : null}
+      <meta name="twitter:card" content={meta.image ? 'summary_large_image' : 'summary'} />
+      {/* A data block, never run (so outside the script policy); `<` escaped so it cannot close the tag. */}
+      {meta.jsonLd ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: JSON.stringify(meta.jsonLd).replace(/</g, '\\u003c') }} /> : null}
+    </>
+  );
 }
 
 const DEFAULT_PRIMARY = '#1f4fd1';
@@ -61,6 +96,8 @@ function Page({ opts, children }: { opts: PageOptions; children: ComponentChildr
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${opts.title} · ${brand}`}</title>
+        <link rel="icon" href="/portal-assets/favicon.svg" type="image/svg+xml" />
+        {opts.meta ? <MetaTags meta={opts.meta} title={opts.title} lang={opts.lang} brand={brand} /> : null}
         <link rel="stylesheet" href="/portal-assets/portal.css" />
         {/* A colour checked by isColour is CSS we wrote, not text: it goes in as it is. */}
         <style nonce={opts.nonce} dangerouslySetInnerHTML={{ __html: `:root{--primary:${isColour(primary) ? primary : DEFAULT_PRIMARY}}` }} />

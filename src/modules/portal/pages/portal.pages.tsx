@@ -12,11 +12,15 @@ import type { ChannelRecord } from '../../../db/channel-record.js';
 import { ensureBuyerCookie, registerBuyerCookies } from '../portal.buyer.js';
 import * as storefront from '../storefront.service.js';
 import { abandonAttempt } from '../payments/payments.service.js';
+import { requestOrderLookup } from '../portal.service.js';
+import { orderLookupCounter } from '../../../http/rate-limits.js';
+import { emailProblem, EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { renderPage, type PageOptions } from './portal.layout.js';
-import { CheckoutClosed, CheckoutPage, EventList, EventPage, NotFound, OrderPage, orderStatus, SessionPage, type Formats } from './portal.views.js';
+import { CheckoutClosed, CheckoutPage, EventList, EventPage, LookupPage, NotFound, OrderPage, orderStatus, SessionPage, type Formats } from './portal.views.js';
 import { texts } from './portal.texts.js';
 import { registerLandingPages } from './landing.pages.js';
 import { registerSandboxPages } from './sandbox.pages.js';
+import { eventDescription, eventPageUrl, sessionJsonLd, sessionUrl } from './event-meta.js';
 
 /** Client-side code of the pages: plain ES modules and CSS in portal/ at the repository root. */
 const PORTAL_ASSETS_DIR = path.join(PROJECT_ROOT, 'portal');
@@ -50,6 +54,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
     days: (from, to) => formatDayRange(from, to, lang, ctx.config.timezone),
     money: (minor) => formatMoney(minor, ctx.config.currency, lang),
   });
+  const where = (channel: ChannelRecord, lang: string) => ({ channel, lang, baseUrl: ctx.config.publicBaseUrl.replace(/\/+$/, ''), currency: ctx.config.currency });
   const send = (reply: FastifyReply, opts: Omit<PageOptions, 'nonce'>, body: ComponentChildren) =>
     reply.type('text/html').send(renderPage({ ...opts, nonce: cspNonce(reply).style }, body));
 
@@ -99,7 +104,14 @@ const portalPages: FastifyPluginAsync = async (app) => {
       const found = id && (await storefront.storeEvent(ctx, channel, id, lang));
       if (!found) throw new PageNotFound();
       const { event, sessions } = found;
-      return send(reply, { lang, title: event.name, channel, langPath: `/events/${event.id}` }, <EventPage channel={channel} lang={lang} event={event} sessions={sessions} f={formatsOf(lang)} />);
+      const w = where(channel, lang);
+      const meta = {
+        description: eventDescription(event, sessions[0] ? formatsOf(lang).date(sessions[0].start_datetime) : null),
+        url: eventPageUrl(w, event.id),
+        image: event.image_url,
+        jsonLd: sessions.map((s) => sessionJsonLd(w, event, s)),
+      };
+      return send(reply, { lang, title: event.name, channel, langPath: `/events/${event.id}`, meta }, <EventPage channel={channel} lang={lang} event={event} sessions={sessions} f={formatsOf(lang)} />);
     }),
   );
 
@@ -112,9 +124,12 @@ const portalPages: FastifyPluginAsync = async (app) => {
       const found = eId && sId && (await storefront.storeSession(ctx, channel, eId, sId, lang));
       if (!found) throw new PageNotFound();
       const { event, session, detail } = found;
+      const w = where(channel, lang);
+      const when = formatsOf(lang).date(session.start_datetime);
+      const meta = { description: eventDescription(event, when), url: sessionUrl(w, event.id, session.id), image: event.image_url, jsonLd: sessionJsonLd(w, event, session) };
       return send(
         reply,
-        { lang, title: event.name, channel, langPath: `/events/${event.id}/sessions/${session.id}`, scripts: ['portal.js'] },
+        { lang, title: `${event.name} · ${when}`, channel, langPath: `/events/${event.id}/sessions/${session.id}`, scripts: ['portal.js'], meta },
         <SessionPage channel={channel} lang={lang} event={event} session={session} detail={detail} f={formatsOf(lang)} />,
       );
     }),
@@ -145,19 +160,44 @@ const portalPages: FastifyPluginAsync = async (app) => {
     }),
   );
 
+  // "Find my order" (D72) without scripts: a form, and the same answer whether or not the address
+  // has orders (the API twin is POST /api/portal/{slug}/{lang}/orders/lookup).
+  app.get(
+    '/:slug/:lang/orders/lookup',
+    { schema: { hide: true } },
+    page(CHECKOUT, async (channel, { lang }, _q, reply) =>
+      send(reply, { lang, title: texts(lang).lookupTitle, channel, langPath: '/orders/lookup' }, <LookupPage channel={channel} lang={lang} state={{ kind: 'form' }} />),
+    ),
+  );
+  app.post(
+    '/:slug/:lang/orders/lookup',
+    { schema: { hide: true } },
+    page(CHECKOUT, async (channel, { lang }, _q, reply) => {
+      const body = (reply.request.body ?? {}) as Record<string, unknown>;
+      const email = typeof body.email === 'string' ? body.email.trim().slice(0, EMAIL_MAX_LENGTH + 1) : '';
+      const opts = { lang, title: texts(lang).lookupTitle, channel, langPath: '/orders/lookup' };
+      if (!email || emailProblem(email)) return send(reply.status(422), opts, <LookupPage channel={channel} lang={lang} state={{ kind: 'invalid', email }} />);
+      const counter = orderLookupCounter(email);
+      await app.rateLimits.assertAllowed(reply, [counter]);
+      await app.rateLimits.recordFailure([counter]);
+      await requestOrderLookup(ctx, channel.slug, lang, email);
+      return send(reply, opts, <LookupPage channel={channel} lang={lang} state={{ kind: 'sent', email }} />);
+    }),
+  );
+
   app.get(
     '/:slug/:lang/orders/:orderToken',
     { schema: { hide: true } },
     page<PageParams & { orderToken: string }>(CHECKOUT, async (channel, { lang, orderToken }, _query, reply) => {
       const order = await storefront.channelOrder(ctx, channel, orderToken);
       if (!order) throw new PageNotFound();
-      const { view, payment, ticketUrls, orderLinks } = await storefront.orderPage(ctx, channel, order, lang);
-      const status = orderStatus(view, payment, lang);
+      const { view, payment, tickets, refunds, orderLinks } = await storefront.orderPage(ctx, channel, order, lang);
+      const status = orderStatus(view, payment, lang, tickets);
       if (!status) return reply.redirect(`/${channel.slug}/${lang}/checkout?order_token=${encodeURIComponent(orderToken)}`);
       return send(
         reply,
         { lang, title: `${texts(lang).order} ${view.reference}`, channel, langPath: `/orders/${encodeURIComponent(orderToken)}`, scripts: status.refresh ? ['portal.js'] : [] },
-        <OrderPage channel={channel} lang={lang} view={view} status={status} ticketUrls={ticketUrls} orderLinks={orderLinks} f={formatsOf(lang)} />,
+        <OrderPage channel={channel} lang={lang} view={view} status={status} tickets={tickets} refunds={refunds} orderLinks={orderLinks} f={formatsOf(lang)} />,
       );
     }),
   );

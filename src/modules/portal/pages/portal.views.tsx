@@ -1,7 +1,7 @@
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import { EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
-import type { BuyerDetails, OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
+import type { BuyerDetails, BuyerRefund, OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
 import { rowLines, stageSide, type RowLine } from '../../../lib/seat-layout.js';
 import { channelHome, JsonData } from './portal.layout.js';
 import { texts } from './portal.texts.js';
@@ -23,6 +23,36 @@ export function NotFound({ lang }: { lang: string }) {
     <>
       <h1>{t.notFound}</h1>
       <p>{t.notFoundText}</p>
+    </>
+  );
+}
+
+/** "Find my order" (D72): the form, or what happened to it. */
+export function LookupPage({ channel, lang, state }: { channel: ChannelRecord; lang: string; state: { kind: 'form' } | { kind: 'invalid' | 'sent'; email: string } }) {
+  const t = texts(lang);
+  if (state.kind === 'sent') {
+    return (
+      <>
+        <h1>{t.lookupTitle}</h1>
+        <p role="status">{t.lookupSent.replace('{email}', state.email)}</p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>{t.lookupTitle}</h1>
+      <p>{t.lookupHelp}</p>
+      <form method="post" action={`/${channel.slug}/${lang}/orders/lookup`} class="lookup">
+        <label for="lookup-email">{t.email}</label>
+        <input id="lookup-email" name="email" type="email" autocomplete="email" required maxLength={254} value={state.kind === 'invalid' ? state.email : undefined}
+          aria-invalid={state.kind === 'invalid' ? 'true' : undefined} aria-describedby={state.kind === 'invalid' ? 'lookup-error' : undefined} />
+        {state.kind === 'invalid' ? (
+          <p id="lookup-error" class="error">
+            {t.lookupInvalid}
+          </p>
+        ) : null}
+        <button type="submit">{t.lookupSend}</button>
+      </form>
     </>
   );
 }
@@ -141,6 +171,9 @@ export function EventList({ channel, lang, events, days, search, f }: { channel:
       ) : (
         <p>{searching ? t.noResults : t.noEvents}</p>
       )}
+      <p class="meta">
+        <a href={`/${channel.slug}/${lang}/orders/lookup`}>{t.lookupLink}</a>
+      </p>
     </>
   );
 }
@@ -156,7 +189,12 @@ export function EventPage({ channel, lang, event, sessions, f }: { channel: Chan
       {event.image_url ? <img class="hero" src={event.image_url} alt="" width={960} height={400} /> : null}
       <p>{event.description ?? ''}</p>
       <p class="meta">{place(event)}</p>
-      {event.from_price !== null ? <p class="from">{`${t.from} `}<strong>{f.money(event.from_price)}</strong></p> : null}
+      {event.from_price !== null ? (
+        <p class="from">
+          {`${t.from} `}
+          <strong>{f.money(event.from_price)}</strong> <span class="meta">{t.allInNote}</span>
+        </p>
+      ) : null}
       <h2>{t.sessions}</h2>
       {sessions.length ? (
         <ul class="sessions">
@@ -269,7 +307,8 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
       {detail.rates
         .filter((r) => r.sector_id === null || r.sector_id === sectorId)
         .map((r) => (
-          <option value={r.id}>{`${r.name} · ${f.money(r.price)}`}</option>
+          // D71: the price a buyer pays, fees included, with the fee named beside it.
+          <option value={r.id}>{`${r.name} · ${f.money(r.price + r.fee)}${r.fee > 0 ? ` (${t.inclFees.replace('{fee}', f.money(r.fee))})` : ''}`}</option>
         ))}
     </>
   );
@@ -440,21 +479,42 @@ export function CheckoutPage({ channel, lang, orderToken, payment, storefront, b
   );
 }
 
-/** The order's state as the buyer reads it; null when the order is still a cart (the checkout shows it). */
-export function orderStatus(view: OrderView, payment: PaymentRow | null, lang: string): { text: string; kind: string; role: 'status' | 'alert'; refresh?: boolean } | null {
+/** An order's ticket on its page: the item it is for, valid with its link, or voided by a refund. */
+export interface PageTicket {
+  id: number;
+  itemId: number;
+  status: 'valid' | 'void';
+  voidedAt: Date | null;
+  url: string | null;
+}
+
+/**
+ * The order's state as the buyer reads it; null when the order is still a cart (the checkout shows
+ * it). A completed order whose tickets were all refunded says so, one refunded in part too (D58).
+ */
+export function orderStatus(view: OrderView, payment: PaymentRow | null, lang: string, tickets: PageTicket[] = []): { text: string; kind: string; role: 'status' | 'alert'; refresh?: boolean } | null {
   const t = texts(lang);
-  if (view.status === 'completed') return { text: t.orderCompleted, kind: 'alert success', role: 'status' };
+  if (view.status === 'completed') {
+    const voided = tickets.filter((x) => x.status === 'void').length;
+    if (voided > 0 && voided === tickets.length) return { text: t.orderRefunded, kind: 'alert', role: 'status' };
+    if (voided > 0) return { text: t.orderPartlyRefunded, kind: 'alert', role: 'status' };
+    return { text: t.orderCompleted, kind: 'alert success', role: 'status' };
+  }
   if (payment?.status === 'refund_required') return { text: t.refundPending, kind: 'alert error', role: 'alert' };
   if (view.status === 'pending' && payment?.status === 'pending') return { text: t.orderPending, kind: 'alert', role: 'status', refresh: true };
   if (view.status === 'pending') return null;
   return { text: view.status === 'cancelled' ? t.orderCancelled : t.orderExpired, kind: 'alert', role: 'status' };
 }
 
-export function OrderPage({ channel, lang, view, status, ticketUrls, orderLinks, f }: { channel: ChannelRecord; lang: string; view: OrderView; status: NonNullable<ReturnType<typeof orderStatus>>; ticketUrls: string[]; orderLinks?: { all_tickets_pdf_url: string; calendar_url: string } | null; f: Formats }) {
+export function OrderPage({ channel, lang, view, status, tickets, refunds, orderLinks, f }: { channel: ChannelRecord; lang: string; view: OrderView; status: NonNullable<ReturnType<typeof orderStatus>>; tickets: PageTicket[]; refunds: BuyerRefund[]; orderLinks?: { all_tickets_pdf_url: string; calendar_url: string } | null; f: Formats }) {
   const t = texts(lang);
   // The view's amounts are JSON numbers (D11); the formats take minor units.
   const amount = (n: number) => f.money(Math.round(n * 100));
-  const items = view.events.flatMap((e) => e.sessions.flatMap((s) => s.items.map((i) => ({ e, i }))));
+  const items = view.events.flatMap((e) => e.sessions.flatMap((s) => s.items.map((i) => ({ e, s, i }))));
+  const ticketOfItem = new Map(tickets.map((x) => [x.itemId, x]));
+  const itemOfTicket = new Map(tickets.map((x) => [x.id, items.find((it) => it.i.id === x.itemId)]));
+  const seatText = (it: (typeof items)[number]) => `${it.i.sector_name}${it.i.row ? ` · ${t.row} ${it.i.row} · ${t.seat} ${it.i.number}` : ''}`;
+  const refundedTotal = refunds.reduce((n, r) => n + r.amount, 0);
   return (
     <>
       <h1>{`${t.order} ${view.reference}`}</h1>
@@ -469,29 +529,56 @@ export function OrderPage({ channel, lang, view, status, ticketUrls, orderLinks,
                 <strong>{e.name}</strong>
                 {` · ${f.date(new Date(s.start_datetime))}`}
                 <ul>
-                  {s.items.map((i) => (
-                    <li>{`${i.sector_name}${i.row ? ` · ${t.row} ${i.row} · ${t.seat} ${i.number}` : ''} · ${i.rate_name} · ${amount(i.total_amount)}`}</li>
-                  ))}
+                  {s.items.map((i) => {
+                    const refunded = ticketOfItem.get(i.id)?.status === 'void';
+                    return (
+                      <li class={refunded ? 'refunded' : undefined}>
+                        {`${i.sector_name}${i.row ? ` · ${t.row} ${i.row} · ${t.seat} ${i.number}` : ''} · ${i.rate_name} · ${amount(i.total_amount)}`}
+                        {refunded ? (
+                          <>
+                            {' '}
+                            <span class="tag">{t.refunded}</span>
+                          </>
+                        ) : null}
+                      </li>
+                    );
+                  })}
                 </ul>
               </li>
             )),
           )}
         </ul>
-        <p class="total">
-          {`${t.total}: `}
-          <strong>{amount(view.total_amount)}</strong>
-        </p>
+        {refunds.length ? (
+          <dl class="totals">
+            <dt>{t.paidTotal}</dt>
+            <dd>{amount(view.total_amount)}</dd>
+            <dt>{t.refundedAmount}</dt>
+            <dd>{`−${f.money(refundedTotal)}`}</dd>
+          </dl>
+        ) : (
+          <p class="total">
+            {`${t.total}: `}
+            <strong>{amount(view.total_amount)}</strong>
+          </p>
+        )}
       </section>
       {view.status === 'completed' ? (
         <>
           <h2>{t.tickets}</h2>
           <ul class="tickets">
-            {ticketUrls.map((url, n) => {
-              const it = items[n];
-              const what = it ? `${it.e.name} · ${it.i.sector_name}${it.i.row ? ` ${t.row} ${it.i.row} ${t.seat} ${it.i.number}` : ''}` : `#${n + 1}`;
+            {tickets.map((ticket, n) => {
+              const it = itemOfTicket.get(ticket.id);
+              const what = it ? `${it.e.name} · ${seatText(it)}` : `#${n + 1}`;
+              if (!ticket.url) {
+                return (
+                  <li class="void">
+                    <span class="tag">{t.ticketVoid}</span> <span>{ticket.voidedAt ? `${what} · ${t.refundedOn.replace('{date}', f.date(ticket.voidedAt))}` : what}</span>
+                  </li>
+                );
+              }
               return (
                 <li>
-                  <a class="button" href={url} download>
+                  <a class="button" href={ticket.url} download>
                     {`${t.download} ${n + 1}`}
                     <span class="sr-only">: {what}</span>
                   </a>{' '}
@@ -509,6 +596,31 @@ export function OrderPage({ channel, lang, view, status, ticketUrls, orderLinks,
                 {t.addToCalendar}
               </a>
             </p>
+          ) : null}
+          {refunds.length ? (
+            <section class="refunds" aria-labelledby="refunds-title">
+              <h2 id="refunds-title">{t.refunds}</h2>
+              {refunds.map((r) => (
+                <div class="panel">
+                  <h3>{t.refundOf.replace('{reference}', r.reference)}</h3>
+                  <p>
+                    <span>{f.date(r.at)}</span> · <strong>{f.money(r.amount)}</strong>
+                  </p>
+                  {r.ticketIds.length ? (
+                    <>
+                      <p class="meta">{t.refundTickets}:</p>
+                      <ul>
+                        {r.ticketIds.map((id) => {
+                          const it = itemOfTicket.get(id);
+                          return <li>{it ? `${it.e.name} · ${seatText(it)} · ${it.i.rate_name}` : `#${id}`}</li>;
+                        })}
+                      </ul>
+                    </>
+                  ) : null}
+                  {r.providerRef ? <p>{t.refundToCard.replace('{ref}', r.providerRef)}</p> : null}
+                </div>
+              ))}
+            </section>
           ) : null}
         </>
       ) : null}

@@ -5,6 +5,12 @@ import { eventTextSql, rateNameSql } from '../../../platform/i18n.js';
 
 /** Read-only queries of the storefront pages: what a channel sells, in the buyer's language. */
 
+/**
+ * What a buyer pays for one ticket of rate `r` in session `s` (D71: every price shown includes the
+ * mandatory fees): the rate's price plus ticket_fee, the rule the hold itself charges.
+ */
+const allInPrice = sql`r.price + ticket_fee(r.price, s.event_id, s.id)`;
+
 export interface StoreEvent {
   id: number;
   name: string;
@@ -14,7 +20,7 @@ export interface StoreEvent {
   city: string | null;
   first_session: Date | null;
   last_session: Date | null;
-  /** The lowest price of the sessions on sale (minor units), null without any. */
+  /** The lowest all-in price (the rate plus its mandatory fees, D71) of the sessions on sale, in minor units; null without any. */
   from_price: number | null;
   /** The days of its sessions on sale, YYYY-MM-DD in the deployment's time zone (the date search). */
   days: string[];
@@ -30,7 +36,7 @@ export async function listEvents(db: Db, channelId: number, lang: string, now: D
                e.image_url, v.name AS venue, v.city,
                (SELECT min(s.start_datetime) FROM sessions s WHERE ${onSale}) AS first_session,
                (SELECT max(s.start_datetime) FROM sessions s WHERE ${onSale}) AS last_session,
-               (SELECT min(r.price)::int FROM rates r JOIN sessions s ON s.id = r.session_id WHERE ${onSale}) AS from_price,
+               (SELECT min(${allInPrice})::int FROM rates r JOIN sessions s ON s.id = r.session_id WHERE ${onSale}) AS from_price,
                coalesce((SELECT array_agg(DISTINCT to_char(s.start_datetime AT TIME ZONE ${timezone}, 'YYYY-MM-DD')) FROM sessions s WHERE ${onSale}), '{}') AS days
           FROM events e
           JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = ${channelId}
@@ -54,12 +60,15 @@ export interface StoreSession {
   id: number;
   start_datetime: Date;
   available: number;
+  /** The session's lowest all-in price (D71), minor units; null without rates. */
+  from_price: number | null;
 }
 
 export async function listSessions(db: Db, eventId: number, now: Date): Promise<StoreSession[]> {
-  const rows = await queryRows<{ id: number; start_datetime: string; available: number }>(
+  const rows = await queryRows<{ id: number; start_datetime: string; available: number; from_price: number | null }>(
     db,
     sql`SELECT s.id, s.start_datetime,
+               (SELECT min(${allInPrice})::int FROM rates r WHERE r.session_id = s.id) AS from_price,
                (SELECT count(*)::int FROM session_seats ss WHERE ss.session_id = s.id
                   AND seat_is_free(ss.status, ss.hold_expires_at, ${now.toISOString()}::timestamptz)) AS available
           FROM sessions s
@@ -72,7 +81,10 @@ export async function listSessions(db: Db, eventId: number, now: Date): Promise<
 interface StoreRate {
   id: number;
   name: string;
+  /** The rate's price without fees, minor units. */
   price: number;
+  /** Its mandatory fees per ticket (D71: shown included, and broken down), minor units. */
+  fee: number;
   sector_id: number | null;
 }
 
@@ -114,7 +126,8 @@ export async function sessionDetail(db: Db, sessionId: number, lang: string, now
   );
   const rates = await queryRows<StoreRate>(
     db,
-    sql`SELECT r.id, ${rateNameSql(sql`r.names`, sql`r.name`, lang, sql`e.default_lang`)} AS name, r.price, r.sector_id
+    sql`SELECT r.id, ${rateNameSql(sql`r.names`, sql`r.name`, lang, sql`e.default_lang`)} AS name, r.price,
+               ticket_fee(r.price, s.event_id, s.id) AS fee, r.sector_id
           FROM rates r JOIN sessions s ON s.id = r.session_id JOIN events e ON e.id = s.event_id WHERE r.session_id = ${sessionId} ORDER BY r.sort_order, r.id`,
   );
   return { sectors, seats: seats.map((s) => ({ ...s, x: Number(s.x), y: Number(s.y) })), rates };
