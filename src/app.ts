@@ -1,3 +1,6 @@
+import { registerQueueStore } from './modules/queue/queue.plugin.js';
+import queueRoutes from './modules/queue/queue.routes.js';
+import { queueGauges } from './modules/queue/queue.service.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -137,6 +140,7 @@ const moduleGaugesPlugin = fp(
   async (app) => {
     for (const gauge of emailQueueGauges(app.ctx)) app.metrics.addGauge(gauge);
     for (const gauge of webhookQueueGauges(app.ctx)) app.metrics.addGauge(gauge);
+    for (const gauge of queueGauges(app.ctx)) app.metrics.addGauge(gauge);
   },
   { name: 'module-gauges', dependencies: ['app-context', 'metrics'] },
 );
@@ -275,7 +279,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       // headers there, so a browser neither passes their preflight nor reads their answer.
       const corsOptions = {
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'Last-Event-ID'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'Last-Event-ID', 'Queue-Pass'],
         exposedHeaders: ['Idempotent-Replayed', 'ETag'],
         credentials: false,
         maxAge: 600,
@@ -312,6 +316,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     { prefix: B2B_PREFIX },
   );
   await app.register(portalRoutes, { prefix: '/api/portal' });
+  await registerQueueStore(app);
+  await app.register(queueRoutes, { prefix: '/api/queue/v1' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes, venueAdminRoutes, waitingListAdminRoutes] });
   await app.register(portalPages);

@@ -345,6 +345,11 @@ export async function createOrder(
   return { order: await buildOrderView(ctx, done.orderId, lang, now), created: done.created };
 }
 
+/** Whether a create with this order_token adds to an existing cart of the caller (which needs no queue pass, D60). */
+export async function cartExists(ctx: AppContext, channel: CartChannel, orderToken: string): Promise<boolean> {
+  return (await repo.findOrder(ctx.db, channel.id, orderToken, channel.cartCaller)) !== null;
+}
+
 /** A create request: SPEC's one seat (`session_seat_id` + `rate_id`) or D63's `items`, exactly one form. */
 export interface CreateOrderInput {
   session_seat_id?: number;
