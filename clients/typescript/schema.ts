@@ -825,6 +825,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/sessions/{sessionId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The messages sent to a session's ticket holders, newest first (D67) */
+        get: operations["listSessionMessages"];
+        put?: never;
+        /**
+         * E-mail a message to every ticket holder of a session, once per address (D67)
+         * @description One e-mail per distinct address of the completed orders holding a valid ticket of the session, through the durable e-mail queue, in the organiser's name (Reply-To: its box office). The message is kept and audited. 409 when the session has no ticket holder.
+         */
+        post: operations["sendSessionMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/sessions/{sessionId}/publish": {
         parameters: {
             query?: never;
@@ -1051,6 +1072,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/{salesChannelSlug}/{lang}/events/{eventId}/sessions/{sessionId}/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live seat map of a session: what changed since a version (poll, ETag or Server-Sent Events)
+         * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). docs/widget.md "Live seat maps".
+         */
+        get: operations["getPortalSessionAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal/{salesChannelSlug}/{lang}/orders": {
         parameters: {
             query?: never;
@@ -1183,6 +1224,23 @@ export interface paths {
         post?: never;
         /** Remove a voucher (storefront of models A and B; public) */
         delete: operations["removePortalCartVoucher"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/{salesChannelSlug}/{lang}/orders/best-available": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hold the best free seats of a session (D61), in a new cart or added to order_token (storefront of models A and B; public) */
+        post: operations["bestAvailablePortal"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1353,6 +1411,26 @@ export interface paths {
          * @description Cached per session and language. Revalidate with If-None-Match (weak ETag, 304); gzip or brotli per Accept-Encoding.
          */
         get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sales-channel/v1/{salesChannelSlug}/{lang}/events/{eventId}/sessions/{sessionId}/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live seat map: what changed since a version (poll, ETag or Server-Sent Events)
+         * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). docs/widget.md "Live seat maps".
+         */
+        get: operations["getSessionAvailability"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1567,6 +1645,23 @@ export interface paths {
         post?: never;
         /** Remove a voucher from an order */
         delete: operations["removeVoucher"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sales-channel/v1/{salesChannelSlug}/{lang}/orders/best-available": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hold the best free seats of a session (D61), in a new order or added to order_token */
+        post: operations["bestAvailable"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -7930,6 +8025,200 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listSessionMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            body: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description how its e-mails stand in the durable queue */
+                            emails: {
+                                failed: number;
+                                queued: number;
+                                sent: number;
+                            };
+                            id: number;
+                            /** @description distinct addresses of the ticket holders, one e-mail each */
+                            recipients: number;
+                            /** @description who sent it (the admin user or cli:<user>) */
+                            sent_by: string;
+                            session_id: number;
+                            subject: string;
+                        }[];
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendSessionMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description plain text; blank lines separate paragraphs */
+                    body: string;
+                    /** @description the e-mail's subject, one line */
+                    subject: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            body: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description how its e-mails stand in the durable queue */
+                            emails: {
+                                failed: number;
+                                queued: number;
+                                sent: number;
+                            };
+                            id: number;
+                            /** @description distinct addresses of the ticket holders, one e-mail each */
+                            recipients: number;
+                            /** @description who sent it (the admin user or cli:<user>) */
+                            sent_by: string;
+                            session_id: number;
+                            subject: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     publishSession: {
         parameters: {
             query?: never;
@@ -9292,6 +9581,87 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getPortalSessionAvailability: {
+        parameters: {
+            query?: {
+                /** @description The `cursor` of the last answer: only what changed since is sent */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                eventId: number;
+                /** @description language code, e.g. es or en */
+                lang: string;
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            changes: {
+                                session_seat_id: number;
+                                status: "available" | "held" | "sold" | "blocked";
+                            }[];
+                            /** @description Names this version: send it back as `since` (or the ETag as If-None-Match) */
+                            cursor: string;
+                            sale_state: "scheduled" | "on_sale" | "ended" | "sold_out";
+                            sales_end_at: string | null;
+                            sales_start_at: string | null;
+                            session_id: number;
+                            /** @description true: `changes` lists every seat that is not available (any other seat is); false: only the seats whose status changed since `since` */
+                            snapshot: boolean;
+                            zones: {
+                                /** @description Free places of the sector now */
+                                available: number;
+                                sector_id: number;
+                            }[];
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createPortalCart: {
         parameters: {
             query?: never;
@@ -10328,6 +10698,146 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    bestAvailablePortal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description language code, e.g. es or en */
+                lang: string;
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description how many of the seats are wheelchair places (the others: companion seats beside them)
+                     * @default 0
+                     */
+                    accessible?: number;
+                    /** @description order_token (a UUID when generated by the service) */
+                    order_token?: string;
+                    /**
+                     * Format: int32
+                     * @description how many seats (MAX_ITEMS_PER_ORDER at most, D44)
+                     */
+                    quantity: number;
+                    /** Format: int32 */
+                    rate_id?: number;
+                    /** Format: int32 */
+                    sector_id?: number;
+                    /** Format: int32 */
+                    session_id: number;
+                    /**
+                     * @description false: split seats when no block of quantity seats side by side exists; true: 409 no_seats_together
+                     * @default true
+                     */
+                    together?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            base_amount: number;
+                            currency: string;
+                            discount_amount: number;
+                            events: {
+                                id: number;
+                                name: string;
+                                sessions: {
+                                    id: number;
+                                    items: {
+                                        base_amount: number;
+                                        discount_amount: number;
+                                        fee_amount: number;
+                                        id: number;
+                                        number: string | null;
+                                        rate_id: number;
+                                        rate_name: string;
+                                        row: string | null;
+                                        sector_id: number;
+                                        sector_name: string;
+                                        session_seat_id: number | null;
+                                        total_amount: number;
+                                    }[];
+                                    start_datetime: string;
+                                }[];
+                            }[];
+                            expires_at: string | null;
+                            fee_amount: number;
+                            /** @description the chosen seats are side by side in one row */
+                            next_to_each_other: boolean;
+                            order_token: string;
+                            reference: string;
+                            /** @description pending, completed, cancelled or expired */
+                            status: string;
+                            total_amount: number;
+                            type: string;
+                            vouchers: {
+                                code: string;
+                                discount_amount: number;
+                                kind: string;
+                                value: number;
+                            }[];
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     lookupPortalOrders: {
         parameters: {
             query?: never;
@@ -11127,6 +11637,104 @@ export interface operations {
                                 start_datetime: string;
                                 status: string;
                             };
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSessionAvailability: {
+        parameters: {
+            query?: {
+                /** @description The `cursor` of the last answer: only what changed since is sent */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                eventId: number;
+                /** @description language code, e.g. es or en */
+                lang: string;
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            changes: {
+                                session_seat_id: number;
+                                status: "available" | "held" | "sold" | "blocked";
+                            }[];
+                            /** @description Names this version: send it back as `since` (or the ETag as If-None-Match) */
+                            cursor: string;
+                            sale_state: "scheduled" | "on_sale" | "ended" | "sold_out";
+                            sales_end_at: string | null;
+                            sales_start_at: string | null;
+                            session_id: number;
+                            /** @description true: `changes` lists every seat that is not available (any other seat is); false: only the seats whose status changed since `since` */
+                            snapshot: boolean;
+                            zones: {
+                                /** @description Free places of the sector now */
+                                available: number;
+                                sector_id: number;
+                            }[];
                         };
                         message: string;
                         status: number;
@@ -12866,6 +13474,158 @@ export interface operations {
                             }[];
                             expires_at: string | null;
                             fee_amount: number;
+                            order_token: string;
+                            reference: string;
+                            /** @description pending, completed, cancelled or expired */
+                            status: string;
+                            total_amount: number;
+                            type: string;
+                            vouchers: {
+                                code: string;
+                                discount_amount: number;
+                                kind: string;
+                                value: number;
+                            }[];
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    bestAvailable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description language code, e.g. es or en */
+                lang: string;
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description how many of the seats are wheelchair places (the others: companion seats beside them)
+                     * @default 0
+                     */
+                    accessible?: number;
+                    /** @description order_token (a UUID when generated by the service) */
+                    order_token?: string;
+                    /**
+                     * Format: int32
+                     * @description how many seats (MAX_ITEMS_PER_ORDER at most, D44)
+                     */
+                    quantity: number;
+                    /** Format: int32 */
+                    rate_id?: number;
+                    /** Format: int32 */
+                    sector_id?: number;
+                    /** Format: int32 */
+                    session_id: number;
+                    /**
+                     * @description false: split seats when no block of quantity seats side by side exists; true: 409 no_seats_together
+                     * @default true
+                     */
+                    together?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            base_amount: number;
+                            currency: string;
+                            discount_amount: number;
+                            events: {
+                                id: number;
+                                name: string;
+                                sessions: {
+                                    id: number;
+                                    items: {
+                                        base_amount: number;
+                                        discount_amount: number;
+                                        fee_amount: number;
+                                        id: number;
+                                        number: string | null;
+                                        rate_id: number;
+                                        rate_name: string;
+                                        row: string | null;
+                                        sector_id: number;
+                                        sector_name: string;
+                                        session_seat_id: number | null;
+                                        total_amount: number;
+                                    }[];
+                                    start_datetime: string;
+                                }[];
+                            }[];
+                            expires_at: string | null;
+                            fee_amount: number;
+                            /** @description the chosen seats are side by side in one row */
+                            next_to_each_other: boolean;
                             order_token: string;
                             reference: string;
                             /** @description pending, completed, cancelled or expired */

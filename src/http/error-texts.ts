@@ -62,6 +62,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   conflict: 'No se ha podido completar la operación. Inténtalo de nuevo.',
   seat_unavailable: 'Ese asiento ya no está disponible. Elige otro.',
   zone_capacity_exceeded: 'No quedan tantas plazas libres en esa zona.',
+  no_seats_together: 'No quedan tantas butacas libres juntas.',
   order_expired: 'Tu reserva ha caducado. Vuelve a elegir tus entradas.',
   order_not_modifiable: 'Este pedido ya no se puede cambiar.',
   order_completed: 'Este pedido ya está pagado.',

@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   conflict: 409,
   seat_unavailable: 409,
   zone_capacity_exceeded: 409,
+  no_seats_together: 409,
   order_expired: 409,
   order_not_modifiable: 409,
   order_completed: 409,

@@ -186,6 +186,7 @@ const PORTAL_CHANNEL = '/api/portal/:salesChannelSlug';
 /** Cart writes below the channel: the B2B routes (behind the bearer token) and the portal's. */
 const B2B_CART_WRITES = [
   'POST /:lang/orders',
+  'POST /:lang/orders/best-available',
   'DELETE /:lang/orders/:orderToken',
   'POST /:lang/orders/:orderToken/items',
   'POST /:lang/orders/:orderToken/items-bulk',

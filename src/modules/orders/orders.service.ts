@@ -7,7 +7,7 @@ import { countHolds } from '../../platform/metrics.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import type { BuyerKey, CartChannel } from './orders.buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
-import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
+import { buildOrderView, orderViewFromRows, type OrderRows, type OrderView } from './orders.view.js';
 import * as repo from './orders.repo.js';
 import { notOnSaleError } from '../../platform/sale-state.js';
 import { recordIntegrationStep } from '../../platform/integration-checklist.js';
@@ -259,6 +259,34 @@ async function holdSeatsAtOnce(
  */
 export const holdSeatFast = (ctx: AppContext, channel: CartChannel, lang: string, target: HoldTarget, item: ItemRequest): Promise<OrderView | null> =>
   holdSeatsAtOnce(ctx, channel, lang, target, [item]);
+
+/**
+ * Holds seats chosen inside the caller's transaction (best available, D61: the choice and the
+ * claim are one transaction): a new order of `buyer`, or the live cart `order` that the caller has
+ * locked (changeCart). The one hold, cart_hold_seats; every refusal is thrown as the API's error.
+ */
+export async function holdInTransaction(
+  ctx: AppContext,
+  tx: Db,
+  channel: CartChannel,
+  lang: string,
+  target: { create: true; buyer: BuyerKey } | { create: false; order: OrderRow },
+  items: readonly ItemRequest[],
+  now: Date,
+): Promise<{ orderId: number; sessionIds: number[]; rows: OrderRows | null }> {
+  if (!target.create) {
+    return { orderId: target.order.id, sessionIds: await holdSeatsInCart(ctx, tx, channel, target.order, lang, items, now, () => ''), rows: null };
+  }
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const result = await repo.holdSeats(tx, holdRequest(ctx, channel, lang, target, items, now, true));
+    if (result.outcome === 'retry') continue; // the random reference collided: another one
+    // A new order has no voucher: the hold returns its rows (the view needs no other query).
+    if (result.outcome === 'ok') return { orderId: result.orderId, sessionIds: result.sessionIds, rows: result.rows };
+    if (result.outcome === 'needs_transaction') throw new Error('cart_hold_seats: needs_transaction inside a transaction');
+    throw await holdRefusal(tx, result, () => '');
+  }
+  throw new AppError('conflict', 'Could not start a cart; try again');
+}
 
 /**
  * Runs a change of a live cart in one transaction (the order row locked first), then announces the

@@ -3,7 +3,8 @@ import { ok } from '../../http/envelope.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import { ChannelLangParams, IdParam, Int32, LangParam, SlugParam } from '../../http/schemas.js';
 import { policyOf } from '../../lib/integration-policy.js';
-import { AddItemBody, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
+import { AddItemBody, BestAvailableBody, BestAvailableResponse, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
+import { bestAvailable } from '../orders/best-available.service.js';
 import * as orders from '../orders/orders.service.js';
 import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
 import { withQueuePass } from '../queue/queue.service.js';
@@ -70,6 +71,23 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const rateIds = [...(items?.map((i) => i.rate_id) ?? []), ...(rate_id === undefined ? [] : [rate_id])];
       const order = await withQueuePass(app.ctx, { rateIds, holder: portalQueueHolder(app, request), pass: request.headers['queue-pass'] }, create);
       return reply.status(201).send(ok(order, 'Order created', 201));
+    },
+  );
+
+  app.post(
+    '/:salesChannelSlug/:lang/orders/best-available',
+    {
+      schema: {
+        ...doc('bestAvailablePortal', 'Hold the best free seats of a session (D61), in a new cart or added to order_token'),
+        params: ChannelLangParams,
+        body: BestAvailableBody,
+        response: { 201: BestAvailableResponse, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const buyer = portalBuyerOf(app, request, request.channel!.id);
+      const order = await bestAvailable(app.ctx, request.channel!, buyer, request.params.lang, request.body);
+      return reply.status(201).send(ok(order, 'Seats held', 201));
     },
   );
 

@@ -393,6 +393,18 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
               {t.seatTaken}
             </li>
           </ul>
+          {numbered.length ? (
+            // "N best seats" (D61): portal.js asks the service and shows them as the cart's seats.
+            <form class="best" id="best-form">
+              <p class="help">{t.bestHelp}</p>
+              <label for="best-qty">{t.quantity}</label>
+              <input id="best-qty" name="quantity" type="number" min={1} max={10} value={2} required />
+              <button type="submit">{t.bestSeats}</button>
+              <button type="button" id="best-again" hidden>
+                {t.chooseAgain}
+              </button>
+            </form>
+          ) : null}
           <div class="maps">
             {side === 'top' ? stage : null}
             {maps}
