@@ -78,7 +78,12 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const buyer = b2bBuyer(request.channel!.id, request.credential!);
-      const order = await bestAvailable(app.ctx, cartChannelOf(request), buyer, request.params.lang, request.body);
+      const channel = cartChannelOf(request);
+      const body = request.body;
+      const choose = () => bestAvailable(app.ctx, channel, buyer, request.params.lang, body);
+      // A new cart of a session with a waiting room needs the buyer's pass (D60, D61).
+      const adds = body.order_token !== undefined && (await orders.cartExists(app.ctx, channel, body.order_token));
+      const order = adds ? await choose() : await withQueuePass(app.ctx, { ...b2bPassCreation(request, []), sessionIds: [body.session_id] }, choose);
       return reply.status(201).send(ok(order, 'Seats held', 201));
     },
   );

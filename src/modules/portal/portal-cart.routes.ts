@@ -86,7 +86,13 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const buyer = portalBuyerOf(app, request, request.channel!.id);
-      const order = await bestAvailable(app.ctx, request.channel!, buyer, request.params.lang, request.body);
+      const body = request.body;
+      const choose = () => bestAvailable(app.ctx, request.channel!, buyer, request.params.lang, body);
+      // A new cart of a session with a waiting room needs this browser's pass (D60, D61).
+      const adds = body.order_token !== undefined && (await orders.cartExists(app.ctx, request.channel!, body.order_token));
+      const order = adds
+        ? await choose()
+        : await withQueuePass(app.ctx, { sessionIds: [body.session_id], holder: portalQueueHolder(app, request), pass: request.headers['queue-pass'] }, choose);
       return reply.status(201).send(ok(order, 'Seats held', 201));
     },
   );
