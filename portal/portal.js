@@ -401,7 +401,6 @@ function followAvailability() {
 }
 followAvailability();
 
-
 /**
  * Seats clicked while a seat change runs wait for it (before, two quick clicks on an empty cart made
  * two carts) and then go together: a new cart is created with all of them in one request (items,
@@ -438,11 +437,13 @@ async function seatChange(seatIds) {
   if (!adds.length) return;
   const rateId = Number($('seat-rate').value);
   const one = (id) => ({ session_seat_id: id, rate_id: rateId });
-  // A lost race is shown on the seat that was tapped (D62).
+  // The tapped seat's button shows a lost race (live map, D62).
   const tapped = (id) => document.querySelector(`button.seat[data-seat="${id}"]`);
   const create = () => api('POST', '/orders', adds.length === 1 ? one(adds[0]) : { items: adds.map(one) });
   if (!token) return change(create, null, 'cart-error', adds.length === 1 ? tapped(adds[0]) : null);
-  for (const id of adds) await change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, one(id)), () => api('POST', '/orders', one(id)), 'cart-error', tapped(id));
+  for (const id of adds) {
+    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, one(id)), () => api('POST', '/orders', one(id)), 'cart-error', tapped(id));
+  }
 }
 
 function onZone(form) {
