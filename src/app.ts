@@ -30,6 +30,8 @@ import { ErrorEnvelope } from './http/schemas.js';
 import { completeOperations, SECURITY_SCHEMES, SHARED_RESPONSES } from './http/openapi.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import { listenForRevocations } from './modules/auth/auth.revocations.js';
+import { shareInventoryNotices } from './modules/catalogue/availability.notices.js';
+import { endAvailabilityStreams } from './modules/catalogue/availability.http.js';
 import channelRoutes from './modules/channels/channels.routes.js';
 import type { ChannelRecord } from './db/channel-record.js';
 import catalogueRoutes from './modules/catalogue/catalogue.routes.js';
@@ -93,6 +95,15 @@ const contextPlugin = fp<{ ctx: AppContext }>(
 
 /** Token revocations announced by any instance empty this instance's token cache (D42). */
 const revocationsPlugin = fp(async (app) => listenForRevocations(app), { name: 'revocations', dependencies: ['app-context'] });
+
+/** Live seat maps (D62): this instance's inventory notices go to the fleet and the fleet's come in; open streams end on close. */
+const liveMapsPlugin = fp(
+  async (app) => {
+    shareInventoryNotices(app);
+    app.addHook('preClose', async () => endAvailabilityStreams(app.ctx));
+  },
+  { name: 'live-maps', dependencies: ['app-context'] },
+);
 
 /** `app.scheduler`; it runs nothing until started, and stops (awaiting running passes) on close. */
 const schedulerPlugin = fp(
@@ -179,6 +190,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // App plugins (docs/architecture.md "Wiring"), then the HTTP policy, the API docs and the routes.
   await app.register(contextPlugin, { ctx: createAppContext({ config, database, clock: opts.clock ?? systemClock }) });
   await app.register(revocationsPlugin);
+  await app.register(liveMapsPlugin);
   await app.register(schedulerPlugin);
   await app.register(jobsPlugin);
   await app.register(drainingPlugin);
@@ -261,8 +273,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       // headers there, so a browser neither passes their preflight nor reads their answer.
       const corsOptions = {
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-        exposedHeaders: ['Idempotent-Replayed'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'Last-Event-ID'],
+        exposedHeaders: ['Idempotent-Replayed', 'ETag'],
         credentials: false,
         maxAge: 600,
       };

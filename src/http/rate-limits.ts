@@ -212,6 +212,8 @@ export const ROUTE_LIMITS: ReadonlyMap<string, readonly LimitName[]> = new Map<s
   [under(B2B_CHANNEL, WAITING_LIST_JOIN), ['cart_writes']],
   [under(PORTAL_CHANNEL, WAITING_LIST_JOIN), ['portal', 'cart_writes']],
   ['GET /api/portal/:salesChannelSlug/:lang/waiting-list/:entryToken', ['portal']],
+  // A stream is one request; a page that polls instead does so every 2 s at most (portal.js).
+  ['GET /api/portal/:salesChannelSlug/:lang/events/:eventId/sessions/:sessionId/availability', ['portal']],
   ['POST /api/portal/:salesChannelSlug/:lang/checkout', ['portal']],
   // Per e-mail too: the route counts `orderLookupCounter` itself (the key is in the body).
   ['POST /api/portal/:salesChannelSlug/:lang/orders/lookup', ['portal', 'order_lookup_address']],

@@ -5,6 +5,8 @@ import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.j
 import { buyer, confirmUrl, createPendingOrder, seatRows } from '../checkout/fixtures.js';
 import { account, otherOrganiserDocument, api } from './admin-helpers.js';
 import { DashboardClient } from './dashboard-client.js';
+import { createHeldOrder } from '../portal/fixtures.js';
+import { device, makeDevice, makeList } from '../checkin/checkin-helpers.js';
 
 let t: TestApp;
 let demoB = 0;
@@ -117,5 +119,53 @@ describe('dashboard refund button', () => {
     const promoterB = await signedIn('promoter-b@taquilla.test');
     expect((await promoterB.post(`/admin/orders/${o.reference}/refund`, { reason: 'x' })).statusCode).toBe(404);
     expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('sold');
+  });
+
+  // Issue 25's "done when": a card order refunded in the dashboard shows the provider's refund, the
+  // buyer's refund e-mail sits in the outbox, and the tickets scan `refunded`.
+  it('a card order refunded in the dashboard (review, then confirm): the provider refund shown, the e-mail queued, the tickets scan refunded', async () => {
+    const held = await createHeldOrder(t, DEMO.a.slug, { seats: 2 });
+    const start = await t.app.inject({
+      method: 'POST',
+      url: `/api/portal/${DEMO.a.slug}/es/checkout`,
+      payload: { order_token: held.token, name: 'Bo', surname: 'Lee', email: 'bo-card@example.com' },
+    });
+    const paymentId = start.json().data.payment_id as string;
+    expect((await t.app.inject({ method: 'POST', url: `/sandbox/pay/${paymentId}`, payload: { card_number: '4242424242424242', expiry: '12/34', cvc: '123' } })).statusCode).toBe(303);
+    const [order] = await queryRows<{ reference: string; status: string }>(t.ctx.db, sql`SELECT reference, status FROM orders WHERE id = ${held.id}`);
+    expect(order!.status).toBe('completed');
+    const reference = order!.reference;
+    const tickets = await queryRows<{ id: string | number; code: string; session_id: number }>(
+      t.ctx.db,
+      sql`SELECT tk.id, tk.code, i.session_id FROM tickets tk JOIN order_items i ON i.id = tk.order_item_id WHERE tk.order_id = ${held.id} ORDER BY tk.id`,
+    );
+    const client = await signedIn('root@taquilla.test');
+    const ids = tickets.map((x) => String(x.id));
+    const query = new URLSearchParams([...ids.map((id) => ['ticket_ids', id]), ['reason', 'Show cancelled']]);
+    const review = await client.get(`/admin/orders/${reference}/refund?${query}`);
+    expect(review.statusCode).toBe(200);
+    expect(review.body).toContain(`Confirm the refund of ${reference}`);
+    const res = await client.post(`/admin/orders/${reference}/refund`, { reason: 'Show cancelled', ticket_ids: ids });
+    expect(res.statusCode).toBe(303);
+    // The provider's refund: recorded by the sandbox, its reference on the dashboard's order page.
+    const [sandbox] = await queryRows<{ id: string; amount: number }>(t.ctx.db, sql`SELECT id, amount FROM sandbox_refunds WHERE payment_id = ${paymentId}`);
+    expect(sandbox).toMatchObject({ id: expect.stringMatching(/^re_sbx_/), amount: held.total });
+    const page = await client.get(`/admin/orders/${reference}`);
+    expect(page.body).toContain(sandbox!.id);
+    expect(page.body).toContain(`${reference}-R`);
+    // The buyer's refund e-mail waits in the durable outbox.
+    const mails = await queryRows<{ recipient: string; status: string }>(
+      t.ctx.db,
+      sql`SELECT m.recipient, m.status FROM email_outbox m JOIN orders r ON r.id = m.order_id WHERE m.kind = 'refund' AND r.refunded_order_id = ${held.id}`,
+    );
+    expect(mails).toEqual([{ recipient: 'bo-card@example.com', status: 'queued' }]);
+    // Every ticket scans `refunded` at the gate.
+    const list = await makeList(t, { name: 'Door (refunds)', session_ids: [tickets[0]!.session_id] });
+    const gate = device(t, (await makeDevice(t, 'Door 1', [list.id])).token);
+    for (const ticket of tickets) {
+      const scan = await gate.scan(list.id, { secret: ticket.code });
+      expect(scan.statusCode).toBe(200);
+      expect(scan.json().result).toBe('refunded');
+    }
   });
 });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
+import { account, api } from '../admin/admin-helpers.js';
 import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
 
 // Once-only entry is the database's (D54): many devices scanning the same tickets at once. On
@@ -70,4 +71,58 @@ describe('parallel scans', () => {
     const [row] = await queryRows<{ n: string }>(t.ctx.db, sql`SELECT count(*) AS n FROM checkin_scans WHERE client_scan_id IN (${sql.join(scans.map((s) => sql`${s.client_scan_id}::uuid`), sql`, `)})`);
     expect(Number(row!.n)).toBe(scans.length);
   });
+});
+
+// D58: a refund and a scan of one ticket take the same row lock, so a ticket ends either refunded
+// (every scan answered `refunded`) or admitted (every refund without allow_used answered 409
+// `ticket_used`), never both. Only PostgreSQL runs them really side by side.
+describe.skipIf(!isPostgres)('refunds racing scans of the same tickets (PostgreSQL)', () => {
+  it('each ticket is either refunded or checked in, never both', async () => {
+    const admin = api(t.app, (await account(t.ctx, 'race@taquilla.test')).token);
+    const rounds = 6;
+    let refundedTickets = 0;
+    let admittedTickets = 0;
+    for (let round = 0; round < rounds; round++) {
+      const { order, tickets } = await sellTickets(t, { sessionId, seats: 3 });
+      const reference = (await queryRows<{ reference: string }>(t.ctx.db, sql`SELECT reference FROM orders WHERE id = ${order.id}`))[0]!.reference;
+      // Interleaved: per ticket four scans (from the four gates) and three refunds of that ticket.
+      const calls = tickets.flatMap((ticket) => [
+        ...gates.map((gate) => ({ ticket, kind: 'scan' as const, run: () => gate.scan(listId, { secret: ticket.secret }).then((r) => ({ status: r.statusCode, body: r.json() })) })),
+        ...Array.from({ length: 3 }, () => ({ ticket, kind: 'refund' as const, run: () => admin.post(`/orders/${reference}/refund`, { reason: 'race', ticket_ids: [ticket.id] }) })),
+      ]);
+      // Shuffled so that neither kind always starts first.
+      calls.sort(() => Math.random() - 0.5);
+      const answers = await Promise.all(calls.map(async (c) => ({ ...c, answer: await c.run() })));
+      for (const ticket of tickets) {
+        const mine = answers.filter((a) => a.ticket.id === ticket.id);
+        const scans = mine.filter((a) => a.kind === 'scan').map((a) => a.answer.body.result as string);
+        const refunds = mine.filter((a) => a.kind === 'refund').map((a) => a.answer);
+        const [row] = await queryRows<{ status: string; entries: string; refunds: string }>(
+          t.ctx.db,
+          sql`SELECT t.status,
+                     (SELECT count(*) FROM checkin_entries e WHERE e.ticket_id = t.id) AS entries,
+                     (SELECT count(*) FROM refund_items ri WHERE ri.ticket_id = t.id) AS refunds
+                FROM tickets t WHERE t.id = ${ticket.id}`,
+        );
+        const refunded = refunds.filter((r) => r.status === 201).length;
+        const admitted = scans.filter((r) => r === 'valid').length;
+        if (refunded === 1) {
+          refundedTickets++;
+          expect(admitted).toBe(0);
+          expect(scans.every((r) => r === 'refunded')).toBe(true);
+          expect(refunds.filter((r) => r.status !== 201).every((r) => r.status === 409 && r.body.code === 'ticket_already_refunded')).toBe(true);
+          expect(row).toMatchObject({ status: 'void', entries: '0', refunds: '1' });
+        } else {
+          admittedTickets++;
+          expect(refunded).toBe(0);
+          expect(admitted).toBe(1);
+          expect(scans.filter((r) => r !== 'valid').every((r) => r === 'already_used')).toBe(true);
+          expect(refunds.every((r) => r.status === 409 && r.body.code === 'ticket_used')).toBe(true);
+          expect(row).toMatchObject({ status: 'valid', entries: '1', refunds: '0' });
+        }
+      }
+    }
+    expect(refundedTickets + admittedTickets).toBe(rounds * 3);
+    console.info(`refund/scan race: ${refundedTickets} tickets refunded, ${admittedTickets} admitted`);
+  }, 120_000);
 });

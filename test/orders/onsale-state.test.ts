@@ -226,6 +226,16 @@ describe('moving and cancelling a session (D74)', () => {
     await processEmailQueue(t.ctx, { sender });
     expect(sent.map((m) => m.to).sort()).toEqual(['holder1@example.com', 'holder2@example.com']);
     expect(sent[0]!.text).toContain('Now:');
+    // Built like every buyer e-mail (email-layout envelopeOf): the outbox row's Message-ID, the
+    // sender, and a whole HTML document in the holder's language.
+    const keys = await queryRows<{ recipient: string; message_key: string }>(t.ctx.db, sql`SELECT recipient, message_key FROM email_outbox WHERE kind = 'session_changed'`);
+    const domain = /@([^>]+)>?$/.exec(t.config.mailFrom)![1];
+    for (const m of sent) {
+      expect(m.messageId).toBe(`<${keys.find((k) => k.recipient === m.to)!.message_key}@${domain}>`);
+      expect(m.from).toBe(t.config.mailFrom);
+      expect(m.html).toMatch(/^<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"\/>/);
+      expect(m.html).toContain('<strong>Now: ');
+    }
     const events = await queryRows<{ type: string; data: { session: { id: number; start_datetime: string; previous_start_datetime: string } } | string }>(
       t.ctx.db,
       sql`SELECT type, data FROM webhook_events WHERE type = 'session.changed'`,

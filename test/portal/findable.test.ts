@@ -48,7 +48,8 @@ describe('event pages for search engines and link previews (D72)', () => {
     const html = await page(`/events/${eventId}`);
     const [events] = jsonLd(html);
     expect(Array.isArray(events)).toBe(true);
-    const ours = (events as Record<string, any>[]).find((e) => e.url.endsWith(`/sessions/${sessionId}`))!;
+    type LdEvent = { '@context': string; '@type': string; url: string; startDate: string; eventStatus: string; location: { '@type': string }; offers: unknown };
+    const ours = (events as LdEvent[]).find((e) => e.url.endsWith(`/sessions/${sessionId}`))!;
     expect(ours['@context']).toBe('https://schema.org');
     expect(ours['@type']).toBe('Event');
     const [session] = await queryRows<{ start_datetime: string }>(t.ctx.db, sql`SELECT start_datetime FROM sessions WHERE id = ${sessionId}`);

@@ -9,6 +9,7 @@ import { AppError } from '../../src/http/errors.js';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
+import { account, api } from '../admin/admin-helpers.js';
 import { createHeldOrder, orderStatus, paymentStatus } from './fixtures.js';
 
 const WEBHOOK_SECRET = 'whsec_test_portal_secret';
@@ -258,5 +259,64 @@ describe('Stripe refunds (D58)', () => {
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'payment_provider_refused', status: 502, message: expect.stringContaining('Charge ch_test_1 has already been refunded.') });
     expect(await recorded(paymentId)).toEqual([]);
+  });
+
+  // Through the admin API (D58): the order refund asks Stripe in its own transaction.
+  const orderState = async (orderId: number) => {
+    const [row] = await queryRows<{ reference: string; tickets: string[]; seats: string[]; refunds: number; emails: number; events: number }>(
+      t.ctx.db,
+      sql`SELECT o.reference,
+                 ARRAY(SELECT status FROM tickets WHERE order_id = o.id ORDER BY id) AS tickets,
+                 ARRAY(SELECT status FROM session_seats WHERE order_id = o.id ORDER BY id) AS seats,
+                 (SELECT count(*)::int FROM orders r WHERE r.refunded_order_id = o.id) AS refunds,
+                 (SELECT count(*)::int FROM email_outbox m JOIN orders r ON r.id = m.order_id WHERE m.kind = 'refund' AND r.refunded_order_id = o.id) AS emails,
+                 (SELECT count(*)::int FROM webhook_events e WHERE e.type = 'order.refunded' AND e.order_rows->>'reference' = o.reference) AS events
+            FROM orders o WHERE o.id = ${orderId}`,
+    );
+    return row!;
+  };
+
+  it('a whole-order refund in the admin API goes back to the card: Stripe refunds the total, the reference is stored and shown', async () => {
+    const admin = api(t.app, (await account(t.ctx, 'stripe-whole@taquilla.test')).token);
+    const { order, paymentId } = await paidOrder('pi_test_whole_order');
+    const before = await orderState(order.id);
+    expect(before.tickets.length).toBeGreaterThan(0);
+    const res = await admin.post(`/orders/${before.reference}/refund`, { reason: 'show moved' });
+    expect(res.status).toBe(201);
+    const call = refundCalls.at(-1)!;
+    expect(call.form.get('payment_intent')).toBe('pi_test_whole_order');
+    expect(call.form.get('amount')).toBe(String(order.total));
+    expect(res.body.data).toMatchObject({
+      total_amount: -order.total / 100,
+      voided_tickets: before.tickets.length,
+      card_refund: { provider: 'stripe', payment_id: paymentId, reference: expect.stringMatching(/^re_test_\d+$/), amount: order.total / 100 },
+      email_queued: true,
+    });
+    const ref = res.body.data.card_refund.reference as string;
+    expect(await recorded(paymentId)).toEqual([{ amount: order.total, provider_refund_ref: ref, key: expect.any(String), provider: 'stripe' }]);
+    const after = await orderState(order.id);
+    expect(after).toMatchObject({ refunds: 1, emails: 1 });
+    expect(after.tickets.every((s) => s === 'void')).toBe(true);
+    expect(after.seats).toEqual([]);
+    expect(JSON.stringify((await admin.get(`/orders/${before.reference}`)).body.data)).toContain(ref);
+    // Nothing is left to refund: Stripe is not asked again.
+    const calls = refundCalls.length;
+    expect((await admin.post(`/orders/${before.reference}/refund`, { reason: 'again' })).body.code).toBe('order_already_refunded');
+    expect(refundCalls.length).toBe(calls);
+  });
+
+  it('a refusal by Stripe answers 502 payment_provider_refused with its reason and changes nothing', async () => {
+    const admin = api(t.app, (await account(t.ctx, 'stripe-refused@taquilla.test')).token);
+    const { order, paymentId } = await paidOrder(REFUSED_INTENT);
+    const before = await orderState(order.id);
+    const res = await admin.post(`/orders/${before.reference}/refund`, { reason: 'customer request' });
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ success: false, code: 'payment_provider_refused', message: expect.stringContaining('Charge ch_test_1 has already been refunded.') });
+    // The order, its tickets and seats are as they were; no refund row, e-mail, event or record.
+    expect(await orderState(order.id)).toEqual(before);
+    expect(before.tickets.every((s) => s === 'valid')).toBe(true);
+    expect(await recorded(paymentId)).toEqual([]);
+    expect((await paymentStatus(t, paymentId)).status).toBe('succeeded');
+    expect(await queryRows(t.ctx.db, sql`SELECT 1 FROM audit_log WHERE action = 'order.refund' AND target_id = ${before.reference}`)).toEqual([]);
   });
 });

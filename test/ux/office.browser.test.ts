@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.js';
+import { refundDuePayments } from '../../src/modules/portal/payments/payments.refund-job.js';
+import { newSandboxNotification, SANDBOX_SIGNATURE_HEADER, signSandboxNotification } from '../../src/modules/portal/payments/sandbox.provider.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
+import { createHeldOrder } from '../portal/fixtures.js';
 import { account, PASSWORD } from '../admin/admin-helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { freePort, SmtpPeer } from '../smtp-peer.js';
@@ -148,4 +153,76 @@ describe.each(WIDTHS)('box office at $name width', ({ name, viewport }) => {
       await context.close();
     }
   });
+});
+
+/** A model A card checkout of a held cart: the payment's id. */
+async function startCardPayment(email: string) {
+  const held = await createHeldOrder(t, DEMO.a.slug, { seats: 2 });
+  const res = await t.app.inject({ method: 'POST', url: `/api/portal/${DEMO.a.slug}/en/checkout`, payload: { order_token: held.token, name: 'Lola', surname: 'Card', email } });
+  expect(res.statusCode).toBe(200);
+  return { held, paymentId: res.json().data.payment_id as string };
+}
+
+/** A payment that captured the wrong amount (D73): refund_required until the scheduler refunds it. */
+async function wrongAmountPayment(email: string) {
+  const { held, paymentId } = await startCardPayment(email);
+  const body = JSON.stringify(newSandboxNotification(paymentId, 'succeeded', held.total + 150, 'EUR', '4242424242424242', t.clock.now()));
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/portal/payments/sandbox/notifications',
+    headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signSandboxNotification(t.config, body, t.clock.now()) },
+    payload: body,
+  });
+  expect(res.json().data.result).toBe('refund_required');
+  return paymentId;
+}
+
+describe.each(WIDTHS)('payments and card refunds at $name width', ({ name, viewport }) => {
+  it('the payments to refund and the refunded ones; a card order: the refund review, then the order with its refunds', async () => {
+    // One payment refunded by the scheduler, one still to refund.
+    const refunded = await wrongAmountPayment(`late.${name}@example.org`);
+    await refundDuePayments(t.ctx);
+    const due = await wrongAmountPayment(`due.${name}@example.org`);
+    // A card order paid on the sandbox page.
+    const { held, paymentId } = await startCardPayment(`card.${name}@example.org`);
+    const pay = await t.app.inject({ method: 'POST', url: `/sandbox/pay/${paymentId}`, payload: { card_number: '4242424242424242', expiry: '12/34', cvc: '123' } });
+    expect(pay.statusCode).toBe(303);
+    const [order] = await queryRows<{ reference: string }>(t.ctx.db, sql`SELECT reference FROM orders WHERE id = ${held.id}`);
+    const reference = order!.reference;
+
+    const context = await browser.newContext({ viewport, timezoneId: 'Europe/Madrid' });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${base}/admin/login`);
+      await page.getByLabel('E-mail').fill('clerk@taquilla.test');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${base}/admin/channels`);
+      const main = page.locator('main');
+
+      await page.goto(`${base}/admin/payments?status=refund_required`);
+      expect(await main.textContent()).toContain(due);
+      expect(await main.textContent()).not.toContain(refunded);
+      await check(page, `payments-refund-required-${name}`);
+      await page.goto(`${base}/admin/payments?status=refunded`);
+      expect(await main.textContent()).toContain(refunded);
+      await check(page, `payments-refunded-${name}`);
+
+      // The card order: choose one ticket, review (what goes back to which card), confirm.
+      await page.goto(`${base}/admin/orders/${reference}`);
+      await page.locator('input[name="ticket_ids"]').nth(1).uncheck();
+      await page.getByLabel('Reason for the refund').fill('Seat broken');
+      await page.getByRole('button', { name: 'Review the refund' }).click();
+      await page.getByRole('button', { name: /^Refund 1 ticket\(s\) now$/ }).waitFor();
+      expect(await main.textContent()).toContain(`Confirm the refund of ${reference}`);
+      await check(page, `refund-review-${name}`);
+      await page.getByRole('button', { name: /^Refund 1 ticket\(s\) now$/ }).click();
+      await page.waitForURL(/notice=refunded/);
+      const [book] = await queryRows<{ id: string }>(t.ctx.db, sql`SELECT id FROM sandbox_refunds WHERE payment_id = ${paymentId}`);
+      expect(await main.textContent()).toContain(book!.id);
+      await check(page, `order-card-refunded-${name}`);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

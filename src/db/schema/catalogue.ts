@@ -129,6 +129,17 @@ export const sessionChanges = pgTable('session_changes', {
   createdAt: ts('created_at').notNull(),
 });
 
+/** A message to every ticket holder of a session (D67, 0190), e-mailed once per recipient through the queue. */
+export const sessionMessages = pgTable('session_messages', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  sessionId: integer('session_id').notNull(),
+  subject: text('subject').notNull(),
+  body: text('body').notNull(),
+  actor: text('actor').notNull(),
+  recipients: integer('recipients').notNull(),
+  createdAt: ts('created_at').notNull(),
+});
+
 /** An organiser's automatic erasure of buyers' data, days after each session (D68, 0180); no row: never. */
 export const organiserPrivacy = pgTable('organiser_privacy', {
   organiserId: integer('organiser_id').primaryKey(),

@@ -9,7 +9,7 @@ export type TicketStatus = 'valid' | 'void';
  * orders ("find my order", D72), the notice that a session moved (D74), the seats held for the
  * head of a waiting list (D69).
  */
-export type EmailKind = 'tickets' | 'refund' | 'payment_refunded' | 'order_lookup' | 'session_changed' | 'waitinglist_offer';
+export type EmailKind = 'tickets' | 'refund' | 'payment_refunded' | 'order_lookup' | 'session_changed' | 'session_message' | 'waitinglist_offer';
 export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped';
 
 export const tickets = pgTable('tickets', {
@@ -77,4 +77,6 @@ export const emailOutbox = pgTable('email_outbox', {
   lang: text('lang'),
   /** The session change a session_changed e-mail tells of (D74, 0170). */
   sessionChangeId: bigint('session_change_id', { mode: 'number' }),
+  /** The organiser's message a session_message e-mail carries (D67, 0190). */
+  sessionMessageId: bigint('session_message_id', { mode: 'number' }),
 });

@@ -4,7 +4,8 @@ import { ok } from '../../http/envelope.js';
 import { Envelope } from '../../http/schemas.js';
 import { wantsCsv } from '../../lib/csv.js';
 import { attendeeCsvDisposition, attendeeCsvFor, listAttendeesFor } from './attendees.service.js';
-import { Attendee, AttendeesQuery, ErasureResult, EventParams, OrganiserParams, OverviewQuery, SalesOverview, PersonalDataExport, PersonalDataRequest, Retention, RetentionUpdate, SessionParams } from './audience.schemas.js';
+import { Attendee, AttendeesQuery, ErasureResult, EventParams, OrganiserParams, OverviewQuery, SalesOverview, PersonalDataExport, PersonalDataRequest, Retention, RetentionUpdate, SessionMessage, SessionMessageInput, SessionParams } from './audience.schemas.js';
+import { listSessionMessagesFor, sendSessionMessageAs } from './session-messages.service.js';
 import { salesOverviewFor } from './overview.service.js';
 import { eraseBuyer, exportBuyer, retentionFor, setRetentionAs } from './personal-data.service.js';
 
@@ -45,6 +46,28 @@ const audienceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const csv = await attendeeCsvFor(ctx, actor(req), sessionId, { search: req.query.search, separator: req.query.separator === 'semicolon' ? ';' : ',' });
       return reply.type('text/csv; charset=utf-8').header('content-disposition', attendeeCsvDisposition(sessionId)).send(csv);
     },
+  );
+
+  // ---- messages to a session's ticket holders (D67)
+  app.post(
+    '/sessions/:sessionId/messages',
+    {
+      schema: {
+        ...d('sendSessionMessage', 'E-mail a message to every ticket holder of a session, once per address (D67)'),
+        description:
+          'One e-mail per distinct address of the completed orders holding a valid ticket of the session, through the durable e-mail queue, ' +
+          "in the organiser's name (Reply-To: its box office). The message is kept and audited. 409 when the session has no ticket holder.",
+        params: SessionParams,
+        body: SessionMessageInput,
+        response: { 201: Envelope(SessionMessage), ...errors },
+      },
+    },
+    async (req, reply) => reply.status(201).send(ok(await sendSessionMessageAs(ctx, actor(req), req.params.sessionId, req.body), 'Message queued for every ticket holder', 201)),
+  );
+  app.get(
+    '/sessions/:sessionId/messages',
+    { schema: { ...d('listSessionMessages', "The messages sent to a session's ticket holders, newest first (D67)"), params: SessionParams, response: { 200: Envelope(Type.Array(SessionMessage)), ...errors } } },
+    async (req) => ok(await listSessionMessagesFor(ctx, actor(req), req.params.sessionId)),
   );
 
   // ---- sales overview (D66)

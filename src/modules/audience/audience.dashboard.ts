@@ -8,6 +8,7 @@ import { attendeeCsvDisposition, attendeeCsvFor, listAttendeesFor } from './atte
 import { salesOverviewFor } from './overview.service.js';
 import { eraseBuyer } from './personal-data.service.js';
 import { sessionWaitingListFor } from '../waitinglist/waitinglist.service.js';
+import { BODY_MAX, listSessionMessagesFor, sendSessionMessageAs, SUBJECT_MAX } from './session-messages.service.js';
 
 // The audience pages of the dashboard (D66-D68): each event's sales overview with charts drawn
 // here as SVG (no script, no outside service), a session's attendee list and waiting list (D69), and the erasure of a buyer.
@@ -182,8 +183,34 @@ ${table(
       <td>${r.rate}</td><td>${r.channel}</td><td><a href="/admin/orders/${encodeURIComponent(r.order_reference)}">${r.order_reference}</a></td><td>${r.checked_in ? when(r.checked_in_at, pc.timeZone) : 'no'}</td></tr>`,
   ),
   `${rows.length} valid tickets${rows.length === 500 ? ' (the first 500: search or download the CSV)' : ''}`,
-)}</section>`;
+)}</section>
+${await messagesSection(pc, sessionId, (request.query as { sent?: string }).sent)}`;
     return sendPage(reply, page(pc, 'Attendees', body));
+  });
+
+  // D67: a message to every ticket holder of the session, once per address, through the e-mail queue.
+  async function messagesSection(pc: ReturnType<typeof pageContext>, sessionId: number, sent: string | undefined) {
+    const messages = await listSessionMessagesFor(ctx, pc.actor, sessionId);
+    return html`<section class="card" aria-labelledby="msg-h"><h2 id="msg-h">Message every ticket holder</h2>
+${sent ? html`<p class="notice" role="status">Message queued for ${sent} recipient(s).</p>` : ''}
+<p>One e-mail per address of this session's valid tickets, in your organiser's name (replies go to its box office address). Use it for a time change, doors opening earlier, what to bring.</p>
+<form class="grid" method="post" action="/admin/sessions/${sessionId}/messages">${csrf(pc)}
+${field('subject', 'Subject', { required: true, wide: true, attrs: html` maxlength="${SUBJECT_MAX}"` })}
+<div class="field wide"><label for="f-body">Message</label><textarea id="f-body" name="body" rows="6" maxlength="${BODY_MAX}" required></textarea></div>
+<div class="field"><button type="submit">Send to every ticket holder</button></div></form>
+${table(
+  ['Sent', 'By', 'Subject', 'Recipients', 'E-mails sent', 'Waiting', 'Failed'],
+  messages.map((m) => html`<tr><td>${when(m.created_at, pc.timeZone)}</td><td>${m.sent_by}</td><td>${m.subject}</td><td>${m.recipients}</td><td>${m.emails.sent}</td><td>${m.emails.queued}</td><td>${m.emails.failed}</td></tr>`),
+  messages.length ? `${messages.length} message(s) sent to this session's ticket holders` : 'No message sent yet',
+)}</section>`;
+  }
+
+  app.post('/sessions/:sessionId/messages', async (request, reply) => {
+    const pc = pageContext(request, 'sales');
+    const sessionId = idParam(request, 'sessionId');
+    const form = formOf(request);
+    const message = await sendSessionMessageAs(ctx, pc.actor, sessionId, { subject: F.text(form, 'subject'), body: F.text(form, 'body') });
+    return redirect(reply, `/admin/sessions/${sessionId}/attendees?sent=${message.recipients}`);
   });
 
   app.get('/sessions/:sessionId/attendees.csv', async (request, reply) => {

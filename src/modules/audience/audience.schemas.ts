@@ -125,3 +125,22 @@ export const SalesOverview = Type.Object({
   queue: Type.Null({ description: 'waiting-room figures (D60), once it exists' }),
   waiting_list: OverviewWaitingList,
 });
+
+/** A message to every ticket holder of a session (D67). */
+export const SessionMessageInput = Type.Object(
+  {
+    subject: Text(200, { minLength: 1, description: "the e-mail's subject, one line" }),
+    body: Text(5000, { minLength: 1, description: 'plain text; blank lines separate paragraphs' }),
+  },
+  { additionalProperties: false },
+);
+export const SessionMessage = Type.Object({
+  id: Type.Integer(),
+  session_id: Type.Integer(),
+  subject: Type.String(),
+  body: Type.String(),
+  sent_by: Type.String({ description: 'who sent it (the admin user or cli:<user>)' }),
+  recipients: Type.Integer({ description: 'distinct addresses of the ticket holders, one e-mail each' }),
+  emails: Type.Object({ sent: Type.Integer(), queued: Type.Integer(), failed: Type.Integer() }, { description: 'how its e-mails stand in the durable queue' }),
+  created_at: Timestamp,
+});

@@ -145,7 +145,10 @@ async function endLiveCartsOfSession(ctx: AppContext, sessionId: number): Promis
   return { orders: total, sessionIds: [...touched] };
 }
 
-/** Completed orders with valid tickets of the session that have not been refunded, oldest first. */
+/**
+ * Completed orders that still hold a valid ticket of the session, oldest first (an order refunded
+ * before for other tickets counts: what it still holds of the session is refunded).
+ */
 async function refundableOrders(db: Db, sessionId: number): Promise<string[]> {
   const rows = await queryRows<{ reference: string }>(
     db,
@@ -153,7 +156,6 @@ async function refundableOrders(db: Db, sessionId: number): Promise<string[]> {
         WHERE o.status = 'completed' AND o.type IN ('purchase', 'reservation')
           AND EXISTS (SELECT 1 FROM order_items i JOIN tickets t ON t.order_item_id = i.id
                       WHERE i.order_id = o.id AND i.session_id = ${sessionId} AND t.status = 'valid')
-          AND NOT EXISTS (SELECT 1 FROM order_refunds r WHERE r.refunded_order_id = o.id)
         ORDER BY o.id`,
   );
   return rows.map((r) => r.reference);
@@ -174,7 +176,9 @@ export interface CancelResult {
  * Cancels a session (D74): status cancelled (no cart write, confirm or card completion sells it
  * any more), channels told once (session.cancelled), live carts ended at once. With `refund`, every
  * completed order of the session is refunded once through refundOrder (D58, with the buyer's
- * e-mail); repeating the call refunds only what is not refunded yet.
+ * e-mail), for its tickets of this session only (an order with tickets of another session keeps
+ * those), checked-in ones included (the session did not take place as sold); repeating the call,
+ * or a parallel one, refunds only what is not refunded yet (chosen under the order's lock).
  */
 export async function cancelSessionAs(ctx: AppContext, actor: Actor, id: number, input: { refund?: boolean }): Promise<CancelResult> {
   const { organiserId } = await visibleSession(ctx, actor, id);
@@ -197,10 +201,10 @@ export async function cancelSessionAs(ctx: AppContext, actor: Actor, id: number,
     const who = actor.email || 'admin';
     for (const reference of await refundableOrders(ctx.db, id)) {
       try {
-        await refundOrder(ctx, { reference, reason: `Session ${id} cancelled`, actor: who });
+        await refundOrder(ctx, { reference, reason: `Session ${id} cancelled`, actor: who, sessionId: id, allowUsed: true });
         refunded++;
       } catch (err) {
-        // Refunded meanwhile (a concurrent cancel): once is enough. Anything else is reported.
+        // Refunded meanwhile (a parallel cancel): once is enough. Anything else is reported.
         if (err instanceof AppError && err.code === 'order_already_refunded') continue;
         failures.push({ reference, code: err instanceof AppError ? err.code : 'internal_error', message: (err as Error).message });
       }

@@ -44,6 +44,7 @@ export async function channelSettings(tx: Db, channelId: number): Promise<{ orga
 export interface RefundableItem {
   item_id: number;
   ticket_id: number | null;
+  session_id: number;
   session_seat_id: number;
   base_amount: number;
   discount_amount: number;
@@ -64,14 +65,14 @@ export async function lockItems(tx: Db, orderId: number): Promise<RefundableItem
   await tx.execute(sql`SELECT id FROM tickets WHERE order_id = ${orderId} ORDER BY id FOR UPDATE`);
   const rows = await queryRows<RefundableItem & { item_id: string | number; ticket_id: string | number | null }>(
     tx,
-    sql`SELECT i.id AS item_id, t.id AS ticket_id, i.session_seat_id, i.base_amount, i.discount_amount, i.fee_amount, i.total_amount,
+    sql`SELECT i.id AS item_id, t.id AS ticket_id, i.session_id, i.session_seat_id, i.base_amount, i.discount_amount, i.fee_amount, i.total_amount,
                EXISTS (SELECT 1 FROM refund_items ri WHERE ri.order_item_id = i.id) AS refunded,
                (t.id IS NOT NULL AND EXISTS (SELECT 1 FROM checkin_entries e WHERE e.ticket_id = t.id)) AS used
           FROM order_items i LEFT JOIN tickets t ON t.order_item_id = i.id
          WHERE i.order_id = ${orderId}
          ORDER BY i.id`,
   );
-  return rows.map((r) => ({ ...r, item_id: Number(r.item_id), ticket_id: r.ticket_id === null ? null : Number(r.ticket_id) }));
+  return rows.map((r) => ({ ...r, item_id: Number(r.item_id), session_id: Number(r.session_id), ticket_id: r.ticket_id === null ? null : Number(r.ticket_id) }));
 }
 
 /** How many refunds the order has had (the next refund's reference counts on). */

@@ -22,6 +22,11 @@ export interface RefundInput {
   actor: string;
   /** Only these tickets (D58); every ticket not refunded yet when absent. */
   ticketIds?: number[];
+  /**
+   * Only the items of this session not refunded yet, chosen under the order's lock (a cancelled
+   * session, D74: the order's tickets of other sessions stay valid). Not with `ticketIds`.
+   */
+  sessionId?: number;
   /** Refund checked-in tickets too (D58); without it a checked-in ticket is 409 `ticket_used`. */
   allowUsed?: boolean;
   /**
@@ -55,8 +60,11 @@ const sum = (items: repo.RefundAmounts[], key: keyof repo.RefundAmounts) => item
 /** The refunded items of a selection: all still refundable, or the chosen tickets (checked here). */
 function chooseItems(items: repo.RefundableItem[], input: RefundInput, reference: string): repo.RefundableItem[] {
   if (input.ticketIds === undefined) {
-    const open = items.filter((i) => !i.refunded);
-    if (open.length === 0) throw new AppError('order_already_refunded', `Order ${reference} is already refunded`);
+    const open = items.filter((i) => !i.refunded && (input.sessionId === undefined || i.session_id === input.sessionId));
+    if (open.length === 0) {
+      const what = input.sessionId === undefined ? '' : ` for session ${input.sessionId}`;
+      throw new AppError('order_already_refunded', `Order ${reference} is already refunded${what}`);
+    }
     return open;
   }
   const wanted = [...new Set(input.ticketIds)];

@@ -7,7 +7,8 @@ import type { ChannelRecord } from '../../db/channel-record.js';
 import { findChannelById, getChannelBySlug } from '../channels/channels.service.js';
 import { getOrder } from '../orders/orders.service.js';
 import { OrderToken } from '../orders/orders.schemas.js';
-import { orderLinks, ticketPdfUrls } from '../tickets/tickets.service.js';
+import { refundsOfOrder } from '../orders/orders-admin.repo.js';
+import { orderLinks, orderTicketLinks } from '../tickets/tickets.service.js';
 import * as store from './pages/storefront.repo.js';
 import { attemptIsOpen, cancelPath, portalPageUrl } from './payments/payments.service.js';
 import { sandboxRefundsOf, type SandboxRefund } from './payments/sandbox.repo.js';
@@ -83,15 +84,38 @@ export async function channelOrder(ctx: AppContext, channel: ChannelRecord, orde
 /** The order as every interface shows it (D35). */
 export type OrderView = Awaited<ReturnType<typeof getOrder>>;
 
-/** What the order page shows: the D35 view, the latest payment, and the ticket links once paid. */
+/** A refund of the order as its buyer sees it (D58): when, how much, which tickets, the card's reference. */
+export interface BuyerRefund {
+  reference: string;
+  at: Date;
+  /** Minor units, positive: what went back. */
+  amount: number;
+  ticketIds: number[];
+  /** The card provider's reference of the refund (models A and C), else null. */
+  providerRef: string | null;
+}
+
+/**
+ * What the order page shows: the D35 view, the latest payment, and once paid its tickets (a valid
+ * one with its link, a refunded one marked void) and its refunds (D58).
+ */
 export async function orderPage(ctx: AppContext, channel: ChannelRecord, order: PortalOrder, lang: string) {
   const view = await getOrder(ctx, channel, order.orderToken, lang);
   const payment: PaymentRow | null = await latestPaymentOfOrder(ctx.db, order.id);
   const completed = view.status === 'completed';
-  const ticketUrls = completed ? await ticketPdfUrls(ctx, order.id) : [];
-  // All tickets in one PDF and the calendar file (D72).
+  const tickets = completed ? await orderTicketLinks(ctx, order.id) : [];
+  const refunds: BuyerRefund[] = completed
+    ? (await refundsOfOrder(ctx.db, order.id)).map((r) => ({
+        reference: r.reference,
+        at: new Date(r.created_at),
+        amount: -Number(r.total_amount),
+        ticketIds: (r.ticket_ids ?? []).map(Number),
+        providerRef: r.provider_refund_ref,
+      }))
+    : [];
+  // All tickets in one PDF and the calendar file (D72): only while a ticket is still valid.
   const links = completed ? await orderLinks(ctx, order.id) : null;
-  return { view, payment, ticketUrls, orderLinks: links };
+  return { view, payment, tickets, refunds, orderLinks: links };
 }
 
 /** Who the buyer said they were at the order's latest payment (a declined card keeps them), or null. */

@@ -158,12 +158,22 @@ export async function ticketsOfOrder(db: Db, orderId: number): Promise<TicketDoc
 }
 
 /** Codes of an order's tickets in item order (the order of ticket_pdf_urls). */
-export async function ticketCodesOfOrder(db: Db, orderId: number): Promise<string[]> {
-  const rows = await queryRows<{ code: string }>(
+/** An order's ticket as its page lists it: the item it is for, and whether a refund voided it. */
+export interface OrderTicketRow {
+  id: number;
+  itemId: number;
+  code: string;
+  status: 'valid' | 'void';
+  voidedAt: Date | null;
+}
+
+/** The tickets of an order, in item order. */
+export async function ticketsOfOrderItems(db: Db, orderId: number): Promise<OrderTicketRow[]> {
+  const rows = await queryRows<{ id: string | number; order_item_id: string | number; code: string; status: 'valid' | 'void'; voided_at: Date | string | null }>(
     db,
-    sql`SELECT code FROM tickets WHERE order_id = ${orderId} ORDER BY order_item_id`,
+    sql`SELECT id, order_item_id, code, status, voided_at FROM tickets WHERE order_id = ${orderId} ORDER BY order_item_id`,
   );
-  return rows.map((r) => r.code);
+  return rows.map((r) => ({ id: Number(r.id), itemId: Number(r.order_item_id), code: r.code, status: r.status, voidedAt: r.voided_at === null ? null : new Date(r.voided_at) }));
 }
 
 /** Voids every valid ticket of an order; returns how many. */

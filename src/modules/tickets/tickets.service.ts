@@ -13,10 +13,14 @@ import { queueOrderLookup as queueLookupRow } from './email.repo.js';
 /** A new ticket code: 24 base62 characters (~142 random bits), so codes cannot be guessed. */
 export const newTicketCode = () => randomBase62(24);
 
-/** Signed PDF links of an order's tickets, in item order, freshly signed now (D22, D23). */
-export async function ticketPdfUrls(ctx: AppContext, orderId: number, db: Db = ctx.db): Promise<string[]> {
-  const codes = await repo.ticketCodesOfOrder(db, orderId);
-  return signTicketUrls(ctx, codes);
+/**
+ * An order's tickets for its page, in item order: a valid ticket with its signed PDF link, freshly
+ * signed now (D22, D23); a ticket voided by a refund with no link (it would answer 410, D58).
+ */
+export async function orderTicketLinks(ctx: AppContext, orderId: number, db: Db = ctx.db): Promise<(repo.OrderTicketRow & { url: string | null })[]> {
+  const tickets = await repo.ticketsOfOrderItems(db, orderId);
+  const now = ctx.clock.now();
+  return tickets.map((t) => ({ ...t, url: t.status === 'valid' ? signedTicketUrl(ctx.config, t.code, now) : null }));
 }
 
 export function signTicketUrls(ctx: AppContext, codes: string[]): string[] {

@@ -50,7 +50,7 @@ ${table(
 ${chosen.length === 0 ? html`<p class="alert">Choose at least one ticket that is not refunded yet.</p>` : html`<form class="grid" method="post" action="${orderHref(o.reference)}/refund">${csrf(pc)}
 <input type="hidden" name="reason" value="${reason}">
 ${chosen.map((i) => html`<input type="hidden" name="ticket_ids" value="${i.ticket_id!}">`)}
-<label class="field wide"><input type="checkbox" name="allow_used" value="true"> Refund checked-in tickets too</label>
+<div class="field wide"><label><input type="checkbox" name="allow_used" value="true"> Refund checked-in tickets too</label></div>
 <div class="field"><button type="submit" class="danger">Refund ${chosen.length} ticket(s) now</button></div></form>`}
 <p><a href="${orderHref(o.reference)}">Cancel</a></p></section>`;
 }

@@ -38,7 +38,7 @@ label, legend { font-weight: 600; font-size: .95rem; }
 input, select, textarea { font: inherit; padding: .5rem; border: 1px solid var(--muted); border-radius: 4px; background: #fff; color: var(--ink); width: 100%; min-height: 2.75rem; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem; }
 fieldset label { font-weight: 400; display: flex; gap: .5rem; align-items: center; }
-fieldset input[type=checkbox] { width: auto; min-height: auto; }
+fieldset input[type=checkbox], label > input[type=checkbox] { width: auto; min-height: auto; margin-right: .4rem; }
 button, .button { font: inherit; font-weight: 600; padding: .55rem 1rem; min-height: 2.75rem; border-radius: 4px; border: 1px solid var(--brand);
   background: var(--brand); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button:hover { background: var(--brand-dark); }

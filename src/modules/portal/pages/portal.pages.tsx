@@ -191,13 +191,13 @@ const portalPages: FastifyPluginAsync = async (app) => {
     page<PageParams & { orderToken: string }>(CHECKOUT, async (channel, { lang, orderToken }, _query, reply) => {
       const order = await storefront.channelOrder(ctx, channel, orderToken);
       if (!order) throw new PageNotFound();
-      const { view, payment, ticketUrls, orderLinks } = await storefront.orderPage(ctx, channel, order, lang);
-      const status = orderStatus(view, payment, lang);
+      const { view, payment, tickets, refunds, orderLinks } = await storefront.orderPage(ctx, channel, order, lang);
+      const status = orderStatus(view, payment, lang, tickets);
       if (!status) return reply.redirect(`/${channel.slug}/${lang}/checkout?order_token=${encodeURIComponent(orderToken)}`);
       return send(
         reply,
         { lang, title: `${texts(lang).order} ${view.reference}`, channel, langPath: `/orders/${encodeURIComponent(orderToken)}`, scripts: status.refresh ? ['portal.js'] : [] },
-        <OrderPage channel={channel} lang={lang} view={view} status={status} ticketUrls={ticketUrls} orderLinks={orderLinks} f={formatsOf(lang)} />,
+        <OrderPage channel={channel} lang={lang} view={view} status={status} tickets={tickets} refunds={refunds} orderLinks={orderLinks} f={formatsOf(lang)} />,
       );
     }),
   );

@@ -38,6 +38,10 @@ const es = {
   total: 'Total',
   expiresIn: 'Tu reserva caduca en',
   expired: 'Tu reserva ha caducado. Vuelve a elegir tus entradas.',
+  expiresSoon: 'Queda menos de un minuto para que caduque tu reserva:',
+  salesStartIn: 'La venta empieza en',
+  salesEnded: 'La venta de esta sesión ha terminado.',
+  days: 'd',
   voucher: 'Código de descuento',
   apply: 'Aplicar',
   checkout: 'Finalizar compra',
@@ -108,6 +112,18 @@ const es = {
   searchClear: 'Ver todos',
   noResults: 'Ningún evento coincide con tu búsqueda.',
   results: 'Resultados',
+  // Refunds on the order page (D58).
+  orderRefunded: 'Este pedido se ha devuelto por completo: sus entradas ya no son válidas.',
+  orderPartlyRefunded: 'Parte de este pedido se ha devuelto: las entradas devueltas ya no son válidas; las demás siguen siendo válidas.',
+  refunded: 'Devuelta',
+  ticketVoid: 'Entrada anulada',
+  refundedOn: 'devuelta el {date}',
+  refunds: 'Devoluciones',
+  refundedAmount: 'Devuelto',
+  refundOf: 'Devolución {reference}',
+  refundTickets: 'Entradas devueltas',
+  refundToCard: 'Devuelto a la tarjeta con la que pagaste (referencia {ref}). Según tu banco, puede tardar unos días en aparecer.',
+  paidTotal: 'Total pagado',
 } as const;
 
 type Texts = Record<keyof typeof es, string>;
@@ -148,6 +164,10 @@ const en: Texts = {
   total: 'Total',
   expiresIn: 'Your hold expires in',
   expired: 'Your hold has expired. Please choose your tickets again.',
+  expiresSoon: 'Less than a minute left on your hold:',
+  salesStartIn: 'Sales open in',
+  salesEnded: 'Sales for this session have ended.',
+  days: 'd',
   voucher: 'Voucher code',
   apply: 'Apply',
   checkout: 'Checkout',
@@ -217,6 +237,18 @@ const en: Texts = {
   searchClear: 'Show all',
   noResults: 'No event matches your search.',
   results: 'Results',
+  // Refunds on the order page (D58).
+  orderRefunded: 'This order has been refunded in full: its tickets are no longer valid.',
+  orderPartlyRefunded: 'Part of this order has been refunded: the refunded tickets are no longer valid; the others still are.',
+  refunded: 'Refunded',
+  ticketVoid: 'Ticket voided',
+  refundedOn: 'refunded on {date}',
+  refunds: 'Refunds',
+  refundedAmount: 'Refunded',
+  refundOf: 'Refund {reference}',
+  refundTickets: 'Refunded tickets',
+  refundToCard: 'Refunded to the card you paid with (reference {ref}). Depending on your bank, it may take a few days to show.',
+  paidTotal: 'Total paid',
 };
 
 const TEXTS: Record<Language, Texts> = { es, en };

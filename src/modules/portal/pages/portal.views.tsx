@@ -1,7 +1,7 @@
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import { EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
-import type { BuyerDetails, OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
+import type { BuyerDetails, BuyerRefund, OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
 import { rowLines, stageSide, type RowLine } from '../../../lib/seat-layout.js';
 import { channelHome, JsonData } from './portal.layout.js';
 import { texts } from './portal.texts.js';
@@ -375,6 +375,7 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
       <div class="layout">
         <section class="panel" aria-labelledby="map-title">
           <h2 id="map-title">{t.map}</h2>
+          <p id="sale-state" class="alert sale-state" role="status" hidden></p>
           <p id="map-help" class="help">{`${t.mapHelp} ${t.zoomHint} ${t.mapKeys}`}</p>
           <label for="seat-rate">{t.rate}</label>
           <select id="seat-rate">{firstNumbered ? <RateOptions sectorId={firstNumbered.id} /> : null}</select>
@@ -408,7 +409,7 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
         <CartPanel lang={lang} withCheckout={true} />
       </div>
       <CartBar t={t} />
-      <JsonData value={{ page: 'session', slug: channel.slug, lang, sessionId: session.id, editable: true, texts: t }} />
+      <JsonData value={{ page: 'session', slug: channel.slug, lang, eventId: event.id, sessionId: session.id, editable: true, texts: t }} />
     </>
   );
 }
@@ -504,21 +505,42 @@ export function CheckoutPage({ channel, lang, orderToken, payment, storefront, b
   );
 }
 
-/** The order's state as the buyer reads it; null when the order is still a cart (the checkout shows it). */
-export function orderStatus(view: OrderView, payment: PaymentRow | null, lang: string): { text: string; kind: string; role: 'status' | 'alert'; refresh?: boolean } | null {
+/** An order's ticket on its page: the item it is for, valid with its link, or voided by a refund. */
+export interface PageTicket {
+  id: number;
+  itemId: number;
+  status: 'valid' | 'void';
+  voidedAt: Date | null;
+  url: string | null;
+}
+
+/**
+ * The order's state as the buyer reads it; null when the order is still a cart (the checkout shows
+ * it). A completed order whose tickets were all refunded says so, one refunded in part too (D58).
+ */
+export function orderStatus(view: OrderView, payment: PaymentRow | null, lang: string, tickets: PageTicket[] = []): { text: string; kind: string; role: 'status' | 'alert'; refresh?: boolean } | null {
   const t = texts(lang);
-  if (view.status === 'completed') return { text: t.orderCompleted, kind: 'alert success', role: 'status' };
+  if (view.status === 'completed') {
+    const voided = tickets.filter((x) => x.status === 'void').length;
+    if (voided > 0 && voided === tickets.length) return { text: t.orderRefunded, kind: 'alert', role: 'status' };
+    if (voided > 0) return { text: t.orderPartlyRefunded, kind: 'alert', role: 'status' };
+    return { text: t.orderCompleted, kind: 'alert success', role: 'status' };
+  }
   if (payment?.status === 'refund_required') return { text: t.refundPending, kind: 'alert error', role: 'alert' };
   if (view.status === 'pending' && payment?.status === 'pending') return { text: t.orderPending, kind: 'alert', role: 'status', refresh: true };
   if (view.status === 'pending') return null;
   return { text: view.status === 'cancelled' ? t.orderCancelled : t.orderExpired, kind: 'alert', role: 'status' };
 }
 
-export function OrderPage({ channel, lang, view, status, ticketUrls, orderLinks, f }: { channel: ChannelRecord; lang: string; view: OrderView; status: NonNullable<ReturnType<typeof orderStatus>>; ticketUrls: string[]; orderLinks?: { all_tickets_pdf_url: string; calendar_url: string } | null; f: Formats }) {
+export function OrderPage({ channel, lang, view, status, tickets, refunds, orderLinks, f }: { channel: ChannelRecord; lang: string; view: OrderView; status: NonNullable<ReturnType<typeof orderStatus>>; tickets: PageTicket[]; refunds: BuyerRefund[]; orderLinks?: { all_tickets_pdf_url: string; calendar_url: string } | null; f: Formats }) {
   const t = texts(lang);
   // The view's amounts are JSON numbers (D11); the formats take minor units.
   const amount = (n: number) => f.money(Math.round(n * 100));
-  const items = view.events.flatMap((e) => e.sessions.flatMap((s) => s.items.map((i) => ({ e, i }))));
+  const items = view.events.flatMap((e) => e.sessions.flatMap((s) => s.items.map((i) => ({ e, s, i }))));
+  const ticketOfItem = new Map(tickets.map((x) => [x.itemId, x]));
+  const itemOfTicket = new Map(tickets.map((x) => [x.id, items.find((it) => it.i.id === x.itemId)]));
+  const seatText = (it: (typeof items)[number]) => `${it.i.sector_name}${it.i.row ? ` · ${t.row} ${it.i.row} · ${t.seat} ${it.i.number}` : ''}`;
+  const refundedTotal = refunds.reduce((n, r) => n + r.amount, 0);
   return (
     <>
       <h1>{`${t.order} ${view.reference}`}</h1>
@@ -533,29 +555,56 @@ export function OrderPage({ channel, lang, view, status, ticketUrls, orderLinks,
                 <strong>{e.name}</strong>
                 {` · ${f.date(new Date(s.start_datetime))}`}
                 <ul>
-                  {s.items.map((i) => (
-                    <li>{`${i.sector_name}${i.row ? ` · ${t.row} ${i.row} · ${t.seat} ${i.number}` : ''} · ${i.rate_name} · ${amount(i.total_amount)}`}</li>
-                  ))}
+                  {s.items.map((i) => {
+                    const refunded = ticketOfItem.get(i.id)?.status === 'void';
+                    return (
+                      <li class={refunded ? 'refunded' : undefined}>
+                        {`${i.sector_name}${i.row ? ` · ${t.row} ${i.row} · ${t.seat} ${i.number}` : ''} · ${i.rate_name} · ${amount(i.total_amount)}`}
+                        {refunded ? (
+                          <>
+                            {' '}
+                            <span class="tag">{t.refunded}</span>
+                          </>
+                        ) : null}
+                      </li>
+                    );
+                  })}
                 </ul>
               </li>
             )),
           )}
         </ul>
-        <p class="total">
-          {`${t.total}: `}
-          <strong>{amount(view.total_amount)}</strong>
-        </p>
+        {refunds.length ? (
+          <dl class="totals">
+            <dt>{t.paidTotal}</dt>
+            <dd>{amount(view.total_amount)}</dd>
+            <dt>{t.refundedAmount}</dt>
+            <dd>{`−${f.money(refundedTotal)}`}</dd>
+          </dl>
+        ) : (
+          <p class="total">
+            {`${t.total}: `}
+            <strong>{amount(view.total_amount)}</strong>
+          </p>
+        )}
       </section>
       {view.status === 'completed' ? (
         <>
           <h2>{t.tickets}</h2>
           <ul class="tickets">
-            {ticketUrls.map((url, n) => {
-              const it = items[n];
-              const what = it ? `${it.e.name} · ${it.i.sector_name}${it.i.row ? ` ${t.row} ${it.i.row} ${t.seat} ${it.i.number}` : ''}` : `#${n + 1}`;
+            {tickets.map((ticket, n) => {
+              const it = itemOfTicket.get(ticket.id);
+              const what = it ? `${it.e.name} · ${seatText(it)}` : `#${n + 1}`;
+              if (!ticket.url) {
+                return (
+                  <li class="void">
+                    <span class="tag">{t.ticketVoid}</span> <span>{ticket.voidedAt ? `${what} · ${t.refundedOn.replace('{date}', f.date(ticket.voidedAt))}` : what}</span>
+                  </li>
+                );
+              }
               return (
                 <li>
-                  <a class="button" href={url} download>
+                  <a class="button" href={ticket.url} download>
                     {`${t.download} ${n + 1}`}
                     <span class="sr-only">: {what}</span>
                   </a>{' '}
@@ -573,6 +622,31 @@ export function OrderPage({ channel, lang, view, status, ticketUrls, orderLinks,
                 {t.addToCalendar}
               </a>
             </p>
+          ) : null}
+          {refunds.length ? (
+            <section class="refunds" aria-labelledby="refunds-title">
+              <h2 id="refunds-title">{t.refunds}</h2>
+              {refunds.map((r) => (
+                <div class="panel">
+                  <h3>{t.refundOf.replace('{reference}', r.reference)}</h3>
+                  <p>
+                    <span>{f.date(r.at)}</span> · <strong>{f.money(r.amount)}</strong>
+                  </p>
+                  {r.ticketIds.length ? (
+                    <>
+                      <p class="meta">{t.refundTickets}:</p>
+                      <ul>
+                        {r.ticketIds.map((id) => {
+                          const it = itemOfTicket.get(id);
+                          return <li>{it ? `${it.e.name} · ${seatText(it)} · ${it.i.rate_name}` : `#${id}`}</li>;
+                        })}
+                      </ul>
+                    </>
+                  ) : null}
+                  {r.providerRef ? <p>{t.refundToCard.replace('{ref}', r.providerRef)}</p> : null}
+                </div>
+              ))}
+            </section>
           ) : null}
         </>
       ) : null}

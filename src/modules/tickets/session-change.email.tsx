@@ -2,24 +2,32 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
 import { formatDateTime, pickByLanguage, spokenLanguage } from '../../platform/i18n.js';
+import { emailDocument, envelopeOf } from './email-layout.js';
 import type { OutboxRow } from './email.repo.js';
 import type { TicketEmail } from './tickets.email.js';
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * The e-mail to a ticket holder whose session has moved (D74), in the holder's language: the event,
  * the old and the new start in the deployment's time zone, and that the tickets stay valid (their
- * PDFs show the new time). Null when the change is gone (nothing to send).
+ * PDFs show the new time). Like every buyer e-mail (email-layout): a whole HTML document, the
+ * organiser's box office as Reply-To, and the outbox row's Message-ID. Null when the change is gone.
  */
 export async function composeSessionChangeEmail(ctx: AppContext, row: OutboxRow): Promise<TicketEmail | null> {
   if (row.sessionChangeId === null) return null;
-  const [change] = await queryRows<{ old_start: Date | string; new_start: Date | string; event_id: number; default_lang: string; venue_name: string | null; names: { lang: string; name: string }[] | string }>(
+  const [change] = await queryRows<{
+    old_start: Date | string;
+    new_start: Date | string;
+    default_lang: string;
+    venue_name: string | null;
+    reply_to: string | null;
+    names: { lang: string; name: string }[] | string;
+  }>(
     ctx.db,
-    sql`SELECT c.old_start, c.new_start, e.id AS event_id, e.default_lang, v.name AS venue_name,
+    sql`SELECT c.old_start, c.new_start, e.default_lang, v.name AS venue_name, org.reply_to_email AS reply_to,
                (SELECT coalesce(json_agg(json_build_object('lang', tr.lang, 'name', tr.name)), '[]'::json)
                   FROM event_translations tr WHERE tr.event_id = e.id) AS names
         FROM session_changes c JOIN sessions s ON s.id = c.session_id JOIN events e ON e.id = s.event_id
+        JOIN organisers org ON org.id = e.organiser_id
         LEFT JOIN venues v ON v.id = s.venue_id
         WHERE c.id = ${row.sessionChangeId}`,
   );
@@ -33,34 +41,29 @@ export async function composeSessionChangeEmail(ctx: AppContext, row: OutboxRow)
   const after = formatDateTime(new Date(change.new_start), lang, tz);
   const venue = change.venue_name ? (es ? ` en ${change.venue_name}` : ` at ${change.venue_name}`) : '';
   const subject = es ? `Cambio de fecha: ${eventName}` : `New date and time: ${eventName}`;
-  const lines = es
-    ? [
-        'Hola,',
-        '',
-        `La sesión de ${eventName}${venue} para la que tienes entradas cambia de fecha y hora.`,
-        `Antes: ${before}`,
-        `Ahora: ${after}`,
-        '',
-        'Tus entradas siguen siendo válidas para la nueva fecha; al descargarlas de nuevo verás la hora nueva.',
-      ]
-    : [
-        'Hello,',
-        '',
-        `The session of ${eventName}${venue} you have tickets for has a new date and time.`,
-        `Was: ${before}`,
-        `Now: ${after}`,
-        '',
-        'Your tickets remain valid for the new time; downloading them again shows it.',
-      ];
-  const html = lines.map((l) => (l === '' ? '' : `<p>${escapeHtml(l)}</p>`)).join('');
-  const host = new URL(ctx.config.publicBaseUrl).hostname || 'taquilla';
-  return {
-    messageId: `<session-change-${row.id}@${host}>`,
-    from: ctx.config.mailFrom,
-    to: row.recipient,
+  const greeting = es ? 'Hola,' : 'Hello,';
+  const intro = es
+    ? `La sesión de ${eventName}${venue} para la que tienes entradas cambia de fecha y hora.`
+    : `The session of ${eventName}${venue} you have tickets for has a new date and time.`;
+  const was = es ? `Antes: ${before}` : `Was: ${before}`;
+  const now = es ? `Ahora: ${after}` : `Now: ${after}`;
+  const valid = es
+    ? 'Tus entradas siguen siendo válidas para la nueva fecha; al descargarlas de nuevo verás la hora nueva.'
+    : 'Your tickets remain valid for the new time; downloading them again shows it.';
+  const text = [greeting, '', intro, was, now, '', valid, ''].join('\n');
+  const html = emailDocument(
+    lang,
     subject,
-    text: `${lines.join('\n')}\n`,
-    html,
-    attachments: [],
-  };
+    <>
+      <p>{greeting}</p>
+      <p>{intro}</p>
+      <p>
+        {was}
+        <br />
+        <strong>{now}</strong>
+      </p>
+      <p>{valid}</p>
+    </>,
+  );
+  return { ...envelopeOf(ctx.config, change.reply_to, row.messageKey), to: row.recipient, subject, text, html, attachments: [] };
 }

@@ -1,0 +1,60 @@
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../../app-context.js';
+import { queryRows } from '../../db/client.js';
+import { formatDateTime, pickByLanguage, spokenLanguage } from '../../platform/i18n.js';
+import { emailDocument, envelopeOf } from './email-layout.js';
+import type { OutboxRow } from './email.repo.js';
+import type { TicketEmail } from './tickets.email.js';
+
+/**
+ * The organiser's message to a ticket holder of a session (D67): the organiser's subject and text,
+ * under a line that says which session it is about (event, date and venue in the holder's
+ * language), and the organiser's box office as Reply-To. Null when the message is gone.
+ */
+export async function composeSessionMessageEmail(ctx: AppContext, row: OutboxRow): Promise<TicketEmail | null> {
+  if (row.sessionMessageId === null) return null;
+  const [m] = await queryRows<{
+    subject: string;
+    body: string;
+    start_datetime: Date | string;
+    default_lang: string;
+    venue_name: string | null;
+    organiser_name: string;
+    reply_to: string | null;
+    names: { lang: string; name: string }[] | string;
+  }>(
+    ctx.db,
+    sql`SELECT m.subject, m.body, s.start_datetime, e.default_lang, v.name AS venue_name, org.name AS organiser_name, org.reply_to_email AS reply_to,
+               (SELECT coalesce(json_agg(json_build_object('lang', tr.lang, 'name', tr.name)), '[]'::json)
+                  FROM event_translations tr WHERE tr.event_id = e.id) AS names
+        FROM session_messages m JOIN sessions s ON s.id = m.session_id JOIN events e ON e.id = s.event_id
+        JOIN organisers org ON org.id = e.organiser_id
+        LEFT JOIN venues v ON v.id = s.venue_id
+        WHERE m.id = ${row.sessionMessageId}`,
+  );
+  if (!m) return null;
+  const lang = row.lang ?? m.default_lang;
+  const es = spokenLanguage(lang) === 'es';
+  const names = typeof m.names === 'string' ? (JSON.parse(m.names) as { lang: string; name: string }[]) : m.names;
+  const eventName = pickByLanguage(new Map(names.map((n) => [n.lang, n.name])), [lang.slice(0, 2), m.default_lang]) ?? '';
+  const when = formatDateTime(new Date(m.start_datetime), lang, ctx.config.timezone);
+  const venue = m.venue_name ? `, ${m.venue_name}` : '';
+  const about = es
+    ? `Mensaje de ${m.organiser_name} para quienes tienen entradas de ${eventName} (${when}${venue}):`
+    : `A message from ${m.organiser_name} to ticket holders of ${eventName} (${when}${venue}):`;
+  const paragraphs = m.body.split(/\r?\n\s*\r?\n/).map((p) => p.trim()).filter(Boolean);
+  const text = [about, '', ...paragraphs.flatMap((p) => [p, '']), ''].join('\n');
+  const html = emailDocument(
+    lang,
+    m.subject,
+    <>
+      <p style="color:#555">{about}</p>
+      {paragraphs.map((p) => (
+        <p>
+          {p.split(/\r?\n/).flatMap((line, i) => (i === 0 ? [line] : [<br />, line]))}
+        </p>
+      ))}
+    </>,
+  );
+  return { ...envelopeOf(ctx.config, m.reply_to, row.messageKey), to: row.recipient, subject: m.subject, text, html, attachments: [] };
+}
