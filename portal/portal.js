@@ -372,14 +372,49 @@ function followAvailability() {
 }
 followAvailability();
 
-function onSeat(button) {
+/**
+ * Seats clicked while a seat change runs wait for it (before, two quick clicks on an empty cart made
+ * two carts) and then go together: a new cart is created with all of them in one request (items,
+ * D63, issue 27); an existing cart takes them one add at a time (the portal has no bulk add).
+ */
+let seatRunning = false;
+let pickedSeats = [];
+
+async function onSeat(button) {
   const seatId = Number(button.dataset.seat);
-  const item = items().find((i) => i.session_seat_id === seatId);
-  if (item) return change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${item.id}`));
+  if (seatRunning) {
+    if (!pickedSeats.includes(seatId)) pickedSeats.push(seatId);
+    return;
+  }
+  seatRunning = true;
+  try {
+    await seatChange([seatId]);
+    while (pickedSeats.length) {
+      const seats = pickedSeats;
+      pickedSeats = [];
+      await seatChange(seats);
+    }
+  } finally {
+    seatRunning = false;
+  }
+}
+
+/** Removes the clicked seats that are in the cart, and holds the others (one create with all of them when there is no cart). */
+async function seatChange(seatIds) {
+  for (const item of items().filter((i) => seatIds.includes(i.session_seat_id))) {
+    await change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${item.id}`));
+  }
+  const adds = seatIds.filter((id) => !items().some((i) => i.session_seat_id === id));
+  if (!adds.length) return;
   const rateId = Number($('seat-rate').value);
-  const create = () => api('POST', '/orders', { session_seat_id: seatId, rate_id: rateId });
-  if (!token) return change(create, null, 'cart-error', button);
-  return change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, { session_seat_id: seatId, rate_id: rateId }), create, 'cart-error', button);
+  const one = (id) => ({ session_seat_id: id, rate_id: rateId });
+  // The tapped seat's button shows a lost race (live map, D62).
+  const tapped = (id) => document.querySelector(`button.seat[data-seat="${id}"]`);
+  const create = () => api('POST', '/orders', adds.length === 1 ? one(adds[0]) : { items: adds.map(one) });
+  if (!token) return change(create, null, 'cart-error', adds.length === 1 ? tapped(adds[0]) : null);
+  for (const id of adds) {
+    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, one(id)), () => api('POST', '/orders', one(id)), 'cart-error', tapped(id));
+  }
 }
 
 function onZone(form) {

@@ -59,6 +59,7 @@ import checkinRoutes from './modules/checkin/checkin.routes.js';
 import { ensureSigningKey } from './modules/tickets/ticket-keys.service.js';
 import { refundOrderPayment } from './modules/portal/payments/payments.refunds.js';
 import { plugOrderCardRefunder } from './platform/card-refunds.js';
+import { SERVER_SIDE_OPERATIONS } from './lib/integration-policy.js';
 
 export interface AppOptions {
   config: Config;
@@ -278,9 +279,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         credentials: false,
         maxAge: 600,
       };
+      // Both answers built once; a routed request is told by its route's declared operation, a
+      // preflight (the CORS plugin's own OPTIONS route) by its path (issue 27: nothing rebuilt per request).
+      const browserCors = { ...corsOptions, origin: '*' };
+      const serverOnlyCors = { ...corsOptions, origin: false };
       await b2b.register(cors, {
-        delegator: (request, callback) =>
-          callback(null, { ...corsOptions, origin: app.b2bRoutes.isServerSidePath(request.url) ? false : '*' }),
+        delegator: (request, callback) => {
+          const operation = request.routeOptions.config.b2bOperation;
+          const serverSide = operation ? SERVER_SIDE_OPERATIONS.includes(operation) : app.b2bRoutes.isServerSidePath(request.url);
+          callback(null, serverSide ? serverOnlyCors : browserCors);
+        },
       });
       await b2b.register(authRoutes);
       await b2b.register(
