@@ -212,20 +212,12 @@ export const ROUTE_LIMITS: ReadonlyMap<string, readonly LimitName[]> = new Map<s
   ...PORTAL_CART_WRITES.map((r) => [under(PORTAL_CHANNEL, r), ['portal', 'cart_writes']] as [string, LimitName[]]),
   [under(PORTAL_CHANNEL, APPLY_VOUCHER), ['portal', ...VOUCHER_LIMITS]],
   ['GET /api/portal/:salesChannelSlug/:lang/orders/:orderToken', ['portal']],
-<<<<<<< HEAD
-  // A stream is one request; a page that polls instead does so every 2 s at most (portal.js).
-  ['GET /api/portal/:salesChannelSlug/:lang/events/:eventId/sessions/:sessionId/availability', ['portal']],
-=======
->>>>>>> main
   // D69: joining a waiting list is a buyer's write like a cart's.
   [under(B2B_CHANNEL, WAITING_LIST_JOIN), ['cart_writes']],
   [under(PORTAL_CHANNEL, WAITING_LIST_JOIN), ['portal', 'cart_writes']],
   ['GET /api/portal/:salesChannelSlug/:lang/waiting-list/:entryToken', ['portal']],
-<<<<<<< HEAD
-=======
   // A stream is one request; a page that polls instead does so every 2 s at most (portal.js).
   ['GET /api/portal/:salesChannelSlug/:lang/events/:eventId/sessions/:sessionId/availability', ['portal']],
->>>>>>> main
   ['POST /api/portal/:salesChannelSlug/:lang/checkout', ['portal']],
   // Per e-mail too: the route counts `orderLookupCounter` itself (the key is in the body).
   ['POST /api/portal/:salesChannelSlug/:lang/orders/lookup', ['portal', 'order_lookup_address']],

@@ -7,13 +7,8 @@ import { csrf, field, page, table, when } from '../admin/dashboard/dashboard.lay
 import { attendeeCsvDisposition, attendeeCsvFor, listAttendeesFor } from './attendees.service.js';
 import { salesOverviewFor } from './overview.service.js';
 import { eraseBuyer } from './personal-data.service.js';
-<<<<<<< HEAD
-import { BODY_MAX, listSessionMessagesFor, sendSessionMessageAs, SUBJECT_MAX } from './session-messages.service.js';
-import { sessionWaitingListFor } from '../waitinglist/waitinglist.service.js';
-=======
 import { sessionWaitingListFor } from '../waitinglist/waitinglist.service.js';
 import { BODY_MAX, listSessionMessagesFor, sendSessionMessageAs, SUBJECT_MAX } from './session-messages.service.js';
->>>>>>> main
 
 // The audience pages of the dashboard (D66-D68): each event's sales overview with charts drawn
 // here as SVG (no script, no outside service), a session's attendee list and waiting list (D69), and the erasure of a buyer.
