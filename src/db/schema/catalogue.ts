@@ -98,8 +98,29 @@ export const sessions = pgTable('sessions', {
   cancelledAt: ts('cancelled_at'),
   /** The layout version the session uses (D64, 0215); set from the venue's newest by a trigger when absent. */
   layoutId: integer('layout_id'),
+  /** The waiting room's settings (D60, migration 0200); null = never had a queue. */
+  queue: jsonb('queue').$type<SessionQueueSettings | null>(),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** A session's waiting-room settings as stored (D60): every field present, defaults filled in. */
+export interface SessionQueueSettings {
+  enabled: boolean;
+  admission_per_minute: number;
+  pass_ttl_seconds: number;
+  opens_minutes_before: number;
+  challenge: 'none' | 'proof_of_work';
+}
+
+/** The seed of a session's queue draw and, once drawn, its record (D60, migration 0200). */
+export const sessionQueueDraws = pgTable('session_queue_draws', {
+  sessionId: integer('session_id').primaryKey(),
+  seedSealed: text('seed_sealed').notNull(),
+  seedSha256: text('seed_sha256').notNull(),
+  drawnAt: ts('drawn_at'),
+  drawnCount: integer('drawn_count'),
+  createdAt: ts('created_at').notNull(),
 });
 
 export const rates = pgTable('rates', {

@@ -1,3 +1,4 @@
+import { prepareQueueDraw, queueSettingsOf } from '../queue/queue.service.js';
 import { registerAjvFormats } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app-context.js';
 import type { AppEnv } from '../../config.js';
@@ -71,7 +72,7 @@ export async function importCatalogue(ctx: AppContext, doc: unknown): Promise<Im
   }
   const unsafe = urlAndColourProblems(d, ctx.config.appEnv);
   if (unsafe) throw invalidData(unsafe);
-  return ctx.db.transaction((tx) => importInto(tx, d));
+  return ctx.db.transaction((tx) => importInto(ctx, tx, d));
 }
 
 /**
@@ -126,7 +127,7 @@ function importedLayout(sectors: CatalogueDocument['venues'][number]['sectors'])
   };
 }
 
-async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> {
+async function importInto(ctx: AppContext, tx: Db, d: CatalogueDocument): Promise<ImportSummary> {
   const summary: ImportSummary = { organisers: 0, venues: 0, seats: 0, events: 0, sessions: 0, rates: 0, vouchers: 0, channels: 0 };
   const organisers = new Map<string, number>();
   const venues = new Map<string, number>();
@@ -177,6 +178,9 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
       if (s.sales_start_at && s.sales_end_at && new Date(s.sales_end_at) <= new Date(s.sales_start_at)) {
         throw invalidData({ [`events.${e.key}.sessions.${s.key}.sales_end_at`]: ['must be after sales_start_at'] });
       }
+      const queueField = `events.${e.key}.sessions.${s.key}.queue`;
+      const queue = s.queue ? queueSettingsOf(s.queue, null, queueField) : null;
+      if (queue?.enabled && !s.sales_start_at) throw invalidData({ [`${queueField}.enabled`]: ['needs sales_start_at: the pre-queue is drawn at the sales start'] });
       const { id: sessionId } = await adminRepo.insertSession(tx, {
         eventId,
         venueId,
@@ -185,7 +189,9 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
         maxTicketsPerBuyer: s.max_tickets_per_buyer ?? null,
         salesStartAt: s.sales_start_at ? new Date(s.sales_start_at) : null,
         salesEndAt: s.sales_end_at ? new Date(s.sales_end_at) : null,
+        queue,
       });
+      await prepareQueueDraw(ctx, tx, sessionId, queue);
       sessions.set(`${e.key}/${s.key}`, sessionId);
       if (!sessions.has(s.key)) sessions.set(s.key, sessionId);
       for (const [i, r] of s.rates.entries()) {
