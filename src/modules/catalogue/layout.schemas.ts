@@ -1,4 +1,5 @@
 import { Type, type Static, type TProperties, type TSchema } from '@fastify/type-provider-typebox';
+import { IdParam } from '../../http/schemas.js';
 
 // The two layout formats of D64 (docs/venues.md): Taquilla's own layout document, and pretix's
 // published seating-plan format (src/pretix/static/seating/seating-plan.schema.json in the pretix
@@ -185,7 +186,7 @@ export type LayoutShape = Static<typeof Shape>;
 
 export const VenueCreate = Type.Object(
   {
-    organiser_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'required for an admin; a promoter may leave it out' })),
+    organiser_id: Type.Optional(IdParam),
     name: Type.String({ minLength: 1, maxLength: 300 }),
     address: Type.Optional(Type.Union([Type.String({ maxLength: 300 }), Type.Null()])),
     city: Type.Optional(Type.Union([Type.String({ maxLength: 300 }), Type.Null()])),
