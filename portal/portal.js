@@ -81,23 +81,36 @@ function forget() {
   if (!data.orderToken) localStorage.removeItem(storeKey);
 }
 
+// Set when a cart ran out on this page: the notice stays until the buyer picks again (D62).
+let expiredNotice = false;
+/** The last minute of a hold is announced once, as an alert (D62). */
+const WARN_SECONDS = 60;
+
 function renderCountdown() {
   const el = $('countdown');
   if (!el) return;
   const bar = $('bar-countdown');
   clearInterval(timer);
   if (!order || !order.expires_at || items().length === 0) {
-    el.hidden = true;
+    el.hidden = !expiredNotice;
+    el.classList.toggle('expired', expiredNotice);
+    if (expiredNotice) {
+      el.textContent = t.expired;
+      el.setAttribute('role', 'alert');
+    }
     return;
   }
+  expiredNotice = false;
+  el.classList.remove('expired');
+  el.setAttribute('role', 'timer');
+  let warned = false;
   const end = new Date(order.expires_at).getTime();
   const tick = () => {
     const left = Math.max(0, Math.round((end - Date.now()) / 1000));
     el.hidden = false;
     if (left === 0) {
       clearInterval(timer);
-      el.textContent = t.expired;
-      el.setAttribute('role', 'alert');
+      expiredNotice = true;
       forget();
       render();
       const pay = $('pay-button');
@@ -106,10 +119,17 @@ function renderCountdown() {
     }
     const mm = String(Math.floor(left / 60)).padStart(2, '0');
     const ss = String(left % 60).padStart(2, '0');
-    el.textContent = `${t.expiresIn} ${mm}:${ss}`;
+    const soon = left <= WARN_SECONDS;
+    el.textContent = soon ? `${t.expiresSoon} ${mm}:${ss}` : `${t.expiresIn} ${mm}:${ss}`;
+    el.classList.toggle('warn', soon);
     if (bar) bar.textContent = `${mm}:${ss}`;
-    // Screen readers hear the remaining time once a minute, not every second.
-    el.setAttribute('aria-live', left % 60 === 0 ? 'polite' : 'off');
+    if (bar) bar.classList.toggle('warn', soon);
+    // Screen readers hear the remaining time once a minute, not every second, and the warning once.
+    if (soon && !warned) {
+      warned = true;
+      el.setAttribute('role', 'alert');
+    }
+    el.setAttribute('aria-live', left % 60 === 0 || left === WARN_SECONDS ? 'polite' : 'off');
   };
   tick();
   timer = setInterval(tick, 1000);
@@ -205,8 +225,9 @@ async function load() {
 }
 
 /** Runs a cart change; a cart that expired meanwhile is forgotten and the change retried on a new one. */
-async function change(work, retryOnNew, errorPlace = 'cart-error') {
+async function change(work, retryOnNew, errorPlace = 'cart-error', tapped = null) {
   showError('', errorPlace);
+  expiredNotice = false;
   try {
     order = await work();
     token = order.order_token;
@@ -214,26 +235,162 @@ async function change(work, retryOnNew, errorPlace = 'cart-error') {
   } catch (err) {
     if (retryOnNew && token && (err.code === 'order_expired' || err.code === 'order_not_modifiable' || err.status === 404)) {
       forget();
-      return change(retryOnNew, null);
+      return change(retryOnNew, null, errorPlace, tapped);
     }
     showError(err.message, errorPlace);
-    if (err.code === 'seat_unavailable') {
-      const seat = err.fields && err.fields.session_seat_id && err.fields.session_seat_id[0];
-      const b = seat && document.querySelector(`button.seat[data-seat="${seat}"]`);
-      if (b) b.disabled = true;
+    if (err.code === 'seat_unavailable' && tapped) {
+      setSeat(tapped, 'held');
+      seatNote(tapped, err.message);
     }
   }
   render();
 }
 
-function onSeat(button) {
+// ---- Live seat map (D62) ----
+
+/** A seat's status as the live map says it; a seat in this cart stays pressable. */
+function setSeat(button, status) {
+  button.dataset.status = status;
+  if (button.getAttribute('aria-pressed') === 'true') return;
+  button.disabled = status !== 'available';
+}
+
+/** The message of a lost race, beside the seat that was tapped (on a phone the cart is off-screen). */
+function seatNote(button, message) {
+  document.querySelectorAll('.seat-note').forEach((n) => n.remove());
+  const box = button.closest('.seatscroll');
+  if (!box) return;
+  const note = document.createElement('p');
+  note.className = 'seat-note';
+  note.setAttribute('role', 'alert');
+  note.textContent = message;
+  box.appendChild(note);
+  const top = button.offsetTop + button.offsetHeight + 6;
+  const left = Math.max(0, Math.min(button.offsetLeft - 8, box.scrollWidth - note.offsetWidth));
+  note.style.top = `${top}px`;
+  note.style.left = `${left}px`;
+  setTimeout(() => note.remove(), 6000);
+}
+
+let liveCursor = null;
+
+function applyAvailability(body) {
+  liveCursor = body.cursor;
+  const seats = document.querySelectorAll('button.seat');
+  if (body.snapshot) {
+    const taken = new Map(body.changes.map((c) => [c.session_seat_id, c.status]));
+    seats.forEach((b) => setSeat(b, taken.get(Number(b.dataset.seat)) || 'available'));
+  } else {
+    for (const c of body.changes) {
+      const b = document.querySelector(`button.seat[data-seat="${c.session_seat_id}"]`);
+      if (b) setSeat(b, c.status);
+    }
+  }
+  // The zones' free places are the live figures: this cart's places are counted in them already.
+  for (const z of body.zones) {
+    const el = document.querySelector(`[data-avail="${z.sector_id}"]`);
+    if (el) el.dataset.base = String(z.available);
+  }
+  mineAtLoad = perSector(items());
+  renderCounts(items());
+  renderSaleState(body);
+}
+
+/** D59: before the sales start a countdown, after they end a notice; the map is shown either way. */
+let saleTimer = null;
+function renderSaleState(body) {
+  const el = $('sale-state');
+  if (!el) return;
+  clearInterval(saleTimer);
+  const scheduled = body.sale_state === 'scheduled' && body.sales_start_at;
+  const ended = body.sale_state === 'ended';
+  el.hidden = !scheduled && !ended;
+  document.body.classList.toggle('not-on-sale', Boolean(scheduled || ended));
+  if (ended) el.textContent = t.salesEnded;
+  if (!scheduled) return;
+  const start = new Date(body.sales_start_at).getTime();
+  const tick = () => {
+    const left = Math.max(0, Math.round((start - Date.now()) / 1000));
+    const d = Math.floor(left / 86400);
+    const hms = [Math.floor(left / 3600) % 24, Math.floor(left / 60) % 60, left % 60].map((n) => String(n).padStart(2, '0')).join(':');
+    el.textContent = `${t.salesStartIn} ${d ? `${d} ${t.days} ` : ''}${hms}`;
+    // At the start the live map says on_sale at its next answer; a poll is asked for now.
+    if (left === 0) {
+      clearInterval(saleTimer);
+      setTimeout(pollOnce, 500);
+    }
+  };
+  tick();
+  saleTimer = setInterval(tick, 1000);
+}
+
+const availabilityUrl = () => `${base}/events/${data.eventId}/sessions/${data.sessionId}/availability`;
+
+async function pollOnce() {
+  try {
+    const res = await fetch(availabilityUrl() + (liveCursor ? `?since=${encodeURIComponent(liveCursor)}` : ''), { headers: { accept: 'application/json' } });
+    if (res.ok) applyAvailability((await res.json()).data);
+  } catch {
+    /* the next poll tries again */
+  }
+}
+
+/** Server-Sent Events where the browser has them (one request), else a poll every 2 s. */
+function followAvailability() {
+  if (data.page !== 'session' || !data.eventId) return;
+  if (window.EventSource) {
+    const source = new EventSource(availabilityUrl());
+    source.addEventListener('availability', (event) => applyAvailability(JSON.parse(event.data)));
+    return;
+  }
+  pollOnce();
+  setInterval(pollOnce, 2000);
+}
+followAvailability();
+
+/**
+ * Seats clicked while a seat change runs wait for it (before, two quick clicks on an empty cart made
+ * two carts) and then go together: a new cart is created with all of them in one request (items,
+ * D63, issue 27); an existing cart takes them one add at a time (the portal has no bulk add).
+ */
+let seatRunning = false;
+let pickedSeats = [];
+
+async function onSeat(button) {
   const seatId = Number(button.dataset.seat);
-  const item = items().find((i) => i.session_seat_id === seatId);
-  if (item) return change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${item.id}`));
+  if (seatRunning) {
+    if (!pickedSeats.includes(seatId)) pickedSeats.push(seatId);
+    return;
+  }
+  seatRunning = true;
+  try {
+    await seatChange([seatId]);
+    while (pickedSeats.length) {
+      const seats = pickedSeats;
+      pickedSeats = [];
+      await seatChange(seats);
+    }
+  } finally {
+    seatRunning = false;
+  }
+}
+
+/** Removes the clicked seats that are in the cart, and holds the others (one create with all of them when there is no cart). */
+async function seatChange(seatIds) {
+  for (const item of items().filter((i) => seatIds.includes(i.session_seat_id))) {
+    await change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${item.id}`));
+  }
+  const adds = seatIds.filter((id) => !items().some((i) => i.session_seat_id === id));
+  if (!adds.length) return;
   const rateId = Number($('seat-rate').value);
-  const create = () => api('POST', '/orders', { session_seat_id: seatId, rate_id: rateId });
-  if (!token) return change(create);
-  return change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, { session_seat_id: seatId, rate_id: rateId }), create);
+  const one = (id) => ({ session_seat_id: id, rate_id: rateId });
+  // The tapped seat's button shows a lost race (live map, D62).
+  const tapped = (id) => document.querySelector(`button.seat[data-seat="${id}"]`);
+  const create = () => api('POST', '/orders', adds.length === 1 ? one(adds[0]) : { items: adds.map(one) });
+  if (!token) return change(create, null, 'cart-error', adds.length === 1 ? tapped(adds[0]) : null);
+  for (const id of adds) {
+    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, one(id)), () => api('POST', '/orders', one(id)), 'cart-error', tapped(id));
+  }
 }
 
 function onZone(form) {

@@ -33,6 +33,8 @@ import { ErrorEnvelope } from './http/schemas.js';
 import { completeOperations, SECURITY_SCHEMES, SHARED_RESPONSES } from './http/openapi.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import { listenForRevocations } from './modules/auth/auth.revocations.js';
+import { shareInventoryNotices } from './modules/catalogue/availability.notices.js';
+import { endAvailabilityStreams } from './modules/catalogue/availability.http.js';
 import channelRoutes from './modules/channels/channels.routes.js';
 import type { ChannelRecord } from './db/channel-record.js';
 import catalogueRoutes from './modules/catalogue/catalogue.routes.js';
@@ -57,6 +59,7 @@ import checkinRoutes from './modules/checkin/checkin.routes.js';
 import { ensureSigningKey } from './modules/tickets/ticket-keys.service.js';
 import { refundOrderPayment } from './modules/portal/payments/payments.refunds.js';
 import { plugOrderCardRefunder } from './platform/card-refunds.js';
+import { SERVER_SIDE_OPERATIONS } from './lib/integration-policy.js';
 
 export interface AppOptions {
   config: Config;
@@ -93,6 +96,15 @@ const contextPlugin = fp<{ ctx: AppContext }>(
 
 /** Token revocations announced by any instance empty this instance's token cache (D42). */
 const revocationsPlugin = fp(async (app) => listenForRevocations(app), { name: 'revocations', dependencies: ['app-context'] });
+
+/** Live seat maps (D62): this instance's inventory notices go to the fleet and the fleet's come in; open streams end on close. */
+const liveMapsPlugin = fp(
+  async (app) => {
+    shareInventoryNotices(app);
+    app.addHook('preClose', async () => endAvailabilityStreams(app.ctx));
+  },
+  { name: 'live-maps', dependencies: ['app-context'] },
+);
 
 /** `app.scheduler`; it runs nothing until started, and stops (awaiting running passes) on close. */
 const schedulerPlugin = fp(
@@ -179,6 +191,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // App plugins (docs/architecture.md "Wiring"), then the HTTP policy, the API docs and the routes.
   await app.register(contextPlugin, { ctx: createAppContext({ config, database, clock: opts.clock ?? systemClock }) });
   await app.register(revocationsPlugin);
+  await app.register(liveMapsPlugin);
   await app.register(schedulerPlugin);
   await app.register(jobsPlugin);
   await app.register(drainingPlugin);
@@ -261,14 +274,21 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       // headers there, so a browser neither passes their preflight nor reads their answer.
       const corsOptions = {
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'Queue-Pass'],
-        exposedHeaders: ['Idempotent-Replayed'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'Last-Event-ID', 'Queue-Pass'],
+        exposedHeaders: ['Idempotent-Replayed', 'ETag'],
         credentials: false,
         maxAge: 600,
       };
+      // Both answers built once; a routed request is told by its route's declared operation, a
+      // preflight (the CORS plugin's own OPTIONS route) by its path (issue 27: nothing rebuilt per request).
+      const browserCors = { ...corsOptions, origin: '*' };
+      const serverOnlyCors = { ...corsOptions, origin: false };
       await b2b.register(cors, {
-        delegator: (request, callback) =>
-          callback(null, { ...corsOptions, origin: app.b2bRoutes.isServerSidePath(request.url) ? false : '*' }),
+        delegator: (request, callback) => {
+          const operation = request.routeOptions.config.b2bOperation;
+          const serverSide = operation ? SERVER_SIDE_OPERATIONS.includes(operation) : app.b2bRoutes.isServerSidePath(request.url);
+          callback(null, serverSide ? serverOnlyCors : browserCors);
+        },
       });
       await b2b.register(authRoutes);
       await b2b.register(

@@ -145,3 +145,17 @@ describe('served OpenAPI: every operation', () => {
     expect(unbounded).toEqual([]);
   });
 });
+
+describe('served OpenAPI in development', () => {
+  it('leaves out the example channel pages mounted under /widget/examples (a development aid, not the API)', async () => {
+    const dev = await buildTestApp({ demo: false, env: { APP_ENV: 'development' } });
+    try {
+      expect((await dev.app.inject({ url: '/widget/examples/model-c.html' })).statusCode).toBe(200);
+      const paths = Object.keys((await dev.app.inject({ url: '/api/openapi.json' })).json().paths as Record<string, unknown>);
+      expect(paths.filter((p) => p.startsWith('/widget/examples'))).toEqual([]);
+      expect(paths.length).toBe(Object.keys(doc.paths).length);
+    } finally {
+      await dev.close();
+    }
+  }, 180_000);
+});

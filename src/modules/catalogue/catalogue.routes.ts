@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { etagMatches } from '../../http/etag.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../http/envelope.js';
+import { AVAILABILITY_DESCRIPTION, AvailabilityQuery, AvailabilityResponse, answerAvailability } from './availability.http.js';
 import { bearerErrors } from '../../http/schemas.js';
 import { namedCache } from '../../platform/cache.js';
 import type { Encoding, PayloadVersion } from './catalogue.cache.js';
@@ -60,6 +61,26 @@ const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { eventId, sessionId, lang } = request.params;
       const cached = await getSessionDetail(app.ctx, request.channel!, eventId, sessionId, lang);
       return sendVersion(request, reply, cached.version);
+    },
+  );
+
+  app.get(
+    '/:lang/events/:eventId/sessions/:sessionId/availability',
+    {
+      config: CATALOGUE,
+      schema: {
+        ...common,
+        operationId: 'getSessionAvailability',
+        summary: 'Live seat map: what changed since a version (poll, ETag or Server-Sent Events)',
+        description: AVAILABILITY_DESCRIPTION,
+        params: SessionParams,
+        querystring: AvailabilityQuery,
+        response: { 200: AvailabilityResponse, 304: Type.Null({ description: 'Not modified' }), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { eventId, sessionId } = request.params;
+      return answerAvailability(app.ctx, request, reply, request.channel!, { eventId, sessionId, since: request.query.since });
     },
   );
 

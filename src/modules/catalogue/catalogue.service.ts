@@ -176,7 +176,7 @@ const sessionLayouts = appSingleton('catalogue.session-layouts', (ctx) =>
   }),
 );
 
-async function sessionLayout(ctx: AppContext, sessionId: number): Promise<SessionLayout> {
+export async function sessionLayout(ctx: AppContext, sessionId: number): Promise<SessionLayout> {
   return (await sessionLayouts(ctx).fetch(sessionId, { context: ctx.db }))!;
 }
 
@@ -197,7 +197,7 @@ const sessionContexts = appSingleton('catalogue.session-contexts', (ctx) => {
   return cache;
 });
 
-async function sessionContext(ctx: AppContext, sessionId: number): Promise<repo.SessionContextRow | null> {
+export async function sessionContext(ctx: AppContext, sessionId: number): Promise<repo.SessionContextRow | null> {
   const cache = sessionContexts(ctx);
   const hit = cache.get(sessionId);
   if (hit) return hit;
@@ -208,10 +208,11 @@ async function sessionContext(ctx: AppContext, sessionId: number): Promise<repo.
 }
 
 const STATUS_BY_LETTER = { h: 'held', s: 'sold', b: 'blocked' } as const;
+type TakenStatus = (typeof STATUS_BY_LETTER)[keyof typeof STATUS_BY_LETTER];
 
 /** "12s,15h" -> Map { 12 => 'sold', 15 => 'held' } */
-function parseTakenSeats(seats: string): Map<number, string> {
-  const statusOf = new Map<number, string>();
+export function parseTakenSeats(seats: string): Map<number, TakenStatus> {
+  const statusOf = new Map<number, TakenStatus>();
   if (seats === '') return statusOf;
   for (const item of seats.split(',')) {
     statusOf.set(Number(item.slice(0, -1)), STATUS_BY_LETTER[item.slice(-1) as keyof typeof STATUS_BY_LETTER]);

@@ -2,16 +2,17 @@ import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '
 import { ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { orderLookupCounter } from '../../http/rate-limits.js';
-import { ChannelLangParams, EmailAddress, Envelope, LangParam, SlugParam } from '../../http/schemas.js';
+import { ChannelLangParams, EmailAddress, Envelope, IdParam, LangParam, SlugParam } from '../../http/schemas.js';
 import { toAmount } from '../../lib/money.js';
 import { findChannelBySlug } from '../channels/channels.service.js';
+import { AVAILABILITY_DESCRIPTION, AvailabilityQuery, AvailabilityResponse, answerAvailability } from '../catalogue/availability.http.js';
 import { OrderResponse, OrderToken } from '../orders/orders.schemas.js';
 import { getOrder } from '../orders/orders.service.js';
 import paymentNotificationRoutes from './payments/payments.routes.js';
 import portalCartRoutes from './portal-cart.routes.js';
 import { startCheckout } from './payments/payments.service.js';
 import { CheckoutBody, CheckoutResponse } from './portal.schemas.js';
-import { publicChannel, requestOrderLookup } from './portal.service.js';
+import { cachedPublicChannel, publicChannel, requestOrderLookup } from './portal.service.js';
 
 const publicErrors = {
   403: { $ref: 'ErrorEnvelope' },
@@ -47,6 +48,27 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         // An unknown channel answers like an unknown order: nothing is revealed (D5).
         if (!channel) throw new AppError('not_found', 'Order not found');
         return ok(await getOrder(app.ctx, channel, orderToken, lang), 'Order');
+      },
+    );
+
+    buyerScope.get(
+      '/:salesChannelSlug/:lang/events/:eventId/sessions/:sessionId/availability',
+      {
+        schema: {
+          tags: ['Portal'],
+          operationId: 'getPortalSessionAvailability',
+          summary: 'Live seat map of a session: what changed since a version (poll, ETag or Server-Sent Events)',
+          description: AVAILABILITY_DESCRIPTION,
+          params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, eventId: IdParam, sessionId: IdParam }),
+          querystring: AvailabilityQuery,
+          response: { 200: AvailabilityResponse, 304: Type.Null({ description: 'Not modified' }), 404: Type.Ref('ErrorEnvelope'), 422: Type.Ref('ErrorEnvelope') },
+        },
+      },
+      async (request, reply) => {
+        const { salesChannelSlug, eventId, sessionId } = request.params;
+        // From memory, like the answer itself: a poll never reads the database (D62).
+        const channel = await cachedPublicChannel(app.ctx, salesChannelSlug);
+        return answerAvailability(app.ctx, request, reply, channel, { eventId, sessionId, since: request.query.since });
       },
     );
 

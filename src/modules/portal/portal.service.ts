@@ -1,4 +1,5 @@
-import type { AppContext } from '../../app-context.js';
+import { appSingleton, type AppContext } from '../../app-context.js';
+import { namedCache } from '../../platform/cache.js';
 import { notFound } from '../../http/errors.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { findChannelBySlug } from '../channels/channels.service.js';
@@ -11,6 +12,24 @@ export async function publicChannel(ctx: AppContext, slug: string): Promise<Chan
   const channel = await findChannelBySlug(ctx, slug);
   if (!channel) throw notFound('Sales channel');
   return channel;
+}
+
+/** Channels by slug for the portal's live maps (D62): a poll must not read the database. */
+const CHANNEL_MAX_AGE_MS = 10_000;
+const channelsBySlug = appSingleton('portal.channels-by-slug', (ctx) =>
+  namedCache<string, { channel: ChannelRecord | null }>({ name: 'portal.channels-by-slug', max: 200, ttl: CHANNEL_MAX_AGE_MS, now: () => ctx.clock.now().getTime() }),
+);
+
+/** `publicChannel`, remembered for 10 s (an unknown slug too, so that a flood of them costs one read each per 10 s). */
+export async function cachedPublicChannel(ctx: AppContext, slug: string): Promise<ChannelRecord> {
+  const cache = channelsBySlug(ctx);
+  let hit = cache.get(slug);
+  if (!hit) {
+    hit = { channel: await findChannelBySlug(ctx, slug) };
+    cache.set(slug, hit);
+  }
+  if (!hit.channel) throw notFound('Sales channel');
+  return hit.channel;
 }
 
 /**

@@ -41,6 +41,10 @@ const widgetRoutes: FastifyPluginAsync = async (app) => {
     await app.register(
       async (examples) => {
         usePagePolicy(examples, 'widgetExamples');
+        // A development aid, not the service's API: none of its routes enters the OpenAPI document.
+        examples.addHook('onRoute', (route) => {
+          route.schema = { ...route.schema, hide: true };
+        });
         await examples.register(channelExample, { serviceUrl: app.ctx.config.publicBaseUrl, widgetUrl: app.ctx.config.widgetUrl });
       },
       { prefix: '/examples' },

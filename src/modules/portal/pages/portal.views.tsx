@@ -351,6 +351,7 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
       <div class="layout">
         <section class="panel" aria-labelledby="map-title">
           <h2 id="map-title">{t.map}</h2>
+          <p id="sale-state" class="alert sale-state" role="status" hidden></p>
           <p id="map-help" class="help">{`${t.mapHelp} ${t.zoomHint} ${t.mapKeys}`}</p>
           <label for="seat-rate">{t.rate}</label>
           <select id="seat-rate">{firstNumbered ? <RateOptions sectorId={firstNumbered.id} /> : null}</select>
@@ -383,7 +384,7 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
         <CartPanel lang={lang} withCheckout={true} />
       </div>
       <CartBar t={t} />
-      <JsonData value={{ page: 'session', slug: channel.slug, lang, sessionId: session.id, editable: true, texts: t }} />
+      <JsonData value={{ page: 'session', slug: channel.slug, lang, eventId: event.id, sessionId: session.id, editable: true, texts: t }} />
     </>
   );
 }

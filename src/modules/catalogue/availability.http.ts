@@ -1,0 +1,95 @@
+import { Type } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { appSingleton, type AppContext } from '../../app-context.js';
+import type { ChannelRecord } from '../../db/channel-record.js';
+import { Envelope } from '../../http/schemas.js';
+import { cursorOfTag, followAvailability, getAvailability, type AvailabilityBody } from './availability.service.js';
+
+// The HTTP side of live seat maps (D62), shared by the B2B route and its portal twin: a poll
+// (ETag / If-None-Match, or ?since=<cursor>) or a Server-Sent Events stream (Accept: text/event-stream).
+
+export const AvailabilityQuery = Type.Object(
+  { since: Type.Optional(Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The `cursor` of the last answer: only what changed since is sent' })) },
+  { additionalProperties: false },
+);
+
+const SeatStatus = Type.Union(['available', 'held', 'sold', 'blocked'].map((s) => Type.Literal(s)));
+
+const AvailabilityData = Type.Object({
+  session_id: Type.Integer(),
+  cursor: Type.String({ description: 'Names this version: send it back as `since` (or the ETag as If-None-Match)' }),
+  snapshot: Type.Boolean({ description: 'true: `changes` lists every seat that is not available (any other seat is); false: only the seats whose status changed since `since`' }),
+  changes: Type.Array(Type.Object({ session_seat_id: Type.Integer(), status: SeatStatus })),
+  zones: Type.Array(Type.Object({ sector_id: Type.Integer(), available: Type.Integer({ description: 'Free places of the sector now' }) })),
+  sale_state: Type.Union(['scheduled', 'on_sale', 'ended', 'sold_out'].map((s) => Type.Literal(s))),
+  sales_start_at: Type.Union([Type.String(), Type.Null()]),
+  sales_end_at: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const AvailabilityResponse = Envelope(AvailabilityData);
+
+export const AVAILABILITY_DESCRIPTION =
+  'Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats ' +
+  'whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not ' +
+  'available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; ' +
+  'a reconnect sends Last-Event-ID and gets what it missed). docs/widget.md "Live seat maps".';
+
+/** Heartbeat comment of a stream, so that proxies keep an idle stream open. */
+const HEARTBEAT_MS = 15_000;
+
+/** The open streams of an app, ended when it closes (an open stream would hold the close up). */
+const openStreams = appSingleton('catalogue.availability-streams', () => new Set<() => void>());
+
+export function endAvailabilityStreams(ctx: AppContext): void {
+  for (const end of [...openStreams(ctx)]) end();
+}
+
+const wantsStream = (request: FastifyRequest) => /\btext\/event-stream\b/.test(request.headers.accept ?? '');
+
+/** Answers the availability route: 304, a JSON body, or a stream. */
+export async function answerAvailability(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  channel: ChannelRecord,
+  ids: { eventId: number; sessionId: number; since: string | undefined },
+) {
+  const availability = await getAvailability(ctx, channel, ids.eventId, ids.sessionId);
+  const ifNoneMatch = request.headers['if-none-match'];
+  const since = ids.since ?? cursorOfTag(request.headers['last-event-id'] as string | undefined) ?? cursorOfTag(ifNoneMatch);
+  if (wantsStream(request)) return stream(ctx, request, reply, availability, since);
+  reply.header('etag', availability.etag).header('cache-control', 'private, no-cache');
+  if (!ids.since && ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === availability.etag || t.trim() === availability.etag.slice(2))) {
+    return reply.status(304).send();
+  }
+  return { status: 200, success: true, data: availability.body(since), message: 'Availability' };
+}
+
+function stream(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, first: Awaited<ReturnType<typeof getAvailability>>, since: string | undefined) {
+  reply.hijack();
+  const raw = reply.raw;
+  // Headers set so far (CORS) go out with the stream's own.
+  raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    // nginx and similar proxies would otherwise buffer the stream.
+    'x-accel-buffering': 'no',
+  });
+  raw.write('retry: 2000\n\n');
+  const send = (etag: string, body: AvailabilityBody) => raw.write(`event: availability\nid: ${etag}\ndata: ${JSON.stringify(body)}\n\n`);
+  const unfollow = followAvailability(ctx, first, since, send);
+  const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
+  heartbeat.unref();
+  const streams = openStreams(ctx);
+  const end = () => {
+    if (!streams.delete(end)) return;
+    clearInterval(heartbeat);
+    unfollow();
+    raw.end();
+  };
+  streams.add(end);
+  request.raw.on('close', end);
+  raw.on('error', end);
+}
