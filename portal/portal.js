@@ -135,6 +135,59 @@ function renderCountdown() {
   timer = setInterval(tick, 1000);
 }
 
+// D69: the waiting list of a sold-out session; the entry token is kept to read the position later.
+const waitlistForm = $('waitlist-form');
+if (waitlistForm) {
+  waitlistForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const result = $('waitlist-result');
+    const button = waitlistForm.querySelector('button');
+    button.disabled = true;
+    try {
+      const entry = await api('POST', `/sessions/${data.sessionId}/waiting-list`, {
+        email: waitlistForm.email.value.trim(),
+        quantity: Number(waitlistForm.quantity.value),
+      });
+      localStorage.setItem(`taquilla.portal.${data.slug}.waitlist.${data.sessionId}`, entry.token);
+      result.textContent = String(t.waitlistJoined).replace('{n}', String(entry.position));
+      waitlistForm.hidden = true;
+    } catch (err) {
+      result.textContent = err.message;
+      button.disabled = false;
+    }
+    result.hidden = false;
+  });
+}
+
+// "N best seats" (D61): the service chooses and holds them; they show on the map as the cart's.
+// "Choose others" asks for new ones first (the current ones stay held, so they are not chosen
+// again), then gives the current ones back.
+let bestPick = [];
+async function pickBest(quantity) {
+  const before = new Set(items().map((i) => i.id));
+  const fresh = () => api('POST', '/orders/best-available', { session_id: data.sessionId, quantity });
+  await change(token ? () => api('POST', '/orders/best-available', { session_id: data.sessionId, quantity, order_token: token }) : fresh, token ? fresh : null);
+  return items().filter((i) => !before.has(i.id)).map((i) => i.id);
+}
+const bestForm = $('best-form');
+if (bestForm) {
+  const again = $('best-again');
+  const showAgain = () => (again.hidden = !bestPick.some((id) => items().some((i) => i.id === id)));
+  bestForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    bestPick = await pickBest(Number(bestForm.quantity.value));
+    showAgain();
+  });
+  again.addEventListener('click', async () => {
+    const old = bestPick.filter((id) => items().some((i) => i.id === id));
+    const fresh = await pickBest(old.length);
+    if (fresh.length === 0) return;
+    for (const id of old) await change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${id}`));
+    bestPick = fresh;
+    showAgain();
+  });
+}
+
 function render() {
   const body = $('cart-body');
   if (!body) return;

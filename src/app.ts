@@ -49,8 +49,12 @@ import { personalDataRetentionJob } from './modules/audience/personal-data.servi
 import { webhookDeliveryJob, webhookQueueGauges, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
+import venueAdminRoutes from './modules/catalogue/venues.routes.js';
 import audienceAdminRoutes from './modules/audience/audience.admin.routes.js';
 import audienceDashboard from './modules/audience/audience.dashboard.js';
+import waitingListRoutes from './modules/waitinglist/waitinglist.routes.js';
+import waitingListAdminRoutes from './modules/waitinglist/waitinglist.admin.routes.js';
+import { waitingListJob } from './modules/waitinglist/waitinglist.jobs.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
 import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 import widgetRoutes from './modules/widget/widget.routes.js';
@@ -126,6 +130,7 @@ const jobsPlugin = fp(
     app.scheduler.add(webhookRetentionJob(app.ctx));
     app.scheduler.add(personalDataRetentionJob(app.ctx));
     app.scheduler.add(paymentAttemptsJob(app.ctx));
+    app.scheduler.add(waitingListJob(app.ctx));
   },
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );
@@ -303,6 +308,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
           await channelScope.register(vouchersRoutes);
           await channelScope.register(checkoutRoutes);
           await channelScope.register(reportsRoutes);
+          await channelScope.register(waitingListRoutes);
         },
         { prefix: '/:salesChannelSlug' },
       );
@@ -313,7 +319,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await registerQueueStore(app);
   await app.register(queueRoutes, { prefix: '/api/queue/v1' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
-  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes] });
+  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes, venueAdminRoutes, waitingListAdminRoutes] });
   await app.register(portalPages);
   await app.register(adminDashboard, { prefix: '/admin', modulePages: [audienceDashboard] });
   await app.register(widgetRoutes, { prefix: '/widget' });

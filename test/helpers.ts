@@ -27,7 +27,7 @@ let pgliteTemplate: Blob | undefined;
  * A fresh, migrated database: an in-memory PGlite loaded from the migrated dump of the global setup,
  * or a clone of the migrated template on PostgreSQL.
  */
-export async function createTestDatabase(opts: { poolSize?: number } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(opts: { poolSize?: number; connectTimeoutMs?: number } = {}): Promise<TestDatabase> {
   const template = inject('pgTemplate');
   if (!template) {
     const tarball = inject('pgliteTemplate');
@@ -45,7 +45,7 @@ export async function createTestDatabase(opts: { poolSize?: number } = {}): Prom
     await admin.end();
   }
   const url = serverUrl(name);
-  const database = await openDatabase({ url, poolSize: opts.poolSize ?? 20 });
+  const database = await openDatabase({ url, poolSize: opts.poolSize ?? 20, connectTimeoutMs: opts.connectTimeoutMs });
   return {
     database,
     url,
@@ -87,9 +87,9 @@ export const TEST_RATE_LIMITS = {
  * real now) and test configuration. `env` overrides environment variables of the config.
  */
 export async function buildTestApp(
-  opts: { env?: Record<string, string>; demo?: boolean; clock?: ManualClock; poolSize?: number } = {},
+  opts: { env?: Record<string, string>; demo?: boolean; clock?: ManualClock; poolSize?: number; connectTimeoutMs?: number } = {},
 ): Promise<TestApp> {
-  const db = await createTestDatabase({ poolSize: opts.poolSize });
+  const db = await createTestDatabase({ poolSize: opts.poolSize, connectTimeoutMs: opts.connectTimeoutMs });
   // Most test files play many buyers through one token (or one portal address): they lift the
   // live-cart cap of D44, which test/orders/hold-caps.test.ts tests at its real default.
   const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://taquilla.test', MAX_LIVE_ORDERS_PER_BUYER: '100000', ...TEST_RATE_LIMITS, ...opts.env });

@@ -41,6 +41,8 @@ export interface DatabaseOptions {
   /** Folder of the embedded database; 'memory://' keeps it in memory (tests). */
   pgliteDir?: string;
   poolSize?: number;
+  /** How long a request waits for a pooled connection before its 503 (default CONNECT_TIMEOUT_MS); PostgreSQL only. */
+  connectTimeoutMs?: number;
   /** Who opens an embedded folder (`service`, `command line`): named to whoever is refused it (D48). */
   owner?: string;
   /** A tarball of a PGlite data folder (`dumpDataDir`) to start from: tests start from one migrated copy. */
@@ -49,7 +51,7 @@ export interface DatabaseOptions {
 
 /** Opens the database named by the options: a PostgreSQL server pool or the embedded PGlite. */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 10);
+  if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 10, opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
   return openPglite(opts.pgliteDir ?? 'memory://', opts.owner ?? 'service', opts.pgliteLoadDataDir);
 }
 
@@ -59,10 +61,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
  */
 const CONNECT_TIMEOUT_MS = 5_000;
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(url: string, poolSize: number, connectTimeoutMs: number): Promise<Database> {
   // Loaded here, not at the top: a start on the embedded database does without them (issue 19).
   const [{ default: pg }, { drizzle: drizzlePg }] = await Promise.all([import('pg'), import('drizzle-orm/node-postgres')]);
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: connectTimeoutMs });
   let reportError: (err: Error) => void = () => {};
   // A lost connection must never end the process (D46). The pool listens for errors of idle
   // clients only and stops while a client is checked out; a checked-out client whose server goes

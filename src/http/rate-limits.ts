@@ -186,6 +186,7 @@ const PORTAL_CHANNEL = '/api/portal/:salesChannelSlug';
 /** Cart writes below the channel: the B2B routes (behind the bearer token) and the portal's. */
 const B2B_CART_WRITES = [
   'POST /:lang/orders',
+  'POST /:lang/orders/best-available',
   'DELETE /:lang/orders/:orderToken',
   'POST /:lang/orders/:orderToken/items',
   'POST /:lang/orders/:orderToken/items-bulk',
@@ -197,6 +198,7 @@ const B2B_CART_WRITES = [
 ] as const;
 const PORTAL_CART_WRITES = B2B_CART_WRITES.filter((route) => !route.includes('bulk'));
 const APPLY_VOUCHER = 'POST /:lang/orders/:orderToken/apply-voucher';
+const WAITING_LIST_JOIN = 'POST /:lang/sessions/:sessionId/waiting-list';
 const VOUCHER_LIMITS: LimitName[] = ['cart_writes', 'voucher_per_order', 'voucher_per_client'];
 
 const under = (prefix: string, route: string) => route.replace(' ', ` ${prefix}`);
@@ -210,6 +212,10 @@ export const ROUTE_LIMITS: ReadonlyMap<string, readonly LimitName[]> = new Map<s
   ...PORTAL_CART_WRITES.map((r) => [under(PORTAL_CHANNEL, r), ['portal', 'cart_writes']] as [string, LimitName[]]),
   [under(PORTAL_CHANNEL, APPLY_VOUCHER), ['portal', ...VOUCHER_LIMITS]],
   ['GET /api/portal/:salesChannelSlug/:lang/orders/:orderToken', ['portal']],
+  // D69: joining a waiting list is a buyer's write like a cart's.
+  [under(B2B_CHANNEL, WAITING_LIST_JOIN), ['cart_writes']],
+  [under(PORTAL_CHANNEL, WAITING_LIST_JOIN), ['portal', 'cart_writes']],
+  ['GET /api/portal/:salesChannelSlug/:lang/waiting-list/:entryToken', ['portal']],
   // A stream is one request; a page that polls instead does so every 2 s at most (portal.js).
   ['GET /api/portal/:salesChannelSlug/:lang/events/:eventId/sessions/:sessionId/availability', ['portal']],
   ['POST /api/portal/:salesChannelSlug/:lang/checkout', ['portal']],

@@ -69,6 +69,8 @@ function cartWrites(s: DemoSession, carts: { b2b: OrderJson; portal: OrderJson }
   const p = (suffix: string) => `/orders/${carts.portal.order_token}${suffix}`;
   return [
     ['b2b create', () => b2b('POST', ordersUrl(DEMO.d.slug), seat(s))],
+    ['b2b best-available', () => b2b('POST', `${ordersUrl(DEMO.d.slug)}/best-available`, { session_id: s.sessionId, quantity: 1 })],
+    ['b2b best-available into the cart', () => b2b('POST', `${ordersUrl(DEMO.d.slug)}/best-available`, { session_id: s.sessionId, quantity: 1, order_token: carts.b2b.order_token })],
     ['b2b add', () => b2b('POST', b('/items'), seat(s))],
     ['b2b items-bulk', () => b2b('POST', b('/items-bulk'), { items: [seat(s)] })],
     ['b2b sector', () => b2b('POST', b('/items/sector'), { sector_id: s.zone.sectorId, rate_id: s.rates.general, quantity: 1 })],
@@ -76,6 +78,7 @@ function cartWrites(s: DemoSession, carts: { b2b: OrderJson; portal: OrderJson }
     ['b2b remove', () => b2b('DELETE', b(`/items/${bItem}`))],
     ['b2b voucher', () => b2b('POST', b('/apply-voucher'), { code: 'DEMO10' })],
     ['portal create', () => portal('POST', '/orders', seat(s))],
+    ['portal best-available', () => portal('POST', '/orders/best-available', { session_id: s.sessionId, quantity: 1 })],
     ['portal add', () => portal('POST', p('/items'), seat(s))],
     ['portal sector', () => portal('POST', p('/items/sector'), { sector_id: s.zone.sectorId, rate_id: s.rates.general, quantity: 1 })],
     ['portal change-rate', () => portal('PUT', p('/items/change-rate'), { item_ids: [pItem], rate_id: s.rates.reduced })],

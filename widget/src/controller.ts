@@ -34,6 +34,8 @@ export interface WidgetState {
   busy: boolean;
   notice: Notice | null;
   voucherError: string | null;
+  /** The cart items of the last "N best seats" pick (D61): "choose others" replaces them. */
+  bestPick: number[];
 }
 
 export interface ControllerDeps {
@@ -75,6 +77,7 @@ export function createController(deps: ControllerDeps) {
     busy: false,
     notice: null,
     voucherError: null,
+    bestPick: [],
   };
   let eventId: number | null = null;
   let destroyed = false;
@@ -98,7 +101,7 @@ export function createController(deps: ControllerDeps) {
     } else {
       forgetOrder(storage, channelSlug, sessionId);
     }
-    update({ order: live });
+    update(live ? { order: live } : { order: null, bestPick: [] });
     const fingerprint = orderFingerprint(live);
     if (fingerprint !== lastFingerprint && !destroyed) {
       lastFingerprint = fingerprint;
@@ -113,6 +116,7 @@ export function createController(deps: ControllerDeps) {
       if (err.code === 'zone_capacity_exceeded') return { kind: 'error', key: 'zoneFull' };
       if (err.code === 'order_expired') return { kind: 'error', key: 'expired' };
       if (err.code === 'hold_limit_reached') return { kind: 'error', key: 'tooMany' };
+      if (err.code === 'no_seats_together') return { kind: 'error', key: 'noSeatsTogether' };
       if (err.status === 401) return { kind: 'error', key: 'auth' };
       return { kind: 'error', key: 'failed', params: { message: err.message } };
     }
@@ -266,6 +270,16 @@ export function createController(deps: ControllerDeps) {
     }
   }
 
+  /** Best available (D61): `quantity` best seats into the cart (a new one, or the current one); returns the new items. */
+  async function addBestSeats(quantity: number): Promise<number[]> {
+    const order = state.order;
+    const before = new Set(orderItems(order).map((i) => i.id));
+    const data = await api.call<Order>('POST', `${ordersPath}/best-available`, { session_id: sessionId, quantity, ...(order ? { order_token: order.order_token } : {}) });
+    const next = await orderAfter(data, order?.order_token ?? data.order_token);
+    setOrder(next);
+    return orderItems(next).filter((i) => !before.has(i.id)).map((i) => i.id);
+  }
+
   async function removeItems(itemIds: number[]) {
     const order = state.order;
     if (!order) return;
@@ -336,7 +350,38 @@ export function createController(deps: ControllerDeps) {
       });
     },
     removeItem(itemId: number) {
-      return act(() => removeItems([itemId]));
+      return act(async () => {
+        await removeItems([itemId]);
+        update({ bestPick: state.bestPick.filter((id) => id !== itemId) });
+      });
+    },
+    /** "N best seats": the service chooses and holds them; they show on the map as the cart's. */
+    bestSeats(quantity: number) {
+      return act(async () => {
+        update({ bestPick: await addBestSeats(quantity) });
+        await refreshAvailability();
+      });
+    },
+    /**
+     * "Choose others": new best seats first (the current ones are still held, so they are not
+     * chosen again), then the current ones released; with the cart at its cap, released first.
+     */
+    chooseAgain() {
+      return act(async () => {
+        const old = state.bestPick.filter((id) => orderItems(state.order).some((i) => i.id === id));
+        if (old.length === 0) return;
+        let fresh: number[];
+        try {
+          fresh = await addBestSeats(old.length);
+          await removeItems(old);
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.code !== 'hold_limit_reached') throw err;
+          await removeItems(old);
+          fresh = await addBestSeats(old.length);
+        }
+        update({ bestPick: fresh });
+        await refreshAvailability();
+      });
     },
     changeRate(itemId: number, rateId: number) {
       return act(async () => {

@@ -53,6 +53,10 @@ const es = {
   zoomSector: '{sector} {n} libres: ver de cerca',
   seatsInCart: '{n} en el carrito',
   viewCart: 'Ver carrito',
+  bestSeats: 'Las {n} mejores butacas',
+  bestHelp: 'Elegimos por ti las mejores butacas libres juntas.',
+  chooseAgain: 'Elegir otras',
+  noSeatsTogether: 'No quedan tantas butacas libres juntas. Prueba con menos o elige en el mapa.',
 } as const;
 
 export type MessageKey = keyof typeof es;
@@ -110,6 +114,10 @@ const en: Record<MessageKey, string> = {
   zoomSector: '{sector} {n} free: close up',
   seatsInCart: '{n} in the cart',
   viewCart: 'View cart',
+  bestSeats: '{n} best seats',
+  bestHelp: 'We pick the best free seats side by side for you.',
+  chooseAgain: 'Choose others',
+  noSeatsTogether: 'Not that many free seats side by side. Try fewer, or pick on the map.',
 };
 
 export type Lang = 'es' | 'en';

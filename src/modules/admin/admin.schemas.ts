@@ -74,13 +74,6 @@ export const OrganiserUpdate = Type.Object(
 );
 export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), refund_fees: Type.Boolean(), reply_to_email: Nullable(Type.String()), created_at: Timestamp });
 
-export const Venue = Type.Object({
-  id: Type.Integer(),
-  organiser_id: Type.Integer(),
-  name: Type.String(),
-  city: Nullable(Type.String()),
-  sectors: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), numbered: Type.Boolean(), capacity: Type.Integer() })),
-});
 
 // ---- channels and keys
 

@@ -6,6 +6,8 @@ import { b2bBuyer, cartChannelOf } from './orders.buyer.js';
 import {
   AddItemBody,
   AddItemsBulkBody,
+  BestAvailableBody,
+  BestAvailableResponse,
   ChangeRateBody,
   CreateOrderBody,
   ItemParams,
@@ -16,6 +18,7 @@ import {
 } from './orders.schemas.js';
 import * as orders from './orders.service.js';
 import { withQueuePass } from '../queue/queue.service.js';
+import { bestAvailable } from './best-available.service.js';
 
 const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope'), 409: Type.Ref('ErrorEnvelope') };
 const doc = (operationId: string, summary: string) => ({ tags: ['Orders'], operationId, summary });
@@ -59,6 +62,29 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { order, created } = adds ? await create() : await withQueuePass(app.ctx, b2bPassCreation(request, body.items?.map((i) => i.rate_id) ?? [body.rate_id]), create);
       const status = created ? 201 : 200;
       return reply.status(status).send(ok(order, created ? 'Order created' : 'Item added to the existing order', status));
+    },
+  );
+
+  app.post(
+    '/:lang/orders/best-available',
+    {
+      config: CART,
+      schema: {
+        ...doc('bestAvailable', 'Hold the best free seats of a session (D61), in a new order or added to order_token'),
+        params: ChannelLangParams,
+        body: BestAvailableBody,
+        response: { 201: BestAvailableResponse, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const buyer = b2bBuyer(request.channel!.id, request.credential!);
+      const channel = cartChannelOf(request);
+      const body = request.body;
+      const choose = () => bestAvailable(app.ctx, channel, buyer, request.params.lang, body);
+      // A new cart of a session with a waiting room needs the buyer's pass (D60, D61).
+      const adds = body.order_token !== undefined && (await orders.cartExists(app.ctx, channel, body.order_token));
+      const order = adds ? await choose() : await withQueuePass(app.ctx, { ...b2bPassCreation(request, []), sessionIds: [body.session_id] }, choose);
+      return reply.status(201).send(ok(order, 'Seats held', 201));
     },
   );
 

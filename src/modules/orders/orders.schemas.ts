@@ -95,3 +95,22 @@ export const OrderSchema = Type.Object({
 });
 
 export const OrderResponse = Envelope(OrderSchema);
+
+/** Best available (D61): the best free seats of a session, in a new cart or added to `order_token`. */
+export const BestAvailableBody = Type.Object({
+  session_id: IdParam,
+  quantity: Int32({ minimum: 1, maximum: MAX_ITEMS_PER_REQUEST, description: 'how many seats (MAX_ITEMS_PER_ORDER at most, D44)' }),
+  rate_id: Type.Optional(IdParam),
+  sector_id: Type.Optional(IdParam),
+  order_token: Type.Optional(OrderToken),
+  together: Type.Optional(Type.Boolean({ default: true, description: 'false: split seats when no block of quantity seats side by side exists; true: 409 no_seats_together' })),
+  accessible: Type.Optional(Int32({ minimum: 0, maximum: MAX_ITEMS_PER_REQUEST, default: 0, description: 'how many of the seats are wheelchair places (the others: companion seats beside them)' })),
+});
+export type BestAvailableBody = Static<typeof BestAvailableBody>;
+
+export const BestAvailableResponse = Envelope(
+  Type.Object({
+    ...OrderSchema.properties,
+    next_to_each_other: Type.Boolean({ description: 'the chosen seats are side by side in one row' }),
+  }),
+);

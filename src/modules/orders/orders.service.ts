@@ -7,7 +7,7 @@ import { countHolds } from '../../platform/metrics.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import type { BuyerKey, CartChannel } from './orders.buyer.js';
 import { assertHoldCaps, holdLimitReached } from './hold-caps.service.js';
-import { buildOrderView, orderViewFromRows, type OrderView } from './orders.view.js';
+import { buildOrderView, orderViewFromRows, type OrderRows, type OrderView } from './orders.view.js';
 import * as repo from './orders.repo.js';
 import { notOnSaleError } from '../../platform/sale-state.js';
 import { recordIntegrationStep } from '../../platform/integration-checklist.js';
@@ -259,6 +259,34 @@ async function holdSeatsAtOnce(
  */
 export const holdSeatFast = (ctx: AppContext, channel: CartChannel, lang: string, target: HoldTarget, item: ItemRequest): Promise<OrderView | null> =>
   holdSeatsAtOnce(ctx, channel, lang, target, [item]);
+
+/**
+ * Holds seats chosen inside the caller's transaction (best available, D61: the choice and the
+ * claim are one transaction): a new order of `buyer`, or the live cart `order` that the caller has
+ * locked (changeCart). The one hold, cart_hold_seats; every refusal is thrown as the API's error.
+ */
+export async function holdInTransaction(
+  ctx: AppContext,
+  tx: Db,
+  channel: CartChannel,
+  lang: string,
+  target: { create: true; buyer: BuyerKey } | { create: false; order: OrderRow },
+  items: readonly ItemRequest[],
+  now: Date,
+): Promise<{ orderId: number; sessionIds: number[]; rows: OrderRows | null }> {
+  if (!target.create) {
+    return { orderId: target.order.id, sessionIds: await holdSeatsInCart(ctx, tx, channel, target.order, lang, items, now, () => ''), rows: null };
+  }
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const result = await repo.holdSeats(tx, holdRequest(ctx, channel, lang, target, items, now, true));
+    if (result.outcome === 'retry') continue; // the random reference collided: another one
+    // A new order has no voucher: the hold returns its rows (the view needs no other query).
+    if (result.outcome === 'ok') return { orderId: result.orderId, sessionIds: result.sessionIds, rows: result.rows };
+    if (result.outcome === 'needs_transaction') throw new Error('cart_hold_seats: needs_transaction inside a transaction');
+    throw await holdRefusal(tx, result, () => '');
+  }
+  throw new AppError('conflict', 'Could not start a cart; try again');
+}
 
 /**
  * Runs a change of a live cart in one transaction (the order row locked first), then announces the
@@ -549,3 +577,39 @@ export async function startEmptyCart(ctx: AppContext, channel: CartChannel, buye
 
 /** The items of an order, read inside a cart change's transaction (`changeCart`'s `tx`). */
 export const orderItems = (tx: Db, orderId: number) => repo.findItems(tx, orderId);
+
+/** A waiting-list offer's hold (D69): the new order, or why cart_hold_seats refused it. */
+export type OfferHold = { held: true; orderId: number; orderToken: string; reference: string } | { held: false; outcome: string };
+
+/**
+ * D69: holds `items` for a waiting-list offer, inside the caller's transaction, as a new pending
+ * order of `channelId` for `buyer` that lives until `until`: the one set-based hold
+ * (cart_hold_seats) with all its rules, not a second path. A refusal (a seat taken meanwhile, the
+ * session no longer on sale, a cap) wrote nothing; the caller tries again later.
+ */
+export async function holdSeatsForOffer(
+  ctx: AppContext,
+  tx: Db,
+  offer: { channelId: number; buyer: BuyerKey; lang: string; items: readonly ItemRequest[]; until: Date; now: Date },
+): Promise<OfferHold> {
+  const orderToken = crypto.randomUUID();
+  const reference = newReference();
+  const result = await repo.holdSeats(tx, {
+    channelId: offer.channelId,
+    orderToken,
+    create: true,
+    reference,
+    lang: offer.lang,
+    currency: ctx.config.currency,
+    newExpiry: offer.until,
+    items: offer.items,
+    maxItems: ctx.config.maxItemsPerOrder,
+    buyerKey: offer.buyer,
+    maxLiveOrders: ctx.config.maxLiveOrdersPerBuyer,
+    now: offer.now,
+    inTransaction: true,
+  });
+  if (result.outcome !== 'ok') return { held: false, outcome: result.outcome };
+  countHolds(offer.items.length);
+  return { held: true, orderId: result.orderId, orderToken, reference };
+}

@@ -3,7 +3,8 @@ import { ok } from '../../http/envelope.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import { ChannelLangParams, IdParam, Int32, LangParam, SlugParam } from '../../http/schemas.js';
 import { policyOf } from '../../lib/integration-policy.js';
-import { AddItemBody, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
+import { AddItemBody, BestAvailableBody, BestAvailableResponse, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
+import { bestAvailable } from '../orders/best-available.service.js';
 import * as orders from '../orders/orders.service.js';
 import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
 import { withQueuePass } from '../queue/queue.service.js';
@@ -70,6 +71,29 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const rateIds = [...(items?.map((i) => i.rate_id) ?? []), ...(rate_id === undefined ? [] : [rate_id])];
       const order = await withQueuePass(app.ctx, { rateIds, holder: portalQueueHolder(app, request), pass: request.headers['queue-pass'] }, create);
       return reply.status(201).send(ok(order, 'Order created', 201));
+    },
+  );
+
+  app.post(
+    '/:salesChannelSlug/:lang/orders/best-available',
+    {
+      schema: {
+        ...doc('bestAvailablePortal', 'Hold the best free seats of a session (D61), in a new cart or added to order_token'),
+        params: ChannelLangParams,
+        body: BestAvailableBody,
+        response: { 201: BestAvailableResponse, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const buyer = portalBuyerOf(app, request, request.channel!.id);
+      const body = request.body;
+      const choose = () => bestAvailable(app.ctx, request.channel!, buyer, request.params.lang, body);
+      // A new cart of a session with a waiting room needs this browser's pass (D60, D61).
+      const adds = body.order_token !== undefined && (await orders.cartExists(app.ctx, request.channel!, body.order_token));
+      const order = adds
+        ? await choose()
+        : await withQueuePass(app.ctx, { sessionIds: [body.session_id], holder: portalQueueHolder(app, request), pass: request.headers['queue-pass'] }, choose);
+      return reply.status(201).send(ok(order, 'Seats held', 201));
     },
   );
 

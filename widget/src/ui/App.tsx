@@ -44,6 +44,7 @@ export function App({ controller, lang }: Props) {
             <div>
               {state.map.seats.size > 0 ? (
                 <>
+                  <BestSeats state={state} controller={controller} t={t} />
                   <SeatMap map={state.map} mine={mine} busy={state.busy} t={t} onToggle={(id) => void controller.toggleSeat(id)} />
                   <Legend t={t} />
                 </>
@@ -147,6 +148,35 @@ function ZonePicker({ zone, busy, t, fmt, onAdd }: {
           {t('add')}
         </button>
       </div>
+    </div>
+  );
+}
+
+/** "N best seats" beside the map (D61): the service picks them; "choose others" swaps them. */
+function BestSeats({ state, controller, t }: { state: WidgetState; controller: Controller; t: Translate }) {
+  const [qty, setQty] = useState(2);
+  const picked = state.bestPick.length > 0;
+  return (
+    <div class="best" role="group" aria-label={t('bestSeats', { n: qty })} data-best="">
+      <div class="qty">
+        <button type="button" aria-label={t('decrease')} disabled={qty <= 1} onClick={() => setQty(qty - 1)}>
+          −
+        </button>
+        <output aria-label={t('quantity')}>{qty}</output>
+        <button type="button" aria-label={t('increase')} disabled={qty >= 10} onClick={() => setQty(qty + 1)}>
+          +
+        </button>
+      </div>
+      <button type="button" class="primary" disabled={state.busy} onClick={() => void controller.bestSeats(qty)} data-best-seats="">
+        {t('bestSeats', { n: qty })}
+      </button>
+      {picked ? (
+        <button type="button" disabled={state.busy} onClick={() => void controller.chooseAgain()} data-choose-again="">
+          {t('chooseAgain')}
+        </button>
+      ) : (
+        <span class="sub">{t('bestHelp')}</span>
+      )}
     </div>
   );
 }

@@ -62,6 +62,10 @@ export const css = `
 .tw .zone { border: 1px solid #e3e6ec; border-radius: 8px; padding: 8px; margin-bottom: 8px; display: grid; gap: 6px; }
 .tw .qty { display: flex; align-items: center; gap: 4px; }
 .tw .qty input { width: 56px; text-align: center; }
+.tw .best { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 0 0 8px; }
+.tw .best output { min-width: 24px; text-align: center; font-weight: 700; }
+.tw .best .primary { width: auto; flex: 1 1 140px; }
+.tw .best .sub { flex: 1 1 160px; }
 .tw .cart ul { list-style: none; margin: 0; padding: 0; }
 .tw .cart li { border-bottom: 1px solid #eceef2; padding: 6px 0; display: grid; grid-template-columns: 1fr auto; gap: 4px; }
 .tw .cart .price { text-align: right; font-weight: 700; }

@@ -1,0 +1,99 @@
+// npm run bench:best-available : best available (D61) on a 20,000-seat session, PostgreSQL.
+//
+// One session of 20,000 numbered seats (200 rows of 100). Buyers ask for 1 to 4 best seats, one
+// after another, until the session is sold out. For every request two figures:
+//   * selection: what best available does before the hold, in a transaction of its own that is
+//     rolled back: read the taken seats of the session, choose (the prepared layout in memory),
+//     lock the choice (lock_free_seats);
+//   * request: the whole use case (bestAvailable: validation, the same selection, the hold through
+//     cart_hold_seats, the order view), which holds the seats for the next request.
+// Printed: p50 / p99 / max of both over the whole sale (from an empty session to a full one) and
+// over its last tenth (most seats taken). The goal of issue 28: selection p99 under 10 ms.
+// The parallel behaviour is test/orders/best-available.race.test.ts.
+// Environment: BENCH_PG_URL (or TEST_PG_URL).
+import os from 'node:os';
+import pg from 'pg';
+import { sql } from 'drizzle-orm';
+import { createAppContext } from '../src/app-context.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, queryRows } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { systemClock } from '../src/lib/clock.js';
+import { importCatalogue } from '../src/modules/catalogue/import.service.js';
+import { chooseSeats, prepareLayout } from '../src/modules/orders/best-available.js';
+import { lockFreeSeats, sessionLayout, takenSeatIds } from '../src/modules/orders/best-available.repo.js';
+import { bestAvailable } from '../src/modules/orders/best-available.service.js';
+import type { ChannelRecord } from '../src/db/channel-record.js';
+import { flashSaleCatalogue } from './bench-catalogue.js';
+
+const PG_URL = process.env.BENCH_PG_URL || process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const SEATS = 20_000;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+const figures = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `p50 ${percentile(sorted, 0.5).toFixed(2)} ms, p99 ${percentile(sorted, 0.99).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms (${sorted.length} requests)`;
+};
+const ms = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e6;
+
+async function main() {
+  const dbName = `taquilla_bench_best_available_${process.pid}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${dbName}`;
+  const database = await openDatabase({ url: url.toString(), poolSize: 4 });
+  try {
+    await migrate(database);
+    const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: url.toString(), MAX_ITEMS_PER_ORDER: '10' });
+    const ctx = createAppContext({ config, database, clock: systemClock });
+    await importCatalogue(ctx, flashSaleCatalogue(SEATS, { slug: 'best', server_keys: ['sk_best_available_bench'] }));
+    const [ids] = await queryRows<{ session: number; channel: number }>(ctx.db, sql`SELECT (SELECT id FROM sessions) AS session, (SELECT id FROM sales_channels) AS channel`);
+    const sessionId = Number(ids!.session);
+    const [channelRow] = await queryRows<{ id: number; integration_mode: string }>(ctx.db, sql`SELECT id, integration_mode FROM sales_channels`);
+    const channel = { id: channelRow!.id, slug: 'best', integrationMode: channelRow!.integration_mode, cartTtlSeconds: null } as unknown as ChannelRecord;
+    await database.execScript('VACUUM ANALYZE');
+
+    const started = process.hrtime.bigint();
+    const { seats, sectors } = await sessionLayout(ctx.db, sessionId);
+    const layout = prepareLayout(seats, sectors);
+    console.log(`layout of ${seats.length} seats read and prepared in ${ms(started).toFixed(1)} ms (once per session, kept in memory)`);
+
+    const selection: number[] = [];
+    const request: number[] = [];
+    let held = 0;
+    for (let i = 0; ; i++) {
+      const quantity = 1 + (i % 4);
+      const now = new Date();
+      const t0 = process.hrtime.bigint();
+      const chosen = await ctx.db
+        .transaction(async (tx) => {
+          const taken = await takenSeatIds(tx, sessionId, now);
+          const choice = chooseSeats(layout, (id) => !taken.has(id), { quantity, accessible: 0, together: true, sectors: null });
+          if (choice) await lockFreeSeats(tx, choice.ids, now);
+          throw Object.assign(new Error('rollback'), { choice });
+        })
+        .catch((e: { choice?: unknown }) => e.choice ?? null);
+      selection.push(ms(t0));
+      if (!chosen) break;
+      const t1 = process.hrtime.bigint();
+      const order = await bestAvailable(ctx, channel, null, 'en', { session_id: sessionId, quantity });
+      request.push(ms(t1));
+      held += order.events[0]!.sessions[0]!.items.length;
+    }
+    const tail = Math.floor(selection.length * 0.9);
+    console.log(`${held} of ${SEATS} seats held in ${request.length} requests of 1 to 4 seats`);
+    console.log(`selection (read taken seats, choose, lock): ${figures(selection)}`);
+    console.log(`  last tenth of the sale:                  ${figures(selection.slice(tail))}`);
+    console.log(`whole request (choose and hold, order view): ${figures(request)}`);
+    console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  } finally {
+    await database.close().catch(() => {});
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+await main();

@@ -1,0 +1,95 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { parseJson, queryRows, queryRowsPrepared, type Db, type Json } from '../../db/client.js';
+import type { LayoutSeat, LayoutSector } from './best-available.js';
+import { intArray } from './orders.repo.js';
+
+// SQL of best available (D61). The claim itself is cart_hold_seats (orders.repo.ts holdSeats).
+
+export interface BestAvailableSession {
+  id: number;
+  venueId: number;
+  onSale: boolean;
+  /** The venue's sectors in their order. */
+  sectors: { id: number; numbered: boolean }[];
+  /** The session's rates in the catalogue's order (sort order, then id): the first fitting one is a seat's default. */
+  rates: { id: number; sectorId: number | null }[];
+  /** The session's seats that are not free at `now` (takenSeatIds). */
+  taken: Set<number>;
+}
+
+/** The seats of a session that are not free at `now`, as one text value (a row per seat would cost more at the end of a sale). */
+const takenQuery = (sessionId: number | SQL, now: Date) =>
+  sql`SELECT string_agg(id::text, ',') FROM session_seats
+      WHERE session_id = ${sessionId} AND status <> 'available' AND NOT seat_is_free(status, hold_expires_at, ${now}::timestamptz)`;
+const idSet = (text: string | null | undefined) => new Set(text ? text.split(',').map(Number) : []);
+
+/**
+ * A session of an event the channel sells, with its sectors, rates and taken seats (one query, the
+ * first of best available's transaction); null when there is none (404).
+ */
+export async function findSellableSession(db: Db, channelId: number, sessionId: number, now: Date): Promise<BestAvailableSession | null> {
+  const [row] = await queryRowsPrepared<{
+    id: number;
+    venue_id: number;
+    on_sale: boolean;
+    sectors: Json<{ id: number; numbered: boolean }[]>;
+    rates: Json<{ id: number; sector_id: number | null }[]> | null;
+    taken: string | null;
+  }>(
+    db,
+    'best_available_session',
+    sql`SELECT se.id, se.venue_id, session_is_on_sale(se.id, ${now}::timestamptz) AS on_sale, (${takenQuery(sql`se.id`, now)}) AS taken,
+               (SELECT json_agg(json_build_object('id', sec.id, 'numbered', sec.numbered) ORDER BY sec.sort_order, sec.id)
+                FROM sectors sec WHERE sec.venue_id = se.venue_id) AS sectors,
+               (SELECT json_agg(json_build_object('id', r.id, 'sector_id', r.sector_id) ORDER BY r.sort_order, r.id)
+                FROM rates r WHERE r.session_id = se.id) AS rates
+        FROM sessions se JOIN channel_events ce ON ce.event_id = se.event_id AND ce.channel_id = ${channelId}
+        WHERE se.id = ${sessionId}`,
+  );
+  if (!row) return null;
+  return {
+    id: row.id,
+    venueId: row.venue_id,
+    onSale: row.on_sale,
+    sectors: parseJson(row.sectors) ?? [],
+    rates: (parseJson(row.rates ?? '[]') ?? []).map((r) => ({ id: Number(r.id), sectorId: r.sector_id })),
+    taken: idSet(row.taken),
+  };
+}
+
+/** The numbered seats of a session (id = session_seat_id) with their place and flags, and the venue's sectors. */
+export async function sessionLayout(db: Db, sessionId: number): Promise<{ seats: LayoutSeat[]; sectors: LayoutSector[] }> {
+  const seats = await queryRows<{ id: number; sector_id: number; row: string; x: number; y: number; wheelchair: boolean; companion: boolean }>(
+    db,
+    sql`SELECT ss.id, ss.sector_id, st.row, st.x, st.y, st.wheelchair, st.companion
+        FROM session_seats ss JOIN seats st ON st.id = ss.seat_id
+        WHERE ss.session_id = ${sessionId}`,
+  );
+  const sectors = await queryRows<{ id: number; sort_order: number }>(
+    db,
+    sql`SELECT sec.id, sec.sort_order FROM sectors sec JOIN sessions se ON se.venue_id = sec.venue_id WHERE se.id = ${sessionId}`,
+  );
+  return {
+    seats: seats.map((s) => ({ id: Number(s.id), sectorId: s.sector_id, row: s.row, x: Number(s.x), y: Number(s.y), wheelchair: s.wheelchair, companion: s.companion })),
+    sectors: sectors.map((s) => ({ id: s.id, order: s.sort_order })),
+  };
+}
+
+/**
+ * The session's seats that are not free at `now` (held, sold, blocked; an expired hold is free,
+ * D15), read through the partial index of the rows that are not 'available' (migration 0195).
+ */
+export async function takenSeatIds(db: Db, sessionId: number, now: Date): Promise<Set<number>> {
+  const [row] = await queryRowsPrepared<{ ids: string | null }>(db, 'best_available_taken', sql`SELECT (${takenQuery(sessionId, now)}) AS ids`);
+  return idSet(row?.ids);
+}
+
+/**
+ * Locks the chosen seats without waiting (lock_free_seats, src/db/functions): the ids it could not
+ * take, none when every seat is locked for this transaction and free.
+ */
+export async function lockFreeSeats(db: Db, ids: readonly number[], now: Date): Promise<number[]> {
+  const [row] = await queryRows<{ missing: string }>(db, sql`SELECT array_to_string(lock_free_seats(${intArray(ids)}, ${now}::timestamptz), ',') AS missing`);
+  return row?.missing ? row.missing.split(',').map(Number) : [];
+}
+
