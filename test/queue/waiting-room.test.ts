@@ -325,5 +325,5 @@ describe('metrics', () => {
     expect(text).toMatch(/taquilla_queue_passes_total\{event="issued"\} [1-9]/);
     expect(text).toMatch(/taquilla_queue_passes_total\{event="refused_expired"\} [1-9]/);
     expect(text).toMatch(/taquilla_queue_joins_total\{result="refused_challenge"\} [1-9]/);
-  });
+   }, 120_000);
 });

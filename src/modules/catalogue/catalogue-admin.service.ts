@@ -505,3 +505,8 @@ export async function deleteFeeAs(ctx: AppContext, actor: Actor, id: number): Pr
     await recordAudit(tx, { actor, action: 'fee.delete', targetType: 'fee', targetId: id, organiserId, details: { fee: feeView(fee) }, at: now });
   });
 }
+
+/** A session with its organiser, or null: for modules that check an actor's reach themselves. */
+export function findSessionRecord(ctx: AppContext, id: number) {
+  return repo.findSession(ctx.db, id);
+}
