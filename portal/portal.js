@@ -135,11 +135,31 @@ function renderCountdown() {
   timer = setInterval(tick, 1000);
 }
 
-function render() {
-  const body = $('cart-body');
-  if (!body) return;
-  const list = items();
-  // "N best seats" (D61): the service chooses and holds them; they show on the map as the cart's.
+// D69: the waiting list of a sold-out session; the entry token is kept to read the position later.
+const waitlistForm = $('waitlist-form');
+if (waitlistForm) {
+  waitlistForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const result = $('waitlist-result');
+    const button = waitlistForm.querySelector('button');
+    button.disabled = true;
+    try {
+      const entry = await api('POST', `/sessions/${data.sessionId}/waiting-list`, {
+        email: waitlistForm.email.value.trim(),
+        quantity: Number(waitlistForm.quantity.value),
+      });
+      localStorage.setItem(`taquilla.portal.${data.slug}.waitlist.${data.sessionId}`, entry.token);
+      result.textContent = String(t.waitlistJoined).replace('{n}', String(entry.position));
+      waitlistForm.hidden = true;
+    } catch (err) {
+      result.textContent = err.message;
+      button.disabled = false;
+    }
+    result.hidden = false;
+  });
+}
+
+// "N best seats" (D61): the service chooses and holds them; they show on the map as the cart's.
 // "Choose others" asks for new ones first (the current ones stay held, so they are not chosen
 // again), then gives the current ones back.
 let bestPick = [];
@@ -168,7 +188,11 @@ if (bestForm) {
   });
 }
 
-const voucherForm = $('voucher-form');
+function render() {
+  const body = $('cart-body');
+  if (!body) return;
+  const list = items();
+  const voucherForm = $('voucher-form');
   if (list.length === 0) {
     body.innerHTML = `<p>${esc(t.emptyCart)}</p>`;
     if (voucherForm) voucherForm.hidden = true;
@@ -377,14 +401,49 @@ function followAvailability() {
 }
 followAvailability();
 
-function onSeat(button) {
+/**
+ * Seats clicked while a seat change runs wait for it (before, two quick clicks on an empty cart made
+ * two carts) and then go together: a new cart is created with all of them in one request (items,
+ * D63, issue 27); an existing cart takes them one add at a time (the portal has no bulk add).
+ */
+let seatRunning = false;
+let pickedSeats = [];
+
+async function onSeat(button) {
   const seatId = Number(button.dataset.seat);
-  const item = items().find((i) => i.session_seat_id === seatId);
-  if (item) return change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${item.id}`));
+  if (seatRunning) {
+    if (!pickedSeats.includes(seatId)) pickedSeats.push(seatId);
+    return;
+  }
+  seatRunning = true;
+  try {
+    await seatChange([seatId]);
+    while (pickedSeats.length) {
+      const seats = pickedSeats;
+      pickedSeats = [];
+      await seatChange(seats);
+    }
+  } finally {
+    seatRunning = false;
+  }
+}
+
+/** Removes the clicked seats that are in the cart, and holds the others (one create with all of them when there is no cart). */
+async function seatChange(seatIds) {
+  for (const item of items().filter((i) => seatIds.includes(i.session_seat_id))) {
+    await change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${item.id}`));
+  }
+  const adds = seatIds.filter((id) => !items().some((i) => i.session_seat_id === id));
+  if (!adds.length) return;
   const rateId = Number($('seat-rate').value);
-  const create = () => api('POST', '/orders', { session_seat_id: seatId, rate_id: rateId });
-  if (!token) return change(create, null, 'cart-error', button);
-  return change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, { session_seat_id: seatId, rate_id: rateId }), create, 'cart-error', button);
+  const one = (id) => ({ session_seat_id: id, rate_id: rateId });
+  // The tapped seat's button shows a lost race (live map, D62).
+  const tapped = (id) => document.querySelector(`button.seat[data-seat="${id}"]`);
+  const create = () => api('POST', '/orders', adds.length === 1 ? one(adds[0]) : { items: adds.map(one) });
+  if (!token) return change(create, null, 'cart-error', adds.length === 1 ? tapped(adds[0]) : null);
+  for (const id of adds) {
+    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, one(id)), () => api('POST', '/orders', one(id)), 'cart-error', tapped(id));
+  }
 }
 
 function onZone(form) {

@@ -1,3 +1,6 @@
+import { registerQueueStore } from './modules/queue/queue.plugin.js';
+import queueRoutes from './modules/queue/queue.routes.js';
+import { queueGauges } from './modules/queue/queue.service.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -46,8 +49,12 @@ import { personalDataRetentionJob } from './modules/audience/personal-data.servi
 import { webhookDeliveryJob, webhookQueueGauges, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
+import venueAdminRoutes from './modules/catalogue/venues.routes.js';
 import audienceAdminRoutes from './modules/audience/audience.admin.routes.js';
 import audienceDashboard from './modules/audience/audience.dashboard.js';
+import waitingListRoutes from './modules/waitinglist/waitinglist.routes.js';
+import waitingListAdminRoutes from './modules/waitinglist/waitinglist.admin.routes.js';
+import { waitingListJob } from './modules/waitinglist/waitinglist.jobs.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
 import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 import widgetRoutes from './modules/widget/widget.routes.js';
@@ -56,6 +63,7 @@ import checkinRoutes from './modules/checkin/checkin.routes.js';
 import { ensureSigningKey } from './modules/tickets/ticket-keys.service.js';
 import { refundOrderPayment } from './modules/portal/payments/payments.refunds.js';
 import { plugOrderCardRefunder } from './platform/card-refunds.js';
+import { SERVER_SIDE_OPERATIONS } from './lib/integration-policy.js';
 
 export interface AppOptions {
   config: Config;
@@ -122,6 +130,7 @@ const jobsPlugin = fp(
     app.scheduler.add(webhookRetentionJob(app.ctx));
     app.scheduler.add(personalDataRetentionJob(app.ctx));
     app.scheduler.add(paymentAttemptsJob(app.ctx));
+    app.scheduler.add(waitingListJob(app.ctx));
   },
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );
@@ -131,6 +140,7 @@ const moduleGaugesPlugin = fp(
   async (app) => {
     for (const gauge of emailQueueGauges(app.ctx)) app.metrics.addGauge(gauge);
     for (const gauge of webhookQueueGauges(app.ctx)) app.metrics.addGauge(gauge);
+    for (const gauge of queueGauges(app.ctx)) app.metrics.addGauge(gauge);
   },
   { name: 'module-gauges', dependencies: ['app-context', 'metrics'] },
 );
@@ -269,14 +279,21 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       // headers there, so a browser neither passes their preflight nor reads their answer.
       const corsOptions = {
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'Last-Event-ID'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'Last-Event-ID', 'Queue-Pass'],
         exposedHeaders: ['Idempotent-Replayed', 'ETag'],
         credentials: false,
         maxAge: 600,
       };
+      // Both answers built once; a routed request is told by its route's declared operation, a
+      // preflight (the CORS plugin's own OPTIONS route) by its path (issue 27: nothing rebuilt per request).
+      const browserCors = { ...corsOptions, origin: '*' };
+      const serverOnlyCors = { ...corsOptions, origin: false };
       await b2b.register(cors, {
-        delegator: (request, callback) =>
-          callback(null, { ...corsOptions, origin: app.b2bRoutes.isServerSidePath(request.url) ? false : '*' }),
+        delegator: (request, callback) => {
+          const operation = request.routeOptions.config.b2bOperation;
+          const serverSide = operation ? SERVER_SIDE_OPERATIONS.includes(operation) : app.b2bRoutes.isServerSidePath(request.url);
+          callback(null, serverSide ? serverOnlyCors : browserCors);
+        },
       });
       await b2b.register(authRoutes);
       await b2b.register(
@@ -291,6 +308,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
           await channelScope.register(vouchersRoutes);
           await channelScope.register(checkoutRoutes);
           await channelScope.register(reportsRoutes);
+          await channelScope.register(waitingListRoutes);
         },
         { prefix: '/:salesChannelSlug' },
       );
@@ -298,8 +316,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     { prefix: B2B_PREFIX },
   );
   await app.register(portalRoutes, { prefix: '/api/portal' });
+  await registerQueueStore(app);
+  await app.register(queueRoutes, { prefix: '/api/queue/v1' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
-  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes] });
+  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes, venueAdminRoutes, waitingListAdminRoutes] });
   await app.register(portalPages);
   await app.register(adminDashboard, { prefix: '/admin', modulePages: [audienceDashboard] });
   await app.register(widgetRoutes, { prefix: '/widget' });

@@ -880,6 +880,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/sessions/{sessionId}/waiting-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's waiting list: conversion figures and every entry in list order (D69)
+         * @description Statuses as of now: an offer whose order was paid is converted, one whose hold ran out has lapsed (and passed on). At most 2000 entries.
+         */
+        get: operations["getSessionWaitingList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/users": {
         parameters: {
             query?: never;
@@ -1237,6 +1257,40 @@ export interface paths {
         put?: never;
         /** Find my order: e-mails the links to the orders of this address on this channel (the same answer either way) */
         post: operations["lookupPortalOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/{salesChannelSlug}/{lang}/sessions/{sessionId}/waiting-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Join the waiting list of a sold-out session, sector or rate (D69; storefront of models A and B; public) */
+        post: operations["joinPortalWaitingList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/{salesChannelSlug}/{lang}/waiting-list/{entryToken}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A waiting-list entry by its token: status, position and the open offer (D69; public) */
+        get: operations["getPortalWaitingListEntry"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1625,6 +1679,43 @@ export interface paths {
          * @description Filters combine. date_from/date_to are calendar days in TIMEZONE, both inclusive, at most 90 days apart; a lone bound reads the 90 days after (date_from) or before (date_to) it. Send `Accept: text/csv` or `format=csv` for the rows as CSV. See docs/reports.md. Models C and D: a token from the server key only (a widget-key token gets 403 server_credential_required, D40).
          */
         get: operations["getSalesReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sales-channel/v1/{salesChannelSlug}/{lang}/sessions/{sessionId}/waiting-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join the waiting list of a sold-out session, sector or rate (D69)
+         * @description Only while the scope has fewer free seats than `quantity` (else 409 `seats_available`). The answer carries the entry `token` (shown once) to read the position; freed seats are offered in list order by e-mail and the `waitinglist.offered` webhook.
+         */
+        post: operations["joinWaitingList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sales-channel/v1/{salesChannelSlug}/{lang}/waiting-list/{entryToken}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A waiting-list entry: status, position and the open offer (D69) */
+        get: operations["getWaitingListEntry"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3064,7 +3155,7 @@ export interface operations {
                             description: string;
                             disabled_reason: ("manual" | "gone") | null;
                             enabled: boolean;
-                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
+                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed" | "waitinglist.offered")[];
                             /** Format: int32 */
                             id: number;
                             /** Format: date-time */
@@ -3143,7 +3234,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     enabled?: boolean;
-                    event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
+                    event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed" | "waitinglist.offered")[];
                     /** @description where events are POSTed; an http: or https: URL (https: only when APP_ENV=production) */
                     url: string;
                 };
@@ -3165,7 +3256,7 @@ export interface operations {
                             description: string;
                             disabled_reason: ("manual" | "gone") | null;
                             enabled: boolean;
-                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
+                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed" | "waitinglist.offered")[];
                             /** Format: int32 */
                             id: number;
                             /** Format: date-time */
@@ -3257,7 +3348,7 @@ export interface operations {
                             description: string;
                             disabled_reason: ("manual" | "gone") | null;
                             enabled: boolean;
-                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
+                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed" | "waitinglist.offered")[];
                             /** Format: int32 */
                             id: number;
                             /** Format: date-time */
@@ -3412,7 +3503,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     enabled?: boolean;
-                    event_types?: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
+                    event_types?: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed" | "waitinglist.offered")[];
                     /** @description where events are POSTed; an http: or https: URL (https: only when APP_ENV=production) */
                     url?: string;
                 };
@@ -3434,7 +3525,7 @@ export interface operations {
                             description: string;
                             disabled_reason: ("manual" | "gone") | null;
                             enabled: boolean;
-                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
+                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed" | "waitinglist.offered")[];
                             /** Format: int32 */
                             id: number;
                             /** Format: date-time */
@@ -3537,7 +3628,7 @@ export interface operations {
                             id: number;
                             next_attempt_at: string | null;
                             status: "pending" | "delivered" | "failed";
-                            type: "order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed";
+                            type: "order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed" | "waitinglist.offered";
                             /** @description the webhook-id header: the same on every attempt; dedupe on it */
                             webhook_id: string;
                         }[];
@@ -3712,7 +3803,7 @@ export interface operations {
                             description: string;
                             disabled_reason: ("manual" | "gone") | null;
                             enabled: boolean;
-                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed")[];
+                            event_types: ("order.completed" | "order.cancelled" | "order.expired" | "order.refunded" | "ticket.checked_in" | "session.cancelled" | "session.changed" | "waitinglist.offered")[];
                             /** Format: int32 */
                             id: number;
                             /** Format: date-time */
@@ -5633,8 +5724,64 @@ export interface operations {
                                 /** @description tickets sold and not refunded */
                                 tickets: number;
                             };
-                            /** @description waiting-list figures (D69), once it exists */
-                            waiting_list: null;
+                            waiting_list: {
+                                conversion_rate: number | null;
+                                /** Format: int32 */
+                                converted: number;
+                                /** Format: int32 */
+                                converted_tickets: number;
+                                /**
+                                 * Format: int32
+                                 * @description offers that ran out and passed to the next entry
+                                 */
+                                lapsed: number;
+                                /** Format: int32 */
+                                left: number;
+                                /**
+                                 * Format: int32
+                                 * @description offers open now (seats held for the buyer)
+                                 */
+                                offered: number;
+                                /**
+                                 * Format: int32
+                                 * @description offers made: offered + converted + lapsed
+                                 */
+                                offers: number;
+                                sessions: {
+                                    conversion_rate: number | null;
+                                    /** Format: int32 */
+                                    converted: number;
+                                    /** Format: int32 */
+                                    converted_tickets: number;
+                                    /**
+                                     * Format: int32
+                                     * @description offers that ran out and passed to the next entry
+                                     */
+                                    lapsed: number;
+                                    /** Format: int32 */
+                                    left: number;
+                                    /**
+                                     * Format: int32
+                                     * @description offers open now (seats held for the buyer)
+                                     */
+                                    offered: number;
+                                    /**
+                                     * Format: int32
+                                     * @description offers made: offered + converted + lapsed
+                                     */
+                                    offers: number;
+                                    /** Format: int32 */
+                                    session_id: number;
+                                    /** Format: int32 */
+                                    waiting: number;
+                                    /** Format: int32 */
+                                    waiting_tickets: number;
+                                }[];
+                                /** Format: int32 */
+                                waiting: number;
+                                /** Format: int32 */
+                                waiting_tickets: number;
+                            };
                         };
                         message: string;
                         status: number;
@@ -8290,6 +8437,129 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getSessionWaitingList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            entries: {
+                                /** Format: int32 */
+                                channel_id: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                email: string;
+                                /** Format: int32 */
+                                id: number;
+                                lang: string;
+                                name: string | null;
+                                offer_expires_at: string | null;
+                                offered_at: string | null;
+                                order_reference: string | null;
+                                position: number | null;
+                                /** Format: int32 */
+                                quantity: number;
+                                rate_id: number | null;
+                                sector_id: number | null;
+                                settled_at: string | null;
+                                /** @description waiting; offered (seats held for you: see offer); converted (the offer was bought); lapsed (the offer ran out and passed on); left */
+                                status: "waiting" | "offered" | "converted" | "lapsed" | "left";
+                            }[];
+                            figures: {
+                                conversion_rate: number | null;
+                                /** Format: int32 */
+                                converted: number;
+                                /** Format: int32 */
+                                converted_tickets: number;
+                                /**
+                                 * Format: int32
+                                 * @description offers that ran out and passed to the next entry
+                                 */
+                                lapsed: number;
+                                /** Format: int32 */
+                                left: number;
+                                /**
+                                 * Format: int32
+                                 * @description offers open now (seats held for the buyer)
+                                 */
+                                offered: number;
+                                /**
+                                 * Format: int32
+                                 * @description offers made: offered + converted + lapsed
+                                 */
+                                offers: number;
+                                /** Format: int32 */
+                                waiting: number;
+                                /** Format: int32 */
+                                waiting_tickets: number;
+                            };
+                            /**
+                             * Format: int32
+                             * @description WAITINGLIST_OFFER_MINUTES: how long an offer holds its seats
+                             */
+                            offer_minutes: number;
+                            /** Format: int32 */
+                            session_id: number;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createUser: {
         parameters: {
             query?: never;
@@ -10598,6 +10868,192 @@ export interface operations {
                     "application/json": {
                         data: {
                             email: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    joinPortalWaitingList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description language code, e.g. es or en */
+                lang: string;
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        /** @description D69: join the waiting list of a session, optionally of one numbered sector and one rate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description where the offer e-mail goes */
+                    email: string;
+                    /** @description the buyer's name, for the organiser's list */
+                    name?: string;
+                    /**
+                     * Format: int32
+                     * @description seats wanted together (at most MAX_ITEMS_PER_ORDER and the session's max_tickets_per_buyer)
+                     */
+                    quantity: number;
+                    /** Format: int32 */
+                    rate_id?: number;
+                    /** Format: int32 */
+                    sector_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            email: string;
+                            offer: {
+                                checkout_url: string | null;
+                                /** Format: date-time */
+                                expires_at: string;
+                                /** @description the held order (D35): read it, pay it (portal checkout) or, in model D, confirm it */
+                                order_token: string;
+                            } | null;
+                            position: number | null;
+                            /** Format: int32 */
+                            quantity: number;
+                            rate_id: number | null;
+                            sector_id: number | null;
+                            /** Format: int32 */
+                            session_id: number;
+                            /** @description waiting; offered (seats held for you: see offer); converted (the offer was bought); lapsed (the offer ran out and passed on); left */
+                            status: "waiting" | "offered" | "converted" | "lapsed" | "left";
+                            /** @description only in the join answer: keep it to read the position */
+                            token?: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPortalWaitingListEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the entry token of the join answer (wl_...) */
+                entryToken: string;
+                /** @description language code, e.g. es or en */
+                lang: string;
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            email: string;
+                            offer: {
+                                checkout_url: string | null;
+                                /** Format: date-time */
+                                expires_at: string;
+                                /** @description the held order (D35): read it, pay it (portal checkout) or, in model D, confirm it */
+                                order_token: string;
+                            } | null;
+                            position: number | null;
+                            /** Format: int32 */
+                            quantity: number;
+                            rate_id: number | null;
+                            sector_id: number | null;
+                            /** Format: int32 */
+                            session_id: number;
+                            /** @description waiting; offered (seats held for you: see offer); converted (the offer was bought); lapsed (the offer ran out and passed on); left */
+                            status: "waiting" | "offered" | "converted" | "lapsed" | "left";
+                            /** @description only in the join answer: keep it to read the position */
+                            token?: string;
                         };
                         message: string;
                         status: number;
@@ -13383,6 +13839,230 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    joinWaitingList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description language code, e.g. es or en */
+                lang: string;
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        /** @description D69: join the waiting list of a session, optionally of one numbered sector and one rate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description where the offer e-mail goes */
+                    email: string;
+                    /** @description the buyer's name, for the organiser's list */
+                    name?: string;
+                    /**
+                     * Format: int32
+                     * @description seats wanted together (at most MAX_ITEMS_PER_ORDER and the session's max_tickets_per_buyer)
+                     */
+                    quantity: number;
+                    /** Format: int32 */
+                    rate_id?: number;
+                    /** Format: int32 */
+                    sector_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            email: string;
+                            offer: {
+                                checkout_url: string | null;
+                                /** Format: date-time */
+                                expires_at: string;
+                                /** @description the held order (D35): read it, pay it (portal checkout) or, in model D, confirm it */
+                                order_token: string;
+                            } | null;
+                            position: number | null;
+                            /** Format: int32 */
+                            quantity: number;
+                            rate_id: number | null;
+                            sector_id: number | null;
+                            /** Format: int32 */
+                            session_id: number;
+                            /** @description waiting; offered (seats held for you: see offer); converted (the offer was bought); lapsed (the offer ran out and passed on); left */
+                            status: "waiting" | "offered" | "converted" | "lapsed" | "left";
+                            /** @description only in the join answer: keep it to read the position */
+                            token?: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWaitingListEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the entry token of the join answer (wl_...) */
+                entryToken: string;
+                /** @description language code, e.g. es or en */
+                lang: string;
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            email: string;
+                            offer: {
+                                checkout_url: string | null;
+                                /** Format: date-time */
+                                expires_at: string;
+                                /** @description the held order (D35): read it, pay it (portal checkout) or, in model D, confirm it */
+                                order_token: string;
+                            } | null;
+                            position: number | null;
+                            /** Format: int32 */
+                            quantity: number;
+                            rate_id: number | null;
+                            sector_id: number | null;
+                            /** Format: int32 */
+                            session_id: number;
+                            /** @description waiting; offered (seats held for you: see offer); converted (the offer was bought); lapsed (the offer ran out and passed on); left */
+                            status: "waiting" | "offered" | "converted" | "lapsed" | "left";
+                            /** @description only in the join answer: keep it to read the position */
+                            token?: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             500: components["responses"]["InternalError"];

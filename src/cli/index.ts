@@ -14,9 +14,10 @@ import { commands as keys } from './commands/keys.js';
 import { commands as orders } from './commands/orders.js';
 import { commands as checkin } from './commands/checkin.js';
 import { commands as privacy } from './commands/privacy.js';
+import { commands as venues } from './commands/venues.js';
 
 /** Every command group; a new group is one import above and one entry here. */
-export const COMMAND_GROUPS: CliCommand[][] = [channels, keys, catalogue, orders, admin, db, checkin, privacy];
+export const COMMAND_GROUPS: CliCommand[][] = [channels, keys, catalogue, venues, orders, admin, db, checkin, privacy];
 
 export const COMMANDS: CliCommand[] = COMMAND_GROUPS.flat();
 

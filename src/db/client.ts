@@ -166,6 +166,20 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
 const dialect = new PgDialect();
 
 /**
+ * A hot statement of the purchase path (issue 27): a fixed text with `$n` parameters, sent as a
+ * named prepared statement (each pooled connection parses it once) and without the query builder
+ * (no SQL object built per call). For statements whose plan does not depend on the values: a
+ * `SELECT f($1, ...)` of one of src/db/functions, or a lookup by a unique key. PGlite ignores the
+ * name. Rows come back as the driver gives them (timestamps as text on node-postgres).
+ */
+export function hotStatement<T>(name: string, text: string): (db: Db, params: readonly unknown[]) => Promise<T[]> {
+  return async (db, params) => {
+    const result = (await db._.session.prepareQuery({ sql: text, params: params as unknown[] }, undefined, name, false).execute()) as { rows: T[] };
+    return result.rows;
+  };
+}
+
+/**
  * Rows of a raw SQL query sent as a named prepared statement: on a PostgreSQL server each pooled
  * connection parses it once and, after five executions, may keep a generic plan, which saves
  * parsing and planning a large statement on every call. Only for statements whose best plan does

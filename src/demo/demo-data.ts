@@ -79,6 +79,26 @@ function demoCatalogue(now: Date, publicBaseUrl: string): CatalogueDocument {
         fees: [{ name: 'Gastos de gestión', kind: 'percent', amount: 5 }],
         sessions: [{ key: 't1', start_datetime: eveningIn(now, 45), rates }],
       },
+      {
+        // The on-sale (D60): a waiting room whose pre-queue is open from the start and whose sales
+        // start a few minutes after it, so that `npm start` shows the countdown, the draw, the
+        // admissions and the map in the widget and the portal.
+        key: 'estreno',
+        organiser: 'demo',
+        venue: 'teatro',
+        default_lang: 'es',
+        names: { es: 'Estreno con cola virtual', en: 'Premiere with a waiting room' },
+        descriptions: { es: 'Las entradas salen a la venta a los pocos minutos: espera tu turno en la cola.', en: 'Tickets go on sale a few minutes after start: wait for your turn in the queue.' },
+        sessions: [
+          {
+            key: 'e1',
+            start_datetime: eveningIn(now, 60),
+            sales_start_at: new Date(Math.ceil((now.getTime() + 3 * 60_000) / 60_000) * 60_000).toISOString(),
+            queue: { enabled: true, admission_per_minute: 30, pass_ttl_seconds: 600, opens_minutes_before: 30, challenge: 'none' },
+            rates,
+          },
+        ],
+      },
     ],
     vouchers: [
       { organiser: 'demo', code: 'DEMO10', kind: 'percent', value: 10 },

@@ -23,6 +23,10 @@ export const ERROR_CODES = {
   invalid_signature: 403,
   server_credential_required: 403,
   browser_origin_refused: 403,
+  queue_pass_required: 403,
+  queue_pass_invalid: 403,
+  queue_ticket_invalid: 403,
+  queue_challenge_failed: 403,
   // 404 / 405
   not_found: 404,
   route_not_found: 404,
@@ -45,6 +49,12 @@ export const ERROR_CODES = {
   idempotency_key_in_use: 409,
   payment_in_progress: 409,
   not_on_sale: 409,
+  layout_seat_in_use: 409,
+  seats_available: 409,
+  already_on_waiting_list: 409,
+  not_admitted_yet: 409,
+  queue_closed: 409,
+  queue_not_drawn: 409,
   // 410: it existed, it is gone for good
   ticket_void: 410,
   // 422: the data is well-formed JSON but wrong

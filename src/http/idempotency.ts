@@ -10,6 +10,7 @@ import { sha256 } from '../lib/secrets.js';
 import * as repo from '../platform/idempotency.repo.js';
 import type { Job } from '../platform/scheduler.js';
 import { AppError, invalidData } from './errors.js';
+import { bearerOf } from './bearer.js';
 
 // D52, docs/idempotency.md. Every POST, PUT and DELETE under the covered prefixes takes an optional
 // `Idempotency-Key`: the first response to (credential, key) is kept 24 hours and replayed for a
@@ -201,8 +202,6 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-const bearerToken = (authorization: string | undefined): string | null => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? null;
-
 /** The request's key when it sent one; 422 naming the header when it is not a valid key. */
 function keyOf(request: FastifyRequest): string | null {
   const key = request.headers[HEADER];
@@ -214,11 +213,11 @@ function keyOf(request: FastifyRequest): string | null {
 /** Claims the key, or answers the repeat: the stored response, 422 for another body, 409 while running. */
 async function claimOrReplay(ctx: AppContext, keeper: ClaimKeeper, area: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const key = keyOf(request);
-  const token = bearerToken(request.headers.authorization);
+  const bearer = bearerOf(request);
   // The route's auth hook has accepted the token by now (401 otherwise): it names the caller. Each
   // access token is its own credential, so two buyers' widget tokens never share a key.
-  if (key === null || token === null) return undefined;
-  const credential = `${area}:${sha256(token)}`;
+  if (key === null || bearer === null) return undefined;
+  const credential = `${area}:${bearer.hash}`;
   const fingerprint = sha256(canonicalJson([request.method, request.url, request.body ?? null]));
   const now = ctx.clock.now();
   const doneBefore = new Date(now.getTime() - IDEMPOTENCY_KEEP_MS);

@@ -1,6 +1,7 @@
 import rateLimitPlugin from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { sha256 } from '../lib/secrets.js';
+import { bearerOf } from './bearer.js';
 import { AppError } from './errors.js';
 import type { RateLimitConfig } from './rate-limits.config.js';
 import { MemoryCounterStore, RedisCounterStore, pluginStoreOver, type CounterStore } from './rate-limit-store.js';
@@ -41,22 +42,23 @@ interface Limit {
   failureCost(config: RateLimitConfig): number;
   /** The error codes that count as a failed attempt. */
   failureCodes: readonly string[];
-  /** The counter a request falls in; undefined for limits whose key the route gives explicitly. */
-  key?(request: FastifyRequest): string;
+  /**
+   * The counter a request falls in; `byRoute` when it depends on the route, resolved once as the
+   * route is declared; undefined for limits whose key the route gives explicitly.
+   */
+  key?: KeyOf | { byRoute: (url: string) => KeyOf };
   /** The 429's message, before "; retry in N s". */
   message: string;
 }
 
+type KeyOf = (request: FastifyRequest) => string;
+
 const MINUTE = 60_000;
 const address = (request: FastifyRequest) => `addr:${request.ip}`;
-/** A B2B buyer is their bearer token (one per widget `client_id`); a portal buyer their address. */
-function buyer(request: FastifyRequest): string {
-  if (!request.routeOptions.url?.startsWith(B2B_ROUTE_PREFIX)) return address(request);
-  const bearer = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
-  return `token:${sha256(bearer)}`;
-}
-/** A check-in device is its bearer token (hashed: the counters' store never holds a credential). */
-const device = (request: FastifyRequest) => `device:${sha256(/^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1] ?? '')}`;
+/** A B2B buyer is their bearer token (one per widget `client_id`), hashed: the counters' store never holds a credential. */
+const b2bBuyer = (request: FastifyRequest) => `token:${bearerOf(request)?.hash ?? 'none'}`;
+/** A check-in device is its bearer token (hashed, as a buyer's). */
+const device = (request: FastifyRequest) => `device:${bearerOf(request)?.hash ?? 'none'}`;
 function order(request: FastifyRequest): string {
   const { salesChannelSlug, orderToken } = request.params as { salesChannelSlug?: string; orderToken?: string };
   return `order:${salesChannelSlug}:${orderToken}`;
@@ -118,7 +120,8 @@ export const LIMITS: Record<LimitName, Limit> = {
     countsRequests: true,
     failureCost: () => 0,
     failureCodes: [],
-    key: buyer,
+    // A B2B buyer is their token; a portal buyer their address.
+    key: { byRoute: (url) => (url.startsWith(B2B_ROUTE_PREFIX) ? b2bBuyer : address) },
     message: 'Too many cart changes',
   },
   voucher_per_order: {
@@ -195,6 +198,7 @@ const B2B_CART_WRITES = [
 ] as const;
 const PORTAL_CART_WRITES = B2B_CART_WRITES.filter((route) => !route.includes('bulk'));
 const APPLY_VOUCHER = 'POST /:lang/orders/:orderToken/apply-voucher';
+const WAITING_LIST_JOIN = 'POST /:lang/sessions/:sessionId/waiting-list';
 const VOUCHER_LIMITS: LimitName[] = ['cart_writes', 'voucher_per_order', 'voucher_per_client'];
 
 const under = (prefix: string, route: string) => route.replace(' ', ` ${prefix}`);
@@ -208,6 +212,10 @@ export const ROUTE_LIMITS: ReadonlyMap<string, readonly LimitName[]> = new Map<s
   ...PORTAL_CART_WRITES.map((r) => [under(PORTAL_CHANNEL, r), ['portal', 'cart_writes']] as [string, LimitName[]]),
   [under(PORTAL_CHANNEL, APPLY_VOUCHER), ['portal', ...VOUCHER_LIMITS]],
   ['GET /api/portal/:salesChannelSlug/:lang/orders/:orderToken', ['portal']],
+  // D69: joining a waiting list is a buyer's write like a cart's.
+  [under(B2B_CHANNEL, WAITING_LIST_JOIN), ['cart_writes']],
+  [under(PORTAL_CHANNEL, WAITING_LIST_JOIN), ['portal', 'cart_writes']],
+  ['GET /api/portal/:salesChannelSlug/:lang/waiting-list/:entryToken', ['portal']],
   // A stream is one request; a page that polls instead does so every 2 s at most (portal.js).
   ['GET /api/portal/:salesChannelSlug/:lang/events/:eventId/sessions/:sessionId/availability', ['portal']],
   ['POST /api/portal/:salesChannelSlug/:lang/checkout', ['portal']],
@@ -228,6 +236,19 @@ export const UNLIMITED_ROUTES: ReadonlyMap<string, string> = new Map([
   ['POST /api/portal/payments/stripe/webhook', 'signed webhooks of the payment provider'],
 ]);
 
+/** The writes of the B2B and portal APIs: each must be in ROUTE_LIMITS or UNLIMITED_ROUTES. */
+const API_WRITE = /^(POST|PUT|PATCH|DELETE) \/api\/(sales-channel|portal)\//;
+
+/**
+ * Stops the start at a write of the B2B or portal API that neither table decides (a limit, or a
+ * stated reason for none): a new route cannot go live unguarded by forgetting its row.
+ */
+export function assertDecided(route: string): void {
+  if (API_WRITE.test(route) && !ROUTE_LIMITS.has(route) && !UNLIMITED_ROUTES.has(route)) {
+    throw new Error(`${route} is in neither ROUTE_LIMITS nor UNLIMITED_ROUTES (src/http/rate-limits.ts): give it a limit or the reason it has none`);
+  }
+}
+
 /** A counter the caller names itself (routes whose key is not in the request line). */
 export interface Counter {
   limit: LimitName;
@@ -247,36 +268,60 @@ export function adminLoginCounters(email: string, ip: string): Counter[] {
 /** The "find my order" counter of an e-mail address (hashed: the store never holds an address). */
 export const orderLookupCounter = (email: string): Counter => ({ limit: 'order_lookup_email', key: `email:${sha256(email.trim().toLowerCase())}` });
 
+/** A limit of one route, its key resolved when the route was declared. */
+interface RouteLimit {
+  name: LimitName;
+  key: KeyOf;
+  /** The plugin's request counter (request counters only). */
+  count: ReturnType<FastifyInstance['createRateLimit']> | null;
+}
+
+/** A limit's key for the route `url`; undefined when the route names its counters itself. */
+function keyFor(limit: Limit, url: string): KeyOf | undefined {
+  return typeof limit.key === 'object' ? limit.key.byRoute(url) : limit.key;
+}
+
 /** The limits of one app: checks and failure counts against its store. */
 class RateLimits {
   /** Every route of the app ("METHOD /url"), so that a test can find the ones no table decides. */
   readonly declaredRoutes: string[] = [];
-  private readonly requestCounters = new Map<LimitName, ReturnType<FastifyInstance['createRateLimit']>>();
+  /** One plugin counter per limit and key, shared by the routes that resolve to it. */
+  private readonly requestCounters = new Map<LimitName, Map<KeyOf, ReturnType<FastifyInstance['createRateLimit']>>>();
 
   constructor(
     private readonly app: FastifyInstance,
     private readonly config: RateLimitConfig,
     private readonly store: CounterStore,
-  ) {
-    for (const [name, limit] of Object.entries(LIMITS) as [LimitName, Limit][]) {
-      if (!limit.countsRequests || !limit.key) continue;
-      const key = limit.key;
-      this.requestCounters.set(
-        name,
-        app.createRateLimit({ max: limit.max(config), timeWindow: limit.windowMs(config), keyGenerator: (request) => `${name}:${key(request)}` }),
-      );
+  ) {}
+
+  private counter(name: LimitName, key: KeyOf) {
+    const byKey = this.requestCounters.get(name) ?? new Map<KeyOf, ReturnType<FastifyInstance['createRateLimit']>>();
+    this.requestCounters.set(name, byKey);
+    let counter = byKey.get(key);
+    if (!counter) {
+      const limit = LIMITS[name];
+      counter = this.app.createRateLimit({ max: limit.max(this.config), timeWindow: limit.windowMs(this.config), keyGenerator: (request) => `${name}:${key(request)}` });
+      byKey.set(key, counter);
     }
+    return counter;
+  }
+
+  /** The limits the table gives route `url` that this hook can key, resolved once (at declaration). */
+  resolve(names: readonly LimitName[], url: string): RouteLimit[] {
+    return names.flatMap((name) => {
+      const key = keyFor(LIMITS[name], url);
+      return key ? [{ name, key, count: LIMITS[name].countsRequests ? this.counter(name, key) : null }] : [];
+    });
   }
 
   /** Counts the request against each request counter and checks each failure counter; 429 when over. */
-  async enforce(request: FastifyRequest, reply: FastifyReply, limits: readonly LimitName[]): Promise<void> {
-    for (const name of limits) {
-      const counter = this.requestCounters.get(name);
-      if (counter) {
-        const result = await counter(request);
+  async enforce(request: FastifyRequest, reply: FastifyReply, limits: readonly RouteLimit[]): Promise<void> {
+    for (const { name, key, count } of limits) {
+      if (count) {
+        const result = await count(request);
         if (!result.isAllowed && result.isExceeded) refuse(reply, name, result.ttl);
-      } else if (LIMITS[name].key) {
-        await this.assertAllowed(reply, [{ limit: name, key: LIMITS[name].key!(request) }]);
+      } else {
+        await this.assertAllowed(reply, [{ limit: name, key: key(request) }]);
       }
     }
   }
@@ -314,14 +359,14 @@ class RateLimits {
     }
   }
 
-  /** Route hooks for the limits the table gives this route. */
-  hooksFor(keyed: readonly LimitName[]) {
-    const failing = keyed.filter((name) => LIMITS[name].failureCodes.length > 0 && LIMITS[name].failureCost(this.config) > 0);
+  /** Route hooks for the limits of one route, resolved as it is declared. */
+  hooksFor(limits: readonly RouteLimit[]) {
+    const failing = limits.filter(({ name }) => LIMITS[name].failureCodes.length > 0 && LIMITS[name].failureCost(this.config) > 0);
     return {
-      onRequest: async (request: FastifyRequest, reply: FastifyReply) => this.enforce(request, reply, keyed),
+      onRequest: async (request: FastifyRequest, reply: FastifyReply) => this.enforce(request, reply, limits),
       onError: async (request: FastifyRequest, _reply: FastifyReply, error: Error) => {
         const code = (error as { code?: string }).code ?? '';
-        const counters = failing.filter((name) => LIMITS[name].failureCodes.includes(code)).map((name) => ({ limit: name, key: LIMITS[name].key!(request) }));
+        const counters = failing.filter(({ name }) => LIMITS[name].failureCodes.includes(code)).map(({ name, key }) => ({ limit: name, key: key(request) }));
         if (counters.length) await this.recordFailure(counters);
       },
     };
@@ -384,10 +429,12 @@ export async function registerRateLimits(app: FastifyInstance): Promise<void> {
 
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      limits.declaredRoutes.push(`${method} ${route.url}`);
-      const names = ROUTE_LIMITS.get(`${method} ${route.url}`)?.filter((name) => LIMITS[name].key);
-      if (!names?.length) continue;
-      const hooks = limits.hooksFor(names);
+      const declared = `${method} ${route.url}`;
+      limits.declaredRoutes.push(declared);
+      assertDecided(declared);
+      const resolved = limits.resolve(ROUTE_LIMITS.get(declared) ?? [], route.url);
+      if (!resolved.length) continue;
+      const hooks = limits.hooksFor(resolved);
       addHook(route, 'onRequest', hooks.onRequest);
       addHook(route, 'onError', hooks.onError);
       document429(route);

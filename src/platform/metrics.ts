@@ -30,6 +30,8 @@ const ordersCompleted = counter('taquilla_orders_completed_total', 'Orders compl
 const confirms = counter('taquilla_confirms_total', 'Successful B2B confirms, by result (completed now, or already completed: a retry)', ['result']);
 const payments = counter('taquilla_payment_notifications_total', 'Card payment notifications applied, by provider and result', ['provider', 'result']);
 const refunds = counter('taquilla_refunds_total', 'Completed orders refunded');
+const queueJoins = counter('taquilla_queue_joins_total', 'Waiting-room joins (D60), by result: joined, or refused (closed, challenge)', ['result']);
+const queuePasses = counter('taquilla_queue_passes_total', 'Waiting-room passes (D60): issued (admitted buyers), used (carts made under one), refused at a cart create by reason (missing, expired, invalid, used_up)', ['event']);
 
 let defaultsCollected = false;
 
@@ -52,6 +54,8 @@ export const countOrderCompleted = (kind: 'purchase' | 'reservation') => ordersC
 export const countConfirm = (result: 'completed' | 'already_completed') => confirms.inc({ result });
 export const countPaymentNotification = (provider: string, result: string) => payments.inc({ provider, result });
 export const countRefund = () => refunds.inc();
+export const countQueueJoin = (result: 'joined' | 'refused_closed' | 'refused_challenge') => queueJoins.inc({ result });
+export const countQueuePass = (event: 'issued' | 'used' | 'refused_missing' | 'refused_expired' | 'refused_invalid' | 'refused_used_up') => queuePasses.inc({ event });
 
 /**
  * One answered request. `route` is the pattern the router matched (`/orders/:orderToken`), or

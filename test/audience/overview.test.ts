@@ -77,7 +77,7 @@ describe('GET /api/admin/v1/events/{id}/sales (D66)', () => {
     expect(sectors.length).toBeGreaterThanOrEqual(2);
     expect((o.rates as { tickets: number }[]).reduce((s, r) => s + r.tickets, 0)).toBe(2);
     expect(o.sales_over_time.points.reduce((s: number, p: { tickets: number }) => s + p.tickets, 0)).toBe(4);
-    expect(o).toMatchObject({ currency: 'EUR', queue: null, waiting_list: null });
+    expect(o).toMatchObject({ currency: 'EUR', queue: null, waiting_list: { waiting: 0, offers: 0, conversion_rate: null, sessions: [] } });
   });
 
   it('the whole event adds every session; hourly buckets on request', async () => {

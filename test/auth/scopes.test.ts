@@ -149,6 +149,8 @@ function operationOfPath(url: string): B2BOperation | undefined {
   if (/^\/:lang\/orders\/:orderToken\/(confirm|confirm-payment)$/.test(path)) return 'confirm';
   if (path === '/:lang/reports/sales') return 'report';
   if (/^\/:lang\/orders(\/|$)/.test(path)) return 'cart';
+  // D69: a buyer's waiting-list entry is written and read like a cart.
+  if (path === '/:lang/sessions/:sessionId/waiting-list' || path === '/:lang/waiting-list/:entryToken') return 'cart';
   return undefined;
 }
 

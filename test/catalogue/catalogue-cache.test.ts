@@ -1,7 +1,8 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { PayloadCache, type BuiltPayload } from '../../src/modules/catalogue/catalogue.cache.js';
-import { etagMatches, preferredEncoding } from '../../src/modules/catalogue/catalogue.routes.js';
+import { etagMatches } from '../../src/http/etag.js';
+import { preferredEncoding } from '../../src/modules/catalogue/catalogue.routes.js';
 import { languageChain, pickByLanguage, translatedName } from '../../src/platform/i18n.js';
 
 /** A builder whose answers the test controls; counts its calls and can be held open. */

@@ -388,6 +388,62 @@ describe.runIf(isPostgres)('two instances behind HAProxy (deploy/haproxy.cfg), o
     expect((await call('POST', `${B2B}/auth/token`, { body: { sales_channel_slug: 'demo-d', widget_key: 'wk_demo_d' }, from: '192.0.2.8' })).status).toBe(200);
   });
 
+  it('one waiting room across both instances (D60, Redis): one pre-queue, one draw, one numbering, passes good everywhere', async () => {
+    // The demo's session with a queue: its sales start moved to a few seconds from now.
+    const s = await session(3);
+    const { token: adminToken } = await account(ctx, 'fleet-queue@example.com');
+    const salesStart = Date.now() + 4_000;
+    const set = await call('PATCH', `/api/admin/v1/sessions/${s.id}`, {
+      token: adminToken,
+      body: { sales_start_at: new Date(salesStart).toISOString(), queue: { enabled: true, admission_per_minute: 600 } },
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const Q = `/api/queue/v1/sessions/${s.id}`;
+    const direct = instancePorts.map((port) => `http://127.0.0.1:${port}`);
+    // Twenty buyers join the pre-queue through the balancer (both instances take joins); each joins
+    // again on the other instance directly and gets the same ticket.
+    const joins: Answer[] = [];
+    for (let i = 0; i < 20; i++) joins.push(await call('POST', `${Q}/join`, { body: { client_id: `fleet-buyer-${i}` } }));
+    expect(joins.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(servers(joins)).toEqual(new Set(['app1', 'app2']));
+    for (const [i, j] of joins.entries()) {
+      const base = direct[j.server === 'app1' ? 1 : 0];
+      expect((await call('POST', `${Q}/join`, { base, body: { client_id: `fleet-buyer-${i}` } })).body.data.ticket).toBe(j.body.data.ticket);
+    }
+    for (const base of direct) expect((await call('GET', Q, { base })).body.data).toMatchObject({ state: 'pre_queue', queue_length: 20 });
+
+    // The draw: once, the same order from either instance.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, salesStart - Date.now() + 200)));
+    const draws = await Promise.all(direct.map((base) => call('GET', `${Q}/draw`, { base })));
+    expect(draws.map((d) => d.status)).toEqual([200, 200]);
+    expect(draws[0]!.body.data.ticket_ids).toEqual(draws[1]!.body.data.ticket_ids);
+    expect(draws[0]!.body.data.ticket_ids).toHaveLength(20);
+    // Later arrivals, on alternating instances, are numbered 21, 22, ... in arrival order.
+    const late: number[] = [];
+    for (let i = 0; i < 6; i++) late.push((await call('POST', `${Q}/join`, { base: direct[i % 2], body: { client_id: `fleet-late-${i}` } })).body.data.number);
+    expect(late).toEqual([21, 22, 23, 24, 25, 26]);
+
+    // A pass issued by one instance creates a cart through the other.
+    const first = joins[0]!.body.data;
+    let passAnswer: Answer;
+    for (;;) {
+      passAnswer = await call('POST', `${Q}/pass`, { base: direct[0], body: { ticket: first.ticket } });
+      if (passAnswer.status === 200) break;
+      expect(passAnswer.body.code).toBe('not_admitted_yet');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const tok = await (async () => {
+      const res = await call('POST', `${B2B}/auth/token`, { body: { sales_channel_slug: 'demo-c', widget_key: 'wk_demo_c', client_id: 'fleet-buyer-0' }, from: newAddress() });
+      return res.body.data.access_token as string;
+    })();
+    const res = await fetch(`${direct[1]}${B2B}/demo-c/en/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json', 'queue-pass': passAnswer.body.data.pass },
+      body: JSON.stringify({ session_seat_id: s.seats[0], rate_id: s.rate }),
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+  }, 60_000);
+
   it('SIGTERM drains an instance: /readyz 503, the balancer stops sending, no request fails, exit 0', async () => {
     const tok = await token('demo-d', 'wk_demo_d');
     const [, second] = instances;

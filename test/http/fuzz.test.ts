@@ -130,7 +130,8 @@ function problemOf(status: number, contentType: string | undefined, body: string
   if (!contentType?.startsWith('application/json')) return `error ${status} is not JSON (${contentType})`;
   const parsed = JSON.parse(body) as Record<string, unknown>;
   const keys = Object.keys(parsed).sort().join(',');
-  const envelopeKeys = parsed.errors === undefined ? 'code,message,status,success' : 'code,errors,message,status,success';
+  // `data` is the envelope's optional facts of some codes (not_on_sale, queue_closed, ...: schemas.ts ErrorEnvelope).
+  const envelopeKeys = ['code', ...(parsed.data === undefined ? [] : ['data']), ...(parsed.errors === undefined ? [] : ['errors']), 'message', 'status', 'success'].join(',');
   if (keys !== envelopeKeys || parsed.status !== status || parsed.success !== false || typeof parsed.message !== 'string' || !/^[a-z][a-z0-9_]*$/.test(String(parsed.code))) {
     return `error ${status} outside the envelope: ${body.slice(0, 200)}`;
   }

@@ -26,6 +26,7 @@ describe('background jobs', () => {
       'webhook-retention',
       'personal-data-retention',
       'payment-attempts',
+      'waiting-list',
     ]);
   });
 

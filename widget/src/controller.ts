@@ -238,15 +238,36 @@ export function createController(deps: ControllerDeps) {
     }
   }
 
-  async function addSeat(seatId: number, rateId: number) {
+  /**
+   * Holds seats, each at its first rate, in ONE request: a new cart with all of them (`items`, D63),
+   * or one add (`items`, or `items-bulk` for several) to the cart there is; all or nothing.
+   */
+  async function addSeats(seatIds: number[]) {
+    const items = seatIds.flatMap((seatId) => {
+      const seat = state.map?.seats.get(seatId);
+      const rateId = seat && seat.status === 'available' ? FIRST_RATE(seat.rates) : undefined;
+      return rateId === undefined || orderItems(state.order).some((i) => i.session_seat_id === seatId) ? [] : [{ session_seat_id: seatId, rate_id: rateId }];
+    });
+    if (!items.length) return;
     const order = state.order;
+    const body = items.length === 1 ? items[0]! : { items };
     if (!order) {
-      const created = await api.call<Order>('POST', ordersPath, { session_seat_id: seatId, rate_id: rateId });
+      const created = await api.call<Order>('POST', ordersPath, body);
       setOrder(await orderAfter(created, (created as Order).order_token));
       return;
     }
-    const data = await api.call('POST', `${orderPath(order.order_token)}/items`, { session_seat_id: seatId, rate_id: rateId });
+    const data = await api.call('POST', `${orderPath(order.order_token)}/${items.length === 1 ? 'items' : 'items-bulk'}`, body);
     setOrder(await orderAfter(data, order.order_token));
+  }
+
+  /** Seats clicked while a call was under way: held together, in one request, once it ends. */
+  let picked: number[] = [];
+  async function holdPicked(): Promise<void> {
+    while (picked.length && !state.busy && !destroyed) {
+      const seats = picked;
+      picked = [];
+      await act(() => addSeats(seats));
+    }
   }
 
   /** Best available (D61): `quantity` best seats into the cart (a new one, or the current one); returns the new items. */
@@ -283,17 +304,23 @@ export function createController(deps: ControllerDeps) {
       return () => listeners.delete(listener);
     },
     start,
-    /** Seat click: adds a free seat with its first rate, removes a seat already in the cart. */
-    toggleSeat(seatId: number) {
-      return act(async () => {
+    /**
+     * Seat click: adds a free seat with its first rate, removes a seat already in the cart. Free
+     * seats clicked while a call is under way are not lost: they are held together in one request
+     * when it ends (issue 27: a cart made of the seats picked, not one request per seat).
+     */
+    async toggleSeat(seatId: number) {
+      if (state.busy) {
+        const mine = orderItems(state.order).some((i) => i.session_seat_id === seatId);
+        if (!mine && state.map?.seats.get(seatId)?.status === 'available' && !picked.includes(seatId)) picked.push(seatId);
+        return;
+      }
+      await act(async () => {
         const mine = orderItems(state.order).find((i) => i.session_seat_id === seatId);
         if (mine) return removeItems([mine.id]);
-        const seat = state.map?.seats.get(seatId);
-        if (!seat || seat.status !== 'available') return;
-        const rateId = FIRST_RATE(seat.rates);
-        if (rateId === undefined) return;
-        await addSeat(seatId, rateId);
+        await addSeats([seatId]);
       });
+      await holdPicked();
     },
     /** Adds `quantity` places of an unnumbered zone at one rate. */
     addZone(sectorId: number, rateId: number, quantity: number) {

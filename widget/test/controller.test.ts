@@ -126,6 +126,20 @@ describe('widget controller against the service', () => {
     expect(h.updates.length).toBe(5);
   });
 
+  it('seats clicked while a hold is under way are held together in one request (items, issue 27)', async () => {
+    const h = widget();
+    await h.controller.start();
+    const [a, b, c] = freeSeats(h);
+    const writes = () => h.net.calls.filter((call) => call.method === 'POST' && call.path.includes('/orders'));
+    // Three quick clicks: the first creates the cart; the two made while it runs go in one add.
+    const first = h.controller.toggleSeat(a!.id);
+    await h.controller.toggleSeat(b!.id);
+    await h.controller.toggleSeat(c!.id);
+    await first;
+    expect(orderItems(h.controller.getOrder()).map((i) => i.session_seat_id)).toEqual([a!.id, b!.id, c!.id]);
+    expect(writes().map((call) => call.path.split('/').slice(-1)[0])).toEqual(['orders', 'items-bulk']);
+  });
+
   it('zones: a quantity of places at a chosen rate, and per-item rate changes', async () => {
     const h = widget();
     await h.controller.start();

@@ -28,6 +28,19 @@ export const sectors = pgTable('sectors', {
   numbered: boolean('numbered').notNull(),
   capacity: integer('capacity').notNull().default(0),
   sortOrder: integer('sort_order').notNull().default(0),
+  /** Not in the venue's newest layout version (D64, 0215); kept for the sessions and sales that name it. */
+  retired: boolean('retired').notNull().default(false),
+});
+
+/** A version of a venue's seat map (D64, 0215): its document exactly as saved, and its focal point. */
+export const venueLayouts = pgTable('venue_layouts', {
+  id: serial('id').primaryKey(),
+  venueId: integer('venue_id').notNull(),
+  version: integer('version').notNull(),
+  document: jsonb('document').$type<Record<string, unknown>>().notNull(),
+  focalX: real('focal_x'),
+  focalY: real('focal_y'),
+  createdAt: ts('created_at').notNull().defaultNow(),
 });
 
 export const seats = pgTable('seats', {
@@ -37,9 +50,14 @@ export const seats = pgTable('seats', {
   number: text('number').notNull(),
   x: real('x').notNull(),
   y: real('y').notNull(),
-  /** D64 flags (migration 0195): a wheelchair place, a companion seat beside one. */
+  /** The layout version the seat belongs to (D64, 0215). */
+  layoutId: integer('layout_id').notNull(),
+  category: text('category'),
   wheelchair: boolean('wheelchair').notNull().default(false),
   companion: boolean('companion').notNull().default(false),
+  restrictedView: boolean('restricted_view').notNull().default(false),
+  /** The priority of the seat's row for best available (D61): higher first. */
+  rowPriority: integer('row_priority').notNull().default(0),
 });
 
 export const events = pgTable('events', {
@@ -78,8 +96,31 @@ export const sessions = pgTable('sessions', {
   salesEndAt: ts('sales_end_at'),
   /** When the session was cancelled (D74); null otherwise. */
   cancelledAt: ts('cancelled_at'),
+  /** The layout version the session uses (D64, 0215); set from the venue's newest by a trigger when absent. */
+  layoutId: integer('layout_id'),
+  /** The waiting room's settings (D60, migration 0200); null = never had a queue. */
+  queue: jsonb('queue').$type<SessionQueueSettings | null>(),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** A session's waiting-room settings as stored (D60): every field present, defaults filled in. */
+export interface SessionQueueSettings {
+  enabled: boolean;
+  admission_per_minute: number;
+  pass_ttl_seconds: number;
+  opens_minutes_before: number;
+  challenge: 'none' | 'proof_of_work';
+}
+
+/** The seed of a session's queue draw and, once drawn, its record (D60, migration 0200). */
+export const sessionQueueDraws = pgTable('session_queue_draws', {
+  sessionId: integer('session_id').primaryKey(),
+  seedSealed: text('seed_sealed').notNull(),
+  seedSha256: text('seed_sha256').notNull(),
+  drawnAt: ts('drawn_at'),
+  drawnCount: integer('drawn_count'),
+  createdAt: ts('created_at').notNull(),
 });
 
 export const rates = pgTable('rates', {

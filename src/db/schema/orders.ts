@@ -75,3 +75,25 @@ export const orderVouchers = pgTable(
   },
   (t) => [primaryKey({ columns: [t.orderId, t.voucherId] })],
 );
+
+export type WaitingListStatus = 'waiting' | 'offered' | 'converted' | 'lapsed' | 'left';
+
+/** D69 (migration 0220): a buyer waiting for seats of a session; at most one offer (a held order) in its life. */
+export const waitingListEntries = pgTable('waiting_list_entries', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  tokenHash: text('token_hash').notNull(),
+  channelId: integer('channel_id').notNull(),
+  sessionId: integer('session_id').notNull(),
+  sectorId: integer('sector_id'),
+  rateId: integer('rate_id'),
+  quantity: integer('quantity').notNull(),
+  email: text('email').notNull(),
+  name: text('name'),
+  lang: text('lang').notNull(),
+  status: text('status').$type<WaitingListStatus>().notNull().default('waiting'),
+  createdAt: ts('created_at').notNull(),
+  offerOrderId: bigint('offer_order_id', { mode: 'number' }),
+  offeredAt: ts('offered_at'),
+  offerExpiresAt: ts('offer_expires_at'),
+  settledAt: ts('settled_at'),
+});

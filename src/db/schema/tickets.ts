@@ -6,9 +6,10 @@ export type TicketStatus = 'valid' | 'void';
 /**
  * What an outbox row sends: the tickets of an order, the buyer's refund notice (D58), the notice
  * that a card payment which completed no order went back to the card (D73), the links of a buyer's
- * orders ("find my order", D72), the notice that a session moved (D74).
+ * orders ("find my order", D72), the notice that a session moved (D74), the seats held for the
+ * head of a waiting list (D69).
  */
-export type EmailKind = 'tickets' | 'refund' | 'payment_refunded' | 'order_lookup' | 'session_changed' | 'session_message';
+export type EmailKind = 'tickets' | 'refund' | 'payment_refunded' | 'order_lookup' | 'session_changed' | 'session_message' | 'waitinglist_offer';
 export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped';
 
 export const tickets = pgTable('tickets', {

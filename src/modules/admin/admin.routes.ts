@@ -176,10 +176,7 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
     },
   );
 
-  // ---- venues, events, sessions, rates, fees
-  app.get('/venues', { schema: { ...d('catalogue', 'listVenues', 'Venues you may use, with their sectors'), response: { 200: S.Envelope(Type.Array(S.Venue)), ...S.adminErrors } } }, async (req) =>
-    ok(await catalogue.listVenuesFor(ctx, actorOf(req))),
-  );
+  // ---- events, sessions, rates, fees (venues: catalogue/venues.routes.ts)
   app.post(
     '/catalogue/import',
     {

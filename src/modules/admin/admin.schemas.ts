@@ -1,3 +1,4 @@
+import { QueueSettingsInput, QueueSettingsView } from '../queue/queue.schemas.js';
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import { Amount as AmountOf, ChannelSlug, Envelope, IdParam, Int32, Text, EmailAddress } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
@@ -73,13 +74,6 @@ export const OrganiserUpdate = Type.Object(
 );
 export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), refund_fees: Type.Boolean(), reply_to_email: Nullable(Type.String()), created_at: Timestamp });
 
-export const Venue = Type.Object({
-  id: Type.Integer(),
-  organiser_id: Type.Integer(),
-  name: Type.String(),
-  city: Nullable(Type.String()),
-  sectors: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), numbered: Type.Boolean(), capacity: Type.Integer() })),
-});
 
 // ---- channels and keys
 
@@ -202,6 +196,7 @@ const Session = Type.Object({
   sales_start_at: Nullable(Timestamp),
   sales_end_at: Nullable(Timestamp),
   cancelled_at: Nullable(Timestamp),
+  queue: Nullable(QueueSettingsView),
 });
 export const Fee = Type.Object({
   id: Type.Integer(),
@@ -249,6 +244,8 @@ export const SessionCreate = Type.Object(
     // D59: the sales window; outside it every cart write answers 409 not_on_sale. null = open end.
     sales_start_at: Type.Optional(Nullable(Timestamp)),
     sales_end_at: Type.Optional(Nullable(Timestamp)),
+    // D60: the waiting room; null removes it.
+    queue: Type.Optional(Nullable(QueueSettingsInput)),
   },
   { additionalProperties: false },
 );

@@ -7,10 +7,11 @@ import { csrf, field, page, table, when } from '../admin/dashboard/dashboard.lay
 import { attendeeCsvDisposition, attendeeCsvFor, listAttendeesFor } from './attendees.service.js';
 import { salesOverviewFor } from './overview.service.js';
 import { eraseBuyer } from './personal-data.service.js';
+import { sessionWaitingListFor } from '../waitinglist/waitinglist.service.js';
 import { BODY_MAX, listSessionMessagesFor, sendSessionMessageAs, SUBJECT_MAX } from './session-messages.service.js';
 
 // The audience pages of the dashboard (D66-D68): each event's sales overview with charts drawn
-// here as SVG (no script, no outside service), a session's attendee list, and the erasure of a buyer.
+// here as SVG (no script, no outside service), a session's attendee list and waiting list (D69), and the erasure of a buyer.
 
 const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
 
@@ -53,6 +54,15 @@ const inventorySegments = (f: { sold: number; held: number; free: number }): Seg
   { value: f.held, label: 'held', cls: 'held' },
   { value: f.free, label: 'free', cls: 'free' },
 ];
+
+/** How the dashboard names a waiting-list entry's status (D69). */
+const STATUS_TEXT: Record<string, string> = {
+  waiting: 'waiting',
+  offered: 'offer open',
+  converted: 'bought',
+  lapsed: 'offer not taken',
+  left: 'left the list',
+};
 
 export default async function audienceDashboard(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
@@ -104,6 +114,21 @@ ${table(
   ),
   'Per session',
 )}</section>
+<section class="card" aria-labelledby="wl-h"><h2 id="wl-h">Waiting list</h2>
+<dl class="facts">
+<dt>Waiting</dt><dd>${o.waiting_list.waiting} (${o.waiting_list.waiting_tickets} tickets)</dd>
+<dt>Offers</dt><dd>${o.waiting_list.offers}: ${o.waiting_list.offered} open, ${o.waiting_list.converted} bought, ${o.waiting_list.lapsed} not taken</dd>
+<dt>Conversion</dt><dd>${o.waiting_list.conversion_rate === null ? 'no offer has ended yet' : `${Math.round(o.waiting_list.conversion_rate * 100)} %`}</dd>
+</dl>
+${table(
+  ['Session', 'Waiting', 'Tickets asked', 'Open offers', 'Bought', 'Not taken', ''],
+  o.sessions.map((s) => {
+    const w = o.waiting_list.sessions.find((x) => x.session_id === s.id);
+    return html`<tr><th scope="row">${sessionName(s)}</th><td>${w?.waiting ?? 0}</td><td>${w?.waiting_tickets ?? 0}</td><td>${w?.offered ?? 0}</td><td>${w?.converted ?? 0}</td><td>${w?.lapsed ?? 0}</td>
+      <td><a href="/admin/sessions/${s.id}/waiting-list">Waiting list</a></td></tr>`;
+  }),
+  'Per session',
+)}</section>
 <section class="card" aria-labelledby="time-h"><h2 id="time-h">Sales over time</h2>
 <p><a href="?interval=day">Per day</a> · <a href="?interval=hour">Per hour</a> (${pc.timeZone})</p>
 ${barChart('Tickets sold', o.sales_over_time.points.map((p) => ({ label: p.at.replace('T', ' '), segments: [{ value: p.tickets, label: 'tickets', cls: 'sold' }] })))}
@@ -116,6 +141,31 @@ ${moneyTable('By channel', o.channels)}</section>
 ${barChart('Seats per sector', o.sectors.map((s) => ({ label: s.name, segments: inventorySegments(s) })))}
 ${moneyTable('By sector', o.sectors)}</section>`;
     return sendPage(reply, page(pc, 'Sales overview', body));
+  });
+
+  // A session's waiting list (D69): its figures and every entry in list order.
+  app.get('/sessions/:sessionId/waiting-list', async (request, reply) => {
+    const pc = pageContext(request, 'sales');
+    const sessionId = idParam(request, 'sessionId');
+    const list = await sessionWaitingListFor(ctx, pc.actor, sessionId);
+    const f = list.figures;
+    const body = html`<section class="card" aria-labelledby="wl-h"><h2 id="wl-h">Waiting list</h2>
+<p>Freed seats are held for the first entry they fit for ${list.offer_minutes} minutes, with an e-mail to the buyer; an offer not taken passes to the next entry (docs/waiting-list.md).</p>
+<dl class="facts">
+<dt>Waiting</dt><dd>${f.waiting} (${f.waiting_tickets} tickets)</dd>
+<dt>Offers</dt><dd>${f.offers}: ${f.offered} open, ${f.converted} bought (${f.converted_tickets} tickets), ${f.lapsed} not taken</dd>
+<dt>Conversion</dt><dd>${f.conversion_rate === null ? 'no offer has ended yet' : `${Math.round(f.conversion_rate * 100)} %`}</dd>
+</dl>
+${table(
+  ['Position', 'E-mail', 'Name', 'Tickets', 'Joined', 'Status', 'Offer until', 'Order'],
+  list.entries.map(
+    (e) => html`<tr><td>${e.position ?? ''}</td><td>${e.email}</td><td>${e.name ?? ''}</td><td>${e.quantity}</td><td>${when(e.created_at, pc.timeZone)}</td>
+      <td>${STATUS_TEXT[e.status] ?? e.status}</td><td>${e.offer_expires_at && e.status === 'offered' ? when(e.offer_expires_at, pc.timeZone) : ''}</td>
+      <td>${e.order_reference ? html`<a href="/admin/orders/${encodeURIComponent(e.order_reference)}">${e.order_reference}</a>` : ''}</td></tr>`,
+  ),
+  `${list.entries.length} entries`,
+)}</section>`;
+    return sendPage(reply, page(pc, 'Waiting list', body));
   });
 
   app.get('/sessions/:sessionId/attendees', async (request, reply) => {

@@ -1,5 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { EmailAddress, IdParam, Int32, Text } from '../../http/schemas.js';
+import { OverviewWaitingList } from '../waitinglist/waitinglist.schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const Timestamp = Type.String({ format: 'date-time' });
@@ -122,7 +123,7 @@ export const SalesOverview = Type.Object({
     points: Type.Array(Type.Object({ at: Type.String({ description: 'start of the bucket, local time of TIMEZONE' }), tickets: Type.Integer(), gross_amount: Type.Number() })),
   }),
   queue: Type.Null({ description: 'waiting-room figures (D60), once it exists' }),
-  waiting_list: Type.Null({ description: 'waiting-list figures (D69), once it exists' }),
+  waiting_list: OverviewWaitingList,
 });
 
 /** A message to every ticket holder of a session (D67). */

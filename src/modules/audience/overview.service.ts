@@ -4,6 +4,7 @@ import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
 import type { Actor } from '../../platform/actor.js';
 import { getEventFor } from '../catalogue/catalogue-admin.service.js';
+import { waitingListFiguresOfEvent } from '../waitinglist/waitinglist.service.js';
 import { eventOverview, type InventoryFigures, type MoneyFigures } from './overview.repo.js';
 
 const MONEY_KEYS = ['base_amount', 'discount_amount', 'fee_amount', 'gross_amount', 'refund_amount', 'net_amount'] as const;
@@ -57,8 +58,8 @@ export async function salesOverviewFor(ctx: AppContext, actor: Actor, eventId: n
     rates: o.rates.map(amounts),
     sectors: o.sectors.map(amounts),
     sales_over_time: { interval: query.interval ?? 'day', points: o.timeline.map((p) => ({ at: p.bucket, tickets: p.tickets, gross_amount: toAmount(p.gross_amount) })) },
-    // The waiting room (D60) and the waiting list (D69) are not built yet: no figures to show.
+    // The waiting room (D60) is not built yet: no figures to show.
     queue: null,
-    waiting_list: null,
+    waiting_list: await waitingListFiguresOfEvent(ctx, eventId, query.session_id ?? null),
   };
 }

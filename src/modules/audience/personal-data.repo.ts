@@ -21,6 +21,9 @@ export const PERSONAL_DATA_COLUMNS = {
   'payments.buyer_email': 'buyer',
   'payments.buyer_phone': 'buyer',
   'email_outbox.recipient': 'buyer',
+  // D69: who waits for seats (the join's e-mail and optional name).
+  'waiting_list_entries.email': 'buyer',
+  'waiting_list_entries.name': 'buyer',
   'email_outbox.last_error': 'scrubbed',
   'webhook_events.data': 'scrubbed',
   'webhook_events.order_rows': 'scrubbed',
@@ -166,6 +169,9 @@ export async function erase(tx: Db, target: ErasureTarget): Promise<ErasureCount
     sql`UPDATE email_outbox SET recipient = ${target.replacement}
         WHERE lower(recipient) = ANY(${toArray(lowered)}::text[]) OR order_id = ANY(${toArray(target.orderIds)}::bigint[]) RETURNING id`,
   );
+  // D69: the buyer's waiting-list entries (an offer's order is one of the erased orders).
+  await tx.execute(sql`UPDATE waiting_list_entries SET email = ${target.replacement}, name = NULL
+                       WHERE lower(email) = ANY(${toArray(lowered)}::text[]) OR offer_order_id = ANY(${toArray(target.orderIds)}::bigint[])`);
   let logEntries = 0;
   if (addressPattern) {
     for (const { table, column, type } of SCRUBBED) {

@@ -3,7 +3,7 @@ import { AppError, invalidData } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { canSee, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
-import { findSession } from '../catalogue/catalogue-admin.repo.js';
+import { findSessionRecord } from '../catalogue/catalogue-admin.service.js';
 import * as repo from './session-messages.repo.js';
 
 // A message from the organiser to every ticket holder of a session (D67): one e-mail per recipient
@@ -37,7 +37,7 @@ const view = (m: repo.SessionMessageRow): SessionMessageView => ({
 });
 
 async function visibleSession(ctx: AppContext, actor: Actor, sessionId: number) {
-  const found = await findSession(ctx.db, sessionId);
+  const found = await findSessionRecord(ctx, sessionId);
   if (!found || !canSee(actor, found.organiserId)) throw new AppError('not_found', 'Session not found');
   return found;
 }

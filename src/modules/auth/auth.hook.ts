@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { bearerOf } from '../../http/bearer.js';
 import { assertSameChannel, authenticate } from './auth.service.js';
 
 declare module 'fastify' {
@@ -15,7 +16,7 @@ declare module 'fastify' {
  */
 export function requireChannelToken(app: FastifyInstance): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    const { channel, credential } = await authenticate(app.ctx, request.headers.authorization);
+    const { channel, credential } = await authenticate(app.ctx, bearerOf(request)?.hash ?? null);
     const { salesChannelSlug } = request.params as { salesChannelSlug: string };
     assertSameChannel(channel, salesChannelSlug);
     request.channel = channel;

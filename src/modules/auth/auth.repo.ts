@@ -1,17 +1,32 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import { channelColumns } from '../../db/channel-record.js';
-import { queryRows, type Db } from '../../db/client.js';
-import { accessTokens, salesChannels, serverKeys, widgetKeys } from '../../db/schema/index.js';
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import { channelColumns, type ChannelRecord } from '../../db/channel-record.js';
+import { hotStatement, parseJson, type Db, type Json } from '../../db/client.js';
+import { accessTokens, salesChannels } from '../../db/schema/index.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
 
-/** Active (not revoked) key hashes of one kind of the channel with this slug, with the channel; empty when there is none. */
+/** The active keys of one kind of a channel with its channel's columns (ChannelRecord), by slug: one statement per scope. */
+const keysForSlug = (table: 'widget_keys' | 'server_keys') =>
+  hotStatement<{ key_id: number; key_hash: string } & Omit<ChannelRecord, 'branding'> & { branding: Json<ChannelRecord['branding']> }>(
+    `active_${table}_for_slug`,
+    `SELECT k.id AS key_id, k.key_hash, c.id, c.organiser_id AS "organiserId", c.slug, c.name, c.integration_mode AS "integrationMode",
+            c.checkout_url AS "checkoutUrl", c.website_url AS "websiteUrl", c.branding, c.cart_ttl_seconds AS "cartTtlSeconds", c.default_lang AS "defaultLang"
+     FROM sales_channels c JOIN ${table} k ON k.channel_id = c.id AND k.revoked_at IS NULL
+     WHERE c.slug = $1`,
+  );
+const KEYS_FOR_SLUG = { widget: keysForSlug('widget_keys'), server: keysForSlug('server_keys') };
+
+/**
+ * Active (not revoked) key hashes of one kind of the channel with this slug, with the channel; empty
+ * when there is none. The first statement of every buyer: a hot statement (issue 27).
+ */
 export async function activeKeysForSlug(db: Db, scope: CredentialScope, slug: string) {
-  const keys = scope === 'widget' ? widgetKeys : (serverKeys as unknown as typeof widgetKeys);
-  return db
-    .select({ keyId: keys.id, keyHash: keys.keyHash, channelId: salesChannels.id, channel: channelColumns })
-    .from(salesChannels)
-    .innerJoin(keys, and(eq(keys.channelId, salesChannels.id), isNull(keys.revokedAt)))
-    .where(eq(salesChannels.slug, slug));
+  const rows = await KEYS_FOR_SLUG[scope](db, [slug]);
+  return rows.map(({ key_id, key_hash, branding, ...channel }) => ({
+    keyId: Number(key_id),
+    keyHash: key_hash,
+    channelId: Number(channel.id),
+    channel: { ...channel, id: Number(channel.id), branding: parseJson(branding) } as ChannelRecord,
+  }));
 }
 
 /**
@@ -19,6 +34,11 @@ export async function activeKeysForSlug(db: Db, scope: CredentialScope, slug: st
  * revokes its live tokens (D38) and those beyond `cap` (D41), inserts the new one and announces
  * every revoked hash on `notify.channel` on commit. Returns the revoked hashes.
  */
+const issueAccessToken = hotStatement<{ revoked: string[] | string }>(
+  'issue_access_token',
+  'SELECT issue_access_token($1::int, $2::text, $3::int, $4::int, $5::text, $6::text, $7::timestamptz, $8::timestamptz, $9::int, $10::text, $11::int) AS revoked',
+);
+
 export async function issueTokenInOneStatement(
   db: Db,
   t: {
@@ -34,11 +54,9 @@ export async function issueTokenInOneStatement(
     notify: { channel: string; perNotification: number };
   },
 ): Promise<string[]> {
-  const [row] = await queryRows<{ revoked: string[] | string }>(
-    db,
-    sql`SELECT issue_access_token(${t.channelId}::int, ${t.scope}::text, ${t.widgetKeyId}::int, ${t.serverKeyId}::int, ${t.clientId}::text,
-      ${t.tokenHash}::text, ${t.createdAt}::timestamptz, ${t.expiresAt}::timestamptz, ${t.cap}::int, ${t.notify.channel}::text, ${t.notify.perNotification}::int) AS revoked`,
-  );
+  const [row] = await issueAccessToken(db, [
+    t.channelId, t.scope, t.widgetKeyId, t.serverKeyId, t.clientId, t.tokenHash, t.createdAt, t.expiresAt, t.cap, t.notify.channel, t.notify.perNotification,
+  ]);
   return parseTextArray(row!.revoked);
 }
 

@@ -98,11 +98,12 @@ export async function issueToken(
   };
 }
 
-/** The channel and credential of a bearer token; 401 when it is missing, unknown, expired or revoked. */
-export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<LiveToken> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  if (!match) throw new AppError('unauthenticated', 'A bearer token is required (Authorization: Bearer <token>)');
-  const tokenHash = sha256(match[1]!);
+/**
+ * The channel and credential of a bearer token, given by its hash (http/bearer.ts: parsed and hashed
+ * once per request); 401 when it is missing (null), unknown, expired or revoked.
+ */
+export async function authenticate(ctx: AppContext, tokenHash: string | null): Promise<LiveToken> {
+  if (tokenHash === null) throw new AppError('unauthenticated', 'A bearer token is required (Authorization: Bearer <token>)');
   const now = ctx.clock.now();
   const cache = tokenCache(ctx);
   const cached = cache.get(tokenHash, now.getTime());

@@ -19,7 +19,7 @@ export async function findVenue(db: Db, id: number) {
 
 export async function sectorsOfVenues(db: Db, venueIds: number[]) {
   if (venueIds.length === 0) return [];
-  return db.select().from(sectors).where(inArray(sectors.venueId, venueIds)).orderBy(asc(sectors.sortOrder), asc(sectors.id));
+  return db.select().from(sectors).where(and(inArray(sectors.venueId, venueIds), eq(sectors.retired, false))).orderBy(asc(sectors.sortOrder), asc(sectors.id));
 }
 
 export async function listEvents(db: Db, organiserId: number | null) {

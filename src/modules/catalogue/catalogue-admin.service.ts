@@ -1,3 +1,4 @@
+import { prepareQueueDraw, queueSessionChanged, queueSettingsOf, type QueueInput } from '../queue/queue.service.js';
 import type { AppContext } from '../../app-context.js';
 import type { AppEnv } from '../../config.js';
 import type { Db } from '../../db/client.js';
@@ -74,6 +75,7 @@ const sessionView = (s: SessionRow) => ({
   sales_start_at: isoWithOffset(s.salesStartAt),
   sales_end_at: isoWithOffset(s.salesEndAt),
   cancelled_at: isoWithOffset(s.cancelledAt),
+  queue: s.queue ?? null,
 });
 
 const rateView = (r: RateRow) => ({
@@ -260,6 +262,8 @@ export interface SessionInput {
   /** Sales window (D59); null removes an end. */
   sales_start_at?: string | null;
   sales_end_at?: string | null;
+  /** Waiting room (D60), merged over the current one; null removes it. */
+  queue?: QueueInput | null;
 }
 
 function sessionPatch(input: SessionInput, creating: boolean, current?: SessionRow) {
@@ -289,6 +293,10 @@ function sessionPatch(input: SessionInput, creating: boolean, current?: SessionR
   const salesStart = patch.salesStartAt !== undefined ? patch.salesStartAt : (current?.salesStartAt ?? null);
   const salesEnd = patch.salesEndAt !== undefined ? patch.salesEndAt : (current?.salesEndAt ?? null);
   if (salesStart && salesEnd && salesEnd <= salesStart) throw invalidData({ sales_end_at: ['must be after sales_start_at'] });
+  if (input.queue !== undefined) patch.queue = queueSettingsOf(input.queue, current?.queue ?? null);
+  const queue = patch.queue !== undefined ? patch.queue : (current?.queue ?? null);
+  // The pre-queue is drawn at the sales start: a queue without one would never admit anyone.
+  if (queue?.enabled && !salesStart) throw invalidData({ 'queue.enabled': ['needs sales_start_at: the pre-queue is drawn at the sales start'] });
   return patch;
 }
 
@@ -307,9 +315,11 @@ export async function createSessionAs(ctx: AppContext, actor: Actor, eventId: nu
       maxTicketsPerBuyer: patch.maxTicketsPerBuyer ?? null,
       salesStartAt: patch.salesStartAt ?? null,
       salesEndAt: patch.salesEndAt ?? null,
+      queue: patch.queue ?? null,
       createdAt: now,
       updatedAt: now,
     });
+    await prepareQueueDraw(ctx, tx, session.id, patch.queue ?? null);
     await createSessionInventory(tx, session.id, event.venueId);
     await recordAudit(tx, {
       actor,
@@ -322,6 +332,7 @@ export async function createSessionAs(ctx: AppContext, actor: Actor, eventId: nu
     });
     return session.id;
   });
+  queueSessionChanged(ctx, id);
   return getSessionFor(ctx, actor, id);
 }
 
@@ -332,6 +343,7 @@ export async function updateSessionAs(ctx: AppContext, actor: Actor, id: number,
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
     await repo.updateSession(tx, id, { ...patch, updatedAt: now });
+    await prepareQueueDraw(ctx, tx, id, patch.queue !== undefined ? patch.queue : session.queue);
     // D74: a new start e-mails every ticket holder once and tells the channels (same transaction).
     if (patch.startDatetime && patch.startDatetime.getTime() !== session.startDatetime.getTime()) {
       await recordSessionMove(tx, id, session.startDatetime, now);
@@ -340,6 +352,7 @@ export async function updateSessionAs(ctx: AppContext, actor: Actor, id: number,
     await recordAudit(tx, { actor, action, targetType: 'session', targetId: id, organiserId, details: { ...input }, at: now });
   });
   inventoryChanged(ctx, [id]);
+  queueSessionChanged(ctx, id);
   return getSessionFor(ctx, actor, id);
 }
 
@@ -491,4 +504,9 @@ export async function deleteFeeAs(ctx: AppContext, actor: Actor, id: number): Pr
     await repo.deleteFee(tx, id);
     await recordAudit(tx, { actor, action: 'fee.delete', targetType: 'fee', targetId: id, organiserId, details: { fee: feeView(fee) }, at: now });
   });
+}
+
+/** A session with its organiser, or null: for modules that check an actor's reach themselves. */
+export function findSessionRecord(ctx: AppContext, id: number) {
+  return repo.findSession(ctx.db, id);
 }

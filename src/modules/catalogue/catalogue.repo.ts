@@ -138,7 +138,7 @@ export async function venueSectors(db: Db, venueId: number): Promise<SectorRow[]
   return db
     .select({ id: t.sectors.id, name: t.sectors.name, numbered: t.sectors.numbered, capacity: t.sectors.capacity })
     .from(t.sectors)
-    .where(eq(t.sectors.venueId, venueId))
+    .where(and(eq(t.sectors.venueId, venueId), eq(t.sectors.retired, false)))
     .orderBy(asc(t.sectors.sortOrder), asc(t.sectors.id));
 }
 
@@ -151,13 +151,18 @@ export interface LayoutSeatRow {
   y: number;
 }
 
-/** The session-independent seat layout of a venue (for drawing the map). */
+/** The session-independent seat layout of a venue's newest version (for drawing the map). */
 export async function venueSeats(db: Db, venueId: number): Promise<LayoutSeatRow[]> {
   return db
     .select({ id: t.seats.id, sectorId: t.seats.sectorId, row: t.seats.row, number: t.seats.number, x: t.seats.x, y: t.seats.y })
     .from(t.seats)
     .innerJoin(t.sectors, eq(t.sectors.id, t.seats.sectorId))
-    .where(eq(t.sectors.venueId, venueId))
+    .where(
+      and(
+        eq(t.sectors.venueId, venueId),
+        sql`${t.seats.layoutId} = (SELECT id FROM venue_layouts WHERE venue_id = ${venueId} ORDER BY version DESC LIMIT 1)`,
+      ),
+    )
     .orderBy(asc(t.sectors.sortOrder), asc(t.seats.id));
 }
 
@@ -281,7 +286,7 @@ export async function sessionSeatLayout(db: Db, sessionId: number): Promise<Layo
     db,
     sql`SELECT ss.id, ss.sector_id, st.row, st.number, st.x, st.y
         FROM session_seats ss JOIN seats st ON st.id = ss.seat_id
-        WHERE ss.session_id = ${sessionId}
+        WHERE ss.session_id = ${sessionId} AND st.layout_id = (SELECT layout_id FROM sessions WHERE id = ${sessionId})
         ORDER BY ss.id`,
   );
 }

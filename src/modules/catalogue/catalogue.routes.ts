@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { etagMatches } from '../../http/etag.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../http/envelope.js';
 import { AVAILABILITY_DESCRIPTION, AvailabilityQuery, AvailabilityResponse, answerAvailability } from './availability.http.js';
@@ -99,16 +100,6 @@ async function sendVersion(request: FastifyRequest, reply: FastifyReply, version
   if (!encoding) return reply.send(version.plain);
   const body = version.compressed(encoding) ?? (await version.encode(encoding));
   return reply.header('content-encoding', encoding).send(body);
-}
-
-/** Weak comparison (RFC 9110 13.1.2): W/ prefixes are ignored; "*" matches any version. */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((candidate) => {
-    const tag = candidate.trim();
-    return tag === '*' || tag.replace(/^W\//, '') === bare;
-  });
 }
 
 // Clients send a handful of distinct Accept-Encoding strings: remember the answer for each

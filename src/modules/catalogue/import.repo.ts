@@ -18,20 +18,6 @@ export async function insertVenue(tx: Db, venue: typeof t.venues.$inferInsert): 
   return row!.id;
 }
 
-/** A sector and its seats (numbered sectors), the seats in batches that stay under the bind limit. */
-export async function insertSector(
-  tx: Db,
-  sector: typeof t.sectors.$inferInsert,
-  seats: Omit<typeof t.seats.$inferInsert, 'sectorId'>[],
-): Promise<number> {
-  const [row] = await tx.insert(t.sectors).values(sector).returning({ id: t.sectors.id });
-  const sectorId = row!.id;
-  for (let i = 0; i < seats.length; i += 1000) {
-    await tx.insert(t.seats).values(seats.slice(i, i + 1000).map((seat) => ({ sectorId, ...seat })));
-  }
-  return sectorId;
-}
-
 export async function insertTranslations(tx: Db, rows: (typeof t.eventTranslations.$inferInsert)[]): Promise<void> {
   await tx.insert(t.eventTranslations).values(rows);
 }
@@ -55,15 +41,18 @@ export async function insertFixedKeys(tx: Db, scope: CredentialScope, channelId:
   for (const key of keys) await tx.insert(table).values({ channelId, keyHash: sha256(key), lastFour: key.slice(-4) });
 }
 
-/** One inventory row per numbered seat and per place of each unnumbered zone of the venue. */
+/**
+ * One inventory row per numbered seat of the session's layout version (D64) and per place of each
+ * unnumbered zone of it (the venue's newest version: a new session takes the newest).
+ */
 export async function createSessionInventory(tx: Db, sessionId: number, venueId: number): Promise<void> {
   await tx.execute(sql`
     INSERT INTO session_seats (session_id, sector_id, seat_id)
-    SELECT ${sessionId}, s.id, st.id FROM sectors s JOIN seats st ON st.sector_id = s.id
-    WHERE s.venue_id = ${venueId} AND s.numbered
+    SELECT ${sessionId}, s.id, st.id FROM sessions se JOIN seats st ON st.layout_id = se.layout_id JOIN sectors s ON s.id = st.sector_id
+    WHERE se.id = ${sessionId}
     ORDER BY s.sort_order, st.id`);
   await tx.execute(sql`
     INSERT INTO session_seats (session_id, sector_id, seat_id)
     SELECT ${sessionId}, s.id, NULL FROM sectors s CROSS JOIN generate_series(1, s.capacity)
-    WHERE s.venue_id = ${venueId} AND NOT s.numbered`);
+    WHERE s.venue_id = ${venueId} AND NOT s.numbered AND NOT s.retired`);
 }

@@ -1,3 +1,4 @@
+import { QueueSettingsInput } from '../queue/queue.schemas.js';
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Amount as AmountOf, ChannelSlug } from '../../http/schemas.js';
 import { colourSchema, httpUrlSchema } from '../../lib/url-rules.js';
@@ -74,6 +75,7 @@ const Session = Type.Object(
     max_tickets_per_buyer: Type.Optional(
       Type.Integer({ minimum: 1, maximum: MAX_TICKETS_PER_BUYER_LIMIT, description: 'seats and zone places one buyer may hold in live carts of this session (D44); absent = no session cap' }),
     ),
+    queue: Type.Optional(QueueSettingsInput),
     rates: Type.Array(Rate, { minItems: 1 }),
     fees: Type.Optional(Type.Array(Fee)),
   },

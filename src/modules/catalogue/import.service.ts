@@ -1,3 +1,4 @@
+import { prepareQueueDraw, queueSettingsOf } from '../queue/queue.service.js';
 import { registerAjvFormats } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app-context.js';
 import type { AppEnv } from '../../config.js';
@@ -10,6 +11,8 @@ import { brandingProblems } from '../channels/channels.service.js';
 import * as adminRepo from './catalogue-admin.repo.js';
 import { CatalogueDocument } from './import.schemas.js';
 import * as repo from './import.repo.js';
+import type { Layout } from './layout.schemas.js';
+import { layoutProblems, saveLayoutVersion } from './layouts.service.js';
 
 registerAjvFormats();
 
@@ -69,7 +72,7 @@ export async function importCatalogue(ctx: AppContext, doc: unknown): Promise<Im
   }
   const unsafe = urlAndColourProblems(d, ctx.config.appEnv);
   if (unsafe) throw invalidData(unsafe);
-  return ctx.db.transaction((tx) => importInto(tx, d));
+  return ctx.db.transaction((tx) => importInto(ctx, tx, d));
 }
 
 /**
@@ -92,7 +95,39 @@ function urlAndColourProblems(d: CatalogueDocument, appEnv: AppEnv): Record<stri
   return Object.keys(errors).length ? errors : null;
 }
 
-async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> {
+/**
+ * A venue's sectors of the import document as its layout version 1: rows generated from `rows`
+ * and seats listed one by one, in the document's order; positions absolute.
+ */
+function importedLayout(sectors: CatalogueDocument['venues'][number]['sectors']): Layout {
+  const names = new Set<string>();
+  return {
+    sectors: sectors.map((s) => {
+      if (names.has(s.name)) throw invalidData({ [`sectors.${s.key}.name`]: ['repeats a sector name of the venue: sector names are unique in a venue'] });
+      names.add(s.name);
+      if (!s.numbered) {
+        if (!s.capacity) throw invalidData({ [`sectors.${s.key}`]: ['an unnumbered zone needs a capacity'] });
+        return { name: s.name, numbered: false, capacity: s.capacity };
+      }
+      const rows = new Map<string, { number: string; x: number; y: number }[]>();
+      const seat = (row: string, number: string, x: number, y: number) => {
+        if (!rows.has(row)) rows.set(row, []);
+        rows.get(row)!.push({ number, x, y });
+      };
+      for (const one of s.seats ?? []) seat(one.row, one.number, one.x, one.y);
+      for (const r of s.rows ?? []) {
+        for (let n = 0; n < r.seats; n++) seat(r.row, String((r.start ?? 1) + n), r.x + n * (r.dx ?? 1), r.y);
+      }
+      if (rows.size === 0) throw invalidData({ [`sectors.${s.key}`]: ['a numbered sector needs seats or rows'] });
+      const list = [...rows].map(([label, seats]) => ({ label, seats }));
+      const problems = layoutProblems({ sectors: [{ name: s.name, numbered: true, rows: list }] });
+      if (problems) throw invalidData({ [`sectors.${s.key}`]: ['repeats a seat: (row, number) is unique in a sector'] });
+      return { name: s.name, numbered: true, rows: list };
+    }),
+  };
+}
+
+async function importInto(ctx: AppContext, tx: Db, d: CatalogueDocument): Promise<ImportSummary> {
   const summary: ImportSummary = { organisers: 0, venues: 0, seats: 0, events: 0, sessions: 0, rates: 0, vouchers: 0, channels: 0 };
   const organisers = new Map<string, number>();
   const venues = new Map<string, number>();
@@ -116,28 +151,10 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
     venues.set(v.key, venueId);
     const sectorKeys = new Map<string, number>();
     sectorsByVenue.set(venueId, sectorKeys);
-    for (const [i, s] of v.sectors.entries()) {
-      const seatList = [
-        ...(s.seats ?? []),
-        ...(s.rows ?? []).flatMap((r) =>
-          Array.from({ length: r.seats }, (_, n) => ({
-            row: r.row,
-            number: String((r.start ?? 1) + n),
-            x: r.x + n * (r.dx ?? 1),
-            y: r.y,
-          })),
-        ),
-      ];
-      if (s.numbered && seatList.length === 0) {
-        throw invalidData({ [`sectors.${s.key}`]: ['a numbered sector needs seats or rows'] });
-      }
-      if (!s.numbered && !s.capacity) {
-        throw invalidData({ [`sectors.${s.key}`]: ['an unnumbered zone needs a capacity'] });
-      }
-      const sector = { venueId, name: s.name, numbered: s.numbered, capacity: s.numbered ? seatList.length : s.capacity!, sortOrder: i };
-      sectorKeys.set(s.key, await repo.insertSector(tx, sector, seatList));
-      summary.seats += seatList.length;
-    }
+    const layout = importedLayout(v.sectors);
+    const saved = await saveLayoutVersion(tx, venueId, layout, new Date());
+    for (const s of v.sectors) sectorKeys.set(s.key, saved.sectorIds.get(s.name)!);
+    summary.seats += layout.sectors.reduce((n, s) => n + (s.rows ?? []).reduce((m, r) => m + r.seats.length, 0), 0);
     summary.venues++;
   }
 
@@ -161,6 +178,9 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
       if (s.sales_start_at && s.sales_end_at && new Date(s.sales_end_at) <= new Date(s.sales_start_at)) {
         throw invalidData({ [`events.${e.key}.sessions.${s.key}.sales_end_at`]: ['must be after sales_start_at'] });
       }
+      const queueField = `events.${e.key}.sessions.${s.key}.queue`;
+      const queue = s.queue ? queueSettingsOf(s.queue, null, queueField) : null;
+      if (queue?.enabled && !s.sales_start_at) throw invalidData({ [`${queueField}.enabled`]: ['needs sales_start_at: the pre-queue is drawn at the sales start'] });
       const { id: sessionId } = await adminRepo.insertSession(tx, {
         eventId,
         venueId,
@@ -169,7 +189,9 @@ async function importInto(tx: Db, d: CatalogueDocument): Promise<ImportSummary> 
         maxTicketsPerBuyer: s.max_tickets_per_buyer ?? null,
         salesStartAt: s.sales_start_at ? new Date(s.sales_start_at) : null,
         salesEndAt: s.sales_end_at ? new Date(s.sales_end_at) : null,
+        queue,
       });
+      await prepareQueueDraw(ctx, tx, sessionId, queue);
       sessions.set(`${e.key}/${s.key}`, sessionId);
       if (!sessions.has(s.key)) sessions.set(s.key, sessionId);
       for (const [i, r] of s.rates.entries()) {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { parseJson, queryRows, type Db } from '../../db/client.js';
+import { hotStatement, parseJson, type Db } from '../../db/client.js';
 import { TICKET_EMAIL_MODES } from '../../lib/integration-policy.js';
 import type { OrderRows } from '../orders/orders.view.js';
 
@@ -24,13 +24,19 @@ export type CloseResult =
   | { outcome: 'need_codes'; count: number };
 
 /** Ticket codes are base62 (newTicketCode), so the array literal needs no quoting; checked anyway. */
-function codeArray(codes: readonly string[]) {
+function codeArrayText(codes: readonly string[]): string {
   if (!codes.every((c) => /^[0-9A-Za-z]+$/.test(c))) throw new Error('ticket codes must be base62');
-  return sql`${`{${codes.join(',')}}`}::text[]`;
+  return `{${codes.join(',')}}`;
 }
+const codeArray = (codes: readonly string[]) => sql`${codeArrayText(codes)}::text[]`;
 
-/** The integration policy's modes that get the ticket e-mail, as a SQL array for close_order. */
-const emailModes = sql`${`{${TICKET_EMAIL_MODES.join(',')}}`}::text[]`;
+/** The integration policy's modes that get the ticket e-mail, as a text[] parameter of close_order. */
+const emailModes = `{${TICKET_EMAIL_MODES.join(',')}}`;
+
+const closeOrderStatement = hotStatement<{ r: Record<string, unknown> | string }>(
+  'close_order',
+  'SELECT close_order($1::bigint, $2::text, $3::int, $4::timestamptz, $5::boolean, $6::int, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::text[], $14::boolean, $15::text[]) AS r',
+);
 
 /**
  * The closing process in one statement, its own transaction (close_order, src/db/functions): lock
@@ -53,14 +59,13 @@ export async function closeOrderInDatabase(
   },
 ): Promise<CloseResult> {
   const byId = 'orderId' in c.ref;
-  const [row] = await queryRows<{ r: Record<string, unknown> | string }>(
-    db,
-    sql`SELECT close_order(${byId ? (c.ref as { orderId: number }).orderId : null}::bigint,
-          ${byId ? null : (c.ref as { orderToken: string }).orderToken}::text, ${byId ? null : (c.ref as { channelId: number }).channelId}::int,
-          ${c.now}::timestamptz, ${c.allowExpired}::boolean, ${c.expectedAmount}::int,
-          ${c.buyer.name}::text, ${c.buyer.surname}::text, ${c.buyer.email}::text, ${c.buyer.phone ?? null}::text,
-          ${c.paymentMethod}::text, ${c.transactionId}::text, ${codeArray(c.codes)}, ${c.withRows}::boolean, ${emailModes}) AS r`,
-  );
+  const [row] = await closeOrderStatement(db, [
+    byId ? (c.ref as { orderId: number }).orderId : null,
+    byId ? null : (c.ref as { orderToken: string }).orderToken,
+    byId ? null : (c.ref as { channelId: number }).channelId,
+    c.now, c.allowExpired, c.expectedAmount, c.buyer.name, c.buyer.surname, c.buyer.email, c.buyer.phone ?? null,
+    c.paymentMethod, c.transactionId, codeArrayText(c.codes), c.withRows, emailModes,
+  ]);
   const r = parseJson(row!.r) as {
     outcome: CloseResult['outcome'];
     order_id?: string | number;

@@ -15,6 +15,10 @@ import type { Buyer } from './checkout.repo.js';
 
 export type { Buyer } from './checkout.repo.js';
 
+/** Ticket codes drawn before knowing the order's size: enough for most orders (of 1 to 4 tickets). */
+const FIRST_CODES = 4;
+const firstCodeCount = (ctx: AppContext) => Math.min(FIRST_CODES, ctx.config.maxItemsPerOrder);
+
 export interface CloseOrderInput {
   /** The order to close; confirm may name it by token within its channel instead (`orderRef`). */
   orderId?: number;
@@ -55,9 +59,10 @@ export interface ClosedOrder {
  */
 export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promise<ClosedOrder> {
   const now = ctx.clock.now();
-  // Ticket codes are made here (crypto) and handed in; an order with more items than the cart
-  // allows (a limit lowered since) asks for more, which costs one more round trip.
-  let codeCount = ctx.config.maxItemsPerOrder;
+  // Ticket codes are made here (crypto) and handed in: as many as most orders have (issue 27: not
+  // MAX_ITEMS_PER_ORDER on every confirm); a bigger order answers need_codes with its count, and
+  // the second call costs one more round trip (a read under the order's lock, no commit of data).
+  let codeCount = firstCodeCount(ctx);
   for (;;) {
     const result = await repo.closeOrderInDatabase(ctx.db, {
       ref: input.orderRef ?? { orderId: input.orderId! },
@@ -114,7 +119,7 @@ export async function closeOrderWithin(
   tx: Db,
   input: Omit<CloseOrderInput, 'orderRef' | 'withRows'> & { orderId: number },
 ): Promise<Exclude<repo.CloseResult, { outcome: 'need_codes' }>> {
-  let codeCount = ctx.config.maxItemsPerOrder;
+  let codeCount = firstCodeCount(ctx);
   for (;;) {
     const result = await repo.closeOrderInDatabase(tx, {
       ref: { orderId: input.orderId },

@@ -116,3 +116,8 @@ export async function getOrderFor(ctx: AppContext, actor: Actor, reference: stri
 }
 
 export type OrderDetail = Awaited<ReturnType<typeof getOrderFor>>;
+
+/** An order's refunds, newest first (the buyer's order page shows them, D58). */
+export function refundsOfOrder(ctx: AppContext, orderId: number) {
+  return repo.refundsOfOrder(ctx.db, orderId);
+}

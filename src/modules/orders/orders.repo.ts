@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { parseJson, queryRows, type Db, type Json } from '../../db/client.js';
+import { hotStatement, parseJson, queryRows, type Db, type Json } from '../../db/client.js';
 import type { OrderStatus, OrderType } from '../../db/schema/index.js';
 import type { OrderRows } from './orders.view.js';
 import type { ItemAmounts, OrderAmounts, PricingItem, VoucherRule } from './orders.pricing.js';
@@ -468,15 +468,19 @@ export interface HoldRequest {
  * (D75) and adds them to the order's totals. `buyerKey` is a new order's buyer; an add counts
  * against the order's own.
  */
+const cartHoldSeats = hotStatement<{ r: Json<RawHold> }>(
+  'cart_hold_seats',
+  'SELECT cart_hold_seats($1::int, $2::text, $3::boolean, $4::text, $5::text, $6::text, $7::timestamptz, $8::bigint[], $9::bigint[], $10::int, $11::timestamptz, $12::text, $13::int, $14::boolean) AS r',
+);
+
+/** A bigint[] parameter's text ('{1,2}'). */
+const intArrayText = (ids: readonly number[]) => `{${ids.map((n) => Math.trunc(n)).join(',')}}`;
+
 export async function holdSeats(db: Db, h: HoldRequest): Promise<HoldOutcome> {
-  const seatIds = intArray(h.items.map((i) => i.session_seat_id));
-  const rateIds = intArray(h.items.map((i) => i.rate_id));
-  const [row] = await queryRows<{ r: Json<RawHold> }>(
-    db,
-    sql`SELECT cart_hold_seats(${h.channelId}::int, ${h.orderToken}::text, ${h.create}::boolean, ${h.reference}::text, ${h.lang}::text,
-                               ${h.currency}::text, ${h.newExpiry}::timestamptz, ${seatIds}, ${rateIds}, ${h.maxItems}::int,
-                               ${h.now}::timestamptz, ${h.buyerKey}::text, ${h.maxLiveOrders}::int, ${h.inTransaction}::boolean) AS r`,
-  );
+  const [row] = await cartHoldSeats(db, [
+    h.channelId, h.orderToken, h.create, h.reference, h.lang, h.currency, h.newExpiry, intArrayText(h.items.map((i) => i.session_seat_id)),
+    intArrayText(h.items.map((i) => i.rate_id)), h.maxItems, h.now, h.buyerKey, h.maxLiveOrders, h.inTransaction,
+  ]);
   const r = parseJson(row!.r);
   switch (r.outcome) {
     case 'ok':

@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { ok } from '../../http/envelope.js';
 import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
 import { b2bBuyer, cartChannelOf } from './orders.buyer.js';
@@ -16,6 +17,7 @@ import {
   SectorItemsBody,
 } from './orders.schemas.js';
 import * as orders from './orders.service.js';
+import { withQueuePass } from '../queue/queue.service.js';
 import { bestAvailable } from './best-available.service.js';
 
 const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope'), 409: Type.Ref('ErrorEnvelope') };
@@ -30,6 +32,20 @@ const CART = { b2bOperation: 'cart' } as const;
 // Every route passes the channel with its caller (cartChannelOf): in models C and D a widget-scope
 // token reads and changes only its own buyer's carts (D57).
 
+/**
+ * What the waiting room checks when a B2B request creates a cart (D60): the sessions of its rates,
+ * and the buyer the pass must belong to: a widget token's client_id, or none for a channel's server,
+ * which forwards its buyer's pass.
+ */
+function b2bPassCreation(request: FastifyRequest, rateIds: readonly (number | undefined)[]) {
+  const credential = request.credential!;
+  return {
+    rateIds: rateIds.filter((id): id is number => id !== undefined),
+    holder: credential.scope === 'server' ? null : credential.clientId,
+    pass: request.headers['queue-pass'],
+  };
+}
+
 /** Orders and items (SPEC "Order and items"), under /sales-channel/v1/{slug}. */
 const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -37,7 +53,13 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { config: CART, schema: { ...doc('createOrder', 'Create an order with its first item, or with every seat of the cart (items, D63)'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
     async (request, reply) => {
       const buyer = b2bBuyer(request.channel!.id, request.credential!);
-      const { order, created } = await orders.createOrder(app.ctx, cartChannelOf(request), buyer, request.params.lang, request.body);
+      const channel = cartChannelOf(request);
+      const body = request.body;
+      const create = () => orders.createOrder(app.ctx, channel, buyer, request.params.lang, body);
+      // A new cart of a session with a waiting room needs the buyer's pass (D60); adding to an
+      // existing cart through its order_token does not.
+      const adds = body.order_token !== undefined && (await orders.cartExists(app.ctx, channel, body.order_token));
+      const { order, created } = adds ? await create() : await withQueuePass(app.ctx, b2bPassCreation(request, body.items?.map((i) => i.rate_id) ?? [body.rate_id]), create);
       const status = created ? 201 : 200;
       return reply.status(status).send(ok(order, created ? 'Order created' : 'Item added to the existing order', status));
     },
@@ -56,7 +78,12 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const buyer = b2bBuyer(request.channel!.id, request.credential!);
-      const order = await bestAvailable(app.ctx, cartChannelOf(request), buyer, request.params.lang, request.body);
+      const channel = cartChannelOf(request);
+      const body = request.body;
+      const choose = () => bestAvailable(app.ctx, channel, buyer, request.params.lang, body);
+      // A new cart of a session with a waiting room needs the buyer's pass (D60, D61).
+      const adds = body.order_token !== undefined && (await orders.cartExists(app.ctx, channel, body.order_token));
+      const order = adds ? await choose() : await withQueuePass(app.ctx, { ...b2bPassCreation(request, []), sessionIds: [body.session_id] }, choose);
       return reply.status(201).send(ok(order, 'Seats held', 201));
     },
   );

@@ -373,6 +373,11 @@ export async function createOrder(
   return { order: await buildOrderView(ctx, done.orderId, lang, now), created: done.created };
 }
 
+/** Whether a create with this order_token adds to an existing cart of the caller (which needs no queue pass, D60). */
+export async function cartExists(ctx: AppContext, channel: CartChannel, orderToken: string): Promise<boolean> {
+  return (await repo.findOrder(ctx.db, channel.id, orderToken, channel.cartCaller)) !== null;
+}
+
 /** A create request: SPEC's one seat (`session_seat_id` + `rate_id`) or D63's `items`, exactly one form. */
 export interface CreateOrderInput {
   session_seat_id?: number;
@@ -572,3 +577,39 @@ export async function startEmptyCart(ctx: AppContext, channel: CartChannel, buye
 
 /** The items of an order, read inside a cart change's transaction (`changeCart`'s `tx`). */
 export const orderItems = (tx: Db, orderId: number) => repo.findItems(tx, orderId);
+
+/** A waiting-list offer's hold (D69): the new order, or why cart_hold_seats refused it. */
+export type OfferHold = { held: true; orderId: number; orderToken: string; reference: string } | { held: false; outcome: string };
+
+/**
+ * D69: holds `items` for a waiting-list offer, inside the caller's transaction, as a new pending
+ * order of `channelId` for `buyer` that lives until `until`: the one set-based hold
+ * (cart_hold_seats) with all its rules, not a second path. A refusal (a seat taken meanwhile, the
+ * session no longer on sale, a cap) wrote nothing; the caller tries again later.
+ */
+export async function holdSeatsForOffer(
+  ctx: AppContext,
+  tx: Db,
+  offer: { channelId: number; buyer: BuyerKey; lang: string; items: readonly ItemRequest[]; until: Date; now: Date },
+): Promise<OfferHold> {
+  const orderToken = crypto.randomUUID();
+  const reference = newReference();
+  const result = await repo.holdSeats(tx, {
+    channelId: offer.channelId,
+    orderToken,
+    create: true,
+    reference,
+    lang: offer.lang,
+    currency: ctx.config.currency,
+    newExpiry: offer.until,
+    items: offer.items,
+    maxItems: ctx.config.maxItemsPerOrder,
+    buyerKey: offer.buyer,
+    maxLiveOrders: ctx.config.maxLiveOrdersPerBuyer,
+    now: offer.now,
+    inTransaction: true,
+  });
+  if (result.outcome !== 'ok') return { held: false, outcome: result.outcome };
+  countHolds(offer.items.length);
+  return { held: true, orderId: result.orderId, orderToken, reference };
+}

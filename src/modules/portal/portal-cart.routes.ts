@@ -7,7 +7,8 @@ import { AddItemBody, BestAvailableBody, BestAvailableResponse, ChangeRateBody, 
 import { bestAvailable } from '../orders/best-available.service.js';
 import * as orders from '../orders/orders.service.js';
 import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
-import { portalBuyerOf, registerBuyerCookies } from './portal.buyer.js';
+import { withQueuePass } from '../queue/queue.service.js';
+import { portalBuyerOf, portalQueueHolder, registerBuyerCookies } from './portal.buyer.js';
 import { createZoneCart, publicChannel } from './portal.service.js';
 
 const errors = {
@@ -56,16 +57,19 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { session_seat_id, sector_id, quantity, rate_id, items } = request.body;
       const { lang } = request.params;
       const buyer = portalBuyerOf(app, request, request.channel!.id);
-      let order;
+      let create;
       if (sector_id === undefined && quantity === undefined) {
         // A seat or seats: the service takes exactly one of the two forms (422 for both or neither).
-        order = (await orders.createOrder(app.ctx, request.channel!, buyer, lang, { session_seat_id, rate_id, items })).order;
+        create = async () => (await orders.createOrder(app.ctx, request.channel!, buyer, lang, { session_seat_id, rate_id, items })).order;
       } else if (session_seat_id === undefined && items === undefined && sector_id !== undefined) {
         if (rate_id === undefined) throw invalidData({ rate_id: ['is required'] });
-        order = await createZoneCart(app.ctx, request.channel!, buyer, lang, { sector_id, rate_id, quantity: quantity ?? 1 });
+        create = () => createZoneCart(app.ctx, request.channel!, buyer, lang, { sector_id, rate_id, quantity: quantity ?? 1 });
       } else {
         throw invalidData({ session_seat_id: ['give either session_seat_id, items, or sector_id and quantity'] });
       }
+      // A session with a waiting room needs this browser's pass (D60).
+      const rateIds = [...(items?.map((i) => i.rate_id) ?? []), ...(rate_id === undefined ? [] : [rate_id])];
+      const order = await withQueuePass(app.ctx, { rateIds, holder: portalQueueHolder(app, request), pass: request.headers['queue-pass'] }, create);
       return reply.status(201).send(ok(order, 'Order created', 201));
     },
   );
@@ -82,7 +86,13 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const buyer = portalBuyerOf(app, request, request.channel!.id);
-      const order = await bestAvailable(app.ctx, request.channel!, buyer, request.params.lang, request.body);
+      const body = request.body;
+      const choose = () => bestAvailable(app.ctx, request.channel!, buyer, request.params.lang, body);
+      // A new cart of a session with a waiting room needs this browser's pass (D60, D61).
+      const adds = body.order_token !== undefined && (await orders.cartExists(app.ctx, request.channel!, body.order_token));
+      const order = adds
+        ? await choose()
+        : await withQueuePass(app.ctx, { sessionIds: [body.session_id], holder: portalQueueHolder(app, request), pass: request.headers['queue-pass'] }, choose);
       return reply.status(201).send(ok(order, 'Seats held', 201));
     },
   );

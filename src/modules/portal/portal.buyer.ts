@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hmac, randomBase62 } from '../../lib/secrets.js';
 import { portalBuyer, type BuyerKey } from '../orders/orders.buyer.js';
+import { portalQueueClient } from '../queue/queue.service.js';
 
 // The portal's buyer identity for the hold caps (D44). The storefront has no login and keeps its
 // cart token in localStorage, so a buyer is the browser: every storefront page gives a browser
@@ -39,6 +40,16 @@ export function ensureBuyerCookie(app: FastifyInstance, request: FastifyRequest,
     maxAge: COOKIE_MAX_AGE_SECONDS,
     signed: true,
   });
+}
+
+/**
+ * The client id this browser joins a waiting room with (D60): derived from its buyer cookie, which
+ * scripts cannot read, so the storefront page hands it to the page's script, and a portal cart
+ * create checks the pass against it. '' without a cookie (no pass matches it).
+ */
+export function portalQueueHolder(app: FastifyInstance, request: FastifyRequest): string {
+  const cookieId = buyerCookieId(request);
+  return cookieId ? portalQueueClient(app.ctx.config.signingSecret, cookieId) : '';
 }
 
 /** The buyer a portal cart is created for: the browser's cookie, else the client address. */

@@ -13,6 +13,9 @@ import portalCartRoutes from './portal-cart.routes.js';
 import { startCheckout } from './payments/payments.service.js';
 import { CheckoutBody, CheckoutResponse } from './portal.schemas.js';
 import { cachedPublicChannel, publicChannel, requestOrderLookup } from './portal.service.js';
+import { EntryParams, EntryResponse, JoinBody, SessionWaitingListParams } from '../waitinglist/waitinglist.schemas.js';
+import { joinWaitingList, waitingListEntry } from '../waitinglist/waitinglist.service.js';
+import { policyOf } from '../../lib/integration-policy.js';
 
 const publicErrors = {
   403: { $ref: 'ErrorEnvelope' },
@@ -91,6 +94,48 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await app.rateLimits.recordFailure([counter]);
         await requestOrderLookup(app.ctx, salesChannelSlug, lang, request.body.email);
         return ok({ email: request.body.email }, 'If this address has orders on this channel, an e-mail with their links is on its way');
+      },
+    );
+
+    // D69: the waiting list's portal twins (the storefront's buyers, models A and B).
+    buyerScope.post(
+      '/:salesChannelSlug/:lang/sessions/:sessionId/waiting-list',
+      {
+        schema: {
+          tags: ['Portal'],
+          operationId: 'joinPortalWaitingList',
+          summary: 'Join the waiting list of a sold-out session, sector or rate (D69; storefront of models A and B; public)',
+          params: SessionWaitingListParams,
+          body: JoinBody,
+          response: { 201: EntryResponse, ...publicErrors },
+        },
+      },
+      async (request, reply) => {
+        const { salesChannelSlug, lang, sessionId } = request.params;
+        const channel = await publicChannel(app.ctx, salesChannelSlug);
+        if (!policyOf(channel.integrationMode).storefront) {
+          throw new AppError('forbidden_for_integration_mode', 'The portal storefront is for integration models A and B only');
+        }
+        const entry = await joinWaitingList(app.ctx, channel, lang, sessionId, request.body);
+        return reply.status(201).send(ok(entry, 'Joined the waiting list', 201));
+      },
+    );
+
+    buyerScope.get(
+      '/:salesChannelSlug/:lang/waiting-list/:entryToken',
+      {
+        schema: {
+          tags: ['Portal'],
+          operationId: 'getPortalWaitingListEntry',
+          summary: 'A waiting-list entry by its token: status, position and the open offer (D69; public)',
+          params: EntryParams,
+          response: { 200: EntryResponse, 404: Type.Ref('ErrorEnvelope'), 422: Type.Ref('ErrorEnvelope') },
+        },
+      },
+      async (request) => {
+        const channel = await findChannelBySlug(app.ctx, request.params.salesChannelSlug);
+        if (!channel) throw new AppError('not_found', 'Waiting-list entry not found');
+        return ok(await waitingListEntry(app.ctx, channel, request.params.entryToken), 'Waiting-list entry');
       },
     );
 

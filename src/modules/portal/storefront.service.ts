@@ -7,7 +7,7 @@ import type { ChannelRecord } from '../../db/channel-record.js';
 import { findChannelById, getChannelBySlug } from '../channels/channels.service.js';
 import { getOrder } from '../orders/orders.service.js';
 import { OrderToken } from '../orders/orders.schemas.js';
-import { refundsOfOrder } from '../orders/orders-admin.repo.js';
+import { refundsOfOrder } from '../orders/orders-admin.service.js';
 import { orderLinks, orderTicketLinks } from '../tickets/tickets.service.js';
 import * as store from './pages/storefront.repo.js';
 import { attemptIsOpen, cancelPath, portalPageUrl } from './payments/payments.service.js';
@@ -105,7 +105,7 @@ export async function orderPage(ctx: AppContext, channel: ChannelRecord, order: 
   const completed = view.status === 'completed';
   const tickets = completed ? await orderTicketLinks(ctx, order.id) : [];
   const refunds: BuyerRefund[] = completed
-    ? (await refundsOfOrder(ctx.db, order.id)).map((r) => ({
+    ? (await refundsOfOrder(ctx, order.id)).map((r) => ({
         reference: r.reference,
         at: new Date(r.created_at),
         amount: -Number(r.total_amount),

@@ -17,6 +17,7 @@ import { composeSessionChangeEmail } from './session-change.email.js';
 import { composeSessionMessageEmail } from './session-message.email.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 import { composePaymentRefundEmail } from './payment-refund.email.js';
+import { composeWaitingListOfferEmail } from './waiting-list.email.js';
 
 /** Where a composed message goes: an SMTP server, or `.eml` files for a developer. */
 export interface MailSender {
@@ -98,6 +99,8 @@ async function composeRow(ctx: AppContext, row: emailRepo.OutboxRow): Promise<Ou
   if (row.kind === 'session_changed') return composeSessionChangeEmail(ctx, row);
   // D67: the organiser's message to a session's ticket holders (one per address and message).
   if (row.kind === 'session_message') return composeSessionMessageEmail(ctx, row);
+  // D69: seats held for the head of a waiting list (order_id is the offer's order).
+  if (row.kind === 'waitinglist_offer') return composeWaitingListOfferEmail(ctx, row);
   if (row.kind === 'order_lookup') {
     if (row.channelId === null) return null;
     const orders = await ordersOfBuyer(ctx.db, row.channelId, row.recipient);

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 
-/** The event types of D51 (session.cancelled and session.changed: D74). */
+/** The event types of D51 (session.cancelled and session.changed: D74; waitinglist.offered: D69). */
 export const WEBHOOK_EVENT_TYPES = [
   'order.completed',
   'order.cancelled',
@@ -11,6 +11,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'ticket.checked_in',
   'session.cancelled',
   'session.changed',
+  'waitinglist.offered',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -7,7 +7,7 @@ import { WEBHOOK_EVENT_TYPES } from './webhooks.outbox.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Timestamp = Text(40, { format: 'date-time' });
-const [T1, T2, T3, T4, T5, T6, T7] = WEBHOOK_EVENT_TYPES;
+const [T1, T2, T3, T4, T5, T6, T7, T8] = WEBHOOK_EVENT_TYPES;
 const EventType = Type.Union([
   Type.Literal(T1),
   Type.Literal(T2),
@@ -16,6 +16,7 @@ const EventType = Type.Union([
   Type.Literal(T5),
   Type.Literal(T6),
   Type.Literal(T7),
+  Type.Literal(T8),
 ]);
 const EventTypes = Type.Array(EventType, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true });
 

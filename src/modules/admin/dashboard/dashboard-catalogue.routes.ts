@@ -207,6 +207,17 @@ ${session.status === 'cancelled' ? '' : html` · <a href="/admin/sessions/${id}/
   ${field('sales_end_at', `Sales end (${pc.timeZone} time; empty: until the start)`, { type: 'datetime-local', value: isoToZonedInput(session.sales_end_at, pc.timeZone) })}
   <div class="field"><button type="submit">Save session</button></div>
 </form></section>
+<section class="card" aria-labelledby="queue-h"><h2 id="queue-h">Waiting room</h2>
+<p class="hint">Buyers who arrive before the sales start wait in a pre-queue that is drawn at random when sales open; later buyers queue in arrival order.
+Buyers are let in at the rate below and may then start carts for the pass time. Needs a sales start (docs/onsale.md).</p>
+<form class="grid" method="post" action="/admin/sessions/${id}/queue">${csrf(pc)}
+  <label class="field wide"><span><input type="checkbox" name="enabled" value="on"${session.queue?.enabled ? ' checked' : ''}> Waiting room on</span></label>
+  ${field('admission_per_minute', 'Buyers let in per minute', { type: 'number', value: session.queue?.admission_per_minute ?? '', attrs: html` min="1"` })}
+  ${field('pass_ttl_seconds', 'Pass time (seconds)', { type: 'number', value: session.queue?.pass_ttl_seconds ?? 600, attrs: html` min="60"` })}
+  ${field('opens_minutes_before', 'Pre-queue opens (minutes before the sales start)', { type: 'number', value: session.queue?.opens_minutes_before ?? 30, attrs: html` min="0"` })}
+  ${select('challenge', 'Check at join', [['none', 'none'], ['proof_of_work', 'proof of work (a second of the browser\'s work)']], session.queue?.challenge ?? 'none')}
+  <div class="field"><button type="submit">Save waiting room</button></div>
+</form></section>
 <section class="card" aria-labelledby="rates-h"><h2 id="rates-h">Rates</h2>
 ${table(
   ['Rate'],
@@ -244,6 +255,22 @@ ${newFeeForm(pc, `/admin/sessions/${id}/fees`)}
       // The sales window is typed in the deployment's time zone (D59).
       ...(form.sales_start_at !== undefined ? { sales_start_at: zonedToIso(F.optional(form, 'sales_start_at'), ctx.config.timezone) } : {}),
       ...(form.sales_end_at !== undefined ? { sales_end_at: zonedToIso(F.optional(form, 'sales_end_at'), ctx.config.timezone) } : {}),
+    });
+    return redirect(reply, `/admin/sessions/${id}?notice=saved`);
+  });
+
+  // D60: the waiting room's settings, a form of their own.
+  app.post('/sessions/:sessionId/queue', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'sessionId');
+    await catalogue.updateSessionAs(ctx, actorOf(request), id, {
+      queue: {
+        enabled: F.optional(form, 'enabled') === 'on',
+        admission_per_minute: F.number(form, 'admission_per_minute'),
+        pass_ttl_seconds: F.number(form, 'pass_ttl_seconds'),
+        opens_minutes_before: F.number(form, 'opens_minutes_before'),
+        challenge: F.text(form, 'challenge') as 'none' | 'proof_of_work',
+      },
     });
     return redirect(reply, `/admin/sessions/${id}?notice=saved`);
   });

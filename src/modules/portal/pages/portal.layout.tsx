@@ -23,7 +23,7 @@ export interface PageOptions {
 }
 
 /** A page's description for search engines and link previews (D72). */
-export interface PageMeta {
+interface PageMeta {
   description: string;
   /** The page's absolute address (Open Graph's og:url). */
   url: string;

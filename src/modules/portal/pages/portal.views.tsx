@@ -300,6 +300,28 @@ function CartBar({ t }: { t: Texts }) {
   );
 }
 
+/** D69: joining the session's waiting list (portal.js posts it to the portal API and shows the position). */
+function WaitingListForm({ t }: { t: ReturnType<typeof texts> }) {
+  return (
+    <section class="waitlist" aria-labelledby="waitlist-title">
+      <h2 id="waitlist-title">{t.waitlistTitle}</h2>
+      <p class="help">{t.waitlistHelp}</p>
+      <form id="waitlist-form" class="row">
+        <div>
+          <label for="waitlist-email">{t.email}</label>
+          <input id="waitlist-email" name="email" type="email" autocomplete="email" maxLength={320} required />
+        </div>
+        <div>
+          <label for="waitlist-qty">{t.quantity}</label>
+          <input id="waitlist-qty" name="quantity" type="number" min={1} max={10} value={1} required />
+        </div>
+        <button type="submit">{t.waitlistJoin}</button>
+      </form>
+      <p id="waitlist-result" role="status" hidden></p>
+    </section>
+  );
+}
+
 export function SessionPage({ channel, lang, event, session, detail, f }: { channel: ChannelRecord; lang: string; event: StoreEvent; session: StoreSession; detail: StoreSessionDetail; f: Formats }) {
   const t = texts(lang);
   const RateOptions = ({ sectorId }: { sectorId: number }) => (
@@ -315,6 +337,8 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
   const numbered = detail.sectors.filter((s) => s.numbered);
   const zones = detail.sectors.filter((s) => !s.numbered);
   const firstNumbered = numbered[0];
+  // D69: no numbered seat left, the buyer may join the waiting list (docs/waiting-list.md).
+  const soldOut = numbered.length > 0 && numbered.every((s) => s.available === 0);
   const lines = rowLines(detail.seats.map((s) => ({ sectorId: s.sector_id, row: s.row, x: s.x, y: s.y })));
   const side = stageSide(lines);
   const stage = numbered.length ? <p class={`stage ${side}`}>{t.stage}</p> : null;
@@ -392,6 +416,7 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
               {zoneForms}
             </>
           ) : null}
+          {soldOut ? <WaitingListForm t={t} /> : null}
         </section>
         <CartPanel lang={lang} withCheckout={true} />
       </div>
