@@ -924,8 +924,65 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Venues you may use, with their sectors */
+        /** Venues you may use, with the sectors of their newest layout */
         get: operations["listVenues"];
+        put?: never;
+        /** Create a venue (a promoter: for its own organiser); its seat map comes as layout versions */
+        post: operations["createVenue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/venues/{venueId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One venue */
+        get: operations["getVenue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a venue's name, address or city */
+        patch: operations["updateVenue"];
+        trace?: never;
+    };
+    "/api/admin/v1/venues/{venueId}/layouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A venue's layout versions, oldest first */
+        get: operations["listVenueLayouts"];
+        put?: never;
+        /**
+         * Save the venue's next layout version from a Taquilla layout or a pretix seating plan
+         * @description The upcoming sessions of the venue (drafts and sessions on sale that have not started) move onto the new version. A version that removes or renumbers a seat one of them has sold or held is refused: 409 `layout_seat_in_use`, with the seats (and zones left with fewer places than they have sold and held) in `data`.
+         */
+        post: operations["createVenueLayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/venues/{venueId}/layouts/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One layout version, as a Taquilla layout or (format=pretix) as a pretix seating plan */
+        get: operations["getVenueLayout"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1325,6 +1382,91 @@ export interface paths {
         put?: never;
         /** Stripe webhook (checkout.session.* events); signature checked with STRIPE_WEBHOOK_SECRET */
         post: operations["receiveStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queue/v1/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The status document of a session's waiting room, the same for every buyer (D60; public, no token) */
+        get: operations["getQueueStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queue/v1/sessions/{sessionId}/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A proof-of-work challenge to solve before joining (D60; public, no token) */
+        get: operations["getQueueChallenge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queue/v1/sessions/{sessionId}/draw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The seed and the pre-queue in drawn order, to recompute the draw (D60; public, no token) */
+        get: operations["getQueueDraw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queue/v1/sessions/{sessionId}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Join the waiting room: the client's one ticket (D60; public, no token) */
+        post: operations["joinQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queue/v1/sessions/{sessionId}/pass": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The pass of an admitted ticket (409 not_admitted_yet before its turn) (D60; public, no token) */
+        post: operations["getQueuePass"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5069,6 +5211,13 @@ export interface operations {
                                 event_id: number;
                                 id: number;
                                 max_tickets_per_buyer: number | null;
+                                queue: {
+                                    admission_per_minute: number;
+                                    challenge: string;
+                                    enabled: boolean;
+                                    opens_minutes_before: number;
+                                    pass_ttl_seconds: number;
+                                } | null;
                                 sales_end_at: string | null;
                                 sales_start_at: string | null;
                                 /** Format: date-time */
@@ -5182,6 +5331,13 @@ export interface operations {
                                 event_id: number;
                                 id: number;
                                 max_tickets_per_buyer: number | null;
+                                queue: {
+                                    admission_per_minute: number;
+                                    challenge: string;
+                                    enabled: boolean;
+                                    opens_minutes_before: number;
+                                    pass_ttl_seconds: number;
+                                } | null;
                                 sales_end_at: string | null;
                                 sales_start_at: string | null;
                                 /** Format: date-time */
@@ -5309,6 +5465,13 @@ export interface operations {
                                 event_id: number;
                                 id: number;
                                 max_tickets_per_buyer: number | null;
+                                queue: {
+                                    admission_per_minute: number;
+                                    challenge: string;
+                                    enabled: boolean;
+                                    opens_minutes_before: number;
+                                    pass_ttl_seconds: number;
+                                } | null;
                                 sales_end_at: string | null;
                                 sales_start_at: string | null;
                                 /** Format: date-time */
@@ -5518,6 +5681,13 @@ export interface operations {
                                 event_id: number;
                                 id: number;
                                 max_tickets_per_buyer: number | null;
+                                queue: {
+                                    admission_per_minute: number;
+                                    challenge: string;
+                                    enabled: boolean;
+                                    opens_minutes_before: number;
+                                    pass_ttl_seconds: number;
+                                } | null;
                                 sales_end_at: string | null;
                                 sales_start_at: string | null;
                                 /** Format: date-time */
@@ -5859,6 +6029,26 @@ export interface operations {
                      * @description hold cap per buyer (D44); null = none
                      */
                     max_tickets_per_buyer?: number | null;
+                    queue?: {
+                        /**
+                         * Format: int32
+                         * @description buyers admitted per minute, spread evenly over the minute (required the first time)
+                         */
+                        admission_per_minute?: number;
+                        /** @description proof of work at join (ALTCHA); default none */
+                        challenge?: "none" | "proof_of_work";
+                        enabled?: boolean;
+                        /**
+                         * Format: int32
+                         * @description the pre-queue opens this long before sales_start_at; default 30
+                         */
+                        opens_minutes_before?: number;
+                        /**
+                         * Format: int32
+                         * @description how long an admitted buyer may start carts; default 600
+                         */
+                        pass_ttl_seconds?: number;
+                    } | null;
                     sales_end_at?: string | null;
                     sales_start_at?: string | null;
                     /** Format: date-time */
@@ -5890,6 +6080,13 @@ export interface operations {
                             }[];
                             id: number;
                             max_tickets_per_buyer: number | null;
+                            queue: {
+                                admission_per_minute: number;
+                                challenge: string;
+                                enabled: boolean;
+                                opens_minutes_before: number;
+                                pass_ttl_seconds: number;
+                            } | null;
                             rates: {
                                 id: number;
                                 meta: {
@@ -7501,6 +7698,13 @@ export interface operations {
                             }[];
                             id: number;
                             max_tickets_per_buyer: number | null;
+                            queue: {
+                                admission_per_minute: number;
+                                challenge: string;
+                                enabled: boolean;
+                                opens_minutes_before: number;
+                                pass_ttl_seconds: number;
+                            } | null;
                             rates: {
                                 id: number;
                                 meta: {
@@ -7595,6 +7799,26 @@ export interface operations {
                      * @description hold cap per buyer (D44); null = none
                      */
                     max_tickets_per_buyer?: number | null;
+                    queue?: {
+                        /**
+                         * Format: int32
+                         * @description buyers admitted per minute, spread evenly over the minute (required the first time)
+                         */
+                        admission_per_minute?: number;
+                        /** @description proof of work at join (ALTCHA); default none */
+                        challenge?: "none" | "proof_of_work";
+                        enabled?: boolean;
+                        /**
+                         * Format: int32
+                         * @description the pre-queue opens this long before sales_start_at; default 30
+                         */
+                        opens_minutes_before?: number;
+                        /**
+                         * Format: int32
+                         * @description how long an admitted buyer may start carts; default 600
+                         */
+                        pass_ttl_seconds?: number;
+                    } | null;
                     sales_end_at?: string | null;
                     sales_start_at?: string | null;
                     /** Format: date-time */
@@ -7626,6 +7850,13 @@ export interface operations {
                             }[];
                             id: number;
                             max_tickets_per_buyer: number | null;
+                            queue: {
+                                admission_per_minute: number;
+                                challenge: string;
+                                enabled: boolean;
+                                opens_minutes_before: number;
+                                pass_ttl_seconds: number;
+                            } | null;
                             rates: {
                                 id: number;
                                 meta: {
@@ -8255,6 +8486,13 @@ export interface operations {
                             }[];
                             id: number;
                             max_tickets_per_buyer: number | null;
+                            queue: {
+                                admission_per_minute: number;
+                                challenge: string;
+                                enabled: boolean;
+                                opens_minutes_before: number;
+                                pass_ttl_seconds: number;
+                            } | null;
                             rates: {
                                 id: number;
                                 meta: {
@@ -8670,10 +8908,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            address: string | null;
                             city: string | null;
+                            /** Format: date-time */
+                            created_at: string;
                             id: number;
+                            layout_version: number | null;
                             name: string;
                             organiser_id: number;
+                            /** @description the sectors of the newest version */
                             sectors: {
                                 capacity: number;
                                 id: number;
@@ -8681,6 +8924,562 @@ export interface operations {
                                 numbered: boolean;
                             }[];
                         }[];
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createVenue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address?: string | null;
+                    city?: string | null;
+                    name: string;
+                    /** Format: int32 */
+                    organiser_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            address: string | null;
+                            city: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            layout_version: number | null;
+                            name: string;
+                            organiser_id: number;
+                            /** @description the sectors of the newest version */
+                            sectors: {
+                                capacity: number;
+                                id: number;
+                                name: string;
+                                numbered: boolean;
+                            }[];
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getVenue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                venueId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            address: string | null;
+                            city: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            layout_version: number | null;
+                            name: string;
+                            organiser_id: number;
+                            /** @description the sectors of the newest version */
+                            sectors: {
+                                capacity: number;
+                                id: number;
+                                name: string;
+                                numbered: boolean;
+                            }[];
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateVenue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                venueId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address?: string | null;
+                    city?: string | null;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            address: string | null;
+                            city: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            layout_version: number | null;
+                            name: string;
+                            organiser_id: number;
+                            /** @description the sectors of the newest version */
+                            sectors: {
+                                capacity: number;
+                                id: number;
+                                name: string;
+                                numbered: boolean;
+                            }[];
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVenueLayouts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                venueId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description numbered seats plus unnumbered places */
+                            capacity: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            seats: number;
+                            /** @description sessions using this version */
+                            sessions: number;
+                            version: number;
+                        }[];
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createVenueLayout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                venueId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    format: "taquilla" | "pretix";
+                    /** @description a Taquilla layout, or a pretix seating plan (checked against its format) */
+                    plan: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            format: "taquilla" | "pretix";
+                            /** @description the layout in the format asked for: what POST took as `plan` comes back as `plan` */
+                            plan: unknown;
+                            /** @description on creation: the upcoming sessions moved onto this version */
+                            sessions_moved?: number[];
+                            venue_id: number;
+                            version: number;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getVenueLayout: {
+        parameters: {
+            query?: {
+                format?: "taquilla" | "pretix";
+            };
+            header?: never;
+            path: {
+                venueId: number;
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            format: "taquilla" | "pretix";
+                            /** @description the layout in the format asked for: what POST took as `plan` comes back as `plan` */
+                            plan: unknown;
+                            /** @description on creation: the upcoming sessions moved onto this version */
+                            sessions_moved?: number[];
+                            venue_id: number;
+                            version: number;
+                        };
                         message: string;
                         status: number;
                         success: boolean;
@@ -11169,6 +11968,391 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getQueueStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            admission_per_minute: number | null;
+                            /** @description every number up to this one may ask for its pass */
+                            admitted_through: number;
+                            challenge: string | null;
+                            opens_at: string | null;
+                            pass_ttl_seconds: number | null;
+                            /** @description the pre-queue before the draw; the numbers not yet admitted after it */
+                            queue_length: number;
+                            sales_start_at: string | null;
+                            seed: string | null;
+                            seed_sha256: string | null;
+                            /**
+                             * Format: date-time
+                             * @description the service's clock, for countdowns
+                             */
+                            server_time: string;
+                            session_id: number;
+                            state: "closed" | "pre_queue" | "drawing" | "admitting" | "ended";
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getQueueChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description an ALTCHA challenge (altcha-lib v2): solve it and send the payload as challenge_solution */
+                        data: {
+                            parameters: {
+                                [key: string]: unknown;
+                            };
+                            signature?: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getQueueDraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description docs/onsale.md "Checking the draw" */
+                            algorithm: string;
+                            seed: string;
+                            seed_sha256: string;
+                            session_id: number;
+                            /** @description the pre-queue in drawn order: the first has number 1 */
+                            ticket_ids: string[];
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    joinQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the solved proof-of-work challenge (ALTCHA payload, base64 JSON), when the queue asks for one */
+                    challenge_solution?: string;
+                    /** @description the buyer's client id: the widget's D38 id; the portal's queue id */
+                    client_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            number: number | null;
+                            state: "closed" | "pre_queue" | "drawing" | "admitting" | "ended";
+                            /** @description signed, bound to the session and the client */
+                            ticket: string;
+                            ticket_id: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getQueuePass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    ticket: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            expires_at: string;
+                            number: number;
+                            /** @description send it as the Queue-Pass header when creating a cart */
+                            pass: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -53,6 +53,18 @@ const seatsOf = (order: OrderJson) =>
 const numbers = (order: OrderJson) => seatsOf(order).map((s) => s.number);
 
 describe('POST /orders/best-available (D61)', () => {
+  // First: a session's layout is kept in memory once read, and this one changes the seats' rows.
+  it('the layout\'s row priority (D64 row_priority, higher first) comes before the front rows', async () => {
+    await t.ctx.db.execute(sql`UPDATE seats SET row_priority = 5 WHERE sector_id = ${sectors.anfiteatro} AND row = 'D'`);
+    try {
+      const r = await post({ session_id: s0.sessionId, quantity: 2, sector_id: sectors.anfiteatro });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      expect(seatsOf(r.body.data)).toEqual([10, 11].map((number) => ({ sector: 'Anfiteatro', row: 'D', number })));
+    } finally {
+      await t.ctx.db.execute(sql`UPDATE seats SET row_priority = 0 WHERE sector_id = ${sectors.anfiteatro}`);
+    }
+  });
+
   it('201 with the order (D35) and next_to_each_other: one block in the front row, around its centre, at the first rate', async () => {
     const r = await post({ session_id: s2.sessionId, quantity: 4 });
     expect(r.status, JSON.stringify(r.body)).toBe(201);

@@ -57,21 +57,40 @@ export async function findSellableSession(db: Db, channelId: number, sessionId: 
   };
 }
 
-/** The numbered seats of a session (id = session_seat_id) with their place and flags, and the venue's sectors. */
+/**
+ * The numbered seats of a session (id = session_seat_id) with their place, flags and row priority,
+ * the venue's sectors, and the focal point of the session's layout (D64, migration 0215) when it
+ * has one: every sector is then chosen around it.
+ */
 export async function sessionLayout(db: Db, sessionId: number): Promise<{ seats: LayoutSeat[]; sectors: LayoutSector[] }> {
-  const seats = await queryRows<{ id: number; sector_id: number; row: string; x: number; y: number; wheelchair: boolean; companion: boolean }>(
+  const seats = await queryRows<{ id: number; sector_id: number; row: string; x: number; y: number; wheelchair: boolean; companion: boolean; row_priority: number }>(
     db,
-    sql`SELECT ss.id, ss.sector_id, st.row, st.x, st.y, st.wheelchair, st.companion
+    sql`SELECT ss.id, ss.sector_id, st.row, st.x, st.y, st.wheelchair, st.companion, st.row_priority
         FROM session_seats ss JOIN seats st ON st.id = ss.seat_id
         WHERE ss.session_id = ${sessionId}`,
   );
-  const sectors = await queryRows<{ id: number; sort_order: number }>(
+  const sectors = await queryRows<{ id: number; sort_order: number; focal_x: number | null; focal_y: number | null }>(
     db,
-    sql`SELECT sec.id, sec.sort_order FROM sectors sec JOIN sessions se ON se.venue_id = sec.venue_id WHERE se.id = ${sessionId}`,
+    sql`SELECT sec.id, sec.sort_order, vl.focal_x, vl.focal_y
+        FROM sectors sec JOIN sessions se ON se.venue_id = sec.venue_id LEFT JOIN venue_layouts vl ON vl.id = se.layout_id
+        WHERE se.id = ${sessionId}`,
   );
   return {
-    seats: seats.map((s) => ({ id: Number(s.id), sectorId: s.sector_id, row: s.row, x: Number(s.x), y: Number(s.y), wheelchair: s.wheelchair, companion: s.companion })),
-    sectors: sectors.map((s) => ({ id: s.id, order: s.sort_order })),
+    seats: seats.map((s) => ({
+      id: Number(s.id),
+      sectorId: s.sector_id,
+      row: s.row,
+      x: Number(s.x),
+      y: Number(s.y),
+      wheelchair: s.wheelchair,
+      companion: s.companion,
+      rowPriority: Number(s.row_priority),
+    })),
+    sectors: sectors.map((s) => ({
+      id: s.id,
+      order: s.sort_order,
+      ...(s.focal_x !== null && s.focal_y !== null ? { focal: { x: Number(s.focal_x), y: Number(s.focal_y) } } : {}),
+    })),
   };
 }
 

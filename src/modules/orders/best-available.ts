@@ -16,11 +16,11 @@
  * places and the rest of the quantity beside them in the same block, companion seats before
  * ordinary ones (that comes even before rule 2: the companion seats exist for this).
  *
- * Layouts have no row priority or focal point of their own yet (D64): the default is the sectors in
- * their order (the first sector of a venue is its front one), in each the front rows first (the row
- * whose name sorts first is the front one, as src/lib/seat-layout.ts reads a map), and its centre:
- * the middle of the sector's width, on its front row. A sector that carries its own
- * (`rowPriority`, `focal`) is read instead.
+ * A layout (D64) may give its rows a priority (`row_priority` of its seats, higher first) and a
+ * focal point. Without them the default is: the sectors in their order (the first sector of a venue
+ * is its front one), in each the front rows first (the row whose name sorts first is the front one,
+ * as src/lib/seat-layout.ts reads a map), and its centre: the middle of the sector's width, on its
+ * front row. The layout's row priority comes first, the default order breaks its ties.
  */
 
 export interface LayoutSeat {
@@ -31,6 +31,8 @@ export interface LayoutSeat {
   y: number;
   wheelchair: boolean;
   companion: boolean;
+  /** The layout's priority of the seat's row (D64 `row_priority`): higher rows are offered first; 0 by default. */
+  rowPriority?: number;
 }
 
 export interface LayoutSector {
@@ -93,7 +95,10 @@ export function prepareLayout(seats: readonly LayoutSeat[], sectors: readonly La
     // Default: the sector's place first, then its rows by name (ROWS_PER_SECTOR apart). A row the
     // layout's priority leaves out comes after the rows it names.
     const base = (sectorRank.get(sectorId) ?? sectors.length) * ROWS_PER_SECTOR;
-    const priorityOf = (name: string) => sector.rowPriority?.get(name) ?? base + names.indexOf(name) + (sector.rowPriority ? ROWS_PER_SECTOR * sectors.length : 0);
+    // The layout's row priority (D64, higher first) comes before the default order.
+    const layoutPriority = (name: string) => -(sectorRows.get(name)![0]!.rowPriority ?? 0) * ROWS_PER_SECTOR * (sectors.length + 1);
+    const priorityOf = (name: string) =>
+      sector.rowPriority?.get(name) ?? layoutPriority(name) + base + names.indexOf(name) + (sector.rowPriority ? ROWS_PER_SECTOR * sectors.length : 0);
     names.sort((a, b) => priorityOf(a) - priorityOf(b));
     let minX = Infinity;
     let maxX = -Infinity;
