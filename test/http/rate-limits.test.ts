@@ -82,9 +82,9 @@ describe('the limits table', () => {
 
   it('guards every cart write of both interfaces per buyer, and the token endpoint, vouchers and the admin login', () => {
     const cartWrites = [...ROUTE_LIMITS].filter(([, limits]) => limits.includes('cart_writes')).map(([r]) => r);
-    // (each with the waiting-list join of D69)
-    expect(cartWrites.filter((r) => r.includes('/api/sales-channel/'))).toHaveLength(11);
-    expect(cartWrites.filter((r) => r.includes('/api/portal/'))).toHaveLength(9);
+    // (each with the waiting-list join of D69 and best available of D61)
+    expect(cartWrites.filter((r) => r.includes("/api/sales-channel/"))).toHaveLength(12);
+    expect(cartWrites.filter((r) => r.includes("/api/portal/"))).toHaveLength(10);
     expect(ROUTE_LIMITS.get('POST /api/sales-channel/v1/auth/token')).toEqual(['token', 'token_failures']);
     expect(ROUTE_LIMITS.get('POST /admin/login')).toHaveLength(3);
     for (const route of [...ROUTE_LIMITS.keys()].filter((r) => r.endsWith('/apply-voucher'))) {

@@ -89,6 +89,8 @@ const confirmBody = (fx: Fixture) => ({ amount: fx.total, name: 'Ana', surname: 
  */
 const TABLE: Record<string, Row> = {
   'POST /:lang/orders': { request: (fx) => ({ payload: { ...seatItem(), order_token: fx.orderToken } }), ok: 200 },
+  // D61: the order is in the body (order_token), as for create.
+  'POST /:lang/orders/best-available': { request: (fx) => ({ payload: { session_id: sessions[0]!.sessionId, quantity: 1, order_token: fx.orderToken } }), ok: 201 },
   'GET /:lang/orders/:orderToken': { request: () => ({}), ok: 200 },
   'DELETE /:lang/orders/:orderToken': { request: () => ({}), ok: 200 },
   'POST /:lang/orders/:orderToken/items': { request: () => ({ payload: seatItem() }), ok: 200 },
