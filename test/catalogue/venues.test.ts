@@ -184,6 +184,7 @@ describe('venues', () => {
       [{ sectors: [{ name: 'A', numbered: true, capacity: 4, rows: [] }] }, 'plan.sectors.0.capacity'],
       [{ sectors: [{ name: 'A', numbered: true, rows: [{ label: 'A', seats: [{ number: '1', x: 0, y: 0 }, { number: '1', x: 1, y: 0 }] }] }] }, 'plan.sectors.0.rows.0.seats.1.number'],
       [{ sectors: [{ name: 'A', numbered: true, rows: [{ label: 'A', seats: [{ number: '1', x: 0 }] }] }] }, 'plan.sectors.0.rows.0.seats.0.y'],
+      [{ sectors: [{ name: 'A', numbered: true, rows: [{ label: 'A', seats: [{ number: '1', x: 0, y: 0, wheelchair: true, companion: true }] }] }] }, 'plan.sectors.0.rows.0.seats.0.companion'],
     ] as const;
     for (const [plan, field] of rules) {
       const res = await promoterA.post(`/venues/${id}/layouts`, { format: 'taquilla', plan });

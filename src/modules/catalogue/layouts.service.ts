@@ -38,6 +38,7 @@ export function layoutProblems(layout: Layout): FieldErrors | null {
       row.seats.forEach((seat, s) => {
         const place = JSON.stringify([row.label, seat.number]);
         if (places.has(place)) add(`sectors.${i}.rows.${r}.seats.${s}.number`, `repeats seat ${seat.number} of row ${row.label}`);
+        if (seat.wheelchair && seat.companion) add(`sectors.${i}.rows.${r}.seats.${s}.companion`, 'a wheelchair place is not also a companion seat');
         places.add(place);
         seats++;
       }),
