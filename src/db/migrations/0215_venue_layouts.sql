@@ -55,12 +55,7 @@ CREATE UNIQUE INDEX seats_layout_place_idx ON seats (layout_id, sector_id, row, 
 
 -- A session made without naming a version (every writer but the layouts service) takes the
 -- venue's newest one, so that the session writers need not know about versions.
-CREATE FUNCTION sessions_default_layout() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.layout_id IS NULL THEN
-    NEW.layout_id := (SELECT id FROM venue_layouts WHERE venue_id = NEW.venue_id ORDER BY version DESC LIMIT 1);
-  END IF;
-  RETURN NEW;
-END $$;
+-- The body is src/db/functions/017_sessions_default_layout.sql; this placeholder exists for CREATE TRIGGER.
+CREATE FUNCTION sessions_default_layout() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END; $$;
 CREATE TRIGGER sessions_default_layout BEFORE INSERT ON sessions
   FOR EACH ROW EXECUTE FUNCTION sessions_default_layout();
