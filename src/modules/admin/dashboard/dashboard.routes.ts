@@ -21,6 +21,7 @@ import { parseReport, salesReport } from '../../reports/reports.service.js';
 import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
 import catalogueDashboard from './dashboard-catalogue.routes.js';
 import checkinDashboard from './dashboard-checkin.routes.js';
+import designerDashboard from './dashboard-designer.routes.js';
 import webhooksDashboard from './dashboard-webhooks.routes.js';
 import ordersDashboard from './dashboard-orders.routes.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
@@ -448,6 +449,7 @@ ${table(
 
   await app.register(catalogueDashboard);
   await app.register(checkinDashboard);
+  await app.register(designerDashboard);
   for (const pages of opts.modulePages ?? []) await app.register(pages);
   await app.register(webhooksDashboard);
   await app.register(ordersDashboard);
