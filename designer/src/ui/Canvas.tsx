@@ -166,7 +166,7 @@ interface CanvasProps {
 type Drag =
   | { kind: 'pan'; sx: number; sy: number; view: View; moved: boolean }
   | { kind: 'box'; start: Point; add: boolean; end: Point }
-  | { kind: 'move'; start: Point; end: Point }
+  | { kind: 'move'; start: Point; end: Point; key: SeatKey }
   | { kind: 'rect'; mode: 'block' | 'stage'; start: Point; end: Point };
 
 const normal = (a: Point, b: Point): Rect => ({ x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.abs(a.x - b.x), height: Math.abs(a.y - b.y) });
@@ -250,7 +250,7 @@ export function Canvas(props: CanvasProps) {
         return;
       }
       if (!selection.has(hit.key)) props.onSelect([hit.key], 'replace');
-      drag.current = { kind: 'move', start: p, end: p };
+      drag.current = { kind: 'move', start: p, end: p, key: hit.key };
       return;
     }
     drag.current = { kind: 'box', start: p, end: p, add: event.shiftKey };
@@ -290,6 +290,8 @@ export function Canvas(props: CanvasProps) {
       const dx = Math.round(d.end.x - d.start.x);
       const dy = Math.round(d.end.y - d.start.y);
       if (Math.abs(dx) + Math.abs(dy) >= 2) props.onMoveSelection(dx, dy);
+      // A click (no drag) on a seat of a larger selection selects that seat alone.
+      else if (selection.size > 1) props.onSelect([d.key], 'replace');
       return;
     }
     const rect = normal(d.start, d.end);
@@ -311,7 +313,8 @@ export function Canvas(props: CanvasProps) {
       ref={svg}
       class={`canvas mode-${mode}`}
       viewBox={viewBox(view)}
-      tabIndex={0}
+      // (lower case: SVG attributes keep their case, and only `tabindex` makes the canvas focusable)
+      tabindex={0}
       role="application"
       aria-label={props.label}
       aria-roledescription="seat map canvas"

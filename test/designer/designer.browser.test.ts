@@ -1,0 +1,177 @@
+import fs from 'node:fs';
+import { sql } from 'drizzle-orm';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { buildTestApp, type TestApp } from '../helpers.js';
+import { account, api, PASSWORD } from '../admin/admin-helpers.js';
+
+// The seat-map designer in a real browser (D65), at desktop and phone widths: sign in, open the
+// designer of a new venue, draw a block of 3 rows x 10 seats, curve it, mark a wheelchair place,
+// undo and redo, move with the keyboard, save, and find the new version through the venues API.
+// Screenshots land in test-results/designer/.
+
+const SHOTS = 'test-results/designer';
+let t: TestApp;
+let base: string;
+let browser: Browser;
+let token: string;
+
+beforeAll(async () => {
+  t = await buildTestApp({ demo: false });
+  const [organiser] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name) VALUES ('Uno') RETURNING id`);
+  token = (await account(t.ctx, 'promoter@taquilla.test', organiser!.id)).token;
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+  fs.mkdirSync(SHOTS, { recursive: true });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function signIn(page: Page) {
+  await page.goto(`${base}/admin/login`);
+  await page.getByLabel('E-mail').fill('promoter@taquilla.test');
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/admin/channels`);
+}
+
+/** A point of the plan as a position inside the canvas element (for locator.click). */
+async function canvasPosition(page: Page, x: number, y: number) {
+  return page.locator('svg.canvas').evaluate(
+    (svg, p) => {
+      const el = svg as SVGSVGElement;
+      const pt = el.createSVGPoint();
+      pt.x = p.x;
+      pt.y = p.y;
+      const screen = pt.matrixTransform(el.getScreenCTM()!);
+      const box = el.getBoundingClientRect();
+      return { x: screen.x - box.left, y: screen.y - box.top };
+    },
+    { x, y },
+  );
+}
+
+const WIDTHS = [
+  { name: 'desktop', viewport: { width: 1280, height: 900 }, mobile: false },
+  { name: 'phone', viewport: { width: 390, height: 844 }, mobile: true },
+];
+
+describe('the designer in a browser', () => {
+  for (const w of WIDTHS) {
+    it(`draws, curves, flags, undoes, redoes and saves a sector at ${w.viewport.width} px`, async () => {
+      const venue = (await api(t.app, token).post('/venues', { name: `Sala ${w.name}` })).body.data as { id: number };
+      const context = await browser.newContext({ viewport: w.viewport, isMobile: w.mobile, hasTouch: w.mobile });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('response', (r) => {
+        if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`);
+      });
+      try {
+        await signIn(page);
+        await page.goto(`${base}/admin/venues/${venue.id}/designer`);
+        await page.getByRole('button', { name: 'Save as new version' }).waitFor();
+        const count = page.getByTestId('seat-count');
+        expect(await count.textContent()).toBe('0');
+
+        // A block of 3 rows x 10 seats.
+        await page.getByLabel('Rows', { exact: true }).fill('3');
+        await page.getByLabel('Seats per row').fill('10');
+        await page.getByRole('button', { name: 'Add sector', exact: true }).click();
+        await expect.poll(() => count.textContent()).toBe('30');
+        await expect.poll(() => page.locator('#designer-status').textContent()).toContain('Sector "Sector 1" added: 3 rows of 10 seats.');
+
+        // Curve it (the sector is active: its seats are selected).
+        await page.getByLabel('Curve by').fill('40');
+        await page.getByRole('button', { name: 'Curve', exact: true }).click();
+        await expect.poll(() => page.locator('#designer-status').textContent()).toContain('curved by 40');
+        await page.getByRole('button', { name: 'Fit' }).click();
+
+        // Seat A1: the block starts at (80, 140); the curve moved the row's ends down by 40.
+        await page.locator('svg.canvas').scrollIntoViewIfNeeded();
+        await page.locator('svg.canvas').click({ position: await canvasPosition(page, 80, 180) });
+        await expect.poll(() => page.getByRole('heading', { name: 'Selected seats (1)' }).count()).toBe(1);
+        const wheelchair = page.getByRole('button', { name: 'Wheelchair', exact: true });
+        await wheelchair.click();
+        await expect.poll(() => wheelchair.getAttribute('aria-pressed')).toBe('true');
+        await page.screenshot({ path: `${SHOTS}/designer-${w.name}.png`, fullPage: false });
+
+        // Undo and redo from the keyboard.
+        await page.keyboard.press('Control+z');
+        await expect.poll(() => wheelchair.getAttribute('aria-pressed')).toBe('false');
+        await page.keyboard.press('Control+Shift+Z');
+        await expect.poll(() => wheelchair.getAttribute('aria-pressed')).toBe('true');
+
+        // Arrows on the focused canvas move the selection; Ctrl+Z takes the move back.
+        await page.locator('svg.canvas').focus();
+        const focus = await page.evaluate(() => ({ tag: document.activeElement?.tagName, outline: getComputedStyle(document.activeElement!).outlineStyle }));
+        expect(focus.tag).toBe('svg');
+        await page.keyboard.press('ArrowRight');
+        await expect.poll(() => page.getByRole('button', { name: 'Undo' }).isEnabled()).toBe(true);
+        await page.keyboard.press('Control+z');
+
+        if (w.mobile) {
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          expect(overflow).toBeLessThanOrEqual(0);
+        }
+        await page.getByRole('button', { name: 'Save as new version' }).click();
+        await expect.poll(() => page.locator('#designer-status').textContent()).toMatch(/^Saved as version 1: 30 seats/);
+        await page.screenshot({ path: `${SHOTS}/designer-${w.name}-saved.png`, fullPage: true });
+
+        const versions = await api(t.app, token).get(`/venues/${venue.id}/layouts`);
+        expect(versions.body.data).toHaveLength(1);
+        expect(versions.body.data[0]).toMatchObject({ version: 1, seats: 30, capacity: 30 });
+        const layout = (await api(t.app, token).get(`/venues/${venue.id}/layouts/1`)).body.data.plan;
+        const rows = layout.sectors[0].rows as { label: string; seats: { number: string; y: number; wheelchair?: boolean }[] }[];
+        expect(rows.map((r) => r.label)).toEqual(['A', 'B', 'C']);
+        expect(rows[0]!.seats.map((s) => s.number)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+        expect(rows[0]!.seats[0]!.y).toBe(40);
+        expect(rows[0]!.seats[0]!.wheelchair).toBe(true);
+        expect(rows.flatMap((r) => r.seats).filter((s) => s.wheelchair)).toHaveLength(1);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  it('reaches every control with Tab and shows where the focus is', async () => {
+    const venue = (await api(t.app, token).post('/venues', { name: 'Sala teclado' })).body.data as { id: number };
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await signIn(page);
+      await page.goto(`${base}/admin/venues/${venue.id}/designer`);
+      await page.getByRole('button', { name: 'Save as new version' }).waitFor();
+      await page.getByRole('button', { name: 'Add sector', exact: true }).click();
+      await expect.poll(() => page.getByTestId('seat-count').textContent()).toBe('30');
+      const controls = await page.evaluate(() =>
+        [...document.querySelectorAll('#designer-root button:not([disabled]), #designer-root input, #designer-root select, #designer-root svg.canvas')].map((el) => el.outerHTML.slice(0, 80)),
+      );
+      const seen = new Set<string>();
+      // From the skip link on, by Tab only.
+      await page.keyboard.press('Tab');
+      for (let i = 0; i < controls.length + 40; i++) {
+        await page.keyboard.press('Tab');
+        const here = await page.evaluate(() => {
+          const el = document.activeElement!;
+          const style = getComputedStyle(el);
+          return { html: el.outerHTML.slice(0, 80), outline: style.outlineStyle, inRoot: Boolean(el.closest('#designer-root')) };
+        });
+        if (here.inRoot) {
+          seen.add(here.html);
+          expect(here.outline, here.html).not.toBe('none');
+        }
+      }
+      for (const c of controls) expect(seen.has(c), c).toBe(true);
+      const unlabelled = await page.evaluate(() => [...document.querySelectorAll('#designer-root input, #designer-root select')].filter((el) => !(el as HTMLInputElement).labels?.length).length);
+      expect(unlabelled).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+});
