@@ -18,7 +18,7 @@ const tokenHash = (ctx: AppContext, token: string) => crypto.createHmac('sha256'
 /** A token as the link carries it: base64url, 43 characters. Anything else is no invitation. */
 const wellFormed = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
 
-export const invitationLink = (ctx: AppContext, token: string) => `${ctx.config.publicBaseUrl.replace(/\/$/, '')}/admin/invitations/${token}`;
+const invitationLink = (ctx: AppContext, token: string) => `${ctx.config.publicBaseUrl.replace(/\/$/, '')}/admin/invitations/${token}`;
 
 /** Issues a new link for an invited account (revoking its open ones) inside the caller's transaction. */
 export async function issueInvitation(ctx: AppContext, tx: Db, actor: Actor, userId: number, now: Date) {
