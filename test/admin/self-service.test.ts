@@ -344,3 +344,34 @@ describe('accounts and tokens', () => {
     expect((await c.get('/admin/tokens')).body).toMatch(/nightly import[\s\S]*?badge off">revoked/);
   });
 });
+
+describe('bad input', () => {
+  it('is a 422 page with the error beside the field, never a 500', async () => {
+    const c = await signedInAdmin();
+    await c.get('/admin/accounts');
+    for (const organiser_id of ['99999999999', '1e308', 'abc', '-1', '0']) {
+      const res = await c.post('/admin/accounts', { email: 'huge@uno.test', role: 'promoter', organiser_id, method: 'invitation' });
+      expect(res.statusCode, organiser_id).toBe(422);
+      expect(res.body).toMatch(/<p class="field-error"[^>]*>must be an organiser<\/p>/);
+    }
+    await c.get('/admin/tokens');
+    for (const user_id of ['99999999999', 'abc', '123456']) expect((await c.post('/admin/tokens', { name: 'x', user_id })).statusCode, user_id).toBe(422);
+    await c.get('/admin/venues');
+    expect((await c.post('/admin/venues', { name: 'V', organiser_id: '99999999999' })).statusCode).toBe(422);
+    expect((await c.post('/admin/venues', { name: 'V', organiser_id: '123456' })).statusCode).toBe(404);
+    expect((await c.post('/admin/venues', { name: 'x'.repeat(301), organiser_id: '1' })).statusCode).toBe(422);
+    expect((await c.post('/admin/organisers', { name: 'a\u0000b' })).statusCode).toBe(422);
+    expect((await c.post('/admin/organisers', { name: 'x'.repeat(201) })).statusCode).toBe(422);
+    expect((await c.get('/admin/venues/99999999999')).statusCode).toBe(404);
+    expect((await c.get('/admin/venues/123456')).statusCode).toBe(404);
+    expect((await c.get('/admin/venues/123456/layouts/1/download')).statusCode).toBe(404);
+    expect((await c.post('/admin/accounts/123456/disable')).statusCode).toBe(404);
+    expect((await c.post('/admin/accounts/123456/invitation')).statusCode).toBe(404);
+    expect((await c.post('/admin/tokens/123456/revoke')).statusCode).toBe(404);
+    const venues = await c.get('/admin/venues');
+    const venueId = /href="\/admin\/venues\/(\d+)"/.exec(venues.body)![1];
+    expect((await c.post(`/admin/venues/${venueId}/layouts`, { format: 'svg', plan: '{}' })).statusCode).toBe(422);
+    expect((await c.post(`/admin/venues/${venueId}/layouts`, { format: 'taquilla', plan: '[1,2]' })).statusCode).toBe(422);
+    expect((await c.get(`/admin/venues/${venueId}/layouts/99/download`)).statusCode).toBe(404);
+  });
+});

@@ -15,6 +15,8 @@ import * as repo from './self-service.repo.js';
 // a password, or with an invitation link), disables and enables them and sends new links. A
 // promoter sees only its own account and changes nothing here (403).
 
+/** An id a row may have (int32, D47): anything else is no row, and never reaches the database. */
+export const isId = (n: number | null | undefined): n is number => Number.isInteger(n) && n! >= 1 && n! <= 2_147_483_647;
 const iso = (v: Date | string | null) => (v === null ? null : isoWithOffset(new Date(v)));
 
 export interface AccountView {
@@ -63,7 +65,7 @@ export async function createAccountAs(ctx: AppContext, actor: Actor, input: NewA
   if (input.role !== 'admin' && input.role !== 'promoter') fields.role = ['must be admin or promoter'];
   if (input.method !== 'password' && input.method !== 'invitation') fields.method = ['must be password or invitation'];
   if (input.role === 'promoter' && input.organiserId === undefined) fields.organiser_id = ['is required for a promoter'];
-  if (input.organiserId !== undefined && !Number.isSafeInteger(input.organiserId)) fields.organiser_id = ['must be an organiser'];
+  if (input.organiserId !== undefined && !isId(input.organiserId)) fields.organiser_id = ['must be an organiser'];
   const email = normaliseEmail(input.email);
   const badEmail = emailProblem(email);
   if (badEmail) fields.email = [badEmail];

@@ -3,6 +3,7 @@ import { AppError, invalidData, notFound } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
 import type { Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
+import { isId } from './accounts-admin.service.js';
 import { createApiToken } from './accounts.service.js';
 import * as repo from './self-service.repo.js';
 
@@ -28,7 +29,8 @@ export async function listTokensFor(ctx: AppContext, actor: Actor) {
 /** A new token for `userId` (a promoter: itself only; another account is 404). */
 export async function createTokenAs(ctx: AppContext, actor: Actor, input: { userId: number | undefined; name: string }) {
   const userId = actor.role === 'admin' ? input.userId : actor.userId;
-  if (userId === undefined || userId === null || !Number.isSafeInteger(userId)) throw invalidData({ user_id: ['is required'] });
+  if (userId === undefined || userId === null) throw invalidData({ user_id: ['is required'] });
+  if (!isId(userId)) throw invalidData({ user_id: ['must be an account'] });
   const user = await repo.findUser(ctx.db, userId);
   if (!user || (actor.role !== 'admin' && user.id !== actor.userId)) throw invalidData({ user_id: ['must be an account'] });
   if (user.disabledAt) throw invalidData({ user_id: ['is disabled'] });
