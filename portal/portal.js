@@ -430,10 +430,13 @@ async function onSeat(button) {
 
 /** Removes the clicked seats that are in the cart, and holds the others (one create with all of them when there is no cart). */
 async function seatChange(seatIds) {
-  for (const item of items().filter((i) => seatIds.includes(i.session_seat_id))) {
+  // Which seats go and which come is decided before the first request: a seat removed here is
+  // not in the cart afterwards, and must not be held again.
+  const removes = items().filter((i) => seatIds.includes(i.session_seat_id));
+  const adds = seatIds.filter((id) => !removes.some((i) => i.session_seat_id === id));
+  for (const item of removes) {
     await change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${item.id}`));
   }
-  const adds = seatIds.filter((id) => !items().some((i) => i.session_seat_id === id));
   if (!adds.length) return;
   const rateId = Number($('seat-rate').value);
   const one = (id) => ({ session_seat_id: id, rate_id: rateId });

@@ -25,6 +25,8 @@ export interface Config {
   dataDir: string;
   /** Load the demo catalogue of D37 on a fresh database: by default in development and test only (D49). */
   loadDemoData: boolean;
+  /** DEMO_ONSALE: the demo catalogue also has an event on sale behind a waiting room (D60). */
+  demoOnSale: boolean;
   tokenTtlSeconds: number;
   maxLiveTokensPerChannel: number;
   cartTtlSeconds: number;
@@ -188,6 +190,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (loadDemoData && appEnv === 'production') {
     throw new ConfigError('DEMO_DATA cannot be true when APP_ENV=production (demo keys are public)');
   }
+  const demoOnSaleRaw = env.DEMO_ONSALE || 'false';
+  if (!['true', 'false'].includes(demoOnSaleRaw)) throw new ConfigError(`DEMO_ONSALE must be true or false (got "${demoOnSaleRaw}")`);
   const logLevel = env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info');
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
@@ -206,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || './data'),
     loadDemoData,
+    demoOnSale: demoOnSaleRaw === 'true',
     tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 24 * 3600),
     maxLiveTokensPerChannel: int(env, 'MAX_LIVE_TOKENS_PER_CHANNEL', 10_000),
     cartTtlSeconds: int(env, 'CART_TTL_SECONDS', 15 * 60),

@@ -37,7 +37,8 @@ export async function notify(db: { execute(query: SQL): PromiseLike<unknown> }, 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 5_000;
-export const LISTENER_APPLICATION_NAME = 'taquilla-listener';
+/** The listening connection's name in pg_stat_activity, one per channel: `taquilla-listener taquilla_revocations`. */
+export const listenerApplicationName = (channel: string) => `taquilla-listener ${channel}`;
 
 /**
  * LISTENs on a PostgreSQL server through a dedicated connection (a pooled one would be handed to
@@ -63,7 +64,7 @@ export async function listenPostgres(url: string, channel: string, handlers: Not
 
   const connect = async () => {
     // Named, so that an operator (and the tests) can tell it in pg_stat_activity.
-    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, application_name: LISTENER_APPLICATION_NAME });
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, application_name: listenerApplicationName(channel) });
     c.on('error', (err) => lost(c, err));
     c.on('end', () => lost(c, new Error('Connection terminated')));
     c.on('notification', (msg) => {

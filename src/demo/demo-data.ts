@@ -17,6 +17,32 @@ const rows = (rowCount: number, perRow: number, y0: number) =>
   Array.from({ length: rowCount }, (_, i) => ({ row: String.fromCharCode(65 + i), seats: perRow, x: 0, y: y0 + i, dx: 1 }));
 
 /**
+ * The on-sale (D60), loaded only with DEMO_ONSALE=true: a waiting room whose pre-queue is open from
+ * the start and whose sales start a few minutes after it, so that a start shows the countdown, the
+ * draw and the admissions. Off by default: a session not yet on sale, behind a queue, refuses a cart
+ * without a pass, and the fixed demo catalogue (D37) is one that any seat of it can be bought at once.
+ */
+function onSaleEvent(now: Date, rates: CatalogueDocument['events'][number]['sessions'][number]['rates']): CatalogueDocument['events'][number] {
+  return {
+    key: 'estreno',
+    organiser: 'demo',
+    venue: 'teatro',
+    default_lang: 'es',
+    names: { es: 'Estreno con cola virtual', en: 'Premiere with a waiting room' },
+    descriptions: { es: 'Las entradas salen a la venta a los pocos minutos: espera tu turno en la cola.', en: 'Tickets go on sale a few minutes after start: wait for your turn in the queue.' },
+    sessions: [
+      {
+        key: 'e1',
+        start_datetime: eveningIn(now, 60),
+        sales_start_at: new Date(Math.ceil((now.getTime() + 3 * 60_000) / 60_000) * 60_000).toISOString(),
+        queue: { enabled: true, admission_per_minute: 30, pass_ttl_seconds: 600, opens_minutes_before: 30, challenge: 'none' },
+        rates,
+      },
+    ],
+  };
+}
+
+/**
  * demo-b's checkout page (model B): the example channel's, served by the service itself under
  * /widget/examples in development (examples/widget-channel-server.ts), so it follows the public
  * address (PUBLIC_BASE_URL, PORT) instead of naming a port of its own.
@@ -34,7 +60,7 @@ export async function followPublicAddress(ctx: AppContext): Promise<void> {
 }
 
 /** The fixed demo catalogue of DECISIONS D37, as an import document. */
-function demoCatalogue(now: Date, publicBaseUrl: string): CatalogueDocument {
+function demoCatalogue(now: Date, publicBaseUrl: string, withOnSale: boolean): CatalogueDocument {
   const rates = [
     { key: 'general', name: 'General', names: { es: 'General', en: 'General admission' }, price: 30 },
     { key: 'reduced', name: 'Reducida', names: { es: 'Reducida', en: 'Concession' }, price: 22.5, meta: { requires_id: true } },
@@ -79,26 +105,7 @@ function demoCatalogue(now: Date, publicBaseUrl: string): CatalogueDocument {
         fees: [{ name: 'Gastos de gestión', kind: 'percent', amount: 5 }],
         sessions: [{ key: 't1', start_datetime: eveningIn(now, 45), rates }],
       },
-      {
-        // The on-sale (D60): a waiting room whose pre-queue is open from the start and whose sales
-        // start a few minutes after it, so that `npm start` shows the countdown, the draw, the
-        // admissions and the map in the widget and the portal.
-        key: 'estreno',
-        organiser: 'demo',
-        venue: 'teatro',
-        default_lang: 'es',
-        names: { es: 'Estreno con cola virtual', en: 'Premiere with a waiting room' },
-        descriptions: { es: 'Las entradas salen a la venta a los pocos minutos: espera tu turno en la cola.', en: 'Tickets go on sale a few minutes after start: wait for your turn in the queue.' },
-        sessions: [
-          {
-            key: 'e1',
-            start_datetime: eveningIn(now, 60),
-            sales_start_at: new Date(Math.ceil((now.getTime() + 3 * 60_000) / 60_000) * 60_000).toISOString(),
-            queue: { enabled: true, admission_per_minute: 30, pass_ttl_seconds: 600, opens_minutes_before: 30, challenge: 'none' },
-            rates,
-          },
-        ],
-      },
+      ...(withOnSale ? [onSaleEvent(now, rates)] : []),
     ],
     vouchers: [
       { organiser: 'demo', code: 'DEMO10', kind: 'percent', value: 10 },
@@ -126,7 +133,7 @@ export async function loadDemoDataIfEmpty(ctx: AppContext): Promise<ImportSummar
   if (ctx.config.appEnv === 'production') throw new Error('demo data is refused when APP_ENV=production');
   const [existing] = await queryRows<{ n: number }>(ctx.db, sql`SELECT count(*)::int AS n FROM sales_channels`);
   if (Number(existing?.n) > 0) return null;
-  const summary = await importCatalogue(ctx, demoCatalogue(ctx.clock.now(), ctx.config.publicBaseUrl));
+  const summary = await importCatalogue(ctx, demoCatalogue(ctx.clock.now(), ctx.config.publicBaseUrl, ctx.config.demoOnSale));
   await flagAccessibleSeats(ctx);
   return summary;
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, queryRows, type Database, type Db } from '../../src/db/client.js';
-import { LISTENER_APPLICATION_NAME } from '../../src/db/notifications.js';
+import { listenerApplicationName } from '../../src/db/notifications.js';
 import { sha256 } from '../../src/lib/secrets.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { announceRevocation, generateKeyForChannel, revokeWidgetKey } from '../../src/modules/auth/auth.service.js';
@@ -166,7 +166,7 @@ describe.runIf(isPostgres)('revocation across two instances on one PostgreSQL da
     const listeners = () =>
       queryRows<{ pid: number }>(
         a.ctx.db,
-        sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${LISTENER_APPLICATION_NAME}`,
+        sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${listenerApplicationName(REVOCATIONS_CHANNEL)}`,
       );
     const before = await listeners();
     expect(before).toHaveLength(2); // A's and B's
@@ -178,7 +178,7 @@ describe.runIf(isPostgres)('revocation across two instances on one PostgreSQL da
     expect(await statusOf(b, 'demo-d', missed)).toBe(200);
 
     await a.ctx.db.execute(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-      WHERE datname = current_database() AND application_name = ${LISTENER_APPLICATION_NAME}`);
+      WHERE datname = current_database() AND application_name = ${listenerApplicationName(REVOCATIONS_CHANNEL)}`);
     const killedAt = performance.now();
     let after = await listeners();
     while (after.length < 2 || after.some((r) => before.some((p) => p.pid === r.pid))) {

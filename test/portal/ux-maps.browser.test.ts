@@ -83,8 +83,8 @@ describe('storefront and seat map at phone and desktop sizes', { timeout: 120_00
       // The first event has an image (another origin), the second a drawn placeholder.
       const img = cards.first().locator('img.card-img');
       await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(640);
-      // Demo rates are 22,50 € and 30 €: "Desde 22,50 €".
-      expect((await cards.first().locator('.from').textContent())?.replace(/\s/g, ' ')).toMatch(/^Desde 22,50 €$/);
+      // Demo rates are 22,50 € and 30 €, and the first event has a 1,50 € fee: all in (D71), "Desde 24,00 €".
+      expect((await cards.first().locator('.from').textContent())?.replace(/\s/g, ' ')).toMatch(/^Desde 24,00 €$/);
       expect(await cards.first().locator('.dates').textContent()).toMatch(/\d{4}/);
       await shot(page, 'storefront', size, true);
       expect(await axeProblems(page)).toEqual([]);
@@ -106,7 +106,7 @@ describe('storefront and seat map at phone and desktop sizes', { timeout: 120_00
       // In English: the prices and the search's texts too.
       await page.goto(`${base}/demo-a/en/events?q=dream`);
       expect(await cards.count()).toBe(1);
-      expect((await cards.first().locator('.from').textContent())?.replace(/\s/g, ' ')).toBe('From €22.50');
+      expect((await cards.first().locator('.from').textContent())?.replace(/\s/g, ' ')).toBe('From €23.63'); // 22.50 plus its 5 % fee (D71)
       await page.getByLabel('Event, venue or city').waitFor();
       await page.getByRole('link', { name: 'Show all' }).click();
       expect(await cards.count()).toBe(2);

@@ -39,6 +39,17 @@ BEGIN
   -- the count without the others' tokens; the next request evicts what they left beyond the cap.
   SELECT coalesce(sum(live), 0) + 1 - coalesce(array_length(v_revoked, 1), 0) INTO v_live
   FROM access_token_counts WHERE channel_id = p_channel_id AND scope = p_scope;
+  -- Requests that see the channel beyond its cap at the same moment would each revoke what the
+  -- count asks of them and together revoke live tokens below the cap. One at a time revokes (a
+  -- lock per channel and scope, in the two-key form with a negative key so that no token group's
+  -- lock is the same), and the one holding it counts again, so that it sees what the previous one
+  -- revoked; the others go on without waiting and leave the surplus to a later request.
+  IF v_live > p_cap AND pg_try_advisory_xact_lock(-p_channel_id, hashtext(p_scope)) THEN
+    SELECT coalesce(sum(live), 0) + 1 - coalesce(array_length(v_revoked, 1), 0) INTO v_live
+    FROM access_token_counts WHERE channel_id = p_channel_id AND scope = p_scope;
+  ELSE
+    v_live := least(v_live, p_cap);
+  END IF;
   IF v_live > p_cap THEN
     WITH beyond AS (
       UPDATE access_tokens SET revoked_at = p_now

@@ -167,7 +167,7 @@ function BestSeats({ state, controller, t }: { state: WidgetState; controller: C
           +
         </button>
       </div>
-      <button type="button" class="primary" disabled={state.busy} onClick={() => void controller.bestSeats(qty)} data-best-seats="">
+      <button type="button" class="secondary" disabled={state.busy} onClick={() => void controller.bestSeats(qty)} data-best-seats="">
         {t('bestSeats', { n: qty })}
       </button>
       {picked ? (

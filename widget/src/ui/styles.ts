@@ -64,7 +64,7 @@ export const css = `
 .tw .qty input { width: 56px; text-align: center; }
 .tw .best { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 0 0 8px; }
 .tw .best output { min-width: 24px; text-align: center; font-weight: 700; }
-.tw .best .primary { width: auto; flex: 1 1 140px; }
+.tw .best .secondary { flex: 1 1 140px; font-weight: 700; padding: 8px 14px; }
 .tw .best .sub { flex: 1 1 160px; }
 .tw .cart ul { list-style: none; margin: 0; padding: 0; }
 .tw .cart li { border-bottom: 1px solid #eceef2; padding: 6px 0; display: grid; grid-template-columns: 1fr auto; gap: 4px; }
