@@ -82,6 +82,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   idempotency_key_in_use: 'La misma operación se está procesando. Espera un momento.',
   payment_in_progress: 'Hay un pago con tarjeta en curso para este pedido: el carrito no se puede cambiar hasta que termine.',
   ticket_void: 'Esta entrada ya no es válida.',
+  invitation_gone: 'Esta invitación ya no es válida: ha caducado o ya se ha usado.',
   validation_failed: 'Revisa los datos marcados.',
   date_range_too_long: 'El intervalo de fechas no puede superar los 90 días.',
   amount_mismatch: 'El importe no coincide con el total del pedido.',

@@ -57,6 +57,7 @@ export const ERROR_CODES = {
   queue_not_drawn: 409,
   // 410: it existed, it is gone for good
   ticket_void: 410,
+  invitation_gone: 410,
   // 422: the data is well-formed JSON but wrong
   validation_failed: 422,
   date_range_too_long: 422,

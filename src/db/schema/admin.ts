@@ -30,6 +30,20 @@ export const adminApiTokens = pgTable('admin_api_tokens', {
   lastFour: text('last_four').notNull(),
   createdAt: ts('created_at').notNull(),
   revokedAt: ts('revoked_at'),
+  /** Set at most once a minute by the token check (0225). */
+  lastUsedAt: ts('last_used_at'),
+});
+
+/** Invitation links of new accounts (D65, 0225): only the token's HMAC is stored. */
+export const accountInvitations = pgTable('account_invitations', {
+  id: serial('id').primaryKey(),
+  userId: integer('user_id').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  createdBy: integer('created_by'),
+  createdAt: ts('created_at').notNull(),
+  expiresAt: ts('expires_at').notNull(),
+  acceptedAt: ts('accepted_at'),
+  revokedAt: ts('revoked_at'),
 });
 
 export const auditLog = pgTable('audit_log', {

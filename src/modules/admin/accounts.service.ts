@@ -7,7 +7,9 @@ import { randomBase62, sha256 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { conflictOnDuplicate, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
+import type { Db } from '../../db/client.js';
 import * as repo from './accounts.repo.js';
+import { touchToken } from './self-service.repo.js';
 import { organiserExists } from '../../platform/organisers.repo.js';
 import { dummyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './accounts.password.js';
 
@@ -71,17 +73,21 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   const user = await repo.findUserByEmail(ctx.db, email);
   const valid = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()));
   if (!user || !valid || user.disabledAt) throw new AppError('invalid_credentials', 'Wrong e-mail or password');
-  const sessionId = crypto.randomBytes(32).toString('base64url');
-  await ctx.db.transaction(async (tx) => {
-    await repo.insertSession(tx, {
-      idHash: sha256(sessionId),
-      userId: user.id,
-      csrfToken: crypto.randomBytes(32).toString('base64url'),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
-    });
-  });
+  const sessionId = await ctx.db.transaction((tx) => startSession(tx, user.id, now));
   return { sessionId, actor: actorOf(user) };
+}
+
+/** Opens a dashboard session for a user (sign-in, an accepted invitation); returns the plain id for the cookie. */
+export async function startSession(db: Db, userId: number, now: Date): Promise<string> {
+  const sessionId = crypto.randomBytes(32).toString('base64url');
+  await repo.insertSession(db, {
+    idHash: sha256(sessionId),
+    userId,
+    csrfToken: crypto.randomBytes(32).toString('base64url'),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
+  });
+  return sessionId;
 }
 
 /** The actor and CSRF token of a live dashboard session, or null. */
@@ -121,7 +127,10 @@ export async function createApiToken(ctx: AppContext, actor: Actor, input: { ema
 export async function authenticateApiToken(ctx: AppContext, authorization: string | undefined): Promise<Actor> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) throw new AppError('unauthenticated', 'An admin API token is required (Authorization: Bearer <token>)');
-  const user = await repo.findUserByApiToken(ctx.db, sha256(match[1]!));
+  const tokenHash = sha256(match[1]!);
+  const user = await repo.findUserByApiToken(ctx.db, tokenHash);
   if (!user) throw new AppError('invalid_token', 'The admin API token is invalid or revoked');
+  // "Last used" of the dashboard's token list, written at most once a minute per token.
+  await touchToken(ctx.db, tokenHash, ctx.clock.now());
   return actorOf(user);
 }

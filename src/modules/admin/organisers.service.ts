@@ -5,6 +5,7 @@ import { isoWithOffset } from '../../lib/time.js';
 import { canSee, organiserScope, requireAdmin, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import { insertOrganiser, listOrganisers, updateOrganiserRow } from '../../platform/organisers.repo.js';
+import { organiserSummaries } from './self-service.repo.js';
 
 const view = (o: typeof organisers.$inferSelect) => ({
   id: o.id,
@@ -47,4 +48,16 @@ export async function updateOrganiser(ctx: AppContext, actor: Actor, id: number,
     await recordAudit(tx, { actor, action: 'organiser.update', targetType: 'organiser', targetId: id, organiserId: id, details: { ...input }, at: now });
     return view(row);
   });
+}
+
+/** Organisers with how many events, venues and accounts each has (the dashboard's list). */
+export async function organiserSummariesFor(ctx: AppContext, actor: Actor) {
+  return (await organiserSummaries(ctx.db, organiserScope(actor))).map((o) => ({
+    id: Number(o.id),
+    name: o.name,
+    events: Number(o.events),
+    venues: Number(o.venues),
+    accounts: Number(o.accounts),
+    created_at: isoWithOffset(new Date(o.created_at))!,
+  }));
 }

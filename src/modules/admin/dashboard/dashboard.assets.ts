@@ -46,6 +46,9 @@ button.secondary { background: #fff; color: var(--brand-dark); }
 button.danger { background: var(--danger); border-color: var(--danger); }
 .notice { border-left: 6px solid var(--ok); background: #e8f5ec; padding: .75rem 1rem; margin: 1rem 0; }
 .error { border-left: 6px solid var(--danger); background: #fbeaea; padding: .75rem 1rem; margin: 1rem 0; }
+.field-error { color: var(--danger); font-weight: 600; font-size: .9rem; margin: 0; }
+[aria-invalid="true"] { border: 2px solid var(--danger); }
+textarea.plan { font-family: ui-monospace, monospace; font-size: .85rem; }
 .secret { display: flex; gap: .5rem; flex-wrap: wrap; }
 .secret input { font-family: ui-monospace, monospace; flex: 1 1 20rem; }
 .badge { display: inline-block; padding: 0 .5rem; border-radius: 999px; border: 1px solid var(--muted); font-size: .85rem; }
@@ -76,6 +79,14 @@ td code { overflow-wrap: anywhere; white-space: pre-wrap; }
 `;
 
 export const ADMIN_JS = `
+// A layout file chosen in a file input fills the text box named by data-file-target (the form
+// itself posts the text, so it also works by pasting, without this script).
+document.addEventListener('change', async (event) => {
+  const input = event.target.closest('input[type=file][data-file-target]');
+  if (!input || !input.files || !input.files[0]) return;
+  const target = document.getElementById(input.getAttribute('data-file-target'));
+  if (target) target.value = await input.files[0].text();
+});
 document.addEventListener('click', async (event) => {
   const button = event.target.closest('[data-copy-target]');
   if (!button) return;

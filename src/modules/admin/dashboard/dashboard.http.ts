@@ -7,6 +7,9 @@ import type { PageContext } from './dashboard.layout.js';
 
 // Request helpers shared by the dashboard's route files.
 
+/** The dashboard session cookie (Path=/admin, HttpOnly, SameSite=Lax; docs/admin.md). */
+export const SESSION_COOKIE = 'taquilla_admin';
+
 interface DashboardSession {
   actor: Actor;
   csrfToken: string;
@@ -33,6 +36,11 @@ const NOTICES: Record<string, string> = {
   device_revoked: 'Device revoked: its next scan is refused.',
   redelivered: 'Sent again: the new attempt is at the end of its delivery\'s list.',
   resent: 'Ticket e-mail queued: it goes out within seconds.',
+  disabled: 'Account disabled: it can no longer sign in, and its sessions and API tokens stop at once.',
+  enabled: 'Account enabled.',
+  token_revoked: 'Token revoked: it no longer works on the admin API.',
+  welcome: 'Welcome: your password is set and you are signed in.',
+  layout_saved: 'Layout version saved: the venue\'s upcoming sessions use it now.',
 };
 
 /** What every page needs from the request. */
@@ -51,3 +59,9 @@ export const idParam = (request: FastifyRequest, name: string): number => {
   return Number(raw);
 };
 
+
+/** The field errors of a refused form (422), to show the form again with them; other errors go on up. */
+export function refusedFields(err: unknown): Record<string, string[]> {
+  if (err instanceof AppError && err.status === 422 && err.fields) return err.fields;
+  throw err;
+}

@@ -5,13 +5,18 @@ export interface PageContext {
   actor: Actor;
   csrfToken: string;
   /** Which main section is open, for aria-current. */
-  section: 'channels' | 'events' | 'vouchers' | 'orders' | 'audit' | 'checkin' | 'sales' | 'privacy';
+  section: 'channels' | 'events' | 'vouchers' | 'orders' | 'audit' | 'checkin' | 'sales' | 'privacy' | 'venues' | 'organisers' | 'accounts' | 'tokens';
   notice?: string | null;
   /** The deployment's time zone (TIMEZONE): times are shown in it, as on the tickets (issue 16). */
   timeZone: string;
 }
 
-const NAV: [PageContext['section'], string, string][] = [
+/** The main navigation; the fourth element marks pages only admins may open (D65). */
+const NAV: [PageContext['section'], string, string, boolean?][] = [
+  ['organisers', '/admin/organisers', 'Organisers', true],
+  ['accounts', '/admin/accounts', 'Accounts'],
+  ['tokens', '/admin/tokens', 'API tokens'],
+  ['venues', '/admin/venues', 'Venues'],
   ['channels', '/admin/channels', 'Channels'],
   ['events', '/admin/events', 'Events'],
   ['vouchers', '/admin/vouchers', 'Vouchers'],
@@ -47,7 +52,7 @@ export function page(pc: PageContext, title: string, content: SafeHtml): SafeHtm
 <header class="top">
   <a class="brand" href="/admin/channels">Taquilla admin</a>
   <nav aria-label="Main"><ul>
-    ${NAV.map(([key, href, label]) => html`<li><a href="${href}"${key === pc.section ? html` aria-current="page"` : ''}>${label}</a></li>`)}
+    ${NAV.filter(([, , , adminOnly]) => !adminOnly || pc.actor.role === 'admin').map(([key, href, label]) => html`<li><a href="${href}"${key === pc.section ? html` aria-current="page"` : ''}>${label}</a></li>`)}
   </ul></nav>
   <div class="who"><span>${pc.actor.email} (${who})</span>
     <form class="inline" method="post" action="/admin/logout">${csrf(pc)}<button type="submit">Sign out</button></form>
@@ -80,6 +85,14 @@ ${error ? html`<p class="error" role="alert" id="login-error">${error}</p>` : ''
   );
 }
 
+/** A page for someone not signed in (an invitation link): no navigation. */
+export function publicPage(title: string, content: SafeHtml): SafeHtml {
+  return document(title, html`<main id="main" class="login">
+<h1>${title}</h1>
+${content}
+</main>`);
+}
+
 /** An error page of a signed-in user (bad input, not found, ...). */
 export function errorPage(pc: PageContext | null, status: number, message: string, fields: Record<string, string[]> | undefined, back: string): SafeHtml {
   const body = html`<div class="error" role="alert">
@@ -100,21 +113,45 @@ interface FieldOptions {
   hint?: string;
   wide?: boolean;
   attrs?: SafeHtml;
+  /** Messages shown under the field (a refused form shown again), announced with the field. */
+  errors?: string[];
 }
 
 let fieldCounter = 0;
+
+/** The error paragraph of a field and the attributes that tie it to the control. */
+function fieldErrors(id: string, hintId: string | null, errors: string[] | undefined) {
+  const errorId = errors?.length ? `${id}-error` : null;
+  const describedBy = [hintId, errorId].filter(Boolean).join(' ');
+  return {
+    attrs: html`${describedBy ? html` aria-describedby="${describedBy}"` : ''}${errorId ? html` aria-invalid="true"` : ''}`,
+    message: errorId ? html`<p class="field-error" id="${errorId}">${errors!.join('; ')}</p>` : '',
+  };
+}
+
 /** A labelled input; ids are unique per render so one page can hold several forms. */
 export function field(name: string, label: string, opts: FieldOptions = {}): SafeHtml {
   const id = `f-${name}-${++fieldCounter}`;
   const hintId = opts.hint ? `${id}-hint` : null;
+  const err = fieldErrors(id, hintId, opts.errors);
   return html`<div class="field${opts.wide ? ' wide' : ''}"><label for="${id}">${label}${hintId ? html` <span class="hint" id="${hintId}">${opts.hint}</span>` : ''}</label>
-  <input id="${id}" name="${name}" type="${opts.type ?? 'text'}" value="${opts.value ?? ''}"${opts.required ? html` required` : ''}${hintId ? html` aria-describedby="${hintId}"` : ''}${opts.attrs ?? ''}></div>`;
+  <input id="${id}" name="${name}" type="${opts.type ?? 'text'}" value="${opts.value ?? ''}"${opts.required ? html` required` : ''}${err.attrs}${opts.attrs ?? ''}>${err.message}</div>`;
 }
 
-export function select(name: string, label: string, options: [string | number, string][], selected?: string | number | null): SafeHtml {
+/** A labelled multi-line text box (same options as `field`; `value` is its text). */
+export function textArea(name: string, label: string, opts: FieldOptions & { rows?: number; id?: string } = {}): SafeHtml {
+  const id = opts.id ?? `f-${name}-${++fieldCounter}`;
+  const hintId = opts.hint ? `${id}-hint` : null;
+  const err = fieldErrors(id, hintId, opts.errors);
+  return html`<div class="field${opts.wide ? ' wide' : ''}"><label for="${id}">${label}${hintId ? html` <span class="hint" id="${hintId}">${opts.hint}</span>` : ''}</label>
+  <textarea id="${id}" name="${name}" rows="${opts.rows ?? 8}"${opts.required ? html` required` : ''}${err.attrs}${opts.attrs ?? ''}>${opts.value ?? ''}</textarea>${err.message}</div>`;
+}
+
+export function select(name: string, label: string, options: [string | number, string][], selected?: string | number | null, errors?: string[]): SafeHtml {
   const id = `f-${name}-${++fieldCounter}`;
+  const err = fieldErrors(id, null, errors);
   return html`<div class="field"><label for="${id}">${label}</label>
-  <select id="${id}" name="${name}">${options.map(([value, text]) => html`<option value="${value}"${String(value) === String(selected ?? '') ? html` selected` : ''}>${text}</option>`)}</select></div>`;
+  <select id="${id}" name="${name}"${err.attrs}>${options.map(([value, text]) => html`<option value="${value}"${String(value) === String(selected ?? '') ? html` selected` : ''}>${text}</option>`)}</select>${err.message}</div>`;
 }
 
 export function checkboxes(name: string, legend: string, options: [number, string][], checked: number[]): SafeHtml {

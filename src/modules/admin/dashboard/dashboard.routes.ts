@@ -20,11 +20,14 @@ import type { ReportQuery } from '../../reports/reports.schemas.js';
 import { parseReport, salesReport } from '../../reports/reports.service.js';
 import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
 import catalogueDashboard from './dashboard-catalogue.routes.js';
+import accountsDashboard from './dashboard-accounts.routes.js';
+import invitationsDashboard from './dashboard-invitations.routes.js';
+import venuesDashboard from './dashboard-venues.routes.js';
 import checkinDashboard from './dashboard-checkin.routes.js';
 import designerDashboard from './dashboard-designer.routes.js';
 import webhooksDashboard from './dashboard-webhooks.routes.js';
 import ordersDashboard from './dashboard-orders.routes.js';
-import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
+import { formOf, idParam, pageContext, redirect, sendPage, SESSION_COOKIE } from './dashboard.http.js';
 import * as F from './dashboard.form.js';
 import { html, type SafeHtml } from './dashboard.html.js';
 import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './dashboard.layout.js';
@@ -33,7 +36,6 @@ import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, sele
 // API. Sessions live in an HTTP-only SameSite=Lax cookie (Secure on https) holding a random id
 // stored hashed; every state-changing form carries the session's synchronizer CSRF token.
 
-const SESSION_COOKIE = 'taquilla_admin';
 /** The two kinds of channel key on the channel page (D7, D39): their URLs and what to tell the operator. */
 const KEY_PAGES: Record<CredentialScope, { path: string; title: string; intro: string; store: string }> = {
   widget: {
@@ -448,6 +450,9 @@ ${table(
   });
 
   await app.register(catalogueDashboard);
+  await app.register(accountsDashboard);
+  await app.register(invitationsDashboard);
+  await app.register(venuesDashboard);
   await app.register(checkinDashboard);
   await app.register(designerDashboard);
   for (const pages of opts.modulePages ?? []) await app.register(pages);

@@ -1,0 +1,222 @@
+import type { FastifyInstance } from 'fastify';
+import { requireAdmin } from '../../../platform/actor.js';
+import { createAccountAs, listAccountsFor, resendInvitationAs, setAccountDisabledAs, type AccountView } from '../accounts-admin.service.js';
+import { INVITATION_TTL_HOURS } from '../invitations.service.js';
+import { createOrganiser, listOrganisersFor, organiserSummariesFor, updateOrganiser } from '../organisers.service.js';
+import { createTokenAs, listTokensFor, revokeTokenAs } from '../tokens-admin.service.js';
+import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './dashboard.http.js';
+import * as F from './dashboard.form.js';
+import { html, type SafeHtml } from './dashboard.html.js';
+import { actionButton, csrf, field, page, select, table, when, type PageContext } from './dashboard.layout.js';
+
+// Self-service pages of the back office (D65, docs/admin.md "Starting from zero"): organisers and
+// accounts (admins only; a promoter sees its own account), invitation links, and admin API tokens
+// (an admin: every token; a promoter: its own). A refused form comes back with the errors beside
+// its fields (422).
+
+type Errors = Record<string, string[]>;
+
+/** A secret or link shown once, with a copy button (as the channel keys are). */
+function showOnce(id: string, label: string, value: string): SafeHtml {
+  return html`<div class="field"><label for="${id}">${label}</label>
+<div class="secret"><input id="${id}" readonly value="${value}" autocomplete="off" spellcheck="false">
+<button type="button" data-copy-target="${id}" data-copy-status="${id}-status">Copy</button></div>
+<p id="${id}-status" role="status" aria-live="polite" class="hint"></p></div>`;
+}
+
+const STATUS_LABELS: Record<AccountView['status'], SafeHtml> = {
+  active: html`<span class="badge live">active</span>`,
+  disabled: html`<span class="badge off">disabled</span>`,
+  invited: html`<span class="badge">invited</span>`,
+  invitation_expired: html`<span class="badge off">invitation expired</span>`,
+};
+
+export default async function accountsDashboard(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
+
+  // ---- organisers (admins only)
+  async function organisersPage(pc: PageContext, errors: Errors = {}, values: F.Form = {}, editing: number | null = null) {
+    requireAdmin(pc.actor);
+    const list = await organiserSummariesFor(ctx, pc.actor);
+    const body = html`
+<section class="card" aria-labelledby="orgs-h"><h2 id="orgs-h">Organisers</h2>
+${table(
+  ['Name', 'Events', 'Venues', 'Accounts', 'Created', 'Rename'],
+  list.map(
+    (o) => html`<tr><td>${o.name}</td><td>${o.events}</td><td>${o.venues}</td><td>${o.accounts}</td><td>${when(o.created_at, pc.timeZone)}</td>
+      <td><form class="search" method="post" action="/admin/organisers/${o.id}">${csrf(pc)}
+        ${field('name', `New name for ${o.name}`, { value: editing === o.id ? F.text(values, 'name') : o.name, required: true, errors: editing === o.id ? errors.name : undefined, attrs: html` maxlength="200"` })}
+        <button type="submit" class="secondary" aria-label="Rename ${o.name}">Rename</button></form></td></tr>`,
+  ),
+  'Organisers: the tenants that venues, events, channels and promoter accounts belong to',
+)}
+</section>
+<section class="card" aria-labelledby="new-org-h"><h2 id="new-org-h">New organiser</h2>
+<form class="grid" method="post" action="/admin/organisers">${csrf(pc)}
+  ${field('name', 'Name', { required: true, value: editing === null ? F.text(values, 'name') : '', errors: editing === null ? errors.name : undefined, attrs: html` maxlength="200"` })}
+  <div class="field"><button type="submit">Create organiser</button></div>
+</form>
+<p class="hint">Next: <a href="/admin/accounts">invite a promoter</a> for it.</p></section>`;
+    return page(pc, 'Organisers', body);
+  }
+
+  app.get('/organisers', async (request, reply) => sendPage(reply, await organisersPage(pageContext(request, 'organisers'))));
+
+  app.post('/organisers', async (request, reply) => {
+    const pc = pageContext(request, 'organisers');
+    const form = formOf(request);
+    try {
+      await createOrganiser(ctx, pc.actor, { name: F.text(form, 'name') });
+    } catch (err) {
+      return sendPage(reply, await organisersPage(pc, refusedFields(err), form), 422);
+    }
+    return redirect(reply, '/admin/organisers?notice=created');
+  });
+
+  app.post('/organisers/:organiserId', async (request, reply) => {
+    const pc = pageContext(request, 'organisers');
+    requireAdmin(pc.actor);
+    const id = idParam(request, 'organiserId');
+    const form = formOf(request);
+    try {
+      await updateOrganiser(ctx, pc.actor, id, { name: F.text(form, 'name') });
+    } catch (err) {
+      return sendPage(reply, await organisersPage(pc, refusedFields(err), form, id), 422);
+    }
+    return redirect(reply, '/admin/organisers?notice=saved');
+  });
+
+  // ---- accounts
+  async function accountsPage(pc: PageContext, errors: Errors = {}, values: F.Form = {}) {
+    const accounts = await listAccountsFor(ctx, pc.actor);
+    const admin = pc.actor.role === 'admin';
+    const organisers = admin ? await listOrganisersFor(ctx, pc.actor) : [];
+    const actions = (a: AccountView) =>
+      !admin || a.id === pc.actor.userId
+        ? ''
+        : html`${a.status === 'invited' || a.status === 'invitation_expired' ? actionButton(pc, `/admin/accounts/${a.id}/invitation`, 'New invitation link', 'secondary', `New invitation link for ${a.email}`) : ''}
+          ${a.status === 'disabled'
+            ? actionButton(pc, `/admin/accounts/${a.id}/enable`, 'Enable', 'secondary', `Enable ${a.email}`)
+            : actionButton(pc, `/admin/accounts/${a.id}/disable`, 'Disable', 'danger', `Disable ${a.email}`)}`;
+    const list = html`<section class="card" aria-labelledby="accounts-h"><h2 id="accounts-h">${admin ? 'Accounts' : 'Your account'}</h2>
+${table(
+  ['E-mail', 'Role', 'Organiser', 'Status', 'Created', ''],
+  accounts.map(
+    (a) => html`<tr><td>${a.email}</td><td>${a.role}</td><td>${a.organiser_name ?? html`<span class="hint">all (admin)</span>`}</td>
+      <td>${STATUS_LABELS[a.status]}${a.status === 'invited' && a.invitation_expires_at ? html`<br><span class="hint">link valid until ${when(a.invitation_expires_at, pc.timeZone)}</span>` : ''}</td>
+      <td>${when(a.created_at, pc.timeZone)}</td><td>${actions(a)}</td></tr>`,
+  ),
+  admin ? 'Every admin and promoter account' : 'Only an admin manages accounts',
+)}</section>`;
+    const createForm = admin
+      ? html`<section class="card" aria-labelledby="new-account-h"><h2 id="new-account-h">New account</h2>
+<form class="grid" method="post" action="/admin/accounts">${csrf(pc)}
+  ${field('email', 'E-mail', { type: 'email', required: true, value: F.text(values, 'email'), errors: errors.email, attrs: html` autocomplete="off"` })}
+  ${select('role', 'Role', [['promoter', 'promoter (one organiser)'], ['admin', 'admin (everything)']], F.text(values, 'role') || 'promoter', errors.role)}
+  ${select('organiser_id', 'Organiser (promoters)', [['', '—'], ...organisers.map((o) => [o.id, o.name] as [number, string])], F.text(values, 'organiser_id'), errors.organiser_id)}
+  ${select('method', 'How the password is set', [['invitation', `an invitation link, valid ${INVITATION_TTL_HOURS} hours`], ['password', 'a password I type now']], F.text(values, 'method') || 'invitation', errors.method)}
+  ${field('password', 'Password', { type: 'password', hint: 'only with "a password I type now"; at least 12 characters', errors: errors.password, attrs: html` autocomplete="new-password"` })}
+  <div class="field"><button type="submit">Create account</button></div>
+</form>
+<p class="hint">The invitation link is shown once, here, for you to send to the person: this deployment does not e-mail it.</p></section>`
+      : '';
+    return page(pc, 'Accounts', html`${list}${createForm}`);
+  }
+
+  /** The page that shows a new invitation link once. */
+  const invitationPage = (pc: PageContext, email: string, invitation: { link: string; expires_at: string }, created: boolean) =>
+    page(
+      pc,
+      created ? 'Account created' : 'New invitation link',
+      html`<section class="card" aria-labelledby="link-h"><h2 id="link-h">Send this link to ${email}</h2>
+<p><strong>This is the only time the link is shown.</strong> It lets ${email} choose a password and sign in, once, until
+${when(invitation.expires_at, pc.timeZone)} (${INVITATION_TTL_HOURS} hours).${created ? '' : ' Earlier links of this account no longer work.'}</p>
+${showOnce('invitation-link', `Invitation link for ${email}`, invitation.link)}
+<p><a href="/admin/accounts">Back to the accounts</a></p></section>`,
+    );
+
+  app.get('/accounts', async (request, reply) => sendPage(reply, await accountsPage(pageContext(request, 'accounts'))));
+
+  app.post('/accounts', async (request, reply) => {
+    const pc = pageContext(request, 'accounts');
+    requireAdmin(pc.actor);
+    const form = formOf(request);
+    let created;
+    try {
+      created = await createAccountAs(ctx, pc.actor, {
+        email: F.text(form, 'email'),
+        role: F.text(form, 'role'),
+        organiserId: F.text(form, 'role') === 'promoter' ? F.number(form, 'organiser_id') : undefined,
+        method: F.text(form, 'method'),
+        password: F.text(form, 'password'),
+      });
+    } catch (err) {
+      return sendPage(reply, await accountsPage(pc, refusedFields(err), form), 422);
+    }
+    if (!created.invitation) return redirect(reply, '/admin/accounts?notice=created');
+    return sendPage(reply, invitationPage(pc, created.email, created.invitation, true), 201);
+  });
+
+  app.post('/accounts/:userId/invitation', async (request, reply) => {
+    const pc = pageContext(request, 'accounts');
+    const { email, invitation } = await resendInvitationAs(ctx, pc.actor, idParam(request, 'userId'));
+    return sendPage(reply, invitationPage(pc, email, invitation, false), 201);
+  });
+
+  for (const [action, disabled] of [['disable', true], ['enable', false]] as const) {
+    app.post(`/accounts/:userId/${action}`, async (request, reply) => {
+      await setAccountDisabledAs(ctx, request.dashboard!.actor, idParam(request, 'userId'), disabled);
+      return redirect(reply, `/admin/accounts?notice=${disabled ? 'disabled' : 'enabled'}`);
+    });
+  }
+
+  // ---- admin API tokens
+  async function tokensPage(pc: PageContext, errors: Errors = {}, values: F.Form = {}) {
+    const tokens = await listTokensFor(ctx, pc.actor);
+    const admin = pc.actor.role === 'admin';
+    const owners = admin ? (await listAccountsFor(ctx, pc.actor)).filter((a) => a.status === 'active') : [];
+    const body = html`
+<section class="card" aria-labelledby="tokens-h"><h2 id="tokens-h">Admin API tokens</h2>
+<p>A token acts on <code>/api/admin/v1</code> with its owner's role and organiser (docs/admin.md). Revoking one stops it at once.</p>
+${table(
+  ['Name', 'Owner', 'Created', 'Last used', 'Status', ''],
+  tokens.map(
+    (t) => html`<tr><td>${t.name} <span class="hint">…${t.last_four}</span></td><td>${t.user_email}</td><td>${when(t.created_at, pc.timeZone)}</td>
+      <td>${t.last_used_at ? when(t.last_used_at, pc.timeZone) : html`<span class="hint">not yet</span>`}</td>
+      <td>${t.revoked_at ? html`<span class="badge off">revoked ${when(t.revoked_at, pc.timeZone)}</span>` : html`<span class="badge live">active</span>`}</td>
+      <td>${t.revoked_at ? '' : actionButton(pc, `/admin/tokens/${t.id}/revoke`, 'Revoke', 'danger', `Revoke token ${t.name} of ${t.user_email}`)}</td></tr>`,
+  ),
+  admin ? 'Every token; "last used" is kept to the minute' : 'Your tokens; "last used" is kept to the minute',
+)}</section>
+<section class="card" aria-labelledby="new-token-h"><h2 id="new-token-h">New token</h2>
+<form class="grid" method="post" action="/admin/tokens">${csrf(pc)}
+  ${field('name', 'Name', { required: true, value: F.text(values, 'name'), hint: 'what it is for, e.g. "nightly import"', errors: errors.name, attrs: html` maxlength="100"` })}
+  ${admin ? select('user_id', 'Owner', owners.map((a) => [a.id, `${a.email} (${a.organiser_name ?? 'admin'})`] as [number, string]), F.text(values, 'user_id') || pc.actor.userId, errors.user_id) : ''}
+  <div class="field"><button type="submit">Create token</button></div>
+</form></section>`;
+    return page(pc, 'API tokens', body);
+  }
+
+  app.get('/tokens', async (request, reply) => sendPage(reply, await tokensPage(pageContext(request, 'tokens'))));
+
+  app.post('/tokens', async (request, reply) => {
+    const pc = pageContext(request, 'tokens');
+    const form = formOf(request);
+    let created;
+    try {
+      created = await createTokenAs(ctx, pc.actor, { userId: F.number(form, 'user_id'), name: F.text(form, 'name') });
+    } catch (err) {
+      return sendPage(reply, await tokensPage(pc, refusedFields(err), form), 422);
+    }
+    const body = html`<section class="card" aria-labelledby="token-h"><h2 id="token-h">Copy the token now</h2>
+<p><strong>This is the only time the token is shown.</strong> Taquilla keeps only a hash. Send it as <code>Authorization: Bearer …</code> to <code>/api/admin/v1</code>.</p>
+${showOnce('new-token', `Token ${created.name} of ${created.user_email}`, created.token)}
+<p><a href="/admin/tokens">Back to the tokens</a></p></section>`;
+    return sendPage(reply, page(pc, 'New API token', body), 201);
+  });
+
+  app.post('/tokens/:tokenId/revoke', async (request, reply) => {
+    await revokeTokenAs(ctx, request.dashboard!.actor, idParam(request, 'tokenId'));
+    return redirect(reply, '/admin/tokens?notice=token_revoked');
+  });
+}
