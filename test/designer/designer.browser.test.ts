@@ -73,7 +73,10 @@ describe('the designer in a browser', () => {
       });
       try {
         await signIn(page);
-        await page.goto(`${base}/admin/venues/${venue.id}/designer`);
+        // From the venue's page (/admin/venues/{id}) to its designer.
+        await page.goto(`${base}/admin/venues/${venue.id}`);
+        await page.getByRole('link', { name: 'Open in designer' }).click();
+        await page.waitForURL(`${base}/admin/venues/${venue.id}/designer`);
         await page.getByRole('button', { name: 'Save as new version' }).waitFor();
         const count = page.getByTestId('seat-count');
         expect(await count.textContent()).toBe('0');

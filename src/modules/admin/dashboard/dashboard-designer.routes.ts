@@ -79,10 +79,11 @@ export default async function designerDashboard(app: FastifyInstance): Promise<v
   });
 
   app.get('/venues/:venueId/designer', async (request, reply) => {
-    const pc = pageContext(request, 'events');
+    const pc = pageContext(request, 'venues');
     const venue = await getVenueFor(ctx, pc.actor, idParam(request, 'venueId'));
     const body = assets
-      ? html`<p class="hint">Draw the seat map of ${venue.name}${venue.city ? `, ${venue.city}` : ''}: saving makes its next layout version (${venue.layout_version ? `now version ${venue.layout_version}` : 'none yet'}); upcoming sessions move onto it.</p>
+      ? html`<p><a href="/admin/venues/${venue.id}">Back to the venue</a></p>
+<p class="hint">Draw the seat map of ${venue.name}${venue.city ? `, ${venue.city}` : ''}: saving makes its next layout version (${venue.layout_version ? `now version ${venue.layout_version}` : 'none yet'}); upcoming sessions move onto it.</p>
 <link rel="stylesheet" href="/admin/designer/designer.css?v=${assets.css.hash}">
 <div id="designer-root" data-venue-id="${venue.id}" data-venue-name="${venue.name}" data-plan-url="/admin/venues/${venue.id}/designer/plan" data-csrf="${pc.csrfToken}">
 <p>Loading the designer…</p>
