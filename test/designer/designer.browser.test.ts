@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { account, api, PASSWORD } from '../admin/admin-helpers.js';
+import { makeBlock } from '../../designer/src/plan/geometry.js';
 
 // The seat-map designer in a real browser (D65), at desktop and phone widths: sign in, open the
 // designer of a new venue, draw a block of 3 rows x 10 seats, curve it, mark a wheelchair place,
@@ -177,4 +178,65 @@ describe('the designer in a browser', () => {
       await context.close();
     }
   });
+
+  it('stays usable with 20,000 seats: draws the tiles on screen, pointer moves redraw no seat', async () => {
+    const venue = (await api(t.app, token).post('/venues', { name: 'Estadio' })).body.data as { id: number };
+    const sectors = Array.from({ length: 8 }, (_, b) =>
+      makeBlock({ name: `Bloque ${b + 1}`, rows: 50, seatsPerRow: 50, origin: { x: 40 + (b % 4) * 1600, y: 140 + Math.floor(b / 4) * 1900 }, direction: 'ltr', parity: 'all', category: 'General' }),
+    );
+    const saved = await api(t.app, token).post(`/venues/${venue.id}/layouts`, { format: 'taquilla', plan: { name: 'Estadio', categories: [{ name: 'General', color: '#15803d' }], sectors } });
+    expect(saved.status).toBe(201);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await signIn(page);
+      const started = Date.now();
+      await page.goto(`${base}/admin/venues/${venue.id}/designer`);
+      await expect.poll(() => page.getByTestId('seat-count').textContent(), { timeout: 20_000 }).toBe('20000');
+      const loadMs = Date.now() - started;
+      const canvas = page.locator('svg.canvas');
+      const tilesAll = Number(await canvas.getAttribute('data-tiles'));
+      // Zoomed in, only the tiles on screen are drawn.
+      for (let i = 0; i < 6; i++) await page.getByRole('button', { name: 'Zoom in' }).click();
+      await expect.poll(async () => Number(await canvas.getAttribute('data-tiles'))).toBeLessThan(tilesAll / 4);
+      const seatNodes = await page.locator('svg.canvas g.seats path').count();
+      expect(seatNodes).toBeLessThan(200);
+
+      // Pointer moves while panning and while drawing a selection box change no seat drawing.
+      await page.evaluate(() => {
+        const w = window as unknown as { __mutations: number };
+        w.__mutations = 0;
+        new MutationObserver((list) => (w.__mutations += list.length)).observe(document.querySelector('svg.canvas g.seats')!, { childList: true, subtree: true, attributes: true, characterData: true });
+      });
+      const box = (await canvas.boundingBox())!;
+      await page.getByRole('button', { name: 'Pan' }).click();
+      await page.mouse.move(box.x + 400, box.y + 300);
+      await page.mouse.down();
+      for (let i = 1; i <= 20; i++) await page.mouse.move(box.x + 400 - i * 10, box.y + 300 - i * 5);
+      const duringPan = await page.evaluate(() => (window as unknown as { __mutations: number }).__mutations);
+      await page.mouse.up();
+      expect(duringPan).toBe(0);
+      // The whole plan in view (every tile drawn), a box from the empty band above the blocks.
+      await page.getByRole('button', { name: 'Select' }).click();
+      await page.getByRole('button', { name: 'Fit' }).click();
+      await expect.poll(async () => Number(await canvas.getAttribute('data-tiles'))).toBe(tilesAll);
+      const from = await canvasPosition(page, 100, 60);
+      const to = await canvasPosition(page, 2000, 1000);
+      await page.evaluate(() => ((window as unknown as { __mutations: number }).__mutations = 0));
+      const t0 = Date.now();
+      await page.mouse.move(box.x + from.x, box.y + from.y);
+      await page.mouse.down();
+      for (let i = 1; i <= 20; i++) await page.mouse.move(box.x + from.x + ((to.x - from.x) * i) / 20, box.y + from.y + ((to.y - from.y) * i) / 20);
+      const duringBox = await page.evaluate(() => (window as unknown as { __mutations: number }).__mutations);
+      await page.mouse.up();
+      expect(duringBox).toBe(0);
+      await expect.poll(() => page.locator('#designer-summary').textContent()).toMatch(/\d{3,} selected/);
+      const selectMs = Date.now() - t0;
+      await page.screenshot({ path: `${SHOTS}/designer-20000.png` });
+      console.log(`designer with 20,000 seats: loaded in ${loadMs} ms, ${tilesAll} tiles at full view, box selection in ${selectMs} ms`);
+      expect(selectMs).toBeLessThan(5_000);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
 });

@@ -445,7 +445,7 @@ export function App({ boot, initial, version }: { boot: Boot; initial: Plan; ver
             mode={mode}
             onView={setView}
             onSelect={onSelect}
-            onMoveSelection={(dx, dy) => edit((p) => ops.moveSeats(p, selected, dx, dy), `Moved ${selected.size} seats.`)}
+            onMoveSelection={(dx, dy) => edit((p) => ops.moveSeats(p, selected, dx, dy), `Moved ${selected.size} seat${selected.size === 1 ? '' : 's'}.`)}
             onRect={onRect}
             onFocal={(p) => {
               edit((pl) => ops.setFocalPoint(pl, p), `Focal point at ${p.x}, ${p.y}.`);
