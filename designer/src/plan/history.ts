@@ -7,7 +7,7 @@ export interface History<T> {
   readonly future: readonly T[];
 }
 
-export const HISTORY_LIMIT = 200;
+const HISTORY_LIMIT = 200;
 
 export const start = <T>(present: T): History<T> => ({ past: [], present, future: [] });
 

@@ -25,7 +25,7 @@ export interface SeatIndex {
   tiles: Map<string, Tile>;
 }
 
-export const TILE = 240;
+const TILE = 240;
 export const SEAT_RADIUS = 11;
 
 const tileId = (tx: number, ty: number) => `${tx}:${ty}`;

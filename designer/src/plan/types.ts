@@ -25,7 +25,7 @@ export interface Row {
   pretix?: Record<string, unknown>;
 }
 
-export interface ShapeText {
+interface ShapeText {
   text: string;
   color?: string;
   size?: number;
@@ -76,5 +76,5 @@ export interface Plan {
 export const FLAGS = ['wheelchair', 'companion', 'restricted_view'] as const;
 export type Flag = (typeof FLAGS)[number];
 
-export const ORIGIN: Point = { x: 0, y: 0 };
+const ORIGIN: Point = { x: 0, y: 0 };
 export const pos = (p: Point | undefined): Point => p ?? ORIGIN;

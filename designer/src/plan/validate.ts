@@ -4,7 +4,7 @@ import type { Plan, Point } from './types.js';
 // and layoutProblems in layouts.service.ts), made in the browser before saving so that the designer
 // can point at the sector or row. Keys are the same paths under `plan` the API's 422 names.
 
-export const MAX_LAYOUT_SEATS = 100_000;
+const MAX_LAYOUT_SEATS = 100_000;
 const COORD = 1_000_000;
 
 export type Problems = Record<string, string[]>;
