@@ -124,7 +124,8 @@ describe('the designer in a browser', () => {
         }
         await page.getByRole('button', { name: 'Save as new version' }).click();
         await expect.poll(() => page.locator('#designer-status').textContent()).toMatch(/^Saved as version 1: 30 seats/);
-        await page.screenshot({ path: `${SHOTS}/designer-${w.name}-saved.png`, fullPage: true });
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path: `${SHOTS}/designer-${w.name}-saved.png` });
 
         const versions = await api(t.app, token).get(`/venues/${venue.id}/layouts`);
         expect(versions.body.data).toHaveLength(1);
@@ -174,6 +175,39 @@ describe('the designer in a browser', () => {
       for (const c of controls) expect(seen.has(c), c).toBe(true);
       const unlabelled = await page.evaluate(() => [...document.querySelectorAll('#designer-root input, #designer-root select')].filter((el) => !(el as HTMLInputElement).labels?.length).length);
       expect(unlabelled).toBe(0);
+
+      // One seat by the keyboard: the sector's button, then its row and number; a flag; Delete on the canvas.
+      await page.getByRole('button', { name: 'Sector 1', exact: true }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByLabel('Row', { exact: true }).fill('B');
+      await page.getByLabel('Seat', { exact: true }).fill('5');
+      await page.getByRole('button', { name: 'Select seat' }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.locator('#designer-summary').textContent()).toContain(' 1 selected');
+      const restricted = page.getByRole('button', { name: 'Restricted view' });
+      await restricted.focus();
+      await page.keyboard.press('Space');
+      await expect.poll(() => restricted.getAttribute('aria-pressed')).toBe('true');
+      await page.locator('svg.canvas').focus();
+      await page.keyboard.press('Delete');
+      await expect.poll(() => page.getByTestId('seat-count').textContent()).toBe('29');
+      await page.keyboard.press('Control+z');
+      await expect.poll(() => page.getByTestId('seat-count').textContent()).toBe('30');
+
+      // A block drawn on the canvas: a rectangle of 270 x 72 units holds 3 rows of 10 seats.
+      await page.getByRole('button', { name: 'Draw it on the canvas' }).click();
+      const canvas = page.locator('svg.canvas');
+      const box = (await canvas.boundingBox())!;
+      const from = await canvasPosition(page, 100, 330);
+      const to = await canvasPosition(page, 370, 402);
+      await page.mouse.move(box.x + from.x, box.y + from.y);
+      await page.mouse.down();
+      await page.mouse.move(box.x + (from.x + to.x) / 2, box.y + (from.y + to.y) / 2);
+      await page.mouse.move(box.x + to.x, box.y + to.y);
+      await page.mouse.up();
+      await expect.poll(() => page.getByTestId('seat-count').textContent()).toBe('60');
+      await expect.poll(() => page.locator('#designer-status').textContent()).toContain('Sector "Sector 2" added: 3 rows of 10 seats.');
+      await page.screenshot({ path: `${SHOTS}/designer-keyboard-and-draw.png` });
     } finally {
       await context.close();
     }
@@ -195,7 +229,10 @@ describe('the designer in a browser', () => {
       await expect.poll(() => page.getByTestId('seat-count').textContent(), { timeout: 20_000 }).toBe('20000');
       const loadMs = Date.now() - started;
       const canvas = page.locator('svg.canvas');
-      const tilesAll = Number(await canvas.getAttribute('data-tiles'));
+      const tilesAll = Number(await canvas.getAttribute('data-tiles-total'));
+      // Opened to show the whole plan: every tile is drawn (as dots at this zoom).
+      await expect.poll(async () => Number(await canvas.getAttribute('data-tiles'))).toBe(tilesAll);
+      expect(await canvas.getAttribute('data-lod')).toBe('0');
       // Zoomed in, only the tiles on screen are drawn.
       for (let i = 0; i < 6; i++) await page.getByRole('button', { name: 'Zoom in' }).click();
       await expect.poll(async () => Number(await canvas.getAttribute('data-tiles'))).toBeLessThan(tilesAll / 4);

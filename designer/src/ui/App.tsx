@@ -284,6 +284,17 @@ export function App({ boot, initial, version }: { boot: Boot; initial: Plan; ver
     setCapacity(sector?.capacity ?? 0);
   }, [activeSector, sector?.name, sector?.capacity]);
 
+  // Selecting one seat from the keyboard: its row and number in the active sector.
+  const [finder, setFinder] = useState({ row: '', seat: '' });
+  const findSeat = () => {
+    if (activeSector === null) return;
+    const r = sector?.rows?.findIndex((row) => row.label === finder.row.trim()) ?? -1;
+    const i = r >= 0 ? sector!.rows![r]!.seats.findIndex((seat) => seat.number === finder.seat.trim()) : -1;
+    if (i < 0) return say(`No seat ${finder.seat.trim()} in row ${finder.row.trim()} of "${sector?.name}".`);
+    setSelection([ops.seatKey(activeSector, r, i)]);
+    say(`Seat ${finder.seat.trim()} of row ${finder.row.trim()} selected.`);
+  };
+
   // ---- the selected seats
   const selectedSeats = useMemo(() => [...selected].map((k) => {
     const [s, r, i] = ops.parseKey(k);
@@ -546,6 +557,13 @@ export function App({ boot, initial, version }: { boot: Boot; initial: Plan; ver
                       <NumberField label="Skew by" hint="units per row; negative slants left" value={slant} step={5} onChange={setSlant} />
                       <button type="button" onClick={() => edit((p) => ops.skew(p, activeSector!, slant), `Sector skewed by ${slant} per row.`)}>
                         Skew
+                      </button>
+                    </div>
+                    <div class="row">
+                      <TextField label="Row" value={finder.row} onChange={(row) => setFinder({ ...finder, row })} />
+                      <TextField label="Seat" value={finder.seat} onChange={(seat) => setFinder({ ...finder, seat })} />
+                      <button type="button" class="secondary" onClick={findSeat}>
+                        Select seat
                       </button>
                     </div>
                     <div class="row">

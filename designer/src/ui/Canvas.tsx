@@ -320,6 +320,7 @@ export function Canvas(props: CanvasProps) {
       aria-roledescription="seat map canvas"
       data-lod={lod}
       data-tiles={visible.length}
+      data-tiles-total={index.tiles.size}
       onPointerDown={onPointerDown}
       onPointerMove={onPointerMove}
       onPointerUp={onPointerUp}
