@@ -107,6 +107,19 @@ describe('the designer page', () => {
     expect(forged.status).toBe(403);
     expect(forged.type).toContain('application/json');
     expect(forged.body).toMatchObject({ status: 403, success: false, code: 'forbidden' });
+    for (const odd of [{ _csrf: 7, plan: plan() }, { _csrf: { a: 1 }, plan: plan() }, [c.csrf], 'text', null]) {
+      const res = await postJson(c, `/admin/venues/${venueId}/designer/plan`, odd);
+      expect(res.status, JSON.stringify(odd)).toBe(403);
+      expect(res.body.code).toBe('forbidden');
+    }
+    const notJson = await t.app.inject({
+      method: 'POST',
+      url: `/admin/venues/${venueId}/designer/plan`,
+      headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/json' },
+      payload: '{"_csrf": ',
+    });
+    expect(notJson.statusCode).toBe(400);
+    expect(notJson.json().code).toBe('bad_request');
 
     const twice = plan();
     twice.sectors.push({ ...twice.sectors[0]! });

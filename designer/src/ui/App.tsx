@@ -265,6 +265,7 @@ export function App({ boot, initial, version }: { boot: Boot; initial: Plan; ver
     if (which === 'stage') {
       if (rect.width < 10 || rect.height < 10) return say('Drag a larger rectangle for the stage.');
       edit((p) => ops.setStage(p, rect), 'Stage placed.');
+      setStageForm({ x: rect.x, y: rect.y, width: rect.width, height: rect.height });
     } else {
       const rows = Math.max(1, Math.round(rect.height / ROW_SPACING) + 1);
       const seats = Math.max(1, Math.round(rect.width / SEAT_SPACING) + 1);
@@ -349,7 +350,9 @@ export function App({ boot, initial, version }: { boot: Boot; initial: Plan; ver
   };
   useEffect(() => {
     const warn = (event: BeforeUnloadEvent) => {
-      if (dirty) event.preventDefault();
+      if (!dirty) return;
+      event.preventDefault();
+      event.returnValue = '';
     };
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);

@@ -186,15 +186,24 @@ export function Canvas(props: CanvasProps) {
     const observer = new ResizeObserver(() => setSize({ width: el.clientWidth || 1, height: el.clientHeight || 1 }));
     observer.observe(el);
     // Wheel zoom around the pointer; a passive listener could not keep the page from scrolling.
+    // The wheel's steps add up within one animation frame: one redraw per frame at most.
+    let pending: View | null = null;
     const wheel = (event: WheelEvent) => {
       event.preventDefault();
-      const { view: v, onView } = latest.current;
+      const v = pending ?? latest.current.view;
       const rect = el.getBoundingClientRect();
       const px = event.clientX - rect.left;
       const py = event.clientY - rect.top;
       const factor = Math.exp(-event.deltaY * (event.deltaMode === 1 ? 0.05 : 0.0015));
       const scale = Math.min(8, Math.max(0.02, v.scale * factor));
-      onView({ scale, x: v.x + px / v.scale - px / scale, y: v.y + py / v.scale - py / scale });
+      const first = pending === null;
+      pending = { scale, x: v.x + px / v.scale - px / scale, y: v.y + py / v.scale - py / scale };
+      if (first) {
+        requestAnimationFrame(() => {
+          if (pending) latest.current.onView(pending);
+          pending = null;
+        });
+      }
     };
     el.addEventListener('wheel', wheel, { passive: false });
     return () => {

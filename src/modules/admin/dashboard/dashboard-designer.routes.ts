@@ -66,6 +66,13 @@ function jsonError(thrown: FastifyError | Error, request: FastifyRequest, reply:
   return reply.status(status).type('application/json; charset=utf-8').send({ status, success: false, message, code, ...body });
 }
 
+/** Before the dashboard's CSRF check (a preHandler): a JSON `_csrf` that is not text is refused as a missing one. */
+async function csrfIsText(request: FastifyRequest) {
+  const body = request.body as { _csrf?: unknown } | null;
+  const token = body && typeof body === 'object' && !Array.isArray(body) ? body._csrf : undefined;
+  if (typeof token !== 'string') throw new AppError('forbidden', 'The form has expired or did not come from this dashboard; reload the page and try again');
+}
+
 export default async function designerDashboard(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
   const assets = await loadAssets();
@@ -103,7 +110,7 @@ export default async function designerDashboard(app: FastifyInstance): Promise<v
   });
 
   // The body is JSON ({_csrf, plan}); the dashboard's CSRF hook reads `_csrf` from it as from a form.
-  app.post('/venues/:venueId/designer/plan', { bodyLimit: LAYOUT_BODY_LIMIT, errorHandler: jsonError }, async (request, reply) => {
+  app.post('/venues/:venueId/designer/plan', { bodyLimit: LAYOUT_BODY_LIMIT, errorHandler: jsonError, preValidation: csrfIsText }, async (request, reply) => {
     const actor = request.dashboard!.actor;
     const venueId = idParam(request, 'venueId');
     const { plan } = (request.body ?? {}) as { plan?: unknown };
