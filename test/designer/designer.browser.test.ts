@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { AxeBuilder } from '@axe-core/playwright';
 import { sql } from 'drizzle-orm';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +119,8 @@ describe('the designer in a browser', () => {
         await expect.poll(() => page.getByRole('button', { name: 'Undo' }).isEnabled()).toBe(true);
         await page.keyboard.press('Control+z');
 
+        const { violations } = await new AxeBuilder({ page }).analyze();
+        expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
         if (w.mobile) {
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
           expect(overflow).toBeLessThanOrEqual(0);

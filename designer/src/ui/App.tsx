@@ -771,7 +771,7 @@ function CategoryRow(props: { name: string; color: string; onChange(c: { name: s
   }, [props.name, props.color]);
   return (
     <div class="row">
-      <TextField label="Name" value={name} onChange={setName} />
+      <TextField label={`Name of ${props.name}`} value={name} onChange={setName} />
       <Field label={`Colour of ${props.name}`}>{(id) => <input id={id} type="color" value={color} onInput={(e) => setColor((e.currentTarget as HTMLInputElement).value)} />}</Field>
       <button type="button" class="secondary" onClick={() => props.onChange({ name: name.trim(), color })} aria-label={`Save category ${props.name}`}>
         Save
