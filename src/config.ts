@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { emailProblem } from './lib/email-address.js';
 import { loadPortalConfig, type PortalConfig } from './platform/portal.config.js';
+import { loadWalletConfig, type WalletConfig } from './platform/wallet.config.js';
 import { loadMetricsConfig, loadOverloadConfig, type MetricsConfig, type OverloadConfig } from './http/operations.config.js';
 import { loadRateLimitConfig, loadTrustProxy, type RateLimitConfig, type TrustProxy } from './http/rate-limits.config.js';
 
@@ -51,6 +52,8 @@ export interface Config {
   dbPoolSize: number;
   /** Portal and card payments (PAYMENT_PROVIDER, STRIPE_*). */
   portal: PortalConfig;
+  /** Apple and Google Wallet passes (APPLE_PASS_*, APPLE_WWDR_CERT, GOOGLE_WALLET_*; D70). */
+  wallet: WalletConfig;
   /** Rate limits and their store (REDIS_URL, *_RATE_LIMIT_*, ADMIN_LOGIN_*; D45). */
   rateLimits: RateLimitConfig;
   /** Which proxies' X-Forwarded-For names the client address (TRUST_PROXY). */
@@ -229,6 +232,9 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: int(env, 'DB_POOL_SIZE', 10),
     logLevel,
     portal: loadPortalConfig(env, appEnv, (message) => {
+      throw new ConfigError(message);
+    }),
+    wallet: loadWalletConfig(env, appEnv, (message) => {
       throw new ConfigError(message);
     }),
     rateLimits: loadRateLimitConfig(env, (message) => {

@@ -57,6 +57,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   queue_challenge_failed: 'No se ha podido comprobar tu navegador. Vuelve a intentarlo.',
   not_found: 'No se ha encontrado lo que buscas.',
   route_not_found: 'Esta dirección no existe.',
+  wallet_not_configured: 'Este servicio no ofrece pases de monedero.',
   method_not_allowed: 'Operación no permitida.',
   layout_seat_in_use: 'La nueva versión del plano quita o renumera asientos vendidos o reservados.',
   conflict: 'No se ha podido completar la operación. Inténtalo de nuevo.',

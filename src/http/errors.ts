@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   // 404 / 405
   not_found: 404,
   route_not_found: 404,
+  wallet_not_configured: 404,
   method_not_allowed: 405,
   // 409: the state of the world disagrees
   conflict: 409,

@@ -51,3 +51,23 @@ export function verifyOrderLink(config: Config, orderToken: string, kind: OrderF
   const valid = safeEqual(signature(config, orderPath(orderToken, kind), expiresAt), sig);
   return valid && expiresAt * 1000 > now.getTime();
 }
+
+// ---- wallet links (D70): the ticket as an Apple Wallet pass or a Google Wallet save link
+
+export type WalletProvider = 'apple' | 'google';
+const walletPath = (provider: WalletProvider, code: string) => `/api/tickets/wallet/${provider}/${code}${provider === 'apple' ? '.pkpass' : ''}`;
+
+/** `${PUBLIC_BASE_URL}/api/tickets/wallet/apple/<code>.pkpass` or `.../wallet/google/<code>`, signed as the ticket links. */
+export function signedWalletUrl(config: Config, provider: WalletProvider, code: string, now: Date, validUntil?: Date): string {
+  const path = walletPath(provider, code);
+  const expires = Math.max(Math.floor(now.getTime() / 1000) + TICKET_LINK_TTL_SECONDS, validUntil ? Math.floor(validUntil.getTime() / 1000) : 0);
+  return `${config.publicBaseUrl}${path}?expires=${expires}&signature=${signature(config, path, expires)}`;
+}
+
+/** True when a wallet link's signature matches and it has not expired. */
+export function verifyWalletLink(config: Config, provider: WalletProvider, code: string, expires: unknown, sig: unknown, now: Date): boolean {
+  if (typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof sig !== 'string' || sig.length > 128) return false;
+  const expiresAt = Number(expires);
+  const valid = safeEqual(signature(config, walletPath(provider, code), expiresAt), sig);
+  return valid && expiresAt * 1000 > now.getTime();
+}

@@ -3,6 +3,7 @@ import { AppError } from '../../http/errors.js';
 import { Text } from '../../http/schemas.js';
 import { spokenLanguage } from '../../platform/i18n.js';
 import { orderFileFromLink, ticketPdfFromLink, TicketVoidError } from './tickets.service.js';
+import { applePassFromLink, googleSaveUrlFromLink } from './wallet.service.js';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -18,6 +19,8 @@ function voidTicketPage(lang: string, orderReference: string): string {
 }
 
 const FILE_PATTERN = /^([A-Za-z0-9]{16,64})\.pdf$/;
+const PKPASS_PATTERN = /^([A-Za-z0-9]{16,64})\.pkpass$/;
+const CODE_PATTERN = /^[A-Za-z0-9]{16,64}$/;
 const ORDER_FILE_PATTERN = /^([A-Za-z0-9_-]{8,128})\.(pdf|ics)$/;
 
 /**
@@ -98,6 +101,61 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('content-disposition', `${kind === 'pdf' ? 'inline' : 'attachment'}; filename="tickets.${kind}"`)
         .header('cache-control', 'private, no-store')
         .send(body);
+    },
+  );
+  const walletQuery = Type.Object({
+    expires: Type.Optional(Text(20, { description: 'unix time the link expires' })),
+    signature: Type.Optional(Text(128, { description: 'HMAC-SHA256 of the path and expiry' })),
+  });
+
+  app.get(
+    '/wallet/apple/:file',
+    {
+      schema: {
+        tags: ['Tickets'],
+        operationId: 'getTicketApplePass',
+        summary: 'The ticket as a signed Apple Wallet pass (<ticket code>.pkpass) through a signed link (D70); voided once refunded',
+        params: Type.Object({ file: Text(80, { description: '<ticket code>.pkpass' }) }),
+        querystring: walletQuery,
+        response: {
+          200: Type.Any({ description: 'application/vnd.apple.pkpass' }),
+          403: Type.Ref('ErrorEnvelope'),
+          404: Type.Ref('ErrorEnvelope'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const match = PKPASS_PATTERN.exec(request.params.file);
+      if (!match) throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+      const pass = await applePassFromLink(app.ctx, { code: match[1]!, expires: request.query.expires, signature: request.query.signature });
+      return reply
+        .type('application/vnd.apple.pkpass')
+        .header('content-disposition', `attachment; filename="ticket-${match[1]}.pkpass"`)
+        .header('cache-control', 'private, no-store')
+        .send(pass);
+    },
+  );
+
+  app.get(
+    '/wallet/google/:code',
+    {
+      schema: {
+        tags: ['Tickets'],
+        operationId: 'getTicketGoogleWalletLink',
+        summary: "Redirects to Google Wallet's save page with the ticket's signed JWT, through a signed link (D70); INACTIVE once refunded",
+        params: Type.Object({ code: Text(80, { description: 'ticket code' }) }),
+        querystring: walletQuery,
+        response: {
+          302: Type.Null({ description: 'Location: https://pay.google.com/gp/v/save/<jwt>' }),
+          403: Type.Ref('ErrorEnvelope'),
+          404: Type.Ref('ErrorEnvelope'),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (!CODE_PATTERN.test(request.params.code)) throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+      const url = await googleSaveUrlFromLink(app.ctx, { code: request.params.code, expires: request.query.expires, signature: request.query.signature });
+      return reply.header('cache-control', 'private, no-store').redirect(url, 302);
     },
   );
 };

@@ -1,0 +1,246 @@
+import crypto from 'node:crypto';
+import zlib from 'node:zlib';
+import { importPKCS8, SignJWT } from 'jose';
+import forge from 'node-forge';
+import { PKPass } from 'passkit-generator';
+import type { AppContext } from '../../app-context.js';
+import type { Config } from '../../config.js';
+import { AppError } from '../../http/errors.js';
+import { isoWithOffset } from '../../lib/time.js';
+import type { AppleWalletConfig, GoogleWalletConfig } from '../../platform/wallet.config.js';
+import { spokenLanguage } from '../../platform/i18n.js';
+import { qrSecretOf } from './ticket-keys.service.js';
+import { verifyWalletLink, type WalletProvider } from './tickets.links.js';
+import { formatSessionDate } from './tickets.pdf.js';
+import * as repo from './tickets.repo.js';
+import type { TicketDocument } from './tickets.repo.js';
+
+// Wallet passes (D70, docs/wallet.md). The barcode carries the same signed secret as the PDF's QR
+// code (D53, qrSecretOf), so scanners need no change. Outside production, a provider left
+// unconfigured gets a development signer: key pairs (and for Apple a self-signed certificate)
+// generated in memory once per process, never written anywhere; its passes say "development pass".
+
+export const DEVELOPMENT_LABEL = 'Development pass';
+
+let devApple: AppleWalletConfig | null = null;
+let devGoogle: GoogleWalletConfig | null = null;
+
+function selfSignedCertificate(commonName: string): { cert: string; key: string } {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const key = privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }) as string);
+  cert.serialNumber = `01${crypto.randomBytes(8).toString('hex')}`;
+  cert.validity.notBefore = new Date(Date.now() - 24 * 3600 * 1000);
+  cert.validity.notAfter = new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
+  const attrs = [
+    { name: 'commonName', value: commonName },
+    { name: 'organizationName', value: 'Taquilla (development)' },
+  ];
+  cert.setSubject(attrs);
+  cert.setIssuer(attrs);
+  cert.sign(forge.pki.privateKeyFromPem(key), forge.md.sha256.create());
+  return { cert: forge.pki.certificateToPem(cert), key };
+}
+
+/** The Apple signing material: the deployment's, or the development signer's (made at first use). */
+export function appleSigner(config: Config): AppleWalletConfig | null {
+  const apple = config.wallet.apple;
+  if (apple !== 'development') return apple;
+  if (!devApple) {
+    const signer = selfSignedCertificate('Taquilla development pass signer');
+    // The development "WWDR" is the signer itself: Wallet would refuse it, which is the point.
+    devApple = { mode: 'development', passTypeId: 'pass.org.taquilla.development', teamId: 'DEVELOPMEN', cert: signer.cert, key: signer.key, keyPassphrase: undefined, wwdr: signer.cert };
+  }
+  return devApple;
+}
+
+/** The Google service account: the deployment's, or the development signer's (made at first use). */
+export function googleSigner(config: Config): GoogleWalletConfig | null {
+  const google = config.wallet.google;
+  if (google !== 'development') return google;
+  if (!devGoogle) {
+    const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+    devGoogle = {
+      mode: 'development',
+      issuerId: '3388000000000000000',
+      clientEmail: 'taquilla-development@development.invalid',
+      privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    };
+  }
+  return devGoogle;
+}
+
+export const walletOffered = (config: Config, provider: WalletProvider) => config.wallet[provider] !== null;
+
+/** The ticket behind a wallet link: 403 for a bad link, 404 when the provider is off or the ticket unknown. */
+async function ticketOfLink(ctx: AppContext, provider: WalletProvider, link: { code: string; expires: unknown; signature: unknown }) {
+  if (!walletOffered(ctx.config, provider)) {
+    throw new AppError('wallet_not_configured', provider === 'apple' ? 'Apple Wallet passes are not offered by this deployment' : 'Google Wallet passes are not offered by this deployment');
+  }
+  if (!verifyWalletLink(ctx.config, provider, link.code, link.expires, link.signature, ctx.clock.now())) {
+    throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+  }
+  const ticket = await repo.ticketByCode(ctx.db, link.code);
+  if (!ticket) throw new AppError('not_found', 'Ticket not found');
+  return ticket;
+}
+
+const seatText = (t: TicketDocument, es: boolean) => {
+  if (!t.numbered || !t.seatNumber) return es ? 'Entrada general' : 'General admission';
+  return t.row ? `${es ? 'Fila' : 'Row'} ${t.row} · ${es ? 'Asiento' : 'Seat'} ${t.seatNumber}` : `${es ? 'Asiento' : 'Seat'} ${t.seatNumber}`;
+};
+
+const holderOf = (t: TicketDocument) => t.buyerName || null;
+
+// ---- Apple: a signed .pkpass
+
+/** A PNG of one colour (Wallet needs icon.png), made with zlib: no image library needed. */
+function solidPng(size: number, rgb: [number, number, number]): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const sum = Buffer.alloc(4);
+    sum.writeUInt32BE(crc(body));
+    return Buffer.concat([len, body, sum]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: size }, () => rgb).flat())]);
+  const raw = Buffer.concat(Array.from({ length: size }, () => row));
+  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+const hexColour = (hex: string | null): [number, number, number] => {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex ?? '');
+  return m ? [parseInt(m[1]!, 16), parseInt(m[2]!, 16), parseInt(m[3]!, 16)] : [17, 24, 39];
+};
+
+/** pass.json of a ticket (eventTicket); `voided` for a refunded ticket. */
+export function passJson(config: Config, signer: AppleWalletConfig, t: TicketDocument, secret: string) {
+  const es = spokenLanguage(t.lang) === 'es';
+  const dev = signer.mode === 'development';
+  const [r, g, b] = hexColour(t.brandColour);
+  const seat = seatText(t, es);
+  const holder = holderOf(t);
+  return {
+    formatVersion: 1,
+    passTypeIdentifier: signer.passTypeId,
+    teamIdentifier: signer.teamId,
+    serialNumber: `ticket-${t.id}`,
+    organizationName: t.brandName ?? 'Taquilla',
+    description: dev ? `${DEVELOPMENT_LABEL}: ${t.eventName}` : t.eventName,
+    logoText: dev ? DEVELOPMENT_LABEL : (t.brandName ?? undefined),
+    backgroundColor: `rgb(${r}, ${g}, ${b})`,
+    foregroundColor: 'rgb(255, 255, 255)',
+    labelColor: 'rgb(220, 220, 220)',
+    relevantDate: isoWithOffset(t.sessionStart)!,
+    voided: t.status === 'void',
+    barcodes: [{ format: 'PKBarcodeFormatQR', message: secret, messageEncoding: 'iso-8859-1', altText: t.code }],
+    eventTicket: {
+      primaryFields: [{ key: 'event', label: es ? 'Evento' : 'Event', value: t.eventName }],
+      secondaryFields: [
+        { key: 'when', label: es ? 'Fecha' : 'Date', value: formatSessionDate(t.sessionStart, t.lang, config.timezone) },
+        { key: 'venue', label: es ? 'Lugar' : 'Venue', value: t.venueName },
+      ],
+      auxiliaryFields: [
+        { key: 'sector', label: es ? 'Zona' : 'Sector', value: t.sectorName },
+        { key: 'seat', label: es ? 'Localidad' : 'Seat', value: seat },
+        ...(holder ? [{ key: 'holder', label: es ? 'Titular' : 'Holder', value: holder }] : []),
+      ],
+      backFields: [
+        { key: 'order', label: es ? 'Pedido' : 'Order', value: t.orderReference },
+        { key: 'rate', label: es ? 'Tarifa' : 'Rate', value: t.rateName },
+        ...(t.venueAddress ? [{ key: 'address', label: es ? 'Dirección' : 'Address', value: [t.venueAddress, t.venueCity].filter(Boolean).join(', ') }] : []),
+        ...(t.status === 'void' ? [{ key: 'void', label: es ? 'Estado' : 'Status', value: es ? 'Entrada devuelta: ya no es válida' : 'Refunded ticket: no longer valid' }] : []),
+        ...(dev ? [{ key: 'development', label: DEVELOPMENT_LABEL, value: es ? 'Firmado por el firmante de desarrollo: no vale para Wallet real.' : 'Signed by the development signer: real Wallet apps refuse it.' }] : []),
+      ],
+    },
+  };
+}
+
+/** The signed .pkpass of the ticket behind a wallet link (a refunded ticket's pass is `voided`). */
+export async function applePassFromLink(ctx: AppContext, link: { code: string; expires: unknown; signature: unknown }): Promise<Buffer> {
+  const ticket = await ticketOfLink(ctx, 'apple', link);
+  const signer = appleSigner(ctx.config)!;
+  const secret = await qrSecretOf(ctx, ticket);
+  const json = passJson(ctx.config, signer, ticket, secret);
+  const icon = solidPng(29, hexColour(ticket.brandColour));
+  const pass = new PKPass(
+    { 'pass.json': Buffer.from(JSON.stringify(json)), 'icon.png': icon, 'icon@2x.png': solidPng(58, hexColour(ticket.brandColour)) },
+    { wwdr: signer.wwdr, signerCert: signer.cert, signerKey: signer.key, signerKeyPassphrase: signer.keyPassphrase },
+  );
+  return pass.getAsBuffer();
+}
+
+// ---- Google: a save link carrying a signed JWT
+
+/** The save-to-wallet JWT's claims: an EventTicketClass (the session) and EventTicketObject (the ticket). */
+export function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocument, secret: string) {
+  const es = spokenLanguage(t.lang) === 'es';
+  const language = es ? 'es' : 'en';
+  const text = (value: string) => ({ defaultValue: { language, value } });
+  const dev = signer.mode === 'development';
+  const classId = `${signer.issuerId}.session-${t.sessionId}`;
+  const holder = holderOf(t);
+  return {
+    iss: signer.clientEmail,
+    aud: 'google',
+    typ: 'savetowallet',
+    origins: [new URL(config.publicBaseUrl).origin],
+    payload: {
+      eventTicketClasses: [
+        {
+          id: classId,
+          issuerName: dev ? `${t.brandName ?? 'Taquilla'} (${DEVELOPMENT_LABEL})` : (t.brandName ?? 'Taquilla'),
+          reviewStatus: 'UNDER_REVIEW',
+          eventName: text(dev ? `${DEVELOPMENT_LABEL}: ${t.eventName}` : t.eventName),
+          venue: { name: text(t.venueName), address: text([t.venueAddress, t.venueCity].filter(Boolean).join(', ') || t.venueName) },
+          dateTime: { start: isoWithOffset(t.sessionStart)!, ...(t.sessionEnd ? { end: isoWithOffset(t.sessionEnd)! } : {}) },
+        },
+      ],
+      eventTicketObjects: [
+        {
+          id: `${signer.issuerId}.ticket-${t.id}`,
+          classId,
+          state: t.status === 'void' ? 'INACTIVE' : 'ACTIVE',
+          barcode: { type: 'QR_CODE', value: secret, alternateText: t.code },
+          ticketNumber: t.code,
+          ...(holder ? { ticketHolderName: holder } : {}),
+          seatInfo: {
+            section: text(t.sectorName),
+            ...(t.row ? { row: text(t.row) } : {}),
+            ...(t.numbered && t.seatNumber ? { seat: text(t.seatNumber) } : {}),
+          },
+          ticketType: text(t.rateName),
+        },
+      ],
+    },
+  };
+}
+
+/** `https://pay.google.com/gp/v/save/<jwt>` for the ticket behind a wallet link (INACTIVE when refunded). */
+export async function googleSaveUrlFromLink(ctx: AppContext, link: { code: string; expires: unknown; signature: unknown }): Promise<string> {
+  const ticket = await ticketOfLink(ctx, 'google', link);
+  const signer = googleSigner(ctx.config)!;
+  const secret = await qrSecretOf(ctx, ticket);
+  const key = await importPKCS8(signer.privateKey, 'RS256');
+  const jwt = await new SignJWT(googleClaims(ctx.config, signer, ticket, secret))
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
+    .setIssuedAt(Math.floor(ctx.clock.now().getTime() / 1000))
+    .sign(key);
+  return `https://pay.google.com/gp/v/save/${jwt}`;
+}
