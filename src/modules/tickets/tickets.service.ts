@@ -4,7 +4,7 @@ import { AppError } from '../../http/errors.js';
 import { randomBase62 } from '../../lib/secrets.js';
 import { orderPageUrl } from './tickets.email.js';
 import { orderCalendar } from './tickets.calendar.js';
-import { sessionPassedAt, signedOrderUrl, signedTicketUrl, verifyOrderLink, verifyTicketLink, type OrderFile } from './tickets.links.js';
+import { sessionPassedAt, signedOrderUrl, signedTicketUrl, signedWalletUrl, verifyOrderLink, verifyTicketLink, type OrderFile } from './tickets.links.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 import { renderTicketPdf, renderTicketsPdf } from './tickets.pdf.js';
 import * as repo from './tickets.repo.js';
@@ -17,10 +17,22 @@ export const newTicketCode = () => randomBase62(24);
  * An order's tickets for its page, in item order: a valid ticket with its signed PDF link, freshly
  * signed now (D22, D23); a ticket voided by a refund with no link (it would answer 410, D58).
  */
-export async function orderTicketLinks(ctx: AppContext, orderId: number, db: Db = ctx.db): Promise<(repo.OrderTicketRow & { url: string | null })[]> {
+export async function orderTicketLinks(
+  ctx: AppContext,
+  orderId: number,
+  db: Db = ctx.db,
+): Promise<(repo.OrderTicketRow & { url: string | null; appleWalletUrl: string | null; googleWalletUrl: string | null })[]> {
   const tickets = await repo.ticketsOfOrderItems(db, orderId);
   const now = ctx.clock.now();
-  return tickets.map((t) => ({ ...t, url: t.status === 'valid' ? signedTicketUrl(ctx.config, t.code, now) : null }));
+  // Wallet links (D70) only where the deployment offers that wallet, and only for a valid ticket.
+  const wallet = (provider: 'apple' | 'google', t: repo.OrderTicketRow) =>
+    t.status === 'valid' && ctx.config.wallet[provider] !== null ? signedWalletUrl(ctx.config, provider, t.code, now) : null;
+  return tickets.map((t) => ({
+    ...t,
+    url: t.status === 'valid' ? signedTicketUrl(ctx.config, t.code, now) : null,
+    appleWalletUrl: wallet('apple', t),
+    googleWalletUrl: wallet('google', t),
+  }));
 }
 
 export function signTicketUrls(ctx: AppContext, codes: string[]): string[] {

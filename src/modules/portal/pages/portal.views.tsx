@@ -524,6 +524,9 @@ export interface PageTicket {
   status: 'valid' | 'void';
   voidedAt: Date | null;
   url: string | null;
+  /** "Add to Apple Wallet" / "Add to Google Wallet" links (D70); absent or null when not offered. */
+  appleWalletUrl?: string | null;
+  googleWalletUrl?: string | null;
 }
 
 /**
@@ -621,6 +624,22 @@ export function OrderPage({ channel, lang, view, status, tickets, refunds, order
                     <span class="sr-only">: {what}</span>
                   </a>{' '}
                   <span>{what}</span>
+                  {ticket.appleWalletUrl || ticket.googleWalletUrl ? (
+                    <span class="wallet-links">
+                      {ticket.appleWalletUrl ? (
+                        <a class="button wallet apple" href={ticket.appleWalletUrl}>
+                          {t.addToAppleWallet}
+                          <span class="sr-only">: {what}</span>
+                        </a>
+                      ) : null}{' '}
+                      {ticket.googleWalletUrl ? (
+                        <a class="button wallet google" href={ticket.googleWalletUrl}>
+                          {t.addToGoogleWallet}
+                          <span class="sr-only">: {what}</span>
+                        </a>
+                      ) : null}
+                    </span>
+                  ) : null}
                 </li>
               );
             })}
