@@ -152,6 +152,11 @@ describe('Google Wallet save link (development signer)', () => {
     expect(object.barcode.value).toBe(pass.barcodes[0].message);
     expect(claims.payload.eventTicketClasses[0]!.eventName.defaultValue.value).toContain('Concierto de Año Nuevo');
 
+    // an API client asking for JSON gets the save link in the envelope instead of the redirect
+    const json = await t.app.inject({ url: local(ticket!.googleWalletUrl!), headers: { accept: 'application/json' } });
+    expect(json.statusCode).toBe(200);
+    expect(json.json()).toMatchObject({ status: 200, success: true, data: { save_url: expect.stringMatching(/^https:\/\/pay\.google\.com\/gp\/v\/save\//) } });
+
     await refundOrderAs(t.ctx, CLI_ACTOR, o.reference, 'wallet test');
     expect((await googleJwt(ticket!.googleWalletUrl!)).payload.eventTicketObjects[0]!.state).toBe('INACTIVE');
   });

@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { Text } from '../../http/schemas.js';
 import { spokenLanguage } from '../../platform/i18n.js';
@@ -146,6 +147,15 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: Type.Object({ code: Text(80, { description: 'ticket code' }) }),
         querystring: walletQuery,
         response: {
+          200: Type.Object(
+            {
+              status: Type.Literal(200),
+              success: Type.Literal(true),
+              message: Type.String(),
+              data: Type.Object({ save_url: Type.String({ description: 'https://pay.google.com/gp/v/save/<jwt>' }) }),
+            },
+            { description: 'With Accept: application/json, the save link itself instead of the redirect' },
+          ),
           302: Type.Null({ description: 'Location: https://pay.google.com/gp/v/save/<jwt>' }),
           403: Type.Ref('ErrorEnvelope'),
           404: Type.Ref('ErrorEnvelope'),
@@ -155,7 +165,10 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       if (!CODE_PATTERN.test(request.params.code)) throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
       const url = await googleSaveUrlFromLink(app.ctx, { code: request.params.code, expires: request.query.expires, signature: request.query.signature });
-      return reply.header('cache-control', 'private, no-store').redirect(url, 302);
+      reply.header('cache-control', 'private, no-store');
+      const wantsJson = /application\/json/.test(request.headers.accept ?? '') && !/text\/html/.test(request.headers.accept ?? '');
+      if (wantsJson) return ok({ save_url: url });
+      return reply.redirect(url, 302);
     },
   );
 };

@@ -20,7 +20,7 @@ import type { TicketDocument } from './tickets.repo.js';
 // unconfigured gets a development signer: key pairs (and for Apple a self-signed certificate)
 // generated in memory once per process, never written anywhere; its passes say "development pass".
 
-export const DEVELOPMENT_LABEL = 'Development pass';
+const DEVELOPMENT_LABEL = 'Development pass';
 
 let devApple: AppleWalletConfig | null = null;
 let devGoogle: GoogleWalletConfig | null = null;
@@ -44,7 +44,7 @@ function selfSignedCertificate(commonName: string): { cert: string; key: string 
 }
 
 /** The Apple signing material: the deployment's, or the development signer's (made at first use). */
-export function appleSigner(config: Config): AppleWalletConfig | null {
+function appleSigner(config: Config): AppleWalletConfig | null {
   const apple = config.wallet.apple;
   if (apple !== 'development') return apple;
   if (!devApple) {
@@ -71,7 +71,7 @@ export function googleSigner(config: Config): GoogleWalletConfig | null {
   return devGoogle;
 }
 
-export const walletOffered = (config: Config, provider: WalletProvider) => config.wallet[provider] !== null;
+const walletOffered = (config: Config, provider: WalletProvider) => config.wallet[provider] !== null;
 
 /** The ticket behind a wallet link: 403 for a bad link, 404 when the provider is off or the ticket unknown. */
 async function ticketOfLink(ctx: AppContext, provider: WalletProvider, link: { code: string; expires: unknown; signature: unknown }) {
@@ -130,7 +130,7 @@ const hexColour = (hex: string | null): [number, number, number] => {
 };
 
 /** pass.json of a ticket (eventTicket); `voided` for a refunded ticket. */
-export function passJson(config: Config, signer: AppleWalletConfig, t: TicketDocument, secret: string) {
+function passJson(config: Config, signer: AppleWalletConfig, t: TicketDocument, secret: string) {
   const es = spokenLanguage(t.lang) === 'es';
   const dev = signer.mode === 'development';
   const [r, g, b] = hexColour(t.brandColour);
@@ -189,7 +189,7 @@ export async function applePassFromLink(ctx: AppContext, link: { code: string; e
 // ---- Google: a save link carrying a signed JWT
 
 /** The save-to-wallet JWT's claims: an EventTicketClass (the session) and EventTicketObject (the ticket). */
-export function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocument, secret: string) {
+function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocument, secret: string) {
   const es = spokenLanguage(t.lang) === 'es';
   const language = es ? 'es' : 'en';
   const text = (value: string) => ({ defaultValue: { language, value } });
