@@ -7,6 +7,7 @@ import {
   saveOrder,
   type KeyValueStorage,
 } from './persistence.js';
+import { createQueue, type QueueView } from './queue.js';
 import { buildSeatMap, type SeatMap } from './seat-map-model.js';
 import type { MessageKey } from './i18n.js';
 import type { ChannelConfig, EventSummary, MapSector, Order, Policy, SessionDetail } from './types.js';
@@ -36,6 +37,8 @@ export interface WidgetState {
   voucherError: string | null;
   /** The cart items of the last "N best seats" pick (D61): "choose others" replaces them. */
   bestPick: number[];
+  /** The session's waiting room (D60), or null when it has none. */
+  queue: QueueView | null;
 }
 
 export interface ControllerDeps {
@@ -78,6 +81,13 @@ export function createController(deps: ControllerDeps) {
     notice: null,
     voucherError: null,
     bestPick: [],
+    queue: null,
+  };
+  const queue = createQueue({ api, channelSlug, sessionId, clientId: api.options.clientId, onChange: (view) => update({ queue: view }) });
+  /** The buyer's waiting-room pass on every cart create (D60); an existing cart needs none. */
+  const passHeaders = (): Record<string, string> => {
+    const pass = queue.pass();
+    return pass ? { 'queue-pass': pass } : {};
   };
   let eventId: number | null = null;
   let destroyed = false;
@@ -117,6 +127,8 @@ export function createController(deps: ControllerDeps) {
       if (err.code === 'order_expired') return { kind: 'error', key: 'expired' };
       if (err.code === 'hold_limit_reached') return { kind: 'error', key: 'tooMany' };
       if (err.code === 'no_seats_together') return { kind: 'error', key: 'noSeatsTogether' };
+      if (err.code === 'queue_pass_required') return { kind: 'error', key: 'queueNeeded' };
+      if (err.code === 'queue_pass_invalid') return { kind: 'error', key: 'queuePassExpired' };
       if (err.status === 401) return { kind: 'error', key: 'auth' };
       return { kind: 'error', key: 'failed', params: { message: err.message } };
     }
@@ -148,6 +160,8 @@ export function createController(deps: ControllerDeps) {
     } catch (err) {
       const notice = noticeFor(err);
       update({ notice });
+      if (err instanceof ApiError && err.code === 'queue_pass_invalid') queue.passRefused();
+      if (err instanceof ApiError && err.code === 'queue_pass_required') void queue.refresh();
       if (err instanceof ApiError && (err.code === 'order_expired' || (err.status === 404 && state.order))) {
         // The cart is gone on the server (expired or swept): forget it and show fresh availability.
         setOrder(null);
@@ -217,6 +231,8 @@ export function createController(deps: ControllerDeps) {
         update({ phase: 'failed', notice: { kind: 'error', key: 'notWidget' } });
         return;
       }
+      // The waiting room's status (D60), read while the session loads: the map waits behind it.
+      const queueCall = settle(queue.refresh());
       const { value: loaded, error: sessionError } = await sessionCall;
       if (sessionError) throw sessionError;
       if (!loaded) {
@@ -226,6 +242,7 @@ export function createController(deps: ControllerDeps) {
       let order = orderCall ? (await orderCall).value : null;
       if (order && order.expires_at && Date.parse(order.expires_at) <= deps.now()) order = null;
       const { event, detail, maps } = loaded;
+      await queueCall;
       update({
         phase: 'ready',
         eventName: event.name ?? detail.session?.event_name ?? detail.event?.name ?? null,
@@ -252,7 +269,7 @@ export function createController(deps: ControllerDeps) {
     const order = state.order;
     const body = items.length === 1 ? items[0]! : { items };
     if (!order) {
-      const created = await api.call<Order>('POST', ordersPath, body);
+      const created = await api.call<Order>('POST', ordersPath, body, passHeaders());
       setOrder(await orderAfter(created, (created as Order).order_token));
       return;
     }
@@ -274,7 +291,7 @@ export function createController(deps: ControllerDeps) {
   async function addBestSeats(quantity: number): Promise<number[]> {
     const order = state.order;
     const before = new Set(orderItems(order).map((i) => i.id));
-    const data = await api.call<Order>('POST', `${ordersPath}/best-available`, { session_id: sessionId, quantity, ...(order ? { order_token: order.order_token } : {}) });
+    const data = await api.call<Order>('POST', `${ordersPath}/best-available`, { session_id: sessionId, quantity, ...(order ? { order_token: order.order_token } : {}) }, order ? {} : passHeaders());
     const next = await orderAfter(data, order?.order_token ?? data.order_token);
     setOrder(next);
     return orderItems(next).filter((i) => !before.has(i.id)).map((i) => i.id);
@@ -304,6 +321,14 @@ export function createController(deps: ControllerDeps) {
       return () => listeners.delete(listener);
     },
     start,
+    /** "Join the queue" of the waiting room (D60). */
+    joinQueue() {
+      return queue.join();
+    },
+    /** Polls the waiting room again now (its countdown reached the sales start). */
+    refreshQueue() {
+      return queue.refresh();
+    },
     /**
      * Seat click: adds a free seat with its first rate, removes a seat already in the cart. Free
      * seats clicked while a call is under way are not lost: they are held together in one request
@@ -331,7 +356,7 @@ export function createController(deps: ControllerDeps) {
           // SPEC: an order is created with a numbered seat (D17). A zone-first cart is tried with the
           // zone's body; a service that refuses it asks the buyer to pick a seat first.
           try {
-            const created = await api.call<Order>('POST', ordersPath, { sector_id: sectorId, rate_id: rateId, quantity });
+            const created = await api.call<Order>('POST', ordersPath, { sector_id: sectorId, rate_id: rateId, quantity }, passHeaders());
             setOrder(await orderAfter(created, (created as Order).order_token));
             await refreshAvailability();
           } catch (err) {
@@ -461,6 +486,7 @@ export function createController(deps: ControllerDeps) {
     },
     destroy() {
       destroyed = true;
+      queue.stop();
       listeners.clear();
     },
   };

@@ -57,6 +57,21 @@ const es = {
   bestHelp: 'Elegimos por ti las mejores butacas libres juntas.',
   chooseAgain: 'Elegir otras',
   noSeatsTogether: 'No quedan tantas butacas libres juntas. Prueba con menos o elige en el mapa.',
+  queueTitle: 'Sala de espera',
+  queueJoin: 'Entrar en la cola',
+  queueNotOpen: 'La sala de espera abre a las {time}. La venta empieza en {left}.',
+  queuePreOpen: 'La venta empieza en {left}. Entra ya en la cola: al empezar la venta se sortea el orden entre todos los que estén dentro, así que llegar antes no da ventaja.',
+  queueInPre: 'Estás en la cola. La venta empieza en {left}; entonces se sortea tu turno.',
+  queueDrawing: 'Sorteando el orden de la cola…',
+  queueJoinNow: 'La venta ha empezado. Entra en la cola para comprar.',
+  queuePosition: 'Tu número: {number}. Personas delante de ti: {ahead}.',
+  queueWait: 'Espera estimada: unos {minutes} min. No cierres esta página: guardas tu sitio aunque la recargues.',
+  queueSolving: 'Comprobando tu navegador…',
+  queueAdmitted: '¡Es tu turno! Elige tus entradas. Tu acceso caduca en {left}.',
+  queuePassExpired: 'Tu turno ha caducado. Las entradas que ya estén en tu carrito siguen reservadas hasta que caduque el carrito.',
+  queueEnded: 'La sala de espera está cerrada.',
+  queueNeeded: 'Esta sesión tiene sala de espera: entra en la cola y espera tu turno para reservar.',
+  days: 'd',
 } as const;
 
 export type MessageKey = keyof typeof es;
@@ -118,6 +133,21 @@ const en: Record<MessageKey, string> = {
   bestHelp: 'We pick the best free seats side by side for you.',
   chooseAgain: 'Choose others',
   noSeatsTogether: 'Not that many free seats side by side. Try fewer, or pick on the map.',
+  queueTitle: 'Waiting room',
+  queueJoin: 'Join the queue',
+  queueNotOpen: 'The waiting room opens at {time}. Sales open in {left}.',
+  queuePreOpen: 'Sales open in {left}. Join the queue now: when sales open, the order of everyone in it is drawn at random, so arriving earlier gives no advantage.',
+  queueInPre: 'You are in the queue. Sales open in {left}; your turn is drawn then.',
+  queueDrawing: 'Drawing the order of the queue…',
+  queueJoinNow: 'Sales are open. Join the queue to buy.',
+  queuePosition: 'Your number: {number}. People ahead of you: {ahead}.',
+  queueWait: 'Estimated wait: about {minutes} min. Keep this page open: a reload keeps your place.',
+  queueSolving: 'Checking your browser…',
+  queueAdmitted: 'It is your turn! Choose your tickets. Your access expires in {left}.',
+  queuePassExpired: 'Your turn has expired. Tickets already in your cart stay held until the cart expires.',
+  queueEnded: 'The waiting room is closed.',
+  queueNeeded: 'This session has a waiting room: join the queue and wait for your turn to hold seats.',
+  days: 'd',
 };
 
 export type Lang = 'es' | 'en';

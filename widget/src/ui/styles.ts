@@ -66,6 +66,12 @@ export const css = `
 .tw .best output { min-width: 24px; text-align: center; font-weight: 700; }
 .tw .best .secondary { flex: 1 1 140px; font-weight: 700; padding: 8px 14px; }
 .tw .best .sub { flex: 1 1 160px; }
+.tw .queue { border: 2px solid var(--tw-primary); border-radius: 8px; padding: 10px 14px; margin: 8px 0; }
+.tw .queue h3 { margin: 0 0 6px; }
+.tw .queue .queue-status { font-weight: 700; margin: 0 0 6px; }
+.tw .queue.admitted { border-color: #1e7a34; }
+.tw .queue.passExpired { border-color: #b3261e; }
+.tw .queue button.primary { width: auto; }
 .tw .cart ul { list-style: none; margin: 0; padding: 0; }
 .tw .cart li { border-bottom: 1px solid #eceef2; padding: 6px 0; display: grid; grid-template-columns: 1fr auto; gap: 4px; }
 .tw .cart .price { text-align: right; font-weight: 700; }

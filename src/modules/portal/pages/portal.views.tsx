@@ -429,7 +429,7 @@ export function SessionPage({ channel, lang, event, session, detail, f, queueCli
           </div>
           {zones.length ? (
             <>
-              <h2>{t.zones}</h2>
+              <h2 class="zones-title">{t.zones}</h2>
               {zoneForms}
             </>
           ) : null}
