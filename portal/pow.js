@@ -15,7 +15,7 @@ const K = new Uint32Array([
 const W = new Uint32Array(64);
 
 /** SHA-256 of `data` (any length), as 32 bytes. */
-export function sha256(data) {
+function sha256(data) {
   const bitLen = data.length * 8;
   const blocks = Math.ceil((data.length + 9) / 64);
   const buf = new Uint8Array(blocks * 64);

@@ -33,6 +33,7 @@ const es = {
   removeVoucher: 'Quitar código {code}',
   voucherApplied: 'Código {code} aplicado',
   expiresIn: 'Tu reserva caduca en',
+  expiresSoon: 'Queda menos de un minuto para que caduque tu reserva:',
   checkout: 'Ir a pagar',
   seatTaken: 'Ese asiento lo acaba de coger otra persona. Elige otro.',
   zoneFull: 'No quedan tantas plazas en esa zona.',
@@ -72,6 +73,10 @@ const es = {
   queueEnded: 'La sala de espera está cerrada.',
   queueNeeded: 'Esta sesión tiene sala de espera: entra en la cola y espera tu turno para reservar.',
   days: 'd',
+  inclFees: 'gastos de gestión incluidos: {fee}',
+  subtotal: 'Entradas',
+  fees: 'Gastos de gestión',
+  discounts: 'Descuentos',
 } as const;
 
 export type MessageKey = keyof typeof es;
@@ -110,6 +115,7 @@ const en: Record<MessageKey, string> = {
   removeVoucher: 'Remove code {code}',
   voucherApplied: 'Code {code} applied',
   expiresIn: 'Your hold expires in',
+  expiresSoon: 'Less than a minute left on your hold:',
   checkout: 'Checkout',
   seatTaken: 'Someone else just took that seat. Please pick another one.',
   zoneFull: 'There are not that many places left in that area.',
@@ -148,6 +154,10 @@ const en: Record<MessageKey, string> = {
   queueEnded: 'The waiting room is closed.',
   queueNeeded: 'This session has a waiting room: join the queue and wait for your turn to hold seats.',
   days: 'd',
+  inclFees: 'incl. {fee} booking fee',
+  subtotal: 'Tickets',
+  fees: 'Booking fees',
+  discounts: 'Discounts',
 };
 
 export type Lang = 'es' | 'en';

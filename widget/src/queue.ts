@@ -196,4 +196,4 @@ export function createQueue(opts: { api: ApiClient; channelSlug: string; session
   };
 }
 
-export type Queue = ReturnType<typeof createQueue>;
+

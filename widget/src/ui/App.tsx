@@ -3,6 +3,7 @@ import type { Controller, WidgetState } from '../controller.js';
 import { dateTime, money, translator, type Lang, type Translate } from '../i18n.js';
 import { formatCountdown, orderItems, seatIdsInOrder, secondsLeft } from '../order.js';
 import type { SeatMap as Model, SectorView } from '../seat-map-model.js';
+import { allIn, feeOf, type FeeRule } from '../prices.js';
 import { queueBlocks, queueStage, type QueueView } from '../queue.js';
 import type { OrderItem, Rate } from '../types.js';
 import { Legend, SeatMap } from './SeatMap.js';
@@ -53,7 +54,7 @@ export function App({ controller, lang }: Props) {
                   <Legend t={t} />
                 </>
               ) : null}
-              {waiting ? null : <Zones map={state.map} busy={state.busy} t={t} fmt={fmt} onAdd={(s, r, q) => void controller.addZone(s, r, q)} />}
+              {waiting ? null : <Zones map={state.map} busy={state.busy} t={t} fmt={fmt} fees={state.fees} onAdd={(s, r, q) => void controller.addZone(s, r, q)} />}
             </div>
             <Cart state={state} controller={controller} t={t} fmt={fmt} />
           </div>
@@ -142,30 +143,38 @@ function Notice({ state, t }: { state: WidgetState; t: Translate }) {
   );
 }
 
-function RateSelect({ rates, value, label, disabled, fmt, onChange }: {
+function RateSelect({ rates, value, label, disabled, fmt, fees, t, onChange }: {
   rates: Rate[];
   value: number | undefined;
   label: string;
   disabled: boolean;
   fmt: (n: number) => string;
+  fees: FeeRule[];
+  t: Translate;
   onChange: (rateId: number) => void;
 }) {
   return (
     <select aria-label={label} value={value} disabled={disabled} onChange={(e) => onChange(Number((e.target as HTMLSelectElement).value))}>
-      {rates.map((r) => (
-        <option key={r.id} value={r.id}>
-          {r.name} · {fmt(r.price)}
-        </option>
-      ))}
+      {rates.map((r) => {
+        // D71: the price the buyer pays, fees included, with the fee named beside it.
+        const fee = feeOf(r.price, fees);
+        return (
+          <option key={r.id} value={r.id}>
+            {r.name} · {fmt(allIn(r.price, fees))}
+            {fee > 0 ? ` (${t('inclFees', { fee: fmt(fee) })})` : ''}
+          </option>
+        );
+      })}
     </select>
   );
 }
 
-function Zones({ map, busy, t, fmt, onAdd }: {
+function Zones({ map, busy, t, fmt, fees, onAdd }: {
   map: Model;
   busy: boolean;
   t: Translate;
   fmt: (n: number) => string;
+  fees: FeeRule[];
   onAdd: (sectorId: number, rateId: number, quantity: number) => void;
 }) {
   const zones = map.sectors.filter((s) => !s.numbered);
@@ -174,17 +183,18 @@ function Zones({ map, busy, t, fmt, onAdd }: {
     <section aria-label={t('zones')}>
       <h3>{t('zones')}</h3>
       {zones.map((z) => (
-        <ZonePicker key={z.id} zone={z} busy={busy} t={t} fmt={fmt} onAdd={onAdd} />
+        <ZonePicker key={z.id} zone={z} busy={busy} t={t} fmt={fmt} fees={fees} onAdd={onAdd} />
       ))}
     </section>
   );
 }
 
-function ZonePicker({ zone, busy, t, fmt, onAdd }: {
+function ZonePicker({ zone, busy, t, fmt, fees, onAdd }: {
   zone: SectorView;
   busy: boolean;
   t: Translate;
   fmt: (n: number) => string;
+  fees: FeeRule[];
   onAdd: (sectorId: number, rateId: number, quantity: number) => void;
 }) {
   const [qty, setQty] = useState(1);
@@ -195,7 +205,7 @@ function ZonePicker({ zone, busy, t, fmt, onAdd }: {
     <div class="zone" data-zone={zone.id}>
       <strong id={id}>{zone.name}</strong>
       <span class="sub">{t('placesLeft', { n: zone.available })}</span>
-      <RateSelect rates={zone.rates} value={rateId} label={`${t('rate')} · ${zone.name}`} disabled={busy} fmt={fmt} onChange={setRateId} />
+      <RateSelect rates={zone.rates} value={rateId} label={`${t('rate')} · ${zone.name}`} disabled={busy} fmt={fmt} fees={fees} t={t} onChange={setRateId} />
       <div class="qty" role="group" aria-labelledby={id}>
         <button type="button" aria-label={t('decrease')} disabled={qty <= 1} onClick={() => setQty(Math.max(1, qty - 1))}>
           −
@@ -305,13 +315,18 @@ function Countdown({ state, controller, t, short }: { state: WidgetState; contro
     if (left === 0 && !short) controller.expire();
   }, [left, controller, short]);
   if (left === null) return null;
-  if (short) return <time class="countdown" data-bar-countdown="">{formatCountdown(left)}</time>;
+  // D62: the hold's last minute is said once (an alert), and shown in the warning colour.
+  const soon = left <= 60;
+  if (short) return <time class={soon ? 'countdown warn' : 'countdown'} data-bar-countdown="">{formatCountdown(left)}</time>;
   return (
-    <p class="countdown" data-countdown="">
-      {t('expiresIn')} <time aria-live="off">{formatCountdown(left)}</time>
+    <p class={soon ? 'countdown warn' : 'countdown'} data-countdown="" data-warn={soon ? '' : undefined} role={soon ? 'alert' : undefined}>
+      {t(soon ? 'expiresSoon' : 'expiresIn')} <time aria-live="off">{formatCountdown(left)}</time>
     </p>
   );
 }
+
+/** The sum of one amount over the cart's items, to the cent. */
+const sum = (items: OrderItem[], field: 'base_amount' | 'fee_amount' | 'discount_amount') => Math.round(items.reduce((n, i) => n + (Number(i[field]) || 0) * 100, 0)) / 100;
 
 function Cart({ state, controller, t, fmt }: { state: WidgetState; controller: Controller; t: Translate; fmt: (n: number) => string }) {
   const [code, setCode] = useState('');
@@ -339,6 +354,8 @@ function Cart({ state, controller, t, fmt }: { state: WidgetState; controller: C
                     label={`${t('rate')} · ${label}`}
                     disabled={state.busy}
                     fmt={fmt}
+                    fees={state.fees}
+                    t={t}
                     onChange={(rateId) => void controller.changeRate(item.id, rateId)}
                   />
                   {item.fee_amount ? <span class="sub">+{fmt(item.fee_amount)} {t('fee')}</span> : null}
@@ -352,6 +369,21 @@ function Cart({ state, controller, t, fmt }: { state: WidgetState; controller: C
           })}
         </ul>
       )}
+      {items.length > 0 ? (
+        // D71: the cart breaks the all-in total down: the tickets' prices, the fees, the discounts.
+        <dl class="breakdown" data-breakdown="">
+          <dt>{t('subtotal')}</dt>
+          <dd data-subtotal="">{fmt(sum(items, 'base_amount'))}</dd>
+          <dt>{t('fees')}</dt>
+          <dd data-fees="">{fmt(sum(items, 'fee_amount'))}</dd>
+          {sum(items, 'discount_amount') ? (
+            <>
+              <dt>{t('discounts')}</dt>
+              <dd data-discounts="">{fmt(-Math.abs(sum(items, 'discount_amount')))}</dd>
+            </>
+          ) : null}
+        </dl>
+      ) : null}
       <p class="total">
         <span>{t('total')}</span>
         <span data-total="">{fmt(state.order?.total_amount ?? 0)}</span>

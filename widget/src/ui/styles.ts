@@ -66,6 +66,10 @@ export const css = `
 .tw .best output { min-width: 24px; text-align: center; font-weight: 700; }
 .tw .best .secondary { flex: 1 1 140px; font-weight: 700; padding: 8px 14px; }
 .tw .best .sub { flex: 1 1 160px; }
+.tw .countdown.warn { background: #fde7e4; color: #8c1d13; border-color: #b3261e; }
+.tw .breakdown { display: grid; grid-template-columns: 1fr auto; gap: 2px 8px; margin: 8px 0 0; font-size: .92em; color: #444; }
+.tw .breakdown dt, .tw .breakdown dd { margin: 0; }
+.tw .breakdown dd { text-align: right; }
 .tw .queue { border: 2px solid var(--tw-primary); border-radius: 8px; padding: 10px 14px; margin: 8px 0; }
 .tw .queue h3 { margin: 0 0 6px; }
 .tw .queue .queue-status { font-weight: 700; margin: 0 0 6px; }
