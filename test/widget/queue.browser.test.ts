@@ -104,3 +104,43 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     await context.close();
   });
 });
+
+describe('the widget follows the live map (D62) and shows all-in prices (D71)', { timeout: 120_000 }, () => {
+  it('a seat held in one widget turns grey in another within 2 s; rates include the fees; the cart breaks the total down', async () => {
+    const token = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'live-setup');
+    const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as { sessions: { id: number }[] }[];
+    const other = events.flatMap((e) => e.sessions.map((s) => s.id)).find((id) => id !== sessionId)!;
+    const pages: Page[] = [];
+    for (const viewport of [{ width: 1280, height: 1000 }, { width: 390, height: 844 }]) {
+      const context = await browser.newContext({ viewport });
+      await context.addInitScript('globalThis.__name = (f) => f;');
+      const page = await context.newPage();
+      await page.goto(`${examplesUrl}/model-d.html?session=${other}`);
+      await page.locator(`${W} polygon[data-id]`).first().waitFor();
+      pages.push(page);
+    }
+    const [a, b] = pages as [Page, Page];
+    // D71: the rate picker's price includes the booking fee and names it.
+    const zoneRate = a.locator(`${W} .zone select option`).first();
+    expect(await zoneRate.innerText()).toMatch(/^General · 31,50\s€ \(gastos de gestión incluidos: 1,50\s€\)$/);
+
+    const seat = a.locator(`${W} polygon.s.a`).nth(3);
+    const id = Number(await seat.getAttribute('data-id'));
+    await seat.click();
+    await a.waitForFunction(`document.querySelector('${W}').shadowRoot.querySelectorAll('.cart li[data-item]').length === 1`);
+    const began = Date.now();
+    await b.locator(`${W} polygon.s.h[data-id="${id}"]`).waitFor({ timeout: 2_500 });
+    console.log(`[D62] widget: B showed A's hold ${Date.now() - began} ms after A's cart showed it`);
+    // The cart's breakdown: tickets, fees, total.
+    const breakdown = (await a.locator(`${W} [data-breakdown]`).innerText()).replace(/\s+/g, ' ');
+    expect(breakdown).toMatch(/Entradas 30,00 € Gastos de gestión 1,50 €/);
+    expect((await a.locator(`${W} [data-total]`).innerText()).replace(/\s/g, ' ')).toBe('31,50 €');
+    // Exactly one primary button in the cart (the host pays in model D: none).
+    expect(await a.locator(`${W} button.primary`).count()).toBeLessThanOrEqual(1);
+    await shots(a, 'live-map-all-in-cart');
+    // Released in A: free again in B.
+    await a.locator(`${W} polygon[data-id="${id}"]`).click();
+    await b.locator(`${W} polygon.s.a[data-id="${id}"]`).waitFor({ timeout: 2_500 });
+    for (const p of pages) await p.context().close();
+  });
+});
