@@ -483,9 +483,13 @@ async function load() {
 }
 
 /** Runs a cart change; a cart that expired meanwhile is forgotten and the change retried on a new one. */
+/** Cart changes under way: while one is, the live map's figures may already count its places (see applyAvailability). */
+let changesInFlight = 0;
+
 async function change(work, retryOnNew, errorPlace = 'cart-error', tapped = null) {
   showError('', errorPlace);
   expiredNotice = false;
+  changesInFlight++;
   try {
     order = await work();
     token = order.order_token;
@@ -506,6 +510,8 @@ async function change(work, retryOnNew, errorPlace = 'cart-error', tapped = null
       setSeat(tapped, 'held');
       seatNote(tapped, err.message);
     }
+  } finally {
+    changesInFlight--;
   }
   render();
 }
@@ -551,6 +557,9 @@ function applyAvailability(body) {
     }
   }
   // The zones' free places are the live figures: this cart's places are counted in them already.
+  // Not while a cart change is under way: the figures may count its places before this page
+  // has its answer, and would be taken off twice; the next message after it brings them.
+  if (changesInFlight > 0) return renderSaleState(body);
   for (const z of body.zones) {
     const el = document.querySelector(`[data-avail="${z.sector_id}"]`);
     if (el) el.dataset.base = String(z.available);

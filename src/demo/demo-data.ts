@@ -17,10 +17,11 @@ const rows = (rowCount: number, perRow: number, y0: number) =>
   Array.from({ length: rowCount }, (_, i) => ({ row: String.fromCharCode(65 + i), seats: perRow, x: 0, y: y0 + i, dx: 1 }));
 
 /**
- * The on-sale (D60), loaded only with DEMO_ONSALE=true: a waiting room whose pre-queue is open from
- * the start and whose sales start a few minutes after it, so that a start shows the countdown, the
- * draw and the admissions. Off by default: a session not yet on sale, behind a queue, refuses a cart
- * without a pass, and the fixed demo catalogue (D37) is one that any seat of it can be bought at once.
+ * The on-sale (D60), loaded with DEMO_ONSALE=true (the default in development): a waiting room
+ * whose pre-queue is open from the start and whose sales start a few minutes after it, so that
+ * `npm start` shows the countdown, the draw and the admissions. Off in the test suites: a session
+ * not yet on sale, behind a queue, refuses a cart without a pass, and the tests rely on a catalogue
+ * (D37) any seat of which can be bought at once.
  */
 function onSaleEvent(now: Date, rates: CatalogueDocument['events'][number]['sessions'][number]['rates']): CatalogueDocument['events'][number] {
   return {

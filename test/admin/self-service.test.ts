@@ -133,8 +133,8 @@ describe('starting from zero', () => {
     const venue = await p.get(venuePath);
     expect(venue.body).toContain('Teatro Uno SL');
     expect(venue.body).toContain('Nothing yet.');
-    // No designer in this build: no link to one.
-    expect(venue.body).not.toContain('Open in designer');
+    // The designer (D65) is part of the dashboard: the venue page links to it.
+    expect(venue.body).toContain(`<a class="button" href="/admin/venues/${venueId}/designer">Open in designer</a>`);
 
     // A broken layout is refused beside the text box; the good one becomes version 1.
     const broken = await p.post(`${venuePath}/layouts`, { format: 'taquilla', plan: '{"sectors": [' });

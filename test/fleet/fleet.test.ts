@@ -389,8 +389,9 @@ describe.runIf(isPostgres)('two instances behind HAProxy (deploy/haproxy.cfg), o
   });
 
   it('one waiting room across both instances (D60, Redis): one pre-queue, one draw, one numbering, passes good everywhere', async () => {
-    // The demo's session with a queue: its sales start moved to a few seconds from now.
-    const s = await session(3);
+    // The play's session (no other test here sells it) gets a waiting room, its sales starting a
+    // few seconds from now.
+    const s = await session(2);
     const { token: adminToken } = await account(ctx, 'fleet-queue@example.com');
     const salesStart = Date.now() + 4_000;
     const set = await call('PATCH', `/api/admin/v1/sessions/${s.id}`, {

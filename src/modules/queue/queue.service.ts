@@ -417,7 +417,9 @@ export const portalQueueClient = (signingSecret: string, cookieId: string) =>
 export function queueGauges(ctx: AppContext): GaugeSource[] {
   const known = async () => {
     const out: { f: QueueFacts; status: QueueStatus }[] = [];
-    for (const [, cached] of factsCache(ctx).entries()) {
+    // A copy first: reading a status uses the cache, which moves the entry to the front, and an
+    // iterator over a cache that moves under it can visit the same entries again and again.
+    for (const cached of [...factsCache(ctx).values()]) {
       if ('missing' in cached || !cached.settings?.enabled) continue;
       out.push({ f: cached, status: await queueStatus(ctx, cached.sessionId) });
     }

@@ -84,7 +84,7 @@ ${table(
     const versions = await listLayoutsFor(ctx, pc.actor, venueId);
     const organiser = (await organiserNames(pc)).get(venue.organiser_id) ?? '';
     // The designer is another module's page: linked only when this deployment has it.
-    const designer = app.findRoute({ method: 'GET', url: `/admin/venues/${venueId}/designer` })
+    const designer = app.hasRoute({ method: 'GET', url: '/admin/venues/:venueId/designer' })
       ? html`<p><a class="button" href="/admin/venues/${venueId}/designer">Open in designer</a></p>`
       : '';
     const dl = (v: number, format: LayoutFormat) => `/admin/venues/${venueId}/layouts/${v}/download?format=${format}`;

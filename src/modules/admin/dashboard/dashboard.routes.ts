@@ -24,6 +24,7 @@ import accountsDashboard from './dashboard-accounts.routes.js';
 import invitationsDashboard from './dashboard-invitations.routes.js';
 import venuesDashboard from './dashboard-venues.routes.js';
 import checkinDashboard from './dashboard-checkin.routes.js';
+import designerDashboard from './dashboard-designer.routes.js';
 import webhooksDashboard from './dashboard-webhooks.routes.js';
 import ordersDashboard from './dashboard-orders.routes.js';
 import { formOf, idParam, pageContext, redirect, sendPage, SESSION_COOKIE } from './dashboard.http.js';
@@ -453,6 +454,7 @@ ${table(
   await app.register(invitationsDashboard);
   await app.register(venuesDashboard);
   await app.register(checkinDashboard);
+  await app.register(designerDashboard);
   for (const pages of opts.modulePages ?? []) await app.register(pages);
   await app.register(webhooksDashboard);
   await app.register(ordersDashboard);
