@@ -24,7 +24,7 @@ export const css = `
 .tw button:disabled { opacity: .5; cursor: not-allowed; }
 .tw button.primary { background: var(--tw-primary); color: #fff; font-weight: 700; padding: 8px 14px; width: 100%; }
 .tw button:focus-visible, .tw select:focus-visible, .tw input:focus-visible { outline: 3px solid var(--tw-accent); outline-offset: 2px; }
-.tw select, .tw input { font: inherit; border: 1px solid #9aa3b2; border-radius: 6px; padding: 4px 6px; background: #fff; color: inherit; min-height: 30px; }
+.tw select, .tw input { font: inherit; border: 1px solid #9aa3b2; border-radius: 6px; padding: 4px 6px; background: #fff; color: inherit; min-height: 30px; max-width: 100%; min-width: 0; }
 .tw .mapbox { position: relative; overflow: hidden; border: 1px solid #e3e6ec; border-radius: 8px; background: #f7f8fa; }
 .tw .pan { will-change: transform; }
 .tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; }
