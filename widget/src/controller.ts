@@ -7,7 +7,9 @@ import {
   saveOrder,
   type KeyValueStorage,
 } from './persistence.js';
-import { buildSeatMap, type SeatMap } from './seat-map-model.js';
+import { feesOfSession, type FeeRule } from './prices.js';
+import { createQueue, queueBlocks, type QueueView } from './queue.js';
+import { applyAvailability, buildSeatMap, type AvailabilityBody, type SeatMap } from './seat-map-model.js';
 import type { MessageKey } from './i18n.js';
 import type { ChannelConfig, EventSummary, MapSector, Order, Policy, SessionDetail } from './types.js';
 
@@ -36,6 +38,10 @@ export interface WidgetState {
   voucherError: string | null;
   /** The cart items of the last "N best seats" pick (D61): "choose others" replaces them. */
   bestPick: number[];
+  /** The session's waiting room (D60), or null when it has none. */
+  queue: QueueView | null;
+  /** The mandatory fee rules of the session (D71): every price shown includes them. */
+  fees: FeeRule[];
 }
 
 export interface ControllerDeps {
@@ -49,6 +55,8 @@ export interface ControllerDeps {
   warn: (message: string) => void;
   onOrderUpdate?: (order: Order | null) => void;
   onOrderComplete?: (order: Order | null) => void;
+  /** Follow the live seat map (D62); on unless false (unit tests that count requests turn it off). */
+  liveMap?: boolean;
   /** Called once the session's seats are requested: idle time for the UI while they download. */
   whileLoading?: () => void;
 }
@@ -78,6 +86,14 @@ export function createController(deps: ControllerDeps) {
     notice: null,
     voucherError: null,
     bestPick: [],
+    queue: null,
+    fees: [],
+  };
+  const queue = createQueue({ api, channelSlug, sessionId, clientId: api.options.clientId, onChange: (view) => update({ queue: view }) });
+  /** The buyer's waiting-room pass on every cart create (D60); an existing cart needs none. */
+  const passHeaders = (): Record<string, string> => {
+    const pass = queue.pass();
+    return pass ? { 'queue-pass': pass } : {};
   };
   let eventId: number | null = null;
   let destroyed = false;
@@ -117,6 +133,8 @@ export function createController(deps: ControllerDeps) {
       if (err.code === 'order_expired') return { kind: 'error', key: 'expired' };
       if (err.code === 'hold_limit_reached') return { kind: 'error', key: 'tooMany' };
       if (err.code === 'no_seats_together') return { kind: 'error', key: 'noSeatsTogether' };
+      if (err.code === 'queue_pass_required') return { kind: 'error', key: 'queueNeeded' };
+      if (err.code === 'queue_pass_invalid') return { kind: 'error', key: 'queuePassExpired' };
       if (err.status === 401) return { kind: 'error', key: 'auth' };
       return { kind: 'error', key: 'failed', params: { message: err.message } };
     }
@@ -139,6 +157,34 @@ export function createController(deps: ControllerDeps) {
     }
   }
 
+  // ---- Live seat map (D62) ----
+  // The session's availability, polled every 1.5 s with the cursor of the last answer: only the
+  // seats that changed come back (served from the service's memory), so another buyer's hold turns
+  // grey within 2 s. The stream (Server-Sent Events) cannot carry the widget's bearer token.
+  const LIVE_POLL_MS = 1500;
+  let liveCursor: string | null = null;
+  let liveTimer: ReturnType<typeof setTimeout> | null = null;
+  async function followAvailability() {
+    liveTimer = null;
+    if (destroyed) return;
+    // Nothing to follow while the waiting room hides the map, or the page is in the background.
+    const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden';
+    if (eventId !== null && state.map && !hidden && !queueBlocks(state.queue, Date.now())) {
+      try {
+        const since = liveCursor ? `?since=${encodeURIComponent(liveCursor)}` : '';
+        const body = await api.call<AvailabilityBody>('GET', `/${lang}/events/${eventId}/sessions/${sessionId}/availability${since}`);
+        liveCursor = body.cursor;
+        if (state.map && !destroyed) {
+          const map = applyAvailability(state.map, body);
+          if (map !== state.map) update({ map });
+        }
+      } catch {
+        // The next poll tries again (a snapshot, if the cursor is no longer known).
+      }
+    }
+    if (!destroyed) liveTimer = setTimeout(() => void followAvailability(), LIVE_POLL_MS);
+  }
+
   /** Runs one buyer action: one at a time, with its error turned into a message. */
   async function act(run: () => Promise<void>): Promise<void> {
     if (state.busy || destroyed) return;
@@ -148,6 +194,8 @@ export function createController(deps: ControllerDeps) {
     } catch (err) {
       const notice = noticeFor(err);
       update({ notice });
+      if (err instanceof ApiError && err.code === 'queue_pass_invalid') queue.passRefused();
+      if (err instanceof ApiError && err.code === 'queue_pass_required') void queue.refresh();
       if (err instanceof ApiError && (err.code === 'order_expired' || (err.status === 404 && state.order))) {
         // The cart is gone on the server (expired or swept): forget it and show fresh availability.
         setOrder(null);
@@ -179,6 +227,8 @@ export function createController(deps: ControllerDeps) {
     if (!event) return null;
     eventId = event.id;
     const detailCall = api.call<SessionDetail>('GET', `/${lang}/events/${event.id}/sessions/${sessionId}`);
+    // The event's fee rules (D71), side by side with the detail; without them prices show without fees.
+    const feesCall = settle(api.call<{ fees?: FeeRule[] }>('GET', `/${lang}/events/${event.id}`));
     // The longest network wait of the load (thousands of seats): the UI's slow first-time work goes
     // here. It only prepares; whatever it throws is the UI's business when it renders.
     try {
@@ -191,7 +241,8 @@ export function createController(deps: ControllerDeps) {
     // it does not, which spares parsing a second 5,000-seat payload on large venues.
     const needsLayout = detail.elements.seats.some((seat) => !Number.isFinite(seat.x) || !Number.isFinite(seat.y));
     const maps = needsLayout ? await api.call<MapSector[]>('GET', `/${lang}/events/${event.id}/maps`).catch(() => null) : null;
-    return { event, detail, maps: Array.isArray(maps) ? maps : null };
+    const fees = feesOfSession((await feesCall).value?.fees, sessionId);
+    return { event, detail, maps: Array.isArray(maps) ? maps : null, fees };
   }
 
   /** A promise that never rejects, so calls started side by side leave no unhandled rejection. */
@@ -217,6 +268,8 @@ export function createController(deps: ControllerDeps) {
         update({ phase: 'failed', notice: { kind: 'error', key: 'notWidget' } });
         return;
       }
+      // The waiting room's status (D60), read while the session loads: the map waits behind it.
+      const queueCall = settle(queue.refresh());
       const { value: loaded, error: sessionError } = await sessionCall;
       if (sessionError) throw sessionError;
       if (!loaded) {
@@ -225,14 +278,17 @@ export function createController(deps: ControllerDeps) {
       }
       let order = orderCall ? (await orderCall).value : null;
       if (order && order.expires_at && Date.parse(order.expires_at) <= deps.now()) order = null;
-      const { event, detail, maps } = loaded;
+      const { event, detail, maps, fees } = loaded;
+      await queueCall;
       update({
         phase: 'ready',
         eventName: event.name ?? detail.session?.event_name ?? detail.event?.name ?? null,
         sessionStart: detail.session?.start_datetime ?? null,
         map: buildSeatMap(detail, maps),
+        fees,
       });
       setOrder(order);
+      if (deps.liveMap !== false) liveTimer = setTimeout(() => void followAvailability(), LIVE_POLL_MS);
     } catch (err) {
       update({ phase: 'failed', notice: noticeFor(err) });
     }
@@ -252,7 +308,7 @@ export function createController(deps: ControllerDeps) {
     const order = state.order;
     const body = items.length === 1 ? items[0]! : { items };
     if (!order) {
-      const created = await api.call<Order>('POST', ordersPath, body);
+      const created = await api.call<Order>('POST', ordersPath, body, passHeaders());
       setOrder(await orderAfter(created, (created as Order).order_token));
       return;
     }
@@ -274,7 +330,7 @@ export function createController(deps: ControllerDeps) {
   async function addBestSeats(quantity: number): Promise<number[]> {
     const order = state.order;
     const before = new Set(orderItems(order).map((i) => i.id));
-    const data = await api.call<Order>('POST', `${ordersPath}/best-available`, { session_id: sessionId, quantity, ...(order ? { order_token: order.order_token } : {}) });
+    const data = await api.call<Order>('POST', `${ordersPath}/best-available`, { session_id: sessionId, quantity, ...(order ? { order_token: order.order_token } : {}) }, order ? {} : passHeaders());
     const next = await orderAfter(data, order?.order_token ?? data.order_token);
     setOrder(next);
     return orderItems(next).filter((i) => !before.has(i.id)).map((i) => i.id);
@@ -290,6 +346,11 @@ export function createController(deps: ControllerDeps) {
     const zoneSectors = new Set(state.map?.sectors.filter((s) => !s.numbered).map((s) => s.id));
     const freedZonePlaces = orderItems(order).some((i) => itemIds.includes(i.id) && i.sector_id !== null && zoneSectors.has(i.sector_id));
     setOrder(await orderAfter(data, order.order_token));
+    // The released seats are free at once on this map (the live map's next answer agrees).
+    const freed = orderItems(order).filter((i) => itemIds.includes(i.id) && i.session_seat_id != null);
+    if (state.map && freed.length) {
+      update({ map: applyAvailability(state.map, { cursor: '', snapshot: false, changes: freed.map((i) => ({ session_seat_id: i.session_seat_id!, status: 'available' })) }) });
+    }
     // A zone's free places are the service's count (no seats to mark on the map): read it again so
     // that the sector's count follows the cart down as it did up (addZone refreshes too).
     if (freedZonePlaces) await refreshAvailability();
@@ -304,6 +365,14 @@ export function createController(deps: ControllerDeps) {
       return () => listeners.delete(listener);
     },
     start,
+    /** "Join the queue" of the waiting room (D60). */
+    joinQueue() {
+      return queue.join();
+    },
+    /** Polls the waiting room again now (its countdown reached the sales start). */
+    refreshQueue() {
+      return queue.refresh();
+    },
     /**
      * Seat click: adds a free seat with its first rate, removes a seat already in the cart. Free
      * seats clicked while a call is under way are not lost: they are held together in one request
@@ -331,7 +400,7 @@ export function createController(deps: ControllerDeps) {
           // SPEC: an order is created with a numbered seat (D17). A zone-first cart is tried with the
           // zone's body; a service that refuses it asks the buyer to pick a seat first.
           try {
-            const created = await api.call<Order>('POST', ordersPath, { sector_id: sectorId, rate_id: rateId, quantity });
+            const created = await api.call<Order>('POST', ordersPath, { sector_id: sectorId, rate_id: rateId, quantity }, passHeaders());
             setOrder(await orderAfter(created, (created as Order).order_token));
             await refreshAvailability();
           } catch (err) {
@@ -461,6 +530,8 @@ export function createController(deps: ControllerDeps) {
     },
     destroy() {
       destroyed = true;
+      queue.stop();
+      if (liveTimer) clearTimeout(liveTimer);
       listeners.clear();
     },
   };

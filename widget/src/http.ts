@@ -16,6 +16,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly errors?: Record<string, string[]>,
+    /** The envelope's `data` of an error, when it has one (the waiting room's `number`, for one). */
+    readonly data?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -35,7 +37,9 @@ export interface ApiClientOptions {
 export interface ApiClient {
   readonly options: ApiClientOptions;
   /** Calls a B2B path under `/sales-channel/v1/{slug}`; resolves with the envelope's `data`. */
-  call<T>(method: string, path: string, body?: unknown): Promise<T>;
+  call<T>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
+  /** Calls the waiting room's public interface, `/queue/v1/sessions{path}` (no token, D60). */
+  queue<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** How many tokens this client obtained (for tests and diagnostics). */
   tokensIssued(): number;
 }
@@ -47,6 +51,7 @@ interface Envelope {
   code?: string;
   errors?: Record<string, string[]>;
 }
+
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
   let token: string | null = null;
@@ -75,7 +80,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   function fail(status: number, payload: Envelope): never {
-    throw new ApiError(status, payload.code ?? 'http_error', payload.message ?? `HTTP ${status}`, payload.errors);
+    const data = payload.data && typeof payload.data === 'object' ? (payload.data as Record<string, unknown>) : undefined;
+    throw new ApiError(status, payload.code ?? 'http_error', payload.message ?? `HTTP ${status}`, payload.errors, data);
   }
 
   /** A fresh token; callers arriving during a renewal wait for the same one. */
@@ -98,18 +104,24 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return renewal;
   }
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async function call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
     const url = `${root}/${encodeURIComponent(options.channelSlug)}${path}`;
     const used = token ?? (await renewToken());
-    let { status, payload } = await send(method, url, { authorization: `Bearer ${used}` }, body);
+    let { status, payload } = await send(method, url, { ...headers, authorization: `Bearer ${used}` }, body);
     if (status === 401) {
       // Another call may already have renewed the token this one was sent with.
       const fresh = token && token !== used ? token : await renewToken();
-      ({ status, payload } = await send(method, url, { authorization: `Bearer ${fresh}` }, body));
+      ({ status, payload } = await send(method, url, { ...headers, authorization: `Bearer ${fresh}` }, body));
     }
     if (status < 200 || status >= 300) fail(status, payload);
     return payload.data as T;
   }
 
-  return { options, call, tokensIssued: () => issued };
+  async function queue<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const { status, payload } = await send(method, `${options.baseUrl}/queue/v1/sessions${path}`, {}, body);
+    if (status < 200 || status >= 300) fail(status, payload);
+    return payload.data as T;
+  }
+
+  return { options, call, queue, tokensIssued: () => issued };
 }

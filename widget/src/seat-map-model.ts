@@ -219,3 +219,43 @@ export function zoomBox(
   const h = box.h * f;
   return { x: cx - (cx - box.x) * f, y: cy - (cy - box.y) * f, w, h };
 }
+
+/** An answer of the live map (D62, `GET .../availability`): a snapshot of the seats that are not free, or the changes since a cursor. */
+export interface AvailabilityBody {
+  cursor: string;
+  snapshot: boolean;
+  changes: { session_seat_id: number; status: string }[];
+  zones?: { sector_id: number; available: number }[];
+}
+
+/**
+ * The map after a live-map answer: seats whose status changed become new objects (the seat layer
+ * redraws only those), the others stay; the same map when nothing changed.
+ */
+export function applyAvailability(map: SeatMap, body: AvailabilityBody): SeatMap {
+  const next = new Map<number, SeatStatus>();
+  if (body.snapshot) for (const id of map.seats.keys()) next.set(id, 'available');
+  for (const c of body.changes) next.set(c.session_seat_id, normaliseStatus(c.status));
+  const zones = new Map((body.zones ?? []).map((z) => [z.sector_id, z.available]));
+  let changed = false;
+  const seats = new Map(map.seats);
+  for (const [id, status] of next) {
+    const seat = seats.get(id);
+    if (seat && seat.status !== status) {
+      seats.set(id, { ...seat, status });
+      changed = true;
+    }
+  }
+  const sectors = map.sectors.map((sector) => {
+    if (!sector.numbered) {
+      const available = zones.get(sector.id);
+      if (available === undefined || available === sector.available) return sector;
+      changed = true;
+      return { ...sector, available };
+    }
+    if (!changed) return sector;
+    const list = sector.seats.map((s) => seats.get(s.id)!);
+    return { ...sector, seats: list, available: list.filter((s) => s.status === 'available').length };
+  });
+  return changed ? { ...map, sectors, seats } : map;
+}

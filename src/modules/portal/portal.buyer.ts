@@ -30,9 +30,11 @@ function buyerCookieId(request: FastifyRequest): string | null {
 }
 
 /** Gives the browser a buyer cookie unless it already has a valid one (storefront pages). */
-export function ensureBuyerCookie(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): void {
-  if (buyerCookieId(request)) return;
-  reply.setCookie(BUYER_COOKIE, randomBase62(24), {
+export function ensureBuyerCookie(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): string {
+  const existing = buyerCookieId(request);
+  if (existing) return existing;
+  const id = randomBase62(24);
+  reply.setCookie(BUYER_COOKIE, id, {
     path: '/',
     httpOnly: true,
     sameSite: 'lax',
@@ -40,6 +42,7 @@ export function ensureBuyerCookie(app: FastifyInstance, request: FastifyRequest,
     maxAge: COOKIE_MAX_AGE_SECONDS,
     signed: true,
   });
+  return id;
 }
 
 /**

@@ -3,6 +3,8 @@ import type { Controller, WidgetState } from '../controller.js';
 import { dateTime, money, translator, type Lang, type Translate } from '../i18n.js';
 import { formatCountdown, orderItems, seatIdsInOrder, secondsLeft } from '../order.js';
 import type { SeatMap as Model, SectorView } from '../seat-map-model.js';
+import { allIn, feeOf, type FeeRule } from '../prices.js';
+import { queueBlocks, queueStage, type QueueView } from '../queue.js';
 import type { OrderItem, Rate } from '../types.js';
 import { Legend, SeatMap } from './SeatMap.js';
 import { css, themeStyle } from './styles.js';
@@ -25,6 +27,8 @@ export function App({ controller, lang }: Props) {
   const fmt = useMemo(() => money(lang, state.channel?.currency ?? state.order?.currency ?? 'EUR'), [lang, state.channel, state.order?.currency]);
   const mine = useMemo(() => seatIdsInOrder(state.order), [state.order]);
   const branding = state.channel?.branding;
+  // The waiting room (D60) keeps the map until the buyer's turn; its panel re-renders every second.
+  const waiting = queueBlocks(state.queue, Date.now());
 
   return (
     <>
@@ -39,17 +43,18 @@ export function App({ controller, lang }: Props) {
         </div>
         <Notice state={state} t={t} />
         {state.phase === 'loading' ? <p role="status">{t('loading')}</p> : null}
+        {state.phase === 'ready' && state.queue ? <QueuePanel queue={state.queue} controller={controller} t={t} lang={lang} /> : null}
         {state.phase === 'ready' && state.map ? (
           <div class="layout">
             <div>
-              {state.map.seats.size > 0 ? (
+              {!waiting && state.map.seats.size > 0 ? (
                 <>
                   <BestSeats state={state} controller={controller} t={t} />
                   <SeatMap map={state.map} mine={mine} busy={state.busy} t={t} onToggle={(id) => void controller.toggleSeat(id)} />
                   <Legend t={t} />
                 </>
               ) : null}
-              <Zones map={state.map} busy={state.busy} t={t} fmt={fmt} onAdd={(s, r, q) => void controller.addZone(s, r, q)} />
+              {waiting ? null : <Zones map={state.map} busy={state.busy} t={t} fmt={fmt} fees={state.fees} onAdd={(s, r, q) => void controller.addZone(s, r, q)} />}
             </div>
             <Cart state={state} controller={controller} t={t} fmt={fmt} />
           </div>
@@ -57,6 +62,69 @@ export function App({ controller, lang }: Props) {
         {state.phase === 'ready' ? <CartBar state={state} controller={controller} t={t} fmt={fmt} /> : null}
       </div>
     </>
+  );
+}
+
+/** "1 d 02:03:04", "02:03:04" or "03:04". */
+function span(seconds: number, t: Translate): string {
+  const s = Math.max(0, Math.round(seconds));
+  const d = Math.floor(s / 86400);
+  const h = Math.floor(s / 3600) % 24;
+  const two = (n: number) => String(n).padStart(2, '0');
+  const hms = `${h || d ? `${two(h)}:` : ''}${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+  return d ? `${d} ${t('days')} ${hms}` : hms;
+}
+
+/**
+ * The waiting room (D60): the countdown to the sales start and "join the queue"; the number, the
+ * people ahead and the estimated wait; the buyer's turn and its end. Countdowns follow the
+ * service's clock (the status document's `server_time`).
+ */
+function QueuePanel({ queue, controller, t, lang }: { queue: QueueView; controller: Controller; t: Translate; lang: Lang }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const stage = queueStage(queue, now);
+  const serverNow = now + queue.skew;
+  const until = (iso: string | null) => span(((iso ? Date.parse(iso) : serverNow) - serverNow) / 1000, t);
+  const start = queue.doc.sales_start_at ? Date.parse(queue.doc.sales_start_at) : NaN;
+  // At the sales start the document changes (the draw): ask for it at once rather than at the next poll.
+  const startPassed = Number.isFinite(start) && serverNow >= start && (queue.doc.state === 'pre_queue' || queue.doc.state === 'closed');
+  useEffect(() => {
+    if (startPassed) void controller.refreshQueue();
+  }, [startPassed, controller]);
+  const ahead = Math.max(0, (queue.number ?? 0) - queue.doc.admitted_through - 1);
+  const opens = queue.doc.opens_at ? new Date(queue.doc.opens_at).toLocaleTimeString(lang === 'en' ? 'en-GB' : 'es-ES', { hour: '2-digit', minute: '2-digit' }) : '';
+  const text: Record<typeof stage, string> = {
+    notOpen: t('queueNotOpen', { time: opens, left: until(queue.doc.sales_start_at) }),
+    preOpen: t('queuePreOpen', { left: until(queue.doc.sales_start_at) }),
+    inPre: t('queueInPre', { left: until(queue.doc.sales_start_at) }),
+    joinNow: t('queueJoinNow'),
+    drawing: t('queueDrawing'),
+    position: t('queuePosition', { number: queue.number ?? '', ahead }),
+    admitted: t('queueAdmitted', { left: until(queue.expiresAt) }),
+    passExpired: t('queuePassExpired'),
+    ended: t('queueEnded'),
+  };
+  const detail = queue.error ?? (stage === 'position' ? t('queueWait', { minutes: Math.max(1, Math.ceil(ahead / (queue.doc.admission_per_minute ?? 1))) }) : queue.joining && queue.doc.challenge === 'proof_of_work' ? t('queueSolving') : null);
+  // Screen readers hear a new stage once, not every tick of its countdown.
+  const [said, setSaid] = useState<string | null>(null);
+  useEffect(() => setSaid(stage), [stage]);
+  return (
+    <section class={`queue ${stage}`} aria-label={t('queueTitle')} data-queue={stage}>
+      <h3>{t('queueTitle')}</h3>
+      <p class="queue-status" aria-live={said === stage ? 'off' : 'polite'} data-queue-status="">
+        {text[stage]}
+      </p>
+      {detail ? <p class="sub">{detail}</p> : null}
+      {stage === 'preOpen' || stage === 'joinNow' ? (
+        <button type="button" class="primary" data-queue-join="" disabled={queue.joining} onClick={() => void controller.joinQueue()}>
+          {t('queueJoin')}
+        </button>
+      ) : null}
+    </section>
   );
 }
 
@@ -75,30 +143,38 @@ function Notice({ state, t }: { state: WidgetState; t: Translate }) {
   );
 }
 
-function RateSelect({ rates, value, label, disabled, fmt, onChange }: {
+function RateSelect({ rates, value, label, disabled, fmt, fees, t, onChange }: {
   rates: Rate[];
   value: number | undefined;
   label: string;
   disabled: boolean;
   fmt: (n: number) => string;
+  fees: FeeRule[];
+  t: Translate;
   onChange: (rateId: number) => void;
 }) {
   return (
     <select aria-label={label} value={value} disabled={disabled} onChange={(e) => onChange(Number((e.target as HTMLSelectElement).value))}>
-      {rates.map((r) => (
-        <option key={r.id} value={r.id}>
-          {r.name} · {fmt(r.price)}
-        </option>
-      ))}
+      {rates.map((r) => {
+        // D71: the price the buyer pays, fees included, with the fee named beside it.
+        const fee = feeOf(r.price, fees);
+        return (
+          <option key={r.id} value={r.id}>
+            {r.name} · {fmt(allIn(r.price, fees))}
+            {fee > 0 ? ` (${t('inclFees', { fee: fmt(fee) })})` : ''}
+          </option>
+        );
+      })}
     </select>
   );
 }
 
-function Zones({ map, busy, t, fmt, onAdd }: {
+function Zones({ map, busy, t, fmt, fees, onAdd }: {
   map: Model;
   busy: boolean;
   t: Translate;
   fmt: (n: number) => string;
+  fees: FeeRule[];
   onAdd: (sectorId: number, rateId: number, quantity: number) => void;
 }) {
   const zones = map.sectors.filter((s) => !s.numbered);
@@ -107,17 +183,18 @@ function Zones({ map, busy, t, fmt, onAdd }: {
     <section aria-label={t('zones')}>
       <h3>{t('zones')}</h3>
       {zones.map((z) => (
-        <ZonePicker key={z.id} zone={z} busy={busy} t={t} fmt={fmt} onAdd={onAdd} />
+        <ZonePicker key={z.id} zone={z} busy={busy} t={t} fmt={fmt} fees={fees} onAdd={onAdd} />
       ))}
     </section>
   );
 }
 
-function ZonePicker({ zone, busy, t, fmt, onAdd }: {
+function ZonePicker({ zone, busy, t, fmt, fees, onAdd }: {
   zone: SectorView;
   busy: boolean;
   t: Translate;
   fmt: (n: number) => string;
+  fees: FeeRule[];
   onAdd: (sectorId: number, rateId: number, quantity: number) => void;
 }) {
   const [qty, setQty] = useState(1);
@@ -128,7 +205,7 @@ function ZonePicker({ zone, busy, t, fmt, onAdd }: {
     <div class="zone" data-zone={zone.id}>
       <strong id={id}>{zone.name}</strong>
       <span class="sub">{t('placesLeft', { n: zone.available })}</span>
-      <RateSelect rates={zone.rates} value={rateId} label={`${t('rate')} · ${zone.name}`} disabled={busy} fmt={fmt} onChange={setRateId} />
+      <RateSelect rates={zone.rates} value={rateId} label={`${t('rate')} · ${zone.name}`} disabled={busy} fmt={fmt} fees={fees} t={t} onChange={setRateId} />
       <div class="qty" role="group" aria-labelledby={id}>
         <button type="button" aria-label={t('decrease')} disabled={qty <= 1} onClick={() => setQty(Math.max(1, qty - 1))}>
           −
@@ -238,13 +315,18 @@ function Countdown({ state, controller, t, short }: { state: WidgetState; contro
     if (left === 0 && !short) controller.expire();
   }, [left, controller, short]);
   if (left === null) return null;
-  if (short) return <time class="countdown" data-bar-countdown="">{formatCountdown(left)}</time>;
+  // D62: the hold's last minute is said once (an alert), and shown in the warning colour.
+  const soon = left <= 60;
+  if (short) return <time class={soon ? 'countdown warn' : 'countdown'} data-bar-countdown="">{formatCountdown(left)}</time>;
   return (
-    <p class="countdown" data-countdown="">
-      {t('expiresIn')} <time aria-live="off">{formatCountdown(left)}</time>
+    <p class={soon ? 'countdown warn' : 'countdown'} data-countdown="" data-warn={soon ? '' : undefined} role={soon ? 'alert' : undefined}>
+      {t(soon ? 'expiresSoon' : 'expiresIn')} <time aria-live="off">{formatCountdown(left)}</time>
     </p>
   );
 }
+
+/** The sum of one amount over the cart's items, to the cent. */
+const sum = (items: OrderItem[], field: 'base_amount' | 'fee_amount' | 'discount_amount') => Math.round(items.reduce((n, i) => n + (Number(i[field]) || 0) * 100, 0)) / 100;
 
 function Cart({ state, controller, t, fmt }: { state: WidgetState; controller: Controller; t: Translate; fmt: (n: number) => string }) {
   const [code, setCode] = useState('');
@@ -272,6 +354,8 @@ function Cart({ state, controller, t, fmt }: { state: WidgetState; controller: C
                     label={`${t('rate')} · ${label}`}
                     disabled={state.busy}
                     fmt={fmt}
+                    fees={state.fees}
+                    t={t}
                     onChange={(rateId) => void controller.changeRate(item.id, rateId)}
                   />
                   {item.fee_amount ? <span class="sub">+{fmt(item.fee_amount)} {t('fee')}</span> : null}
@@ -285,6 +369,21 @@ function Cart({ state, controller, t, fmt }: { state: WidgetState; controller: C
           })}
         </ul>
       )}
+      {items.length > 0 ? (
+        // D71: the cart breaks the all-in total down: the tickets' prices, the fees, the discounts.
+        <dl class="breakdown" data-breakdown="">
+          <dt>{t('subtotal')}</dt>
+          <dd data-subtotal="">{fmt(sum(items, 'base_amount'))}</dd>
+          <dt>{t('fees')}</dt>
+          <dd data-fees="">{fmt(sum(items, 'fee_amount'))}</dd>
+          {sum(items, 'discount_amount') ? (
+            <>
+              <dt>{t('discounts')}</dt>
+              <dd data-discounts="">{fmt(-Math.abs(sum(items, 'discount_amount')))}</dd>
+            </>
+          ) : null}
+        </dl>
+      ) : null}
       <p class="total">
         <span>{t('total')}</span>
         <span data-total="">{fmt(state.order?.total_amount ?? 0)}</span>

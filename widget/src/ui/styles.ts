@@ -24,7 +24,7 @@ export const css = `
 .tw button:disabled { opacity: .5; cursor: not-allowed; }
 .tw button.primary { background: var(--tw-primary); color: #fff; font-weight: 700; padding: 8px 14px; width: 100%; }
 .tw button:focus-visible, .tw select:focus-visible, .tw input:focus-visible { outline: 3px solid var(--tw-accent); outline-offset: 2px; }
-.tw select, .tw input { font: inherit; border: 1px solid #9aa3b2; border-radius: 6px; padding: 4px 6px; background: #fff; color: inherit; min-height: 30px; }
+.tw select, .tw input { font: inherit; border: 1px solid #9aa3b2; border-radius: 6px; padding: 4px 6px; background: #fff; color: inherit; min-height: 30px; max-width: 100%; min-width: 0; }
 .tw .mapbox { position: relative; overflow: hidden; border: 1px solid #e3e6ec; border-radius: 8px; background: #f7f8fa; }
 .tw .pan { will-change: transform; }
 .tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; }
@@ -66,6 +66,16 @@ export const css = `
 .tw .best output { min-width: 24px; text-align: center; font-weight: 700; }
 .tw .best .secondary { flex: 1 1 140px; font-weight: 700; padding: 8px 14px; }
 .tw .best .sub { flex: 1 1 160px; }
+.tw .countdown.warn { background: #fde7e4; color: #8c1d13; border-color: #b3261e; }
+.tw .breakdown { display: grid; grid-template-columns: 1fr auto; gap: 2px 8px; margin: 8px 0 0; font-size: .92em; color: #444; }
+.tw .breakdown dt, .tw .breakdown dd { margin: 0; }
+.tw .breakdown dd { text-align: right; }
+.tw .queue { border: 2px solid var(--tw-primary); border-radius: 8px; padding: 10px 14px; margin: 8px 0; }
+.tw .queue h3 { margin: 0 0 6px; }
+.tw .queue .queue-status { font-weight: 700; margin: 0 0 6px; }
+.tw .queue.admitted { border-color: #1e7a34; }
+.tw .queue.passExpired { border-color: #b3261e; }
+.tw .queue button.primary { width: auto; }
 .tw .cart ul { list-style: none; margin: 0; padding: 0; }
 .tw .cart li { border-bottom: 1px solid #eceef2; padding: 6px 0; display: grid; grid-template-columns: 1fr auto; gap: 4px; }
 .tw .cart .price { text-align: right; font-weight: 700; }

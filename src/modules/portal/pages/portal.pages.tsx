@@ -10,6 +10,7 @@ import { PROJECT_ROOT } from '../../../lib/project-root.js';
 import { DEFAULT_LANGUAGE, formatDateTime, formatDayRange, formatMoney, isLanguage } from '../../../platform/i18n.js';
 import type { ChannelRecord } from '../../../db/channel-record.js';
 import { ensureBuyerCookie, registerBuyerCookies } from '../portal.buyer.js';
+import { portalQueueClient } from '../../queue/queue.service.js';
 import * as storefront from '../storefront.service.js';
 import { abandonAttempt } from '../payments/payments.service.js';
 import { requestOrderLookup } from '../portal.service.js';
@@ -60,7 +61,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
 
   const page = <P extends PageParams>(
     serves: PageFor,
-    handler: (channel: ChannelRecord, params: P, query: Record<string, string | undefined>, reply: FastifyReply) => Promise<unknown>,
+    handler: (channel: ChannelRecord, params: P, query: Record<string, string | undefined>, reply: FastifyReply, buyerId: string | null) => Promise<unknown>,
   ) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const params = request.params as P;
@@ -72,8 +73,8 @@ const portalPages: FastifyPluginAsync = async (app) => {
         if (!channel) throw new PageNotFound();
         reply.header('cache-control', 'no-store');
         // The storefront's buyers build carts: each browser gets its buyer id for the hold caps (D44).
-        if (STOREFRONT(policyOf(channel.integrationMode))) ensureBuyerCookie(app, request, reply);
-        return await handler(channel, params, (request.query ?? {}) as Record<string, string | undefined>, reply);
+        const buyerId = STOREFRONT(policyOf(channel.integrationMode)) ? ensureBuyerCookie(app, request, reply) : null;
+        return await handler(channel, params, (request.query ?? {}) as Record<string, string | undefined>, reply, buyerId);
       } catch (err) {
         if (err instanceof PageNotFound || (err instanceof AppError && err.status === 404)) {
           const lang = isLanguage(params.lang) ? params.lang : DEFAULT_LANGUAGE;
@@ -118,7 +119,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
   app.get(
     '/:slug/:lang/events/:eventId/sessions/:sessionId',
     { schema: { hide: true } },
-    page<PageParams & { eventId: string; sessionId: string }>(STOREFRONT, async (channel, { lang, eventId, sessionId }, _q, reply) => {
+    page<PageParams & { eventId: string; sessionId: string }>(STOREFRONT, async (channel, { lang, eventId, sessionId }, _q, reply, buyerId) => {
       const eId = idOf(eventId);
       const sId = idOf(sessionId);
       const found = eId && sId && (await storefront.storeSession(ctx, channel, eId, sId, lang));
@@ -130,7 +131,16 @@ const portalPages: FastifyPluginAsync = async (app) => {
       return send(
         reply,
         { lang, title: `${event.name} · ${when}`, channel, langPath: `/events/${event.id}/sessions/${session.id}`, scripts: ['portal.js'], meta },
-        <SessionPage channel={channel} lang={lang} event={event} session={session} detail={detail} f={formatsOf(lang)} />,
+        <SessionPage
+          channel={channel}
+          lang={lang}
+          event={event}
+          session={session}
+          detail={detail}
+          f={formatsOf(lang)}
+          // The waiting room's client id of this browser (D60): from its buyer cookie, which scripts cannot read.
+          queueClient={buyerId ? portalQueueClient(ctx.config.signingSecret, buyerId) : ''}
+        />,
       );
     }),
   );

@@ -322,7 +322,15 @@ function WaitingListForm({ t }: { t: ReturnType<typeof texts> }) {
   );
 }
 
-export function SessionPage({ channel, lang, event, session, detail, f }: { channel: ChannelRecord; lang: string; event: StoreEvent; session: StoreSession; detail: StoreSessionDetail; f: Formats }) {
+export function SessionPage({ channel, lang, event, session, detail, f, queueClient = '' }: {
+  channel: ChannelRecord;
+  lang: string;
+  event: StoreEvent;
+  session: StoreSession;
+  detail: StoreSessionDetail;
+  f: Formats;
+  queueClient?: string;
+}) {
   const t = texts(lang);
   const RateOptions = ({ sectorId }: { sectorId: number }) => (
     <>
@@ -376,6 +384,15 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
         <section class="panel" aria-labelledby="map-title">
           <h2 id="map-title">{t.map}</h2>
           <p id="sale-state" class="alert sale-state" role="status" hidden></p>
+          {/* The waiting room (D60): portal.js fills it in when the session has one. */}
+          <section id="queue" class="queue" aria-labelledby="queue-title" hidden>
+            <h3 id="queue-title">{t.queueTitle}</h3>
+            <p id="queue-status" role="status"></p>
+            <p id="queue-detail" class="help"></p>
+            <button type="button" id="queue-join" class="button" hidden>
+              {t.queueJoin}
+            </button>
+          </section>
           <p id="map-help" class="help">{`${t.mapHelp} ${t.zoomHint} ${t.mapKeys}`}</p>
           <label for="seat-rate">{t.rate}</label>
           <select id="seat-rate">{firstNumbered ? <RateOptions sectorId={firstNumbered.id} /> : null}</select>
@@ -412,7 +429,7 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
           </div>
           {zones.length ? (
             <>
-              <h2>{t.zones}</h2>
+              <h2 class="zones-title">{t.zones}</h2>
               {zoneForms}
             </>
           ) : null}
@@ -421,7 +438,7 @@ export function SessionPage({ channel, lang, event, session, detail, f }: { chan
         <CartPanel lang={lang} withCheckout={true} />
       </div>
       <CartBar t={t} />
-      <JsonData value={{ page: 'session', slug: channel.slug, lang, eventId: event.id, sessionId: session.id, editable: true, texts: t }} />
+      <JsonData value={{ page: 'session', slug: channel.slug, lang, eventId: event.id, sessionId: session.id, queueClient, editable: true, texts: t }} />
     </>
   );
 }

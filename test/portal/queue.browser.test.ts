@@ -1,0 +1,153 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { account, api } from '../admin/admin-helpers.js';
+import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
+import { demoSession, type DemoSession } from '../orders/cart-helpers.js';
+import { freePort, launchChromium, screenshots, VIEWPORTS } from './browser-helpers.js';
+
+// The waiting room on the portal (D60), in Chromium, with the service's clock in the test's hand:
+// before the sales start a countdown and "join the queue" (the browser solves the proof of work);
+// a reload keeps the place; after the draw the number, the people ahead and the wait; at the
+// buyer's turn the pass, and the seat map buys with it (Queue-Pass); later the pass has expired.
+
+let t: TestApp;
+let browser: Browser;
+let base: string;
+let s: DemoSession;
+let start: number;
+const slug = DEMO.a.slug;
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  browser = await launchChromium();
+  s = await demoSession(t, 0);
+  start = Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 5 * 60_000;
+  const admin = api(t.app, (await account(t.ctx, 'queue-portal@taquilla.test')).token);
+  const saved = await admin.patch(`/sessions/${s.sessionId}`, {
+    sales_start_at: new Date(start).toISOString(),
+    queue: { enabled: true, admission_per_minute: 60, pass_ttl_seconds: 300, challenge: 'proof_of_work' },
+  });
+  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+const status = (page: Page) => page.locator('#queue-status');
+const queueState = (page: Page) => status(page).getAttribute('data-queue');
+
+describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
+  it('joins before the sales start, keeps the place over a reload, waits its turn, then buys with the pass', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS.phone, locale: 'es-ES' });
+    const page = await context.newPage();
+    const creates: Record<string, string | undefined>[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith(`/api/portal/${slug}/es/orders`)) creates.push(r.headers());
+    });
+    await page.goto(`${base}/${slug}/es/events/${s.eventId}/sessions/${s.sessionId}`);
+
+    // Before the sales start: the countdown and the button; the map waits behind the queue.
+    await expect.poll(() => queueState(page)).toBe('queuePreOpen');
+    expect(await status(page).innerText()).toMatch(/La venta empieza en 0[45]:\d\d\. Entra ya en la cola/);
+    expect(await page.locator('#queue-join').isVisible()).toBe(true);
+    expect(await page.locator('.maps').isVisible()).toBe(false);
+    await screenshots(page, 'queue-pre-open');
+
+    await page.locator('#queue-join').click();
+    await expect.poll(() => queueState(page), { timeout: 30_000 }).toBe('queueInPre');
+    expect(await page.locator('#queue-join').isVisible()).toBe(false);
+    await screenshots(page, 'queue-joined');
+
+    // A reload keeps the place (sessionStorage): no button, still in the pre-queue.
+    await page.reload();
+    await expect.poll(() => queueState(page)).toBe('queueInPre');
+    expect(await page.locator('#queue-join').isVisible()).toBe(false);
+
+    // Nine other buyers in the pre-queue, then the draw: the buyer gets a number among ten.
+    for (let i = 0; i < 9; i++) {
+      const challenge = await t.app.inject({ url: `/api/queue/v1/sessions/${s.sessionId}/challenge` });
+      expect(challenge.statusCode).toBe(200);
+      const { solveChallenge } = await import('altcha-lib');
+      const { deriveKey } = await import('altcha-lib/algorithms/sha');
+      const c = challenge.json().data;
+      const solution = await solveChallenge({ challenge: c, deriveKey });
+      const joined = await t.app.inject({
+        method: 'POST',
+        url: `/api/queue/v1/sessions/${s.sessionId}/join`,
+        payload: { client_id: `other-${i}`, challenge_solution: Buffer.from(JSON.stringify({ challenge: c, solution })).toString('base64') },
+      });
+      expect(joined.statusCode, joined.body).toBe(200);
+    }
+    t.clock.set(new Date(start));
+    await expect.poll(() => queueState(page), { timeout: 10_000 }).toBe('queuePosition');
+    const text = await status(page).innerText();
+    const number = Number(/Tu número: (\d+)/.exec(text)![1]);
+    expect(number).toBeGreaterThanOrEqual(1);
+    expect(number).toBeLessThanOrEqual(10);
+    expect(text).toContain(`Personas delante de ti: ${number - 1}.`);
+    expect(await page.locator('#queue-detail').innerText()).toMatch(/Espera estimada: unos 1 min/);
+    expect(await page.locator('.maps').isVisible()).toBe(false);
+    await screenshots(page, 'queue-position');
+
+    // A seat tapped with no pass (from another page's script) would be refused: the service wants the pass.
+    const refused = await page.evaluate(async ([url, body]) => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json(), [
+      `/api/portal/${slug}/es/orders`,
+      JSON.stringify({ session_seat_id: s.seats[0]!.id, rate_id: s.rates.general }),
+    ] as const);
+    expect(refused.code).toBe('queue_pass_required');
+
+    // Its turn: the pass, the map, and a seat bought with Queue-Pass.
+    t.clock.set(new Date(start + 11_000));
+    await expect.poll(() => queueState(page), { timeout: 10_000 }).toBe('queueAdmitted');
+    expect(await status(page).innerText()).toMatch(/Tu acceso caduca en 0[45]:\d\d/);
+    await page.locator('.maps').waitFor();
+    const seat = page.locator(`button.seat[data-seat="${s.seats[0]!.id}"]`);
+    await seat.scrollIntoViewIfNeeded();
+    await seat.click();
+    await page.locator(`button.seat[data-seat="${s.seats[0]!.id}"][aria-pressed="true"]`).waitFor();
+    expect(creates.length).toBeGreaterThan(0);
+    expect(creates.at(-1)!['queue-pass']).toMatch(/\S{20,}/);
+    expect(await page.locator('#cart-error').isVisible()).toBe(false);
+    await screenshots(page, 'queue-admitted-cart');
+
+    // The pass expires (pass_ttl_seconds 300): a new cart is refused, and the page says why. (The
+    // cart there is needs no pass to grow: the test forgets it, as another tab's buyer would start one.)
+    t.clock.set(new Date(start + 11_000 + 301_000));
+    await page.evaluate((key) => localStorage.removeItem(key), `taquilla.portal.${slug}.order`);
+    await page.reload();
+    await page.locator('.maps').waitFor();
+    const second = page.locator(`button.seat[data-seat="${s.seats[5]!.id}"]`);
+    await second.scrollIntoViewIfNeeded();
+    await second.click();
+    await expect.poll(() => queueState(page)).toBe('queuePassExpired');
+    expect(await status(page).innerText()).toContain('Tu turno ha caducado');
+    expect(await page.locator('#cart-error').innerText()).toContain('Tu turno ha caducado');
+    await screenshots(page, 'queue-pass-expired');
+    await context.close();
+  });
+
+  it('in English at 1280 px: a session whose waiting room has not opened counts down to it', async () => {
+    const other = await demoSession(t, 1);
+    const admin = api(t.app, (await account(t.ctx, 'queue-portal-2@taquilla.test')).token);
+    const later = t.clock.now().getTime() + 2 * 3600_000;
+    expect((await admin.patch(`/sessions/${other.sessionId}`, { sales_start_at: new Date(later).toISOString(), queue: { enabled: true, admission_per_minute: 30 } })).status).toBe(200);
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, locale: 'en-GB' });
+    const page = await context.newPage();
+    await page.goto(`${base}/${slug}/en/events/${other.eventId}/sessions/${other.sessionId}`);
+    await expect.poll(() => queueState(page)).toBe('queueNotOpen');
+    expect(await status(page).innerText()).toMatch(/The waiting room opens at \d\d:\d\d\. Sales open in 0[12]:\d\d:\d\d\./);
+    expect(await page.locator('#queue-join').isVisible()).toBe(false);
+    await screenshots(page, 'queue-not-open-en');
+    // A session without a waiting room shows no queue box.
+    const plain = await demoSession(t, 2);
+    await page.goto(`${base}/${slug}/en/events/${plain.eventId}/sessions/${plain.sessionId}`);
+    await page.locator('.maps').waitFor();
+    await page.waitForTimeout(500);
+    expect(await page.locator('#queue').isVisible()).toBe(false);
+    await context.close();
+  });
+});

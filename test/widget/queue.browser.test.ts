@@ -1,0 +1,146 @@
+import { mkdirSync } from 'node:fs';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelExample } from '../../examples/widget-channel-server.js';
+import { account, api } from '../admin/admin-helpers.js';
+import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
+
+// The waiting room in the widget (D60), in Chromium on the example host page (another origin), with
+// the service's clock in the test's hand: countdown and "join the queue" (with the proof of work),
+// the place kept over a reload, the number and the wait, then the map at the buyer's turn and a
+// cart created with the Queue-Pass header; at 390 and 1280 px.
+
+const SHOTS = 'test-results/widget';
+const W = 'taquilla-widget';
+let t: TestApp;
+let serviceUrl: string;
+let examples: FastifyInstance;
+let examplesUrl: string;
+let browser: Browser;
+let sessionId: number;
+let start: number;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  t = await buildTestApp();
+  serviceUrl = (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
+  examples = Fastify({ logger: false });
+  await examples.register(channelExample, { serviceUrl, widgetUrl: `${serviceUrl}/widget` });
+  examplesUrl = await examples.listen({ port: 0, host: '127.0.0.1' });
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+  const token = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup');
+  const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as { sessions: { id: number }[] }[];
+  sessionId = events[0]!.sessions[0]!.id;
+  start = Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 5 * 60_000;
+  const admin = api(t.app, (await account(t.ctx, 'queue-widget@taquilla.test')).token);
+  const saved = await admin.patch(`/sessions/${sessionId}`, {
+    sales_start_at: new Date(start).toISOString(),
+    queue: { enabled: true, admission_per_minute: 60, challenge: 'proof_of_work' },
+  });
+  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await examples?.close();
+  await t?.close();
+});
+
+const stage = (page: Page) => page.locator(`${W} [data-queue]`).getAttribute('data-queue');
+const statusText = (page: Page) => page.locator(`${W} [data-queue-status]`).innerText();
+
+async function shots(page: Page, name: string) {
+  for (const [label, size] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 1000 }]] as const) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: `${SHOTS}/${name}-${label}.png`, fullPage: true });
+  }
+}
+
+describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
+  it('joins before the sales start, keeps the place over a reload, waits its turn, then holds a seat with the pass', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    await context.addInitScript('globalThis.__name = (f) => f;');
+    const page = await context.newPage();
+    const creates: Record<string, string>[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && /\/api\/sales-channel\/v1\/demo-d\/es\/orders$/.test(r.url())) creates.push(r.headers());
+    });
+    await page.goto(`${examplesUrl}/model-d.html?session=${sessionId}`);
+
+    await expect.poll(() => stage(page), { timeout: 30_000 }).toBe('preOpen');
+    expect(await statusText(page)).toMatch(/La venta empieza en 0[45]:\d\d\. Entra ya en la cola/);
+    // The map waits behind the queue.
+    expect(await page.locator(`${W} polygon[data-id]`).count()).toBe(0);
+    await shots(page, 'queue-pre-open');
+
+    await page.locator(`${W} [data-queue-join]`).click();
+    await expect.poll(() => stage(page), { timeout: 30_000 }).toBe('inPre');
+    expect(await page.locator(`${W} [data-queue-join]`).count()).toBe(0);
+
+    await page.reload();
+    await expect.poll(() => stage(page), { timeout: 30_000 }).toBe('inPre');
+    await shots(page, 'queue-joined');
+
+    // The draw (a queue of one): number 1, nobody ahead, not admitted in the sale's first second.
+    t.clock.set(new Date(start));
+    await expect.poll(() => stage(page), { timeout: 10_000 }).toBe('position');
+    expect(await statusText(page)).toBe('Tu número: 1. Personas delante de ti: 0.');
+    expect(await page.locator(`${W} .queue .sub`).innerText()).toMatch(/Espera estimada: unos 1 min/);
+    await shots(page, 'queue-position');
+
+    t.clock.set(new Date(start + 3_000));
+    await expect.poll(() => stage(page), { timeout: 10_000 }).toBe('admitted');
+    expect(await statusText(page)).toMatch(/Tu acceso caduca en (09|10):\d\d/);
+    const seat = page.locator(`${W} polygon.s.a`).first();
+    await seat.waitFor();
+    await seat.click();
+    await page.waitForFunction(`document.querySelector('${W}').shadowRoot.querySelectorAll('.cart li[data-item]').length === 1`, undefined, { timeout: 15_000 });
+    expect(creates.length).toBe(1);
+    expect(creates[0]!['queue-pass']).toMatch(/\S{20,}/);
+    // One primary button at a time: the queue's button is gone once admitted.
+    expect(await page.locator(`${W} [data-queue-join]`).count()).toBe(0);
+    await shots(page, 'queue-admitted-cart');
+    await context.close();
+  });
+});
+
+describe('the widget follows the live map (D62) and shows all-in prices (D71)', { timeout: 120_000 }, () => {
+  it('a seat held in one widget turns grey in another within 2 s; rates include the fees; the cart breaks the total down', async () => {
+    const token = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'live-setup');
+    const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as { sessions: { id: number }[] }[];
+    const other = events.flatMap((e) => e.sessions.map((s) => s.id)).find((id) => id !== sessionId)!;
+    const pages: Page[] = [];
+    for (const viewport of [{ width: 1280, height: 1000 }, { width: 390, height: 844 }]) {
+      const context = await browser.newContext({ viewport });
+      await context.addInitScript('globalThis.__name = (f) => f;');
+      const page = await context.newPage();
+      await page.goto(`${examplesUrl}/model-d.html?session=${other}`);
+      await page.locator(`${W} polygon[data-id]`).first().waitFor();
+      pages.push(page);
+    }
+    const [a, b] = pages as [Page, Page];
+    // D71: the rate picker's price includes the booking fee and names it.
+    const zoneRate = a.locator(`${W} .zone select option`).first();
+    expect(await zoneRate.innerText()).toMatch(/^General · 31,50\s€ \(gastos de gestión incluidos: 1,50\s€\)$/);
+
+    const seat = a.locator(`${W} polygon.s.a`).nth(3);
+    const id = Number(await seat.getAttribute('data-id'));
+    await seat.click();
+    await a.waitForFunction(`document.querySelector('${W}').shadowRoot.querySelectorAll('.cart li[data-item]').length === 1`);
+    const began = Date.now();
+    await b.locator(`${W} polygon.s.h[data-id="${id}"]`).waitFor({ timeout: 2_500 });
+    console.log(`[D62] widget: B showed A's hold ${Date.now() - began} ms after A's cart showed it`);
+    // The cart's breakdown: tickets, fees, total.
+    const breakdown = (await a.locator(`${W} [data-breakdown]`).innerText()).replace(/\s+/g, ' ');
+    expect(breakdown).toMatch(/Entradas 30,00 € Gastos de gestión 1,50 €/);
+    expect((await a.locator(`${W} [data-total]`).innerText()).replace(/\s/g, ' ')).toBe('31,50 €');
+    // Exactly one primary button in the cart (the host pays in model D: none).
+    expect(await a.locator(`${W} button.primary`).count()).toBeLessThanOrEqual(1);
+    await shots(a, 'live-map-all-in-cart');
+    // Released in A: free again in B.
+    await a.locator(`${W} polygon[data-id="${id}"]`).click();
+    await b.locator(`${W} polygon.s.a[data-id="${id}"]`).waitFor({ timeout: 2_500 });
+    for (const p of pages) await p.context().close();
+  });
+});
