@@ -5,8 +5,8 @@
 -- The one definition of "on sale": every cart write (cart_hold_seat, the service's full path in
 -- orders.repo.ts), the closing (close_order) and the catalogue's sale_state call it. Kept apart from
 -- those functions so that they can be reworked without touching the rule. STABLE (it reads the
--- session and the event); the caller decides the locking (close_order takes the session rows
--- FOR SHARE first, so that a confirm and a cancellation are serialised).
+-- session and the event); the caller decides the locking (close_order takes the sessions' sale
+-- locks first, lock_session_sale, so that a confirm and a cancellation are serialised).
 CREATE OR REPLACE FUNCTION session_is_on_sale(p_session_id integer, p_now timestamptz) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT COALESCE((

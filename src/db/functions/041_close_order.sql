@@ -59,11 +59,12 @@ BEGIN
   IF v_count = 0 THEN
     RETURN json_build_object('outcome', 'empty');
   END IF;
-  -- D74: only what is on sale is sold, checked under the order's lock. The sessions' rows are
-  -- taken FOR SHARE first: a cancellation (which updates the session row, then ends the carts in
-  -- a later transaction) either commits before this check, which then sees it, or waits for this
-  -- closing to commit; no ticket is issued after a cancellation has committed.
-  PERFORM 1 FROM sessions WHERE id = ANY(v_sessions) ORDER BY id FOR SHARE;
+  -- D74: only what is on sale is sold, checked under the order's lock. The sessions' sale locks
+  -- are taken shared first (lock_session_sale): a cancellation (which takes them exclusive to
+  -- update the session row, then ends the carts in a later transaction) either commits before
+  -- this check, which then sees it, or waits for this closing to commit; no ticket is issued after
+  -- a cancellation has committed.
+  PERFORM lock_session_sale(v_sessions, false);
   SELECT s INTO v_closed FROM unnest(v_sessions) AS s WHERE NOT session_is_on_sale(s, p_now) LIMIT 1;
   IF v_closed IS NOT NULL THEN
     RETURN json_build_object('outcome', 'not_on_sale', 'session_id', v_closed);

@@ -13,7 +13,7 @@ import { recordAudit } from '../../platform/audit.js';
 import * as repo from './catalogue-admin.repo.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 import { createSessionInventory } from './import.repo.js';
-import { recordSessionMove } from './session-changes.service.js';
+import { lockSessionSale, recordSessionMove } from './session-changes.service.js';
 
 // Back-office use cases on venues, events, sessions, rates and fees (issue 8). A promoter reaches
 // only its organiser's records: another organiser's id answers 404, exactly like an unknown id.
@@ -342,6 +342,9 @@ export async function updateSessionAs(ctx: AppContext, actor: Actor, id: number,
   const patch = sessionPatch(input, false, session);
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
+    // A new status, start or sales window decides what may still be sold (D74): no closing of
+    // the session runs while this is written.
+    await lockSessionSale(tx, id);
     await repo.updateSession(tx, id, { ...patch, updatedAt: now });
     await prepareQueueDraw(ctx, tx, id, patch.queue !== undefined ? patch.queue : session.queue);
     // D74: a new start e-mails every ticket holder once and tells the channels (same transaction).

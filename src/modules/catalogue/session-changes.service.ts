@@ -17,8 +17,9 @@ import * as repo from './catalogue-admin.repo.js';
 // tickets and PDFs read the session's time when they are rendered, so they follow it.
 //
 // Locking (D74, no ticket after a cancellation): the cancellation commits the session's new status
-// in its own short transaction first; close_order takes the session rows FOR SHARE under the
-// order's lock, so a confirm either commits before the cancellation or sees it. The live carts are
+// in its own short transaction first, holding the session's sale lock exclusive (lockSession);
+// close_order takes it shared under the order's lock, so a confirm either commits before the
+// cancellation or sees it. The live carts are
 // ended afterwards, each batch in its own transaction (order locks are never taken while the
 // session row is locked, so the two paths cannot deadlock).
 
@@ -43,7 +44,14 @@ interface LockedSession {
 
 const toDate = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
 
+/** The session's sale lock, exclusive until the transaction ends: no closing of it runs meanwhile (D74, lock_session_sale). */
+export async function lockSessionSale(tx: Db, id: number): Promise<void> {
+  await tx.execute(sql`SELECT lock_session_sale(ARRAY[${id}::int], true)`);
+}
+
 async function lockSession(tx: Db, id: number): Promise<LockedSession> {
+  // The sale lock first, then the row: the order every change of a session takes them in (updateSessionAs too).
+  await lockSessionSale(tx, id);
   const [r] = await queryRows<{ id: number; event_id: number; status: string; start_datetime: Date | string; sales_start_at: Date | string | null; sales_end_at: Date | string | null }>(
     tx,
     sql`SELECT id, event_id, status, start_datetime, sales_start_at, sales_end_at FROM sessions WHERE id = ${id} FOR UPDATE`,

@@ -268,12 +268,10 @@ function decide(payment: PaymentRow, order: payRepo.LockedOrder | null, notice: 
     return { kind: 'refund', reason: 'amount_mismatch' };
   }
   if (!order) return { kind: 'refund', reason: 'order_missing' };
-  if (order.status === 'completed') {
-    // Completed by this very payment (a retry after a crash) or by another one (paid twice).
-    return order.transactionId === payment.id ? { kind: 'completed_before' } : { kind: 'refund', reason: 'order_already_paid' };
-  }
-  if (order.status === 'cancelled') return { kind: 'refund', reason: 'order_cancelled' };
-  // Taken after the attempt had ended (closed, declined, superseded, its cart expired): refunded.
+  // Completed by this very payment: a retry after a crash.
+  if (order.status === 'completed' && order.transactionId === payment.id) return { kind: 'completed_before' };
+  // Taken after the attempt had ended (closed, declined, superseded, its cart expired): refunded,
+  // for that reason, whichever notice of the order's payments is decided first.
   // Taken while it was open (the provider's own time of the capture), it may still complete the
   // order, even one the sweep has expired meanwhile, provided its seats are still free.
   const endedAt = attemptEndedAt(payment, order);
@@ -281,6 +279,8 @@ function decide(payment: PaymentRow, order: payRepo.LockedOrder | null, notice: 
   if (endedAt && second(takenAt) >= second(endedAt)) {
     return { kind: 'refund', reason: endedReason(payment) };
   }
+  if (order.status === 'completed') return { kind: 'refund', reason: 'order_already_paid' }; // paid twice
+  if (order.status === 'cancelled') return { kind: 'refund', reason: 'order_cancelled' };
   // The cart changed after the payment started: what was paid is not what is ordered.
   if (order.totalAmount !== payment.amount) return { kind: 'refund', reason: 'amount_mismatch' };
   if (order.itemCount === 0) return { kind: 'refund', reason: 'order_empty' };
