@@ -1957,6 +1957,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tickets/wallet/apple/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ticket as a signed Apple Wallet pass (<ticket code>.pkpass) through a signed link (D70); voided once refunded */
+        get: operations["getTicketApplePass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tickets/wallet/google/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Redirects to Google Wallet's save page with the ticket's signed JWT, through a signed link (D70); INACTIVE once refunded */
+        get: operations["getTicketGoogleWalletLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -15584,6 +15618,119 @@ export interface operations {
             };
             /** @description Default Response */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTicketApplePass: {
+        parameters: {
+            query?: {
+                /** @description unix time the link expires */
+                expires?: string;
+                /** @description HMAC-SHA256 of the path and expiry */
+                signature?: string;
+            };
+            header?: never;
+            path: {
+                /** @description <ticket code>.pkpass */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/vnd.apple.pkpass */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTicketGoogleWalletLink: {
+        parameters: {
+            query?: {
+                /** @description unix time the link expires */
+                expires?: string;
+                /** @description HMAC-SHA256 of the path and expiry */
+                signature?: string;
+            };
+            header?: never;
+            path: {
+                /** @description ticket code */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description With Accept: application/json, the save link itself instead of the redirect */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description https://pay.google.com/gp/v/save/<jwt> */
+                            save_url: string;
+                        };
+                        message: string;
+                        /** @enum {number} */
+                        status: 200;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Location: https://pay.google.com/gp/v/save/<jwt> */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
