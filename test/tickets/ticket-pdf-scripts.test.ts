@@ -25,6 +25,8 @@ const hasPoppler = (() => {
     return false;
   }
 })();
+// .ci/run installs poppler-utils: in CI a missing pdftotext fails these tests instead of skipping them.
+const skipWithoutPoppler = !hasPoppler && !process.env.CI;
 
 function poppler(pdf: Buffer) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ticket-')), 't.pdf');
@@ -35,6 +37,8 @@ function poppler(pdf: Buffer) {
   return { text, fonts, pages };
 }
 
+// In this order on purpose: the ticket renderer shares parsed fonts between documents, and the Greek
+// name's subset reaches Cyrillic П through a composite glyph; the Cyrillic name must still extract.
 const NAMES = ['José Núñez Ibáñez', 'Γιώργος Παπαδόπουλος', 'Иван Петрович', '山田 太郎', '王小明', 'محمد علي', 'Taro 山田'];
 
 describe('ticket PDF in every script', () => {
@@ -46,7 +50,7 @@ describe('ticket PDF in every script', () => {
     expect(fontRuns('محمد')).toEqual([{ cjk: false, text: 'محمد' }]);
   });
 
-  it.skipIf(!hasPoppler)('prints Latin, Greek, Cyrillic, CJK and Arabic holder names, in embedded fonts only', async () => {
+  it.skipIf(skipWithoutPoppler)('prints Latin, Greek, Cyrillic, CJK and Arabic holder names, in embedded fonts only', async () => {
     for (const name of NAMES) {
       const { text, fonts } = poppler(await renderTicketPdf({ ...ticket, buyerName: name }, 'Europe/Madrid', 'tq2.test'));
       // pdftotext marks right-to-left runs with directional characters; the letters come back as written.
@@ -62,7 +66,7 @@ describe('ticket PDF in every script', () => {
     }
   });
 
-  it.skipIf(!hasPoppler)('one PDF of all tickets has one page per ticket', async () => {
+  it.skipIf(skipWithoutPoppler)('one PDF of all tickets has one page per ticket', async () => {
     const tickets = ['A', 'B', 'C'].map((seat, i) => ({ ...ticket, id: i + 1, seatNumber: seat, code: `Ab3dEf6hIj9kLm2nOp5qRs8${i}`, qr: `tq2.${i}` }));
     const { text, pages } = poppler(await renderTicketsPdf(tickets, 'Europe/Madrid'));
     expect(pages).toBe(3);

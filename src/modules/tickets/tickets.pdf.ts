@@ -94,15 +94,74 @@ const MM = 72 / 25.4;
 /** The QR code's side: 45 mm, well above the 35 mm a phone camera reads at arm's length. */
 const QR_SIZE = 45 * MM;
 
+const FONT_NAMES = ['regular', 'bold', 'cjk'] as const;
+type FontName = (typeof FONT_NAMES)[number];
+
+/** The pdfkit internals that sharing parsed fonts relies on (pdfkit 0.17, pinned by the lock file). */
+interface PdfkitFontInternals {
+  _font: EmbeddedFont;
+  _fontFamilies: Record<string, EmbeddedFont>;
+  _fontCount: number;
+}
+interface EmbeddedFont {
+  /** The fontkit font: parsed tables, immutable apart from its caches, and made to give many subsets. */
+  font: { _glyphs: Record<number, unknown> };
+  /** Word to laid-out glyphs and advances: the same in every document that uses the font. */
+  layoutCache: Record<string, unknown>;
+  constructor: new (doc: PDFKit.PDFDocument, font: EmbeddedFont['font'], id: string) => EmbeddedFont;
+}
+type SharedFont = Pick<EmbeddedFont, 'font' | 'layoutCache' | 'constructor'>;
+const sharedFonts = new Map<FontName, SharedFont>();
+/** Documents since the shared word layouts were last emptied: names and codes differ per ticket. */
+let documentsSinceLayoutReset = 0;
+const LAYOUT_RESET_EVERY = 1000;
+
+/**
+ * pdfkit opens and parses a font file anew for every document, fontkit reads its tables (metrics,
+ * GSUB, GPOS) lazily on first use, and pdfkit shapes every word again per document: together about
+ * four fifths of a ticket's render time. So the first document's parsed fontkit font and its word
+ * layouts are kept, and every later document gets pdfkit's own embedded-font wrapper (its own
+ * subset and widths) around them, put where `doc.font(name)` looks first.
+ * test/tickets/ticket-pdf-scripts.test.ts checks the fonts embedded and the text in every script.
+ */
+function useParsedFont(doc: PDFKit.PDFDocument, name: FontName): void {
+  const internals = doc as unknown as PdfkitFontInternals;
+  const shared = sharedFonts.get(name);
+  if (shared) {
+    // fontkit caches glyphs with the characters they were first reached from; the last document's
+    // subset reached some through composite glyphs, with none (Greek Π is drawn from Cyrillic П),
+    // and a glyph without characters is left out of the text a reader extracts. Layouts made again
+    // from here on make them anew, with their characters.
+    shared.font._glyphs = {};
+    const embedded = new shared.constructor(doc, shared.font, `F${++internals._fontCount}`);
+    embedded.layoutCache = shared.layoutCache;
+    internals._fontFamilies[name] = embedded;
+  } else {
+    doc.font(name);
+    const { font, layoutCache, constructor } = internals._font;
+    sharedFonts.set(name, { font, layoutCache, constructor });
+  }
+}
+
+function resetSharedLayoutsNowAndThen(): void {
+  if (++documentsSinceLayoutReset < LAYOUT_RESET_EVERY) return;
+  documentsSinceLayoutReset = 0;
+  for (const shared of sharedFonts.values()) shared.layoutCache = Object.create(null) as Record<string, unknown>;
+}
+
 /** A new PDF document with the ticket fonts registered, and the promise of its bytes. */
 async function newDocument(info: { Title: string; Author: string; Subject: string }) {
   // Loaded on the first ticket, not at start: pdfkit is the heaviest module of the service to load.
   const { default: PDFDocument } = await import('pdfkit');
-  const doc = new PDFDocument({ size: 'A5', layout: 'landscape', margin: 0, autoFirstPage: false, info });
+  // No default font: pdfkit would parse Helvetica's metrics for every document, and no text uses it.
+  const doc = new PDFDocument({ size: 'A5', layout: 'landscape', margin: 0, autoFirstPage: false, info, font: null as unknown as string });
   const f = fonts();
-  doc.registerFont('regular', f.regular);
-  doc.registerFont('bold', f.bold);
-  doc.registerFont('cjk', f.cjk);
+  resetSharedLayoutsNowAndThen();
+  for (const name of FONT_NAMES) {
+    doc.registerFont(name, f[name]);
+    useParsedFont(doc, name);
+  }
+  doc.font('regular');
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
