@@ -131,10 +131,10 @@ const hexColour = (hex: string | null): [number, number, number] => {
 };
 
 /** Where devices reach the Apple pass web service (apple-pass-service.ts): Wallet appends `/v1/...`. */
-export const applePassWebServiceUrl = (config: Config) => `${config.publicBaseUrl}/api/wallet/apple`;
+const applePassWebServiceUrl = (config: Config) => `${config.publicBaseUrl}/api/wallet/apple`;
 
 /** The serial number of a ticket's pass: the ticket id, which a reissue keeps (so the saved pass is updated). */
-export const passSerialOf = (ticketId: number) => `ticket-${ticketId}`;
+const passSerialOf = (ticketId: number) => `ticket-${ticketId}`;
 
 /**
  * The pass's `authenticationToken`: an HMAC of its serial number under SIGNING_SECRET, so nothing
