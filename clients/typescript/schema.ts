@@ -917,6 +917,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/users/{userId}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new invitation link for an account that has not set its password (e-mailed to it); earlier links stop working. Admins only */
+        post: operations["sendUserInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/venues": {
         parameters: {
             query?: never;
@@ -8916,9 +8933,12 @@ export interface operations {
                 "application/json": {
                     /** @description e-mail address */
                     email: string;
+                    /** @description true: no password now; an invitation link valid 72 hours is returned and e-mailed to the person (D65). Exactly one of password and invite: true */
+                    invite?: boolean;
                     /** Format: int32 */
                     organiser_id?: number;
-                    password: string;
+                    /** @description The password, at least 12 characters; or leave it out and send invite: true */
+                    password?: string;
                     role: "admin" | "promoter";
                 };
             };
@@ -8936,8 +8956,100 @@ export interface operations {
                             created_at: string;
                             email: string;
                             id: number;
+                            invitation?: {
+                                /** Format: date-time */
+                                expires_at: string;
+                                /** @description The invitation link (also e-mailed to the account); shown only in this answer */
+                                link: string;
+                            } | null;
                             organiser_id: number | null;
                             role: string;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendUserInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            email: string;
+                            invitation: {
+                                /** Format: date-time */
+                                expires_at: string;
+                                /** @description The invitation link (also e-mailed to the account); shown only in this answer */
+                                link: string;
+                            };
+                            user_id: number;
                         };
                         message: string;
                         status: number;

@@ -44,6 +44,8 @@ export const accountInvitations = pgTable('account_invitations', {
   expiresAt: ts('expires_at').notNull(),
   acceptedAt: ts('accepted_at'),
   revokedAt: ts('revoked_at'),
+  /** The link's token is HMAC(SIGNING_SECRET, 'account-invitation:' + nonce) (0230); null on older links. */
+  linkNonce: text('link_nonce'),
 });
 
 export const auditLog = pgTable('audit_log', {

@@ -9,7 +9,7 @@ export type TicketStatus = 'valid' | 'void';
  * orders ("find my order", D72), the notice that a session moved (D74), the seats held for the
  * head of a waiting list (D69).
  */
-export type EmailKind = 'tickets' | 'refund' | 'payment_refunded' | 'order_lookup' | 'session_changed' | 'session_message' | 'waitinglist_offer';
+export type EmailKind = 'tickets' | 'refund' | 'payment_refunded' | 'order_lookup' | 'session_changed' | 'session_message' | 'waitinglist_offer' | 'account_invitation';
 export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped';
 
 export const tickets = pgTable('tickets', {
@@ -96,4 +96,6 @@ export const emailOutbox = pgTable('email_outbox', {
   sessionChangeId: bigint('session_change_id', { mode: 'number' }),
   /** The organiser's message a session_message e-mail carries (D67, 0190). */
   sessionMessageId: bigint('session_message_id', { mode: 'number' }),
+  /** account_invitation rows (D65, 0230): the invitation whose link the e-mail carries; unique. */
+  invitationId: integer('invitation_id'),
 });

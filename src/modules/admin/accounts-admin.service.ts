@@ -59,7 +59,11 @@ export interface NewAccount {
 }
 
 /** Creates an account (admins only); with an invitation, the link comes back once. */
-export async function createAccountAs(ctx: AppContext, actor: Actor, input: NewAccount): Promise<{ id: number; email: string; invitation: { link: string; expires_at: string } | null }> {
+export async function createAccountAs(
+  ctx: AppContext,
+  actor: Actor,
+  input: NewAccount,
+): Promise<{ id: number; email: string; role: UserRole; organiser_id: number | null; created_at: string; invitation: { link: string; expires_at: string } | null }> {
   requireAdmin(actor);
   const fields: Record<string, string[]> = {};
   if (input.role !== 'admin' && input.role !== 'promoter') fields.role = ['must be admin or promoter'];
@@ -78,7 +82,7 @@ export async function createAccountAs(ctx: AppContext, actor: Actor, input: NewA
   if (Object.keys(fields).length) throw invalidData(fields);
   if (input.method === 'password') {
     const user = await createUser(ctx, actor, { email, password: input.password, role, organiserId });
-    return { id: user.id, email: user.email, invitation: null };
+    return { ...user, role, invitation: null };
   }
   const now = ctx.clock.now();
   return conflictOnDuplicate(`An account with e-mail ${email} already exists`, () =>
@@ -86,9 +90,9 @@ export async function createAccountAs(ctx: AppContext, actor: Actor, input: NewA
       if (organiserId !== null && !(await organiserExists(tx, organiserId))) throw invalidData({ organiser_id: ['must be an organiser'] });
       if (await accountsRepo.findUserByEmail(tx, email)) throw invalidData({ email: ['an account with this e-mail already exists'] });
       const user = await accountsRepo.insertUser(tx, { email, passwordHash: repo.INVITED_PASSWORD_HASH, role, organiserId, createdAt: now });
-      const invitation = await issueInvitation(ctx, tx, actor, user.id, now);
+      const invitation = await issueInvitation(ctx, tx, actor, { id: user.id, email }, now);
       await recordAudit(tx, { actor, action: 'user.create', targetType: 'user', targetId: user.id, organiserId, details: { email, role, invited: true }, at: now });
-      return { id: user.id, email, invitation };
+      return { id: user.id, email, role, organiser_id: organiserId, created_at: iso(now)!, invitation };
     }),
   );
 }
@@ -102,7 +106,7 @@ export async function resendInvitationAs(ctx: AppContext, actor: Actor, userId: 
     if (!user) throw notFound('Account');
     if (user.passwordHash !== repo.INVITED_PASSWORD_HASH) throw new AppError('conflict', `${user.email} has set a password already: there is nothing to accept`);
     if (user.disabledAt) throw new AppError('conflict', `${user.email} is disabled: enable it first`);
-    const invitation = await issueInvitation(ctx, tx, actor, userId, now);
+    const invitation = await issueInvitation(ctx, tx, actor, { id: userId, email: user.email }, now);
     await recordAudit(tx, { actor, action: 'user.invitation_resend', targetType: 'user', targetId: userId, organiserId: user.organiserId, details: { email: user.email }, at: now });
     return { email: user.email, invitation };
   });

@@ -11,6 +11,7 @@ import { getOrderFor, listOrdersFor } from '../orders/orders-admin.service.js';
 import * as vouchers from '../vouchers/vouchers-admin.service.js';
 import { requireAdmin, type Actor } from '../../platform/actor.js';
 import { authenticateApiToken, createUser } from './accounts.service.js';
+import { createAccountAs, resendInvitationAs } from './accounts-admin.service.js';
 import { listAudit } from '../../platform/audit.js';
 import { createOrganiser, listOrganisersFor, updateOrganiser } from './organisers.service.js';
 import { createReservationAs, refundOrderAs, resendTicketsAs } from './order-actions.service.js';
@@ -67,9 +68,31 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
     { schema: { ...d('accounts', 'createUser', 'Create an admin or promoter account (admins only)'), body: S.UserCreate, response: { 201: S.Envelope(S.User), ...S.adminErrors } } },
     async (req, reply) => {
       requireAdmin(actorOf(req));
-      const { email, password, role, organiser_id } = req.body;
-      const user = await createUser(ctx, actorOf(req), { email, password, role, organiserId: organiser_id });
-      return reply.status(201).send(ok(user, 'User created', 201));
+      const { email, password, role, organiser_id, invite } = req.body;
+      if ((password === undefined) === (invite !== true)) {
+        throw invalidData(invite === true ? { invite: ['send either a password or invite: true, not both'] } : { password: ['is required unless invite is true'] });
+      }
+      if (password !== undefined) {
+        const user = await createUser(ctx, actorOf(req), { email, password, role, organiserId: organiser_id });
+        return reply.status(201).send(ok({ ...user, invitation: null }, 'User created', 201));
+      }
+      // D65: an invited account; the link comes back here once and goes out by e-mail.
+      const created = await createAccountAs(ctx, actorOf(req), { email, role, organiserId: organiser_id, method: 'invitation', password: '' });
+      return reply.status(201).send(ok(created, 'User invited', 201));
+    },
+  );
+  app.post(
+    '/users/:userId/invitation',
+    {
+      schema: {
+        ...d('accounts', 'sendUserInvitation', 'A new invitation link for an account that has not set its password (e-mailed to it); earlier links stop working. Admins only'),
+        params: S.Params.user,
+        response: { 201: S.Envelope(S.InvitationSent), ...S.adminErrors },
+      },
+    },
+    async (req, reply) => {
+      const { email, invitation } = await resendInvitationAs(ctx, actorOf(req), req.params.userId);
+      return reply.status(201).send(ok({ user_id: req.params.userId, email, invitation }, 'Invitation sent', 201));
     },
   );
   app.get('/organisers', { schema: { ...d('accounts', 'listOrganisers', 'Organisers you may see'), response: { 200: S.Envelope(Type.Array(S.Organiser)), ...S.adminErrors } } }, async (req) =>

@@ -32,6 +32,7 @@ export const Params = {
   event: Type.Object({ eventId: IdParam }),
   session: Type.Object({ sessionId: IdParam }),
   rate: Type.Object({ rateId: IdParam }),
+  user: Type.Object({ userId: IdParam }),
   fee: Type.Object({ feeId: IdParam }),
   voucher: Type.Object({ voucherId: IdParam }),
 };
@@ -48,18 +49,29 @@ export const Me = Type.Object({
 export const UserCreate = Type.Object(
   {
     email: EmailAddress(),
-    password: Type.String({ minLength: 12, maxLength: 1024 }),
+    password: Type.Optional(Type.String({ minLength: 12, maxLength: 1024, description: 'The password, at least 12 characters; or leave it out and send invite: true' })),
+    invite: Type.Optional(
+      Type.Boolean({
+        description: 'true: no password now; an invitation link valid 72 hours is returned and e-mailed to the person (D65). Exactly one of password and invite: true',
+      }),
+    ),
     role: Type.Union([Type.Literal('admin'), Type.Literal('promoter')]),
     organiser_id: Type.Optional(Id),
   },
   { additionalProperties: false },
 );
+const Invitation = Type.Object({
+  link: Type.String({ description: 'The invitation link (also e-mailed to the account); shown only in this answer' }),
+  expires_at: Timestamp,
+});
+export const InvitationSent = Type.Object({ user_id: Type.Integer(), email: Type.String(), invitation: Invitation });
 export const User = Type.Object({
   id: Type.Integer(),
   email: Type.String(),
   role: Type.String(),
   organiser_id: Nullable(Type.Integer()),
   created_at: Timestamp,
+  invitation: Type.Optional(Nullable(Invitation)),
 });
 
 const RefundFees = Type.Boolean({ description: 'Whether refunds give the fees back too (D58); default true' });

@@ -1,32 +1,38 @@
-import crypto from 'node:crypto';
 import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import type { Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
+import { invitationLink, invitationToken, invitationTokenHash, newLinkNonce } from '../../platform/invitation-link.js';
+import { queueInvitationEmail } from '../tickets/email-queue.service.js';
 import { hashPassword, passwordProblem } from './accounts.password.js';
 import { startSession } from './accounts.service.js';
 import * as repo from './self-service.repo.js';
 
-// Invitation links of new dashboard accounts (D65, docs/admin.md "Starting from zero"): a random
-// 256-bit token in the link, stored only as its HMAC-SHA256 under SIGNING_SECRET, valid 72 hours and
-// once. Accepting sets the account's first password and signs the invitee in.
+// Invitation links of new dashboard accounts (D65, docs/admin.md "Starting from zero"): a 256-bit
+// token in the link derived from a random nonce and SIGNING_SECRET (src/platform/invitation-link.ts),
+// stored only as the nonce and the token's HMAC, valid 72 hours and once, and e-mailed to the
+// invitee through the durable e-mail queue (one e-mail per link). Accepting sets the account's
+// first password and signs the invitee in.
 
 export const INVITATION_TTL_HOURS = 72;
 
-const tokenHash = (ctx: AppContext, token: string) => crypto.createHmac('sha256', ctx.config.signingSecret).update(token).digest('hex');
+const tokenHash = (ctx: AppContext, token: string) => invitationTokenHash(ctx.config, token);
 /** A token as the link carries it: base64url, 43 characters. Anything else is no invitation. */
 const wellFormed = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
 
-const invitationLink = (ctx: AppContext, token: string) => `${ctx.config.publicBaseUrl.replace(/\/$/, '')}/admin/invitations/${token}`;
-
-/** Issues a new link for an invited account (revoking its open ones) inside the caller's transaction. */
-export async function issueInvitation(ctx: AppContext, tx: Db, actor: Actor, userId: number, now: Date) {
-  const token = crypto.randomBytes(32).toString('base64url');
+/**
+ * Issues a new link for an invited account (revoking its open ones) and queues its e-mail, inside
+ * the caller's transaction: the e-mail exists exactly when the invitation does.
+ */
+export async function issueInvitation(ctx: AppContext, tx: Db, actor: Actor, user: { id: number; email: string }, now: Date) {
+  const linkNonce = newLinkNonce();
+  const token = invitationToken(ctx.config, linkNonce);
   const expiresAt = new Date(now.getTime() + INVITATION_TTL_HOURS * 3600_000);
-  await repo.revokeOpenInvitations(tx, userId, now);
-  await repo.insertInvitation(tx, { userId, tokenHash: tokenHash(ctx, token), createdBy: actor.userId, createdAt: now, expiresAt });
-  return { link: invitationLink(ctx, token), expires_at: expiresAt.toISOString() };
+  await repo.revokeOpenInvitations(tx, user.id, now);
+  const invitationId = await repo.insertInvitation(tx, { userId: user.id, tokenHash: tokenHash(ctx, token), linkNonce, createdBy: actor.userId, createdAt: now, expiresAt });
+  await queueInvitationEmail(tx, { invitationId, recipient: user.email, at: now });
+  return { link: invitationLink(ctx.config, token), expires_at: expiresAt.toISOString() };
 }
 
 export type InvitationState =

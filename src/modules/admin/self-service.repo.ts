@@ -53,8 +53,9 @@ export async function setFirstPassword(db: Db, id: number, passwordHash: string)
   return rows.length === 1;
 }
 
-export async function insertInvitation(db: Db, row: { userId: number; tokenHash: string; createdBy: number | null; createdAt: Date; expiresAt: Date }) {
-  await db.insert(accountInvitations).values(row);
+export async function insertInvitation(db: Db, row: { userId: number; tokenHash: string; linkNonce: string; createdBy: number | null; createdAt: Date; expiresAt: Date }): Promise<number> {
+  const [inserted] = await db.insert(accountInvitations).values(row).returning({ id: accountInvitations.id });
+  return inserted!.id;
 }
 
 /** Revokes the account's open invitations (a new link replaces them). */

@@ -35,6 +35,32 @@ export function emailDocument(lang: string, title: string, body: ComponentChildr
   )}`;
 }
 
+/**
+ * The text and HTML of a message that asks for one action: paragraphs, a button to `link` (in the
+ * text part, `action: link`), optionally the link written out (for clients that hide buttons), and
+ * a closing paragraph.
+ */
+export function actionMessage(m: { lang: string; subject: string; lines: string[]; action: string; link: string; showLink?: boolean; closing: string }) {
+  const text = [...m.lines, '', `${m.action}: ${m.link}`, '', m.closing, ''].join('\n');
+  const html = emailDocument(
+    m.lang,
+    m.subject,
+    <>
+      {m.lines.map((l) => (
+        <p>{l}</p>
+      ))}
+      <p>
+        <a href={m.link} style="display:inline-block;padding:10px 18px;background:#1b5e20;color:#ffffff;text-decoration:none;border-radius:4px">
+          {m.action}
+        </a>
+      </p>
+      {m.showLink && <p style="font-size:13px;color:#555">{m.link}</p>}
+      <p>{m.closing}</p>
+    </>,
+  );
+  return { text, html };
+}
+
 /** The domain of the Message-ID: the sender's, unless it is an address literal, then a fixed name. */
 function idDomain(config: Config): string {
   const address = /<([^<>]+)>$/.exec(config.mailFrom)?.[1] ?? config.mailFrom;

@@ -18,6 +18,9 @@ import { composeSessionMessageEmail } from './session-message.email.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 import { composePaymentRefundEmail } from './payment-refund.email.js';
 import { composeWaitingListOfferEmail } from './waiting-list.email.js';
+import { composeInvitationEmail } from './account-invitation.email.js';
+
+export { queueInvitationEmail } from './account-invitation.email.js';
 
 /** Where a composed message goes: an SMTP server, or `.eml` files for a developer. */
 export interface MailSender {
@@ -101,6 +104,8 @@ async function composeRow(ctx: AppContext, row: emailRepo.OutboxRow): Promise<Ou
   if (row.kind === 'session_message') return composeSessionMessageEmail(ctx, row);
   // D69: seats held for the head of a waiting list (order_id is the offer's order).
   if (row.kind === 'waitinglist_offer') return composeWaitingListOfferEmail(ctx, row);
+  // D65: the invitation link of a new dashboard account (once per invitation).
+  if (row.kind === 'account_invitation') return composeInvitationEmail(ctx, row);
   if (row.kind === 'order_lookup') {
     if (row.channelId === null) return null;
     const orders = await ordersOfBuyer(ctx.db, row.channelId, row.recipient);

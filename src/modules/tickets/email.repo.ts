@@ -13,6 +13,8 @@ export interface OutboxRow {
   sessionChangeId: number | null;
   /** session_message: the organiser's message (session_messages.id, D67). */
   sessionMessageId: number | null;
+  /** account_invitation: the invitation (account_invitations.id, D65). */
+  invitationId: number | null;
   recipient: string;
   attempts: number;
   resends: number;
@@ -28,7 +30,7 @@ export interface OutboxRow {
  * claim side by side; the lease keeps everyone else off a claimed row after this commits.
  */
 export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUntil: Date, limit: number): Promise<OutboxRow[]> {
-  const rows = await queryRows<{ id: string | number; kind: EmailKind; order_id: string | number | null; payment_id: string | null; recipient: string; attempts: number; resends: number; message_key: string; channel_id: number | null; lang: string | null; session_change_id: string | number | null; session_message_id: string | number | null }>(
+  const rows = await queryRows<{ id: string | number; kind: EmailKind; order_id: string | number | null; payment_id: string | null; recipient: string; attempts: number; resends: number; message_key: string; channel_id: number | null; lang: string | null; session_change_id: string | number | null; session_message_id: string | number | null; invitation_id: number | null }>(
     db,
     sql`
       UPDATE email_outbox SET lease_owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
@@ -38,7 +40,7 @@ export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUnti
         ORDER BY next_attempt_at, id
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, order_id, payment_id, recipient, attempts, resends, message_key, channel_id, lang, session_change_id, session_message_id`,
+      RETURNING id, kind, order_id, payment_id, recipient, attempts, resends, message_key, channel_id, lang, session_change_id, session_message_id, invitation_id`,
   );
   return rows.map((r) => ({
     id: Number(r.id),
@@ -52,6 +54,7 @@ export async function claimDueEmails(db: Db, owner: string, now: Date, leaseUnti
     channelId: r.channel_id,
     sessionChangeId: r.session_change_id === null ? null : Number(r.session_change_id),
     sessionMessageId: r.session_message_id === null ? null : Number(r.session_message_id),
+    invitationId: r.invitation_id === null ? null : Number(r.invitation_id),
     lang: r.lang,
   }));
 }

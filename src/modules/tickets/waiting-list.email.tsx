@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { queryRows, type Db } from '../../db/client.js';
 import { eventTextSql, formatDateTime, formatMoney, spokenLanguage } from '../../platform/i18n.js';
 import type { OutboxRow } from './email.repo.js';
-import { emailDocument, envelopeOf, type OutgoingEmail } from './email-layout.js';
+import { actionMessage, envelopeOf, type OutgoingEmail } from './email-layout.js';
 import { replyToOfChannel } from './tickets.repo.js';
 
 // D69: "seats are waiting for you". The waiting-list job holds seats for the head of a session's
@@ -76,22 +76,7 @@ export async function composeWaitingListOfferEmail(ctx: AppContext, row: OutboxR
       ];
   const action = es ? 'Completar la compra' : 'Complete your purchase';
   const ignore = es ? 'Si ya no las quieres, no hagas nada: las liberaremos a esa hora.' : 'If you no longer want them, do nothing: they are released at that time.';
-  const text = [...lines, '', `${action}: ${link}`, '', ignore, ''].join('\n');
-  const html = emailDocument(
-    lang,
-    subject,
-    <>
-      {lines.map((l) => (
-        <p>{l}</p>
-      ))}
-      <p>
-        <a href={link} style="display:inline-block;padding:10px 18px;background:#1b5e20;color:#ffffff;text-decoration:none;border-radius:4px">
-          {action}
-        </a>
-      </p>
-      <p>{ignore}</p>
-    </>,
-  );
+  const { text, html } = actionMessage({ lang, subject, lines, action, link, closing: ignore });
   const replyTo = await replyToOfChannel(ctx.db, o.channel_id);
   return { ...envelopeOf(ctx.config, replyTo, row.messageKey), to: row.recipient, subject, text, html, attachments: [] };
 }

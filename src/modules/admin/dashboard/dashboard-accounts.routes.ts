@@ -118,7 +118,7 @@ ${table(
   ${field('password', 'Password', { type: 'password', hint: 'only with "a password I type now"; at least 12 characters', errors: errors.password, attrs: html` autocomplete="new-password"` })}
   <div class="field"><button type="submit">Create account</button></div>
 </form>
-<p class="hint">The invitation link is shown once, here, for you to send to the person: this deployment does not e-mail it.</p></section>`
+<p class="hint">The invitation link is e-mailed to the person, and shown to you once on the next page, in case the e-mail does not arrive.</p></section>`
       : '';
     return page(pc, 'Accounts', html`${list}${createForm}`);
   }
@@ -128,9 +128,10 @@ ${table(
     page(
       pc,
       created ? 'Account created' : 'New invitation link',
-      html`<section class="card" aria-labelledby="link-h"><h2 id="link-h">Send this link to ${email}</h2>
-<p><strong>This is the only time the link is shown.</strong> It lets ${email} choose a password and sign in, once, until
-${when(invitation.expires_at, pc.timeZone)} (${INVITATION_TTL_HOURS} hours).${created ? '' : ' Earlier links of this account no longer work.'}</p>
+      html`<section class="card" aria-labelledby="link-h"><h2 id="link-h">Invitation link for ${email}</h2>
+<p>The link is on its way to ${email} by e-mail. <strong>This is the only time it is shown here</strong>: copy it if the
+person does not receive the e-mail. It lets ${email} choose a password and sign in, once, until
+${when(invitation.expires_at, pc.timeZone)} (${INVITATION_TTL_HOURS} hours).${created ? '' : ' Earlier links of this account no longer work, and their e-mails, if not sent yet, are not sent.'}</p>
 ${showOnce('invitation-link', `Invitation link for ${email}`, invitation.link)}
 <p><a href="/admin/accounts">Back to the accounts</a></p></section>`,
     );
