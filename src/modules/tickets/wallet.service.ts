@@ -6,6 +6,7 @@ import { PKPass } from 'passkit-generator';
 import type { AppContext } from '../../app-context.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../http/errors.js';
+import { hmac } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
 import type { AppleWalletConfig, GoogleWalletConfig } from '../../platform/wallet.config.js';
 import { spokenLanguage } from '../../platform/i18n.js';
@@ -44,7 +45,7 @@ function selfSignedCertificate(commonName: string): { cert: string; key: string 
 }
 
 /** The Apple signing material: the deployment's, or the development signer's (made at first use). */
-function appleSigner(config: Config): AppleWalletConfig | null {
+export function appleSigner(config: Config): AppleWalletConfig | null {
   const apple = config.wallet.apple;
   if (apple !== 'development') return apple;
   if (!devApple) {
@@ -129,6 +130,18 @@ const hexColour = (hex: string | null): [number, number, number] => {
   return m ? [parseInt(m[1]!, 16), parseInt(m[2]!, 16), parseInt(m[3]!, 16)] : [17, 24, 39];
 };
 
+/** Where devices reach the Apple pass web service (apple-pass-service.ts): Wallet appends `/v1/...`. */
+const applePassWebServiceUrl = (config: Config) => `${config.publicBaseUrl}/api/wallet/apple`;
+
+/** The serial number of a ticket's pass: the ticket id, which a reissue keeps (so the saved pass is updated). */
+const passSerialOf = (ticketId: number) => `ticket-${ticketId}`;
+
+/**
+ * The pass's `authenticationToken`: an HMAC of its serial number under SIGNING_SECRET, so nothing
+ * is stored and only this deployment can make it; the web service recomputes and compares it.
+ */
+export const passAuthenticationToken = (config: Config, serial: string) => hmac(config.signingSecret, `apple-pass-web-service\n${serial}`);
+
 /** pass.json of a ticket (eventTicket); `voided` for a refunded ticket. */
 function passJson(config: Config, signer: AppleWalletConfig, t: TicketDocument, secret: string) {
   const es = spokenLanguage(t.lang) === 'es';
@@ -140,7 +153,9 @@ function passJson(config: Config, signer: AppleWalletConfig, t: TicketDocument, 
     formatVersion: 1,
     passTypeIdentifier: signer.passTypeId,
     teamIdentifier: signer.teamId,
-    serialNumber: `ticket-${t.id}`,
+    serialNumber: passSerialOf(t.id),
+    webServiceURL: applePassWebServiceUrl(config),
+    authenticationToken: passAuthenticationToken(config, passSerialOf(t.id)),
     organizationName: t.brandName ?? 'Taquilla',
     description: dev ? `${DEVELOPMENT_LABEL}: ${t.eventName}` : t.eventName,
     logoText: dev ? DEVELOPMENT_LABEL : (t.brandName ?? undefined),
@@ -174,7 +189,11 @@ function passJson(config: Config, signer: AppleWalletConfig, t: TicketDocument, 
 
 /** The signed .pkpass of the ticket behind a wallet link (a refunded ticket's pass is `voided`). */
 export async function applePassFromLink(ctx: AppContext, link: { code: string; expires: unknown; signature: unknown }): Promise<Buffer> {
-  const ticket = await ticketOfLink(ctx, 'apple', link);
+  return applePassOf(ctx, await ticketOfLink(ctx, 'apple', link));
+}
+
+/** The signed .pkpass of a ticket as it is now (the web service's "latest pass"); Apple must be offered. */
+export async function applePassOf(ctx: AppContext, ticket: TicketDocument): Promise<Buffer> {
   const signer = appleSigner(ctx.config)!;
   const secret = await qrSecretOf(ctx, ticket);
   const json = passJson(ctx.config, signer, ticket, secret);
