@@ -780,7 +780,7 @@ export interface paths {
         };
         /**
          * A session's attendees: one row per valid ticket (D67)
-         * @description JSON pages by ticket id (`after_id`, `limit`), or every row as CSV with `Accept: text/csv` or `format=csv` (UTF-8 with a byte-order mark, streamed). `separator=semicolon` for spreadsheets that use a decimal comma.
+         * @description JSON pages by ticket id (`after_id`, `limit`), or every row as CSV with `Accept: text/csv` or `format=csv` (UTF-8 with a byte-order mark, streamed; `separator=semicolon` writes `;` and decimal commas for spreadsheets that use them), or as an XLSX workbook with `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` or `format=xlsx` (typed cells, times in TIMEZONE).
          */
         get: operations["listAttendees"];
         put?: never;
@@ -1835,7 +1835,7 @@ export interface paths {
         };
         /**
          * Sales report: the channel's transactions, newest first, at most 500, with a summary
-         * @description Filters combine. date_from/date_to are calendar days in TIMEZONE, both inclusive, at most 90 days apart; a lone bound reads the 90 days after (date_from) or before (date_to) it. Send `Accept: text/csv` or `format=csv` for the rows as CSV. See docs/reports.md. Models C and D: a token from the server key only (a widget-key token gets 403 server_credential_required, D40).
+         * @description Filters combine. date_from/date_to are calendar days in TIMEZONE, both inclusive, at most 90 days apart; a lone bound reads the 90 days after (date_from) or before (date_to) it. Send `Accept: text/csv` or `format=csv` for the rows as CSV (UTF-8 with a byte-order mark), `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` or `format=xlsx` for an XLSX workbook (typed cells, times in TIMEZONE). See docs/reports.md. Models C and D: a token from the server key only (a widget-key token gets 403 server_credential_required, D40).
          */
         get: operations["getSalesReport"];
         put?: never;
@@ -8058,12 +8058,12 @@ export interface operations {
             query?: {
                 /** @description keyset: tickets with a larger ticket_id (the last of the previous page) */
                 after_id?: number;
-                /** @description csv: every attendee as text/csv (also `Accept: text/csv`) */
-                format?: "json" | "csv";
+                /** @description csv: every attendee as text/csv (also `Accept: text/csv`); xlsx: as an XLSX workbook */
+                format?: "json" | "csv" | "xlsx";
                 limit?: number;
                 /** @description text in the holder name, e-mail, order reference or ticket code */
                 search?: string;
-                /** @description CSV separator; semicolon for spreadsheets set up for a decimal comma (Spain's Excel) */
+                /** @description CSV separator; semicolon (with decimal commas) for spreadsheets set up for a decimal comma (Spain's Excel) */
                 separator?: "comma" | "semicolon";
             };
             header?: never;
@@ -8081,6 +8081,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        data: {
+                            channel: string;
+                            checked_in: boolean;
+                            checked_in_at: string | null;
+                            email: string | null;
+                            holder_name: string | null;
+                            holder_surname: string | null;
+                            lang: string;
+                            order_reference: string;
+                            phone: string | null;
+                            /** Format: date-time */
+                            purchased_at: string;
+                            rate: string;
+                            row: string | null;
+                            seat: string | null;
+                            sector: string;
+                            ticket_code: string;
+                            ticket_id: number;
+                            total_amount: number;
+                        }[];
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": {
                         data: {
                             channel: string;
                             checked_in: boolean;
@@ -8139,6 +8164,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8149,6 +8175,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8159,6 +8186,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8169,6 +8197,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8179,6 +8208,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15106,8 +15136,8 @@ export interface operations {
                 event_ids?: number[];
                 /** @description several events (repeat the key: event_ids[]=1&event_ids[]=2) */
                 "event_ids[]"?: number[];
-                /** @description csv: same rows as text/csv */
-                format?: "json" | "csv";
+                /** @description csv: same rows as text/csv; xlsx: as an XLSX workbook */
+                format?: "json" | "csv" | "xlsx";
             };
             header?: never;
             path: {
@@ -15127,6 +15157,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        data: {
+                            data: {
+                                base_amount: number;
+                                currency: string;
+                                customer_email: string | null;
+                                customer_name: string | null;
+                                /** @description creation time of the order, ISO 8601 with offset */
+                                datetime: string;
+                                discount_amount: number;
+                                event_name: string | null;
+                                fee_amount: number;
+                                id: number;
+                                order_reference: string;
+                                payment_method: string | null;
+                                session_datetime: string | null;
+                                status: "completed" | "cancelled";
+                                /** @description negative on refund rows */
+                                tickets: number;
+                                total_amount: number;
+                                type: "purchase" | "refund" | "reservation";
+                            }[];
+                            summary: {
+                                base_amount: number;
+                                currency: string;
+                                discount_amount: number;
+                                fee_amount: number;
+                                net_amount: number;
+                                purchases: number;
+                                refund_amount: number;
+                                refunds: number;
+                                reservations: number;
+                                tickets: number;
+                                total_amount: number;
+                                transactions: number;
+                            };
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": {
                         data: {
                             data: {
                                 base_amount: number;
@@ -15217,6 +15288,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15227,6 +15299,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15237,6 +15310,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
