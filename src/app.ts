@@ -57,6 +57,7 @@ import waitingListAdminRoutes from './modules/waitinglist/waitinglist.admin.rout
 import { waitingListJob } from './modules/waitinglist/waitinglist.jobs.js';
 import applePassRoutes from './modules/tickets/apple-pass.routes.js';
 import { walletPushJob } from './modules/tickets/apple-pass-service.js';
+import { googleWalletSyncJob } from './modules/tickets/google-wallet-sync.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
 import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 import widgetRoutes from './modules/widget/widget.routes.js';
@@ -135,6 +136,8 @@ const jobsPlugin = fp(
     app.scheduler.add(waitingListJob(app.ctx));
     const walletPush = walletPushJob(app.ctx, app.log);
     if (walletPush) app.scheduler.add(walletPush);
+    const googleSync = googleWalletSyncJob(app.ctx, app.log);
+    if (googleSync) app.scheduler.add(googleSync);
   },
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );

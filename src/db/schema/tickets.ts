@@ -99,3 +99,14 @@ export const emailOutbox = pgTable('email_outbox', {
   /** account_invitation rows (D65, 0230): the invitation whose link the e-mail carries; unique. */
   invitationId: integer('invitation_id'),
 });
+
+/** A Google Wallet object whose save link was handed out, kept in step with its ticket (D70, migration 0241). */
+export const googleWalletObjects = pgTable('google_wallet_objects', {
+  ticketId: bigint('ticket_id', { mode: 'number' }).primaryKey(),
+  objectId: text('object_id').notNull(),
+  createdAt: ts('created_at').notNull(),
+  syncedUntil: ts('synced_until').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: ts('next_attempt_at'),
+  lastError: text('last_error'),
+});

@@ -10,6 +10,7 @@ import { hmac } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
 import type { AppleWalletConfig, GoogleWalletConfig } from '../../platform/wallet.config.js';
 import { spokenLanguage } from '../../platform/i18n.js';
+import { rememberObject } from './google-wallet.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 import { verifyWalletLink, type WalletProvider } from './tickets.links.js';
 import { formatSessionDate } from './tickets.pdf.js';
@@ -207,6 +208,8 @@ export async function applePassOf(ctx: AppContext, ticket: TicketDocument): Prom
 
 // ---- Google: a save link carrying a signed JWT
 
+const googleObjectId = (signer: GoogleWalletConfig, ticketId: number) => `${signer.issuerId}.ticket-${ticketId}`;
+
 /** The save-to-wallet JWT's claims: an EventTicketClass (the session) and EventTicketObject (the ticket). */
 function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocument, secret: string) {
   const es = spokenLanguage(t.lang) === 'es';
@@ -233,7 +236,7 @@ function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocum
       ],
       eventTicketObjects: [
         {
-          id: `${signer.issuerId}.ticket-${t.id}`,
+          id: googleObjectId(signer, t.id),
           classId,
           state: t.status === 'void' ? 'INACTIVE' : 'ACTIVE',
           barcode: { type: 'QR_CODE', value: secret, alternateText: t.code },
@@ -255,6 +258,8 @@ function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocum
 export async function googleSaveUrlFromLink(ctx: AppContext, link: { code: string; expires: unknown; signature: unknown }): Promise<string> {
   const ticket = await ticketOfLink(ctx, 'google', link);
   const signer = googleSigner(ctx.config)!;
+  // A configured issuer's object is kept in step with the ticket from now on (google-wallet-sync.ts).
+  if (signer.mode === 'configured') await rememberObject(ctx.db, ticket.id, googleObjectId(signer, ticket.id), ctx.clock.now());
   const secret = await qrSecretOf(ctx, ticket);
   const key = await importPKCS8(signer.privateKey, 'RS256');
   const jwt = await new SignJWT(googleClaims(ctx.config, signer, ticket, secret))
