@@ -613,3 +613,58 @@ export async function holdSeatsForOffer(
   countHolds(offer.items.length);
   return { held: true, orderId: result.orderId, orderToken, reference };
 }
+
+/** Thrown inside a zone offer's savepoint to undo it: the zone had fewer free places than asked. */
+class ZoneShort extends Error {}
+
+/**
+ * D69: holds `quantity` places of the unnumbered zone `sectorId` for a waiting-list offer, inside
+ * the caller's transaction, as a new pending order of `channelId` for `buyer` that lives until
+ * `until`: the zone's one claim (claimZonePlaces, the same as a cart's addSectorItems: conditional
+ * UPDATE of free rows under row locks, so a place never sits in two orders) and the hold caps. In a
+ * savepoint: a refusal (too few free places now, a cap, the session off sale) wrote nothing.
+ */
+export async function holdZoneForOffer(
+  ctx: AppContext,
+  tx: Db,
+  offer: { channelId: number; buyer: BuyerKey; lang: string; sessionId: number; sectorId: number; rateId: number; quantity: number; until: Date; now: Date },
+): Promise<OfferHold & { sessionSeatIds?: number[] }> {
+  const { now } = offer;
+  try {
+    return await tx.transaction(async (sp) => {
+      const [rate] = await repo.findRates(sp, [offer.rateId]);
+      const zone = await repo.findSellableSector(sp, offer.channelId, offer.sessionId, offer.sectorId, now);
+      if (!rate || !zone || zone.numbered || !rateFitsUnit(rate, zone)) return { held: false as const, outcome: 'invalid' };
+      if (!zone.onSale) return { held: false as const, outcome: 'not_on_sale' };
+      const reference = newReference();
+      const order = await repo.insertOrder(sp, {
+        orderToken: crypto.randomUUID(),
+        reference,
+        channelId: offer.channelId,
+        lang: offer.lang,
+        currency: ctx.config.currency,
+        expiresAt: offer.until,
+        buyerKey: offer.buyer,
+        now,
+      });
+      if (!order) return { held: false as const, outcome: 'retry' };
+      await assertHoldCaps(ctx, sp, order, 0, [{ sessionId: zone.sessionId, maxTicketsPerBuyer: zone.maxTicketsPerBuyer, quantity: offer.quantity }], now);
+      const claimed = await repo.claimZonePlaces(sp, { sessionId: zone.sessionId, sectorId: zone.sectorId, quantity: offer.quantity, orderId: order.id, holdUntil: offer.until, now });
+      if (claimed.length < offer.quantity) throw new ZoneShort();
+      await repo.insertItems(
+        sp,
+        order.id,
+        claimed.map((id) => ({ eventId: zone.eventId, sessionId: zone.sessionId, sectorId: zone.sectorId, sessionSeatId: id, rateId: rate.id, price: rate.price })),
+        now,
+      );
+      await repriceOrder(sp, order.id, now);
+      countHolds(offer.quantity);
+      return { held: true as const, orderId: order.id, orderToken: order.orderToken, reference, sessionSeatIds: claimed };
+    });
+  } catch (err) {
+    // Rolled back to the savepoint: nothing of this offer was written.
+    if (err instanceof ZoneShort) return { held: false, outcome: 'seat_unavailable' };
+    if (err instanceof AppError) return { held: false, outcome: err.code };
+    throw err;
+  }
+}

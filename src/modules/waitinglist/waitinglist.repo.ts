@@ -43,13 +43,16 @@ export async function rateOfSession(db: Db, sessionId: number, rateId: number): 
   return row ? { sectorId: row.sector_id } : null;
 }
 
-/** Free numbered seats (D15) of the session that an entry with this sector and rate could be offered. */
+/**
+ * Free places (D15) of the session that an entry with this sector and rate could be offered: without
+ * a sector, its numbered seats; with one, that sector's places, numbered seats or an unnumbered zone's.
+ */
 export async function freeSeatsInScope(db: Db, sessionId: number, sectorId: number | null, rateId: number | null, now: Date): Promise<number> {
   const [row] = await queryRows<{ n: number | string }>(
     db,
     sql`SELECT count(*) AS n FROM session_seats ss
-        WHERE ss.session_id = ${sessionId} AND ss.seat_id IS NOT NULL AND seat_is_free(ss.status, ss.hold_expires_at, ${now}::timestamptz)
-          AND (${sectorId}::integer IS NULL OR ss.sector_id = ${sectorId}::integer)
+        WHERE ss.session_id = ${sessionId} AND seat_is_free(ss.status, ss.hold_expires_at, ${now}::timestamptz)
+          AND (${sectorId}::integer IS NULL AND ss.seat_id IS NOT NULL OR ss.sector_id = ${sectorId}::integer)
           AND (${rateId}::integer IS NULL OR EXISTS (SELECT 1 FROM rates r WHERE r.id = ${rateId}::integer
                                                      AND rate_fits_seat(r.session_id, r.sector_id, ss.session_id, ss.sector_id)))`,
   );
@@ -280,21 +283,26 @@ export async function waitingEntries(tx: Db, sessionId: number, limit: number): 
 export interface FreeSeat {
   id: number;
   sectorId: number;
+  /** A place of an unnumbered zone (no row, no number): offered only to entries of its zone. */
+  zone: boolean;
   row: string;
   number: string;
 }
 
-/** The session's free numbered seats (D15) and whether the session is on sale now. */
+/** The session's free places (D15), numbered seats and zone places, and whether the session is on sale now. */
 export async function freeSeatsOf(tx: Db, sessionId: number, now: Date): Promise<{ onSale: boolean; seats: FreeSeat[] }> {
   const [sale] = await queryRows<{ on_sale: boolean }>(tx, sql`SELECT session_is_on_sale(${sessionId}::integer, ${now}::timestamptz) AS on_sale`);
   if (!sale?.on_sale) return { onSale: false, seats: [] };
-  const rows = await queryRows<{ id: number; sector_id: number; row: string; number: string }>(
+  const rows = await queryRows<{ id: number; sector_id: number; zone: boolean; row: string | null; number: string | null }>(
     tx,
-    sql`SELECT ss.id, ss.sector_id, st.row, st.number FROM session_seats ss JOIN seats st ON st.id = ss.seat_id
+    sql`SELECT ss.id, ss.sector_id, ss.seat_id IS NULL AS zone, st.row, st.number FROM session_seats ss LEFT JOIN seats st ON st.id = ss.seat_id
         WHERE ss.session_id = ${sessionId} AND seat_is_free(ss.status, ss.hold_expires_at, ${now}::timestamptz)
         ORDER BY ss.id`,
   );
-  return { onSale: true, seats: rows.map((r) => ({ id: r.id, sectorId: r.sector_id, row: r.row, number: r.number })) };
+  return {
+    onSale: true,
+    seats: rows.map((r) => ({ id: r.id, sectorId: r.sector_id, zone: r.zone, row: r.row ?? '', number: r.number ?? '' })),
+  };
 }
 
 /** The session's rates in the catalogue's order, each with the sector it is limited to. */

@@ -9,7 +9,7 @@ import { isoWithMillis, isoWithOffset } from '../../lib/time.js';
 import type { Actor } from '../../platform/actor.js';
 import { notOnSaleError } from '../../platform/sale-state.js';
 import { getSessionFor } from '../catalogue/catalogue-admin.service.js';
-import { holdSeatsForOffer, type ItemRequest } from '../orders/orders.service.js';
+import { holdSeatsForOffer, holdZoneForOffer, type ItemRequest } from '../orders/orders.service.js';
 import { offerCheckoutUrl, queueWaitingListOfferEmail } from '../tickets/waiting-list.email.js';
 import { enqueueWebhookEvent } from '../webhooks/webhooks.outbox.js';
 import * as repo from './waitinglist.repo.js';
@@ -74,8 +74,7 @@ function entryView(ctx: AppContext, channel: ChannelRecord, entry: repo.EntryRow
 /**
  * Joins the session's waiting list (D69) for `quantity` seats, optionally of one sector and one
  * rate. 404 when the channel does not sell the session; 409 not_on_sale outside its sale; 422 for a
- * sector or rate that is not the session's, an unnumbered zone (the list is for numbered seats), a
- * quantity past the caps; 409 seats_available while the scope has that many free seats (buy them);
+ * sector or rate that is not the session's, a quantity past the caps; 409 seats_available while the scope has that many free seats (buy them);
  * 409 already_on_waiting_list when the address already waits for this session.
  */
 export async function joinWaitingList(ctx: AppContext, channel: ChannelRecord, lang: string, sessionId: number, input: JoinInput): Promise<EntryView> {
@@ -88,8 +87,8 @@ export async function joinWaitingList(ctx: AppContext, channel: ChannelRecord, l
   const rateId = input.rate_id ?? null;
   if (sectorId !== null) {
     const sector = await repo.sectorOfSession(ctx.db, sessionId, sectorId);
+    // A numbered sector or an unnumbered zone alike (D69): a zone's entry waits for its places.
     if (!sector) errors.sector_id = ['is not a sector of this session'];
-    else if (!sector.numbered) errors.sector_id = ['is an unnumbered zone; the waiting list is for numbered seats'];
   }
   if (rateId !== null) {
     const rate = await repo.rateOfSession(ctx.db, sessionId, rateId);
@@ -138,6 +137,8 @@ const PASS_ENTRIES = 500;
 interface Plan {
   entry: repo.WaitingEntry;
   items: ItemRequest[];
+  /** The places are an unnumbered zone's: held as a quantity of the zone (holdZoneForOffer). */
+  zone: boolean;
 }
 
 const natural = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
@@ -158,22 +159,25 @@ function pickSeats(scope: repo.FreeSeat[], quantity: number): repo.FreeSeat[] {
 }
 
 /**
- * Which entry gets which free seats, in list order: each entry, head first, takes its quantity from
- * the free seats of its scope (sector, rate) that no entry before it took. An entry whose scope has
- * too few seats waits; the seats it cannot use yet go to the next entries they fit.
+ * Which entry gets which free places, in list order: each entry, head first, takes its quantity from
+ * the free places of its scope (sector, rate) that no entry before it took. An entry whose scope has
+ * too few places waits; the places it cannot use yet go to the next entries they fit. An entry
+ * without a sector is served numbered seats; an entry of an unnumbered zone, that zone's places.
  */
 function planOffers(entries: repo.WaitingEntry[], seats: repo.FreeSeat[], rates: { id: number; sectorId: number | null }[]): Plan[] {
   const taken = new Set<number>();
   const plans: Plan[] = [];
-  const ordered = [...seats].sort((a, b) => a.sectorId - b.sectorId || natural(a.row, b.row) || natural(a.number, b.number));
+  const ordered = [...seats].sort((a, b) => a.sectorId - b.sectorId || natural(a.row, b.row) || natural(a.number, b.number) || a.id - b.id);
   for (const entry of entries) {
     const rateFor = (seat: repo.FreeSeat): number | undefined =>
       rates.find((r) => (entry.rateId === null || r.id === entry.rateId) && (r.sectorId === null || r.sectorId === seat.sectorId))?.id;
-    const scope = ordered.filter((s) => !taken.has(s.id) && (entry.sectorId === null || s.sectorId === entry.sectorId) && rateFor(s) !== undefined);
+    const inScope = (s: repo.FreeSeat) => (entry.sectorId === null ? !s.zone : s.sectorId === entry.sectorId);
+    const scope = ordered.filter((s) => !taken.has(s.id) && inScope(s) && rateFor(s) !== undefined);
     if (scope.length < entry.quantity) continue;
-    const chosen = pickSeats(scope, entry.quantity);
+    const zone = scope[0]!.zone;
+    const chosen = zone ? scope.slice(0, entry.quantity) : pickSeats(scope, entry.quantity);
     for (const seat of chosen) taken.add(seat.id);
-    plans.push({ entry, items: chosen.map((s) => ({ session_seat_id: s.id, rate_id: rateFor(s)! })) });
+    plans.push({ entry, zone, items: chosen.map((s) => ({ session_seat_id: s.id, rate_id: rateFor(s)! })) });
   }
   return plans;
 }
@@ -198,17 +202,26 @@ async function offerSession(ctx: AppContext, sessionId: number): Promise<number>
     let offers = 0;
     for (const plan of planOffers(entries, seats, await repo.ratesOf(tx, sessionId))) {
       const { entry } = plan;
-      const hold = await holdSeatsForOffer(ctx, tx, {
-        channelId: entry.channelId,
-        buyer: `wl:${entry.channelId}:${entry.id}`,
-        lang: entry.lang,
-        items: plan.items,
-        until,
-        now,
-      });
-      // A seat taken by a buyer since it was read (or a cap): nothing was written; the next pass
+      const buyer = `wl:${entry.channelId}:${entry.id}`;
+      // A zone's places are claimed as a quantity of the zone (the places the plan counted may be
+      // any of its free ones); numbered seats by their ids, through the cart's one hold.
+      const hold = plan.zone
+        ? await holdZoneForOffer(ctx, tx, {
+            channelId: entry.channelId,
+            buyer,
+            lang: entry.lang,
+            sessionId,
+            sectorId: entry.sectorId!,
+            rateId: plan.items[0]!.rate_id,
+            quantity: entry.quantity,
+            until,
+            now,
+          })
+        : await holdSeatsForOffer(ctx, tx, { channelId: entry.channelId, buyer, lang: entry.lang, items: plan.items, until, now });
+      // A place taken by a buyer since it was read (or a cap): nothing was written; the next pass
       // sees the inventory anew.
       if (!hold.held) break;
+      const heldIds = 'sessionSeatIds' in hold && hold.sessionSeatIds ? hold.sessionSeatIds : plan.items.map((i) => i.session_seat_id);
       if (!(await repo.markOffered(tx, entry.id, hold.orderId, now, until))) {
         throw new AppError('conflict', `waiting-list entry ${entry.id} was offered seats twice`);
       }
@@ -225,7 +238,7 @@ async function offerSession(ctx: AppContext, sessionId: number): Promise<number>
         at: now,
         data: {
           waiting_list_entry: { id: entry.id, session_id: sessionId, sector_id: entry.sectorId, rate_id: entry.rateId, quantity: entry.quantity, email: entry.email, lang: entry.lang },
-          order: { order_token: hold.orderToken, reference: hold.reference, expires_at: isoWithMillis(until), session_seat_ids: plan.items.map((i) => i.session_seat_id) },
+          order: { order_token: hold.orderToken, reference: hold.reference, expires_at: isoWithMillis(until), session_seat_ids: heldIds },
           checkout_url: checkoutUrl,
         },
       });
