@@ -37,13 +37,13 @@
 //   FLASH_APP_ENV    the service's APP_ENV (default production); FLASH_LOG_LEVEL its LOG_LEVEL (default info;
 //                    its output goes to /dev/null); FLASH_CPU_PROF a folder: the single instance runs with --cpu-prof
 //   BENCH_PG_URL     (or TEST_PG_URL) the PostgreSQL server; the bench makes and drops a database of its own
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { DatabaseCpu, cpuOf, dbUrl, freePort, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
 import { StatementCapture, pgbenchScript, type CapturedPurchase } from './pg-capture.js';
 
 const HERE = path.resolve(import.meta.dirname, '..');
@@ -65,25 +65,6 @@ const CPU_PROF = env.FLASH_CPU_PROF;
 const SLUG = 'flash';
 const SERVER_KEY = 'sk_flash_bench_server_key';
 const B2B = '/api/sales-channel/v1';
-/** /proc/<pid>/stat counts CPU in ticks of 10 ms (USER_HZ 100). */
-const TICK_MS = 10;
-
-const dbUrl = (name: string) => {
-  const u = new URL(PG_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
 interface Sale {
   channelId: number;
@@ -154,99 +135,9 @@ async function oversell(pool: pg.Pool, watermark: number): Promise<{ completed: 
   return { completed: r!.completed, oversell: r!.twice + r!.unsold };
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! : null);
 
-// ---- CPU ----
-
-/** CPU milliseconds of a process so far (user + system), from /proc; 0 when it is gone or not on Linux. */
-function cpuOf(pid: number | undefined): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * CPU of the PostgreSQL backends of one database (pg_stat_activity by datname, this monitor's own
- * connection left out): sampled every 250 ms while a window is open, so that a backend that starts
- * or ends inside the window counts what it used while seen.
- */
-class DatabaseCpu {
-  private first = new Map<number, number>();
-  private last = new Map<number, number>();
-  private timer: NodeJS.Timeout | null = null;
-  constructor(
-    private readonly monitor: pg.Client,
-    private readonly datname: string,
-  ) {}
-
-  private async sample(into: 'first' | 'last'): Promise<void> {
-    const { rows } = await this.monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [this.datname]);
-    for (const { pid } of rows) {
-      const cpu = cpuOf(pid);
-      if (into === 'first') this.first.set(pid, cpu);
-      else if (!this.first.has(pid)) this.first.set(pid, 0);
-      if (cpu > 0) this.last.set(pid, cpu);
-    }
-  }
-
-  async open(): Promise<void> {
-    this.first = new Map();
-    this.last = new Map();
-    await this.sample('first');
-    this.timer = setInterval(() => void this.sample('last').catch(() => undefined), 250);
-  }
-
-  /** CPU ms of the database's backends since open. */
-  async close(): Promise<number> {
-    if (this.timer) clearInterval(this.timer);
-    await this.sample('last');
-    let sum = 0;
-    for (const [pid, start] of this.first) sum += Math.max(0, (this.last.get(pid) ?? start) - start);
-    return sum;
-  }
-}
 
 // ---- the load generator ----
-
-interface Answer {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-}
-
-function request(agent: http.Agent, base: URL, method: string, urlPath: string, body: unknown, token?: string): Promise<Answer> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        host: base.hostname,
-        port: base.port,
-        method,
-        path: urlPath,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          try {
-            resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null });
-          } catch {
-            resolve({ status: res.statusCode ?? 0, body: text });
-          }
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 /** How a buyer buys: three requests with `items`, or four on a checkout without them. */
 let useItems = ITEMS !== '0';
@@ -369,18 +260,6 @@ async function buyers(base: URL, sale: Sale, runTag: string, isOpen: () => boole
 
 // ---- processes ----
 
-interface Proc {
-  child: ChildProcess;
-  stderr: () => string;
-}
-
-function spawnProc(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Proc {
-  const child = spawn(command, args, { ...opts, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (c) => (err += c));
-  return { child, stderr: () => err };
-}
-
 function startInstance(url: string, port: number, cpuProf?: string): Proc {
   const childEnv: NodeJS.ProcessEnv = {
     ...env,
@@ -407,35 +286,6 @@ function startInstance(url: string, port: number, cpuProf?: string): Proc {
   };
   for (const name of ['TEST_DB', 'VITEST', 'NODE_ENV', 'REDIS_URL']) delete childEnv[name];
   return spawnProc(process.execPath, [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), 'dist/server.mjs'], { cwd: TARGET, env: childEnv });
-}
-
-async function waitReady(url: string, procs: Proc[], timeoutMs = 180_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(`${url}/readyz`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    const dead = procs.find((p) => p.child.exitCode !== null);
-    if (dead) throw new Error(`a process ended before ${url} was ready: ${dead.stderr().slice(-2000)}`);
-    if (Date.now() > deadline) throw new Error(`${url} not ready after ${timeoutMs} ms`);
-    await sleep(200);
-  }
-}
-
-async function stop(procs: Proc[]) {
-  await Promise.all(
-    procs.map(
-      (p) =>
-        new Promise<void>((resolve) => {
-          if (p.child.exitCode !== null || p.child.signalCode !== null) return resolve();
-          p.child.once('exit', () => resolve());
-          p.child.kill('SIGTERM');
-        }),
-    ),
-  );
 }
 
 // ---- the parts ----
@@ -792,7 +642,7 @@ async function main() {
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name}`);
   await admin.query(`CREATE DATABASE ${name}`);
-  const url = dbUrl(name);
+  const url = dbUrl(PG_URL, name);
   const commit = (() => {
     try {
       return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: TARGET, encoding: 'utf8' }).trim();

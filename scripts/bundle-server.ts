@@ -15,7 +15,8 @@ import { build, type Plugin } from 'esbuild';
 const root = path.resolve(import.meta.dirname, '..');
 const outfile = path.join(root, 'dist/server.mjs');
 
-const EXTERNAL = ['@electric-sql/pglite', 'pdfkit', '@fastify/swagger-ui', 'pino', 'pino-pretty', 'thread-stream', 'ioredis', 'pg-native'];
+// exceljs: loaded on the first XLSX download only (src/lib/xlsx.ts), not parsed at every start.
+const EXTERNAL = ['@electric-sql/pglite', 'pdfkit', '@fastify/swagger-ui', 'pino', 'pino-pretty', 'thread-stream', 'ioredis', 'pg-native', 'exceljs'];
 
 /** `import.meta.url` of each of our compiled modules: its own file's URL, as seen from the bundle. */
 const ownImportMetaUrl: Plugin = {

@@ -55,6 +55,9 @@ import audienceDashboard from './modules/audience/audience.dashboard.js';
 import waitingListRoutes from './modules/waitinglist/waitinglist.routes.js';
 import waitingListAdminRoutes from './modules/waitinglist/waitinglist.admin.routes.js';
 import { waitingListJob } from './modules/waitinglist/waitinglist.jobs.js';
+import applePassRoutes from './modules/tickets/apple-pass.routes.js';
+import { walletPushJob } from './modules/tickets/apple-pass-service.js';
+import { googleWalletSyncJob } from './modules/tickets/google-wallet-sync.js';
 import portalPages from './modules/portal/pages/portal.pages.js';
 import adminDashboard from './modules/admin/dashboard/dashboard.routes.js';
 import widgetRoutes from './modules/widget/widget.routes.js';
@@ -131,6 +134,10 @@ const jobsPlugin = fp(
     app.scheduler.add(personalDataRetentionJob(app.ctx));
     app.scheduler.add(paymentAttemptsJob(app.ctx));
     app.scheduler.add(waitingListJob(app.ctx));
+    const walletPush = walletPushJob(app.ctx, app.log);
+    if (walletPush) app.scheduler.add(walletPush);
+    const googleSync = googleWalletSyncJob(app.ctx, app.log);
+    if (googleSync) app.scheduler.add(googleSync);
   },
   { name: 'jobs', dependencies: ['app-context', 'scheduler'] },
 );
@@ -319,6 +326,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await registerQueueStore(app);
   await app.register(queueRoutes, { prefix: '/api/queue/v1' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
+  await app.register(applePassRoutes, { prefix: '/api/wallet/apple' });
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes, venueAdminRoutes, waitingListAdminRoutes] });
   await app.register(portalPages);
   await app.register(adminDashboard, { prefix: '/admin', modulePages: [audienceDashboard] });

@@ -798,7 +798,7 @@ export interface paths {
         };
         /**
          * A session's attendees: one row per valid ticket (D67)
-         * @description JSON pages by ticket id (`after_id`, `limit`), or every row as CSV with `Accept: text/csv` or `format=csv` (UTF-8 with a byte-order mark, streamed). `separator=semicolon` for spreadsheets that use a decimal comma.
+         * @description JSON pages by ticket id (`after_id`, `limit`), or every row as CSV with `Accept: text/csv` or `format=csv` (UTF-8 with a byte-order mark, streamed; `separator=semicolon` writes `;` and decimal commas for spreadsheets that use them), or as an XLSX workbook with `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` or `format=xlsx` (typed cells, times in TIMEZONE).
          */
         get: operations["listAttendees"];
         put?: never;
@@ -1870,7 +1870,7 @@ export interface paths {
         };
         /**
          * Sales report: the channel's transactions, newest first, at most 500, with a summary
-         * @description Filters combine. date_from/date_to are calendar days in TIMEZONE, both inclusive, at most 90 days apart; a lone bound reads the 90 days after (date_from) or before (date_to) it. Send `Accept: text/csv` or `format=csv` for the rows as CSV. See docs/reports.md. Models C and D: a token from the server key only (a widget-key token gets 403 server_credential_required, D40).
+         * @description Filters combine. date_from/date_to are calendar days in TIMEZONE, both inclusive, at most 90 days apart; a lone bound reads the 90 days after (date_from) or before (date_to) it. Send `Accept: text/csv` or `format=csv` for the rows as CSV (UTF-8 with a byte-order mark), `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` or `format=xlsx` for an XLSX workbook (typed cells, times in TIMEZONE). See docs/reports.md. Models C and D: a token from the server key only (a widget-key token gets 403 server_credential_required, D40).
          */
         get: operations["getSalesReport"];
         put?: never;
@@ -2035,6 +2035,75 @@ export interface paths {
         };
         /** Redirects to Google Wallet's save page with the ticket's signed JWT, through a signed link (D70); INACTIVE once refunded */
         get: operations["getTicketGoogleWalletLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/apple/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Apple Wallet: the serial numbers of a device's passes updated since a tag (204 when none) */
+        get: operations["listUpdatedWalletPasses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/apple/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apple Wallet: a device registers for a pass's updates (201 new, 200 already registered) */
+        post: operations["registerWalletDevice"];
+        /** Apple Wallet: a device stops receiving a pass's updates */
+        delete: operations["unregisterWalletDevice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/apple/v1/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apple Wallet: a device reports problems with the web service (written to the service log) */
+        post: operations["logWalletErrors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/apple/v1/passes/{passTypeIdentifier}/{serialNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Apple Wallet: the pass as it is now (voided once refunded, the new barcode once reissued); 304 when not modified */
+        get: operations["getLatestWalletPass"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8232,12 +8301,12 @@ export interface operations {
             query?: {
                 /** @description keyset: tickets with a larger ticket_id (the last of the previous page) */
                 after_id?: number;
-                /** @description csv: every attendee as text/csv (also `Accept: text/csv`) */
-                format?: "json" | "csv";
+                /** @description csv: every attendee as text/csv (also `Accept: text/csv`); xlsx: as an XLSX workbook */
+                format?: "json" | "csv" | "xlsx";
                 limit?: number;
                 /** @description text in the holder name, e-mail, order reference or ticket code */
                 search?: string;
-                /** @description CSV separator; semicolon for spreadsheets set up for a decimal comma (Spain's Excel) */
+                /** @description CSV separator; semicolon (with decimal commas) for spreadsheets set up for a decimal comma (Spain's Excel) */
                 separator?: "comma" | "semicolon";
             };
             header?: never;
@@ -8255,6 +8324,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        data: {
+                            channel: string;
+                            checked_in: boolean;
+                            checked_in_at: string | null;
+                            email: string | null;
+                            holder_name: string | null;
+                            holder_surname: string | null;
+                            lang: string;
+                            order_reference: string;
+                            phone: string | null;
+                            /** Format: date-time */
+                            purchased_at: string;
+                            rate: string;
+                            row: string | null;
+                            seat: string | null;
+                            sector: string;
+                            ticket_code: string;
+                            ticket_id: number;
+                            total_amount: number;
+                        }[];
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": {
                         data: {
                             channel: string;
                             checked_in: boolean;
@@ -8313,6 +8407,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8323,6 +8418,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8333,6 +8429,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8343,6 +8440,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -8353,6 +8451,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15381,8 +15480,8 @@ export interface operations {
                 event_ids?: number[];
                 /** @description several events (repeat the key: event_ids[]=1&event_ids[]=2) */
                 "event_ids[]"?: number[];
-                /** @description csv: same rows as text/csv */
-                format?: "json" | "csv";
+                /** @description csv: same rows as text/csv; xlsx: as an XLSX workbook */
+                format?: "json" | "csv" | "xlsx";
             };
             header?: never;
             path: {
@@ -15402,6 +15501,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        data: {
+                            data: {
+                                base_amount: number;
+                                currency: string;
+                                customer_email: string | null;
+                                customer_name: string | null;
+                                /** @description creation time of the order, ISO 8601 with offset */
+                                datetime: string;
+                                discount_amount: number;
+                                event_name: string | null;
+                                fee_amount: number;
+                                id: number;
+                                order_reference: string;
+                                payment_method: string | null;
+                                session_datetime: string | null;
+                                status: "completed" | "cancelled";
+                                /** @description negative on refund rows */
+                                tickets: number;
+                                total_amount: number;
+                                type: "purchase" | "refund" | "reservation";
+                            }[];
+                            summary: {
+                                base_amount: number;
+                                currency: string;
+                                discount_amount: number;
+                                fee_amount: number;
+                                net_amount: number;
+                                purchases: number;
+                                refund_amount: number;
+                                refunds: number;
+                                reservations: number;
+                                tickets: number;
+                                total_amount: number;
+                                transactions: number;
+                            };
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": {
                         data: {
                             data: {
                                 base_amount: number;
@@ -15492,6 +15632,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15502,6 +15643,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -15512,6 +15654,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["ErrorEnvelope"];
                     "text/csv": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -16178,6 +16321,291 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listUpdatedWalletPasses: {
+        parameters: {
+            query?: {
+                /** @description lastUpdated of the previous answer */
+                passesUpdatedSince?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The device's library identifier (Wallet's) */
+                deviceLibraryIdentifier: string;
+                passTypeIdentifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Apple's format, not the envelope */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        lastUpdated: string;
+                        serialNumbers: string[];
+                    };
+                };
+            };
+            /** @description No pass updated since the tag */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    registerWalletDevice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ApplePass <authenticationToken of the pass> */
+                authorization?: string;
+            };
+            path: {
+                /** @description The device's library identifier (Wallet's) */
+                deviceLibraryIdentifier: string;
+                passTypeIdentifier: string;
+                /** @description ticket-<id> */
+                serialNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    pushToken: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        message: string;
+                        status: number;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        message: string;
+                        status: number;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unregisterWalletDevice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ApplePass <authenticationToken of the pass> */
+                authorization?: string;
+            };
+            path: {
+                /** @description The device's library identifier (Wallet's) */
+                deviceLibraryIdentifier: string;
+                passTypeIdentifier: string;
+                /** @description ticket-<id> */
+                serialNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        message: string;
+                        status: number;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    logWalletErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    logs: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        message: string;
+                        status: number;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLatestWalletPass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ApplePass <authenticationToken of the pass> */
+                authorization?: string;
+                "if-modified-since"?: string;
+            };
+            path: {
+                passTypeIdentifier: string;
+                serialNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/vnd.apple.pkpass */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Not modified since If-Modified-Since */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,21 +7,21 @@ export const CSV_BOM = '\uFEFF';
 // names come from buyers, so such cells get a leading apostrophe (OWASP "CSV injection").
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** One cell: numbers as they are, text quoted when it must be and defused when it starts like a formula. */
-function csvCell(value: unknown): string {
+/**
+ * One cell: numbers as they are (with a decimal comma in the semicolon dialect), text quoted when it
+ * must be and defused when it starts like a formula.
+ */
+function csvCell(value: unknown, separator: string): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return String(value);
+  // `;` is the separator of spreadsheets set up for a decimal comma (Spain's Excel and LibreOffice):
+  // there `31.5` stays text and SUM skips it, so that dialect writes `31,5`.
+  if (typeof value === 'number') return separator === ';' ? String(value).replace('.', ',') : String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   let text = String(value);
   if (FORMULA_START.test(text)) text = `'${text}`;
   return /[",;\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** One line of cells, ended by CRLF. */
-export const csvLine = (cells: readonly unknown[], separator = ','): string => `${cells.map(csvCell).join(separator)}\r\n`;
-
-/** CSV when asked for by `format=csv`, or by an Accept header naming text/csv (unless format=json). */
-export function wantsCsv(format: string | undefined, accept: string | undefined): boolean {
-  if (format) return format === 'csv';
-  return /(^|[,\s])text\/csv\b/i.test(accept ?? '');
-}
+/** One line of cells, ended by CRLF. `;` also writes decimals with a comma (see csvCell). */
+export const csvLine = (cells: readonly unknown[], separator: ',' | ';' = ','): string =>
+  `${cells.map((cell) => csvCell(cell, separator)).join(separator)}\r\n`;

@@ -30,6 +30,11 @@ export interface WalletConfig {
   /** null: not offered. `'development'`: the development signer makes the material at first use. */
   apple: AppleWalletConfig | 'development' | null;
   google: GoogleWalletConfig | 'development' | null;
+  /** Where update pushes for saved Apple passes go (APNs, HTTP/2; `APPLE_APNS_URL`), used only with a configured certificate. */
+  apnsUrl: string;
+  /** The Google Wallet REST API and OAuth token endpoint (`GOOGLE_WALLET_API_URL`, `GOOGLE_OAUTH_TOKEN_URL`), used only when configured. */
+  googleApiUrl: string;
+  googleTokenUrl: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -114,9 +119,28 @@ function loadGoogle(env: Env, fail: (message: string) => never): GoogleWalletCon
   return { mode: 'configured', issuerId, clientEmail: json.client_email as string, privateKey: json.private_key as string };
 }
 
+/** An http(s) base URL without a trailing slash. */
+function baseUrl(name: string, raw: string | undefined, fallback: string, fail: (message: string) => never): string {
+  const value = raw || fallback;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail(`${name} must be an http(s) URL (got "${value}")`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`${name} must be an http(s) URL (got "${value}")`);
+  return value.replace(/\/+$/, '');
+}
+
 export function loadWalletConfig(env: Env, appEnv: string, fail: (message: string) => never): WalletConfig {
   const apple = loadApple(env, fail);
   const google = loadGoogle(env, fail);
   const development = appEnv !== 'production';
-  return { apple: apple ?? (development ? 'development' : null), google: google ?? (development ? 'development' : null) };
+  return {
+    apple: apple ?? (development ? 'development' : null),
+    google: google ?? (development ? 'development' : null),
+    apnsUrl: baseUrl('APPLE_APNS_URL', env.APPLE_APNS_URL, 'https://api.push.apple.com', fail),
+    googleApiUrl: baseUrl('GOOGLE_WALLET_API_URL', env.GOOGLE_WALLET_API_URL, 'https://walletobjects.googleapis.com/walletobjects/v1', fail),
+    googleTokenUrl: baseUrl('GOOGLE_OAUTH_TOKEN_URL', env.GOOGLE_OAUTH_TOKEN_URL, 'https://oauth2.googleapis.com/token', fail),
+  };
 }

@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import { XLSX_TYPE } from '../../src/lib/download.js';
+import { readXlsx } from '../spreadsheet-helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
@@ -60,12 +62,26 @@ describe('dashboard sales report page', () => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.body).toContain(o.reference);
+    expect(csv.body.startsWith('\uFEFFid,order_reference,')).toBe(true);
+    expect(csv.headers['content-disposition']).toBe('attachment; filename="sales-report_demo-b_latest.csv"');
+    // The XLSX link keeps the page's filters; the file is named after the period read.
+    const page = await client.get(`/admin/channels/${demoB}/report?date_from=2001-01-01&date_to=2001-01-31`);
+    expect(page.body).toContain(`/admin/channels/${demoB}/report.xlsx?date_from=2001-01-01&amp;date_to=2001-01-31`);
+    const xlsx = await client.get(`/admin/channels/${demoB}/report.xlsx`);
+    expect(xlsx.statusCode).toBe(200);
+    expect(xlsx.headers['content-type']).toBe(XLSX_TYPE);
+    const { rows } = await readXlsx(xlsx.rawPayload);
+    expect(rows.map((r) => r.order_reference!.value)).toContain(o.reference);
+    const period = await client.get(`/admin/channels/${demoB}/report.xlsx?date_from=2001-01-01&date_to=2001-01-31`);
+    expect(period.headers['content-disposition']).toBe('attachment; filename="sales-report_demo-b_2001-01-01_2001-01-31.xlsx"');
+    expect((await client.get(`/admin/channels/${demoB}/report.xlsx?date_from=2026-02-30`)).statusCode).toBe(422);
   });
 
   it("is 404 for a promoter on another organiser's channel, and shown to the channel's own promoter", async () => {
     const promoterB = await signedIn('promoter-b@taquilla.test');
     expect((await promoterB.get(`/admin/channels/${demoB}/report`)).statusCode).toBe(404);
     expect((await promoterB.get(`/admin/channels/${demoB}/report.csv`)).statusCode).toBe(404);
+    expect((await promoterB.get(`/admin/channels/${demoB}/report.xlsx`)).statusCode).toBe(404);
     expect((await promoterB.get(`/admin/channels/${channelB}/report`)).statusCode).toBe(200);
     const promoterA = await signedIn('promoter-a@taquilla.test');
     expect((await promoterA.get(`/admin/channels/${demoB}/report`)).statusCode).toBe(200);

@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { account, api, setUpOtherOrganiser } from '../admin/admin-helpers.js';
+import { XLSX_TYPE } from '../../src/lib/download.js';
+import { wallClock } from '../../src/lib/xlsx.js';
+import { readXlsx } from '../spreadsheet-helpers.js';
 import { forgetTokens, sell, type Sale } from './audience-fixtures.js';
 
 let t: TestApp;
@@ -81,7 +84,7 @@ describe('GET /api/admin/v1/sessions/{id}/attendees (D67)', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(res.headers['content-disposition']).toMatch(/attachment; filename="attendees_session-\d+\.csv"/);
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="attendees_session-\d+_\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(res.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     const lines = res.body.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
     expect(lines[0]).toBe('ticket_code,holder_name,holder_surname,email,phone,sector,row,seat,rate,channel,order_reference,total_amount,purchased_at,checked_in,checked_in_at');
@@ -95,6 +98,33 @@ describe('GET /api/admin/v1/sessions/{id}/attendees (D67)', () => {
       headers: { authorization: `Bearer ${adminToken}` },
     });
     expect(semicolon.body.split('\r\n')[0]).toBe('\uFEFFticket_code;holder_name;holder_surname;email;phone;sector;row;seat;rate;channel;order_reference;total_amount;purchased_at;checked_in;checked_in_at');
+    // The semicolon dialect writes amounts with a decimal comma (31,5), as the spreadsheets that want `;` read them.
+    const bobJson = (json as { order_reference: string; total_amount: number }[]).find((r) => r.order_reference === bob.reference)!;
+    const bobSemicolon = semicolon.body.split('\r\n').find((l) => l.includes(bob.reference))!.split(';');
+    expect(bobSemicolon[11]).toBe(String(bobJson.total_amount).replace('.', ','));
+  });
+
+  it('XLSX with the XLSX Accept header or format=xlsx: the same rows, typed, times in Madrid wall-clock time, named after the session and its day', async () => {
+    const json = (await admin.get(attendeesUrl(ana.sessionId))).body.data as Record<string, unknown>[];
+    for (const res of [
+      await t.app.inject({ url: `/api/admin/v1${attendeesUrl(ana.sessionId)}`, headers: { authorization: `Bearer ${adminToken}`, accept: XLSX_TYPE } }),
+      await t.app.inject({ url: `/api/admin/v1${attendeesUrl(ana.sessionId, '?format=xlsx')}`, headers: { authorization: `Bearer ${adminToken}` } }),
+    ]) {
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe(XLSX_TYPE);
+      expect(res.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="attendees_session-${ana.sessionId}_\\d{4}-\\d{2}-\\d{2}\\.xlsx"$`));
+      const { header, rows } = await readXlsx(res.rawPayload);
+      expect(header).toContain('purchased_at (Europe/Madrid)');
+      expect(rows.map((r) => r.ticket_code!.value)).toEqual(json.map((r) => r.ticket_code));
+      const first = json.find((r) => r.order_reference === ana.reference)!;
+      const cell = rows.find((r) => r.ticket_code!.value === first.ticket_code)!;
+      expect(cell.holder_surname!.value).toBe('García Núñez');
+      expect(cell.total_amount!.value).toBe(first.total_amount);
+      expect(cell.total_amount!.numFmt).toBe('#,##0.00 "€"');
+      expect(cell.checked_in!.value).toBe(false);
+      expect(cell['checked_in_at (Europe/Madrid)']!.value).toBe(null);
+      expect(cell['purchased_at (Europe/Madrid)']!.value).toEqual(wallClock(new Date(first.purchased_at as string), 'Europe/Madrid'));
+    }
   });
 
   it("another organiser's promoter gets 404, for JSON and CSV alike; an unknown session is 404", async () => {
@@ -102,6 +132,9 @@ describe('GET /api/admin/v1/sessions/{id}/attendees (D67)', () => {
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ success: false, code: 'not_found' });
     expect((await promoterB.get(attendeesUrl(ana.sessionId, '?format=csv'))).status).toBe(404);
+    const xlsx = await promoterB.get(attendeesUrl(ana.sessionId, '?format=xlsx'));
+    expect(xlsx.status).toBe(404);
+    expect(xlsx.body).toMatchObject({ success: false, code: 'not_found' });
     expect((await admin.get(attendeesUrl(999_999))).body.code).toBe('not_found');
   });
 

@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import { XLSX_TYPE } from '../../src/lib/download.js';
+import { readXlsx } from '../spreadsheet-helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
@@ -113,6 +115,10 @@ describe('the dashboard pages (D66-D68)', () => {
     const csv = await client.get(`/admin/sessions/${sessionId}/attendees.csv`);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.body.startsWith('\uFEFFticket_code,')).toBe(true);
+    expect(attendees.body).toContain(`/admin/sessions/${sessionId}/attendees.xlsx`);
+    const xlsx = await client.get(`/admin/sessions/${sessionId}/attendees.xlsx`);
+    expect(xlsx.headers['content-type']).toBe(XLSX_TYPE);
+    expect((await readXlsx(xlsx.rawPayload)).rows.map((r) => r.email!.value)).toContain('ana@example.com');
 
     // Without the confirmation box nothing is erased.
     await client.get('/admin/privacy');

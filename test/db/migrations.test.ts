@@ -94,6 +94,20 @@ describe.each(kinds)('migrations on %s', (kind) => {
     }
   }, 60_000);
 
+  it('no index repeats another of its table (same columns, expressions and predicate): each costs every write', async () => {
+    const repeats = await queryRows<{ kept: string; repeated: string }>(
+      database.db,
+      sql`SELECT a.indexrelid::regclass::text AS kept, b.indexrelid::regclass::text AS repeated
+          FROM pg_index a JOIN pg_index b ON a.indrelid = b.indrelid AND a.indexrelid < b.indexrelid
+          JOIN pg_class c ON c.oid = a.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+          WHERE a.indkey::text = b.indkey::text AND a.indclass::text = b.indclass::text
+            AND coalesce(pg_get_expr(a.indexprs, a.indrelid), '') = coalesce(pg_get_expr(b.indexprs, b.indrelid), '')
+            AND coalesce(pg_get_expr(a.indpred, a.indrelid), '') = coalesce(pg_get_expr(b.indpred, b.indrelid), '')
+            AND a.indisunique = b.indisunique`,
+    );
+    expect(repeats.map((r) => `${r.repeated} repeats ${r.kept}`)).toEqual([]);
+  });
+
   it('the Drizzle schema in src/db/schema matches the migrated tables: columns, nullability, types', async () => {
     const columns = await queryRows<DbColumn>(
       database.db,

@@ -7,6 +7,8 @@ import { toAmount } from '../../src/lib/money.js';
 import { ReportResponse, ReportRow, ReportSummary } from '../../src/modules/reports/reports.schemas.js';
 import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { parseReport, reportMessage, salesReport } from '../../src/modules/reports/reports.service.js';
+import { XLSX_TYPE } from '../../src/lib/download.js';
+import { readXlsx } from '../spreadsheet-helpers.js';
 import { catalogueRefs, insertManyPurchases, insertOrder, insertRefund, type CatalogueRefs, type InsertedOrder } from './report-fixture.js';
 
 /*
@@ -24,6 +26,8 @@ import { catalogueRefs, insertManyPurchases, insertOrder, insertRefund, type Cat
  *   after  2025-04-01 00:30    local  purchase   concert          after W, though still 2025-03-31 in UTC
  * W = date_from 2025-01-01, date_to 2025-03-31.
  */
+
+const ReportRowKeys = Object.keys(ReportRow.properties);
 
 let t: TestApp;
 let refs: CatalogueRefs;
@@ -392,7 +396,9 @@ describe('CSV export', () => {
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
       expect(res.headers['content-disposition']).toBe('attachment; filename="sales-report_demo-d_2025-01-01_2025-03-31.csv"');
-      const lines = res.body.trimEnd().split('\r\n');
+      // A byte-order mark first: without it spreadsheets read the UTF-8 names as Windows-1252.
+      expect(res.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+      const lines = res.body.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
       expect(lines[0]).toBe(
         'id,order_reference,type,datetime,customer_name,customer_email,event_name,session_datetime,tickets,base_amount,discount_amount,fee_amount,payment_method,total_amount,currency,status',
       );
@@ -404,6 +410,40 @@ describe('CSV export', () => {
       );
       expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual(refsOf(json));
     }
+  });
+
+  it('format=xlsx and the XLSX Accept header give the same rows as a workbook: numbers, amounts and Madrid wall-clock dates typed', async () => {
+    const json = (await report(W)).json().data.data as Array<Record<string, unknown>>;
+    for (const res of [await report(`${W}&format=xlsx`), await report(W, { headers: { accept: XLSX_TYPE } })]) {
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe(XLSX_TYPE);
+      expect(res.headers['content-disposition']).toBe('attachment; filename="sales-report_demo-d_2025-01-01_2025-03-31.xlsx"');
+      const { header, rows } = await readXlsx(res.rawPayload);
+      expect(header).toEqual(ReportRowKeys.map((k) => (k === 'datetime' || k === 'session_datetime' ? `${k} (Europe/Madrid)` : k)));
+      expect(rows.map((r) => r.order_reference!.value)).toEqual(refsOf(json));
+      const refund = rows.find((r) => r.order_reference!.value === o.ref1!.reference)!;
+      expect(refund.id!.value).toBe(o.ref1!.id);
+      expect(refund.tickets!.value).toBe(-2);
+      expect(refund.total_amount!.value).toBe(-57);
+      expect(refund.total_amount!.numFmt).toBe('#,##0.00 "€"');
+      // 2025-03-10T11:00:00Z is 12:00 in Madrid: the cell holds that wall-clock time.
+      expect(refund['datetime (Europe/Madrid)']!.value).toEqual(new Date('2025-03-10T12:00:00Z'));
+      expect(refund.customer_name!.value).toBe('Ana García López');
+      expect(refund.payment_method!.value).toBe('card');
+      const p1 = rows.find((r) => r.order_reference!.value === o.p1!.reference)!;
+      expect(p1['datetime (Europe/Madrid)']!.value).toEqual(new Date('2025-01-01T00:00:00Z'));
+    }
+  });
+
+  it('a format that is not json, csv or xlsx is 422 in the error envelope; the first of CSV and XLSX that Accept names wins', async () => {
+    const bad = await report(`${W}&format=ods`);
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json()).toMatchObject({ success: false, code: 'validation_failed' });
+    expect((await report(W, { headers: { accept: `text/csv, ${XLSX_TYPE}` } })).headers['content-type']).toContain('text/csv');
+    expect((await report(W, { headers: { accept: `${XLSX_TYPE};q=0.9, text/csv` } })).headers['content-type']).toBe(XLSX_TYPE);
+    const tooLong = await report('date_from=2025-01-01&date_to=2025-06-01&format=xlsx');
+    expect(tooLong.statusCode).toBe(422);
+    expect(tooLong.json().code).toBe('date_range_too_long');
   });
 
   it('format=json wins over Accept; errors stay JSON', async () => {
@@ -425,6 +465,9 @@ describe('CSV export', () => {
     const token = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
     const res = await report('format=csv', { slug: 'demo-b', token });
     const line = res.body.split('\r\n')[1]!;
+    // The same text in the XLSX download is a string cell, which is never a formula: left as it is.
+    const { rows } = await readXlsx((await report('format=xlsx', { slug: 'demo-b', token })).rawPayload);
+    expect(rows[0]!.customer_name!.value).toBe('=HYPERLINK("x") O"Brien, Jr');
     expect(line).toContain(`,"'=HYPERLINK(""x"") O""Brien, Jr",x@example.com,`);
   });
 });

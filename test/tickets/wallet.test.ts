@@ -1,10 +1,7 @@
 import crypto from 'node:crypto';
-import zlib from 'node:zlib';
-import { sql } from 'drizzle-orm';
 import { importSPKI, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { queryRows } from '../../src/db/client.js';
 import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
 import { verifiedClaims } from '../../src/modules/tickets/ticket-keys.service.js';
 import { signedWalletUrl, TICKET_LINK_TTL_SECONDS } from '../../src/modules/tickets/tickets.links.js';
@@ -12,7 +9,7 @@ import { orderTicketLinks } from '../../src/modules/tickets/tickets.service.js';
 import { googleSigner } from '../../src/modules/tickets/wallet.service.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
-import { createHeldOrder } from '../portal/fixtures.js';
+import { paidByCard, unzip } from './wallet-fixtures.js';
 
 // Wallet passes (D70) with the development signer: the .pkpass, the Google save link, refunds,
 // forged links, and production without configuration.
@@ -24,51 +21,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t?.close());
 
-/** A model A order of `seats` paid with the sandbox's test card: its token, reference and tickets. */
-async function paidByCard(seats: number) {
-  const order = await createHeldOrder(t, DEMO.a.slug, { seats });
-  const start = await t.app.inject({
-    method: 'POST',
-    url: `/api/portal/${DEMO.a.slug}/en/checkout`,
-    payload: { order_token: order.token, name: 'Bo', surname: 'Lee', email: 'bo@example.com' },
-  });
-  const paymentId = start.json().data.payment_id as string;
-  const paid = await t.app.inject({ method: 'POST', url: `/sandbox/pay/${paymentId}`, payload: { card_number: '4242424242424242', expiry: '12/34', cvc: '123' } });
-  expect(paid.statusCode).toBe(303);
-  const [row] = await queryRows<{ reference: string }>(t.ctx.db, sql`SELECT reference FROM orders WHERE id = ${order.id}`);
-  const tickets = await queryRows<{ id: string | number; code: string }>(t.ctx.db, sql`SELECT id, code FROM tickets WHERE order_id = ${order.id} ORDER BY order_item_id`);
-  return { ...order, reference: row!.reference, tickets: tickets.map((x) => ({ id: Number(x.id), code: x.code })) };
-}
-
 const local = (url: string) => {
   const u = new URL(url);
   return `${u.pathname}${u.search}`;
 };
-
-/** The entries of a zip file (stored or deflated), read from its central directory. */
-function unzip(buf: Buffer): Map<string, Buffer> {
-  let eocd = buf.length - 22;
-  while (eocd >= 0 && buf.readUInt32LE(eocd) !== 0x06054b50) eocd--;
-  expect(eocd).toBeGreaterThanOrEqual(0);
-  const count = buf.readUInt16LE(eocd + 10);
-  let p = buf.readUInt32LE(eocd + 16);
-  const files = new Map<string, Buffer>();
-  for (let i = 0; i < count; i++) {
-    expect(buf.readUInt32LE(p)).toBe(0x02014b50);
-    const method = buf.readUInt16LE(p + 10);
-    const size = buf.readUInt32LE(p + 20);
-    const nameLen = buf.readUInt16LE(p + 28);
-    const extraLen = buf.readUInt16LE(p + 30);
-    const commentLen = buf.readUInt16LE(p + 32);
-    const offset = buf.readUInt32LE(p + 42);
-    const name = buf.subarray(p + 46, p + 46 + nameLen).toString('utf8');
-    const dataAt = offset + 30 + buf.readUInt16LE(offset + 26) + buf.readUInt16LE(offset + 28);
-    const raw = buf.subarray(dataAt, dataAt + size);
-    files.set(name, method === 8 ? zlib.inflateRawSync(raw) : Buffer.from(raw));
-    p += 46 + nameLen + extraLen + commentLen;
-  }
-  return files;
-}
 
 async function walletUrls(orderId: number) {
   return orderTicketLinks(t.ctx, orderId);
@@ -97,7 +53,7 @@ async function googleJwt(url: string) {
 
 describe('Apple Wallet pass (development signer)', () => {
   it('is a zip with pass.json, a correct manifest and a signature; its QR carries the secret the scanner accepts', async () => {
-    const o = await paidByCard(1);
+    const o = await paidByCard(t, 1);
     const [ticket] = await walletUrls(o.id);
     expect(ticket!.appleWalletUrl).toContain(`/api/tickets/wallet/apple/${o.tickets[0]!.code}.pkpass?expires=`);
     const { files, pass } = await applePass(ticket!.appleWalletUrl!);
@@ -125,7 +81,7 @@ describe('Apple Wallet pass (development signer)', () => {
   });
 
   it('a refunded ticket: its pass is served voided, and the order page offers no wallet link for it', async () => {
-    const o = await paidByCard(2);
+    const o = await paidByCard(t, 2);
     const before = await walletUrls(o.id);
     await refundOrderAs(t.ctx, CLI_ACTOR, o.reference, 'wallet test', { ticketIds: [o.tickets[0]!.id] });
     const { pass } = await applePass(before[0]!.appleWalletUrl!);
@@ -139,7 +95,7 @@ describe('Apple Wallet pass (development signer)', () => {
 
 describe('Google Wallet save link (development signer)', () => {
   it('redirects to pay.google.com with a JWT the service account key verifies, carrying the same barcode, ACTIVE then INACTIVE after a refund', async () => {
-    const o = await paidByCard(1);
+    const o = await paidByCard(t, 1);
     const [ticket] = await walletUrls(o.id);
     expect(ticket!.googleWalletUrl).toContain(`/api/tickets/wallet/google/${o.tickets[0]!.code}?expires=`);
     const claims = await googleJwt(ticket!.googleWalletUrl!);
@@ -164,7 +120,7 @@ describe('Google Wallet save link (development signer)', () => {
 
 describe('signed links', () => {
   it('a forged, altered or expired link is refused with the D4 envelope', async () => {
-    const o = await paidByCard(1);
+    const o = await paidByCard(t, 1);
     const [ticket] = await walletUrls(o.id);
     const code = o.tickets[0]!.code;
     const forged = ticket!.appleWalletUrl!.replace(/signature=[^&]+/, 'signature=AAAA');
@@ -184,7 +140,7 @@ describe('signed links', () => {
   });
 
   it('the order page shows both buttons per valid ticket, in the page language', async () => {
-    const o = await paidByCard(2);
+    const o = await paidByCard(t, 2);
     const en = await t.app.inject({ url: `/${DEMO.a.slug}/en/orders/${o.token}` });
     expect(en.statusCode).toBe(200);
     expect(en.body.split('Add to Apple Wallet').length - 1).toBe(2);
@@ -201,8 +157,8 @@ describe('production without wallet configuration', () => {
 
   it('offers neither wallet: no links for the order page and the routes answer 404 wallet_not_configured', async () => {
     const config = loadConfig(PRODUCTION);
-    expect(config.wallet).toEqual({ apple: null, google: null });
-    const o = await paidByCard(1);
+    expect(config.wallet).toMatchObject({ apple: null, google: null });
+    const o = await paidByCard(t, 1);
     const links = await orderTicketLinks({ ...t.ctx, config } as typeof t.ctx, o.id);
     expect(links[0]).toMatchObject({ appleWalletUrl: null, googleWalletUrl: null });
     expect(links[0]!.url).not.toBeNull();

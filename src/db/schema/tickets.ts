@@ -1,4 +1,4 @@
-import { pgTable, bigserial, bigint, boolean, integer, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { pgTable, bigserial, bigint, boolean, integer, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -26,7 +26,24 @@ export const tickets = pgTable('tickets', {
   signingKid: text('signing_kid'),
   /** The transaction that last changed the row (trigger tickets_mark_change): the check-in list cursor. */
   changeXid: bigint('change_xid', { mode: 'number' }).notNull().default(0),
+  /** Last change its wallet pass shows (trigger tickets_mark_pass_update, 0240); null = since issued_at. */
+  passUpdatedAt: ts('pass_updated_at'),
 });
+
+/** A device that saved a ticket's Apple Wallet pass and asked for its updates (D70, migration 0240). */
+export const walletRegistrations = pgTable(
+  'wallet_registrations',
+  {
+    deviceLibraryId: text('device_library_id').notNull(),
+    passTypeId: text('pass_type_id').notNull(),
+    serialNumber: text('serial_number').notNull(),
+    ticketId: bigint('ticket_id', { mode: 'number' }).notNull(),
+    pushToken: text('push_token').notNull(),
+    createdAt: ts('created_at').notNull(),
+    pushedUntil: ts('pushed_until').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceLibraryId, t.passTypeId, t.serialNumber] })],
+);
 
 export const orderRefunds = pgTable('order_refunds', {
   refundOrderId: bigint('refund_order_id', { mode: 'number' }).primaryKey(),
@@ -81,4 +98,15 @@ export const emailOutbox = pgTable('email_outbox', {
   sessionMessageId: bigint('session_message_id', { mode: 'number' }),
   /** account_invitation rows (D65, 0230): the invitation whose link the e-mail carries; unique. */
   invitationId: integer('invitation_id'),
+});
+
+/** A Google Wallet object whose save link was handed out, kept in step with its ticket (D70, migration 0241). */
+export const googleWalletObjects = pgTable('google_wallet_objects', {
+  ticketId: bigint('ticket_id', { mode: 'number' }).primaryKey(),
+  objectId: text('object_id').notNull(),
+  createdAt: ts('created_at').notNull(),
+  syncedUntil: ts('synced_until').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: ts('next_attempt_at'),
+  lastError: text('last_error'),
 });

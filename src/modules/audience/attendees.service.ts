@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { CSV_BOM, csvLine } from '../../lib/csv.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
+import { wallClock, xlsxStream, type XlsxKind } from '../../lib/xlsx.js';
 import type { Actor } from '../../platform/actor.js';
 import { getSessionFor } from '../catalogue/catalogue-admin.service.js';
 import { attendeesPage, type AttendeeRow } from './attendees.repo.js';
@@ -70,13 +71,20 @@ export async function listAttendeesFor(ctx: AppContext, actor: Actor, sessionId:
   return rows.map(view);
 }
 
+/** A download: its stream and its file name (what, which session, the session's day). */
+export interface AttendeeDownload {
+  stream: Readable;
+  fileName: string;
+}
+
 /**
- * Every attendee of a session, page after page (the CSV export streams these). Visibility is
- * checked before the first row, so that a refused export fails with its 404 before any byte is sent.
+ * Every attendee of a session, page after page (the downloads stream these). Visibility is checked
+ * before the first row, so that a refused export fails with its 404 before any byte is sent.
  */
-async function attendeeExportFor(ctx: AppContext, actor: Actor, sessionId: number, search?: string): Promise<AsyncGenerator<AttendeeView[]>> {
-  await getSessionFor(ctx, actor, sessionId);
-  return (async function* pages() {
+async function attendeeExportFor(ctx: AppContext, actor: Actor, sessionId: number, extension: 'csv' | 'xlsx', search?: string) {
+  const session = await getSessionFor(ctx, actor, sessionId);
+  const day = wallClock(new Date(session.start_datetime), ctx.config.timezone).toISOString().slice(0, 10);
+  const pages = (async function* pages(): AsyncGenerator<AttendeeView[]> {
     let afterId = 0;
     for (;;) {
       const rows = await attendeesPage(ctx.db, { sessionId, afterId, limit: EXPORT_PAGE, search: search?.trim() || null });
@@ -86,23 +94,41 @@ async function attendeeExportFor(ctx: AppContext, actor: Actor, sessionId: numbe
       if (rows.length < EXPORT_PAGE) return;
     }
   })();
+  return { pages, fileName: `attendees_session-${sessionId}_${day}.${extension}` };
 }
 
 /**
  * Every attendee of a session as a CSV stream (UTF-8 with a byte-order mark, so that spreadsheets
- * read accents right; `;` for spreadsheets that write decimals with a comma). Visibility is checked
- * before the first byte, so that a refused export is a plain 404.
+ * read accents right; `;` and a decimal comma for spreadsheets that write decimals with a comma).
  */
-export async function attendeeCsvFor(ctx: AppContext, actor: Actor, sessionId: number, opts: { search?: string; separator?: ',' | ';' } = {}): Promise<Readable> {
-  const pages = await attendeeExportFor(ctx, actor, sessionId, opts.search);
+export async function attendeeCsvFor(ctx: AppContext, actor: Actor, sessionId: number, opts: { search?: string; separator?: ',' | ';' } = {}): Promise<AttendeeDownload> {
+  const { pages, fileName } = await attendeeExportFor(ctx, actor, sessionId, 'csv', opts.search);
   const separator = opts.separator ?? ',';
-  return Readable.from(
+  const stream = Readable.from(
     (async function* csv() {
       yield CSV_BOM + csvLine(ATTENDEE_CSV_COLUMNS, separator);
       for await (const page of pages) yield page.map((row) => csvLine(ATTENDEE_CSV_COLUMNS.map((c) => row[c]), separator)).join('');
     })(),
   );
+  return { stream, fileName };
 }
 
-/** The download's file name: what and which session. */
-export const attendeeCsvDisposition = (sessionId: number) => `attachment; filename="attendees_session-${sessionId}.csv"`;
+/** The type of each attendee column in the XLSX download (the others are text). */
+const XLSX_KINDS: Partial<Record<(typeof ATTENDEE_CSV_COLUMNS)[number], XlsxKind>> = {
+  total_amount: 'amount',
+  purchased_at: 'datetime',
+  checked_in: 'boolean',
+  checked_in_at: 'datetime',
+};
+
+/** The same rows as the CSV as an XLSX workbook, streamed: amounts, dates and check-in typed. */
+export async function attendeeXlsxFor(ctx: AppContext, actor: Actor, sessionId: number, opts: { search?: string } = {}): Promise<AttendeeDownload> {
+  const { pages, fileName } = await attendeeExportFor(ctx, actor, sessionId, 'xlsx', opts.search);
+  const columns = ATTENDEE_CSV_COLUMNS.map((key) => ({ key, kind: XLSX_KINDS[key] ?? 'text' }));
+  const stream = xlsxStream(columns, pages, {
+    sheet: 'Attendees',
+    timezone: ctx.config.timezone,
+    currency: ctx.config.currency,
+  });
+  return { stream, fileName };
+}

@@ -2,8 +2,8 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import { ok } from '../../http/envelope.js';
 import { Envelope } from '../../http/schemas.js';
-import { wantsCsv } from '../../lib/csv.js';
-import { attendeeCsvDisposition, attendeeCsvFor, listAttendeesFor } from './attendees.service.js';
+import { attachment, downloadFormat, XLSX_TYPE } from '../../lib/download.js';
+import { attendeeCsvFor, attendeeXlsxFor, listAttendeesFor } from './attendees.service.js';
 import { Attendee, AttendeesQuery, ErasureResult, EventParams, OrganiserParams, OverviewQuery, SalesOverview, PersonalDataExport, PersonalDataRequest, Retention, RetentionUpdate, SessionMessage, SessionMessageInput, SessionParams } from './audience.schemas.js';
 import { listSessionMessagesFor, sendSessionMessageAs } from './session-messages.service.js';
 import { salesOverviewFor } from './overview.service.js';
@@ -33,18 +33,27 @@ const audienceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...d('listAttendees', "A session's attendees: one row per valid ticket (D67)"),
         description:
           'JSON pages by ticket id (`after_id`, `limit`), or every row as CSV with `Accept: text/csv` or `format=csv` ' +
-          '(UTF-8 with a byte-order mark, streamed). `separator=semicolon` for spreadsheets that use a decimal comma.',
+          '(UTF-8 with a byte-order mark, streamed; `separator=semicolon` writes `;` and decimal commas for spreadsheets that use them), ' +
+          'or as an XLSX workbook with `Accept: ' + XLSX_TYPE + '` or `format=xlsx` (typed cells, times in TIMEZONE).',
         params: SessionParams,
         querystring: AttendeesQuery,
-        produces: ['application/json', 'text/csv'],
+        produces: ['application/json', 'text/csv', XLSX_TYPE],
         response: { 200: Envelope(Type.Array(Attendee)), ...errors },
       },
     },
     async (req, reply) => {
       const { sessionId } = req.params;
-      if (!wantsCsv(req.query.format, req.headers.accept)) return ok(await listAttendeesFor(ctx, actor(req), sessionId, req.query));
-      const csv = await attendeeCsvFor(ctx, actor(req), sessionId, { search: req.query.search, separator: req.query.separator === 'semicolon' ? ';' : ',' });
-      return reply.type('text/csv; charset=utf-8').header('content-disposition', attendeeCsvDisposition(sessionId)).send(csv);
+      const format = downloadFormat(req.query.format, req.headers.accept);
+      if (format === 'json') return ok(await listAttendeesFor(ctx, actor(req), sessionId, req.query));
+      const { search } = req.query;
+      const file =
+        format === 'csv'
+          ? await attendeeCsvFor(ctx, actor(req), sessionId, { search, separator: req.query.separator === 'semicolon' ? ';' : ',' })
+          : await attendeeXlsxFor(ctx, actor(req), sessionId, { search });
+      return reply
+        .type(format === 'csv' ? 'text/csv; charset=utf-8' : XLSX_TYPE)
+        .header('content-disposition', attachment(file.fileName))
+        .send(file.stream);
     },
   );
 

@@ -4,7 +4,8 @@ import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashb
 import * as F from '../admin/dashboard/dashboard.form.js';
 import { html, type SafeHtml } from '../admin/dashboard/dashboard.html.js';
 import { csrf, field, page, table, when } from '../admin/dashboard/dashboard.layout.js';
-import { attendeeCsvDisposition, attendeeCsvFor, listAttendeesFor } from './attendees.service.js';
+import { attachment, XLSX_TYPE } from '../../lib/download.js';
+import { attendeeCsvFor, attendeeXlsxFor, listAttendeesFor } from './attendees.service.js';
 import { salesOverviewFor } from './overview.service.js';
 import { eraseBuyer } from './personal-data.service.js';
 import { sessionWaitingListFor } from '../waitinglist/waitinglist.service.js';
@@ -175,7 +176,7 @@ ${table(
     const rows = await listAttendeesFor(ctx, pc.actor, sessionId, { search: q?.slice(0, 200), limit: 500 });
     const body = html`<section class="card" aria-labelledby="att-h"><h2 id="att-h">Attendees</h2>
 <form class="grid" method="get">${field('q', 'Search by name, e-mail, order or ticket code', { value: q ?? '', type: 'search' })}<div class="field"><button type="submit">Search</button></div></form>
-<p><a href="/admin/sessions/${sessionId}/attendees.csv">Download CSV</a> · <a href="/admin/sessions/${sessionId}/attendees.csv?separator=semicolon">CSV for a spreadsheet with a decimal comma</a></p>
+<p><a href="/admin/sessions/${sessionId}/attendees.xlsx">Download XLSX</a> · <a href="/admin/sessions/${sessionId}/attendees.csv">Download CSV</a> · <a href="/admin/sessions/${sessionId}/attendees.csv?separator=semicolon">CSV for a spreadsheet with a decimal comma</a></p>
 ${table(
   ['Holder', 'E-mail', 'Seat', 'Rate', 'Channel', 'Order', 'Checked in'],
   rows.map(
@@ -217,8 +218,15 @@ ${table(
     const pc = pageContext(request, 'sales');
     const sessionId = idParam(request, 'sessionId');
     const { separator } = request.query as { separator?: string };
-    const csv = await attendeeCsvFor(ctx, pc.actor, sessionId, { separator: separator === 'semicolon' ? ';' : ',' });
-    return reply.type('text/csv; charset=utf-8').header('content-disposition', attendeeCsvDisposition(sessionId)).send(csv);
+    const file = await attendeeCsvFor(ctx, pc.actor, sessionId, { separator: separator === 'semicolon' ? ';' : ',' });
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', attachment(file.fileName)).send(file.stream);
+  });
+
+  app.get('/sessions/:sessionId/attendees.xlsx', async (request, reply) => {
+    const pc = pageContext(request, 'sales');
+    const sessionId = idParam(request, 'sessionId');
+    const file = await attendeeXlsxFor(ctx, pc.actor, sessionId);
+    return reply.type(XLSX_TYPE).header('content-disposition', attachment(file.fileName)).send(file.stream);
   });
 
   app.get('/privacy', async (request, reply) => {

@@ -13,8 +13,12 @@ export const AttendeesQuery = Type.Object({
   search: Type.Optional(Text(200, { description: 'text in the holder name, e-mail, order reference or ticket code' })),
   after_id: Type.Optional(Int32({ minimum: 0, description: 'keyset: tickets with a larger ticket_id (the last of the previous page)' })),
   limit: Type.Optional(Int32({ minimum: 1, maximum: 1000 })),
-  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv: every attendee as text/csv (also `Accept: text/csv`)' })),
-  separator: Type.Optional(Type.Union([Type.Literal('comma'), Type.Literal('semicolon')], { description: "CSV separator; semicolon for spreadsheets set up for a decimal comma (Spain's Excel)" })),
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('csv'), Type.Literal('xlsx')], {
+      description: 'csv: every attendee as text/csv (also `Accept: text/csv`); xlsx: as an XLSX workbook',
+    }),
+  ),
+  separator: Type.Optional(Type.Union([Type.Literal('comma'), Type.Literal('semicolon')], { description: "CSV separator; semicolon (with decimal commas) for spreadsheets set up for a decimal comma (Spain's Excel)" })),
 });
 
 export const Attendee = Type.Object({

@@ -93,6 +93,15 @@ interface QueueFacts {
   q: string;
 }
 
+/** The queue's sealed seed; one sealed under another SIGNING_SECRET says so (the log, not the buyer). */
+function openSeed(ctx: AppContext, sessionId: number, sealed: string): string {
+  try {
+    return openSecret(sealed, ctx.config.signingSecret);
+  } catch (err) {
+    throw new Error(`the waiting room seed of session ${sessionId} cannot be opened: it was sealed under another SIGNING_SECRET (docs/operations.md)`, { cause: err });
+  }
+}
+
 type Cached = QueueFacts | { missing: true };
 
 // Settings reach other instances within this time; the instance that changes them drops its copy at once.
@@ -113,7 +122,7 @@ const factsCache = appSingleton('queue.facts', (ctx) =>
         salesStartMs: row.salesStartAt?.getTime() ?? null,
         salesEndMs: row.salesEndAt?.getTime() ?? null,
         settings: row.settings,
-        seed: row.seedSealed ? openSecret(row.seedSealed, ctx.config.signingSecret) : null,
+        seed: row.seedSealed ? openSeed(ctx, sessionId, row.seedSealed) : null,
         seedSha256: row.seedSha256,
         q: `${sessionId}:${(row.seedSha256 ?? 'none').slice(0, 16)}`,
       };

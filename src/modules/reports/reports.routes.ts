@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
-import { wantsCsv } from '../../lib/csv.js';
-import { reportCsv } from './reports.csv.js';
+import { attachment, downloadFormat, XLSX_TYPE } from '../../lib/download.js';
+import { reportCsv, reportFileName, reportXlsx } from './reports.download.js';
 import { ReportQuery, ReportResponse } from './reports.schemas.js';
 import { parseReport, reportMessage, salesReport } from './reports.service.js';
 
@@ -19,23 +19,24 @@ const reportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Filters combine. date_from/date_to are calendar days in TIMEZONE, both inclusive, at most 90 days ' +
           'apart; a lone bound reads the 90 days after (date_from) or before (date_to) it. Send ' +
-          '`Accept: text/csv` or `format=csv` for the rows as CSV. See docs/reports.md. Models C and D: a token from the ' +
+          '`Accept: text/csv` or `format=csv` for the rows as CSV (UTF-8 with a byte-order mark), `Accept: ' + XLSX_TYPE + '` or `format=xlsx` ' +
+          'for an XLSX workbook (typed cells, times in TIMEZONE). See docs/reports.md. Models C and D: a token from the ' +
           'server key only (a widget-key token gets 403 server_credential_required, D40).',
         params: ChannelLangParams,
         querystring: ReportQuery,
-        produces: ['application/json', 'text/csv'],
+        produces: ['application/json', 'text/csv', XLSX_TYPE],
         response: { 200: ReportResponse, ...bearerErrors },
       },
     },
     async (request, reply) => {
       const { ctx } = app;
       const report = await salesReport(ctx, request.channel!.id, request.params.lang, request.query);
-      if (wantsCsv(request.query.format, request.headers.accept)) {
-        const day = (report.filters.dateFrom ?? 'latest') + (report.filters.dateTo ? `_${report.filters.dateTo}` : '');
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="sales-report_${request.channel!.slug}_${day}.csv"`)
-          .send(reportCsv(parseReport(report).data));
+      const format = downloadFormat(request.query.format, request.headers.accept);
+      if (format !== 'json') {
+        const { data } = parseReport(report);
+        reply.header('content-disposition', attachment(reportFileName(request.channel!.slug, report.filters, format)));
+        if (format === 'csv') return reply.type('text/csv; charset=utf-8').send(reportCsv(data));
+        return reply.type(XLSX_TYPE).send(reportXlsx(data, ctx.config));
       }
       // The envelope of D33 around the JSON the database built: sent as is, not parsed and
       // re-serialised (500 rows). test/reports checks this text against ReportResponse.

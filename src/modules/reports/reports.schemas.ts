@@ -17,7 +17,9 @@ export const ReportQuery = Type.Object({
   event_ids: Type.Optional(EventIdList),
   date_from: Type.Optional(Day('first day of the range, inclusive')),
   date_to: Type.Optional(Day('last day of the range, inclusive')),
-  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: 'csv: same rows as text/csv' })),
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('csv'), Type.Literal('xlsx')], { description: 'csv: same rows as text/csv; xlsx: as an XLSX workbook' }),
+  ),
 });
 export type ReportQuery = Static<typeof ReportQuery>;
 

@@ -41,6 +41,8 @@ export interface TicketDocument {
   sessionSeatId: number;
   rateName: string;
   totalAmount: number;
+  /** The last change its wallet pass shows (refund, reissue; else its issue): the pass's Last-Modified (D70). Always set when read from the database. */
+  passUpdatedAt?: Date;
 }
 
 interface TicketRow {
@@ -80,6 +82,7 @@ interface TicketRow {
   rate_name: string;
   rate_names: Record<string, string> | null;
   total_amount: number;
+  pass_updated_at: string | Date;
 }
 
 function ticketQuery(where: SQL): SQL {
@@ -92,7 +95,7 @@ function ticketQuery(where: SQL): SQL {
       COALESCE(${eventTextSql('name', sql`e.id`, sql`o.lang`, sql`e.default_lang`)}, '') AS event_name,
       e.default_lang, s.start_datetime, s.end_datetime, v.name AS venue_name, v.address AS venue_address, v.city AS venue_city,
       sec.name AS sector_name, sec.numbered, st.row, st.number, i.session_seat_id,
-      r.name AS rate_name, r.names AS rate_names, i.total_amount
+      r.name AS rate_name, r.names AS rate_names, i.total_amount, COALESCE(t.pass_updated_at, t.issued_at) AS pass_updated_at
     FROM tickets t
     JOIN orders o ON o.id = t.order_id
     JOIN sales_channels ch ON ch.id = o.channel_id
@@ -144,11 +147,17 @@ function toDocument(r: TicketRow): TicketDocument {
     sessionSeatId: r.session_seat_id,
     rateName: translatedName(r.rate_name, r.rate_names, languageChain(r.lang, r.default_lang)),
     totalAmount: r.total_amount,
+    passUpdatedAt: new Date(r.pass_updated_at),
   };
 }
 
 export async function ticketByCode(db: Db, code: string): Promise<TicketDocument | null> {
   const rows = await queryRows<TicketRow>(db, ticketQuery(sql`t.code = ${code}`));
+  return rows[0] ? toDocument(rows[0]) : null;
+}
+
+export async function ticketById(db: Db, id: number): Promise<TicketDocument | null> {
+  const rows = await queryRows<TicketRow>(db, ticketQuery(sql`t.id = ${id}`));
   return rows[0] ? toDocument(rows[0]) : null;
 }
 

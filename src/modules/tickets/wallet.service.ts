@@ -6,9 +6,11 @@ import { PKPass } from 'passkit-generator';
 import type { AppContext } from '../../app-context.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../http/errors.js';
+import { hmac } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
 import type { AppleWalletConfig, GoogleWalletConfig } from '../../platform/wallet.config.js';
 import { spokenLanguage } from '../../platform/i18n.js';
+import { rememberObject } from './google-wallet.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 import { verifyWalletLink, type WalletProvider } from './tickets.links.js';
 import { formatSessionDate } from './tickets.pdf.js';
@@ -44,7 +46,7 @@ function selfSignedCertificate(commonName: string): { cert: string; key: string 
 }
 
 /** The Apple signing material: the deployment's, or the development signer's (made at first use). */
-function appleSigner(config: Config): AppleWalletConfig | null {
+export function appleSigner(config: Config): AppleWalletConfig | null {
   const apple = config.wallet.apple;
   if (apple !== 'development') return apple;
   if (!devApple) {
@@ -129,6 +131,18 @@ const hexColour = (hex: string | null): [number, number, number] => {
   return m ? [parseInt(m[1]!, 16), parseInt(m[2]!, 16), parseInt(m[3]!, 16)] : [17, 24, 39];
 };
 
+/** Where devices reach the Apple pass web service (apple-pass-service.ts): Wallet appends `/v1/...`. */
+const applePassWebServiceUrl = (config: Config) => `${config.publicBaseUrl}/api/wallet/apple`;
+
+/** The serial number of a ticket's pass: the ticket id, which a reissue keeps (so the saved pass is updated). */
+const passSerialOf = (ticketId: number) => `ticket-${ticketId}`;
+
+/**
+ * The pass's `authenticationToken`: an HMAC of its serial number under SIGNING_SECRET, so nothing
+ * is stored and only this deployment can make it; the web service recomputes and compares it.
+ */
+export const passAuthenticationToken = (config: Config, serial: string) => hmac(config.signingSecret, `apple-pass-web-service\n${serial}`);
+
 /** pass.json of a ticket (eventTicket); `voided` for a refunded ticket. */
 function passJson(config: Config, signer: AppleWalletConfig, t: TicketDocument, secret: string) {
   const es = spokenLanguage(t.lang) === 'es';
@@ -140,7 +154,9 @@ function passJson(config: Config, signer: AppleWalletConfig, t: TicketDocument, 
     formatVersion: 1,
     passTypeIdentifier: signer.passTypeId,
     teamIdentifier: signer.teamId,
-    serialNumber: `ticket-${t.id}`,
+    serialNumber: passSerialOf(t.id),
+    webServiceURL: applePassWebServiceUrl(config),
+    authenticationToken: passAuthenticationToken(config, passSerialOf(t.id)),
     organizationName: t.brandName ?? 'Taquilla',
     description: dev ? `${DEVELOPMENT_LABEL}: ${t.eventName}` : t.eventName,
     logoText: dev ? DEVELOPMENT_LABEL : (t.brandName ?? undefined),
@@ -174,7 +190,11 @@ function passJson(config: Config, signer: AppleWalletConfig, t: TicketDocument, 
 
 /** The signed .pkpass of the ticket behind a wallet link (a refunded ticket's pass is `voided`). */
 export async function applePassFromLink(ctx: AppContext, link: { code: string; expires: unknown; signature: unknown }): Promise<Buffer> {
-  const ticket = await ticketOfLink(ctx, 'apple', link);
+  return applePassOf(ctx, await ticketOfLink(ctx, 'apple', link));
+}
+
+/** The signed .pkpass of a ticket as it is now (the web service's "latest pass"); Apple must be offered. */
+export async function applePassOf(ctx: AppContext, ticket: TicketDocument): Promise<Buffer> {
   const signer = appleSigner(ctx.config)!;
   const secret = await qrSecretOf(ctx, ticket);
   const json = passJson(ctx.config, signer, ticket, secret);
@@ -187,6 +207,8 @@ export async function applePassFromLink(ctx: AppContext, link: { code: string; e
 }
 
 // ---- Google: a save link carrying a signed JWT
+
+const googleObjectId = (signer: GoogleWalletConfig, ticketId: number) => `${signer.issuerId}.ticket-${ticketId}`;
 
 /** The save-to-wallet JWT's claims: an EventTicketClass (the session) and EventTicketObject (the ticket). */
 function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocument, secret: string) {
@@ -214,7 +236,7 @@ function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocum
       ],
       eventTicketObjects: [
         {
-          id: `${signer.issuerId}.ticket-${t.id}`,
+          id: googleObjectId(signer, t.id),
           classId,
           state: t.status === 'void' ? 'INACTIVE' : 'ACTIVE',
           barcode: { type: 'QR_CODE', value: secret, alternateText: t.code },
@@ -236,6 +258,8 @@ function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocum
 export async function googleSaveUrlFromLink(ctx: AppContext, link: { code: string; expires: unknown; signature: unknown }): Promise<string> {
   const ticket = await ticketOfLink(ctx, 'google', link);
   const signer = googleSigner(ctx.config)!;
+  // A configured issuer's object is kept in step with the ticket from now on (google-wallet-sync.ts).
+  if (signer.mode === 'configured') await rememberObject(ctx.db, ticket.id, googleObjectId(signer, ticket.id), ctx.clock.now());
   const secret = await qrSecretOf(ctx, ticket);
   const key = await importPKCS8(signer.privateKey, 'RS256');
   const jwt = await new SignJWT(googleClaims(ctx.config, signer, ticket, secret))

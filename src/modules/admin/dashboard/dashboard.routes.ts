@@ -15,7 +15,8 @@ import { languageChain, pickByLanguage } from '../../../platform/i18n.js';
 import { login, logout, normaliseEmail, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
 import { listAudit } from '../../../platform/audit.js';
 import { listOrganisersFor } from '../organisers.service.js';
-import { reportCsv } from '../../reports/reports.csv.js';
+import { attachment, XLSX_TYPE } from '../../../lib/download.js';
+import { reportCsv, reportFileName, reportXlsx } from '../../reports/reports.download.js';
 import type { ReportQuery } from '../../reports/reports.schemas.js';
 import { parseReport, salesReport } from '../../reports/reports.service.js';
 import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
@@ -400,7 +401,7 @@ ${scope === 'widget' ? embedSnippet(ctx.config.widgetUrl, channel.slug, key, cha
 ${field('date_from', 'From date', { type: 'date', value: query.date_from ?? '', hint: 'first day included' })}
 ${field('date_to', 'To date', { type: 'date', value: query.date_to ?? '', hint: 'last day included' })}
 ${select('event_id', 'Event', eventOptions, query.event_id ?? '')}
-<div class="actions"><button type="submit">Show</button> <a href="/admin/channels/${id}/report.csv${search ? `?${search}` : ''}">Download CSV</a></div>
+<div class="actions"><button type="submit">Show</button> <a href="/admin/channels/${id}/report.csv${search ? `?${search}` : ''}">Download CSV</a> · <a href="/admin/channels/${id}/report.xlsx${search ? `?${search}` : ''}">Download XLSX</a></div>
 </form>
 <p class="hint">Without filters: completed orders only, newest first, at most 500 rows. With a filter cancelled orders are listed too.</p></section>
 <section class="card" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
@@ -423,16 +424,19 @@ ${table(
     return sendPage(reply, page(pc, `Sales report · ${channel.slug}`, body));
   });
 
-  app.get('/channels/:channelId/report.csv', async (request, reply) => {
-    const pc = pageContext(request, 'channels');
-    const id = idParam(request, 'channelId');
-    const channel = await channels.getChannelFor(ctx, pc.actor, id);
-    const report = await salesReport(ctx, id, channel.default_lang, reportQueryOf(request));
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="sales-report_${channel.slug}.csv"`)
-      .send(reportCsv(parseReport(report).data));
-  });
+  // The same rows as the SPEC report's downloads, named after the channel and the period read.
+  for (const extension of ['csv', 'xlsx'] as const) {
+    app.get(`/channels/:channelId/report.${extension}`, async (request, reply) => {
+      const pc = pageContext(request, 'channels');
+      const id = idParam(request, 'channelId');
+      const channel = await channels.getChannelFor(ctx, pc.actor, id);
+      const report = await salesReport(ctx, id, channel.default_lang, reportQueryOf(request));
+      const { data } = parseReport(report);
+      reply.header('content-disposition', attachment(reportFileName(channel.slug, report.filters, extension)));
+      if (extension === 'csv') return reply.type('text/csv; charset=utf-8').send(reportCsv(data));
+      return reply.type(XLSX_TYPE).send(reportXlsx(data, ctx.config));
+    });
+  }
 
   // ---- audit log (orders and the box office: dashboard-orders.routes.ts)
   app.get('/audit', async (request, reply) => {

@@ -1,0 +1,168 @@
+// What the end-to-end benchmarks share (bench:flash, bench:onsale): processes and their CPU,
+// PostgreSQL backends' CPU, a plain HTTP client on a keep-alive agent, percentiles.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import type pg from 'pg';
+
+/** The URL of database `name` on the server of `serverUrl`. */
+export const dbUrl = (serverUrl: string, name: string) => {
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+/** /proc/<pid>/stat counts CPU in ticks of 10 ms (USER_HZ 100). */
+const TICK_MS = 10;
+
+
+export async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+
+
+export const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! : null);
+// ---- CPU ----
+
+/** CPU milliseconds of a process so far (user + system), from /proc; 0 when it is gone or not on Linux. */
+export function cpuOf(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU of the PostgreSQL backends of one database (pg_stat_activity by datname, this monitor's own
+ * connection left out): sampled every 250 ms while a window is open, so that a backend that starts
+ * or ends inside the window counts what it used while seen.
+ */
+export class DatabaseCpu {
+  private first = new Map<number, number>();
+  private last = new Map<number, number>();
+  private timer: NodeJS.Timeout | null = null;
+  constructor(
+    private readonly monitor: pg.Client,
+    private readonly datname: string,
+  ) {}
+
+  private async sample(into: 'first' | 'last'): Promise<void> {
+    const { rows } = await this.monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [this.datname]);
+    for (const { pid } of rows) {
+      const cpu = cpuOf(pid);
+      if (into === 'first') this.first.set(pid, cpu);
+      else if (!this.first.has(pid)) this.first.set(pid, 0);
+      if (cpu > 0) this.last.set(pid, cpu);
+    }
+  }
+
+  async open(): Promise<void> {
+    this.first = new Map();
+    this.last = new Map();
+    await this.sample('first');
+    this.timer = setInterval(() => void this.sample('last').catch(() => undefined), 250);
+  }
+
+  /** CPU ms of the database's backends since open. */
+  async close(): Promise<number> {
+    if (this.timer) clearInterval(this.timer);
+    await this.sample('last');
+    let sum = 0;
+    for (const [pid, start] of this.first) sum += Math.max(0, (this.last.get(pid) ?? start) - start);
+    return sum;
+  }
+}
+
+
+export interface Answer {
+  status: number;
+  headers?: http.IncomingHttpHeaders;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+export function request(agent: http.Agent, base: URL, method: string, urlPath: string, body: unknown, token?: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const payload = body === undefined ? '' : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        method,
+        path: urlPath,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          try {
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : null });
+          } catch {
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text });
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+
+export interface Proc {
+  child: ChildProcess;
+  stderr: () => string;
+}
+
+export function spawnProc(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Proc {
+  const child = spawn(command, args, { ...opts, stdio: ['ignore', process.env.BENCH_CHILD_LOG ? fs.openSync(process.env.BENCH_CHILD_LOG, 'a') : 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (c) => (err += c));
+  return { child, stderr: () => err };
+}
+
+
+export async function waitReady(url: string, procs: Proc[], timeoutMs = 180_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    const dead = procs.find((p) => p.child.exitCode !== null);
+    if (dead) throw new Error(`a process ended before ${url} was ready: ${dead.stderr().slice(-2000)}`);
+    if (Date.now() > deadline) throw new Error(`${url} not ready after ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}
+
+export async function stop(procs: Proc[]) {
+  await Promise.all(
+    procs.map(
+      (p) =>
+        new Promise<void>((resolve) => {
+          if (p.child.exitCode !== null || p.child.signalCode !== null) return resolve();
+          p.child.once('exit', () => resolve());
+          p.child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+

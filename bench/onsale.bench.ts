@@ -1,0 +1,472 @@
+// npm run bench:onsale : an on-sale through the waiting room (issue 28, D60-D61), on PostgreSQL.
+//
+// One session of ONSALE_SEATS numbered seats (rows of 100) with a waiting room (challenge none,
+// ONSALE_RATE admissions per minute) whose sales start ONSALE_PREQUEUE seconds after the service is
+// up, and a twin session without a waiting room. Parts (ONSALE_PARTS, default one,two):
+//   one   one instance (node dist/server.mjs, built first);
+//   two   two instances behind HAProxy (deploy/haproxy.cfg) sharing the queue through Redis
+//         (ONSALE_REDIS_URL, default redis://127.0.0.1:6379; skipped, said so, without haproxy).
+// Each part has a database of its own. In each:
+//   1. ONSALE_BUYERS buyers join the pre-queue, spread over the pre-queue's seconds, then poll the
+//      status document every ONSALE_POLL_MS (with 20 % jitter, sending the ETag they last saw);
+//   2. at the sales start the pre-queue is drawn; each buyer learns its number (one pass request,
+//      answered 409 not_admitted_yet with the number) and keeps polling;
+//   3. when `admitted_through` reaches its number, a buyer takes its pass and buys two seats through
+//      best available with it: a token (server key), best available with `Queue-Pass`, confirm;
+//   4. after ONSALE_SECONDS of admissions, the same number of purchases is made on the twin session
+//      at the same rate without a waiting room: the purchase path without the queue.
+// Printed per part, beside the goals of issue 28: status polls (served per second, p50/p99, how late
+// the generator sent them), joins (p99), admissions (measured rate against the configured one),
+// out-of-order admissions (a number against the published drawn order, or a pass for a number
+// beyond `admitted_through`), purchases with and without the queue (p50/p99), the best-available
+// request p99 (the selection alone is `npm run bench:best-available`), oversell (checked in SQL),
+// CPU of each process and its peak memory. The load generator shares this machine's two cores with
+// the service: its CPU and the load average are printed, and a part whose generator falls behind
+// says so (polls sent late).
+//
+// Environment (all optional): ONSALE_BUYERS (100000), ONSALE_SEATS (20000), ONSALE_RATE (6000 a
+// minute), ONSALE_PREQUEUE (60 s), ONSALE_SECONDS (60), ONSALE_POLL_MS (5000), ONSALE_CONNECTIONS
+// (sockets of the generator, 256), ONSALE_PARTS, ONSALE_BUILD=0 (use dist/ as it is), BENCH_PG_URL.
+// A quick check: ONSALE_BUYERS=2000 ONSALE_PREQUEUE=10 ONSALE_SECONDS=10 ONSALE_PARTS=one
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { DatabaseCpu, cpuOf, dbUrl, freePort, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
+import { flashSaleCatalogue } from './bench-catalogue.js';
+
+const HERE = path.resolve(import.meta.dirname, '..');
+const env = process.env;
+const PG_URL = env.BENCH_PG_URL || env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = env.ONSALE_REDIS_URL || 'redis://127.0.0.1:6379';
+const BUYERS = Number(env.ONSALE_BUYERS || 100_000);
+const SEATS = Number(env.ONSALE_SEATS || 20_000);
+const RATE = Number(env.ONSALE_RATE || 6_000);
+const PREQUEUE_S = Number(env.ONSALE_PREQUEUE || 60);
+const ADMIT_S = Number(env.ONSALE_SECONDS || 60);
+const POLL_MS = Number(env.ONSALE_POLL_MS || 5_000);
+const CONNECTIONS = Number(env.ONSALE_CONNECTIONS || 256);
+const PARTS = (env.ONSALE_PARTS || 'one,two').split(',');
+const SLUG = 'onsale';
+const SERVER_KEY = 'sk_onsale_bench_server_key';
+/** The instances' and the import's: the queue's seed is sealed with it. */
+const SIGNING_SECRET = 'onsale-bench-signing-secret-0123456789abcdef';
+const B2B = `/api/sales-channel/v1/${SLUG}/en`;
+
+/** The catalogue: the flash sale's session with a waiting room, and its twin without one. */
+function makeSale(url: string, salesStartAt: Date): void {
+  const catalogue = flashSaleCatalogue(SEATS, { slug: SLUG, server_keys: [SERVER_KEY] });
+  const event = catalogue.events[0]!;
+  const queued = event.sessions[0]!;
+  queued.sales_start_at = salesStartAt.toISOString();
+  queued.queue = { admission_per_minute: RATE, opens_minutes_before: 60, pass_ttl_seconds: 3600, challenge: 'none' };
+  event.sessions.push({ ...queued, key: 's2', sales_start_at: undefined, queue: undefined });
+  const script = `
+    import { createAppContext } from ${JSON.stringify(path.join(HERE, 'src/app-context.ts'))};
+    import { loadConfig } from ${JSON.stringify(path.join(HERE, 'src/config.ts'))};
+    import { openDatabase } from ${JSON.stringify(path.join(HERE, 'src/db/client.ts'))};
+    import { migrate } from ${JSON.stringify(path.join(HERE, 'src/db/migrate.ts'))};
+    import { systemClock } from ${JSON.stringify(path.join(HERE, 'src/lib/clock.ts'))};
+    import { importCatalogue } from ${JSON.stringify(path.join(HERE, 'src/modules/catalogue/import.service.ts'))};
+    const url = ${JSON.stringify(url)};
+    const database = await openDatabase({ url, poolSize: 2 });
+    await migrate(database);
+    const ctx = createAppContext({ config: loadConfig({ APP_ENV: 'test', DATABASE_URL: url, SIGNING_SECRET: ${JSON.stringify(SIGNING_SECRET)} }), database, clock: systemClock });
+    await importCatalogue(ctx, ${JSON.stringify(catalogue)});
+    await database.close();
+  `;
+  const file = path.join(os.tmpdir(), `onsale-${process.pid}.mts`);
+  fs.writeFileSync(file, script);
+  try {
+    execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: HERE, stdio: ['ignore', 'ignore', 'inherit'] });
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+function startInstance(url: string, port: number, redis: boolean): Proc {
+  const childEnv: NodeJS.ProcessEnv = {
+    ...env,
+    APP_ENV: 'production',
+    SIGNING_SECRET,
+    STRIPE_SECRET_KEY: 'sk_test_onsale_bench',
+    STRIPE_WEBHOOK_SECRET: 'whsec_onsale_bench',
+    DEMO_DATA: 'false',
+    DATABASE_URL: url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    // Every simulated buyer comes from 127.0.0.1: the per-address limits would stop them.
+    TOKEN_RATE_LIMIT_PER_MINUTE: '10000000',
+    TOKEN_FAILURE_LIMIT_PER_MINUTE: '10000000',
+    CART_WRITE_RATE_LIMIT_PER_MINUTE: '10000000',
+    TRUST_PROXY: '127.0.0.1',
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? '0',
+    ...(redis ? { REDIS_URL } : {}),
+  };
+  for (const name of ['TEST_DB', 'VITEST', 'NODE_ENV', ...(redis ? [] : ['REDIS_URL'])]) delete childEnv[name];
+  return spawnProc(process.execPath, ['dist/server.mjs'], { cwd: HERE, env: childEnv });
+}
+
+/** Peak resident memory of a process (VmHWM), in MB. */
+function peakMemoryMb(child: ChildProcess): number {
+  try {
+    const kb = /VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1];
+    return Number(kb) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+interface Buyer {
+  id: string;
+  ticket?: string;
+  ticketId?: string;
+  number?: number | null;
+  etag?: string;
+  /** A pass request is out, or the buyer has bought (or given up). */
+  busy: boolean;
+  done: boolean;
+}
+
+class Latencies {
+  readonly values: number[] = [];
+  add(ms: number) {
+    this.values.push(ms);
+  }
+  figures(): string {
+    const sorted = [...this.values].sort((a, b) => a - b);
+    const f = (x: number | null) => (x === null ? '-' : x.toFixed(1));
+    return `p50 ${f(percentile(sorted, 0.5))} ms, p99 ${f(percentile(sorted, 0.99))} ms (${sorted.length})`;
+  }
+  p99(): number {
+    return percentile([...this.values].sort((a, b) => a - b), 0.99) ?? NaN;
+  }
+}
+
+/** Runs `task` for every item with at most `limit` at once, starting each no earlier than its due time. */
+class Sender {
+  private running = 0;
+  private readonly waiting: Array<() => Promise<void>> = [];
+  constructor(private readonly limit: number) {}
+  push(task: () => Promise<void>) {
+    this.waiting.push(task);
+    this.pump();
+  }
+  get backlog() {
+    return this.waiting.length;
+  }
+  private pump() {
+    while (this.running < this.limit && this.waiting.length) {
+      const task = this.waiting.shift()!;
+      this.running++;
+      void task()
+        .catch(() => undefined)
+        .finally(() => {
+          this.running--;
+          this.pump();
+        });
+    }
+  }
+}
+
+interface PartResult {
+  label: string;
+  lines: string[];
+}
+
+async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
+  const twoInstances = part === 'two';
+  if (twoInstances) {
+    try {
+      execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
+    } catch {
+      console.log('  two instances: skipped (haproxy not installed: apt-get install haproxy)');
+      return null;
+    }
+  }
+  const dbName = `taquilla_bench_onsale_${process.pid}_${part}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const url = dbUrl(PG_URL, dbName);
+  // The instances need a few seconds to start: the sales start is counted from after that.
+  const salesStartAt = new Date(Date.now() + (PREQUEUE_S + 20) * 1000);
+  makeSale(url, salesStartAt);
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const { rows: sessions } = await pool.query<{ id: number; queued: boolean }>('SELECT id, queue IS NOT NULL AS queued FROM sessions ORDER BY id');
+  const queued = sessions.find((s) => s.queued)!.id;
+  const plain = sessions.find((s) => !s.queued)!.id;
+  const { rows: rateRows } = await pool.query<{ id: number; session_id: number }>('SELECT id, session_id FROM rates');
+  const rateOf = new Map(rateRows.map((r) => [r.session_id, r.id]));
+
+  const ports = twoInstances ? [await freePort(), await freePort()] : [await freePort()];
+  const instances = ports.map((p) => startInstance(url, p, twoInstances));
+  const procs: Proc[] = [...instances];
+  let base: URL;
+  let balancer: Proc | undefined;
+  const monitor = new pg.Client({ connectionString: url });
+  try {
+    await Promise.all(ports.map((p) => waitReady(`http://127.0.0.1:${p}`, procs)));
+    if (twoInstances) {
+      const lbPort = await freePort();
+      balancer = spawnProc('haproxy', ['-f', path.join(HERE, 'deploy/haproxy.cfg'), '-db'], {
+        cwd: HERE,
+        env: { ...env, TAQUILLA_LB_BIND: `127.0.0.1:${lbPort}`, TAQUILLA_APP1: `127.0.0.1:${ports[0]}`, TAQUILLA_APP2: `127.0.0.1:${ports[1]}` },
+      });
+      procs.push(balancer);
+      await waitReady(`http://127.0.0.1:${lbPort}`, [balancer]);
+      await sleep(2_500);
+      base = new URL(`http://127.0.0.1:${lbPort}`);
+    } else {
+      base = new URL(`http://127.0.0.1:${ports[0]}`);
+    }
+    await monitor.connect();
+    const dbCpu = new DatabaseCpu(monitor, dbName);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+    const sender = new Sender(CONNECTIONS);
+    const queue = `/api/queue/v1/sessions/${queued}`;
+    const call = (method: string, p: string, body?: unknown, token?: string, headers?: Record<string, string>): Promise<Answer> => request(agent, base, method, p, body, token, headers);
+
+    const joins = new Latencies();
+    const polls = new Latencies();
+    const late = new Latencies();
+    const bought = new Latencies();
+    const bestAvailable = new Latencies();
+    let pollsServed = 0;
+    let notModified = 0;
+    let errors = 0;
+    const firstErrors: string[] = [];
+    const fail = (what: string, a: Answer | unknown) => {
+      errors++;
+      if (firstErrors.length < 5) firstErrors.push(`${what}: ${a && typeof a === 'object' && 'status' in a ? `${(a as Answer).status} ${JSON.stringify((a as Answer).body).slice(0, 200)}` : String(a)}`);
+    };
+    let outOfOrder = 0;
+    let passesGranted = 0;
+    let admittedSeen = 0;
+    let stopping = false;
+
+    const cpuStart = { service: instances.map((p) => cpuOf(p.child.pid)), generator: process.cpuUsage(), balancer: balancer ? cpuOf(balancer.child.pid) : 0 };
+    await dbCpu.open();
+
+    // A buyer asks for its pass: the first time after the draw to learn its number (409
+    // not_admitted_yet carries it), then once `admitted_through` reaches that number; with the pass
+    // it buys: a token, best available with `Queue-Pass`, confirm.
+    const tryPass = async (b: Buyer) => {
+      b.busy = true;
+      const t0 = performance.now();
+      const pass = await call('POST', `${queue}/pass`, { ticket: b.ticket });
+      if (pass.status === 409 && pass.body?.code === 'not_admitted_yet') {
+        b.number = pass.body.data.number;
+        b.busy = false;
+        return;
+      }
+      b.done = true;
+      if (pass.status !== 200) return fail('pass', pass);
+      passesGranted++;
+      b.number = pass.body.data.number as number;
+      // A pass far beyond what the status document admitted (the monitor reads it every second).
+      if (b.number > admittedSeen + Math.ceil(RATE / 60) * 2) outOfOrder++;
+      await purchase(b.id, queued, { 'queue-pass': pass.body.data.pass });
+      bought.add(performance.now() - t0);
+    };
+    const purchase = async (clientId: string, sessionId: number, headers: Record<string, string> = {}) => {
+      const token = await call('POST', '/api/sales-channel/v1/auth/token', { sales_channel_slug: SLUG, server_key: SERVER_KEY, client_id: clientId });
+      if (token.status !== 200) return fail('token', token);
+      const bearer = token.body.data.access_token as string;
+      const t1 = performance.now();
+      const created = await call('POST', `${B2B}/orders/best-available`, { session_id: sessionId, quantity: 2, rate_id: rateOf.get(sessionId) }, bearer, headers);
+      bestAvailable.add(performance.now() - t1);
+      if (created.status !== 201) return fail('best available', created);
+      const { order_token: order, total_amount: amount } = created.body.data;
+      const confirmed = await call('POST', `${B2B}/orders/${order}/confirm`, { amount, name: 'Ana', surname: 'García', email: 'ana@example.com', transaction_id: `tx-${clientId}`, payment_method: 'card' }, bearer);
+      if (confirmed.status !== 200) fail('confirm', confirmed);
+    };
+
+    // The polls: a wheel of 100 ms slots; each buyer polls every POLL_MS +- 20 %.
+    const SLOT_MS = 100;
+    const wheel = new Map<number, Buyer[]>();
+    const schedule = (b: Buyer, inMs: number) => {
+      const slot = Math.floor((Date.now() + inMs) / SLOT_MS);
+      const list = wheel.get(slot);
+      if (list) list.push(b);
+      else wheel.set(slot, [b]);
+    };
+    let admittedThrough = 0;
+    let state = 'pre_queue';
+    const poll = async (b: Buyer, due: number) => {
+      const sent = Date.now();
+      late.add(sent - due);
+      const t0 = performance.now();
+      const a = await call('GET', queue, undefined, undefined, b.etag ? { 'if-none-match': b.etag } : {});
+      polls.add(performance.now() - t0);
+      pollsServed++;
+      if (a.status === 304) notModified++;
+      else if (a.status !== 200) fail('poll', a);
+      if (typeof a.headers?.etag === 'string') b.etag = a.headers.etag;
+      if (!stopping && !b.done) schedule(b, POLL_MS * (0.8 + Math.random() * 0.4));
+      // What the buyer does next, from the latest status the generator has seen.
+      if (b.busy || b.done || state !== 'admitting') return;
+      if (b.number === undefined || b.number === null || b.number <= admittedThrough) await tryPass(b);
+    };
+    const wheelTimer = setInterval(() => {
+      const now = Math.floor(Date.now() / SLOT_MS);
+      for (const [slot, list] of wheel) {
+        if (slot > now) continue;
+        wheel.delete(slot);
+        for (const b of list) sender.push(() => poll(b, slot * SLOT_MS));
+      }
+    }, SLOT_MS / 2);
+
+    // The monitor: the status document every second (admissions against the clock).
+    const admissions: Array<{ at: number; through: number }> = [];
+    const monitorTimer = setInterval(() => {
+      void call('GET', queue).then((a) => {
+        if (a.status !== 200) return;
+        state = a.body.data.state;
+        admittedThrough = a.body.data.admitted_through ?? 0;
+        admittedSeen = Math.max(admittedSeen, admittedThrough);
+        if (state === 'admitting') admissions.push({ at: Date.now(), through: admittedThrough });
+      });
+    }, 1000);
+
+    // 1. Joins, spread over the pre-queue.
+    const buyers: Buyer[] = Array.from({ length: BUYERS }, (_, i) => ({ id: `buyer-${part}-${i}`, busy: false, done: false }));
+    const joinStart = Date.now();
+    const joinEnd = salesStartAt.getTime() - 2_000;
+    let joinedBeforeDraw = 0;
+    await Promise.all(
+      buyers.map(async (b, i) => {
+        await sleep(Math.max(0, joinStart + ((joinEnd - joinStart) * i) / BUYERS - Date.now()));
+        await new Promise<void>((resolve) =>
+          sender.push(async () => {
+            const t0 = performance.now();
+            const a = await call('POST', `${queue}/join`, { client_id: b.id }).catch((err: unknown) => ({ status: 0, body: String(err) }) as Answer);
+            joins.add(performance.now() - t0);
+            if (a.status !== 200 && a.status !== 201) fail('join', a);
+            else {
+              b.ticket = a.body.data.ticket;
+              b.ticketId = a.body.data.ticket_id;
+              b.number = a.body.data.number;
+              if (b.number === null) joinedBeforeDraw++;
+              schedule(b, POLL_MS * Math.random());
+            }
+            resolve();
+          }),
+        );
+      }),
+    );
+    const joinSeconds = (Date.now() - joinStart) / 1000;
+    console.log(`  ${part}: ${BUYERS} joins in ${joinSeconds.toFixed(1)} s (${joinedBeforeDraw} before the draw); load ${load()}`);
+
+    // 2-3. The draw and the admissions.
+    await sleep(Math.max(0, salesStartAt.getTime() - Date.now()));
+    const pollsAtStart = pollsServed;
+    const admitStart = Date.now();
+    await sleep(ADMIT_S * 1000);
+    const admitSeconds = (Date.now() - admitStart) / 1000;
+    const pollsInWindow = pollsServed - pollsAtStart;
+    stopping = true;
+    clearInterval(monitorTimer);
+    clearInterval(wheelTimer);
+    const purchasesWithQueue = bought.values.length;
+    // Let what is in flight end.
+    for (let i = 0; i < 100 && sender.backlog > 0; i++) await sleep(100);
+    await sleep(2_000);
+
+    const cpu = {
+      service: instances.map((p, i) => cpuOf(p.child.pid) - cpuStart.service[i]!),
+      generator: (() => {
+        const u = process.cpuUsage(cpuStart.generator);
+        return (u.user + u.system) / 1000;
+      })(),
+      balancer: balancer ? cpuOf(balancer.child.pid) - cpuStart.balancer : 0,
+      database: await dbCpu.close(),
+    };
+    const memory = instances.map((p) => peakMemoryMb(p.child));
+
+    // Out of order against the published draw: the n-th drawn ticket has number n.
+    const draw = await call('GET', `${queue}/draw`);
+    if (draw.status === 200) {
+      const position = new Map<string, number>((draw.body.data.ticket_ids as string[]).map((id, i) => [id, i + 1]));
+      for (const b of buyers) {
+        const drawn = b.ticketId ? position.get(b.ticketId) : undefined;
+        if (drawn !== undefined && typeof b.number === 'number' && b.number !== drawn) outOfOrder++;
+      }
+    } else fail('draw', draw);
+
+    // Admission rate: admitted_through over the admitting window against the configured rate.
+    const first = admissions[0];
+    const last = admissions.at(-1);
+    const measuredRate = first && last && last.at > first.at ? ((last.through - first.through) / (last.at - first.at)) * 60_000 : NaN;
+
+    // 4. The same purchases at the same rate on the twin session without a waiting room.
+    const without = new Latencies();
+    const withoutBest = bestAvailable.values.length;
+    const n = Math.max(1, purchasesWithQueue);
+    const every = 60_000 / RATE;
+    const plainStart = Date.now();
+    await Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        await sleep(Math.max(0, plainStart + i * every - Date.now()));
+        const t0 = performance.now();
+        await purchase(`plain-${part}-${i}`, plain);
+        without.add(performance.now() - t0);
+      }),
+    );
+    const bestWithQueue = new Latencies();
+    const bestWithout = new Latencies();
+    bestAvailable.values.forEach((v, i) => (i < withoutBest ? bestWithQueue : bestWithout).add(v));
+
+    const { rows: [check] } = await pool.query<{ twice: number; completed: number }>(
+      `SELECT (SELECT count(*)::int FROM (SELECT oi.session_seat_id FROM order_items oi JOIN orders o ON o.id = oi.order_id
+                WHERE o.status = 'completed' GROUP BY oi.session_seat_id HAVING count(*) > 1) x) AS twice,
+              (SELECT count(*)::int FROM orders WHERE status = 'completed') AS completed`,
+    );
+    agent.destroy();
+
+    const per = (x: number, count: number) => (count ? (x / count).toFixed(3) : '-');
+    const lines = [
+      `status polls: ${(pollsInWindow / admitSeconds).toFixed(0)} served/s during admissions (goal at least 10,000 per instance); ${polls.figures()} (goal p99 under 20 ms); ${notModified} answered 304; sent late by the generator: ${late.figures()}`,
+      `joins: ${joins.figures()} (goal p99 under 50 ms)`,
+      `admissions: ${measuredRate.toFixed(0)} a minute measured against ${RATE} configured (goal within 5 %); admitted through ${last?.through ?? 0}; passes granted ${passesGranted}`,
+      `out-of-order admissions: ${outOfOrder} (goal 0)`,
+      `purchases through the queue: ${purchasesWithQueue} in ${admitSeconds.toFixed(0)} s, pass to confirmed ${bought.figures()}; without the queue at the same rate: ${without.figures()} (goal: p99 no worse)`,
+      `best-available request (the hold included): with the queue ${bestWithQueue.figures()}, without ${bestWithout.figures()}; goal for the selection p99 under 10 ms (npm run bench:best-available measures the selection alone)`,
+      `oversell: ${check!.twice} seats in two completed orders (${check!.completed} orders completed)`,
+      `errors: ${errors}${firstErrors.length ? ` (first: ${firstErrors.join(' | ')})` : ''}`,
+      `CPU: ${cpu.service.map((c, i) => `instance ${i + 1} ${(c / 1000).toFixed(1)} s`).join(', ')}, PostgreSQL ${(cpu.database / 1000).toFixed(1)} s, generator ${(cpu.generator / 1000).toFixed(1)} s${balancer ? `, HAProxy ${(cpu.balancer / 1000).toFixed(1)} s` : ''}; service CPU per poll ${per(cpu.service.reduce((a, b) => a + b, 0), pollsServed)} ms (polls dominate the requests)`,
+      `peak memory: ${memory.map((m, i) => `instance ${i + 1} ${m.toFixed(0)} MB`).join(', ')}; load ${load()}`,
+    ];
+    return { label: twoInstances ? 'two instances behind HAProxy, queue in Redis' : 'one instance, queue in memory', lines };
+  } finally {
+    await stop(procs);
+    await monitor.end().catch(() => undefined);
+    await pool.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+async function main() {
+  if (env.ONSALE_BUILD !== '0') execFileSync('npm', ['run', 'build:server'], { cwd: HERE, stdio: ['ignore', 'ignore', 'inherit'] });
+  console.log(
+    `on-sale through the waiting room: ${BUYERS} buyers polling every ${POLL_MS / 1000} s, ${SEATS} seats, ${RATE} admissions a minute, ${PREQUEUE_S} s of pre-queue, ${ADMIT_S} s of admissions; ` +
+      `machine: ${os.cpus().length} CPUs, load ${load()}`,
+  );
+  for (const part of PARTS) {
+    if (part !== 'one' && part !== 'two') throw new Error(`ONSALE_PARTS: unknown part ${part}`);
+    const result = await runPart(part);
+    if (!result) continue;
+    console.log(`  ${result.label}`);
+    for (const line of result.lines) console.log(`    ${line}`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
