@@ -10,8 +10,16 @@
  *   BENCH_RUNS=300 BENCH_KEEP=1 BENCH_PLAN=1 ...  # more runs; keep the generated database; print plans
  *
  * Target: p50 under 50 ms and within 1.3 of the baseline.
+ *
+ * Then the audience figures (issue 30): one more event with 100,000 orders over 90 days across 5
+ * channels (10 sessions of 20,000 tickets, 3 % of the orders refunded). Prints p50/p99 of the event
+ * overview (GET /api/admin/v1/events/{id}/sales; goal p50 under 100 ms), and the wall time of the
+ * attendee export of one 20,000-ticket session as CSV and as XLSX, streamed through a real HTTP
+ * socket (goal under 2 s each), with the process's peak memory (goal: flat).
+ *   BENCH_ORDERS=20000 BENCH_OVERVIEW_ORDERS=5000 BENCH_RUNS=5 ...   # a quick check of the bench itself
  */
 import os from 'node:os';
+import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
@@ -21,8 +29,10 @@ import { migrate } from '../src/db/migrate.js';
 import { loadDemoDataIfEmpty } from '../src/demo/demo-data.js';
 import { reportQuery } from '../src/modules/reports/reports.repo.js';
 import { reportFilters, reportSelection } from '../src/modules/reports/reports.service.js';
+import { createApiToken, createUser } from '../src/modules/admin/accounts.service.js';
+import { CLI_ACTOR } from '../src/platform/actor.js';
 
-const TOTAL_ORDERS = 1_000_000;
+const TOTAL_ORDERS = Number(process.env.BENCH_ORDERS || 1_000_000);
 /** Every n-th generated order belongs to the big channel: 98,000 purchases plus its share of refunds. */
 const BIG_EVERY = 10;
 const CHANNELS = 50;
@@ -148,6 +158,156 @@ async function generate(database: Database) {
   console.log(`  analyze: ${seconds(t0)} s`);
 }
 
+/** Orders of the overview's event (issue 30): over 90 days, across 5 channels, 2 tickets each. */
+const OVERVIEW_ORDERS = Number(process.env.BENCH_OVERVIEW_ORDERS || 100_000);
+const OVERVIEW_SESSIONS = 10;
+const OVERVIEW_TARGET_MS = 100;
+const EXPORT_TARGET_MS = 2000;
+
+/** One event whose sessions hold OVERVIEW_ORDERS x 2 tickets; returns the event and its first session. */
+async function generateOverviewEvent(database: Database) {
+  const db = database.db;
+  let ids = { eventId: 0, sessionId: 0 };
+  const perSession = (OVERVIEW_ORDERS / OVERVIEW_SESSIONS) * 2;
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`SET LOCAL session_replication_role = replica`);
+    const [e] = await queryRows<{ id: number }>(
+      tx,
+      sql`INSERT INTO events (organiser_id, venue_id) SELECT organiser_id, venue_id FROM events ORDER BY id LIMIT 1 RETURNING id`,
+    );
+    const eventId = Number(e!.id);
+    await tx.execute(sql`INSERT INTO event_translations (event_id, lang, name) VALUES (${eventId}, 'es', 'Evento de la vista'), (${eventId}, 'en', 'Overview event')`);
+    await tx.execute(sql`
+      INSERT INTO sessions (event_id, venue_id, start_datetime)
+      SELECT ${eventId}, e.venue_id, now() + g * interval '1 day' FROM events e, generate_series(1, ${OVERVIEW_SESSIONS}) g WHERE e.id = ${eventId}`);
+    await tx.execute(sql`
+      CREATE TEMP TABLE ov_sessions ON COMMIT DROP AS
+      SELECT row_number() OVER (ORDER BY id) - 1 AS n, id FROM sessions WHERE event_id = ${eventId}`);
+    await tx.execute(sql`INSERT INTO rates (session_id, name, price) SELECT id, 'General', 3000 FROM ov_sessions`);
+    await tx.execute(sql`INSERT INTO rates (session_id, name, price) SELECT id, 'Reducida', 2000 FROM ov_sessions`);
+    // One unnumbered place per ticket and 10 % more free ones: the capacity of each session.
+    await tx.execute(sql`
+      INSERT INTO session_seats (session_id, sector_id, status)
+      SELECT s.id, (SELECT id FROM sectors WHERE NOT numbered ORDER BY id LIMIT 1), CASE WHEN g <= ${perSession} THEN 'sold' ELSE 'available' END
+      FROM ov_sessions s, generate_series(1, ${Math.round(perSession * 1.1)}) g`);
+    await tx.execute(sql`
+      CREATE TEMP TABLE ov_seats ON COMMIT DROP AS
+      SELECT ss.id, ss.session_id, ss.sector_id, row_number() OVER (PARTITION BY ss.session_id ORDER BY ss.id) AS k
+      FROM session_seats ss JOIN ov_sessions s ON s.id = ss.session_id`);
+    await tx.execute(sql`CREATE INDEX ON ov_seats (session_id, k)`);
+    await tx.execute(sql`
+      CREATE TEMP TABLE ov_channels ON COMMIT DROP AS
+      SELECT row_number() OVER (ORDER BY id) - 1 AS n, id FROM (SELECT id FROM sales_channels ORDER BY id LIMIT 5) c`);
+    // Order g: channel g % 5, session g % 10, completed over the last 90 days.
+    await tx.execute(sql`
+      INSERT INTO orders (order_token, reference, channel_id, type, status, currency, base_amount, discount_amount,
+                          fee_amount, total_amount, customer_id, payment_method, created_at, updated_at, completed_at)
+      SELECT 'ov-' || g, 'OV' || g, (SELECT id FROM ov_channels WHERE n = g % 5), 'purchase', 'completed', 'EUR',
+             6000, 0, 300, 6300, 1 + (g::bigint * 7919) % 200000, 'card', at, at, at
+      FROM (SELECT g, now() - interval '90 days' * (1 - g::float8 / ${OVERVIEW_ORDERS}) AS at FROM generate_series(1, ${OVERVIEW_ORDERS}) g) x`);
+    await tx.execute(sql`
+      INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id, base_amount,
+                               discount_amount, fee_amount, total_amount, created_at)
+      SELECT o.id, ${eventId}, st.session_id, st.sector_id, st.id,
+             (SELECT r.id FROM rates r WHERE r.session_id = st.session_id ORDER BY r.id LIMIT 1 OFFSET (o.g % 2)), 3000, 0, 150, 3150, o.created_at
+      FROM (SELECT id, created_at, substr(reference, 3)::int AS g FROM orders WHERE reference LIKE 'OV%') o
+      CROSS JOIN generate_series(1, 2) AS gk(j)
+      JOIN ov_sessions s ON s.n = o.g % ${OVERVIEW_SESSIONS}
+      JOIN ov_seats st ON st.session_id = s.id AND st.k = ((o.g - 1) / ${OVERVIEW_SESSIONS}) * 2 + gk.j`);
+    await tx.execute(sql`
+      INSERT INTO tickets (code, order_id, order_item_id, status, issued_at)
+      SELECT 'OVT' || i.id, i.order_id, i.id, 'valid', i.created_at
+      FROM order_items i WHERE i.event_id = ${eventId}`);
+    // 3 % of the orders refunded whole: a refund row, its refund_items, the tickets voided.
+    await tx.execute(sql`
+      INSERT INTO orders (order_token, reference, channel_id, type, status, currency, base_amount, discount_amount,
+                          fee_amount, total_amount, customer_id, payment_method, refunded_order_id, created_at, updated_at, completed_at)
+      SELECT 'ov-r' || o.id, 'OVR' || o.id, o.channel_id, 'refund', 'completed', 'EUR', -6000, 0, -300, -6300, o.customer_id,
+             'card', o.id, o.created_at + interval '1 hour', o.created_at + interval '1 hour', o.created_at + interval '1 hour'
+      FROM orders o WHERE o.reference LIKE 'OV%' AND o.reference NOT LIKE 'OVR%' AND substr(o.reference, 3)::int % 33 = 5`);
+    await tx.execute(sql`
+      INSERT INTO refund_items (refund_order_id, order_item_id, ticket_id, base_amount, discount_amount, fee_amount, total_amount)
+      SELECT r.id, i.id, t.id, -3000, 0, -150, -3150
+      FROM orders r JOIN order_items i ON i.order_id = r.refunded_order_id JOIN tickets t ON t.order_item_id = i.id
+      WHERE r.reference LIKE 'OVR%'`);
+    await tx.execute(sql`UPDATE tickets SET status = 'void', voided_at = now() WHERE id IN (SELECT ticket_id FROM refund_items ri JOIN orders r ON r.id = ri.refund_order_id WHERE r.reference LIKE 'OVR%')`);
+    const [first] = await queryRows<{ id: number }>(tx, sql`SELECT id FROM ov_sessions WHERE n = 0`);
+    ids = { eventId, sessionId: Number(first!.id) };
+  });
+  for (const table of ['orders', 'order_items', 'tickets', 'session_seats', 'refund_items']) await db.execute(sql.raw(`ANALYZE ${table}`));
+  return overviewEventOf(database, ids.eventId);
+}
+
+/** The overview event's first session and its number of valid tickets. */
+async function overviewEventOf(database: Database, eventId: number) {
+  const [row] = await queryRows<{ session_id: number; n: number }>(
+    database.db,
+    sql`SELECT s.id AS session_id, (SELECT count(*)::int FROM tickets t JOIN order_items i ON i.id = t.order_item_id WHERE i.session_id = s.id AND t.status = 'valid') AS n
+        FROM sessions s WHERE s.event_id = ${eventId} ORDER BY s.id LIMIT 1`,
+  );
+  return { eventId, sessionId: Number(row!.session_id), tickets: row!.n };
+}
+
+/** The peak resident memory of this process so far, in MB (Linux: VmHWM; else the current RSS). */
+async function peakMemoryMb(): Promise<number> {
+  const fs = await import('node:fs/promises');
+  const status = await fs.readFile('/proc/self/status', 'utf8').catch(() => '');
+  const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+  return Math.round(kb ? Number(kb) / 1024 : process.memoryUsage().rss / 1e6);
+}
+
+/** Event overview p50/p99 and the attendee export of one session, CSV and XLSX, through a socket. */
+async function audienceBench(app: FastifyInstance, database: Database) {
+  console.log(`\naudience (issue 30): generating an event with ${OVERVIEW_ORDERS} orders over 90 days across 5 channels...`);
+  let t0 = performance.now();
+  // A kept database (BENCH_KEEP, DATABASE_URL) already has the event: reuse it.
+  const [kept] = await queryRows<{ event_id: number }>(database.db, sql`SELECT i.event_id FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.reference = 'OV1' LIMIT 1`);
+  const { eventId, sessionId, tickets } = kept ? await overviewEventOf(database, Number(kept.event_id)) : await generateOverviewEvent(database);
+  console.log(`  generated in ${seconds(t0)} s; session ${sessionId} holds ${tickets} valid tickets`);
+  await createUser(app.ctx, CLI_ACTOR, { email: `bench-admin-${process.pid}@taquilla.test`, password: 'bench password 123', role: 'admin', organiserId: null });
+  const { token } = await createApiToken(app.ctx, CLI_ACTOR, { email: `bench-admin-${process.pid}@taquilla.test`, name: 'bench' });
+  const headers = { authorization: `Bearer ${token}` };
+
+  const times: number[] = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    t0 = performance.now();
+    const res = await app.inject({ url: `/api/admin/v1/events/${eventId}/sales`, headers });
+    const ms = performance.now() - t0;
+    if (res.statusCode !== 200) throw new Error(`overview: ${res.statusCode} ${res.body}`);
+    if (i === 0) {
+      const totals = res.json().data.totals as Record<string, number>;
+      console.log(`  overview totals: tickets ${totals.tickets}, refunded ${totals.refunded_tickets}, net ${totals.net_amount}, capacity ${totals.capacity}`);
+    }
+    if (i >= WARMUP) times.push(ms);
+  }
+  times.sort((a, b) => a - b);
+  const p50 = percentile(times, 50);
+  console.log(
+    `  event overview: p50 ${p50.toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms over ${RUNS} runs ` +
+      `(goal: p50 under ${OVERVIEW_TARGET_MS} ms: ${p50 < OVERVIEW_TARGET_MS ? 'met' : 'NOT met'})`,
+  );
+
+  // The exports through a real socket, read as they stream (app.inject would buffer the body).
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  // The XLSX writer is loaded on the first download (src/lib/xlsx.ts): load it before timing.
+  await (await fetch(`${base}/api/admin/v1/sessions/${sessionId}/attendees?format=xlsx&search=no-such-holder`, { headers })).arrayBuffer();
+  for (const format of ['csv', 'xlsx'] as const) {
+    const before = await peakMemoryMb();
+    t0 = performance.now();
+    const res = await fetch(`${base}/api/admin/v1/sessions/${sessionId}/attendees?format=${format}`, { headers });
+    if (res.status !== 200) throw new Error(`attendees ${format}: ${res.status} ${await res.text()}`);
+    let bytes = 0;
+    const reader = res.body!.getReader();
+    for (let part = await reader.read(); !part.done; part = await reader.read()) bytes += part.value.byteLength;
+    const ms = performance.now() - t0;
+    const after = await peakMemoryMb();
+    console.log(
+      `  attendee export ${format.toUpperCase().padEnd(4)}: ${tickets} rows, ${(bytes / 1e6).toFixed(1)} MB in ${(ms / 1000).toFixed(2)} s ` +
+        `(goal under ${EXPORT_TARGET_MS / 1000} s: ${ms < EXPORT_TARGET_MS ? 'met' : 'NOT met'}); peak memory of the process ${before} MB before, ${after} MB after`,
+    );
+  }
+}
+
 function percentile(sorted: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -256,6 +416,7 @@ async function main() {
       `target: p50 < ${TARGET_P50_MS} ms and p50 <= ${TARGET_RATIO} x baseline: ` +
         (missed.length ? `met in ${scenarios.length - missed.length} of ${scenarios.length} scenarios; NOT met in: ${missed.join('; ')}` : `met in all ${scenarios.length} scenarios`),
     );
+    await audienceBench(app, database);
     await app.close();
   } finally {
     await database.close().catch(() => {});

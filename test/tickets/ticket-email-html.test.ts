@@ -52,7 +52,7 @@ describe('ticket e-mail HTML', () => {
     expect(mail.html).not.toMatch(/<(b|script|i)>/);
     expect(mail.html).toContain('<p>Hola &lt;b>Ana&lt;/b> &amp; &quot;Co&quot;,</p>');
     expect(mail.html).toContain('&lt;script>x&lt;/script>, jueves, 31 de diciembre de 2026, 20:30, en Teatro Demo.');
-    expect(mail.html).toMatch(/<li><a href="http:\/\/taquilla\.test\/api\/tickets\/ABCDEFGHJKLMNPQRSTUVWXYZ\.pdf\?expires=\d+&amp;signature=[\w-]+">Platea &lt;i>, fila A, butaca 1<\/a><\/li>/);
+    expect(mail.html).toMatch(/<li><a href="http:\/\/taquilla\.test\/api\/tickets\/ABCDEFGHJKLMNPQRSTUVWXYZ\.pdf\?expires=\d+&amp;signature=[\w-]+">Platea &lt;i>, fila A, butaca 1<\/a>( · <a href="[^"]+">[^<]+<\/a>)*<\/li>/);
     // The plain-text part carries the same words unescaped.
     expect(mail.text).toContain('Hola <b>Ana</b> & "Co",');
   });
@@ -72,8 +72,8 @@ describe('ticket e-mail HTML', () => {
     expect(mail.text).toContain('http://taquilla.test/demo-a/es/orders/tok_abc');
     expect(mail.html).toContain('<a href="http://taquilla.test/demo-a/es/orders/tok_abc">');
     const expires = [...mail.text.matchAll(/expires=(\d+)/g)].map((m) => Number(m[1]));
-    // the ticket's link, all tickets in one PDF and the calendar (D72), signed alike
-    expect(expires).toHaveLength(3);
+    // the ticket's link, its two wallet links (D70), all tickets in one PDF and the calendar (D72), signed alike
+    expect(expires).toHaveLength(5);
     expect(new Set(expires).size).toBe(1);
     // the session is 30 days away: not now + 7 days, but a day after the session
     expect(expires[0]).toBe(Date.parse('2027-01-01T19:30:00Z') / 1000);

@@ -51,7 +51,9 @@ const soldItems = (eventId: number, sessionId: number | null) => sql`
   FROM order_items i
   JOIN orders o ON o.id = i.order_id AND o.status = 'completed' AND o.type IN ('purchase', 'reservation')
   LEFT JOIN refund_items ri ON ri.order_item_id = i.id
-  WHERE i.event_id = ${eventId} AND (${sessionId}::integer IS NULL OR i.session_id = ${sessionId}::integer)`;
+  WHERE i.event_id = ${eventId} AND (${sessionId}::integer IS NULL OR i.session_id = ${sessionId}::integer)
+    -- order_items has no index on event_id (one more write on every sale): its sessions' index finds them.
+    AND i.session_id IN (SELECT id FROM sessions WHERE event_id = ${eventId})`;
 
 // The money columns of a group of `items` rows, as json_build_object arguments.
 const money: SQL = sql`
@@ -79,13 +81,18 @@ export async function eventOverview(
   const [row] = await queryRows<{ overview: Json<Overview> }>(
     db,
     sql`
-    WITH s AS (${soldItems(q.eventId, q.sessionId)})
+    WITH s AS (${soldItems(q.eventId, q.sessionId)}),
+    -- Each group's money in one pass over the sold items (not one pass per session or sector);
+    -- a group without sales gets the figures of no rows (zeros).
+    none AS (SELECT json_build_object(${money}) AS money FROM s WHERE false),
+    by_session AS (SELECT s.session_id, json_build_object(${money}) AS money FROM s GROUP BY s.session_id),
+    by_sector AS (SELECT s.sector_id, json_build_object(${money}) AS money FROM s GROUP BY s.sector_id)
     SELECT json_build_object(
       'sessions', COALESCE((
         SELECT json_agg(x ORDER BY x.start_datetime, x.id) FROM (
           SELECT ses.id, ses.start_datetime, ses.status,
                  (SELECT json_build_object(${inventory(q.now)}) FROM session_seats ss WHERE ss.session_id = ses.id) AS inv,
-                 (SELECT json_build_object(${money}) FROM s WHERE s.session_id = ses.id) AS money,
+                 COALESCE((SELECT b.money FROM by_session b WHERE b.session_id = ses.id), (SELECT money FROM none)) AS money,
                  (SELECT count(DISTINCT t.id) FROM tickets t JOIN order_items i ON i.id = t.order_item_id
                     JOIN checkin_entries ce ON ce.ticket_id = t.id
                   WHERE i.session_id = ses.id AND t.status = 'valid') AS checked_in
@@ -104,7 +111,7 @@ export async function eventOverview(
           SELECT sec.id, sec.name,
                  (SELECT json_build_object(${inventory(q.now)}) FROM session_seats ss JOIN sessions ses ON ses.id = ss.session_id
                   WHERE ss.sector_id = sec.id AND ses.event_id = ${q.eventId} AND ${sessionFilter}) AS inv,
-                 (SELECT json_build_object(${money}) FROM s WHERE s.sector_id = sec.id) AS money
+                 COALESCE((SELECT b.money FROM by_sector b WHERE b.sector_id = sec.id), (SELECT money FROM none)) AS money
           FROM sectors sec
           WHERE sec.id IN (SELECT ss.sector_id FROM session_seats ss JOIN sessions ses ON ses.id = ss.session_id
                            WHERE ses.event_id = ${q.eventId} AND ${sessionFilter})) x), '[]'::json),

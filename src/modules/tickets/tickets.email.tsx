@@ -3,7 +3,7 @@ import { spokenLanguage } from '../../platform/i18n.js';
 import { INTEGRATION_POLICY } from '../../lib/integration-policy.js';
 import { formatMoney, formatDateTime } from '../../platform/i18n.js';
 import { emailDocument, envelopeOf, type OutgoingEmail } from './email-layout.js';
-import { sessionPassedAt, signedOrderUrl, signedTicketUrl } from './tickets.links.js';
+import { sessionPassedAt, signedOrderUrl, signedTicketUrl, signedWalletUrl, type WalletProvider } from './tickets.links.js';
 import { formatSessionDate, renderTicketPdf } from './tickets.pdf.js';
 import type { RefundMail } from './email.repo.js';
 import type { TicketDocument } from './tickets.repo.js';
@@ -46,7 +46,13 @@ export async function composeTicketEmail(config: Config, row: OutboxMessage, tic
     ? `Tus entradas: ${first.eventName} (pedido ${first.orderReference})`
     : `Your tickets: ${first.eventName} (order ${first.orderReference})`;
   const validUntil = sessionPassedAt(first.sessionStart, first.sessionEnd);
-  const lines = tickets.map((t) => ({ seat: seatText(t, es), url: signedTicketUrl(config, t.code, now, validUntil), code: t.code }));
+  // Wallet passes (D70) where the deployment offers them: the order page's signed links, valid as long as the PDFs'.
+  const walletLabels: Record<WalletProvider, string> = es
+    ? { apple: 'Añadir a Apple Wallet', google: 'Añadir a Google Wallet' }
+    : { apple: 'Add to Apple Wallet', google: 'Add to Google Wallet' };
+  const wallets = (code: string) =>
+    (['apple', 'google'] as const).filter((p) => config.wallet[p] !== null).map((p) => ({ label: walletLabels[p], url: signedWalletUrl(config, p, code, now, validUntil) }));
+  const lines = tickets.map((t) => ({ seat: seatText(t, es), url: signedTicketUrl(config, t.code, now, validUntil), code: t.code, wallets: wallets(t.code) }));
   const total = formatMoney(first.orderTotal, first.currency, first.lang);
   const totalLine = es ? `Total del pedido ${first.orderReference}: ${total}` : `Order ${first.orderReference} total: ${total}`;
   const orderUrl = orderPageUrl(config, first);
@@ -69,7 +75,7 @@ export async function composeTicketEmail(config: Config, row: OutboxMessage, tic
     ...(orderUrl ? ['', `${orderNote} ${orderUrl}`] : []),
     '',
     linkNote,
-    ...lines.map((l) => `- ${l.seat}: ${l.url}`),
+    ...lines.flatMap((l) => [`- ${l.seat}: ${l.url}`, ...l.wallets.map((w) => `  ${w.label}: ${w.url}`)]),
     `- ${allNote}: ${allUrl}`,
     '',
     `${icsNote}: ${icsUrl}`,
@@ -94,6 +100,12 @@ export async function composeTicketEmail(config: Config, row: OutboxMessage, tic
         {lines.map((l) => (
           <li>
             <a href={l.url}>{l.seat}</a>
+            {l.wallets.map((w) => (
+              <>
+                {' · '}
+                <a href={w.url}>{w.label}</a>
+              </>
+            ))}
           </li>
         ))}
         <li>
