@@ -526,6 +526,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/events/{eventId}/sessions/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a series of sessions at once (daily or weekly, at one time of day in the deployment time zone, at most 100), each with copied rates; dry_run: only the dates */
+        post: operations["createSessionSeries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/fees/{feeId}": {
         parameters: {
             query?: never;
@@ -746,7 +763,8 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete a rate nothing uses: 409 rate_in_use while it has tickets (sold, held or of past orders), vouchers or waiting-list entries */
+        delete: operations["deleteRate"];
         options?: never;
         head?: never;
         /** Edit a rate */
@@ -874,6 +892,23 @@ export interface paths {
         put?: never;
         /** Add a rate to a session */
         post: operations["createRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/sessions/{sessionId}/rates/copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy another session's rates onto this one (same organiser); rates whose name this session has already are left alone */
+        post: operations["copyRates"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6283,6 +6318,137 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createSessionSeries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                eventId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How many sessions, at most 100 at once (422 beyond) */
+                    count: number;
+                    /** @description true: only answer the dates (200), create nothing */
+                    dry_run?: boolean;
+                    duration_minutes?: number | null;
+                    rates_from_session_id?: number | null;
+                    repeat: "daily" | "weekly";
+                    /** @description The first day (YYYY-MM-DD) in the deployment time zone (TIMEZONE) */
+                    start_date: string;
+                    /** @description The start of every session (HH:MM, 24 h) in the deployment time zone; kept across summer-time changes */
+                    time: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: number;
+                            sessions: {
+                                end_datetime: string | null;
+                                exists: boolean;
+                                id: number | null;
+                                /** @description Rates copied onto it */
+                                rates: number;
+                                /** Format: date-time */
+                                start_datetime: string;
+                            }[];
+                            skipped: number;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: number;
+                            sessions: {
+                                end_datetime: string | null;
+                                exists: boolean;
+                                id: number | null;
+                                /** @description Rates copied onto it */
+                                rates: number;
+                                /** Format: date-time */
+                                start_datetime: string;
+                            }[];
+                            skipped: number;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     deleteFee: {
         parameters: {
             query?: never;
@@ -7682,6 +7848,83 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    deleteRate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                rateId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     updateRate: {
         parameters: {
             query?: never;
@@ -8769,6 +9012,107 @@ export interface operations {
                             sector_id: number | null;
                             session_id: number;
                             sort_order: number;
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    copyRates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (D52, docs/idempotency.md): the first response to this key is replayed for 24 hours to a repeat with the same body; another body is 422 idempotency_key_reused, a repeat while the first still runs is 409 idempotency_key_in_use. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The session whose rates are copied (same organiser) */
+                    from_session_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            added: {
+                                id: number;
+                                meta: {
+                                    [key: string]: unknown;
+                                };
+                                name: string;
+                                names: {
+                                    [key: string]: string;
+                                };
+                                price: number;
+                                sector_id: number | null;
+                                session_id: number;
+                                sort_order: number;
+                            }[];
+                            /** @description Rates of the source whose name this session has already (left alone) */
+                            skipped: number;
                         };
                         message: string;
                         status: number;

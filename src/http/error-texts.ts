@@ -60,6 +60,7 @@ const ES_MESSAGES: Record<ErrorCode, string> = {
   wallet_not_configured: 'Este servicio no ofrece pases de monedero.',
   method_not_allowed: 'Operación no permitida.',
   layout_seat_in_use: 'La nueva versión del plano quita o renumera asientos vendidos o reservados.',
+  rate_in_use: 'La tarifa tiene entradas vendidas o reservadas, o vales o listas de espera que la usan: no se puede borrar.',
   conflict: 'No se ha podido completar la operación. Inténtalo de nuevo.',
   seat_unavailable: 'Ese asiento ya no está disponible. Elige otro.',
   zone_capacity_exceeded: 'No quedan tantas plazas libres en esa zona.',

@@ -51,6 +51,7 @@ export const ERROR_CODES = {
   payment_in_progress: 409,
   not_on_sale: 409,
   layout_seat_in_use: 409,
+  rate_in_use: 409,
   seats_available: 409,
   already_on_waiting_list: 409,
   not_admitted_yet: 409,

@@ -234,8 +234,8 @@ describe('catalogue and vouchers through the dashboard', () => {
     expect((await client.post(`/admin/sessions/${sessionId}/rates`, { name: 'General', price: '25.50', sector_id: '' })).statusCode).toBe(303);
     expect((await client.post(`/admin/sessions/${sessionId}/publish`)).statusCode).toBe(303);
     const page = await client.get(`/admin/sessions/${sessionId}`);
-    // Entered in UTC (the form says so); shown in the deployment's zone, as on the tickets (issue 16).
-    expect(page.body).toContain('2031-06-01 21:30 CEST');
+    // Entered and shown in the deployment's zone (the form says so; issues 16 and 29).
+    expect(page.body).toContain('2031-06-01 19:30 CEST');
     expect(page.body).toContain('value="25.5"');
     expect(page.body).toContain('<strong>on_sale</strong>');
     const rateId = /action="\/admin\/rates\/(\d+)"/.exec(page.body)![1];

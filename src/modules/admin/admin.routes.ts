@@ -7,6 +7,8 @@ import * as channels from '../channels/channels-admin.service.js';
 import { cancelSessionAs } from '../catalogue/session-changes.service.js';
 import * as catalogue from '../catalogue/catalogue-admin.service.js';
 import { importCatalogue } from '../catalogue/import.service.js';
+import { copyRatesAs, deleteRateAs } from '../catalogue/session-rates.service.js';
+import { createSeriesAs, previewSeriesAs } from '../catalogue/session-series.service.js';
 import { getOrderFor, listOrdersFor } from '../orders/orders-admin.service.js';
 import * as vouchers from '../vouchers/vouchers-admin.service.js';
 import { requireAdmin, type Actor } from '../../platform/actor.js';
@@ -295,6 +297,52 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
     '/fees/:feeId',
     { schema: { ...d('catalogue', 'updateFee', 'Edit a fee'), params: S.Params.fee, body: S.FeeUpdate, response: { 200: S.Envelope(S.Fee), ...S.adminErrors } } },
     async (req) => ok(await catalogue.updateFeeAs(ctx, actorOf(req), req.params.feeId, req.body), 'Fee updated'),
+  );
+  app.post(
+    '/sessions/:sessionId/rates/copy',
+    {
+      schema: {
+        ...d('catalogue', 'copyRates', "Copy another session's rates onto this one (same organiser); rates whose name this session has already are left alone"),
+        params: S.Params.session,
+        body: S.RatesCopy,
+        response: { 201: S.Envelope(S.RatesCopied), ...S.adminErrors },
+      },
+    },
+    async (req, reply) => reply.status(201).send(ok(await copyRatesAs(ctx, actorOf(req), req.params.sessionId, req.body.from_session_id), 'Rates copied', 201)),
+  );
+  app.delete(
+    '/rates/:rateId',
+    {
+      schema: {
+        ...d('catalogue', 'deleteRate', 'Delete a rate nothing uses: 409 rate_in_use while it has tickets (sold, held or of past orders), vouchers or waiting-list entries'),
+        params: S.Params.rate,
+        response: { 200: S.Envelope(Type.Null()), ...S.adminErrors },
+      },
+    },
+    async (req) => {
+      await deleteRateAs(ctx, actorOf(req), req.params.rateId);
+      return ok(null, 'Rate deleted');
+    },
+  );
+  app.post(
+    '/events/:eventId/sessions/series',
+    {
+      schema: {
+        ...d('catalogue', 'createSessionSeries', 'Create a series of sessions at once (daily or weekly, at one time of day in the deployment time zone, at most 100), each with copied rates; dry_run: only the dates'),
+        params: S.Params.event,
+        body: S.SessionSeriesCreate,
+        response: { 200: S.Envelope(S.SessionSeries), 201: S.Envelope(S.SessionSeries), ...S.adminErrors },
+      },
+    },
+    async (req, reply) => {
+      const { dry_run, ...input } = req.body;
+      if (dry_run) {
+        const dates = await previewSeriesAs(ctx, actorOf(req), req.params.eventId, input);
+        const sessions = dates.map((d) => ({ ...d, id: null, rates: 0 }));
+        return ok({ sessions, created: 0, skipped: dates.filter((d) => d.exists).length }, 'Preview: nothing created');
+      }
+      return reply.status(201).send(ok(await createSeriesAs(ctx, actorOf(req), req.params.eventId, input), 'Sessions created', 201));
+    },
   );
   app.delete(
     '/fees/:feeId',

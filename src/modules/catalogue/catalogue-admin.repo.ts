@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray, or, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
+import { eventTextSql } from '../../platform/i18n.js';
 import { eventTranslations, events, fees, rates, sectors, sessions, venues } from '../../db/schema/index.js';
 
 // Reads and writes of the back office on the catalogue tables (issue 8).
@@ -135,4 +136,40 @@ export async function deleteFee(db: Db, id: number) {
 export async function sectorOfVenue(db: Db, sectorId: number, venueId: number) {
   const rows = await db.select().from(sectors).where(and(eq(sectors.id, sectorId), eq(sectors.venueId, venueId)));
   return rows[0] ?? null;
+}
+
+/** What still names a rate (issue 29: a rate is deletable while unused): its order items by order status, vouchers, waiting lists. */
+export async function rateUse(db: Db, rateId: number) {
+  const [row] = await queryRows<{ sold: number | string; held: number | string; past: number | string; vouchers: string[] | null; waiting: number | string }>(
+    db,
+    sql`SELECT (SELECT count(*) FROM order_items i JOIN orders o ON o.id = i.order_id WHERE i.rate_id = ${rateId} AND o.status = 'completed') AS sold,
+               (SELECT count(*) FROM order_items i JOIN orders o ON o.id = i.order_id WHERE i.rate_id = ${rateId} AND o.status = 'pending') AS held,
+               (SELECT count(*) FROM order_items i JOIN orders o ON o.id = i.order_id WHERE i.rate_id = ${rateId} AND o.status NOT IN ('completed', 'pending')) AS past,
+               (SELECT array_agg(v.code ORDER BY v.code) FROM vouchers v WHERE v.rate_id = ${rateId}) AS vouchers,
+               (SELECT count(*) FROM waiting_list_entries w WHERE w.rate_id = ${rateId}) AS waiting`,
+  );
+  return { sold: Number(row!.sold), held: Number(row!.held), past: Number(row!.past), vouchers: row!.vouchers ?? [], waiting: Number(row!.waiting) };
+}
+
+export async function deleteRate(db: Db, id: number) {
+  await db.delete(rates).where(eq(rates.id, id));
+}
+
+/** Sessions an actor may copy rates from (`organiserId` null: every organiser), with event name, start and rate count. */
+export function sessionsWithRates(db: Db, organiserId: number | null) {
+  return queryRows<{ id: number; event_id: number; event_name: string | null; start_datetime: Date | string; venue_id: number; organiser_id: number; rates: number | string }>(
+    db,
+    sql`SELECT s.id, s.event_id, ${eventTextSql('name', sql`e.id`, 'en', sql`e.default_lang`)} AS event_name, s.start_datetime, s.venue_id, e.organiser_id,
+               (SELECT count(*) FROM rates r WHERE r.session_id = s.id) AS rates
+          FROM sessions s JOIN events e ON e.id = s.event_id
+         WHERE ${organiserId === null ? sql`true` : sql`e.organiser_id = ${organiserId}`}
+           AND EXISTS (SELECT 1 FROM rates r WHERE r.session_id = s.id)
+         ORDER BY event_name, s.start_datetime, s.id
+         LIMIT 500`,
+  );
+}
+
+/** Locks the event's row until the transaction ends (series of sessions of one event, one at a time). */
+export async function lockEvent(db: Db, id: number) {
+  await db.execute(sql`SELECT id FROM events WHERE id = ${id} FOR UPDATE`);
 }

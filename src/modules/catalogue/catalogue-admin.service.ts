@@ -78,7 +78,7 @@ const sessionView = (s: SessionRow) => ({
   queue: s.queue ?? null,
 });
 
-const rateView = (r: RateRow) => ({
+export const rateView = (r: RateRow) => ({
   id: r.id,
   session_id: r.sessionId,
   sector_id: r.sectorId,
@@ -103,19 +103,19 @@ export type FeeView = ReturnType<typeof feeView>;
 
 // ---- ownership: each returns the record when the actor may see it, else 404
 
-async function visibleEvent(db: Db, actor: Actor, id: number) {
+export async function visibleEvent(db: Db, actor: Actor, id: number) {
   const event = await repo.findEvent(db, id);
   if (!event || !canSee(actor, event.organiserId)) throw new AppError('not_found', 'Event not found');
   return event;
 }
 
-async function visibleSession(db: Db, actor: Actor, id: number) {
+export async function visibleSession(db: Db, actor: Actor, id: number) {
   const found = await repo.findSession(db, id);
   if (!found || !canSee(actor, found.organiserId)) throw new AppError('not_found', 'Session not found');
   return found;
 }
 
-async function visibleRate(db: Db, actor: Actor, id: number) {
+export async function visibleRate(db: Db, actor: Actor, id: number) {
   const found = await repo.findRate(db, id);
   if (!found || !canSee(actor, found.organiserId)) throw new AppError('not_found', 'Rate not found');
   return found;
@@ -266,7 +266,7 @@ export interface SessionInput {
   queue?: QueueInput | null;
 }
 
-function sessionPatch(input: SessionInput, creating: boolean, current?: SessionRow) {
+export function sessionPatch(input: SessionInput, creating: boolean, current?: SessionRow) {
   checkFields([
     [creating && !input.start_datetime, 'start_datetime', 'is required'],
     [input.status !== undefined && !SESSION_STATUSES.includes(input.status), 'status', `must be one of ${SESSION_STATUSES.join(', ')}`],
@@ -305,35 +305,41 @@ export async function createSessionAs(ctx: AppContext, actor: Actor, eventId: nu
   const event = await visibleEvent(ctx.db, actor, eventId);
   const patch = sessionPatch(input, true);
   const now = ctx.clock.now();
-  const id = await ctx.db.transaction(async (tx) => {
-    const session = await repo.insertSession(tx, {
-      eventId,
-      venueId: event.venueId,
-      startDatetime: patch.startDatetime!,
-      endDatetime: patch.endDatetime ?? null,
-      status: patch.status ?? 'draft',
-      maxTicketsPerBuyer: patch.maxTicketsPerBuyer ?? null,
-      salesStartAt: patch.salesStartAt ?? null,
-      salesEndAt: patch.salesEndAt ?? null,
-      queue: patch.queue ?? null,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await prepareQueueDraw(ctx, tx, session.id, patch.queue ?? null);
-    await createSessionInventory(tx, session.id, event.venueId);
-    await recordAudit(tx, {
-      actor,
-      action: 'session.create',
-      targetType: 'session',
-      targetId: session.id,
-      organiserId: event.organiserId,
-      details: { event_id: eventId, start_datetime: input.start_datetime },
-      at: now,
-    });
-    return session.id;
-  });
+  const id = await ctx.db.transaction((tx) => insertSessionIn(ctx, tx, actor, event, patch, now));
   queueSessionChanged(ctx, id);
   return getSessionFor(ctx, actor, id);
+}
+
+/**
+ * The writes of a new session inside the caller's transaction: the row, its waiting-room draw, its
+ * inventory and the audit entry. The caller announces it (queueSessionChanged) after the commit.
+ */
+export async function insertSessionIn(ctx: AppContext, tx: Db, actor: Actor, event: EventRow, patch: Partial<SessionRow>, now: Date): Promise<number> {
+  const session = await repo.insertSession(tx, {
+    eventId: event.id,
+    venueId: event.venueId,
+    startDatetime: patch.startDatetime!,
+    endDatetime: patch.endDatetime ?? null,
+    status: patch.status ?? 'draft',
+    maxTicketsPerBuyer: patch.maxTicketsPerBuyer ?? null,
+    salesStartAt: patch.salesStartAt ?? null,
+    salesEndAt: patch.salesEndAt ?? null,
+    queue: patch.queue ?? null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await prepareQueueDraw(ctx, tx, session.id, patch.queue ?? null);
+  await createSessionInventory(tx, session.id, event.venueId);
+  await recordAudit(tx, {
+    actor,
+    action: 'session.create',
+    targetType: 'session',
+    targetId: session.id,
+    organiserId: event.organiserId,
+    details: { event_id: event.id, start_datetime: isoWithOffset(patch.startDatetime!) },
+    at: now,
+  });
+  return session.id;
 }
 
 /** Edits a session's times or status. */

@@ -3,15 +3,18 @@ import * as catalogue from '../../catalogue/catalogue-admin.service.js';
 import * as vouchers from '../../vouchers/vouchers-admin.service.js';
 import type { Actor } from '../../../platform/actor.js';
 import { listOrganisersFor } from '../organisers.service.js';
-import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
+import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './dashboard.http.js';
 import * as F from './dashboard.form.js';
 import { html, type SafeHtml } from './dashboard.html.js';
 import { actionButton, csrf, field, localInput, page, select, table, when, type PageContext } from './dashboard.layout.js';
 import { cancelSessionAs } from '../../catalogue/session-changes.service.js';
-import { isoToZonedInput, zonedToIso } from './zoned-time.js';
+import { copyRatesAs, deleteRateAs, rateSourcesFor, type RateSource } from '../../catalogue/session-rates.service.js';
+import { createSeriesAs, MAX_SERIES_SESSIONS, previewSeriesAs, type SeriesDate, type SeriesInput } from '../../catalogue/session-series.service.js';
+import { isoToZonedInput, zonedToIso } from '../../../lib/zoned-time.js';
 
 // Dashboard pages for events, sessions, rates, fees and vouchers. Amounts are entered as decimal
-// numbers of the deployment currency; date-times are entered in UTC and shown in the deployment's zone.
+// numbers of the deployment currency. Session times are typed and shown in the deployment's zone
+// (TIMEZONE); voucher validity is still typed in UTC (its labels say so).
 
 const LANGS = ['es', 'en'] as const;
 const EVENT_STATUS = catalogue.EVENT_STATUSES.map((s) => [s, s] as [string, string]);
@@ -21,6 +24,20 @@ const FEE_KINDS: [string, string][] = [
   ['percent', 'percentage of the base price'],
 ];
 const eventName = (e: { names: Record<string, string>; id: number }) => e.names.en ?? e.names.es ?? Object.values(e.names)[0] ?? `#${e.id}`;
+
+/** A session to copy rates from, as a picker names it: event, start in the zone, how many rates. */
+const rateSourceOptions = (sources: RateSource[], timeZone: string, except?: number): [string | number, string][] =>
+  sources.filter((s) => s.id !== except).map((s) => [s.id, `${s.event_name} · ${when(s.start_datetime, timeZone)} (${s.rates} rate${s.rates === 1 ? '' : 's'})`]);
+
+/** The series form's fields as the service takes them. */
+const seriesInput = (form: F.Form): SeriesInput => ({
+  start_date: F.text(form, 'start_date'),
+  time: F.text(form, 'time'),
+  repeat: F.text(form, 'repeat') as SeriesInput['repeat'],
+  count: F.number(form, 'count') ?? NaN,
+  duration_minutes: F.nullableNumber(form, 'duration_minutes'),
+  rates_from_session_id: F.nullableNumber(form, 'rates_from_session_id'),
+});
 
 function feeRows(pc: PageContext, fees: catalogue.FeeView[]): SafeHtml {
   return table(
@@ -119,11 +136,21 @@ ${venues.length === 0
     return redirect(reply, `/admin/events/${event.id}?notice=created`);
   });
 
-  app.get('/events/:eventId', async (request, reply) => {
-    const pc = pageContext(request, 'events');
-    const id = idParam(request, 'eventId');
+  /** The event page; `series` carries the series form back with its errors, or its preview. */
+  async function eventPage(pc: PageContext, id: number, series: { form: F.Form; errors: Record<string, string[]>; preview: SeriesDate[] | null } | null = null) {
     const event = await catalogue.getEventFor(ctx, pc.actor, id);
-    const body = html`
+    const sources = await rateSourcesFor(ctx, pc.actor);
+    const v = series?.form ?? {};
+    const e = series?.errors ?? {};
+    const zone = pc.timeZone;
+    const preview = series?.preview
+      ? html`<div role="status"><h4>${series.preview.length} session${series.preview.length === 1 ? '' : 's'} would be created</h4>
+<ol class="series-preview">${series.preview.map((d) => html`<li>${when(d.start_datetime, zone)}${d.end_datetime ? html` – ${when(d.end_datetime, zone)}` : ''}${d.exists ? html` <span class="badge off">already exists: skipped</span>` : ''}</li>`)}</ol></div>`
+      : '';
+    return page(
+      pc,
+      `Event: ${eventName(event)}`,
+      html`
 <p>Status: <strong>${event.status}</strong> ${event.status === 'published' ? '' : actionButton(pc, `/admin/events/${id}/publish`, 'Publish event', '')}</p>
 <section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Details</h2>
 <form class="grid" method="post" action="/admin/events/${id}">${csrf(pc)}
@@ -136,19 +163,50 @@ ${venues.length === 0
 <section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions</h2>
 ${table(
   ['Starts', 'Ends', 'Status'],
-  event.sessions.map((s) => html`<tr><td><a href="/admin/sessions/${s.id}">${when(s.start_datetime, pc.timeZone)}</a></td><td>${when(s.end_datetime, pc.timeZone)}</td><td>${s.status}</td></tr>`),
+  event.sessions.map((s) => html`<tr><td><a href="/admin/sessions/${s.id}">${when(s.start_datetime, zone)}</a></td><td>${when(s.end_datetime, zone)}</td><td>${s.status}</td></tr>`),
 )}
 <h3>New session</h3>
 <form class="grid" method="post" action="/admin/events/${id}/sessions">${csrf(pc)}
-  ${field('start_datetime', 'Starts (UTC)', { type: 'datetime-local', required: true })}
-  ${field('end_datetime', 'Ends (UTC)', { type: 'datetime-local' })}
+  ${field('start_datetime', `Starts (${zone} time)`, { type: 'datetime-local', required: true })}
+  ${field('end_datetime', `Ends (${zone} time)`, { type: 'datetime-local' })}
+  ${select('rates_from_session_id', 'Copy the rates of', [['', 'no session (add rates later)'], ...rateSourceOptions(sources, zone)])}
   <div class="field"><button type="submit">Add session (draft)</button></div>
-</form></section>
+</form>
+<h3 id="series-h">A series of sessions</h3>
+<p class="hint">For example every Friday at 21:00 for 8 weeks: the first day, the time (${zone} time, kept across summer-time changes), how often and how many (at most ${MAX_SERIES_SESSIONS}). Preview the dates first; a date the event already has is skipped.</p>
+<form class="grid" method="post" action="/admin/events/${id}/series" aria-labelledby="series-h">${csrf(pc)}
+  ${field('start_date', 'First day', { type: 'date', required: true, value: F.text(v, 'start_date'), errors: e.start_date })}
+  ${field('time', `Time (${zone})`, { type: 'time', required: true, value: F.text(v, 'time'), errors: e.time })}
+  ${select('repeat', 'Repeat', [['weekly', 'every week'], ['daily', 'every day']], F.text(v, 'repeat') || 'weekly', e.repeat)}
+  ${field('count', 'How many sessions', { type: 'number', required: true, value: F.text(v, 'count'), errors: e.count, attrs: html` min="1" max="${MAX_SERIES_SESSIONS}"` })}
+  ${field('duration_minutes', 'Duration in minutes (empty: no end)', { type: 'number', value: F.text(v, 'duration_minutes'), errors: e.duration_minutes, attrs: html` min="1"` })}
+  ${select('rates_from_session_id', 'Copy the rates of', [['', 'no session (add rates later)'], ...rateSourceOptions(sources, zone)], F.text(v, 'rates_from_session_id'), e.rates_from_session_id)}
+  <div class="field"><button type="submit" name="action" value="preview" class="secondary">Preview dates</button> <button type="submit" name="action" value="create">Create sessions (drafts)</button></div>
+</form>
+${preview}
+</section>
 <section class="card" aria-labelledby="fees-h"><h2 id="fees-h">Fees on every session</h2>
 ${feeRows(pc, event.fees)}
 ${newFeeForm(pc, `/admin/events/${id}/fees`)}
-</section>`;
-    return sendPage(reply, page(pc, `Event: ${eventName(event)}`, body));
+</section>`,
+    );
+  }
+
+  app.get('/events/:eventId', async (request, reply) => sendPage(reply, await eventPage(pageContext(request, 'events'), idParam(request, 'eventId'))));
+
+  app.post('/events/:eventId/series', async (request, reply) => {
+    const pc = pageContext(request, 'events');
+    const id = idParam(request, 'eventId');
+    const form = formOf(request);
+    try {
+      if (F.text(form, 'action') === 'preview') {
+        return sendPage(reply, await eventPage(pc, id, { form, errors: {}, preview: await previewSeriesAs(ctx, pc.actor, id, seriesInput(form)) }));
+      }
+      await createSeriesAs(ctx, pc.actor, id, seriesInput(form));
+      return redirect(reply, `/admin/events/${id}?notice=series`);
+    } catch (err) {
+      return sendPage(reply, await eventPage(pc, id, { form, errors: refusedFields(err), preview: null }), 422);
+    }
   });
 
   app.post('/events/:eventId', async (request, reply) => {
@@ -171,10 +229,13 @@ ${newFeeForm(pc, `/admin/events/${id}/fees`)}
 
   app.post('/events/:eventId/sessions', async (request, reply) => {
     const form = formOf(request);
+    const tz = ctx.config.timezone;
     const session = await catalogue.createSessionAs(ctx, actorOf(request), idParam(request, 'eventId'), {
-      start_datetime: F.utcDateTime(form, 'start_datetime') ?? '',
-      end_datetime: F.utcDateTime(form, 'end_datetime'),
+      start_datetime: zonedToIso(F.text(form, 'start_datetime'), tz) ?? '',
+      end_datetime: zonedToIso(F.text(form, 'end_datetime'), tz),
     });
+    const from = F.number(form, 'rates_from_session_id');
+    if (from !== undefined) await copyRatesAs(ctx, actorOf(request), session.id, from);
     return redirect(reply, `/admin/sessions/${session.id}?notice=created`);
   });
 
@@ -192,6 +253,7 @@ ${newFeeForm(pc, `/admin/events/${id}/fees`)}
     const session = await catalogue.getSessionFor(ctx, pc.actor, id);
     const venue = (await catalogue.listVenuesFor(ctx, pc.actor)).find((v) => v.id === session.venue_id);
     const sectorOptions: [string | number, string][] = [['', 'every sector'], ...(venue?.sectors ?? []).map((s) => [s.id, s.name] as [number, string])];
+    const copyOptions = rateSourceOptions(await rateSourcesFor(ctx, pc.actor), pc.timeZone, id);
     const body = html`
 <p><a href="/admin/events/${session.event_id}">Back to the event</a> · Status: <strong>${session.status}</strong>
 ${session.status === 'on_sale' || session.status === 'cancelled' ? '' : actionButton(pc, `/admin/sessions/${id}/publish`, 'Put on sale', '')}
@@ -199,8 +261,8 @@ ${session.sales_start_at || session.sales_end_at ? html` · Sales window: ${when
 ${session.status === 'cancelled' ? '' : html` · <a href="/admin/sessions/${id}/cancel">Cancel this session…</a>`}</p>
 <section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Details</h2>
 <form class="grid" method="post" action="/admin/sessions/${id}">${csrf(pc)}
-  ${field('start_datetime', 'Starts (UTC)', { type: 'datetime-local', value: localInput(session.start_datetime), required: true })}
-  ${field('end_datetime', 'Ends (UTC)', { type: 'datetime-local', value: localInput(session.end_datetime) })}
+  ${field('start_datetime', `Starts (${pc.timeZone} time)`, { type: 'datetime-local', value: isoToZonedInput(session.start_datetime, pc.timeZone), required: true })}
+  ${field('end_datetime', `Ends (${pc.timeZone} time)`, { type: 'datetime-local', value: isoToZonedInput(session.end_datetime, pc.timeZone) })}
   ${select('status', 'Status', SESSION_STATUS, session.status)}
   ${field('max_tickets_per_buyer', 'Max tickets per buyer (empty: no cap)', { type: 'number', value: session.max_tickets_per_buyer, attrs: html` min="1"` })}
   ${field('sales_start_at', `Sales start (${pc.timeZone} time; empty: when put on sale)`, { type: 'datetime-local', value: isoToZonedInput(session.sales_start_at, pc.timeZone) })}
@@ -220,15 +282,24 @@ Buyers are let in at the rate below and may then start carts for the pass time. 
 </form></section>
 <section class="card" aria-labelledby="rates-h"><h2 id="rates-h">Rates</h2>
 ${table(
-  ['Rate'],
+  ['Rate', ''],
   session.rates.map(
     (r) => html`<tr><td><form class="grid" method="post" action="/admin/rates/${r.id}">${csrf(pc)}
       ${field('name', 'Name', { value: r.name, required: true })}
       ${field('price', 'Price', { type: 'number', value: r.price, attrs: html` step="0.01" min="0"` })}
       ${select('sector_id', 'Sector', sectorOptions, r.sector_id ?? '')}
-      <div class="field"><button type="submit" class="secondary" aria-label="Save rate ${r.name}">Save</button></div></form></td></tr>`,
+      <div class="field"><button type="submit" class="secondary" aria-label="Save rate ${r.name}">Save</button></div></form></td>
+      <td>${actionButton(pc, `/admin/rates/${r.id}/delete`, 'Delete', 'danger', `Delete rate ${r.name}`)}</td></tr>`,
   ),
 )}
+<p class="hint">A rate can be deleted while nothing uses it: no ticket sold or held, no voucher restricted to it.</p>
+${copyOptions.length
+  ? html`<h3>Copy rates from another session</h3>
+<form class="grid" method="post" action="/admin/sessions/${id}/rates/copy">${csrf(pc)}
+  ${select('from_session_id', 'Session', copyOptions)}
+  <div class="field"><button type="submit" class="secondary">Copy its rates</button></div>
+</form><p class="hint">Rates with a name this session has already are left alone.</p>`
+  : ''}
 <h3>New rate</h3>
 <form class="grid" method="post" action="/admin/sessions/${id}/rates">${csrf(pc)}
   ${field('name', 'Name', { required: true })}
@@ -248,8 +319,9 @@ ${newFeeForm(pc, `/admin/sessions/${id}/fees`)}
     const form = formOf(request);
     const id = idParam(request, 'sessionId');
     await catalogue.updateSessionAs(ctx, actorOf(request), id, {
-      start_datetime: F.utcDateTime(form, 'start_datetime') ?? '',
-      end_datetime: F.utcDateTime(form, 'end_datetime'),
+      // Typed in the deployment's time zone, like the sales window.
+      start_datetime: zonedToIso(F.text(form, 'start_datetime'), ctx.config.timezone) ?? '',
+      end_datetime: zonedToIso(F.text(form, 'end_datetime'), ctx.config.timezone),
       status: F.optional(form, 'status') as catalogue.SessionStatus | undefined,
       max_tickets_per_buyer: F.nullableNumber(form, 'max_tickets_per_buyer'),
       // The sales window is typed in the deployment's time zone (D59).
@@ -315,6 +387,17 @@ Tickets already sold stay valid unless you refund them here: each order is refun
     const id = idParam(request, 'sessionId');
     await catalogue.createFeeAs(ctx, actorOf(request), { sessionId: id }, { name: F.text(form, 'name'), kind: F.text(form, 'kind') as 'fixed', amount: F.number(form, 'amount') });
     return redirect(reply, `/admin/sessions/${id}?notice=created`);
+  });
+
+  app.post('/sessions/:sessionId/rates/copy', async (request, reply) => {
+    const id = idParam(request, 'sessionId');
+    const { added } = await copyRatesAs(ctx, actorOf(request), id, F.number(formOf(request), 'from_session_id') ?? 0);
+    return redirect(reply, `/admin/sessions/${id}?notice=${added.length ? 'rates_copied' : 'rates_none'}`);
+  });
+
+  app.post('/rates/:rateId/delete', async (request, reply) => {
+    const { session_id } = await deleteRateAs(ctx, actorOf(request), idParam(request, 'rateId'));
+    return redirect(reply, `/admin/sessions/${session_id}?notice=deleted`);
   });
 
   app.post('/rates/:rateId', async (request, reply) => {

@@ -41,6 +41,9 @@ const NOTICES: Record<string, string> = {
   token_revoked: 'Token revoked: it no longer works on the admin API.',
   welcome: 'Welcome: your password is set and you are signed in.',
   layout_saved: 'Layout version saved: the venue\'s upcoming sessions use it now.',
+  rates_copied: 'Rates copied.',
+  rates_none: 'Nothing copied: this session has a rate of each of those names already.',
+  series: 'Sessions created as drafts, with the copied rates; put each on sale from its page.',
 };
 
 /** What every page needs from the request. */

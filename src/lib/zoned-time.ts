@@ -35,3 +35,9 @@ export function isoToZonedInput(iso: string | null | undefined, timeZone: string
   const at = new Date(iso).getTime();
   return new Date(at + offsetMs(at, timeZone)).toISOString().slice(0, 16);
 }
+
+/** The calendar day `days` after a `YYYY-MM-DD` day (calendar arithmetic: no zone, no DST). */
+export function addDays(day: string, days: number): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
