@@ -12299,7 +12299,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description D69: join the waiting list of a session, optionally of one numbered sector and one rate */
+        /** @description D69: join the waiting list of a session, optionally of one sector (numbered seats or an unnumbered zone) and one rate */
         requestBody: {
             content: {
                 "application/json": {
@@ -15678,7 +15678,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description D69: join the waiting list of a session, optionally of one numbered sector and one rate */
+        /** @description D69: join the waiting list of a session, optionally of one sector (numbered seats or an unnumbered zone) and one rate */
         requestBody: {
             content: {
                 "application/json": {

@@ -19,7 +19,7 @@ export const JoinBody = Type.Object(
     rate_id: Type.Optional(IdParam),
     name: Type.Optional(Text(200, { description: "the buyer's name, for the organiser's list" })),
   },
-  { additionalProperties: false, description: 'D69: join the waiting list of a session, optionally of one numbered sector and one rate' },
+  { additionalProperties: false, description: 'D69: join the waiting list of a session, optionally of one sector (numbered seats or an unnumbered zone) and one rate' },
 );
 
 const Status = Type.Union([Type.Literal('waiting'), Type.Literal('offered'), Type.Literal('converted'), Type.Literal('lapsed'), Type.Literal('left')], {
