@@ -34,6 +34,11 @@ export interface Config {
   /** D73: a card checkout extends its cart once to cover the provider's session, to at most this. */
   checkoutHoldSeconds: number;
   maxItemsPerOrder: number;
+  /**
+   * Best available's kept view of a session's taken seats (D61) lasts this long: another instance's
+   * holds and releases may be missed for that long (BEST_AVAILABLE_VIEW_MS; 0 reads on every request).
+   */
+  bestAvailableViewMs: number;
   /** D69: how long a waiting-list offer holds its seats for the buyer (WAITINGLIST_OFFER_MINUTES). */
   waitingListOfferMinutes: number;
   /** Live carts one buyer may hold at once (D44). */
@@ -220,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     cartTtlSeconds: int(env, 'CART_TTL_SECONDS', 15 * 60),
     checkoutHoldSeconds: int(env, 'CHECKOUT_HOLD_SECONDS', 30 * 60),
     maxItemsPerOrder: int(env, 'MAX_ITEMS_PER_ORDER', 20),
+    bestAvailableViewMs: int(env, 'BEST_AVAILABLE_VIEW_MS', 250),
     waitingListOfferMinutes: int(env, 'WAITINGLIST_OFFER_MINUTES', 30),
     maxLiveOrdersPerBuyer: int(env, 'MAX_LIVE_ORDERS_PER_BUYER', 2),
     currency,

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { XLSX_TYPE } from '../../src/lib/download.js';
 import { readXlsx } from '../spreadsheet-helpers.js';
+import { insertRefund, type InsertedOrder } from '../reports/report-fixture.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
@@ -75,6 +76,21 @@ describe('dashboard sales report page', () => {
     const period = await client.get(`/admin/channels/${demoB}/report.xlsx?date_from=2001-01-01&date_to=2001-01-31`);
     expect(period.headers['content-disposition']).toBe('attachment; filename="sales-report_demo-b_2001-01-01_2001-01-31.xlsx"');
     expect((await client.get(`/admin/channels/${demoB}/report.xlsx?date_from=2026-02-30`)).statusCode).toBe(422);
+  });
+
+  it('the summary counts refunded tickets apart from the tickets that remain, as a list that fits a phone', async () => {
+    const kept = await completedOrder();
+    const refunded = await completedOrder();
+    await insertRefund(t.ctx.db, { id: refunded.id } as InsertedOrder, new Date());
+    const client = await signedIn('root@taquilla.test');
+    const res = await client.get(`/admin/channels/${demoB}/report`);
+    expect(res.body).toContain(kept.reference);
+    const m = /<dt>Tickets<\/dt><dd>(\d+) \((\d+) issued, (\d+) refunded\)<\/dd>/.exec(res.body);
+    expect(m, 'tickets line').not.toBeNull();
+    const [remaining, issued, gone] = [Number(m![1]), Number(m![2]), Number(m![3])];
+    expect(gone).toBeGreaterThanOrEqual(1);
+    expect(remaining).toBe(issued - gone);
+    expect(res.body).toMatch(/<dt>Net<\/dt><dd>[\d.-]+ EUR<\/dd>/);
   });
 
   it("is 404 for a promoter on another organiser's channel, and shown to the channel's own promoter", async () => {

@@ -13,32 +13,46 @@ export interface BestAvailableSession {
   sectors: { id: number; numbered: boolean }[];
   /** The session's rates in the catalogue's order (sort order, then id): the first fitting one is a seat's default. */
   rates: { id: number; sectorId: number | null }[];
-  /** The session's seats that are not free at `now` (takenSeatIds). */
-  taken: Set<number>;
+  /** The session's seats that are not free at `now`, when asked for (takenSeatIds). */
+  taken: TakenSeats | null;
+}
+
+export interface TakenSeats {
+  ids: Set<number>;
+  /** When the first of the holds among them expires, if any does. */
+  firstExpiry: Date | null;
 }
 
 /** The seats of a session that are not free at `now`, as one text value (a row per seat would cost more at the end of a sale). */
 const takenQuery = (sessionId: number | SQL, now: Date) =>
-  sql`SELECT string_agg(id::text, ',') FROM session_seats
+  sql`SELECT json_build_object('ids', string_agg(id::text, ','), 'first_expiry', min(hold_expires_at) FILTER (WHERE status = 'held'))
+      FROM session_seats
       WHERE session_id = ${sessionId} AND status <> 'available' AND NOT seat_is_free(status, hold_expires_at, ${now}::timestamptz)`;
-const idSet = (text: string | null | undefined) => new Set(text ? text.split(',').map(Number) : []);
+const takenSeats = (value: Json<{ ids: string | null; first_expiry: string | null }> | null): TakenSeats => {
+  const parsed = value === null ? null : parseJson(value);
+  return {
+    ids: new Set(parsed?.ids ? parsed.ids.split(',').map(Number) : []),
+    firstExpiry: parsed?.first_expiry ? new Date(parsed.first_expiry) : null,
+  };
+};
 
 /**
- * A session of an event the channel sells, with its sectors, rates and taken seats (one query, the
- * first of best available's transaction); null when there is none (404).
+ * A session of an event the channel sells, with its sectors, rates and (`withTaken`) taken seats,
+ * in one query, the first of best available's transaction; null when there is none (404).
  */
-export async function findSellableSession(db: Db, channelId: number, sessionId: number, now: Date): Promise<BestAvailableSession | null> {
+export async function findSellableSession(db: Db, channelId: number, sessionId: number, now: Date, withTaken: boolean): Promise<BestAvailableSession | null> {
   const [row] = await queryRowsPrepared<{
     id: number;
     venue_id: number;
     on_sale: boolean;
     sectors: Json<{ id: number; numbered: boolean }[]>;
     rates: Json<{ id: number; sector_id: number | null }[]> | null;
-    taken: string | null;
+    taken: Json<{ ids: string | null; first_expiry: string | null }> | null;
   }>(
     db,
-    'best_available_session',
-    sql`SELECT se.id, se.venue_id, session_is_on_sale(se.id, ${now}::timestamptz) AS on_sale, (${takenQuery(sql`se.id`, now)}) AS taken,
+    withTaken ? 'best_available_session_taken' : 'best_available_session',
+    sql`SELECT se.id, se.venue_id, session_is_on_sale(se.id, ${now}::timestamptz) AS on_sale,
+               ${withTaken ? sql`(${takenQuery(sql`se.id`, now)})` : sql`NULL::json`} AS taken,
                (SELECT json_agg(json_build_object('id', sec.id, 'numbered', sec.numbered) ORDER BY sec.sort_order, sec.id)
                 FROM sectors sec WHERE sec.venue_id = se.venue_id) AS sectors,
                (SELECT json_agg(json_build_object('id', r.id, 'sector_id', r.sector_id) ORDER BY r.sort_order, r.id)
@@ -53,7 +67,7 @@ export async function findSellableSession(db: Db, channelId: number, sessionId: 
     onSale: row.on_sale,
     sectors: parseJson(row.sectors) ?? [],
     rates: (parseJson(row.rates ?? '[]') ?? []).map((r) => ({ id: Number(r.id), sectorId: r.sector_id })),
-    taken: idSet(row.taken),
+    taken: withTaken ? takenSeats(row.taken) : null,
   };
 }
 
@@ -96,11 +110,15 @@ export async function sessionLayout(db: Db, sessionId: number): Promise<{ seats:
 
 /**
  * The session's seats that are not free at `now` (held, sold, blocked; an expired hold is free,
- * D15), read through the partial index of the rows that are not 'available' (migration 0195).
+ * D15), read through the partial index of the rows that are not 'available' (migration 0010).
  */
-export async function takenSeatIds(db: Db, sessionId: number, now: Date): Promise<Set<number>> {
-  const [row] = await queryRowsPrepared<{ ids: string | null }>(db, 'best_available_taken', sql`SELECT (${takenQuery(sessionId, now)}) AS ids`);
-  return idSet(row?.ids);
+export async function takenSeatIds(db: Db, sessionId: number, now: Date): Promise<TakenSeats> {
+  const [row] = await queryRowsPrepared<{ taken: Json<{ ids: string | null; first_expiry: string | null }> | null }>(
+    db,
+    'best_available_taken',
+    sql`SELECT (${takenQuery(sessionId, now)}) AS taken`,
+  );
+  return takenSeats(row?.taken ?? null);
 }
 
 /**

@@ -2,12 +2,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { appSingleton, type AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError, invalidData } from '../../http/errors.js';
-import { inventoryChanged } from '../../lib/inventory-events.js';
 import { namedCache } from '../../platform/cache.js';
 import { countHolds } from '../../platform/metrics.js';
 import { notOnSaleError } from '../../platform/sale-state.js';
 import { chooseSeats, prepareLayout, type Choice, type ChoiceRequest, type PreparedLayout } from './best-available.js';
 import * as repo from './best-available.repo.js';
+import { changeMark, keepTaken, keptTaken, seatsClaimed } from './best-available.taken.js';
 import { holdLimitReached } from './hold-caps.service.js';
 import { lockBuyer } from './hold-caps.repo.js';
 import type { BuyerKey, CartChannel } from './orders.buyer.js';
@@ -155,13 +155,21 @@ class WaitForClaims extends Error {
  * no_seats_together when the free seats cannot meet the request, and WaitForClaims when they
  * might once the claims in flight end (never a 409 while those could still give seats back).
  */
-async function chooseAndLock(ctx: AppContext, tx: Db, layout: PreparedLayout, sessionId: number, taken: Set<number>, req: ChoiceRequest, now: Date, mine: number[]): Promise<Choice> {
+async function chooseAndLock(ctx: AppContext, tx: Db, layout: PreparedLayout, sessionId: number, view: TakenView, req: ChoiceRequest, now: Date, mine: number[]): Promise<Choice> {
   /** Seats another transaction locked or took after the read: not chosen again in this transaction. */
   const passed = new Set<number>();
+  let { taken, readAgain } = view;
   for (;;) {
     const busy = inFlight(ctx).seats.get(sessionId);
     const choice = chooseSeats(layout, (id) => !taken.has(id) && !passed.has(id) && !busy?.has(id), req);
     if (!choice) {
+      if (readAgain) {
+        // A kept view may miss seats freed elsewhere: read them before answering 409.
+        taken = await readAgain();
+        readAgain = null;
+        passed.clear();
+        continue;
+      }
       if (passed.size === 0 && !busy?.size) throw noSeats(req);
       throw new WaitForClaims(Boolean(busy?.size));
     }
@@ -177,7 +185,19 @@ async function chooseAndLock(ctx: AppContext, tx: Db, layout: PreparedLayout, se
     // Nothing of this choice stays locked (lock_free_seats): give it back, pass the seats taken.
     release(ctx, sessionId, choice.ids);
     for (const id of missing) passed.add(id);
+    if (readAgain) {
+      // A kept view that offered a taken seat may be behind by many (another instance's sales):
+      // read the session's seats now rather than try them one choice at a time.
+      taken = await readAgain();
+      readAgain = null;
+    }
   }
+}
+
+/** The taken seats a choice starts from, and how to read them afresh when they came from the kept view. */
+interface TakenView {
+  taken: Set<number>;
+  readAgain: (() => Promise<Set<number>>) | null;
 }
 
 /**
@@ -201,15 +221,30 @@ export async function bestAvailable(ctx: AppContext, channel: CartChannel, buyer
    * them), the choice, the hold. At an on-sale every request waits for a pooled connection once.
    */
   const claim = async (tx: Db, target: { create: true; buyer: BuyerKey } | { create: false; order: OrderRow }, at: Date) => {
-    const session = await repo.findSellableSession(tx, channel.id, input.session_id, at);
+    // The taken seats as this instance keeps them (best-available.taken.ts), else read with the session.
+    const mark = changeMark(ctx);
+    const kept = keptTaken(ctx, input.session_id, at, () => repo.takenSeatIds(ctx.db, input.session_id, ctx.clock.now()));
+    const session = await repo.findSellableSession(tx, channel.id, input.session_id, at, !kept);
     if (!session) throw new AppError('not_found', `Session ${input.session_id} not found`);
+    if (session.taken) keepTaken(ctx, session.id, mark, session.taken);
     const rateOf = ratesBySector(session, input);
     if (!session.onSale) throw await notOnSaleError(tx, session.id);
     sessionId = session.id;
     const layout = (await layouts(ctx).fetch(session.id, { context: tx }))!;
     const buyerKey = target.create ? target.buyer : target.order.buyerKey;
     if (buyerKey) await lockBuyer(tx, buyerKey);
-    const choice = await chooseAndLock(ctx, tx, layout, session.id, session.taken, { ...req, sectors: new Set(rateOf.keys()) }, at, reserved);
+    const view: TakenView = kept
+      ? {
+          taken: kept,
+          readAgain: async () => {
+            const again = changeMark(ctx);
+            const taken = await repo.takenSeatIds(tx, session.id, at);
+            keepTaken(ctx, session.id, again, taken);
+            return taken.ids;
+          },
+        }
+      : { taken: session.taken!.ids, readAgain: null };
+    const choice = await chooseAndLock(ctx, tx, layout, session.id, view, { ...req, sectors: new Set(rateOf.keys()) }, at, reserved);
     together = choice.together;
     const items = choice.ids.map((id) => ({ session_seat_id: id, rate_id: rateOf.get(layout.sectorOf.get(id)!)! }));
     return holdInTransaction(ctx, tx, channel, lang, target, items, at);
@@ -222,8 +257,9 @@ export async function bestAvailable(ctx: AppContext, channel: CartChannel, buyer
       }
       const now = ctx.clock.now();
       const done = await ctx.db.transaction((tx) => claim(tx, { create: true, buyer }, now));
+      // The claimed seats join the kept view before their reservation ends.
+      seatsClaimed(ctx, done.sessionIds, sessionId, reserved);
       release(ctx, sessionId, reserved.splice(0));
-      inventoryChanged(ctx, done.sessionIds);
       return done.rows ? await orderViewFromRows(ctx, done.rows, lang, now) : await buildOrderView(ctx, done.orderId, lang, now);
     } finally {
       release(ctx, sessionId, reserved.splice(0));

@@ -394,6 +394,9 @@ ${scope === 'widget' ? embedSnippet(ctx.config.widgetUrl, channel.slug, key, cha
     const events = (await listEventsFor(ctx, pc.actor)).filter((e) => channel.event_ids.includes(e.id));
     const eventOptions: [string | number, string][] = [['', 'All events'], ...events.map((e) => [e.id, pickByLanguage(e.names, languageChain(channel.default_lang, e.default_lang)) ?? `#${e.id}`] as [number, string])];
     const money = (n: number) => `${n.toFixed(2)} ${summary.currency}`;
+    // The SPEC summary's `tickets` counts the tickets issued (D30); a refund row's tickets are
+    // negative: what the page shows as tickets is what remains after the refunds listed.
+    const refundedTickets = -rows.filter((r) => r.type === 'refund' && r.status === 'completed').reduce((n, r) => n + r.tickets, 0);
     const search = reportSearch(query);
     const body = html`
 <section class="card" aria-labelledby="filter-h"><h2 id="filter-h">Filters</h2>
@@ -405,11 +408,13 @@ ${select('event_id', 'Event', eventOptions, query.event_id ?? '')}
 </form>
 <p class="hint">Without filters: completed orders only, newest first, at most 500 rows. With a filter cancelled orders are listed too.</p></section>
 <section class="card" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
-${table(
-  ['Transactions', 'Purchases', 'Refunds', 'Reservations', 'Tickets', 'Total', 'Refunded', 'Net'],
-  [html`<tr><td>${summary.transactions}</td><td>${summary.purchases}</td><td>${summary.refunds}</td><td>${summary.reservations}</td><td>${summary.tickets}</td>
-    <td>${money(summary.total_amount)}</td><td>${money(summary.refund_amount)}</td><td>${money(summary.net_amount)}</td></tr>`],
-)}</section>
+<dl class="facts">
+<dt>Transactions</dt><dd>${summary.transactions}: ${summary.purchases} purchases, ${summary.reservations} reservations, ${summary.refunds} refunds</dd>
+<dt>Tickets</dt><dd>${summary.tickets - refundedTickets} (${summary.tickets} issued, ${refundedTickets} refunded)</dd>
+<dt>Total</dt><dd>${money(summary.total_amount)}</dd>
+<dt>Refunded</dt><dd>${money(summary.refund_amount)}</dd>
+<dt>Net</dt><dd>${money(summary.net_amount)}</dd>
+</dl></section>
 <section class="card" aria-labelledby="rows-h"><h2 id="rows-h">Orders</h2>
 ${table(
   ['Reference', 'Type', 'Status', 'When', 'Customer', 'Event', 'Tickets', 'Total', 'Payment'],
