@@ -6949,7 +6949,8 @@ export interface operations {
                 "application/json": {
                     /** @description Refund checked-in tickets too; without it a checked-in ticket is 409 ticket_used */
                     allow_used?: boolean;
-                    reason: string;
+                    /** @description Kept with the refund and in the audit log; "Refunded through the admin API" when absent */
+                    reason?: string;
                     /** @description Refund only these tickets of the order (D58); every ticket not refunded yet when absent */
                     ticket_ids?: number[];
                 };

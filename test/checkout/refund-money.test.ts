@@ -78,6 +78,18 @@ const refundEmails = (orderId: number) =>
 const setRefundFees = (value: boolean) => t.ctx.db.execute(sql`UPDATE organisers SET refund_fees = ${value} WHERE id = 1`);
 
 describe('partial and whole refunds (admin API)', () => {
+  it('D58 asks only for the tickets: a refund without a reason is made, and records the default one', async () => {
+    const o = await confirmed(DEMO.b.slug, 2, { fee: 150 });
+    const whole = await admin.post(`/orders/${o.reference}/refund`, {});
+    expect(whole.status, JSON.stringify(whole.body)).toBe(201);
+    expect(whole.body.data).toMatchObject({ ticket_ids: o.tickets, voided_tickets: 2 });
+    const [row] = await queryRows<{ reason: string }>(t.ctx.db, sql`SELECT reason FROM order_refunds WHERE refunded_order_id = ${o.id}`);
+    expect(row!.reason).toBe('Refunded through the admin API');
+    // A reason that is given must say something.
+    const other = await confirmed(DEMO.b.slug, 1, { fee: 150 });
+    expect((await admin.post(`/orders/${other.reference}/refund`, { reason: ' ', ticket_ids: other.tickets })).status).toBe(422);
+  });
+
   it('refunds chosen tickets only: {"ticket_ids": [one]} is honoured, D30 amounts, a later refund of others, 409 again', async () => {
     const o = await confirmed(DEMO.b.slug, 3, { fee: 150 });
     const [first, second, third] = o.tickets as [number, number, number];

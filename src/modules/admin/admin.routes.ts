@@ -444,7 +444,7 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
         .status(201)
         .send(
           ok(
-            await refundOrderAs(ctx, actorOf(req), req.params.reference, req.body.reason, { ticketIds: req.body.ticket_ids, allowUsed: req.body.allow_used }),
+            await refundOrderAs(ctx, actorOf(req), req.params.reference, req.body.reason ?? S.API_REFUND_REASON, { ticketIds: req.body.ticket_ids, allowUsed: req.body.allow_used }),
             'Order refunded',
             201,
           ),

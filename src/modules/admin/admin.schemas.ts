@@ -518,9 +518,11 @@ export { Envelope };
 // ---- refunds and reservations
 
 export const ReferenceParam = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 64 }) });
+/** The reason recorded for an admin API refund that gives none (D58 asks only for the tickets). */
+export const API_REFUND_REASON = 'Refunded through the admin API';
 export const RefundCreate = Type.Object(
   {
-    reason: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S', description: `Kept with the refund and in the audit log; "${API_REFUND_REASON}" when absent` })),
     ticket_ids: Type.Optional(
       Type.Array(Id, { minItems: 1, maxItems: 500, description: 'Refund only these tickets of the order (D58); every ticket not refunded yet when absent' }),
     ),

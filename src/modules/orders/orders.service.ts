@@ -357,10 +357,8 @@ export async function createOrder(
     }
     if (!order) throw new AppError('order_token_taken', 'The order_token is already in use');
     if (order.channelId !== channel.id) throw new AppError('order_token_taken', 'The order_token is already in use');
-    // Another widget buyer's cart (D57): the same answer as another channel's, so that it tells nothing more.
-    if (!created && !(await repo.lockChannelOrder(tx, channel.id, token, channel.cartCaller))) {
-      throw new AppError('order_token_taken', 'The order_token is already in use');
-    }
+    // Another widget buyer's cart: D57 gives every token but its buyer's (and the server's) the 404 of D5.
+    if (!created && !(await repo.lockChannelOrder(tx, channel.id, token, channel.cartCaller))) throw orderNotFound();
     if (!created) assertModifiable(order, now);
     const withdrawn = created ? null : await withdrawVoucherIfWithdrawn(tx, order.id, now);
     if (withdrawn !== null) return { orderId: order.id, created, withdrawn, sessionIds: [] };

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import { AxeBuilder } from '@axe-core/playwright';
+import { sql } from 'drizzle-orm';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { buildTestApp, type TestApp } from '../helpers.js';
+import { account, PASSWORD } from './admin-helpers.js';
+
+// Issue 29 in Chromium at 390 and 1280 px: the event page's series form with its preview, the
+// session page's rates (delete, copy from a picker) and the invitation page: no sideways scroll,
+// every control labelled, no serious or critical axe finding. Screenshots in test-results/admin.
+
+const SHOTS = 'test-results/admin';
+let t: TestApp;
+let base: string;
+let browser: Browser;
+let eventId: number;
+let sessionId: number;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  await account(t.ctx, 'root@taquilla.test');
+  const [s] = await queryRows<{ id: number; event_id: number }>(t.ctx.db, sql`SELECT id, event_id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
+  sessionId = Number(s!.id);
+  eventId = Number(s!.event_id);
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+  fs.mkdirSync(SHOTS, { recursive: true });
+}, 240_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function checkPage(page: Page, shot: string) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input:not([type=hidden]), select, textarea')].filter((el) => !(el as HTMLInputElement).labels?.length).length);
+  expect(unlabelled).toBe(0);
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await page.screenshot({ path: `${SHOTS}/${shot}.png`, fullPage: true });
+}
+
+describe.each([390, 1280])('at %i px', (width) => {
+  it('series preview, session rates and an invitation page', async () => {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/admin/login`);
+    await page.getByLabel('E-mail').fill('root@taquilla.test');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/admin/channels`);
+
+    await page.goto(`${base}/admin/events/${eventId}`);
+    await page.getByLabel('First day').fill('2031-10-10');
+    await page.getByLabel('Time (Europe/Madrid)').fill('21:00');
+    await page.getByLabel('How many sessions').fill('8');
+    await page.locator('form[action$="/series"] select[name=rates_from_session_id]').selectOption(String(sessionId));
+    await page.getByRole('button', { name: 'Preview dates' }).click();
+    await expect.poll(() => page.getByText('8 sessions would be created').count()).toBe(1);
+    expect(await page.getByText('2031-10-31 21:00 CET').count()).toBe(1);
+    await checkPage(page, `series-preview-${width}`);
+
+    await page.goto(`${base}/admin/sessions/${sessionId}`);
+    expect(await page.getByRole('heading', { name: 'Copy rates from another session' }).count()).toBe(1);
+    await checkPage(page, `session-rates-${width}`);
+
+    await page.goto(`${base}/admin/accounts`);
+    await page.getByLabel('E-mail').fill(`invitee${width}@example.com`);
+    await page.getByLabel('Role').selectOption('admin');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect.poll(() => page.getByText(`on its way to invitee${width}@example.com by e-mail`).count()).toBe(1);
+    await checkPage(page, `invitation-sent-${width}`);
+    await context.close();
+  });
+});
