@@ -63,6 +63,9 @@ export interface ControllerDeps {
 
 export type Controller = ReturnType<typeof createController>;
 
+/** The answer to "join the waiting list" (D69): the position (null if the service gives none), or what went wrong. */
+export type WaitingListAnswer = { ok: true; position: number | null } | { ok: false; notice: Notice; fields?: string[] };
+
 const FIRST_RATE = (rates: { id: number }[] | undefined) => rates?.[0]?.id;
 
 function policyOf(channel: ChannelConfig): Policy {
@@ -356,10 +359,33 @@ export function createController(deps: ControllerDeps) {
     if (freedZonePlaces) await refreshAvailability();
   }
 
+  /**
+   * D69: joins the session's waiting list (B2B join with the widget's token) for `quantity` places,
+   * optionally of one sector or zone. The answer is the buyer's position, or the notice to show.
+   */
+  async function joinWaitingList(email: string, quantity: number, sectorId?: number): Promise<WaitingListAnswer> {
+    try {
+      const entry = await api.call<{ position: number | null }>('POST', `/${encodeURIComponent(lang)}/sessions/${sessionId}/waiting-list`, {
+        email,
+        quantity,
+        ...(sectorId !== undefined ? { sector_id: sectorId } : {}),
+      });
+      return { ok: true, position: entry.position ?? null };
+    } catch (err) {
+      if (!(err instanceof ApiError)) return { ok: false, notice: { kind: 'error', key: 'network' } };
+      if (err.code === 'already_on_waiting_list') return { ok: false, notice: { kind: 'error', key: 'wlAlready' } };
+      if (err.code === 'seats_available') return { ok: false, notice: { kind: 'error', key: 'wlSeatsAvailable', params: { n: Number(err.data?.available ?? 0) } } };
+      if (err.status === 429) return { ok: false, notice: { kind: 'error', key: 'wlRateLimited' } };
+      if (err.code === 'validation_failed') return { ok: false, fields: Object.keys(err.errors ?? {}), notice: { kind: 'error', key: 'wlInvalid' } };
+      return { ok: false, notice: noticeFor(err) };
+    }
+  }
+
   return {
     get state() {
       return state;
     },
+    joinWaitingList,
     subscribe(listener: (s: WidgetState) => void): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);

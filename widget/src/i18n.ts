@@ -77,6 +77,18 @@ const es = {
   subtotal: 'Entradas',
   fees: 'Gastos de gestión',
   discounts: 'Descuentos',
+  wlTitle: 'Lista de espera',
+  wlSoldOut: 'Agotado. Apúntate a la lista de espera: si se liberan entradas, te las guardamos y te avisamos por correo.',
+  wlEmail: 'Correo electrónico',
+  wlSector: 'Sector o zona',
+  wlAny: 'Cualquiera',
+  wlJoin: 'Apuntarme a la lista de espera',
+  wlJoined: 'Estás en la lista de espera: eres el número {position}. Te escribiremos cuando haya entradas para ti.',
+  wlJoinedNoPosition: 'Estás en la lista de espera. Te escribiremos cuando haya entradas para ti.',
+  wlAlready: 'Este correo ya está en la lista de espera de esta sesión.',
+  wlSeatsAvailable: 'Aún quedan {n} entradas libres: puedes comprarlas ahora.',
+  wlRateLimited: 'Demasiados intentos seguidos. Espera un minuto y vuelve a probar.',
+  wlInvalid: 'Revisa los campos marcados.',
 } as const;
 
 export type MessageKey = keyof typeof es;
@@ -158,6 +170,18 @@ const en: Record<MessageKey, string> = {
   subtotal: 'Tickets',
   fees: 'Booking fees',
   discounts: 'Discounts',
+  wlTitle: 'Waiting list',
+  wlSoldOut: 'Sold out. Join the waiting list: if tickets come free, we hold them for you and let you know by e-mail.',
+  wlEmail: 'E-mail',
+  wlSector: 'Sector or area',
+  wlAny: 'Any',
+  wlJoin: 'Join the waiting list',
+  wlJoined: "You're on the waiting list: you are number {position}. We'll e-mail you when there are tickets for you.",
+  wlJoinedNoPosition: "You're on the waiting list. We'll e-mail you when there are tickets for you.",
+  wlAlready: 'This e-mail address is already on the waiting list for this session.',
+  wlSeatsAvailable: 'There are still {n} tickets left: you can buy them now.',
+  wlRateLimited: 'Too many attempts in a row. Wait a minute and try again.',
+  wlInvalid: 'Please check the marked fields.',
 };
 
 export type Lang = 'es' | 'en';

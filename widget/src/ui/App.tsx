@@ -1,8 +1,8 @@
 import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
-import type { Controller, WidgetState } from '../controller.js';
+import type { Controller, Notice, WidgetState } from '../controller.js';
 import { dateTime, money, translator, type Lang, type Translate } from '../i18n.js';
 import { formatCountdown, orderItems, seatIdsInOrder, secondsLeft } from '../order.js';
-import type { SeatMap as Model, SectorView } from '../seat-map-model.js';
+import { freeBySector, type SeatMap as Model, type SectorView } from '../seat-map-model.js';
 import { allIn, feeOf, type FeeRule } from '../prices.js';
 import { queueBlocks, queueStage, type QueueView } from '../queue.js';
 import type { OrderItem, Rate } from '../types.js';
@@ -55,6 +55,7 @@ export function App({ controller, lang }: Props) {
                 </>
               ) : null}
               {waiting ? null : <Zones map={state.map} busy={state.busy} t={t} fmt={fmt} fees={state.fees} onAdd={(s, r, q) => void controller.addZone(s, r, q)} />}
+              {waiting ? null : <WaitingList map={state.map} mine={mine} controller={controller} t={t} />}
             </div>
             <Cart state={state} controller={controller} t={t} fmt={fmt} />
           </div>
@@ -226,6 +227,75 @@ function ZonePicker({ zone, busy, t, fmt, fees, onAdd }: {
         </button>
       </div>
     </div>
+  );
+}
+
+/**
+ * D69: when the session, or a sector or zone of it, is sold out, "join the waiting list" with an
+ * e-mail, a quantity and an optional sector (the sold-out ones); the answer is the position.
+ */
+function WaitingList({ map, mine, controller, t }: { map: Model; mine: Set<number>; controller: Controller; t: Translate }) {
+  const free = freeBySector(map, mine);
+  const soldOut = map.sectors.filter((s) => (free.get(s.id) ?? 0) === 0);
+  const [email, setEmail] = useState('');
+  const [qty, setQty] = useState(1);
+  const [sector, setSector] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState<{ position: number | null } | null>(null);
+  const [error, setError] = useState<{ notice: Notice; fields: string[] } | null>(null);
+  if (soldOut.length === 0) return null;
+  const all = soldOut.length === map.sectors.length;
+  const bad = (field: string) => (error?.fields.includes(field) ? 'true' : undefined);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    const answer = await controller.joinWaitingList(email.trim(), qty, sector ? Number(sector) : undefined);
+    setBusy(false);
+    if (answer.ok) {
+      setDone({ position: answer.position });
+      setError(null);
+    } else setError({ notice: answer.notice, fields: answer.fields ?? [] });
+  };
+  return (
+    <section class="waitlist" aria-label={t('wlTitle')} data-waitlist="">
+      <h3>{t('wlTitle')}</h3>
+      {all ? <p class="sub">{t('wlSoldOut')}</p> : null}
+      {done ? (
+        <p role="status" class="notice info" data-waitlist-joined="">
+          {done.position !== null ? t('wlJoined', { position: done.position }) : t('wlJoinedNoPosition')}
+        </p>
+      ) : (
+        <form onSubmit={(e) => void submit(e)}>
+          <label>
+            {t('wlEmail')}
+            <input type="email" required autocomplete="email" value={email} aria-invalid={bad('email')} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+          </label>
+          <label>
+            {t('quantity')}
+            <input type="number" min={1} max={20} value={qty} aria-invalid={bad('quantity')} onInput={(e) => setQty(Math.max(1, Math.min(20, Number((e.target as HTMLInputElement).value) || 1)))} />
+          </label>
+          <label>
+            {t('wlSector')}
+            <select value={sector} aria-invalid={bad('sector_id')} onChange={(e) => setSector((e.target as HTMLSelectElement).value)}>
+              {all ? <option value="">{t('wlAny')}</option> : null}
+              {soldOut.map((s) => (
+                <option key={s.id} value={String(s.id)}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" class="primary" disabled={busy || !email.trim()} data-waitlist-join="">
+            {t('wlJoin')}
+          </button>
+        </form>
+      )}
+      {error ? (
+        <p class="field-error" role="alert" data-waitlist-error={error.notice.key}>
+          {t(error.notice.key, error.notice.params)}
+        </p>
+      ) : null}
+    </section>
   );
 }
 

@@ -60,6 +60,11 @@ export const css = `
 .tw .legend li { display: flex; align-items: center; gap: 4px; }
 .tw .legend svg { width: 16px; height: 16px; }
 .tw .zone { border: 1px solid #e3e6ec; border-radius: 8px; padding: 8px; margin-bottom: 8px; display: grid; gap: 6px; }
+.tw .waitlist { border: 1px solid #e3e6ec; border-radius: 8px; padding: 8px 12px; margin: 8px 0; }
+.tw .waitlist form { display: grid; gap: 8px; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); align-items: end; }
+.tw .waitlist label { display: grid; gap: 4px; font-size: 14px; }
+.tw .waitlist input, .tw .waitlist select { width: 100%; box-sizing: border-box; }
+.tw .waitlist [aria-invalid="true"] { border: 2px solid #b3261e; }
 .tw .qty { display: flex; align-items: center; gap: 4px; }
 .tw .qty input { width: 56px; text-align: center; }
 .tw .best { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin: 0 0 8px; }
