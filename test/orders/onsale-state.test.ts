@@ -340,6 +340,40 @@ describe('tokens and time', () => {
   });
 });
 
+describe('PATCH /sessions/{id} with status cancelled (D74)', () => {
+  it('cancels as POST .../cancel does without refunds: live carts end, sold tickets kept, channels told, the other fields saved', async () => {
+    const made = await admin.post(`/events/${s0.eventId}/sessions`, { start_datetime: new Date(t.clock.now().getTime() + 40 * 86_400_000).toISOString(), status: 'on_sale' });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const id = made.body.data.id as number;
+    const rate = await admin.post(`/sessions/${id}/rates`, { name: 'General', price: 20 });
+    expect(rate.status, JSON.stringify(rate.body)).toBe(201);
+    const seats = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM session_seats WHERE session_id = ${id} AND seat_id IS NOT NULL ORDER BY id LIMIT 2`);
+    const sold = await b2b('POST', ordersUrl(DEMO.d.slug), { session_seat_id: seats[0]!.id, rate_id: rate.body.data.id });
+    expect(sold.status, JSON.stringify(sold.body)).toBe(201);
+    await confirm(sold.body.data as OrderJson);
+    const cart = await b2b('POST', ordersUrl(DEMO.d.slug), { session_seat_id: seats[1]!.id, rate_id: rate.body.data.id });
+    expect(cart.status, JSON.stringify(cart.body)).toBe(201);
+
+    const patched = await admin.patch(`/sessions/${id}`, { status: 'cancelled', max_tickets_per_buyer: 4 });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.data).toMatchObject({ status: 'cancelled', max_tickets_per_buyer: 4 });
+    const orders = await queryRows<{ order_token: string; status: string }>(
+      t.ctx.db,
+      sql`SELECT order_token, status FROM orders WHERE order_token IN (${(sold.body.data as OrderJson).order_token}, ${(cart.body.data as OrderJson).order_token})`,
+    );
+    expect(Object.fromEntries(orders.map((o) => [o.order_token, o.status]))).toEqual({
+      [(sold.body.data as OrderJson).order_token]: 'completed',
+      [(cart.body.data as OrderJson).order_token]: 'cancelled',
+    });
+    // The cancellation's record, from which buyers and channels are told (session.cancelled).
+    const changes = async () => queryRows<{ kind: string; refund: boolean }>(t.ctx.db, sql`SELECT kind, refund FROM session_changes WHERE session_id = ${id}`);
+    expect(await changes()).toEqual([{ kind: 'cancelled', refund: false }]);
+    // Again: nothing more happens.
+    expect((await admin.patch(`/sessions/${id}`, { status: 'cancelled' })).status).toBe(200);
+    expect(await changes()).toHaveLength(1);
+  });
+});
+
 describe.skipIf(!isPostgres)('a cancellation racing confirms (PostgreSQL)', () => {
   it('no ticket is issued after the cancellation commits: each confirm either completed before it or answers 409', async () => {
     const carts = await Promise.all(Array.from({ length: 12 }, () => b2bCart(s0)));

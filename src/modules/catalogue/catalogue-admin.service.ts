@@ -11,6 +11,7 @@ import { urlProblem } from '../../lib/url-rules.js';
 import { canSee, organiserForNew, organiserScope, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import * as repo from './catalogue-admin.repo.js';
+import { cancelSessionAs } from './session-changes.service.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 import { createSessionInventory } from './import.repo.js';
 import { lockSessionSale, recordSessionMove } from './session-changes.service.js';
@@ -284,9 +285,7 @@ export function sessionPatch(input: SessionInput, creating: boolean, current?: S
   if (input.max_tickets_per_buyer !== undefined) patch.maxTicketsPerBuyer = input.max_tickets_per_buyer;
   if (input.sales_start_at !== undefined) patch.salesStartAt = input.sales_start_at ? date(input.sales_start_at, 'sales_start_at') : null;
   if (input.sales_end_at !== undefined) patch.salesEndAt = input.sales_end_at ? date(input.sales_end_at, 'sales_end_at') : null;
-  if (patch.status === 'cancelled' && current?.status !== 'cancelled') {
-    throw invalidData({ status: ['cancel a session with POST /sessions/{id}/cancel, which ends its carts and tells its buyers and channels'] });
-  }
+  if (creating && patch.status === 'cancelled') throw invalidData({ status: ['a new session cannot be cancelled'] });
   const start = patch.startDatetime ?? current?.startDatetime;
   const end = patch.endDatetime !== undefined ? patch.endDatetime : current?.endDatetime;
   if (start && end && end <= start) throw invalidData({ end_datetime: ['must be after start_datetime'] });
@@ -345,6 +344,14 @@ export async function insertSessionIn(ctx: AppContext, tx: Db, actor: Actor, eve
 /** Edits a session's times or status. */
 export async function updateSessionAs(ctx: AppContext, actor: Actor, id: number, input: SessionInput) {
   const { session, organiserId } = await visibleSession(ctx.db, actor, id);
+  if (input.status === 'cancelled' && session.status !== 'cancelled') {
+    // D74: a cancellation is the same act however it is asked for. Here it keeps the sold tickets
+    // (POST /sessions/{id}/cancel with refund: true refunds them); the other fields are saved first.
+    const { status: _cancelled, ...rest } = input;
+    if (Object.keys(rest).length > 0) await updateSessionAs(ctx, actor, id, rest);
+    await cancelSessionAs(ctx, actor, id, { refund: false });
+    return getSessionFor(ctx, actor, id);
+  }
   const patch = sessionPatch(input, false, session);
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
