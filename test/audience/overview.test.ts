@@ -89,6 +89,30 @@ describe('GET /api/admin/v1/events/{id}/sales (D66)', () => {
     expect(o.totals.capacity).toBe(o.sessions.reduce((s: number, x: { capacity: number }) => s + x.capacity, 0));
   });
 
+  it('the waiting room figures of a session with a queue (D60): its state, length, admissions and rate', async () => {
+    // Ten minutes before the sales start: the pre-queue is open (it opens 30 minutes before).
+    const start = new Date(t.clock.now().getTime() + 600_000).toISOString();
+    const patched = await admin.patch(`/sessions/${sessionId}`, { sales_start_at: start, queue: { enabled: true, admission_per_minute: 120 } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    try {
+      for (const id of ['a', 'b']) expect((await t.app.inject({ method: 'POST', url: `/api/queue/v1/sessions/${sessionId}/join`, payload: { client_id: `overview-${id}` } })).statusCode).toBe(200);
+      const o = (await admin.get(`/events/${eventId}/sales`)).body.data;
+      expect(o.queue).toEqual({
+        queue_length: 2,
+        admitted: 0,
+        sessions: [{ session_id: sessionId, state: 'pre_queue', queue_length: 2, admitted_through: 0, admission_per_minute: 120, sales_start_at: expect.any(String) }],
+      });
+      await account(t.ctx, 'queue-clerk@taquilla.test');
+      const client = new DashboardClient(t.app);
+      expect((await client.login('queue-clerk@taquilla.test', PASSWORD)).statusCode).toBe(303);
+      const page = await client.get(`/admin/events/${eventId}/sales`);
+      expect(page.body).toContain('<h2 id="queue-h">Waiting room</h2>');
+      expect(page.body).toMatch(/Pre-queue.*2 waiting/s);
+    } finally {
+      await admin.patch(`/sessions/${sessionId}`, { queue: null, sales_start_at: null });
+    }
+  });
+
   it('another organiser\'s promoter and unknown ids get 404; a session of another event is 404', async () => {
     expect((await promoterB.get(`/events/${eventId}/sales`)).body).toMatchObject({ status: 404, code: 'not_found' });
     expect((await admin.get('/events/999999/sales')).body.code).toBe('not_found');

@@ -56,6 +56,31 @@ const inventorySegments = (f: { sold: number; held: number; free: number }): Seg
   { value: f.free, label: 'free', cls: 'free' },
 ];
 
+/** How the dashboard names a waiting room's state (D60). */
+const QUEUE_STATE_TEXT: Record<string, string> = {
+  closed: 'Not open yet',
+  pre_queue: 'Pre-queue',
+  drawing: 'Drawing',
+  admitting: 'Admitting',
+  ended: 'Ended',
+};
+
+type QueueFigures = NonNullable<Awaited<ReturnType<typeof salesOverviewFor>>['queue']>;
+
+/** The waiting rooms of the event's sessions (D66): state, waiting, admitted and rate. */
+function queueCard(q: QueueFigures, sessions: { id: number; start_datetime: string }[], sessionName: (s: { start_datetime: string }) => string): SafeHtml {
+  return html`<section class="card" aria-labelledby="queue-h"><h2 id="queue-h">Waiting room</h2>
+<dl class="facts"><dt>Waiting</dt><dd>${q.queue_length}</dd><dt>Admitted</dt><dd>${q.admitted}</dd></dl>
+${table(
+  ['Session', 'State', 'Waiting', 'Admitted through', 'Per minute'],
+  q.sessions.map((w) => {
+    const s = sessions.find((x) => x.id === w.session_id);
+    return html`<tr><th scope="row">${s ? sessionName(s) : `Session ${w.session_id}`}</th><td>${QUEUE_STATE_TEXT[w.state] ?? w.state}</td><td>${w.queue_length} waiting</td><td>${w.admitted_through}</td><td>${w.admission_per_minute ?? ''}</td></tr>`;
+  }),
+  'Per session',
+)}</section>`;
+}
+
 /** How the dashboard names a waiting-list entry's status (D69). */
 const STATUS_TEXT: Record<string, string> = {
   waiting: 'waiting',
@@ -115,6 +140,7 @@ ${table(
   ),
   'Per session',
 )}</section>
+${o.queue ? queueCard(o.queue, o.sessions, sessionName) : ''}
 <section class="card" aria-labelledby="wl-h"><h2 id="wl-h">Waiting list</h2>
 <dl class="facts">
 <dt>Waiting</dt><dd>${o.waiting_list.waiting} (${o.waiting_list.waiting_tickets} tickets)</dd>

@@ -1,8 +1,8 @@
-import { Type } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import { EmailAddress, IdParam, Int32, Text } from '../../http/schemas.js';
 import { OverviewWaitingList } from '../waitinglist/waitinglist.schemas.js';
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Timestamp = Type.String({ format: 'date-time' });
 
 export const SessionParams = Type.Object({ sessionId: IdParam });
@@ -126,7 +126,25 @@ export const SalesOverview = Type.Object({
     interval: Type.String(),
     points: Type.Array(Type.Object({ at: Type.String({ description: 'start of the bucket, local time of TIMEZONE' }), tickets: Type.Integer(), gross_amount: Type.Number() })),
   }),
-  queue: Type.Null({ description: 'waiting-room figures (D60), once it exists' }),
+  queue: Nullable(
+    Type.Object(
+      {
+        queue_length: Type.Integer({ description: 'buyers waiting, over the sessions' }),
+        admitted: Type.Integer({ description: 'numbers admitted, over the sessions' }),
+        sessions: Type.Array(
+          Type.Object({
+            session_id: Type.Integer(),
+            state: Type.String({ description: 'closed, pre_queue, drawing, admitting or ended (D60)' }),
+            queue_length: Type.Integer(),
+            admitted_through: Type.Integer(),
+            admission_per_minute: Nullable(Type.Integer()),
+            sales_start_at: Nullable(Timestamp),
+          }),
+        ),
+      },
+      { description: 'the waiting rooms (D60) of the event\'s sessions, from their status documents; null when no session has one' },
+    ),
+  ),
   waiting_list: OverviewWaitingList,
 });
 

@@ -4,6 +4,7 @@ import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
 import type { Actor } from '../../platform/actor.js';
 import { getEventFor } from '../catalogue/catalogue-admin.service.js';
+import { queueFiguresOfEvent } from '../queue/queue.service.js';
 import { waitingListFiguresOfEvent } from '../waitinglist/waitinglist.service.js';
 import { eventOverview, type InventoryFigures, type MoneyFigures } from './overview.repo.js';
 
@@ -58,8 +59,7 @@ export async function salesOverviewFor(ctx: AppContext, actor: Actor, eventId: n
     rates: o.rates.map(amounts),
     sectors: o.sectors.map(amounts),
     sales_over_time: { interval: query.interval ?? 'day', points: o.timeline.map((p) => ({ at: p.bucket, tickets: p.tickets, gross_amount: toAmount(p.gross_amount) })) },
-    // The waiting room (D60) is not built yet: no figures to show.
-    queue: null,
+    queue: await queueFiguresOfEvent(ctx, eventId, query.session_id ?? null),
     waiting_list: await waitingListFiguresOfEvent(ctx, eventId, query.session_id ?? null),
   };
 }

@@ -45,6 +45,15 @@ export async function enabledQueueSessions(db: Db): Promise<number[]> {
   return rows.map((r) => Number(r.id));
 }
 
+/** The sessions of an event (or the one session) that have a waiting room, enabled or not. */
+export async function queuedSessionsOfEvent(db: Db, eventId: number, sessionId: number | null): Promise<number[]> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`SELECT id FROM sessions WHERE event_id = ${eventId} AND queue IS NOT NULL AND (${sessionId}::int IS NULL OR id = ${sessionId}::int) ORDER BY start_datetime, id`,
+  );
+  return rows.map((r) => Number(r.id));
+}
+
 /** Gives the session its draw's seed unless it has one (a seed never changes once committed). */
 export async function ensureSeed(db: Db, sessionId: number, seedSealed: string, seedSha256: string, at: Date): Promise<void> {
   await queryRows(

@@ -256,6 +256,26 @@ export async function queueStatus(ctx: AppContext, sessionId: number): Promise<Q
   };
 }
 
+/**
+ * The waiting rooms of an event for its sales overview (D66): per session its state, length,
+ * admitted numbers and rate, from the same status document buyers poll; null when none has one.
+ */
+export async function queueFiguresOfEvent(ctx: AppContext, eventId: number, sessionId: number | null) {
+  const ids = await repo.queuedSessionsOfEvent(ctx.db, eventId, sessionId);
+  if (ids.length === 0) return null;
+  const sessions = await Promise.all(
+    ids.map(async (id) => {
+      const s = await queueStatus(ctx, id);
+      return { session_id: id, state: s.state, queue_length: s.queue_length, admitted_through: s.admitted_through, admission_per_minute: s.admission_per_minute, sales_start_at: s.sales_start_at };
+    }),
+  );
+  return {
+    queue_length: sessions.reduce((sum, s) => sum + s.queue_length, 0),
+    admitted: sessions.reduce((sum, s) => sum + s.admitted_through, 0),
+    sessions,
+  };
+}
+
 export interface JoinInput {
   client_id: string;
   /** The solved proof-of-work challenge (altcha's payload), when the queue asks for one. */
