@@ -5953,8 +5953,21 @@ export interface operations {
                             }[];
                             currency: string;
                             event_id: number;
-                            /** @description waiting-room figures (D60), once it exists */
-                            queue: null;
+                            queue: {
+                                /** @description numbers admitted, over the sessions */
+                                admitted: number;
+                                /** @description buyers waiting, over the sessions */
+                                queue_length: number;
+                                sessions: {
+                                    admission_per_minute: number | null;
+                                    admitted_through: number;
+                                    queue_length: number;
+                                    sales_start_at: string | null;
+                                    session_id: number;
+                                    /** @description closed, pre_queue, drawing, admitting or ended (D60) */
+                                    state: string;
+                                }[];
+                            } | null;
                             rates: {
                                 base_amount: number;
                                 discount_amount: number;
