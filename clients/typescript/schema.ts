@@ -6346,7 +6346,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description How many sessions, at most 100 at once (422 beyond) */
+                    /**
+                     * Format: int32
+                     * @description How many sessions, at most 100 at once (422 beyond)
+                     */
                     count: number;
                     /** @description true: only answer the dates (200), create nothing */
                     dry_run?: boolean;
@@ -9097,7 +9100,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The session whose rates are copied (same organiser) */
+                    /**
+                     * Format: int32
+                     * @description The session whose rates are copied (same organiser)
+                     */
                     from_session_id: number;
                 };
             };

@@ -289,7 +289,7 @@ export const RateCreate = Type.Object(
 );
 export const RateUpdate = Type.Partial(RateCreate, { additionalProperties: false, minProperties: 1 });
 export const RatesCopy = Type.Object(
-  { from_session_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The session whose rates are copied (same organiser)' }) },
+  { from_session_id: Int32({ minimum: 1, description: 'The session whose rates are copied (same organiser)' }) },
   { additionalProperties: false },
 );
 export const RatesCopied = Type.Object({
@@ -298,12 +298,12 @@ export const RatesCopied = Type.Object({
 });
 export const SessionSeriesCreate = Type.Object(
   {
-    start_date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'The first day (YYYY-MM-DD) in the deployment time zone (TIMEZONE)' }),
-    time: Type.String({ pattern: '^\\d{2}:\\d{2}$', description: 'The start of every session (HH:MM, 24 h) in the deployment time zone; kept across summer-time changes' }),
+    start_date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, description: 'The first day (YYYY-MM-DD) in the deployment time zone (TIMEZONE)' }),
+    time: Type.String({ pattern: '^\\d{2}:\\d{2}$', maxLength: 5, description: 'The start of every session (HH:MM, 24 h) in the deployment time zone; kept across summer-time changes' }),
     repeat: Type.Union([Type.Literal('daily'), Type.Literal('weekly')]),
-    count: Type.Integer({ minimum: 1, description: 'How many sessions, at most 100 at once (422 beyond)' }),
-    duration_minutes: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 10_080, description: 'Each session ends this long after its start; null: no end' }))),
-    rates_from_session_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "Each new session gets a copy of this session's rates" }))),
+    count: Int32({ minimum: 1, description: 'How many sessions, at most 100 at once (422 beyond)' }),
+    duration_minutes: Type.Optional(Nullable(Int32({ minimum: 1, maximum: 10_080, description: 'Each session ends this long after its start; null: no end' }))),
+    rates_from_session_id: Type.Optional(Nullable(Int32({ minimum: 1, description: "Each new session gets a copy of this session's rates" }))),
     dry_run: Type.Optional(Type.Boolean({ description: 'true: only answer the dates (200), create nothing' })),
   },
   { additionalProperties: false },
