@@ -27,6 +27,9 @@ describe('background jobs', () => {
       'personal-data-retention',
       'payment-attempts',
       'waiting-list',
+      // Apple pass updates: the development signer makes Apple passes in test (google-wallet-sync
+      // only with a configured Google issuer).
+      'wallet-push',
     ]);
   });
 
