@@ -10,15 +10,15 @@ import type { TakenSeats } from './best-available.repo.js';
 // The view follows this instance's own changes: a best-available claim adds its seats to it
 // (seatsClaimed), and any other change of the session here (a click, a release, a sale, an expiry)
 // drops it (inventory events); a view read while such a change was made is not kept. It ends when
-// its first hold expires, and BEST_AVAILABLE_VIEW_MS (250 ms) after its read (by the clock too, so that a hold claimed
-// since, which expires minutes later, cannot outlive it); a request that finds it older than half
-// that reads it again in the background, so that a busy session's requests seldom wait for a read.
+// its first hold expires, and BEST_AVAILABLE_VIEW_MS (250 ms) after its read, by the wall clock and
+// by the service's clock (so that a hold claimed since, which expires minutes later, cannot outlive
+// it); a request that finds it past half that age reads it again in the background, so that a busy
+// session's requests seldom wait for a read.
 //
 // A view can miss what another instance did for that long. A seat taken meanwhile is caught by the
-// lock (lock_free_seats passes over it and the choice is made again), and a request that finds no
-// seats in a kept view reads the session again before it answers 409; a seat freed elsewhere is
-// offered from the next read on.
-
+// lock (lock_free_seats passes over it, and the request reads the session again), and a request
+// that finds no seats in a kept view reads the session again before it answers 409; a seat freed
+// elsewhere is offered from the next read on.
 
 interface Kept {
   taken: Set<number>;
