@@ -8,6 +8,7 @@
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type ExcelJS from 'exceljs';
+import { wallClock } from './zoned-time.js';
 
 export type XlsxKind = 'text' | 'integer' | 'amount' | 'datetime' | 'boolean';
 
@@ -35,30 +36,7 @@ function amountFormat(currency: string): string {
   return `#,##0.00 "${symbol.replace(/"/g, '')}"`;
 }
 
-const wallClocks = new Map<string, Intl.DateTimeFormat>();
-
-/**
- * The wall-clock time of `zone` at `instant`, as a Date whose UTC fields are that time: exceljs
- * writes a Date's UTC fields as the cell's date, which a spreadsheet shows as is.
- */
-export function wallClock(instant: Date, zone: string): Date {
-  let format = wallClocks.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    wallClocks.set(zone, format);
-  }
-  const part = Object.fromEntries(format.formatToParts(instant).map((p) => [p.type, Number(p.value)]));
-  return new Date(Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!));
-}
+export { wallClock };
 
 function cellValue(kind: XlsxKind, value: unknown, zone: string): ExcelJS.CellValue {
   if (value === null || value === undefined || value === '') return null;

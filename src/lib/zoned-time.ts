@@ -1,21 +1,34 @@
 // Times typed and shown in the deployment's time zone (TIMEZONE, D12) in dashboard forms: a
 // datetime-local value ("2031-05-01T18:00") means that wall-clock time in the zone.
 
+const wallClocks = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The wall-clock time of `timeZone` at `instant`, as a Date whose UTC fields are that time (to the
+ * second): what the zone's clocks show. Spreadsheets (lib/xlsx.ts) write such a Date as it is.
+ */
+export function wallClock(instant: Date, timeZone: string): Date {
+  let format = wallClocks.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    wallClocks.set(timeZone, format);
+  }
+  const part = Object.fromEntries(format.formatToParts(instant).map((p) => [p.type, Number(p.value)]));
+  return new Date(Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!));
+}
+
 /** The zone's offset from UTC at `at`, in milliseconds (positive east of Greenwich). */
 function offsetMs(at: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(at));
-  const n = (type: string) => Number(parts.find((p) => p.type === type)!.value);
-  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
-  return wall - Math.floor(at / 1000) * 1000;
+  return wallClock(new Date(at), timeZone).getTime() - Math.floor(at / 1000) * 1000;
 }
 
 /** A datetime-local value in `timeZone` as an ISO instant; null when empty or not a date and time. */
