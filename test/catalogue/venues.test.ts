@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { Ajv } from 'ajv';
 import { Value } from 'typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { PretixPlan } from '../../src/modules/catalogue/layout.schemas.js';
 import { bearer, buildTestApp, isPostgres, tokenFor, type TestApp } from '../helpers.js';
@@ -301,6 +301,32 @@ describe('sessions on a layout version', () => {
     expect(later.body.data).toEqual({ seats: [{ session_id: s.session, sector: 'Patio', row: 'A', number: '10', status: 'sold' }], zones: [] });
     const keepA10 = { sectors: [{ name: 'Patio', numbered: true, rows: [row('A', 10, 0)] }, { name: 'Pista', numbered: false, capacity: 2 }] };
     expect((await promoterA.post(`/venues/${s.venue}/layouts`, { format: 'taquilla', plan: keepA10 })).status).toBe(201);
+  });
+
+  it.runIf(isPostgres)('a hold waiting on a seat that a new version deletes answers 404 seat_not_found, and keeps no cart (PostgreSQL)', async () => {
+    const s = await venueOnSale('gone-wait');
+    const b1 = s.seats.find((x) => x.row === 'B' && x.number === '1')!;
+    const orders = async () => (await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM orders`))[0]!.n;
+    const before = await orders();
+    let answer: Awaited<ReturnType<typeof hold>> | undefined;
+    // What the save of a version does to a seat it drops (layouts.repo.ts retire), with the hold
+    // already past its read of the seat and waiting for the row's lock.
+    await t.ctx.db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT id FROM session_seats WHERE id = ${b1.id} FOR UPDATE`);
+      const pending = hold(s, b1.id).then((r) => (answer = r));
+      for (let i = 0; i < 200; i++) {
+        const [w] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype IN ('transactionid', 'tuple')`);
+        if (w!.n > 0) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(answer).toBeUndefined();
+      await tx.execute(sql`DELETE FROM session_seats WHERE id = ${b1.id}`);
+      void pending;
+    });
+    await vi.waitFor(() => expect(answer).toBeDefined(), { timeout: 10_000 });
+    expect(answer!.statusCode).toBe(404);
+    expect(answer!.json()).toMatchObject({ code: 'not_found', message: `Seat ${b1.id} not found` });
+    expect(await orders()).toBe(before);
   });
 
   it(`parallel holds while a new version is saved never leave a held seat outside the session's version (${isPostgres ? 'PostgreSQL' : 'PGlite, serialised'})`, async () => {

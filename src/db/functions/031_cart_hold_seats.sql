@@ -178,6 +178,17 @@ BEGIN
   -- lock and lock only the rows that fail it (a free seat left unlocked, then claimed by another
   -- buyer before the UPDATE). The check after it runs on a new snapshot, under the locks.
   PERFORM 1 FROM session_seats WHERE id = ANY(p_seat_ids) ORDER BY id FOR UPDATE;
+  GET DIAGNOSTICS v_claimed = ROW_COUNT;
+  -- A seat deleted while this waited for its lock (a new layout version dropped it and committed
+  -- first): not found, as if the version had come before this request.
+  IF v_claimed <> v_n THEN
+    SELECT r.seat INTO v_other FROM unnest(p_seat_ids) WITH ORDINALITY AS r(seat, n)
+    WHERE NOT EXISTS (SELECT 1 FROM session_seats ss WHERE ss.id = r.seat) ORDER BY r.n LIMIT 1;
+    IF p_create THEN
+      DELETE FROM orders WHERE id = v_order_id;
+    END IF;
+    RETURN json_build_object('outcome', 'seat_not_found', 'session_seat_id', v_other);
+  END IF;
   SELECT ss.id, sec.name AS sector_name, st.row, st.number INTO v_taken
   FROM session_seats ss
   JOIN sectors sec ON sec.id = ss.sector_id
