@@ -227,6 +227,15 @@ describe('Queue-Pass on every cart create while the queue is on', () => {
     expect((await create(c3, fresh(s1), p3)).status).toBe(201);
     expect((await create(c3, fresh(s1), p3)).status).toBe(201);
 
+    // A widget token without a client_id (D38's single group) has no client to bind: it uses the
+    // pass of whichever client joined, still at most MAX_LIVE_ORDERS_PER_BUYER carts per pass.
+    const p5 = await passOf('b5');
+    const anonymousToken = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key);
+    expect(await create(anonymousToken, fresh(s1))).toMatchObject({ status: 403, body: { code: 'queue_pass_required' } });
+    expect((await create(anonymousToken, fresh(s1), p5)).status).toBe(201);
+    expect((await create(anonymousToken, fresh(s1), p5)).status).toBe(201);
+    expect(await create(anonymousToken, fresh(s1), p5)).toMatchObject({ status: 403, body: { code: 'queue_pass_invalid', data: { reason: 'used_up' } } });
+
     // Expired: the pass's own expiry (pass_ttl_seconds from its first issue).
     const p4 = await passOf('b4');
     const c4 = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'b4');
