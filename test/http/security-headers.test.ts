@@ -130,8 +130,9 @@ describe('what each page needs, and no more', () => {
     expect(styleNonces).toHaveLength(2);
     expect(policy.get('script-src')).toEqual(["'self'", 'https://cdn.example', `'nonce-${scriptNonce}'`]);
     for (const nonce of styleNonces) expect(policy.get('style-src')).toContain(`'nonce-${nonce}'`);
-    // The widget's own stylesheet, which it puts into its shadow root, is allowed by its hash.
-    expect(policy.get('style-src')!.some((s) => s.startsWith("'sha256-"))).toBe(true);
+    // The widget's own stylesheet is a constructed one: no hash, no 'unsafe-inline'; Trusted Types enforced.
+    expect(policy.get('style-src')!.filter((s) => !s.startsWith("'nonce-"))).toEqual(["'self'"]);
+    expect(policy.get('require-trusted-types-for')).toEqual(["'script'"]);
     expect(policy.get('connect-src')).toEqual(["'self'", 'https://tickets.example']);
     expect(res.body).toContain('<script src="https://cdn.example/widget/v1/widget.iife.js"></script>');
   });
