@@ -13,9 +13,11 @@ let t: TestApp;
 let https: FastifyInstance;
 const pages: [kind: string, url: string][] = [];
 beforeAll(async () => {
-  t = await buildTestApp({ env: { APP_ENV: 'development' } });
+  t = await buildTestApp({ env: { APP_ENV: 'development', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' } });
   https = await buildApp({
-    config: loadConfig({ APP_ENV: 'development', PUBLIC_BASE_URL: 'https://tickets.example', WIDGET_URL: 'https://cdn.example/widget' }),
+    // Overload refusals off (here and above), as in APP_ENV=test: on a busy machine the development
+    // default (200 ms of event-loop delay) answered these pages with 503s.
+    config: loadConfig({ APP_ENV: 'development', PUBLIC_BASE_URL: 'https://tickets.example', WIDGET_URL: 'https://cdn.example/widget', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' }),
     database: t.db.database,
     logger: false,
   });
