@@ -40,9 +40,9 @@ export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) 
   const organiserId = input.role === 'promoter' ? input.organiserId! : null;
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
-  return conflictOnDuplicate(`An account with e-mail ${email} already exists`, () => ctx.db.transaction(async (tx) => {
+  return conflictOnDuplicate(() => new AppError('conflict.account_email', { email }), () => ctx.db.transaction(async (tx) => {
     if (organiserId !== null && !(await organiserExists(tx, organiserId))) throw new AppError('not_found', 'Organiser not found');
-    if (await repo.findUserByEmail(tx, email)) throw new AppError('conflict', `An account with e-mail ${email} already exists`);
+    if (await repo.findUserByEmail(tx, email)) throw new AppError('conflict.account_email', { email });
     const user = await repo.insertUser(tx, { email, passwordHash, role: input.role, organiserId, createdAt: now });
     await recordAudit(tx, {
       actor,
