@@ -245,7 +245,6 @@ export const ERRORS = {
   },
   service_unavailable: { status: 503, es: 'El servicio no está disponible ahora mismo. Inténtalo de nuevo en unos segundos.' },
   overloaded: { status: 503, es: 'El servicio está saturado ahora mismo. Inténtalo de nuevo en unos segundos.' },
-
 } as const satisfies Record<string, CodeEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -271,10 +270,10 @@ export type Params = Readonly<Record<string, string | number | null | undefined>
 export type ParamsOf<K extends TemplateKey> = TemplateAt<K> extends { en: infer S } ? { readonly [P in Placeholders<S>]: string | number | null | undefined } : never;
 
 /** A template's text with its parameters written in (as a template literal would write them). */
-export const render = (text: string, params: Params): string => text.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
+const render = (text: string, params: Params): string => text.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name]));
 
 /** The template a key names, or undefined. */
-export function templateOf(key: string): Template | undefined {
+function templateOf(key: string): Template | undefined {
   const dot = key.indexOf('.');
   const entry: CodeEntry | undefined = ERRORS[(dot < 0 ? key : key.slice(0, dot)) as ErrorCode];
   return dot < 0 ? entry?.template : entry?.templates?.[key.slice(dot + 1)];
