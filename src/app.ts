@@ -14,6 +14,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { paymentAttemptsJob } from './modules/portal/payments/payments.refund-job.js';
 import { Scheduler } from './platform/scheduler.js';
 import { requireChannelToken } from './modules/auth/auth.hook.js';
+import { decorateBearer } from './http/bearer.js';
 import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
@@ -95,6 +96,7 @@ const contextPlugin = fp<{ ctx: AppContext }>(
   async (app, { ctx }) => {
     app.decorate('ctx', ctx);
     app.decorateRequest('channel', null);
+    decorateBearer(app);
     // An order refund gives card payments back through the portal's providers (D58).
     plugOrderCardRefunder(ctx, refundOrderPayment);
   },

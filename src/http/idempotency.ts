@@ -10,7 +10,6 @@ import { sha256 } from '../lib/secrets.js';
 import * as repo from '../platform/idempotency.repo.js';
 import type { Job } from '../platform/scheduler.js';
 import { AppError, invalidData } from './errors.js';
-import { bearerOf } from './bearer.js';
 
 // D52, docs/idempotency.md. Every POST, PUT and DELETE under the covered prefixes takes an optional
 // `Idempotency-Key`: the first response to (credential, key) is kept 24 hours and replayed for a
@@ -213,7 +212,7 @@ function keyOf(request: FastifyRequest): string | null {
 /** Claims the key, or answers the repeat: the stored response, 422 for another body, 409 while running. */
 async function claimOrReplay(ctx: AppContext, keeper: ClaimKeeper, area: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const key = keyOf(request);
-  const bearer = bearerOf(request);
+  const bearer = request.bearer;
   // The route's auth hook has accepted the token by now (401 otherwise): it names the caller. Each
   // access token is its own credential, so two buyers' widget tokens never share a key.
   if (key === null || bearer === null) return undefined;

@@ -1,7 +1,6 @@
 import rateLimitPlugin from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { sha256 } from '../lib/secrets.js';
-import { bearerOf } from './bearer.js';
 import { AppError } from './errors.js';
 import type { RateLimitConfig } from './rate-limits.config.js';
 import { MemoryCounterStore, RedisCounterStore, pluginStoreOver, type CounterStore } from './rate-limit-store.js';
@@ -56,9 +55,9 @@ type KeyOf = (request: FastifyRequest) => string;
 const MINUTE = 60_000;
 const address = (request: FastifyRequest) => `addr:${request.ip}`;
 /** A B2B buyer is their bearer token (one per widget `client_id`), hashed: the counters' store never holds a credential. */
-const b2bBuyer = (request: FastifyRequest) => `token:${bearerOf(request)?.hash ?? 'none'}`;
+const b2bBuyer = (request: FastifyRequest) => `token:${request.bearer?.hash ?? 'none'}`;
 /** A check-in device is its bearer token (hashed, as a buyer's). */
-const device = (request: FastifyRequest) => `device:${bearerOf(request)?.hash ?? 'none'}`;
+const device = (request: FastifyRequest) => `device:${request.bearer?.hash ?? 'none'}`;
 function order(request: FastifyRequest): string {
   const { salesChannelSlug, orderToken } = request.params as { salesChannelSlug?: string; orderToken?: string };
   return `order:${salesChannelSlug}:${orderToken}`;
@@ -415,12 +414,12 @@ export async function registerRateLimits(app: FastifyInstance): Promise<void> {
     app.addHook('onClose', async () => {
       redis.disconnect();
     });
-    store = new RedisCounterStore(redis, settings.redisKeyPrefix);
+    store = new RedisCounterStore(redis, settings.redisKeyPrefix, app.ctx.clock);
   } else {
     if (config.appEnv === 'production' && config.databaseUrl) {
       app.log.warn('REDIS_URL is not set: each instance counts rate limits on its own, so a fleet of N instances allows N times each limit');
     }
-    store = new MemoryCounterStore();
+    store = new MemoryCounterStore(app.ctx.clock);
   }
 
   await app.register(rateLimitPlugin, { global: false, skipOnError: true, store: pluginStoreOver(store) });

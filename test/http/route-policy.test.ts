@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { decorateBearer } from '../../src/http/bearer.js';
+import { sha256 } from '../../src/lib/secrets.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { bearerOf } from '../../src/http/bearer.js';
 import { assertDecided } from '../../src/http/rate-limits.js';
 import { createTestDatabase } from '../helpers.js';
 
@@ -38,12 +39,21 @@ describe('route policy resolved at start', () => {
     expect(() => assertDecided('POST /api/sales-channel/v1/:salesChannelSlug/:lang/orders')).not.toThrow();
   });
 
-  it('parses and hashes the bearer credential once per request', () => {
-    const request = { headers: { authorization: 'Bearer tk_abc' } } as never;
-    const first = bearerOf(request);
-    expect(first).toEqual({ token: 'tk_abc', hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(bearerOf(request)).toBe(first);
-    expect(bearerOf({ headers: { authorization: 'Basic x' } } as never)).toBeNull();
-    expect(bearerOf({ headers: {} } as never)).toBeNull();
+  it('parses and hashes the bearer credential once per request, on the request', async () => {
+    const seen: unknown[] = [];
+    const probe = Fastify();
+    decorateBearer(probe);
+    probe.get('/', async (request) => {
+      seen.push(request.bearer, request.bearer);
+      return {};
+    });
+    await probe.inject({ url: '/', headers: { authorization: 'Bearer tk_abc' } });
+    await probe.inject({ url: '/', headers: { authorization: 'Basic x' } });
+    await probe.inject({ url: '/' });
+    await probe.close();
+    expect(seen[0]).toEqual({ token: 'tk_abc', hash: sha256('tk_abc') });
+    // The same object both times: parsed and hashed once.
+    expect(seen[1]).toBe(seen[0]);
+    expect(seen.slice(2)).toEqual([null, null, null, null]);
   });
 });

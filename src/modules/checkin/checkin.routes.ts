@@ -30,7 +30,7 @@ const deviceOf = (request: FastifyRequest) => request.checkinDevice!;
 const checkinRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('checkinDevice', null);
   app.addHook('onRequest', async (request) => {
-    request.checkinDevice = await authenticateDevice(app.ctx, request.headers.authorization);
+    request.checkinDevice = await authenticateDevice(app.ctx, request.bearer?.hash ?? null);
   });
   const ctx = app.ctx;
   const d = (operationId: string, summary: string) => ({ tags: ['Check-in'], operationId, summary });
