@@ -10,6 +10,7 @@ import { sha256 } from '../lib/secrets.js';
 import * as repo from '../platform/idempotency.repo.js';
 import type { Job } from '../platform/scheduler.js';
 import { AppError, invalidData } from './errors.js';
+import { appendHook } from './route-hooks.js';
 
 // D52, docs/idempotency.md. Every POST, PUT and DELETE under the covered prefixes takes an optional
 // `Idempotency-Key`: the first response to (credential, key) is kept 24 hours and replayed for a
@@ -255,11 +256,6 @@ async function keepResponse(keeper: ClaimKeeper, request: FastifyRequest, reply:
   // A 5xx or a 429 says "try again": keeping it would refuse the retry it asks for (D55). The
   // answer still goes out when the database cannot take the write now; the keeper retries it.
   await keeper.finish(held, status >= 500 || status === 429 || body === null ? null : { status, type: type === undefined ? null : String(type), body });
-}
-
-function appendHook(route: RouteOptions, hook: 'preValidation' | 'onSend', handler: unknown): void {
-  const existing = route[hook] as unknown;
-  route[hook] = (existing ? [...(Array.isArray(existing) ? existing : [existing]), handler] : [handler]) as never;
 }
 
 /** Documents the header and the two answers of a repeat on a covered operation (OpenAPI). */
