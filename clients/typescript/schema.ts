@@ -12830,8 +12830,8 @@ export interface operations {
                 "application/json": {
                     /** @description the solved proof-of-work challenge (ALTCHA payload, base64 JSON), when the queue asks for one */
                     challenge_solution?: string;
-                    /** @description the buyer's client id: the widget's D38 id; the portal's queue id */
-                    client_id: string;
+                    /** @description the buyer's client id: the widget's D38 id. Left out by the portal's own pages: their buyer cookie names the client */
+                    client_id?: string;
                 };
             };
         };

@@ -32,6 +32,12 @@ const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
 const LEASE_MS = 3_000;
 const RENEW_EVERY_MS = 1_000;
 /**
+ * How soon an answer or a release that the database could not take is tried again: the key of a
+ * request that has ended should not wait for the next renewal beat once the database is back, and a
+ * repeat on this instance settles it at once (ClaimKeeper.settleEnded).
+ */
+const PENDING_RETRY_MS = 100;
+/**
  * An in-process claim older than this is let go (no renewal any more): a request whose hooks never
  * ran. No request of the service runs nearly this long.
  */
@@ -81,6 +87,8 @@ interface KeeperLog {
 export class ClaimKeeper {
   private readonly held = new Map<string, Held>();
   private timer: NodeJS.Timeout | null = null;
+  private pendingTimer: NodeJS.Timeout | null = null;
+  private closed = false;
   private beating: Promise<void> | null = null;
   private renewFailing = false;
   readonly lease: repo.Lease;
@@ -115,7 +123,33 @@ export class ClaimKeeper {
     const entry = this.held.get(claim.claim) ?? { claim, since: Date.now(), pending: null };
     entry.pending = answer ? { store: answer } : 'release';
     this.held.set(claim.claim, entry);
-    if (!(await this.settle(entry))) this.log.error({ key: claim.key }, 'idempotency: the answer could not be kept or the key released now; retrying every beat');
+    if (!(await this.settle(entry))) {
+      this.log.error({ key: claim.key }, 'idempotency: the answer could not be kept or the key released now; retrying');
+      this.retryPendingSoon();
+    }
+  }
+
+  /**
+   * A repeat found its key running under this process: when that request has in fact ended (its
+   * answer or release waits for the database), writes it now. True when it did: the repeat then
+   * reads the key again and gets the answer, or claims it.
+   */
+  async settleEnded(credential: string, key: string): Promise<boolean> {
+    for (const entry of this.held.values()) {
+      if (entry.claim.credential === credential && entry.claim.key === key && entry.pending !== null) return this.settle(entry);
+    }
+    return false;
+  }
+
+  /** Tries the pending writes every PENDING_RETRY_MS until none is left. */
+  private retryPendingSoon(): void {
+    if (this.closed) return;
+    this.pendingTimer ??= setTimeout(() => {
+      void this.beat().finally(() => {
+        this.pendingTimer = null;
+        if ([...this.held.values()].some((e) => e.pending !== null)) this.retryPendingSoon();
+      });
+    }, PENDING_RETRY_MS).unref();
   }
 
   /** Writes an entry's pending answer or release; false when it must wait for the next beat. */
@@ -170,7 +204,9 @@ export class ClaimKeeper {
 
   /** Stops the timer and waits for the beat under way (the app is closing). */
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.pendingTimer) clearTimeout(this.pendingTimer);
     this.timer = null;
     await this.beating;
   }
@@ -234,7 +270,11 @@ async function claimOrReplay(ctx: AppContext, keeper: ClaimKeeper, area: string,
     if (stored.fingerprint !== fingerprint) {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for another request (method, path or body); use a new key');
     }
-    if (stored.state === 'running') break;
+    if (stored.state === 'running') {
+      // Running under this process, but its request has ended: settle that now and read again.
+      if (stored.owner === keeper.lease.owner && (await keeper.settleEnded(credential, key))) continue;
+      break;
+    }
     reply
       .status(stored.responseStatus!)
       .header('content-type', stored.responseType ?? 'application/json; charset=utf-8')

@@ -101,6 +101,35 @@ describe('the claim of an answer that says "try again" is released (D55)', () =>
   });
 });
 
+describe('a repeat right after the database is back runs (D55)', () => {
+  it('on the instance whose request ended while its key could not be released: settled at the repeat, not 409', async () => {
+    const admin = (await account(t.ctx, `faults-${newKey()}@taquilla.test`)).token;
+    const key = newKey();
+    const [organiser] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers ORDER BY id LIMIT 1`);
+    const payload = { organiser_id: organiser!.id, code: `R${crypto.randomBytes(4).toString('hex').toUpperCase()}`, kind: 'percent', value: 10 };
+    const send = () => t.app.inject({ method: 'POST', url: '/api/admin/v1/vouchers', headers: { ...bearer(admin), 'idempotency-key': key }, payload });
+    // The write fails (its table is away) and the release of its claim fails too (the key table
+    // refuses deletes for a moment): the claim stays running, its release pending.
+    await t.ctx.db.execute(sql`CREATE OR REPLACE FUNCTION test_refuse_key_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'away'; END $$`);
+    await t.ctx.db.execute(sql`CREATE TRIGGER away BEFORE DELETE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION test_refuse_key_delete()`);
+    await t.ctx.db.execute(sql`ALTER TABLE vouchers RENAME TO vouchers_away`);
+    let failed;
+    try {
+      failed = await send();
+    } finally {
+      await t.ctx.db.execute(sql`ALTER TABLE vouchers_away RENAME TO vouchers`);
+      await t.ctx.db.execute(sql`DROP TRIGGER away ON idempotency_keys`);
+      await t.ctx.db.execute(sql`DROP FUNCTION test_refuse_key_delete()`);
+    }
+    expect(failed.statusCode, failed.body).toBeGreaterThanOrEqual(500);
+    expect(await rowsOfKey(key)).toBe(1);
+    // At once, before any beat of the keeper: the repeat runs.
+    const retry = await send();
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+  });
+});
+
 describe('the claim keeper: a running claim counts while its request runs, and only then (D55)', () => {
   const lease = { leaseMs: 400, renewEveryMs: 100 };
   const claimOf = async (keeper: ClaimKeeper, key: string, claim = newKey()) => {
@@ -161,6 +190,26 @@ describe('the claim keeper: a running claim counts while its request runs, and o
         await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys_away RENAME TO idempotency_keys`);
       }
       await waitFor(async () => (await rowsOfKey(key)) === 0);
+      expect(keeper.size).toBe(0);
+    } finally {
+      await keeper.close();
+    }
+  });
+
+  it('a release that waits for the database is tried again soon after, not at the next renewal beat', async () => {
+    const keeper = new ClaimKeeper(t.ctx.db, log, { leaseMs: 400, renewEveryMs: 60_000 });
+    try {
+      const key = newKey();
+      const row = await claimOf(keeper, key);
+      keeper.hold(row);
+      await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys RENAME TO idempotency_keys_away`);
+      try {
+        await keeper.finish(row, null);
+      } finally {
+        await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys_away RENAME TO idempotency_keys`);
+      }
+      // The renewal beat is a minute away; the pending release is written within a second.
+      await waitFor(async () => (await rowsOfKey(key)) === 0, 1000);
       expect(keeper.size).toBe(0);
     } finally {
       await keeper.close();

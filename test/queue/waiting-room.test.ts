@@ -227,6 +227,15 @@ describe('Queue-Pass on every cart create while the queue is on', () => {
     expect((await create(c3, fresh(s1), p3)).status).toBe(201);
     expect((await create(c3, fresh(s1), p3)).status).toBe(201);
 
+    // A widget token without a client_id (D38's single group) has no client to bind: it uses the
+    // pass of whichever client joined, still at most MAX_LIVE_ORDERS_PER_BUYER carts per pass.
+    const p5 = await passOf('b5');
+    const anonymousToken = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key);
+    expect(await create(anonymousToken, fresh(s1))).toMatchObject({ status: 403, body: { code: 'queue_pass_required' } });
+    expect((await create(anonymousToken, fresh(s1), p5)).status).toBe(201);
+    expect((await create(anonymousToken, fresh(s1), p5)).status).toBe(201);
+    expect(await create(anonymousToken, fresh(s1), p5)).toMatchObject({ status: 403, body: { code: 'queue_pass_invalid', data: { reason: 'used_up' } } });
+
     // Expired: the pass's own expiry (pass_ttl_seconds from its first issue).
     const p4 = await passOf('b4');
     const c4 = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'b4');
@@ -256,6 +265,13 @@ describe('Queue-Pass on every cart create while the queue is on', () => {
       t.app.inject({ method: 'POST', url: `/api/portal/${DEMO.a.slug}/en/orders`, cookies: { [BUYER_COOKIE]: cookie.value }, headers: queuePass ? { 'queue-pass': queuePass } : {}, payload: body });
     expect((await create(fresh(s1))).json().code).toBe('queue_pass_required');
     expect((await create(fresh(s1), await passOf('someone-else'))).json()).toMatchObject({ code: 'queue_pass_invalid', data: { reason: 'other_client' } });
+    // The portal's page joins with its cookie and no client id: the ticket of that same client.
+    const byCookie = await t.app.inject({ method: 'POST', url: Q(s1.sessionId, '/join'), cookies: { [BUYER_COOKIE]: cookie.value }, payload: {} });
+    expect(byCookie.statusCode, byCookie.body).toBe(200);
+    expect(byCookie.json().data.ticket_id).toBe((await join(s1.sessionId, client)).body.data!.ticket_id);
+    const anonymous = await t.app.inject({ method: 'POST', url: Q(s1.sessionId, '/join'), payload: {} });
+    expect(anonymous.statusCode).toBe(422);
+    expect(anonymous.json()).toMatchObject({ code: 'validation_failed', errors: { client_id: [expect.any(String)] } });
     const mine = await passOf(client);
     const seat = await create(fresh(s1), mine);
     expect(seat.statusCode, seat.body).toBe(201);

@@ -56,7 +56,7 @@ const soldItems = (eventId: number, sessionId: number | null) => sql`
     AND i.session_id IN (SELECT id FROM sessions WHERE event_id = ${eventId})`;
 
 // The money columns of a group of `items` rows, as json_build_object arguments.
-const money: SQL = sql`
+const itemMoney: SQL = sql`
   'tickets', count(*) FILTER (WHERE NOT s.refunded), 'refunded_tickets', count(*) FILTER (WHERE s.refunded),
   'base_amount', COALESCE(sum(s.base_amount), 0), 'discount_amount', COALESCE(sum(s.discount_amount), 0),
   'fee_amount', COALESCE(sum(s.fee_amount), 0), 'gross_amount', COALESCE(sum(s.total_amount), 0),
@@ -69,24 +69,73 @@ const inventory = (now: Date): SQL => sql`
   'free', count(ss.id) FILTER (WHERE ss.status = 'available' OR (ss.status = 'held' AND (ss.hold_expires_at IS NULL OR ss.hold_expires_at <= ${now}))),
   'blocked', count(ss.id) FILTER (WHERE ss.status = 'blocked')`;
 
+type OverviewQuery = { eventId: number; sessionId: number | null; now: Date; timezone: string; bucket: 'hour' | 'day'; lang: string };
+
+// The money columns of a group of kept figures `f` (sales_figures summed over its slots).
+const keptMoney: SQL = sql`
+  'tickets', COALESCE(sum(s.items - s.refunded), 0), 'refunded_tickets', COALESCE(sum(s.refunded), 0),
+  'base_amount', COALESCE(sum(s.base_amount), 0), 'discount_amount', COALESCE(sum(s.discount_amount), 0),
+  'fee_amount', COALESCE(sum(s.fee_amount), 0), 'gross_amount', COALESCE(sum(s.total_amount), 0),
+  'refund_amount', COALESCE(sum(s.refund_amount), 0), 'net_amount', COALESCE(sum(s.total_amount) - sum(s.refund_amount), 0)`;
+
+// The kept figures of the event's sessions (migration 0270), one row per (session, channel, rate,
+// sector) with sold items: what soldItems would give once grouped that way.
+const keptFigures = (eventId: number, sessionId: number | null) => sql`
+  SELECT f.session_id, f.channel_id, f.rate_id, f.sector_id, sum(f.items) AS items, sum(f.refunded) AS refunded,
+         sum(f.base_amount) AS base_amount, sum(f.discount_amount) AS discount_amount, sum(f.fee_amount) AS fee_amount,
+         sum(f.total_amount) AS total_amount, sum(f.refund_amount) AS refund_amount
+  FROM sales_figures f
+  WHERE f.session_id IN (SELECT id FROM sessions WHERE event_id = ${eventId} AND (${sessionId}::integer IS NULL OR id = ${sessionId}::integer))
+  GROUP BY f.session_id, f.channel_id, f.rate_id, f.sector_id
+  HAVING sum(f.items) <> 0`;
+
+// Sales per bucket from the hourly kept figures; exact when every stored UTC hour starts on a whole
+// hour of the zone (offsets of whole hours), which the query reports as timeline_exact.
+const keptTimeline = (q: OverviewQuery) => sql`
+  SELECT to_char(date_trunc(${q.bucket}, h.hour AT TIME ZONE ${q.timezone}), 'YYYY-MM-DD"T"HH24:MI') AS bucket,
+         sum(h.items) AS tickets, sum(h.total_amount) AS gross_amount,
+         bool_and(date_trunc('hour', h.hour AT TIME ZONE ${q.timezone}) = h.hour AT TIME ZONE ${q.timezone}) AS exact
+  FROM sales_figures_hourly h
+  WHERE h.session_id IN (SELECT id FROM sessions WHERE event_id = ${q.eventId} AND (${q.sessionId}::integer IS NULL OR id = ${q.sessionId}::integer))
+  GROUP BY 1 HAVING sum(h.items) <> 0`;
+
+const itemsTimeline = (q: OverviewQuery) => sql`
+  SELECT to_char(date_trunc(${q.bucket}, s.completed_at AT TIME ZONE ${q.timezone}), 'YYYY-MM-DD"T"HH24:MI') AS bucket,
+         count(*) AS tickets, sum(s.total_amount) AS gross_amount, true AS exact
+  FROM s WHERE s.completed_at IS NOT NULL GROUP BY 1`;
+
 /**
  * The sales overview of one event (or one of its sessions) in one statement: per session, channel,
  * rate and sector, and over time. Amounts in minor units; `bucket` is 'hour' or 'day' in `timezone`.
+ * The money and the timeline come from the kept figures (sales_figures, sales_figures_hourly,
+ * migration 0270), a few rows per group instead of every sold item; in a zone whose offset is not
+ * a whole number of hours the hourly figures cannot be bucketed exactly, and the whole overview is
+ * recomputed from the items (eventOverviewFromItems).
  */
-export async function eventOverview(
-  db: Db,
-  q: { eventId: number; sessionId: number | null; now: Date; timezone: string; bucket: 'hour' | 'day'; lang: string },
-): Promise<Overview> {
+export async function eventOverview(db: Db, q: OverviewQuery): Promise<Overview> {
+  const o = await overviewQuery(db, q, 'kept');
+  return o.exact ? o.overview : (await overviewQuery(db, q, 'items')).overview;
+}
+
+/** The same overview computed from the sold items (the base tables): the reference of the kept figures. */
+export async function eventOverviewFromItems(db: Db, q: OverviewQuery): Promise<Overview> {
+  return (await overviewQuery(db, q, 'items')).overview;
+}
+
+async function overviewQuery(db: Db, q: OverviewQuery, source: 'kept' | 'items'): Promise<{ overview: Overview; exact: boolean }> {
   const sessionFilter = sql`(${q.sessionId}::integer IS NULL OR ses.id = ${q.sessionId}::integer)`;
-  const [row] = await queryRows<{ overview: Json<Overview> }>(
+  const kept = source === 'kept';
+  const money = kept ? keptMoney : itemMoney;
+  const [row] = await queryRows<{ overview: Json<Overview & { exact: boolean | null }> }>(
     db,
     sql`
-    WITH s AS (${soldItems(q.eventId, q.sessionId)}),
+    WITH s AS (${kept ? keptFigures(q.eventId, q.sessionId) : soldItems(q.eventId, q.sessionId)}),
     -- Each group's money in one pass over the sold items (not one pass per session or sector);
     -- a group without sales gets the figures of no rows (zeros).
     none AS (SELECT json_build_object(${money}) AS money FROM s WHERE false),
     by_session AS (SELECT s.session_id, json_build_object(${money}) AS money FROM s GROUP BY s.session_id),
-    by_sector AS (SELECT s.sector_id, json_build_object(${money}) AS money FROM s GROUP BY s.sector_id)
+    by_sector AS (SELECT s.sector_id, json_build_object(${money}) AS money FROM s GROUP BY s.sector_id),
+    timeline AS (${kept ? keptTimeline(q) : itemsTimeline(q)})
     SELECT json_build_object(
       'sessions', COALESCE((
         SELECT json_agg(x ORDER BY x.start_datetime, x.id) FROM (
@@ -116,20 +165,22 @@ export async function eventOverview(
           WHERE sec.id IN (SELECT ss.sector_id FROM session_seats ss JOIN sessions ses ON ses.id = ss.session_id
                            WHERE ses.event_id = ${q.eventId} AND ${sessionFilter})) x), '[]'::json),
       'timeline', COALESCE((
-        SELECT json_agg(x ORDER BY x.bucket) FROM (
-          SELECT to_char(date_trunc(${q.bucket}, s.completed_at AT TIME ZONE ${q.timezone}), 'YYYY-MM-DD"T"HH24:MI') AS bucket,
-                 count(*) AS tickets, sum(s.total_amount) AS gross_amount
-          FROM s WHERE s.completed_at IS NOT NULL GROUP BY 1) x), '[]'::json)
+        SELECT json_agg(json_build_object('bucket', x.bucket, 'tickets', x.tickets, 'gross_amount', x.gross_amount) ORDER BY x.bucket)
+        FROM timeline x), '[]'::json),
+      'exact', (SELECT COALESCE(bool_and(x.exact), true) FROM timeline x)
     ) AS overview`,
   );
   type Raw = Record<string, unknown> & { inv?: Record<string, number>; money: Record<string, number> };
-  const raw = parseJson(row!.overview) as unknown as { sessions: Raw[]; channels: Raw[]; rates: Raw[]; sectors: Raw[]; timeline: Overview['timeline'] };
+  const raw = parseJson(row!.overview) as unknown as { sessions: Raw[]; channels: Raw[]; rates: Raw[]; sectors: Raw[]; timeline: Overview['timeline']; exact: boolean };
   const flat = ({ inv, money: m, ...rest }: Raw) => ({ ...rest, ...(inv ?? {}), ...m });
   return {
-    sessions: raw.sessions.map((r) => ({ ...flat(r), start_datetime: new Date(r.start_datetime as string) }) as unknown as SessionFigures),
-    channels: raw.channels.map(flat) as unknown as Overview['channels'],
-    rates: raw.rates.map(flat) as unknown as Overview['rates'],
-    sectors: raw.sectors.map(flat) as unknown as Overview['sectors'],
-    timeline: raw.timeline.map((p) => ({ ...p, tickets: Number(p.tickets), gross_amount: Number(p.gross_amount) })),
+    exact: raw.exact !== false,
+    overview: {
+      sessions: raw.sessions.map((r) => ({ ...flat(r), start_datetime: new Date(r.start_datetime as string) }) as unknown as SessionFigures),
+      channels: raw.channels.map(flat) as unknown as Overview['channels'],
+      rates: raw.rates.map(flat) as unknown as Overview['rates'],
+      sectors: raw.sectors.map(flat) as unknown as Overview['sectors'],
+      timeline: raw.timeline.map((p) => ({ ...p, tickets: Number(p.tickets), gross_amount: Number(p.gross_amount) })),
+    },
   };
 }

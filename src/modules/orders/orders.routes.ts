@@ -39,14 +39,15 @@ const CART_EMPTIED = { ...CART_WRITE, checklistStep: 'cart_emptied' } as const;
 
 /**
  * What the waiting room checks when a B2B request creates a cart (D60): the sessions of its rates,
- * and the buyer the pass must belong to: a widget token's client_id, or none for a channel's server,
- * which forwards its buyer's pass.
+ * and the buyer the pass must belong to: a widget token's client_id, or none for a channel's server
+ * (which forwards its buyer's pass) and for a widget token requested without a client_id.
  */
 function b2bPassCreation(request: FastifyRequest, rateIds: readonly (number | undefined)[]) {
   const credential = request.credential!;
   return {
     rateIds: rateIds.filter((id): id is number => id !== undefined),
-    holder: credential.scope === 'server' ? null : credential.clientId,
+    // A widget token without a client_id (D38's single group) names no client to bind the pass to.
+    holder: credential.scope === 'server' || !credential.clientId ? null : credential.clientId,
     pass: request.headers['queue-pass'],
   };
 }

@@ -3,6 +3,8 @@ import cors from '@fastify/cors';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { etagMatches } from '../../http/etag.js';
+import { invalidData } from '../../http/errors.js';
+import { portalQueueHolder, registerBuyerCookies } from '../portal/portal.buyer.js';
 import { newChallenge } from './queue.challenge.js';
 import { ChallengeResponse, DrawResponse, JoinBody, JoinResponse, PassBody, PassResponse, QueueParams, QueueStatusResponse } from './queue.schemas.js';
 import * as queue from './queue.service.js';
@@ -15,6 +17,7 @@ const doc = (operationId: string, summary: string) => ({ tags: ['Waiting room'],
  * origin (the widget runs on partner pages), nothing that reads PostgreSQL per request.
  */
 const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await registerBuyerCookies(app);
   await app.register(cors, { origin: '*', methods: ['GET', 'POST'], allowedHeaders: ['Content-Type', 'If-None-Match'], exposedHeaders: ['ETag'], maxAge: 600 });
 
   app.get(
@@ -43,7 +46,12 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/sessions/:sessionId/join',
     { schema: { ...doc('joinQueue', 'Join the waiting room: the client\'s one ticket'), params: QueueParams, body: JoinBody, response: { 200: JoinResponse, ...errors } } },
-    async (request) => ok(await queue.joinQueue(app.ctx, request.params.sessionId, request.body), 'Joined'),
+    async (request) => {
+      // The portal joins with its buyer cookie (D60): the client id its cart create checks the pass against.
+      const clientId = request.body.client_id ?? portalQueueHolder(app, request);
+      if (!clientId) throw invalidData({ client_id: ['is required: the widget\'s client id, or a portal buyer cookie'] });
+      return ok(await queue.joinQueue(app.ctx, request.params.sessionId, { ...request.body, client_id: clientId }), 'Joined');
+    },
   );
 
   app.post(

@@ -50,7 +50,13 @@ export const QueueStatusResponse = Envelope(
 
 export const JoinBody = Type.Object(
   {
-    client_id: Text(64, { minLength: 1, pattern: '^[A-Za-z0-9_-]+$', description: 'the buyer\'s client id: the widget\'s D38 id; the portal\'s queue id' }),
+    client_id: Type.Optional(
+      Text(64, {
+        minLength: 1,
+        pattern: '^[A-Za-z0-9_-]+$',
+        description: 'the buyer\'s client id: the widget\'s D38 id. Left out by the portal\'s own pages: their buyer cookie names the client',
+      }),
+    ),
     challenge_solution: Type.Optional(Text(8192, { description: 'the solved proof-of-work challenge (ALTCHA payload, base64 JSON), when the queue asks for one' })),
   },
   { additionalProperties: false },

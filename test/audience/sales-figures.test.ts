@@ -1,0 +1,172 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import { eventOverview, eventOverviewFromItems } from '../../src/modules/audience/overview.repo.js';
+import { closeOrder } from '../../src/modules/checkout/closing.service.js';
+import { refundOrder } from '../../src/modules/checkout/refund.service.js';
+import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
+import { buyer, createPendingOrder } from '../checkout/fixtures.js';
+import { forgetTokens, sell } from './audience-fixtures.js';
+
+// The overview's kept figures (migration 0270, docs/reports.md "Sales overview") against a
+// recomputation from the base tables, after writes of every kind the triggers follow, and after
+// many confirms and refunds at once (PostgreSQL: real parallelism; PGlite runs them one by one).
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp({ poolSize: 25 });
+  forgetTokens();
+}, 240_000);
+afterAll(() => t.close());
+
+type Figures = Record<string, number>[];
+
+/** The kept figures summed over their slots; groups whose sums are all zero are no figures. */
+async function kept(): Promise<{ groups: Figures; hourly: Figures }> {
+  const groups = await queryRows<Record<string, number>>(
+    t.ctx.db,
+    sql`SELECT session_id, channel_id, rate_id, sector_id, sum(items)::int AS items, sum(refunded)::int AS refunded,
+               sum(base_amount)::int AS base, sum(discount_amount)::int AS discount, sum(fee_amount)::int AS fee,
+               sum(total_amount)::int AS total, sum(refund_amount)::int AS refund
+        FROM sales_figures GROUP BY 1, 2, 3, 4
+        HAVING (sum(items), sum(refunded), sum(base_amount), sum(discount_amount), sum(fee_amount), sum(total_amount), sum(refund_amount))
+               <> (0, 0, 0, 0, 0, 0, 0)
+        ORDER BY 1, 2, 3, 4`,
+  );
+  const hourly = await queryRows<Record<string, number>>(
+    t.ctx.db,
+    sql`SELECT session_id, to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24') AS hour, sum(items)::int AS items, sum(total_amount)::int AS total
+        FROM sales_figures_hourly GROUP BY 1, 2 HAVING (sum(items), sum(total_amount)) <> (0, 0) ORDER BY 1, 2`,
+  );
+  return { groups, hourly };
+}
+
+/** The same figures computed from orders, order_items and refund_items, as the overview used to. */
+async function recomputed(): Promise<{ groups: Figures; hourly: Figures }> {
+  const groups = await queryRows<Record<string, number>>(
+    t.ctx.db,
+    sql`SELECT i.session_id, o.channel_id, i.rate_id, i.sector_id, count(*)::int AS items, count(ri.order_item_id)::int AS refunded,
+               sum(i.base_amount)::int AS base, sum(i.discount_amount)::int AS discount, sum(i.fee_amount)::int AS fee,
+               sum(i.total_amount)::int AS total, COALESCE(sum(-ri.total_amount), 0)::int AS refund
+        FROM order_items i
+        JOIN orders o ON o.id = i.order_id AND o.status = 'completed' AND o.type IN ('purchase', 'reservation')
+        LEFT JOIN refund_items ri ON ri.order_item_id = i.id
+        GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+  );
+  const hourly = await queryRows<Record<string, number>>(
+    t.ctx.db,
+    sql`SELECT i.session_id, to_char(o.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24') AS hour, count(*)::int AS items, sum(i.total_amount)::int AS total
+        FROM order_items i
+        JOIN orders o ON o.id = i.order_id AND o.status = 'completed' AND o.type IN ('purchase', 'reservation')
+        WHERE o.completed_at IS NOT NULL
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+  return { groups, hourly };
+}
+
+/** Kept equals recomputed, and the overview read from them equals the one computed from the items. */
+async function expectExact(eventId: number, sessionIds: number[]) {
+  const now = await recomputed();
+  expect(now.groups.length).toBeGreaterThan(0);
+  expect(await kept()).toEqual(now);
+  for (const sessionId of [null, ...sessionIds]) {
+    for (const bucket of ['hour', 'day'] as const) {
+      const q = { eventId, sessionId, now: t.clock.now(), timezone: t.ctx.config.timezone, bucket, lang: 'es' };
+      expect(await eventOverview(t.ctx.db, q)).toEqual(await eventOverviewFromItems(t.ctx.db, q));
+    }
+  }
+}
+
+const refund = (reference: string, ticketIds?: number[]) => refundOrder(t.ctx, { reference, reason: 'test', actor: 'test', ticketIds });
+const ticketsOf = async (orderId: number) =>
+  (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM tickets WHERE order_id = ${orderId} ORDER BY id`)).map((r) => Number(r.id));
+
+describe('the kept sales figures (migration 0270)', () => {
+  it('equal a recomputation from the base tables after a mixed sequence of writes', async () => {
+    const [s] = await queryRows<{ id: number; event_id: number }>(t.ctx.db, sql`SELECT id, event_id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
+    const eventId = s!.event_id;
+    const sessions = (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sessions WHERE event_id = ${eventId} ORDER BY id`)).map((r) => r.id);
+    // Sales through the confirm (close_order), on two channels, numbered seats and the zone.
+    const ana = await sell(t, 'b', { name: 'Ana', surname: 'Uno', email: 'ana@example.com' }, { seats: 3 });
+    const bea = await sell(t, 'd', { name: 'Bea', surname: 'Dos', email: 'bea@example.com' }, { seats: 1, zone: true });
+    const eva = await sell(t, 'd', { name: 'Eva', surname: 'Tres', email: 'eva@example.com' }, { seats: 2 });
+    // Not sales: a cart and a cancelled order.
+    await createPendingOrder(t.ctx, { channel: 'demo-b', seats: 2 });
+    await createPendingOrder(t.ctx, { channel: 'demo-d', seats: 1, state: 'cancelled' });
+    await expectExact(eventId, sessions);
+
+    // Refunds: one ticket of Ana's, then another one; Bea's whole order.
+    const anaTickets = await ticketsOf(ana.orderId);
+    await refund(ana.reference, [anaTickets[0]!]);
+    await refund(ana.reference, [anaTickets[2]!]);
+    await refund(bea.reference);
+    await expectExact(eventId, sessions);
+
+    // Writes no path of the service makes today, which the triggers follow all the same: an item
+    // of a sold order repriced, a refund undone, a sold order moved to another channel and hour,
+    // one cancelled after completion, an order inserted completed before its items, then deleted.
+    const [evaItem] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM order_items WHERE order_id = ${eva.orderId} ORDER BY id LIMIT 1`);
+    await t.ctx.db.execute(sql`UPDATE order_items SET base_amount = base_amount + 500, total_amount = total_amount + 500 WHERE id = ${evaItem!.id}`);
+    await expectExact(eventId, sessions);
+    await t.ctx.db.execute(sql`DELETE FROM refund_items WHERE ticket_id = ${anaTickets[2]!}`);
+    await t.ctx.db.execute(sql`
+      UPDATE orders SET channel_id = (SELECT id FROM sales_channels WHERE slug = 'demo-a'), completed_at = completed_at - interval '5 hours'
+      WHERE id = ${ana.orderId}`);
+    await expectExact(eventId, sessions);
+    await t.ctx.db.execute(sql`UPDATE orders SET status = 'cancelled' WHERE id = ${eva.orderId}`);
+    await expectExact(eventId, sessions);
+
+    const [direct] = await queryRows<{ id: number }>(
+      t.ctx.db,
+      sql`INSERT INTO orders (order_token, reference, channel_id, type, status, currency, base_amount, fee_amount, total_amount, created_at, updated_at, completed_at)
+          SELECT 'figures-direct', 'FIG-DIRECT', channel_id, 'reservation', 'completed', currency, 0, 0, 0, now(), now(), now() - interval '3 days'
+          FROM orders WHERE id = ${bea.orderId} RETURNING id`,
+    );
+    await t.ctx.db.execute(sql`
+      INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id, base_amount, discount_amount, fee_amount, total_amount)
+      SELECT ${direct!.id}, event_id, session_id, sector_id, session_seat_id, rate_id, 1000, -100, 50, 950 FROM order_items WHERE order_id = ${eva.orderId}`);
+    await expectExact(eventId, sessions);
+    await t.ctx.db.execute(sql`DELETE FROM orders WHERE id = ${direct!.id}`);
+    await expectExact(eventId, sessions);
+
+    // The hand count of what is left: Ana's 3 tickets, one refunded (the other refund undone),
+    // and Bea's zone ticket, refunded whole; Eva's order no longer counts.
+    const o = await eventOverview(t.ctx.db, { eventId, sessionId: null, now: t.clock.now(), timezone: t.ctx.config.timezone, bucket: 'day', lang: 'es' });
+    const total = o.sessions.reduce((acc, x) => ({ tickets: acc.tickets + Number(x.tickets), refunded: acc.refunded + Number(x.refunded_tickets) }), { tickets: 0, refunded: 0 });
+    expect(total).toEqual({ tickets: 2, refunded: 2 });
+    expect(o.sessions.reduce((acc, x) => acc + Number(x.gross_amount), 0)).toBe(ana.total + bea.total);
+  });
+
+  it('the migration\'s backfill (sales_figures_rebuild) gives the same figures as the triggers kept', async () => {
+    const before = await kept();
+    await t.ctx.db.execute(sql`SELECT sales_figures_rebuild()`);
+    expect(await kept()).toEqual(before);
+    expect(await queryRows(t.ctx.db, sql`SELECT DISTINCT slot FROM sales_figures`)).toEqual([{ slot: 0 }]);
+  });
+});
+
+describe(`many confirms and refunds at once (${isPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('no lost update: the kept figures still equal the recomputation', async () => {
+    const [s] = await queryRows<{ event_id: number }>(t.ctx.db, sql`SELECT event_id FROM sessions ORDER BY start_datetime, id OFFSET 1 LIMIT 1`);
+    const orders = [];
+    // One session, one rate: most of these confirms and refunds write the same group's rows.
+    for (let i = 0; i < 24; i++) orders.push(await createPendingOrder(t.ctx, { channel: i % 3 ? 'demo-b' : 'demo-d', seats: 1 + (i % 2), sessionIndex: 1 }));
+    const first = orders.slice(0, 16);
+    const closed = await Promise.all(first.map((o) => closeOrder(t.ctx, { orderId: o.id, buyer, expectedAmount: o.total })));
+    expect(closed.filter((c) => !c.alreadyCompleted)).toHaveLength(16);
+    // The other 8 confirms race against refunds of the first 16 (whole, or one ticket of two).
+    const tickets = await Promise.all(first.map((o) => ticketsOf(o.id)));
+    const settled = await Promise.allSettled([
+      ...orders.slice(16).map((o) => closeOrder(t.ctx, { orderId: o.id, buyer, expectedAmount: o.total })),
+      ...first.map((o, i) => refund(o.reference, i % 4 === 1 ? [tickets[i]![1]!] : undefined)),
+    ]);
+    expect(settled.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    const sessions = (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sessions WHERE event_id = ${s!.event_id} ORDER BY id`)).map((r) => r.id);
+    await expectExact(s!.event_id, sessions);
+    const [sold] = await queryRows<{ items: number; refunded: number }>(
+      t.ctx.db,
+      sql`SELECT sum(items)::int AS items, sum(refunded)::int AS refunded FROM sales_figures WHERE session_id = ${orders[0]!.sessionId}`,
+    );
+    expect(sold).toEqual({ items: orders.reduce((n, o) => n + o.sessionSeatIds.length, 0), refunded: first.reduce((n, o, i) => n + (i % 4 === 1 ? 1 : o.sessionSeatIds.length), 0) });
+  });
+});
