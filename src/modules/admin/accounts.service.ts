@@ -34,7 +34,7 @@ export interface NewUser {
  */
 export async function refuseTakenAccount(db: Db, email: string, organiserId: number | null): Promise<void> {
   if (organiserId !== null && !(await organiserExists(db, organiserId))) throw new AppError('not_found', 'Organiser not found');
-  if (await repo.findUserByEmail(db, email)) throw new AppError('conflict', `An account with e-mail ${email} already exists`);
+  if (await repo.findUserByEmail(db, email)) throw new AppError('conflict.account_email', { email });
 }
 
 /** Creates an admin or a promoter account (operator CLI, or an admin). */
@@ -50,7 +50,7 @@ export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) 
   const organiserId = input.role === 'promoter' ? input.organiserId! : null;
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
-  return conflictOnDuplicate(`An account with e-mail ${email} already exists`, () => ctx.db.transaction(async (tx) => {
+  return conflictOnDuplicate(() => new AppError('conflict.account_email', { email }), () => ctx.db.transaction(async (tx) => {
     await refuseTakenAccount(tx, email, organiserId);
     const user = await repo.insertUser(tx, { email, passwordHash, role: input.role, organiserId, createdAt: now });
     await recordAudit(tx, {
