@@ -306,7 +306,7 @@ class RateLimits {
 function refuse(reply: FastifyReply, name: LimitName, ttlMs: number): never {
   const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
   reply.header('retry-after', String(seconds));
-  throw new AppError('rate_limited', `${LIMITS[name].message}; retry in ${seconds} s`);
+  throw new AppError('rate_limited', { limit: LIMITS[name].message, seconds });
 }
 
 declare module 'fastify' {

@@ -141,8 +141,6 @@ describe('no message with values outside the templates', () => {
       // with a substitution is a message with values, whose Spanish would be lost.
       return [...text.matchAll(/new AppError\(\s*'[a-z_.]+',\s*`[^`]*\$\{/g)].map((m) => `${file}: ${m[0].slice(0, 60)}`);
     });
-    // rate-limits.ts is being rebuilt by the route-policy work (issue 26 item 3); its one message
-    // moves to the `rate_limited` template when that lands.
-    expect(offenders.filter((o) => !o.startsWith(join('src', 'http', 'rate-limits.ts')))).toEqual([]);
+    expect(offenders).toEqual([]);
   });
 });
