@@ -117,15 +117,15 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     // The buyer's language where the request has one (error-texts.ts); the code never changes.
-    const send = (status: number, code: ErrorCode, message: string, errors?: FieldErrors, data?: unknown) => {
-      const local = localiseError(code, message, errors, errorLanguage(request));
+    const send = (status: number, code: ErrorCode, message: string, errors?: FieldErrors, data?: unknown, spanish?: string) => {
+      const local = localiseError(code, message, errors, errorLanguage(request), spanish);
       return reply.status(status).send(envelope(status, code, local.message, local.fields, data));
     };
     if (err instanceof AppError) {
       if (err.status === 401) reply.header('www-authenticate', 'Bearer');
       // Counted here, where every 409 of every service (and of the SQL functions) is answered.
       if (err.status === 409) countConflict(err.code);
-      return send(err.status, err.code, err.message, err.fields, err.data);
+      return send(err.status, err.code, err.message, err.fields, err.data, err.spanish);
     }
     const fe = err as FastifyError;
     if (fe.validation) {

@@ -1,8 +1,6 @@
-import crypto from 'node:crypto';
 import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
-import { css as widgetCss } from '../../widget/src/ui/styles.js';
 
 // The security headers of every response, in one place (DECISIONS D50), on @fastify/helmet.
 // Every response: X-Content-Type-Options nosniff, a Referrer-Policy, HSTS when PUBLIC_BASE_URL is
@@ -25,7 +23,6 @@ const SELF = ["'self'"];
 const STRICTEST = "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const origin = (url: string) => new URL(url).origin;
-const sha256 = (text: string) => `'sha256-${crypto.createHash('sha256').update(text).digest('base64')}'`;
 
 function directives(kind: PageKind, config: Config): Directives {
   const common = { defaultSrc: NONE, baseUri: NONE, objectSrc: NONE, formAction: SELF, frameAncestors: NONE };
@@ -51,15 +48,17 @@ function directives(kind: PageKind, config: Config): Directives {
         connectSrc: [...SELF, origin(config.publicBaseUrl)],
       };
     // A partner's page with the widget: its inline script and style carry the nonce; the widget
-    // script comes from WIDGET_URL, calls the API at PUBLIC_BASE_URL, shows the channel's logo (any
-    // https host) and puts its own fixed stylesheet into its shadow root (allowed by its hash).
+    // script comes from WIDGET_URL, calls the API at PUBLIC_BASE_URL and shows the channel's logo
+    // (any https host). The widget's styles are a constructed stylesheet (CSSOM, outside style-src)
+    // and it writes no markup strings, so the page enforces Trusted Types as a strict partner may.
     // No frame-ancestors: such a page may be framed.
     case 'widgetExamples': {
       const { frameAncestors: _framable, ...rest } = common;
       return {
         ...rest,
         scriptSrc: [...SELF, origin(config.widgetUrl)],
-        styleSrc: [...SELF, sha256(widgetCss)],
+        styleSrc: SELF,
+        requireTrustedTypesFor: ["'script'"],
         imgSrc: [...SELF, 'data:', 'https:', ...(config.appEnv === 'production' ? [] : ['http:'])],
         connectSrc: [...SELF, origin(config.publicBaseUrl)],
       };

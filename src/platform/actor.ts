@@ -51,12 +51,12 @@ function isUniqueViolation(err: unknown): boolean {
   return false;
 }
 
-/** Runs `work`; a unique violation from a concurrent insert becomes a 409 with `message`. */
-export async function conflictOnDuplicate<T>(message: string, work: () => Promise<T>): Promise<T> {
+/** Runs `work`; a unique violation from a concurrent insert becomes the 409 `conflict()` makes. */
+export async function conflictOnDuplicate<T>(conflict: () => AppError, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('conflict', message);
+    if (isUniqueViolation(err)) throw conflict();
     throw err;
   }
 }

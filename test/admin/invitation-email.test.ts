@@ -157,6 +157,14 @@ describe('inviting through the admin API', () => {
     expect(pw.status).toBe(201);
     expect(pw.body.data.invitation).toBeNull();
     expect(await outboxOf('pw@example.com')).toEqual([]);
+    // Both ways refuse alike: an e-mail address that has an account is 409, an unknown organiser 404.
+    for (const way of [{ invite: true }, { password: 'a long password 123' }]) {
+      const taken = await adminApi.post('/users', { email: 'PW@example.com', role: 'admin', ...way });
+      expect(taken.status, JSON.stringify(way)).toBe(409);
+      expect(taken.body).toMatchObject({ code: 'conflict', message: 'An account with e-mail pw@example.com already exists' });
+      const nowhere = await adminApi.post('/users', { email: 'nowhere@example.com', role: 'promoter', organiser_id: 999999, ...way });
+      expect(nowhere.status, JSON.stringify(way)).toBe(404);
+    }
   });
 
   it('a new link for an account with a password is 409; for no account 404; a promoter may not invite (403)', async () => {

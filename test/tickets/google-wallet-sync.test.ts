@@ -139,6 +139,43 @@ describe('Google Wallet object updates', () => {
     }
   });
 
+  it('a moved session (D74) updates its valid tickets\' passes: the object, and its class\'s dateTime once', async () => {
+    await syncGoogleObjects(t.ctx, quiet);
+    seen.length = 0;
+    const o = await paidByCard(t, 2);
+    const refunded = await paidByCard(t, 1);
+    await saveToGoogle(o.id);
+    await saveToGoogle(refunded.id);
+    await refundOrderAs(t.ctx, CLI_ACTOR, refunded.reference, 'google test');
+    await syncGoogleObjects(t.ctx, quiet);
+    seen.length = 0;
+    const passVersions = async () =>
+      new Map(
+        (await queryRows<{ id: string | number; v: Date | string }>(t.ctx.db, sql`SELECT id, COALESCE(pass_updated_at, issued_at) AS v FROM tickets WHERE order_id IN (${o.id}, ${refunded.id})`)).map(
+          (r) => [Number(r.id), new Date(r.v).getTime()],
+        ),
+      );
+    const before = await passVersions();
+    const [session] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT session_id AS id FROM order_items WHERE order_id = ${o.id} LIMIT 1`);
+    const [sameSession] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(DISTINCT session_id)::int AS n FROM order_items WHERE order_id IN (${o.id}, ${refunded.id})`);
+    expect(sameSession!.n).toBe(1);
+    await t.ctx.db.execute(sql`UPDATE sessions SET start_datetime = start_datetime + interval '2 hours' WHERE id = ${session!.id}`);
+    const after = await passVersions();
+    // The valid tickets' passes moved (Apple devices are pushed for them); the refunded one's did not.
+    for (const ticket of o.tickets) expect(after.get(ticket.id)!).toBeGreaterThan(before.get(ticket.id)!);
+    expect(after.get(refunded.tickets[0]!.id)).toBe(before.get(refunded.tickets[0]!.id));
+
+    expect(await syncGoogleObjects(t.ctx, quiet)).toEqual({ sent: 2, failed: 0 });
+    const [startRow] = await queryRows<{ start: Date | string }>(t.ctx.db, sql`SELECT start_datetime AS start FROM sessions WHERE id = ${session!.id}`);
+    const classPatches = patches().filter((p) => p.path.includes('/eventTicketClass/'));
+    expect(classPatches.map((p) => p.path)).toEqual([`/walletobjects/v1/eventTicketClass/${ISSUER}.session-${session!.id}`]);
+    const dateTime = (JSON.parse(classPatches[0]!.body) as { dateTime: { start: string } }).dateTime;
+    expect(new Date(dateTime.start).getTime()).toBe(new Date(startRow!.start).getTime());
+    expect(patches().filter((p) => p.path.includes('/eventTicketObject/'))).toHaveLength(2);
+    // In step now: nothing more to send.
+    expect(await syncGoogleObjects(t.ctx, quiet)).toEqual({ sent: 0, failed: 0 });
+  });
+
   it('the job is scheduled with a configured issuer', () => {
     expect(t.app.scheduler.jobNames).toContain('google-wallet-sync');
     expect(t.app.scheduler.jobNames).toContain('wallet-push');

@@ -44,6 +44,32 @@ describe('GET /widget/v1/widget.iife.js', () => {
     expect(unknown.json()).toMatchObject({ success: false, code: 'not_found' });
   });
 
+  it('publishes the build behind the alias with its Subresource Integrity value (manifest and header)', async () => {
+    const { createHash } = await import('node:crypto');
+    const script = await t.app.inject({ url: SCRIPT });
+    const integrity = `sha384-${createHash('sha384').update(script.rawPayload).digest('base64')}`;
+    expect(script.headers['x-widget-integrity']).toBe(integrity);
+    const res = await t.app.inject({ url: '/widget/v1/manifest.json', headers: { origin: 'https://partner.example' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['cache-control']).toMatch(/max-age=300/);
+    const build = script.headers['x-widget-build'] as string;
+    const manifest = res.json();
+    expect(manifest).toEqual({
+      build,
+      file: `widget.${build}.iife.js`,
+      url: `${t.app.ctx.config.widgetUrl}/v1/widget.${build}.iife.js`,
+      integrity,
+      alias: `${t.app.ctx.config.widgetUrl}/v1/widget.iife.js`,
+    });
+    // The pinned address serves exactly the bytes the integrity value covers.
+    const pinned = await t.app.inject({ url: `/widget/v1/${manifest.file}` });
+    expect(`sha384-${createHash('sha384').update(pinned.rawPayload).digest('base64')}`).toBe(manifest.integrity);
+    const again = await t.app.inject({ url: '/widget/v1/manifest.json', headers: { 'if-none-match': res.headers.etag as string } });
+    expect(again.statusCode).toBe(304);
+  });
+
   it('does not serve the example pages outside development', async () => {
     const res = await t.app.inject({ url: '/widget/examples/model-d.html' });
     expect(res.statusCode).toBe(404);

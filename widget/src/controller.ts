@@ -42,7 +42,29 @@ export interface WidgetState {
   queue: QueueView | null;
   /** The mandatory fee rules of the session (D71): every price shown includes them. */
   fees: FeeRule[];
+  /** The start failed for a reason that may pass (no connection, a 5xx, 429): "try again" is offered. */
+  canRetry: boolean;
 }
+
+/**
+ * What `onError` receives when the widget could not start: the service's error code (or
+ * `network_error` when no answer came, `widget_not_allowed`, `session_not_on_sale`), the HTTP status
+ * (0 without an answer), and whether the widget tries again by itself.
+ */
+export class WidgetError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    readonly retrying: boolean,
+  ) {
+    super(message);
+    this.name = 'TicketWidgetError';
+  }
+}
+
+/** Waits before the automatic retries of a failed start; then only the buyer's "try again". */
+const RETRY_DELAYS_MS = [1000, 3000, 9000];
 
 export interface ControllerDeps {
   api: ApiClient;
@@ -59,6 +81,10 @@ export interface ControllerDeps {
   liveMap?: boolean;
   /** Called once the session's seats are requested: idle time for the UI while they download. */
   whileLoading?: () => void;
+  /** The host's `onError`: called after each failed start. */
+  onError?: (error: WidgetError) => void;
+  /** The automatic retries' waits (tests shorten them). */
+  retryDelaysMs?: number[];
 }
 
 export type Controller = ReturnType<typeof createController>;
@@ -91,6 +117,7 @@ export function createController(deps: ControllerDeps) {
     bestPick: [],
     queue: null,
     fees: [],
+    canRetry: false,
   };
   const queue = createQueue({ api, channelSlug, sessionId, clientId: api.options.clientId, onChange: (view) => update({ queue: view }) });
   /** The buyer's waiting-room pass on every cart create (D60); an existing cart needs none. */
@@ -251,6 +278,36 @@ export function createController(deps: ControllerDeps) {
   /** A promise that never rejects, so calls started side by side leave no unhandled rejection. */
   const settle = <T>(p: Promise<T>) => p.then((value) => ({ value, error: null }), (error: unknown) => ({ value: null, error }));
 
+  // A failed start (the configuration, the session or the token did not load) is retried after
+  // 1, 3 and 9 s when the cause may pass, and the buyer can try again at once; the host hears of
+  // every failure through onError, so a page is never left with a dead widget it knows nothing of.
+  let failures = 0;
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  const retryable = (status: number) => status === 0 || status === 408 || status === 429 || status >= 500;
+
+  function startFailed(notice: Notice, code: string, message: string, status: number) {
+    if (destroyed) return;
+    const canRetry = retryable(status);
+    const delay = canRetry ? (deps.retryDelaysMs ?? RETRY_DELAYS_MS)[failures] : undefined;
+    failures += 1;
+    update({ phase: 'failed', notice, canRetry });
+    if (delay !== undefined) retryTimer = setTimeout(() => void retry(), delay);
+    try {
+      deps.onError?.(new WidgetError(code, message, status, delay !== undefined));
+    } catch (err) {
+      deps.warn(`TicketWidget: onError threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Starts again after a failed start (the "try again" button, or the automatic retry). */
+  function retry(): Promise<void> {
+    if (destroyed || state.phase !== 'failed') return Promise.resolve();
+    if (retryTimer) clearTimeout(retryTimer);
+    retryTimer = null;
+    update({ phase: 'loading', notice: null, canRetry: false });
+    return start();
+  }
+
   async function start(): Promise<void> {
     try {
       const stale = ordersOfOtherSessions(storage, channelSlug, sessionId);
@@ -268,7 +325,7 @@ export function createController(deps: ControllerDeps) {
       if (!channel) throw channelError;
       update({ channel, policy: policyOf(channel) });
       if (!channel.allows_widget) {
-        update({ phase: 'failed', notice: { kind: 'error', key: 'notWidget' } });
+        startFailed({ kind: 'error', key: 'notWidget' }, 'widget_not_allowed', 'This sales channel cannot use the widget', 403);
         return;
       }
       // The waiting room's status (D60), read while the session loads: the map waits behind it.
@@ -276,7 +333,7 @@ export function createController(deps: ControllerDeps) {
       const { value: loaded, error: sessionError } = await sessionCall;
       if (sessionError) throw sessionError;
       if (!loaded) {
-        update({ phase: 'failed', notice: { kind: 'error', key: 'sessionMissing' } });
+        startFailed({ kind: 'error', key: 'sessionMissing' }, 'session_not_on_sale', `Session ${sessionId} is not on sale on this channel`, 404);
         return;
       }
       let order = orderCall ? (await orderCall).value : null;
@@ -290,10 +347,12 @@ export function createController(deps: ControllerDeps) {
         map: buildSeatMap(detail, maps),
         fees,
       });
+      failures = 0;
       setOrder(order);
       if (deps.liveMap !== false) liveTimer = setTimeout(() => void followAvailability(), LIVE_POLL_MS);
     } catch (err) {
-      update({ phase: 'failed', notice: noticeFor(err) });
+      const api = err instanceof ApiError ? err : null;
+      startFailed(noticeFor(err), api?.code ?? 'widget_error', err instanceof Error ? err.message : String(err), api?.status ?? 0);
     }
   }
 
@@ -391,6 +450,7 @@ export function createController(deps: ControllerDeps) {
       return () => listeners.delete(listener);
     },
     start,
+    retry,
     /** "Join the queue" of the waiting room (D60). */
     joinQueue() {
       return queue.join();
@@ -558,6 +618,7 @@ export function createController(deps: ControllerDeps) {
       destroyed = true;
       queue.stop();
       if (liveTimer) clearTimeout(liveTimer);
+      if (retryTimer) clearTimeout(retryTimer);
       listeners.clear();
     },
   };

@@ -5,6 +5,7 @@ import { pickLang, prepareFormats } from './i18n.js';
 import { browserStorage, clientId } from './persistence.js';
 import type { Order, Policy, WidgetConfig } from './types.js';
 import { App } from './ui/App.js';
+import { css } from './ui/styles.js';
 
 /**
  * `TicketWidget`: the embeddable purchase widget (SPEC "Widget (models C and D)"). Nothing runs on
@@ -62,6 +63,29 @@ function validate(config: WidgetConfig): { container: Element; sessionId: number
   return { container, sessionId };
 }
 
+/** The widget's stylesheet, made once per page and shared by every instance's shadow root. */
+let sheet: CSSStyleSheet | null = null;
+
+/**
+ * Styles the shadow root with a constructed stylesheet: CSSOM, not markup, so a partner page's
+ * `style-src` needs neither 'unsafe-inline' nor a hash that changes with every build. Browsers
+ * without constructable stylesheets (Safari before 16.4, Firefox before 101) get the same rules in
+ * a <style> element, which only a CSP allowing inline styles lets through there.
+ */
+function adoptStyles(shadow: ShadowRoot) {
+  if ('adoptedStyleSheets' in shadow && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+    }
+    shadow.adoptedStyleSheets = [sheet];
+    return;
+  }
+  const style = document.createElement('style');
+  style.textContent = css;
+  shadow.appendChild(style);
+}
+
 function teardown() {
   if (!active) return;
   active.controller.destroy();
@@ -101,6 +125,7 @@ export function init(config: WidgetConfig): TicketWidgetInstance {
     warn: (message) => console.warn(message),
     onOrderUpdate: config.onOrderUpdate,
     onOrderComplete: config.onOrderComplete,
+    onError: config.onError,
     whileLoading: () => prepareFormats(lang, controller.state.channel?.currency, controller.state.channel?.timezone),
   });
 
@@ -110,6 +135,7 @@ export function init(config: WidgetConfig): TicketWidgetInstance {
   const host = document.createElement('taquilla-widget');
   container.appendChild(host);
   const shadow = host.attachShadow({ mode: 'open' });
+  adoptStyles(shadow);
   const mount = document.createElement('div');
   shadow.appendChild(mount);
   render(<App controller={controller} lang={lang} />, mount);

@@ -113,6 +113,11 @@ export interface WidgetConfig {
   lang?: string;
   onOrderUpdate?: (order: Order | null) => void;
   onOrderComplete?: (order: Order | null) => void;
+  /**
+   * Called after each failed start (configuration, session or token not loaded) with a
+   * `TicketWidgetError` (`code`, `status`, `retrying`). An addition to SPEC's keys.
+   */
+  onError?: (error: Error & { code: string; status: number; retrying: boolean }) => void;
 }
 
 export interface Policy {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bearer, buildTestApp, serverTokenFor, tokenFor, type TestApp } from '../../test/helpers.js';
 import { createController, type ControllerDeps } from '../src/controller.js';
 import { createApiClient } from '../src/http.js';
@@ -31,7 +31,9 @@ interface Harness {
   storage: KeyValueStorage;
 }
 
-function widget(opts: { slug?: string; key?: string; sessionId?: number; storage?: KeyValueStorage; clientId?: string; whileLoading?: () => void } = {}): Harness {
+function widget(
+  opts: { slug?: string; key?: string; sessionId?: number; storage?: KeyValueStorage; clientId?: string; whileLoading?: () => void; onError?: ControllerDeps['onError']; retryDelaysMs?: number[] } = {},
+): Harness {
   const slug = opts.slug ?? 'demo-d';
   const net = injectFetch(t.app);
   const storage = opts.storage ?? memoryStorage();
@@ -55,6 +57,8 @@ function widget(opts: { slug?: string; key?: string; sessionId?: number; storage
     onOrderUpdate: (o) => h.updates.push(o),
     onOrderComplete: (o) => h.completed.push(o),
     whileLoading: opts.whileLoading,
+    onError: opts.onError,
+    retryDelaysMs: opts.retryDelaysMs,
   };
   h.controller = createController(deps);
   return h;
@@ -100,6 +104,51 @@ describe('widget controller against the service', () => {
     await h.controller.start();
     expect(h.controller.state.phase).toBe('failed');
     expect(h.controller.state.notice?.key).toBe('sessionMissing');
+  });
+
+  it('a start that fails for want of a connection tells the host and retries by itself', async () => {
+    const errors: { code: string; status: number; retrying: boolean; name: string }[] = [];
+    const h = widget({ onError: (e) => errors.push({ code: e.code, status: e.status, retrying: e.retrying, name: e.name }), retryDelaysMs: [20, 20] });
+    // The token request (every first call waits for it) fails like a dropped connection.
+    h.net.failNext(1);
+    await h.controller.start();
+    expect(h.controller.state.phase).toBe('failed');
+    expect(h.controller.state.notice?.key).toBe('network');
+    expect(h.controller.state.canRetry).toBe(true);
+    expect(errors).toEqual([{ code: 'network_error', status: 0, retrying: true, name: 'TicketWidgetError' }]);
+    await vi.waitFor(() => expect(h.controller.state.phase).toBe('ready'), { timeout: 10_000 });
+    expect(h.controller.state.map!.seats.size).toBe(560);
+    expect(h.controller.state.notice).toBeNull();
+    expect(errors).toHaveLength(1);
+    h.controller.destroy();
+  });
+
+  it('after the automatic retries the buyer\'s "try again" starts it; a refusal that will not pass is not retried', async () => {
+    const errors: { code: string; retrying: boolean }[] = [];
+    const h = widget({ onError: (e) => errors.push({ code: e.code, retrying: e.retrying }), retryDelaysMs: [] });
+    h.net.failNext(1);
+    await h.controller.start();
+    expect(errors).toEqual([{ code: 'network_error', retrying: false }]);
+    expect(h.controller.state.canRetry).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.controller.state.phase).toBe('failed');
+    await h.controller.retry();
+    expect(h.controller.state.phase).toBe('ready');
+    h.controller.destroy();
+
+    const wrongKey: { code: string; status: number; retrying: boolean }[] = [];
+    const bad = widget({ key: 'wk_wrong', onError: (e) => wrongKey.push({ code: e.code, status: e.status, retrying: e.retrying }), retryDelaysMs: [10] });
+    await bad.controller.start();
+    expect(bad.controller.state.notice?.key).toBe('auth');
+    expect(bad.controller.state.canRetry).toBe(false);
+    expect(wrongKey).toEqual([{ code: expect.any(String), status: 401, retrying: false }]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(wrongKey).toHaveLength(1);
+
+    const missing: string[] = [];
+    const gone = widget({ sessionId: 999_999, onError: (e) => missing.push(e.code) });
+    await gone.controller.start();
+    expect(missing).toEqual(['session_not_on_sale']);
   });
 
   it('selecting and unselecting seats updates the cart, the total, storage and the host', async () => {

@@ -11,12 +11,12 @@ async function readJson(file: string): Promise<unknown> {
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
-    throw new AppError('not_found', `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new AppError('not_found.file', { file, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
   }
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new AppError('bad_request', `${file} is not valid JSON: ${(err as Error).message}`);
+    throw new AppError('bad_request.not_json', { file, reason: (err as Error).message });
   }
 }
 

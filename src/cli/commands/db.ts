@@ -34,7 +34,7 @@ const demoLoad = defineCommand({
     }
     if (ctx.config.appEnv === 'preproduction' && !ctx.config.loadDemoData) {
       // Outside development and test the public demo keys are opened only on an explicit request (D49).
-      throw new AppError('forbidden', `demo:load needs DEMO_DATA=true when APP_ENV=${ctx.config.appEnv} (the demo widget keys are public)`);
+      throw new AppError('forbidden.demo_data', { env: ctx.config.appEnv });
     }
     const summary = await loadDemoDataIfEmpty(ctx);
     if (!summary) {

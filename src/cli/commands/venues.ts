@@ -57,7 +57,7 @@ const importLayout = defineCommand({
     try {
       plan = JSON.parse(await fs.readFile(file, 'utf8'));
     } catch (err) {
-      throw new AppError('bad_request', `Cannot read ${file} as JSON: ${(err as Error).message}`);
+      throw new AppError('bad_request.unreadable_json', { file, reason: (err as Error).message });
     }
     const saved = await createLayoutAs(ctx, CLI_ACTOR, Number(values.venue), { format: (values.format ?? 'taquilla') as 'taquilla' | 'pretix', plan: plan as Record<string, unknown> });
     console.log(`venue ${saved.venue_id}: layout version ${saved.version} saved; sessions moved onto it: ${saved.sessions_moved.join(', ') || 'none'}`);

@@ -109,4 +109,7 @@ export const googleWalletObjects = pgTable('google_wallet_objects', {
   attempts: integer('attempts').notNull().default(0),
   nextAttemptAt: ts('next_attempt_at'),
   lastError: text('last_error'),
+  /** The session's time its class showed when saved or last synced (migration 0280); null: unknown. */
+  classStart: ts('class_start'),
+  classEnd: ts('class_end'),
 });

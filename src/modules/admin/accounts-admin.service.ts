@@ -85,7 +85,7 @@ export async function createAccountAs(
     return { ...user, role, invitation: null };
   }
   const now = ctx.clock.now();
-  return conflictOnDuplicate(`An account with e-mail ${email} already exists`, () =>
+  return conflictOnDuplicate(() => new AppError('conflict.account_email', { email }), () =>
     ctx.db.transaction(async (tx) => {
       if (organiserId !== null && !(await organiserExists(tx, organiserId))) throw invalidData({ organiser_id: ['must be an organiser'] });
       if (await accountsRepo.findUserByEmail(tx, email)) throw invalidData({ email: ['an account with this e-mail already exists'] });
@@ -104,8 +104,8 @@ export async function resendInvitationAs(ctx: AppContext, actor: Actor, userId: 
   return ctx.db.transaction(async (tx) => {
     const user = await repo.findUser(tx, userId);
     if (!user) throw notFound('Account');
-    if (user.passwordHash !== repo.INVITED_PASSWORD_HASH) throw new AppError('conflict', `${user.email} has set a password already: there is nothing to accept`);
-    if (user.disabledAt) throw new AppError('conflict', `${user.email} is disabled: enable it first`);
+    if (user.passwordHash !== repo.INVITED_PASSWORD_HASH) throw new AppError('conflict.account_has_password', { email: user.email });
+    if (user.disabledAt) throw new AppError('conflict.account_disabled', { email: user.email });
     const invitation = await issueInvitation(ctx, tx, actor, { id: userId, email: user.email }, now);
     await recordAudit(tx, { actor, action: 'user.invitation_resend', targetType: 'user', targetId: userId, organiserId: user.organiserId, details: { email: user.email }, at: now });
     return { email: user.email, invitation };

@@ -27,6 +27,16 @@ export interface NewUser {
   organiserId?: number | null;
 }
 
+/**
+ * The API's refusals of a new account (admin API and CLI, password or invitation alike): 404 for an
+ * organiser that does not exist, 409 conflict for an e-mail address that has an account. The
+ * dashboard's form shows the same two beside their fields instead (accounts-admin.service.ts).
+ */
+export async function refuseTakenAccount(db: Db, email: string, organiserId: number | null): Promise<void> {
+  if (organiserId !== null && !(await organiserExists(db, organiserId))) throw new AppError('not_found', 'Organiser not found');
+  if (await repo.findUserByEmail(db, email)) throw new AppError('conflict.account_email', { email });
+}
+
 /** Creates an admin or a promoter account (operator CLI, or an admin). */
 export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) {
   const email = normaliseEmail(input.email);
@@ -40,9 +50,8 @@ export async function createUser(ctx: AppContext, actor: Actor, input: NewUser) 
   const organiserId = input.role === 'promoter' ? input.organiserId! : null;
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
-  return conflictOnDuplicate(`An account with e-mail ${email} already exists`, () => ctx.db.transaction(async (tx) => {
-    if (organiserId !== null && !(await organiserExists(tx, organiserId))) throw new AppError('not_found', 'Organiser not found');
-    if (await repo.findUserByEmail(tx, email)) throw new AppError('conflict', `An account with e-mail ${email} already exists`);
+  return conflictOnDuplicate(() => new AppError('conflict.account_email', { email }), () => ctx.db.transaction(async (tx) => {
+    await refuseTakenAccount(tx, email, organiserId);
     const user = await repo.insertUser(tx, { email, passwordHash, role: input.role, organiserId, createdAt: now });
     await recordAudit(tx, {
       actor,

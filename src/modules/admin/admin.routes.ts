@@ -12,7 +12,7 @@ import { createSeriesAs, previewSeriesAs } from '../catalogue/session-series.ser
 import { getOrderFor, listOrdersFor } from '../orders/orders-admin.service.js';
 import * as vouchers from '../vouchers/vouchers-admin.service.js';
 import { requireAdmin, type Actor } from '../../platform/actor.js';
-import { authenticateApiToken, createUser } from './accounts.service.js';
+import { authenticateApiToken, createUser, normaliseEmail, refuseTakenAccount } from './accounts.service.js';
 import { createAccountAs, resendInvitationAs } from './accounts-admin.service.js';
 import { listAudit } from '../../platform/audit.js';
 import { createOrganiser, listOrganisersFor, updateOrganiser } from './organisers.service.js';
@@ -78,7 +78,9 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
         const user = await createUser(ctx, actorOf(req), { email, password, role, organiserId: organiser_id });
         return reply.status(201).send(ok({ ...user, invitation: null }, 'User created', 201));
       }
-      // D65: an invited account; the link comes back here once and goes out by e-mail.
+      // D65: an invited account; the link comes back here once and goes out by e-mail. Refused as
+      // the password path refuses (404 organiser, 409 e-mail taken), not as the dashboard's form.
+      await refuseTakenAccount(ctx.db, normaliseEmail(email), role === 'promoter' ? (organiser_id ?? null) : null);
       const created = await createAccountAs(ctx, actorOf(req), { email, role, organiserId: organiser_id, method: 'invitation', password: '' });
       return reply.status(201).send(ok(created, 'User invited', 201));
     },

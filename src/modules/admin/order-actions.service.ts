@@ -82,10 +82,10 @@ export async function createReservationAs(ctx: AppContext, actor: Actor, channel
  */
 export async function resendTicketsAs(ctx: AppContext, actor: Actor, reference: string): Promise<{ reference: string; recipient: string; email_id: number; resends: number }> {
   const order = await getOrderFor(ctx, actor, reference);
-  if (order.type === 'refund' || order.status !== 'completed') throw new AppError('conflict', `Order ${reference} has no tickets to send (${order.type}, ${order.status})`);
-  if (!order.items.some((i) => i.ticket_status === 'valid')) throw new AppError('conflict', `Order ${reference} has no valid tickets`);
+  if (order.type === 'refund' || order.status !== 'completed') throw new AppError('conflict.nothing_to_send', { reference, type: order.type, status: order.status });
+  if (!order.items.some((i) => i.ticket_status === 'valid')) throw new AppError('conflict.no_valid_tickets', { reference });
   const recipient = order.buyer?.email;
-  if (!recipient) throw new AppError('conflict', `Order ${reference} has no buyer e-mail address`);
+  if (!recipient) throw new AppError('conflict.no_buyer_email', { reference });
   const organiserId = (await getChannelFor(ctx, actor, order.channel_id)).organiser_id;
   const at = ctx.clock.now();
   const queued = await ctx.db.transaction(async (tx) => {

@@ -180,7 +180,7 @@ export async function revokeChannelKey(ctx: AppContext, scope: CredentialScope, 
     }
     return true;
   });
-  if (!revoked) throw new AppError('not_found', `${scope === 'widget' ? 'Widget' : 'Server'} key not found or already revoked`);
+  if (!revoked) throw new AppError('not_found.key_or_revoked', { key: scope === 'widget' ? 'Widget' : 'Server' });
 }
 
 /** Revokes a widget key; every widget-scope token of the channel stops working at once (D7, D38). */

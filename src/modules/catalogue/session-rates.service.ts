@@ -111,7 +111,7 @@ export async function deleteRateAs(ctx: AppContext, actor: Actor, id: number): P
       use.vouchers.length && `voucher${use.vouchers.length === 1 ? '' : 's'} ${use.vouchers.join(', ')} restricted to it`,
       use.waiting && `${use.waiting} waiting-list entr${use.waiting === 1 ? 'y' : 'ies'}`,
     ].filter(Boolean);
-    return new AppError('rate_in_use', `Rate "${rate.name}" cannot be deleted: ${why.join('; ')}. Change its price or name instead.`).withData({ rate_id: id, ...use });
+    return new AppError('rate_in_use', { rate: rate.name, uses: why.join('; ') }).withData({ rate_id: id, ...use });
   };
   try {
     await ctx.db.transaction(async (tx) => {

@@ -3,7 +3,7 @@ import { ChannelSlug } from '../../http/schemas.js';
 import type { AppContext } from '../../app-context.js';
 import type { AppEnv } from '../../config.js';
 import { INTEGRATION_MODES, type Branding, type IntegrationMode } from '../../db/schema/index.js';
-import { AppError, invalidData } from '../../http/errors.js';
+import { AppError, invalidData, notFound } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { canSee, conflictOnDuplicate, organiserForNew, organiserScope, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
@@ -116,7 +116,7 @@ export async function createChannelAs(ctx: AppContext, actor: Actor, input: Chan
   const eventIds = await checkEvents(ctx, organiserId, input.event_ids ?? []);
   const now = ctx.clock.now();
   // The slug is checked first; the unique index settles a race between two creations.
-  return conflictOnDuplicate(`A sales channel with slug "${input.slug}" already exists`, () => ctx.db.transaction(async (tx) => {
+  return conflictOnDuplicate(() => new AppError('conflict.channel_slug_taken', { slug: input.slug }), () => ctx.db.transaction(async (tx) => {
     const channel = await createChannel(
       { ...ctx, db: tx },
       {
@@ -245,8 +245,8 @@ export async function revokeKeyAs(ctx: AppContext, actor: Actor, channelId: numb
   const now = ctx.clock.now();
   const key = await ctx.db.transaction(async (tx) => {
     const existing = await findChannelKey({ ...ctx, db: tx }, scope, channelId, keyId, { lock: true });
-    if (!existing) throw new AppError('not_found', `${KEY_NAMES[scope]} not found`);
-    if (existing.revokedAt) throw new AppError('conflict', `This ${KEY_NAMES[scope].toLowerCase()} is already revoked`);
+    if (!existing) throw notFound(KEY_NAMES[scope]);
+    if (existing.revokedAt) throw new AppError('conflict.key_revoked', { key: KEY_NAMES[scope].toLowerCase() });
     await revokeChannelKey({ ...ctx, db: tx }, scope, channelId, keyId);
     await recordAudit(tx, {
       actor,

@@ -100,7 +100,7 @@ export async function createChannel(ctx: AppContext, input: NewChannel, events: 
       throw invalidData({ organiser_id: [`unknown organiser ${input.organiserId}`] });
     }
     if (await repo.findChannelBySlug(tx, input.slug)) {
-      throw new AppError('conflict', `A sales channel with slug "${input.slug}" already exists`);
+      throw new AppError('conflict.channel_slug_taken', { slug: input.slug });
     }
     const channel = await repo.insertChannel(tx, input);
     const eventIds = events === 'all' ? await repo.organiserEventIds(tx, input.organiserId) : events;
@@ -119,7 +119,7 @@ export async function createChannel(ctx: AppContext, input: NewChannel, events: 
 /** The channel with this slug; 404 when there is none. */
 export async function getChannelBySlug(ctx: AppContext, slug: string): Promise<ChannelRecord> {
   const channel = await findChannelBySlug(ctx, slug);
-  if (!channel) throw new AppError('not_found', `Sales channel "${slug}" not found`);
+  if (!channel) throw new AppError('not_found.sales_channel', { slug });
   return channel;
 }
 

@@ -62,8 +62,9 @@ function chooseItems(items: repo.RefundableItem[], input: RefundInput, reference
   if (input.ticketIds === undefined) {
     const open = items.filter((i) => !i.refunded && (input.sessionId === undefined || i.session_id === input.sessionId));
     if (open.length === 0) {
-      const what = input.sessionId === undefined ? '' : ` for session ${input.sessionId}`;
-      throw new AppError('order_already_refunded', `Order ${reference} is already refunded${what}`);
+      throw input.sessionId === undefined
+        ? new AppError('order_already_refunded.order', { reference })
+        : new AppError('order_already_refunded.session', { reference, session: input.sessionId });
     }
     return open;
   }
@@ -75,7 +76,7 @@ function chooseItems(items: repo.RefundableItem[], input: RefundInput, reference
   const chosen = wanted.map((id) => byTicket.get(id)!);
   const again = chosen.filter((i) => i.refunded);
   if (again.length) {
-    throw new AppError('ticket_already_refunded', `Ticket ${again.map((i) => i.ticket_id).join(', ')} of order ${reference} is already refunded`);
+    throw new AppError('ticket_already_refunded', { tickets: again.map((i) => i.ticket_id).join(', '), reference });
   }
   return chosen.sort((a, b) => a.item_id - b.item_id);
 }
@@ -112,7 +113,7 @@ export async function refundOrder(ctx: AppContext, input: RefundInput): Promise<
     const chosen = chooseItems(items, input, order.reference);
     const used = chosen.filter((i) => i.used);
     if (used.length && !input.allowUsed) {
-      throw new AppError('ticket_used', `Ticket ${used.map((i) => i.ticket_id).join(', ')} has been checked in; send allow_used: true to refund it anyway`);
+      throw new AppError('ticket_used', { tickets: used.map((i) => i.ticket_id).join(', ') });
     }
     const settings = await repo.channelSettings(tx, order.channel_id);
     const feesRefunded = settings.refund_fees;

@@ -67,7 +67,7 @@ export async function createReservation(ctx: AppContext, input: ReservationInput
       wanted.map((i) => ({ sessionSeatId: i.session_seat_id, rateId: i.rate_id })),
     );
     const missing = lines.find((l) => !l.seat);
-    if (missing) throw new AppError('not_found', `Seat ${missing.sessionSeatId} not found`);
+    if (missing) throw new AppError('not_found.seat', { seat: missing.sessionSeatId });
     const misfit = lines.findIndex((l) => !l.rateFits);
     if (misfit >= 0) {
       const i = input.items.indexOf(wanted[misfit]!);
@@ -91,7 +91,7 @@ export async function createReservation(ctx: AppContext, input: ReservationInput
     const items = [];
     for (const p of priced) {
       // The claim rule of the cart (D14, D15), one seat at a time in ascending id order.
-      if (!(await repo.claimSeatSold(tx, orderId, p.seat.id, now))) throw new AppError('seat_unavailable', `Seat ${p.seat.id} is not available`);
+      if (!(await repo.claimSeatSold(tx, orderId, p.seat.id, now))) throw new AppError('seat_unavailable.id', { seat: p.seat.id });
       const id = await repo.insertReservationItem(tx, {
         orderId,
         eventId: p.seat.eventId,

@@ -58,14 +58,11 @@ const layouts = appSingleton('orders.best-available-layouts', (ctx) =>
 const MAX_FOREIGN_WAITS = 200;
 
 const noSeats = (req: ChoiceRequest) =>
-  new AppError(
-    'no_seats_together',
-    req.accessible > 0
-      ? `No ${req.accessible} free wheelchair places with ${req.quantity - req.accessible} companion seats beside them`
-      : req.together
-        ? `No ${req.quantity} free seats next to each other`
-        : `Fewer than ${req.quantity} seats are free`,
-  );
+  req.accessible > 0
+    ? new AppError('no_seats_together.accessible', { accessible: req.accessible, companions: req.quantity - req.accessible })
+    : req.together
+      ? new AppError('no_seats_together.together', { quantity: req.quantity })
+      : new AppError('no_seats_together.any', { quantity: req.quantity });
 
 /**
  * The rate of each sector the request may take seats in: `rate_id` where it fits, else the first
@@ -79,7 +76,7 @@ function ratesBySector(session: repo.BestAvailableSession, input: BestAvailableI
   let numbered = sectors.filter((s) => s.numbered);
   if (input.sector_id !== undefined) {
     const sector = sectors.find((s) => s.id === input.sector_id);
-    if (!sector) throw new AppError('not_found', `Sector ${input.sector_id} not found`);
+    if (!sector) throw new AppError('not_found.sector', { sector: input.sector_id });
     if (!sector.numbered) throw invalidData({ sector_id: ['is an unnumbered zone; add its places with items/sector'] });
     if (rate && rate.sectorId !== null && rate.sectorId !== sector.id) throw invalidData({ rate_id: ['is not a rate of this sector'] });
     numbered = [sector];
@@ -225,7 +222,7 @@ export async function bestAvailable(ctx: AppContext, channel: CartChannel, buyer
     const mark = changeMark(ctx);
     const kept = keptTaken(ctx, input.session_id, at, () => repo.takenSeatIds(ctx.db, input.session_id, ctx.clock.now()));
     const session = await repo.findSellableSession(tx, channel.id, input.session_id, at, !kept);
-    if (!session) throw new AppError('not_found', `Session ${input.session_id} not found`);
+    if (!session) throw new AppError('not_found.session', { session: input.session_id });
     if (session.taken) keepTaken(ctx, session.id, mark, session.taken);
     const rateOf = ratesBySector(session, input);
     if (!session.onSale) throw await notOnSaleError(tx, session.id);

@@ -25,14 +25,11 @@ export const MAX_TICKETS_PER_BUYER_LIMIT = 100_000;
 
 /** 429 hold_limit_reached, with a message naming the cap and its value. */
 export function holdLimitReached(cap: HoldCap, limit: number, sessionId?: number): AppError {
-  const message = {
-    items_per_order: `An order holds at most ${limit} items`,
-    live_orders: `A buyer may hold at most ${limit} live carts at once; complete or cancel one first`,
-    session_tickets: `Session ${sessionId} allows at most ${limit} tickets per buyer`,
-  }[cap];
   // Every refusal of a cap is made here (the SQL fast path's too), right before it is thrown.
   countHoldCapRefusal(cap);
-  return new AppError('hold_limit_reached', message);
+  return cap === 'session_tickets'
+    ? new AppError('hold_limit_reached.session_tickets', { session: sessionId, limit })
+    : new AppError(`hold_limit_reached.${cap}`, { limit });
 }
 
 /** Items a claim adds to one session, and that session's cap (null: none). */

@@ -44,7 +44,7 @@ export async function listOrdersFor(ctx: AppContext, actor: Actor, filter: Order
  */
 export async function getOrderFor(ctx: AppContext, actor: Actor, reference: string) {
   const found = await repo.findOrderByReference(ctx.db, reference, organiserScope(actor));
-  if (!found) throw new AppError('not_found', `No order ${reference}`);
+  if (!found) throw new AppError('not_found.order', { reference });
   const { order: o, channel, customer } = found;
   const [items, payments, history, refund, refunds] = await Promise.all([
     repo.itemsOfOrder(ctx.db, o.id),

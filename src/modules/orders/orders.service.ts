@@ -102,10 +102,7 @@ async function withdrawVoucherIfWithdrawn(tx: Db, orderId: number, now: Date): P
 async function voucherWithdrawn(ctx: AppContext, orderId: number, code: string, lang: string): Promise<AppError> {
   const view = await buildOrderView(ctx, orderId, lang);
   const total = toAmount(Math.round(view.total_amount * 100)).toFixed(2);
-  return new AppError(
-    'voucher_withdrawn',
-    `Voucher code ${code} was withdrawn by the organiser and removed from the order; the new total is ${total}`,
-  ).withData(view);
+  return new AppError('voucher_withdrawn', { code, total }).withData(view);
 }
 
 /**
@@ -126,7 +123,7 @@ type SeatName = Pick<SeatInfo, 'id' | 'sectorName' | 'row' | 'number'>;
 
 /** 409 naming the seat that another live order holds. */
 const seatUnavailable = (seat: SeatName) =>
-  new AppError('seat_unavailable', `Seat ${seat.sectorName}, row ${seat.row}, number ${seat.number} is not available`, {
+  new AppError('seat_unavailable', { sector: seat.sectorName, row: seat.row, number: seat.number }, {
     session_seat_id: [String(seat.id)],
   });
 
@@ -159,7 +156,7 @@ async function holdRefusal(db: Db, result: Exclude<HoldOutcome, { outcome: 'ok' 
     case 'duplicate':
       return invalidData({ [`${fieldPrefix(result.index)}session_seat_id`]: ['appears more than once'] });
     case 'seat_not_found':
-      return new AppError('not_found', `Seat ${result.sessionSeatId} not found`);
+      return new AppError('not_found.seat', { seat: result.sessionSeatId });
     case 'invalid': {
       const errors: FieldErrors = {};
       for (const e of result.errors) {
@@ -444,7 +441,7 @@ export const addSectorItems = (ctx: AppContext, channel: CartChannel, orderToken
     const [rate] = await repo.findRates(tx, [req.rate_id]);
     if (!rate) throw invalidData({ rate_id: ['unknown rate'] });
     const zone = await repo.findSellableSector(tx, channel.id, rate.sessionId, req.sector_id, now);
-    if (!zone) throw new AppError('not_found', `Sector ${req.sector_id} not found`);
+    if (!zone) throw new AppError('not_found.sector', { sector: req.sector_id });
     if (zone.numbered) {
       throw invalidData({ sector_id: ['is a numbered sector; add its seats with items'] });
     }
@@ -464,7 +461,7 @@ export const addSectorItems = (ctx: AppContext, channel: CartChannel, orderToken
       now,
     });
     if (claimed.length < req.quantity) {
-      throw new AppError('zone_capacity_exceeded', `Not enough free places in ${zone.sectorName} for ${req.quantity} tickets`);
+      throw new AppError('zone_capacity_exceeded', { zone: zone.sectorName, quantity: req.quantity });
     }
     await repo.insertItems(
       tx,
@@ -481,7 +478,7 @@ async function removeItemsFromCart(tx: Db, order: OrderRow, itemIds: readonly nu
   const unique = [...new Set(itemIds)];
   const items = await repo.findItems(tx, order.id, unique);
   const missing = unique.find((id) => !items.some((item) => item.id === id));
-  if (missing !== undefined) throw new AppError('not_found', `Item ${missing} not found`);
+  if (missing !== undefined) throw new AppError('not_found.item', { item: missing });
   const sessionIds = await repo.releaseHeldRows(tx, order.id, items.map((i) => i.sessionSeatId));
   await repo.deleteItems(tx, order.id, unique);
   // A voucher that covered only the removed items goes with them (it would discount nothing).
@@ -509,7 +506,7 @@ export const changeRate = (ctx: AppContext, channel: CartChannel, orderToken: st
     const unique = [...new Set(itemIds)];
     const items = await repo.findItems(tx, order.id, unique);
     const missing = unique.find((id) => !items.some((item) => item.id === id));
-    if (missing !== undefined) throw new AppError('not_found', `Item ${missing} not found`);
+    if (missing !== undefined) throw new AppError('not_found.item', { item: missing });
     const [rate] = await repo.findRates(tx, [rateId]);
     const misfit = items.find((item) => !rate || !rateFitsUnit(rate, item));
     if (misfit) {

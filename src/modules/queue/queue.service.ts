@@ -296,7 +296,7 @@ export async function joinQueue(ctx: AppContext, sessionId: number, input: JoinI
     const failure = await verifyChallenge(ctx, store, sessionId, input.challenge_solution);
     if (failure) {
       countQueueJoin('refused_challenge');
-      throw new AppError('queue_challenge_failed', `The proof-of-work challenge was not solved: ${failure}`);
+      throw new AppError('queue_challenge_failed', { failure });
     }
   }
   if (phase === 'open') await ensureDrawn(ctx, f);
@@ -318,9 +318,11 @@ export async function joinQueue(ctx: AppContext, sessionId: number, input: JoinI
 }
 
 function queueClosed(f: QueueFacts, phase: Phase): AppError {
-  const message = !f.settings?.enabled ? `Session ${f.sessionId} has no waiting room` : phase === 'ended' ? 'The waiting room has closed' : 'The waiting room is not open yet';
+  const error = !f.settings?.enabled
+    ? new AppError('queue_closed', { session: f.sessionId })
+    : new AppError('queue_closed', phase === 'ended' ? 'The waiting room has closed' : 'The waiting room is not open yet');
   const on = f.settings?.enabled ? f.settings : null;
-  return new AppError('queue_closed', message).withData({
+  return error.withData({
     state: phase,
     opens_at: on && f.salesStartMs !== null ? isoWithOffset(new Date(f.salesStartMs - on.opens_minutes_before * 60_000)) : null,
   });
@@ -340,7 +342,7 @@ export async function queuePass(ctx: AppContext, sessionId: number, ticket: stri
   const counts = await countsOf(ctx, f);
   const admitted = counts.drawn ? Math.min(admittedByClock(f, now), Math.max(counts.last, number ?? 0)) : 0;
   if (number === null || number > admitted) {
-    throw new AppError('not_admitted_yet', number === null ? 'The queue has not been drawn yet' : `Number ${number} is not admitted yet`).withData({
+    throw (number === null ? new AppError('not_admitted_yet', 'The queue has not been drawn yet') : new AppError('not_admitted_yet', { number })).withData({
       number,
       admitted_through: admitted,
     });
@@ -409,7 +411,7 @@ export async function withQueuePass<T>(ctx: AppContext, creation: CartCreation, 
   const header = Array.isArray(creation.pass) ? creation.pass[0] : creation.pass;
   if (!header) {
     countQueuePass('refused_missing');
-    throw new AppError('queue_pass_required', `Session ${queued[0]} has a waiting room: send the Queue-Pass header of an admitted buyer`).withData({ session_id: queued[0] });
+    throw new AppError('queue_pass_required', { session: queued[0]! }).withData({ session_id: queued[0] });
   }
   const claims = openPass(ctx.config.signingSecret, header.trim());
   const now = ctx.clock.now().getTime();

@@ -1,14 +1,17 @@
 import { importPKCS8, SignJWT } from 'jose';
 import { appSingleton, type AppContext } from '../../app-context.js';
+import { isoWithOffset } from '../../lib/time.js';
 import type { Job } from '../../platform/scheduler.js';
 import type { GoogleWalletConfig } from '../../platform/wallet.config.js';
 import { retryDelayMs } from './email-queue.service.js';
 import * as objects from './google-wallet.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
 import { ticketById } from './tickets.repo.js';
+import { googleClassId } from './wallet.service.js';
 
 // Saved Google Wallet passes follow their tickets (D70, docs/wallet.md "Google Wallet"): with a
-// configured issuer, a refund or reissue PATCHes the ticket's EventTicketObject through the Wallet
+// configured issuer, a refund or reissue PATCHes the ticket's EventTicketObject (and a moved session
+// its EventTicketClass's dateTime) through the Wallet
 // REST API (GOOGLE_WALLET_API_URL) with a service-account token (OAuth 2.0 JWT bearer grant at
 // GOOGLE_OAUTH_TOKEN_URL). The google_wallet_objects rows are the durable record: the job sends
 // each change once it succeeds, and retries a failure with the e-mail queue's backoff.
@@ -61,21 +64,29 @@ export async function syncGoogleObjects(ctx: AppContext, log: { warn(obj: object
   if (google === null || google === 'development') return { sent: 0, failed: 0 };
   let sent = 0;
   let failed = 0;
+  /** PATCHes one resource of the Wallet API; 404 (the buyer never saved the pass: nothing to change) is done. */
+  const patchAt = async (path: string, patch: Record<string, unknown>) => {
+    const res = await fetch(`${ctx.config.wallet.googleApiUrl}/${path}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${await accessToken(ctx, google)}`, 'content-type': 'application/json' },
+      body: JSON.stringify(patch),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    if (res.status === 401) tokenCache(ctx).token = '';
+    if (!res.ok && res.status !== 404) throw new Error(`Google Wallet answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  };
+  // A moved session (D74): its class (one per session) gets the new dateTime once per run.
+  const classesMoved = new Set<number>();
   for (const pending of await objects.pendingObjects(ctx.db, ctx.clock.now(), BATCH)) {
     try {
       const patch = await patchOf(ctx, pending.ticketId);
-      if (patch) {
-        const res = await fetch(`${ctx.config.wallet.googleApiUrl}/eventTicketObject/${encodeURIComponent(pending.objectId)}`, {
-          method: 'PATCH',
-          headers: { authorization: `Bearer ${await accessToken(ctx, google)}`, 'content-type': 'application/json' },
-          body: JSON.stringify(patch),
-          signal: AbortSignal.timeout(TIMEOUT_MS),
-        });
-        if (res.status === 401) tokenCache(ctx).token = '';
-        // 404: the buyer never saved the pass, so there is no object to change: done.
-        if (!res.ok && res.status !== 404) throw new Error(`Google Wallet answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      if (patch) await patchAt(`eventTicketObject/${encodeURIComponent(pending.objectId)}`, patch);
+      if (pending.classMoved && !classesMoved.has(pending.sessionId)) {
+        const dateTime = { start: isoWithOffset(pending.start)!, ...(pending.end ? { end: isoWithOffset(pending.end)! } : {}) };
+        await patchAt(`eventTicketClass/${encodeURIComponent(googleClassId(google, pending.sessionId))}`, { dateTime });
+        classesMoved.add(pending.sessionId);
       }
-      await objects.markSynced(ctx.db, pending.ticketId, pending.until);
+      await objects.markSynced(ctx.db, pending);
       sent++;
     } catch (err) {
       failed++;

@@ -209,6 +209,8 @@ export async function applePassOf(ctx: AppContext, ticket: TicketDocument): Prom
 // ---- Google: a save link carrying a signed JWT
 
 const googleObjectId = (signer: GoogleWalletConfig, ticketId: number) => `${signer.issuerId}.ticket-${ticketId}`;
+/** A session's EventTicketClass: its event, venue and time, shared by the session's tickets. */
+export const googleClassId = (signer: GoogleWalletConfig, sessionId: number) => `${signer.issuerId}.session-${sessionId}`;
 
 /** The save-to-wallet JWT's claims: an EventTicketClass (the session) and EventTicketObject (the ticket). */
 function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocument, secret: string) {
@@ -216,7 +218,7 @@ function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocum
   const language = es ? 'es' : 'en';
   const text = (value: string) => ({ defaultValue: { language, value } });
   const dev = signer.mode === 'development';
-  const classId = `${signer.issuerId}.session-${t.sessionId}`;
+  const classId = googleClassId(signer, t.sessionId);
   const holder = holderOf(t);
   return {
     iss: signer.clientEmail,

@@ -108,7 +108,7 @@ async function visibleVoucher(db: Db, actor: Actor, id: number): Promise<Voucher
 
 async function assertCodeFree(db: Db, organiserId: number, code: string, exceptId?: number) {
   const existing = await repo.voucherIdByCode(db, organiserId, code);
-  if (existing !== null && existing !== exceptId) throw new AppError('conflict', `A voucher with code ${code} already exists`);
+  if (existing !== null && existing !== exceptId) throw new AppError('conflict.voucher_code_taken', { code });
 }
 
 /** Vouchers the actor may see, by code. */
@@ -129,7 +129,7 @@ export async function createVoucherAs(ctx: AppContext, actor: Actor, input: Vouc
   if (!known) throw invalid('organiser_id', `unknown organiser ${organiserId}`);
   const patch = await voucherPatch(ctx.db, input, organiserId);
   const now = ctx.clock.now();
-  return conflictOnDuplicate(`A voucher with code ${patch.code} already exists`, () => ctx.db.transaction(async (tx) => {
+  return conflictOnDuplicate(() => new AppError('conflict.voucher_code_taken', { code: patch.code }), () => ctx.db.transaction(async (tx) => {
     await assertCodeFree(tx, organiserId, patch.code!);
     const row = await repo.insertVoucher(tx, { organiserId, code: patch.code!, kind: patch.kind!, value: patch.value!, ...patch, createdAt: now });
     await recordAudit(tx, { actor, action: 'voucher.create', targetType: 'voucher', targetId: row.id, organiserId, details: { ...input }, at: now });
@@ -142,7 +142,7 @@ export async function updateVoucherAs(ctx: AppContext, actor: Actor, id: number,
   const current = await visibleVoucher(ctx.db, actor, id);
   const patch = await voucherPatch(ctx.db, input, current.organiserId, current);
   const now = ctx.clock.now();
-  return conflictOnDuplicate(`A voucher with code ${patch.code} already exists`, () => ctx.db.transaction(async (tx) => {
+  return conflictOnDuplicate(() => new AppError('conflict.voucher_code_taken', { code: patch.code }), () => ctx.db.transaction(async (tx) => {
     if (patch.code) await assertCodeFree(tx, current.organiserId, patch.code, id);
     const row = Object.keys(patch).length ? await repo.updateVoucher(tx, id, patch) : current;
     await recordAudit(tx, {

@@ -21,24 +21,24 @@ export const applyVoucher = (ctx: AppContext, channel: ChannelRecord, orderToken
     const code = normaliseCode(rawCode);
     const voucher = await repo.lockVoucher(tx, channel.organiserId, code);
     // A voucher its organiser disabled (D75) is as unknown to a buyer as one that never existed.
-    if (!voucher || !voucher.active) throw new AppError('voucher_invalid', `Voucher code ${code} is not valid`, { code: ['unknown voucher code'] });
+    if (!voucher || !voucher.active) throw new AppError('voucher_invalid', { code }, { code: ['unknown voucher code'] });
     const current = await repo.orderVoucherCodes(tx, order.id);
     if (current.some((v) => v.voucherId === voucher.id)) return []; // already applied: nothing to do
     if (voucher.validFrom && voucher.validFrom > now) {
-      throw new AppError('voucher_not_yet_valid', `Voucher code ${code} is not valid yet`, { code: ['not valid yet'] });
+      throw new AppError('voucher_not_yet_valid', { code }, { code: ['not valid yet'] });
     }
     if (voucher.validUntil && voucher.validUntil <= now) {
-      throw new AppError('voucher_expired', `Voucher code ${code} has expired`, { code: ['expired'] });
+      throw new AppError('voucher_expired', { code }, { code: ['expired'] });
     }
     const items = await orderItems(tx, order.id);
     const inScope = items.some((item) => inVoucherScope({ eventId: item.eventId, sessionId: item.sessionId, rateId: item.rateId }, voucher));
     if (!inScope) {
-      throw new AppError('voucher_not_applicable', `Voucher code ${code} does not apply to any item of this order`, {
+      throw new AppError('voucher_not_applicable', { code }, {
         code: ['no item of the order is in the voucher scope'],
       });
     }
     if (voucher.maxUses !== null && (await repo.countUses(tx, voucher.id, order.id, now)) >= voucher.maxUses) {
-      throw new AppError('voucher_exhausted', `Voucher code ${code} has been used up`);
+      throw new AppError('voucher_exhausted', { code });
     }
     await repo.replaceOrderVoucher(tx, order.id, voucher.id, voucher.code, now);
     await repriceOrder(tx, order.id, now);
@@ -50,7 +50,7 @@ export const removeVoucher = (ctx: AppContext, channel: ChannelRecord, orderToke
   changeCart(ctx, channel, orderToken, lang, async (tx, order, now) => {
     const code = normaliseCode(rawCode);
     const applied = (await repo.orderVoucherCodes(tx, order.id)).find((v) => v.code === code);
-    if (!applied) throw new AppError('not_found', `Voucher ${code} is not applied to this order`);
+    if (!applied) throw new AppError('not_found.voucher_not_applied', { code });
     await repo.removeOrderVoucher(tx, order.id, applied.voucherId);
     await repriceOrder(tx, order.id, now);
     return [];

@@ -101,7 +101,7 @@ export async function joinWaitingList(ctx: AppContext, channel: ChannelRecord, l
 
   const available = await repo.freeSeatsInScope(ctx.db, sessionId, sectorId, rateId, now);
   if (available >= input.quantity) {
-    throw new AppError('seats_available', `${available} seats are available: buy them instead of joining the waiting list`).withData({ available });
+    throw new AppError('seats_available', { available }).withData({ available });
   }
   const token = newEntryToken();
   const email = input.email.trim();
@@ -223,7 +223,7 @@ async function offerSession(ctx: AppContext, sessionId: number): Promise<number>
       if (!hold.held) break;
       const heldIds = 'sessionSeatIds' in hold && hold.sessionSeatIds ? hold.sessionSeatIds : plan.items.map((i) => i.session_seat_id);
       if (!(await repo.markOffered(tx, entry.id, hold.orderId, now, until))) {
-        throw new AppError('conflict', `waiting-list entry ${entry.id} was offered seats twice`);
+        throw new AppError('conflict.offered_twice', { entry: entry.id });
       }
       const policy = policyOf(entry.integrationMode as ChannelRecord['integrationMode']);
       const checkoutUrl = policy.portalCheckout !== null ? offerCheckoutUrl(ctx.config.portalCheckoutBaseUrl, entry.channelSlug, entry.lang, hold.orderToken) : null;

@@ -12,6 +12,8 @@ export interface WidgetBundle {
   hash: string;
   /** Strong ETag over the bytes. */
   etag: string;
+  /** Subresource Integrity value of the bytes (`sha384-<base64>`), for `<script integrity>`. */
+  integrity: string;
   mtimeMs: number;
 }
 
@@ -31,7 +33,8 @@ export async function loadWidgetBundle(path: string): Promise<WidgetBundle | nul
   if (cached && cached.path === path && cached.bundle.mtimeMs === info.mtimeMs) return cached.bundle;
   const code = await readFile(path);
   const digest = crypto.createHash('sha256').update(code).digest('hex');
-  const bundle = { code, hash: digest.slice(0, 12), etag: `"${digest.slice(0, 32)}"`, mtimeMs: info.mtimeMs };
+  const integrity = `sha384-${crypto.createHash('sha384').update(code).digest('base64')}`;
+  const bundle = { code, hash: digest.slice(0, 12), etag: `"${digest.slice(0, 32)}"`, integrity, mtimeMs: info.mtimeMs };
   cached = { path, bundle };
   return bundle;
 }

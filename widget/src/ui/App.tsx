@@ -7,7 +7,7 @@ import { allIn, feeOf, type FeeRule } from '../prices.js';
 import { queueBlocks, queueStage, type QueueView } from '../queue.js';
 import type { OrderItem, Rate } from '../types.js';
 import { Legend, SeatMap } from './SeatMap.js';
-import { css, themeStyle } from './styles.js';
+import { themeStyle } from './styles.js';
 
 interface Props {
   controller: Controller;
@@ -30,39 +30,43 @@ export function App({ controller, lang }: Props) {
   // The waiting room (D60) keeps the map until the buyer's turn; its panel re-renders every second.
   const waiting = queueBlocks(state.queue, Date.now());
 
+  // `dir`: the widget's texts are left to right (es, en) whatever the host page's direction; CSS
+  // `all: initial` on the host does not reset the inherited `direction`.
   return (
-    <>
-      <style>{css}</style>
-      <div class="tw" style={themeStyle(branding)} lang={lang} aria-busy={state.busy || state.phase === 'loading'}>
-        <div class="head">
-          {branding?.logo_url ? <img src={branding.logo_url} alt="" /> : null}
-          <div>
-            <h2>{state.eventName ?? t('title')}</h2>
-            {state.sessionStart ? <p class="sub">{formatDate(state.sessionStart)}</p> : null}
-          </div>
+    <div class="tw" dir="ltr" style={themeStyle(branding)} lang={lang} aria-busy={state.busy || state.phase === 'loading'}>
+      <div class="head">
+        {branding?.logo_url ? <img src={branding.logo_url} alt="" /> : null}
+        <div>
+          <h2>{state.eventName ?? t('title')}</h2>
+          {state.sessionStart ? <p class="sub">{formatDate(state.sessionStart)}</p> : null}
         </div>
-        <Notice state={state} t={t} />
-        {state.phase === 'loading' ? <p role="status">{t('loading')}</p> : null}
-        {state.phase === 'ready' && state.queue ? <QueuePanel queue={state.queue} controller={controller} t={t} lang={lang} /> : null}
-        {state.phase === 'ready' && state.map ? (
-          <div class="layout">
-            <div>
-              {!waiting && state.map.seats.size > 0 ? (
-                <>
-                  <BestSeats state={state} controller={controller} t={t} />
-                  <SeatMap map={state.map} mine={mine} busy={state.busy} t={t} onToggle={(id) => void controller.toggleSeat(id)} />
-                  <Legend t={t} />
-                </>
-              ) : null}
-              {waiting ? null : <Zones map={state.map} busy={state.busy} t={t} fmt={fmt} fees={state.fees} onAdd={(s, r, q) => void controller.addZone(s, r, q)} />}
-              {waiting ? null : <WaitingList map={state.map} mine={mine} controller={controller} t={t} />}
-            </div>
-            <Cart state={state} controller={controller} t={t} fmt={fmt} />
-          </div>
-        ) : null}
-        {state.phase === 'ready' ? <CartBar state={state} controller={controller} t={t} fmt={fmt} /> : null}
       </div>
-    </>
+      <Notice state={state} t={t} />
+      {state.phase === 'failed' && state.canRetry ? (
+        <button type="button" data-retry="" onClick={() => void controller.retry()}>
+          {t('retry')}
+        </button>
+      ) : null}
+      {state.phase === 'loading' ? <p role="status">{t('loading')}</p> : null}
+      {state.phase === 'ready' && state.queue ? <QueuePanel queue={state.queue} controller={controller} t={t} lang={lang} /> : null}
+      {state.phase === 'ready' && state.map ? (
+        <div class="layout">
+          <div>
+            {!waiting && state.map.seats.size > 0 ? (
+              <>
+                <BestSeats state={state} controller={controller} t={t} />
+                <SeatMap map={state.map} mine={mine} busy={state.busy} t={t} onToggle={(id) => void controller.toggleSeat(id)} />
+                <Legend t={t} />
+              </>
+            ) : null}
+            {waiting ? null : <Zones map={state.map} busy={state.busy} t={t} fmt={fmt} fees={state.fees} onAdd={(s, r, q) => void controller.addZone(s, r, q)} />}
+            {waiting ? null : <WaitingList map={state.map} mine={mine} controller={controller} t={t} />}
+          </div>
+          <Cart state={state} controller={controller} t={t} fmt={fmt} />
+        </div>
+      ) : null}
+      {state.phase === 'ready' ? <CartBar state={state} controller={controller} t={t} fmt={fmt} /> : null}
+    </div>
   );
 }
 

@@ -5,7 +5,7 @@ import { SeatLayer, seatPoints, type SeatState } from './seat-layer.js';
 
 /**
  * The seat map in SVG, built for thousands of seats: the seats are drawn and updated by SeatLayer
- * outside Preact's diff (one markup string per sector, then single-seat updates), one click and
+ * outside Preact's diff (built once per map with DOM calls, then single-seat updates), one click and
  * one key handler on the <svg> (event delegation), pan by a CSS transform during the drag, zoom by
  * the viewBox. Keyboard: one seat is in the tab order (roving focus), arrows move between seats,
  * Enter or Space selects. Row names, sector names and the stage are drawn in the SVG from the

@@ -24,7 +24,7 @@ export function activeProvider(ctx: AppContext): PaymentProvider {
 /** A configured provider by name; its notification endpoint is 404 when it is not configured. */
 export function providerNamed(ctx: AppContext, name: PaymentProviderName): PaymentProvider {
   const provider = registry(ctx).get(name);
-  if (!provider) throw new AppError('not_found', `Payment provider ${name} is not enabled`);
+  if (!provider) throw new AppError('not_found.payment_provider', { provider: name });
   return provider;
 }
 

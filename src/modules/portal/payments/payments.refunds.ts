@@ -39,10 +39,10 @@ export async function refundPayment(
     }
     if (!Number.isInteger(input.amount) || input.amount <= 0) throw invalidData({ amount: ['must be a positive amount'] });
     if (payment.status !== 'succeeded' && payment.status !== 'refund_required') {
-      throw new AppError('conflict', `Payment ${payment.id} has captured no money to refund`);
+      throw new AppError('conflict.nothing_captured', { payment: payment.id });
     }
     const left = payment.amount - (await repo.refundedAmount(tx, payment.id));
-    if (input.amount > left) throw new AppError('conflict', `The refund exceeds what is left of payment ${payment.id}`);
+    if (input.amount > left) throw new AppError('conflict.refund_exceeds', { payment: payment.id });
     const provider = providerNamed(ctx, payment.provider);
     const answer = await provider.refund(
       {
@@ -56,7 +56,7 @@ export async function refundPayment(
       },
       tx,
     );
-    if (!answer.ok) throw new AppError('payment_provider_refused', `The payment provider refused the refund: ${answer.reason}`);
+    if (!answer.ok) throw new AppError('payment_provider_refused', { reason: answer.reason });
     await repo.insertPaymentRefund(tx, {
       paymentId: payment.id,
       provider: payment.provider,

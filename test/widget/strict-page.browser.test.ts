@@ -1,0 +1,149 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, buildTestApp, serverTokenFor, type TestApp } from '../helpers.js';
+import { launchChromium } from '../portal/browser-helpers.js';
+
+/**
+ * Issue 26 item 8: the widget on a strict partner page. The page is served by a second HTTP server
+ * (another origin, as a partner's site) under
+ * `default-src 'self'; script-src 'self' <widget>; style-src 'self' <widget>; connect-src <api>;
+ * require-trusted-types-for 'script'`, loads the widget by its pinned address with the Subresource
+ * Integrity value of the service's manifest, and has `dir="rtl"`. A model D purchase runs there:
+ * seats picked, the channel's server confirms, the page calls notifyPaymentComplete. Not one CSP
+ * violation may be reported (the page's `securitypolicyviolation` events, its console errors).
+ */
+
+const W = 'taquilla-widget';
+let t: TestApp;
+let serviceUrl: string;
+let partner: FastifyInstance;
+let partnerUrl: string;
+let browser: Browser;
+let sessionId: number;
+
+// The host page's own script: a file from its origin ('self'), no inline script. It records the
+// widget's callbacks for the test.
+const HOST_JS = `
+window.widgetEvents = [];
+const q = new URLSearchParams(location.search);
+window.widget = TicketWidget.init({
+  container: '#tickets',
+  channelSlug: 'demo-d',
+  apiKey: 'wk_demo_d',
+  sessionId: Number(q.get('session')),
+  lang: 'es',
+  onOrderUpdate(order) { window.widgetEvents.push({ type: 'update', order }); },
+  onOrderComplete(order) { window.widgetEvents.push({ type: 'complete', order }); },
+  onError(error) { window.widgetEvents.push({ type: 'error', code: error.code }); },
+});
+`;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  serviceUrl = (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
+  const token = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'strict-setup');
+  const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as { sessions: { id: number }[] }[];
+  sessionId = events[0]!.sessions[0]!.id;
+
+  partner = Fastify({ logger: false });
+  partner.get('/shop.html', async (_request, reply) => {
+    // The partner pins the build the alias serves now, with its integrity value (the manifest).
+    const manifest = (await (await fetch(`${serviceUrl}/widget/v1/manifest.json`)).json()) as { url: string; integrity: string };
+    const src = new URL(new URL(manifest.url).pathname, serviceUrl).href;
+    const csp = [
+      "default-src 'self'",
+      `script-src 'self' ${serviceUrl}`,
+      `style-src 'self' ${serviceUrl}`,
+      `connect-src ${serviceUrl}`,
+      "require-trusted-types-for 'script'",
+    ].join('; ');
+    return reply
+      .header('content-security-policy', csp)
+      .type('text/html; charset=utf-8')
+      .send(
+        `<!doctype html><html lang="ar" dir="rtl"><head><meta charset="utf-8"><title>Partner</title><link rel="stylesheet" href="/shop.css"></head>` +
+          `<body><h1>Entradas</h1><section id="tickets"></section>` +
+          `<script src="${src}" integrity="${manifest.integrity}" crossorigin="anonymous"></script><script src="/shop.js"></script></body></html>`,
+      );
+  });
+  partner.get('/shop.css', (_request, reply) => reply.type('text/css').send('body { direction: rtl; font-family: serif; max-width: 70rem; margin: 1rem auto; }'));
+  // Chromium asks every page for its icon; a 404 there would be logged as a console error.
+  partner.get('/favicon.ico', (_request, reply) => reply.status(204).send());
+  partner.get('/shop.js', (_request, reply) => reply.type('text/javascript').send(HOST_JS));
+  partnerUrl = await partner.listen({ port: 0, host: '127.0.0.1' });
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await partner?.close();
+  await t?.close();
+});
+
+/** Collects CSP violations (the event is composed, so shadow-root elements report here too) and console errors. */
+async function strictPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+  // tsx compiles functions passed to the page with esbuild's keepNames helper; define it.
+  await context.addInitScript('globalThis.__name = (f) => f;');
+  await context.addInitScript(`
+    window.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + (e.sample || '')), true);
+  `);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`response: ${r.status()} ${r.url()}`);
+  });
+  return { page, problems };
+}
+
+const violations = (page: Page) => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
+const inShadow = <T,>(page: Page, fn: string) => page.evaluate(`(() => { const root = document.querySelector('${W}').shadowRoot; return ${fn}; })()`) as Promise<T>;
+
+describe('the widget on a strict partner page (CSP, Trusted Types, another origin, rtl)', { timeout: 120_000 }, () => {
+  it('is styled, draws every seat and runs a model D purchase without one violation', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const { page, problems } = await strictPage(context);
+    await page.goto(`${partnerUrl}/shop.html?session=${sessionId}`);
+    await page.locator(`${W} polygon[data-id]`).first().waitFor({ timeout: 30_000 });
+
+    // Trusted Types enforced: the seats are built without markup strings.
+    expect(await page.locator(`${W} polygon[data-id]`).count()).toBe(560);
+    // Styled: the widget's own rules apply (a blocked stylesheet leaves the browser's defaults).
+    expect(await inShadow(page, `getComputedStyle(root.querySelector('.tw')).borderTopLeftRadius`)).toBe('10px');
+    expect(await inShadow(page, `getComputedStyle(root.querySelector('svg.map')).height`)).toBe('420px');
+    expect(await inShadow(page, `getComputedStyle(root.querySelector('polygon.s.a')).fill`)).not.toBe('rgb(0, 0, 0)');
+    // Its own direction on a right-to-left page.
+    expect(await page.evaluate(() => getComputedStyle(document.body).direction)).toBe('rtl');
+    expect(await inShadow(page, `getComputedStyle(root.querySelector('.tw')).direction`)).toBe('ltr');
+
+    // The purchase: two seats into the cart, the channel's server confirms, the page says so.
+    for (const n of [1, 2]) {
+      await page.locator(`${W} polygon.s.a`).first().click();
+      // A function, not a string: Playwright evaluates a string predicate with eval, which this page's CSP refuses.
+      await page.waitForFunction(([w, count]) => document.querySelector(w as string)!.shadowRoot!.querySelectorAll('.cart li[data-item]').length === count, [W, n] as const);
+    }
+    const order = await page.evaluate(() => (window as unknown as { widget: { getOrder(): { order_token: string; total_amount: number } } }).widget.getOrder());
+    const server = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'strict-partner-server');
+    const confirm = await t.app.inject({
+      method: 'POST',
+      url: `/api/sales-channel/v1/demo-d/es/orders/${order.order_token}/confirm`,
+      headers: bearer(server),
+      payload: { amount: order.total_amount, name: 'Ana', surname: 'García', email: 'ana@example.com', transaction_id: `strict-${Date.now()}` },
+    });
+    expect(confirm.statusCode).toBe(200);
+    await page.evaluate((data) => (window as unknown as { widget: { notifyPaymentComplete(o: unknown): void } }).widget.notifyPaymentComplete(data), confirm.json().data);
+    await page.locator(`${W} [data-notice="completed"]`).waitFor();
+    const events = await page.evaluate(() => (window as unknown as { widgetEvents: { type: string; order?: { status: string } }[] }).widgetEvents);
+    expect(events.find((e) => e.type === 'complete')?.order?.status).toBe('completed');
+    expect(events.some((e) => e.type === 'error')).toBe(false);
+
+    expect(await violations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
