@@ -14,7 +14,9 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { paymentAttemptsJob } from './modules/portal/payments/payments.refund-job.js';
 import { Scheduler } from './platform/scheduler.js';
 import { requireChannelToken } from './modules/auth/auth.hook.js';
-import { B2BRoutes, guardB2BOperations, requireOperationDeclarations } from './http/b2b-operation.js';
+import { decorateBearer } from './http/bearer.js';
+import { guardB2BOperations } from './http/b2b-operation.js';
+import { collectRoutePolicies, markServerOnlyRoutes, refusePreflights, requireRoutePolicy } from './http/route-policy.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
 import { createLazyCompilers } from './http/lazy-compilers.js';
@@ -66,7 +68,6 @@ import checkinRoutes from './modules/checkin/checkin.routes.js';
 import { ensureSigningKey } from './modules/tickets/ticket-keys.service.js';
 import { refundOrderPayment } from './modules/portal/payments/payments.refunds.js';
 import { plugOrderCardRefunder } from './platform/card-refunds.js';
-import { SERVER_SIDE_OPERATIONS } from './lib/integration-policy.js';
 
 export interface AppOptions {
   config: Config;
@@ -95,6 +96,7 @@ const contextPlugin = fp<{ ctx: AppContext }>(
   async (app, { ctx }) => {
     app.decorate('ctx', ctx);
     app.decorateRequest('channel', null);
+    decorateBearer(app);
     // An order refund gives card payments back through the portal's providers (D58).
     plugOrderCardRefunder(ctx, refundOrderPayment);
   },
@@ -214,7 +216,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // First of the request hooks: an overloaded instance refuses before doing any work.
   await registerOverloadProtection(app, config.overload, database);
   app.decorate('compileRouteSchemas', compilers.compileAll);
-  app.decorate('b2bRoutes', new B2BRoutes());
+  // Before every route: each route's declared policy, read once (src/http/route-policy.ts).
+  collectRoutePolicies(app);
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
   // A lost pooled connection is replaced by the pool; the requests it fails answer 503 (D46).
@@ -254,11 +257,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Who may call each operation, by the prefix its auth hook guards (the channel scope's bearer
     // token, the admin API's token; public elsewhere), and the shared 429/5xx answers.
     transformObject: (doc) =>
-      completeOperations('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject, [
-        [`${B2B_PREFIX}/{salesChannelSlug}/`, 'bearer'],
-        [`${ADMIN_PREFIX}/`, 'adminToken'],
-        [`${CHECKIN_PREFIX}/`, 'deviceToken'],
-      ]),
+      completeOperations(
+        'openapiObject' in doc ? doc.openapiObject : doc.swaggerObject,
+        [
+          [`${B2B_PREFIX}/{salesChannelSlug}/`, 'bearer'],
+          [`${ADMIN_PREFIX}/`, 'adminToken'],
+          [`${CHECKIN_PREFIX}/`, 'deviceToken'],
+        ],
+        new Set(app.routePolicies.routes.filter((r) => r.rateLimits.length > 0).map((r) => `${r.method} ${r.url}`)),
+      ),
   });
   await app.register(async (docs) => {
     usePagePolicy(docs, 'docs');
@@ -282,30 +289,25 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     async (b2b) => {
       // The widget calls the B2B routes from any partner page (SPEC "Widget", issue 7): any origin,
       // bearer header, no cookies. Registered before the auth hook so preflights never need a token.
-      // Confirm, confirm-payment and the report are for the channel's server only (D40): no CORS
-      // headers there, so a browser neither passes their preflight nor reads their answer.
-      const corsOptions = {
+      // Confirm, confirm-payment and the report are for the channel's server only (D40): their
+      // declared operation turns CORS off on them as they are declared (config.cors = false), and
+      // their preflights get routes of their own that refuse; a browser neither passes their
+      // preflight nor reads their answer. Nothing is decided per request.
+      await b2b.register(cors, {
+        origin: '*',
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
         allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'Last-Event-ID', 'Queue-Pass'],
         exposedHeaders: ['Idempotent-Replayed', 'ETag'],
         credentials: false,
         maxAge: 600,
-      };
-      // Both answers built once; a routed request is told by its route's declared operation, a
-      // preflight (the CORS plugin's own OPTIONS route) by its path (issue 27: nothing rebuilt per request).
-      const browserCors = { ...corsOptions, origin: '*' };
-      const serverOnlyCors = { ...corsOptions, origin: false };
-      await b2b.register(cors, {
-        delegator: (request, callback) => {
-          const operation = request.routeOptions.config.b2bOperation;
-          const serverSide = operation ? SERVER_SIDE_OPERATIONS.includes(operation) : app.b2bRoutes.isServerSidePath(request.url);
-          callback(null, serverSide ? serverOnlyCors : browserCors);
-        },
       });
+      const serverOnlyPaths = markServerOnlyRoutes(b2b);
+      // Every write of the interface declares its rate limits, or why it has none (D45).
+      requireRoutePolicy(b2b, { writeLimits: true });
       await b2b.register(authRoutes);
       await b2b.register(
         async (channelScope) => {
-          requireOperationDeclarations(channelScope, app.b2bRoutes);
+          requireRoutePolicy(channelScope, { operation: true });
           requireChannelToken(channelScope);
           guardB2BOperations(channelScope);
           recordIntegrationSteps(channelScope);
@@ -319,10 +321,18 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         },
         { prefix: '/:salesChannelSlug' },
       );
+      refusePreflights(b2b, serverOnlyPaths);
     },
     { prefix: B2B_PREFIX },
   );
-  await app.register(portalRoutes, { prefix: '/api/portal' });
+  await app.register(
+    async (portal) => {
+      // Every write of the portal API declares its rate limits, or why it has none (D45).
+      requireRoutePolicy(portal, { writeLimits: true });
+      await portal.register(portalRoutes);
+    },
+    { prefix: '/api/portal' },
+  );
   await registerQueueStore(app);
   await app.register(queueRoutes, { prefix: '/api/queue/v1' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });

@@ -2281,7 +2281,48 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            [key: string]: number;
+                            /** @description without an import_key in the document everything is created */
+                            changes: {
+                                created: {
+                                    channels: number;
+                                    events: number;
+                                    organisers: number;
+                                    rates: number;
+                                    sessions: number;
+                                    venues: number;
+                                    vouchers: number;
+                                };
+                                unchanged: {
+                                    channels: number;
+                                    events: number;
+                                    organisers: number;
+                                    rates: number;
+                                    sessions: number;
+                                    venues: number;
+                                    vouchers: number;
+                                };
+                                updated: {
+                                    channels: number;
+                                    events: number;
+                                    organisers: number;
+                                    rates: number;
+                                    sessions: number;
+                                    venues: number;
+                                    vouchers: number;
+                                };
+                            };
+                            channels: number;
+                            events: number;
+                            /** @description the document's organisers (created, updated or unchanged) */
+                            organisers: number;
+                            rates: number;
+                            /** @description seats of the document's venue plans */
+                            seats: number;
+                            sessions: number;
+                            /** @description upcoming sessions moved onto a venue's new layout version because the document's plan changed */
+                            sessions_moved: number;
+                            venues: number;
+                            vouchers: number;
                         };
                         message: string;
                         status: number;

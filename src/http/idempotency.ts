@@ -10,7 +10,7 @@ import { sha256 } from '../lib/secrets.js';
 import * as repo from '../platform/idempotency.repo.js';
 import type { Job } from '../platform/scheduler.js';
 import { AppError, invalidData } from './errors.js';
-import { bearerOf } from './bearer.js';
+import { appendHook } from './route-hooks.js';
 
 // D52, docs/idempotency.md. Every POST, PUT and DELETE under the covered prefixes takes an optional
 // `Idempotency-Key`: the first response to (credential, key) is kept 24 hours and replayed for a
@@ -249,7 +249,7 @@ function keyOf(request: FastifyRequest): string | null {
 /** Claims the key, or answers the repeat: the stored response, 422 for another body, 409 while running. */
 async function claimOrReplay(ctx: AppContext, keeper: ClaimKeeper, area: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const key = keyOf(request);
-  const bearer = bearerOf(request);
+  const bearer = request.bearer;
   // The route's auth hook has accepted the token by now (401 otherwise): it names the caller. Each
   // access token is its own credential, so two buyers' widget tokens never share a key.
   if (key === null || bearer === null) return undefined;
@@ -296,11 +296,6 @@ async function keepResponse(keeper: ClaimKeeper, request: FastifyRequest, reply:
   // A 5xx or a 429 says "try again": keeping it would refuse the retry it asks for (D55). The
   // answer still goes out when the database cannot take the write now; the keeper retries it.
   await keeper.finish(held, status >= 500 || status === 429 || body === null ? null : { status, type: type === undefined ? null : String(type), body });
-}
-
-function appendHook(route: RouteOptions, hook: 'preValidation' | 'onSend', handler: unknown): void {
-  const existing = route[hook] as unknown;
-  route[hook] = (existing ? [...(Array.isArray(existing) ? existing : [existing]), handler] : [handler]) as never;
 }
 
 /** Documents the header and the two answers of a repeat on a covered operation (OpenAPI). */

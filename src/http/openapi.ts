@@ -1,11 +1,10 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import { ROUTE_LIMITS } from './rate-limits.js';
 
 // What every operation of the OpenAPI document shares, added in one place (the swagger
 // `transformObject` of src/app.ts) rather than repeated in each route's schema: who may call it
 // (security by path prefix, matching where the auth hooks are registered), the 429 where a rate
-// limit guards it (the table of rate-limits.ts; the hold caps answer 429 on cart writes, which that
-// table limits too) and the 5xx any route can answer. The route's own
+// limit guards it (the route's declared `rateLimits`; the hold caps answer 429 on cart writes, which
+// are limited too) and the 5xx any route can answer. The route's own
 // schema gives the rest: operationId, summary, parameters, body and its 2xx/4xx answers.
 
 type Components = NonNullable<NonNullable<FastifyDynamicSwaggerOptions['openapi']>['components']>;
@@ -59,15 +58,16 @@ interface Operation {
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
 
-/** "/a/{id}" of the document as Fastify's "/a/:id", the form of the rate-limit table. */
+/** "/a/{id}" of the document as Fastify's "/a/:id", the form of the routes' own URLs. */
 const fastifyPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
 /**
  * Completes every operation of `doc` in place: `security` from the first entry of `securedPrefixes`
  * whose prefix starts its path (`[]`, public, when none does), a 429 where a rate limit guards the
- * route, and the 500 and 503 that any route can answer.
+ * route (`limited`: "METHOD /url" of the routes that declare limits), and the 500 and 503 that any
+ * route can answer.
  */
-export function completeOperations<T extends { paths?: object }>(doc: T, securedPrefixes: ReadonlyArray<readonly [string, SchemeName]>): T {
+export function completeOperations<T extends { paths?: object }>(doc: T, securedPrefixes: ReadonlyArray<readonly [string, SchemeName]>, limited: ReadonlySet<string>): T {
   const paths = (doc.paths ?? {}) as Record<string, Record<string, Operation>>;
   for (const [path, item] of Object.entries(paths)) {
     const scheme = securedPrefixes.find(([prefix]) => path.startsWith(prefix))?.[1];
@@ -75,7 +75,7 @@ export function completeOperations<T extends { paths?: object }>(doc: T, secured
       if (!HTTP_METHODS.has(method)) continue;
       operation.security = scheme ? [{ [scheme]: [] }] : [];
       const responses = (operation.responses ??= {});
-      if (ROUTE_LIMITS.has(`${method.toUpperCase()} ${fastifyPath(path)}`)) {
+      if (limited.has(`${method.toUpperCase()} ${fastifyPath(path)}`)) {
         responses['429'] = { $ref: '#/components/responses/TooManyRequests' };
       }
       responses['500'] = { $ref: '#/components/responses/InternalError' };

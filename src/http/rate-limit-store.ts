@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import type { Clock } from '../lib/clock.js';
 
 /** A fixed-window counter: how many points this window holds and how long until it ends. */
 export interface Count {
@@ -33,7 +34,11 @@ interface Window {
 export class MemoryCounterStore implements CounterStore {
   private readonly windows: LRUCache<string, Window>;
 
-  constructor(maxKeys = 100_000) {
+  /** `clock`: the app's (tests move a ManualClock past a window instead of waiting it out). */
+  constructor(
+    private readonly clock: Clock,
+    maxKeys = 100_000,
+  ) {
     this.windows = new LRUCache({ max: maxKeys });
   }
 
@@ -43,7 +48,7 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   async hit(key: string, points: number, windowMs: number): Promise<Count> {
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     let window = this.open(key, now);
     if (window) window.count += points;
     else this.windows.set(key, (window = { count: points, endsAt: now + windowMs }));
@@ -51,7 +56,7 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   async peek(key: string): Promise<Count> {
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     const window = this.open(key, now);
     return window ? { count: window.count, ttlMs: window.endsAt - now } : { count: 0, ttlMs: 0 };
   }
@@ -61,37 +66,53 @@ export class MemoryCounterStore implements CounterStore {
   }
 }
 
-// INCRBY then PEXPIRE only when the key has no expiry yet: one atomic step, so instances hitting
-// the same key at once open exactly one window.
+// A window is a hash {c: points, e: end in ms of the app's clock}. One atomic step: a window whose
+// end has passed (by the caller's clock) is opened anew, so instances hitting the same key at once
+// open exactly one window. The key's own expiry only frees Redis of old windows; the end decides.
 const HIT_SCRIPT = `
-local count = redis.call('INCRBY', KEYS[1], ARGV[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
+local now = tonumber(ARGV[3])
+local ends = tonumber(redis.call('HGET', KEYS[1], 'e'))
+local count
+if ends == nil or ends <= now then
+  count = tonumber(ARGV[1])
+  ends = now + tonumber(ARGV[2])
+  redis.call('HSET', KEYS[1], 'c', count, 'e', ends)
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  ttl = tonumber(ARGV[2])
+else
+  count = redis.call('HINCRBY', KEYS[1], 'c', ARGV[1])
 end
-return {count, ttl}`;
+return {count, ends - now}`;
 
-type HitCommand = { taquillaRateHit(key: string, points: number, windowMs: number): Promise<[number, number]> };
+type HitCommand = { taquillaRateHit(key: string, points: number, windowMs: number, now: number): Promise<[number, number]> };
 
-/** Counters in Redis, shared by every instance using the same server and key prefix. */
+/**
+ * Counters in Redis, shared by every instance using the same server and key prefix. Windows end by
+ * the app's clock (the injectable one of AppContext, so that tests move it instead of sleeping);
+ * instances of a fleet keep their clocks in step (NTP), and a skew of a few milliseconds moves a
+ * window's end by as much. The windows live under `<prefix>w:` (the earlier layout was a plain
+ * counter with a Redis expiry; the two never share a key during a rolling deploy).
+ */
 export class RedisCounterStore implements CounterStore {
+  private readonly prefix: string;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
+    private readonly clock: Clock,
   ) {
+    this.prefix = `${prefix}w:`;
     redis.defineCommand('taquillaRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   }
 
   async hit(key: string, points: number, windowMs: number): Promise<Count> {
-    const [count, ttlMs] = await (this.redis as unknown as HitCommand).taquillaRateHit(this.prefix + key, points, windowMs);
+    const [count, ttlMs] = await (this.redis as unknown as HitCommand).taquillaRateHit(this.prefix + key, points, windowMs, this.clock.now().getTime());
     return { count, ttlMs };
   }
 
   async peek(key: string): Promise<Count> {
-    const results = await this.redis.multi().get(this.prefix + key).pttl(this.prefix + key).exec();
-    const [[, count], [, ttl]] = results as [[Error | null, string | null], [Error | null, number]];
-    return count === null || ttl <= 0 ? { count: 0, ttlMs: 0 } : { count: Number(count), ttlMs: ttl };
+    const [count, ends] = await this.redis.hmget(this.prefix + key, 'c', 'e');
+    const ttlMs = ends === null ? 0 : Number(ends) - this.clock.now().getTime();
+    return count === null || ttlMs <= 0 ? { count: 0, ttlMs: 0 } : { count: Number(count), ttlMs };
   }
 
   async reset(key: string): Promise<void> {

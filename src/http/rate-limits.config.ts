@@ -3,7 +3,7 @@ import net from 'node:net';
 /**
  * Settings of the rate limits (DECISIONS D45), read from the environment by `loadConfig`
  * (src/config.ts) so that a bad value stops the start like every other variable. What each limit
- * counts, and on which routes, lives in src/http/rate-limits.ts.
+ * counts lives in src/http/rate-limits.ts; which routes it guards, in each route's `config.rateLimits`.
  */
 export interface RateLimitConfig {
   /** Redis server shared by a fleet; unset = counters in this instance's memory. */

@@ -1,14 +1,15 @@
 import rateLimitPlugin from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { sha256 } from '../lib/secrets.js';
-import { bearerOf } from './bearer.js';
 import { AppError } from './errors.js';
+import { appendHook } from './route-hooks.js';
 import type { RateLimitConfig } from './rate-limits.config.js';
 import { MemoryCounterStore, RedisCounterStore, pluginStoreOver, type CounterStore } from './rate-limit-store.js';
 
 /**
  * Every rate limit of the service (DECISIONS D45) in one place: what it counts, its key, its
- * maximum and window (from configuration), and the routes it guards. Counters live in memory, or in
+ * maximum and window (from configuration). A route names the limits that guard it in its own
+ * `config.rateLimits` (src/http/route-policy.ts); they are attached to it as it is declared. Counters live in memory, or in
  * Redis when REDIS_URL is set so that a fleet shares them. Over a limit: 429 `rate_limited` with
  * `Retry-After` (seconds) and the D4 envelope.
  *
@@ -43,10 +44,10 @@ interface Limit {
   /** The error codes that count as a failed attempt. */
   failureCodes: readonly string[];
   /**
-   * The counter a request falls in; `byRoute` when it depends on the route, resolved once as the
-   * route is declared; undefined for limits whose key the route gives explicitly.
+   * The counter a request falls in; `byRoute` when it depends on the route's declarations, resolved
+   * once as the route is declared; undefined for limits whose key the route gives explicitly.
    */
-  key?: KeyOf | { byRoute: (url: string) => KeyOf };
+  key?: KeyOf | { byRoute: (config: FastifyContextConfig) => KeyOf };
   /** The 429's message, before "; retry in N s". */
   message: string;
 }
@@ -56,9 +57,9 @@ type KeyOf = (request: FastifyRequest) => string;
 const MINUTE = 60_000;
 const address = (request: FastifyRequest) => `addr:${request.ip}`;
 /** A B2B buyer is their bearer token (one per widget `client_id`), hashed: the counters' store never holds a credential. */
-const b2bBuyer = (request: FastifyRequest) => `token:${bearerOf(request)?.hash ?? 'none'}`;
+const b2bBuyer = (request: FastifyRequest) => `token:${request.bearer?.hash ?? 'none'}`;
 /** A check-in device is its bearer token (hashed, as a buyer's). */
-const device = (request: FastifyRequest) => `device:${bearerOf(request)?.hash ?? 'none'}`;
+const device = (request: FastifyRequest) => `device:${request.bearer?.hash ?? 'none'}`;
 function order(request: FastifyRequest): string {
   const { salesChannelSlug, orderToken } = request.params as { salesChannelSlug?: string; orderToken?: string };
   return `order:${salesChannelSlug}:${orderToken}`;
@@ -120,8 +121,9 @@ export const LIMITS: Record<LimitName, Limit> = {
     countsRequests: true,
     failureCost: () => 0,
     failureCodes: [],
-    // A B2B buyer is their token; a portal buyer their address.
-    key: { byRoute: (url) => (url.startsWith(B2B_ROUTE_PREFIX) ? b2bBuyer : address) },
+    // A B2B buyer (a route of the channel scope, which declares its operation) is their token; a
+    // portal buyer their address.
+    key: { byRoute: (config) => (config.b2bOperation ? b2bBuyer : address) },
     message: 'Too many cart changes',
   },
   voucher_per_order: {
@@ -179,76 +181,6 @@ export const LIMITS: Record<LimitName, Limit> = {
   },
 };
 
-const B2B_ROUTE_PREFIX = '/api/sales-channel/v1/';
-const B2B_CHANNEL = '/api/sales-channel/v1/:salesChannelSlug';
-const PORTAL_CHANNEL = '/api/portal/:salesChannelSlug';
-
-/** Cart writes below the channel: the B2B routes (behind the bearer token) and the portal's. */
-const B2B_CART_WRITES = [
-  'POST /:lang/orders',
-  'POST /:lang/orders/best-available',
-  'DELETE /:lang/orders/:orderToken',
-  'POST /:lang/orders/:orderToken/items',
-  'POST /:lang/orders/:orderToken/items-bulk',
-  'POST /:lang/orders/:orderToken/items/sector',
-  'DELETE /:lang/orders/:orderToken/items/bulk',
-  'DELETE /:lang/orders/:orderToken/items/:itemId',
-  'PUT /:lang/orders/:orderToken/items/change-rate',
-  'DELETE /:lang/orders/:orderToken/vouchers/:voucherCode',
-] as const;
-const PORTAL_CART_WRITES = B2B_CART_WRITES.filter((route) => !route.includes('bulk'));
-const APPLY_VOUCHER = 'POST /:lang/orders/:orderToken/apply-voucher';
-const WAITING_LIST_JOIN = 'POST /:lang/sessions/:sessionId/waiting-list';
-const VOUCHER_LIMITS: LimitName[] = ['cart_writes', 'voucher_per_order', 'voucher_per_client'];
-
-const under = (prefix: string, route: string) => route.replace(' ', ` ${prefix}`);
-
-/** Which limits guard which route ("METHOD /full/url"). Routes of the B2B and portal APIs that are
- * in neither this table nor UNLIMITED_ROUTES fail test/http/rate-limits.test.ts. */
-export const ROUTE_LIMITS: ReadonlyMap<string, readonly LimitName[]> = new Map<string, LimitName[]>([
-  ['POST /api/sales-channel/v1/auth/token', ['token', 'token_failures']],
-  ...B2B_CART_WRITES.map((r) => [under(B2B_CHANNEL, r), ['cart_writes']] as [string, LimitName[]]),
-  [under(B2B_CHANNEL, APPLY_VOUCHER), VOUCHER_LIMITS],
-  ...PORTAL_CART_WRITES.map((r) => [under(PORTAL_CHANNEL, r), ['portal', 'cart_writes']] as [string, LimitName[]]),
-  [under(PORTAL_CHANNEL, APPLY_VOUCHER), ['portal', ...VOUCHER_LIMITS]],
-  ['GET /api/portal/:salesChannelSlug/:lang/orders/:orderToken', ['portal']],
-  // D69: joining a waiting list is a buyer's write like a cart's.
-  [under(B2B_CHANNEL, WAITING_LIST_JOIN), ['cart_writes']],
-  [under(PORTAL_CHANNEL, WAITING_LIST_JOIN), ['portal', 'cart_writes']],
-  ['GET /api/portal/:salesChannelSlug/:lang/waiting-list/:entryToken', ['portal']],
-  // A stream is one request; a page that polls instead does so every 2 s at most (portal.js).
-  ['GET /api/portal/:salesChannelSlug/:lang/events/:eventId/sessions/:sessionId/availability', ['portal']],
-  ['POST /api/portal/:salesChannelSlug/:lang/checkout', ['portal']],
-  // Per e-mail too: the route counts `orderLookupCounter` itself (the key is in the body).
-  ['POST /api/portal/:salesChannelSlug/:lang/orders/lookup', ['portal', 'order_lookup_address']],
-  // The key needs the form's e-mail: dashboard.routes.ts calls `adminLoginCounters` itself.
-  ['POST /admin/login', ['admin_login_account_address', 'admin_login_account', 'admin_login_address']],
-  ...['GET /device', 'POST /lists/:listId/scans', 'POST /lists/:listId/scans/batch', 'GET /lists/:listId/tickets', 'GET /lists/:listId/status'].map(
-    (r) => [under('/api/checkin/v1', r), ['checkin_device']] as [string, LimitName[]],
-  ),
-]);
-
-/** Writes of the B2B and portal APIs that no limit guards, and why. */
-export const UNLIMITED_ROUTES: ReadonlyMap<string, string> = new Map([
-  ['POST /api/sales-channel/v1/:salesChannelSlug/:lang/orders/:orderToken/confirm', 'the channel confirms a payment it collected; no seat is held and nothing can be guessed'],
-  ['POST /api/sales-channel/v1/:salesChannelSlug/:lang/orders/:orderToken/confirm-payment', 'alias of confirm (D19)'],
-  ['POST /api/portal/payments/sandbox/notifications', 'signed notifications of the payment provider'],
-  ['POST /api/portal/payments/stripe/webhook', 'signed webhooks of the payment provider'],
-]);
-
-/** The writes of the B2B and portal APIs: each must be in ROUTE_LIMITS or UNLIMITED_ROUTES. */
-const API_WRITE = /^(POST|PUT|PATCH|DELETE) \/api\/(sales-channel|portal)\//;
-
-/**
- * Stops the start at a write of the B2B or portal API that neither table decides (a limit, or a
- * stated reason for none): a new route cannot go live unguarded by forgetting its row.
- */
-export function assertDecided(route: string): void {
-  if (API_WRITE.test(route) && !ROUTE_LIMITS.has(route) && !UNLIMITED_ROUTES.has(route)) {
-    throw new Error(`${route} is in neither ROUTE_LIMITS nor UNLIMITED_ROUTES (src/http/rate-limits.ts): give it a limit or the reason it has none`);
-  }
-}
-
 /** A counter the caller names itself (routes whose key is not in the request line). */
 export interface Counter {
   limit: LimitName;
@@ -276,15 +208,13 @@ interface RouteLimit {
   count: ReturnType<FastifyInstance['createRateLimit']> | null;
 }
 
-/** A limit's key for the route `url`; undefined when the route names its counters itself. */
-function keyFor(limit: Limit, url: string): KeyOf | undefined {
-  return typeof limit.key === 'object' ? limit.key.byRoute(url) : limit.key;
+/** A limit's key on a route declaring `config`; undefined when the route names its counters itself. */
+function keyFor(limit: Limit, config: FastifyContextConfig): KeyOf | undefined {
+  return typeof limit.key === 'object' ? limit.key.byRoute(config) : limit.key;
 }
 
 /** The limits of one app: checks and failure counts against its store. */
 class RateLimits {
-  /** Every route of the app ("METHOD /url"), so that a test can find the ones no table decides. */
-  readonly declaredRoutes: string[] = [];
   /** One plugin counter per limit and key, shared by the routes that resolve to it. */
   private readonly requestCounters = new Map<LimitName, Map<KeyOf, ReturnType<FastifyInstance['createRateLimit']>>>();
 
@@ -306,10 +236,10 @@ class RateLimits {
     return counter;
   }
 
-  /** The limits the table gives route `url` that this hook can key, resolved once (at declaration). */
-  resolve(names: readonly LimitName[], url: string): RouteLimit[] {
+  /** The limits a route declares that this hook can key, resolved once (at declaration). */
+  resolve(names: readonly LimitName[], config: FastifyContextConfig): RouteLimit[] {
     return names.flatMap((name) => {
-      const key = keyFor(LIMITS[name], url);
+      const key = keyFor(LIMITS[name], config);
       return key ? [{ name, key, count: LIMITS[name].countsRequests ? this.counter(name, key) : null }] : [];
     });
   }
@@ -385,11 +315,6 @@ declare module 'fastify' {
   }
 }
 
-function addHook(route: RouteOptions, hook: 'onRequest' | 'onError', handler: (...args: never[]) => Promise<void>): void {
-  const existing = route[hook];
-  route[hook] = (existing ? [...(Array.isArray(existing) ? existing : [existing]), handler] : [handler]) as never;
-}
-
 /** Adds the 429 answer to a route's documented responses (OpenAPI). */
 function document429(route: RouteOptions): void {
   const schema = route.schema as { response?: Record<string, unknown>; hide?: boolean } | undefined;
@@ -415,29 +340,30 @@ export async function registerRateLimits(app: FastifyInstance): Promise<void> {
     app.addHook('onClose', async () => {
       redis.disconnect();
     });
-    store = new RedisCounterStore(redis, settings.redisKeyPrefix);
+    store = new RedisCounterStore(redis, settings.redisKeyPrefix, app.ctx.clock);
   } else {
     if (config.appEnv === 'production' && config.databaseUrl) {
       app.log.warn('REDIS_URL is not set: each instance counts rate limits on its own, so a fleet of N instances allows N times each limit');
     }
-    store = new MemoryCounterStore();
+    store = new MemoryCounterStore(app.ctx.clock);
   }
 
   await app.register(rateLimitPlugin, { global: false, skipOnError: true, store: pluginStoreOver(store) });
   const limits = new RateLimits(app, settings, store);
   app.decorate('rateLimits', limits);
 
+  // Each route's declared limits, read once: the route gets the hooks that enforce them, the others
+  // nothing. Which routes must declare (the writes of the B2B and portal APIs) their scopes say
+  // (requireRoutePolicy, src/app.ts).
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) {
-      const declared = `${method} ${route.url}`;
-      limits.declaredRoutes.push(declared);
-      assertDecided(declared);
-      const resolved = limits.resolve(ROUTE_LIMITS.get(declared) ?? [], route.url);
-      if (!resolved.length) continue;
-      const hooks = limits.hooksFor(resolved);
-      addHook(route, 'onRequest', hooks.onRequest);
-      addHook(route, 'onError', hooks.onError);
-      document429(route);
-    }
+    const config = route.config ?? {};
+    const names = Array.isArray(config.rateLimits) ? (config.rateLimits as readonly LimitName[]) : [];
+    for (const name of names) if (!(name in LIMITS)) throw new Error(`${String(route.method)} ${route.url} declares an unknown rate limit "${name}" (src/http/rate-limits.ts)`);
+    const resolved = limits.resolve(names, config);
+    if (!resolved.length) return;
+    const hooks = limits.hooksFor(resolved);
+    appendHook(route, 'onRequest', hooks.onRequest);
+    appendHook(route, 'onError', hooks.onError);
+    document429(route);
   });
 }

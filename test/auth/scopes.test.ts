@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { B2BRoutes, requireOperationDeclarations } from '../../src/http/b2b-operation.js';
+import { requireRoutePolicy } from '../../src/http/route-policy.js';
 import { INTEGRATION_POLICY, SERVER_SIDE_OPERATIONS, TICKET_EMAIL_MODES, type B2BOperation, type CredentialScope } from '../../src/lib/integration-policy.js';
 import { sha256 } from '../../src/lib/secrets.js';
 import { issueToken } from '../../src/modules/auth/auth.service.js';
@@ -187,7 +187,7 @@ describe('every B2B route, each model, each scope (D40)', () => {
   });
 
   it('every route has a scope decision, and the one it declares is the one its path says', () => {
-    const routes = t.app.b2bRoutes.routes;
+    const routes = t.app.routePolicies.b2b;
     for (const route of routes) {
       expect(operationOfPath(route.url), `${route.method} ${route.url} has no scope decision in this test`).toBeDefined();
       expect(route.operation, `${route.method} ${route.url}`).toBe(operationOfPath(route.url));
@@ -202,7 +202,7 @@ describe('every B2B route, each model, each scope (D40)', () => {
   it('a route registered without a decision stops the start', async () => {
     const app = Fastify();
     void app.register(async (scope) => {
-      requireOperationDeclarations(scope, new B2BRoutes());
+      requireRoutePolicy(scope, { operation: true });
       scope.get('/undeclared', async () => 'reachable with any credential');
     });
     await expect(app.ready()).rejects.toThrow(/declares no config.b2bOperation/);
@@ -211,7 +211,7 @@ describe('every B2B route, each model, each scope (D40)', () => {
   it('answers each route as the table says, for widget and server tokens of models A-D', async () => {
     let checked = 0;
     // HEAD routes are Fastify's copies of the GET routes, with their hooks; the GET is asked.
-    const routes = t.app.b2bRoutes.routes.filter((r) => r.method !== 'HEAD');
+    const routes = t.app.routePolicies.b2b.filter((r) => r.method !== 'HEAD');
     for (const route of routes) {
       for (const m of ['a', 'b', 'c', 'd'] as const) {
         for (const scope of ['widget', 'server'] as const) {
@@ -244,7 +244,7 @@ describe('every B2B route, each model, each scope (D40)', () => {
   });
 
   it('a server-scope token sent with an Origin header is refused on every route (403 browser_origin_refused); a widget token is not', async () => {
-    for (const route of t.app.b2bRoutes.routes.filter((r) => r.method !== 'HEAD')) {
+    for (const route of t.app.routePolicies.b2b.filter((r) => r.method !== 'HEAD')) {
       const url = concrete(route.url, 'demo-d');
       const method = route.method as 'GET';
       const payload = ['POST', 'PUT', 'DELETE'].includes(route.method) ? { payload: {} } : {};
@@ -272,7 +272,7 @@ describe('every B2B route, each model, each scope (D40)', () => {
 
   it('CORS admits every route but confirm, confirm-payment and the report (preflight and answer)', async () => {
     expect([...SERVER_SIDE_OPERATIONS].sort()).toEqual(['confirm', 'report']);
-    for (const route of t.app.b2bRoutes.routes) {
+    for (const route of t.app.routePolicies.b2b) {
       if (route.method === 'HEAD') continue;
       const url = concrete(route.url, 'demo-d');
       const preflight = await t.app.inject({

@@ -237,8 +237,29 @@ describe('catalogue:import', () => {
     fs.writeFileSync(file, JSON.stringify(doc));
     expect(await cli(['catalogue:import', '--json', file])).toBe(0);
     expect(stderr()).toBe('');
-    expect(JSON.parse(stdout())).toEqual({ organisers: 1, venues: 1, seats: 0, events: 1, sessions: 0, rates: 0, vouchers: 0, channels: 0 });
+    expect(JSON.parse(stdout())).toMatchObject({ organisers: 1, venues: 1, seats: 0, events: 1, sessions: 0, rates: 0, vouchers: 0, channels: 0 });
+    expect(JSON.parse(stdout()).changes.created).toMatchObject({ organisers: 1, venues: 1, events: 1 });
     const rows = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM organisers WHERE name = 'Json Flag Org'`);
+    expect(Number(rows[0]!.n)).toBe(1);
+  });
+
+  it('a document with an import_key imported twice: the second run prints what it left unchanged and updated (issue 29)', async () => {
+    const doc = {
+      import_key: 'cli-rerun',
+      organisers: [{ key: 'o', name: 'Rerun Org' }],
+      venues: [{ key: 'v', organiser: 'o', name: 'V', sectors: [{ key: 'z', name: 'Z', numbered: false, capacity: 10 }] }],
+      events: [{ key: 'e', organiser: 'o', venue: 'v', names: { es: 'E' }, sessions: [] }],
+    };
+    const file = path.join(tmp, 'rerun.json');
+    fs.writeFileSync(file, JSON.stringify(doc));
+    expect(await cli(['catalogue:import', file])).toBe(0);
+    out.length = 0;
+    fs.writeFileSync(file, JSON.stringify({ ...doc, organisers: [{ key: 'o', name: 'Rerun Org, renamed' }] }));
+    expect(await cli(['catalogue:import', file])).toBe(0);
+    expect(stdout()).toMatch(/what\s+count\s+created\s+updated\s+unchanged/);
+    expect(stdout()).toMatch(/organisers\s+1\s+0\s+1\s+0/);
+    expect(stdout()).toMatch(/venues\s+1\s+0\s+0\s+1/);
+    const rows = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM organisers WHERE name LIKE 'Rerun Org%'`);
     expect(Number(rows[0]!.n)).toBe(1);
   });
 });

@@ -31,7 +31,8 @@ describe('import examples', () => {
     const doc = JSON.parse(read('examples/catalogue.example.json'));
     expect(validateCatalogue(doc)).toBeNull();
     const summary = await importCatalogue(t.ctx, doc);
-    expect(summary).toEqual({ organisers: 1, venues: 1, seats: 42, events: 1, sessions: 2, rates: 5, vouchers: 2, channels: 2 });
+    expect(summary).toMatchObject({ organisers: 1, venues: 1, seats: 42, events: 1, sessions: 2, rates: 5, vouchers: 2, channels: 2 });
+    expect(summary.changes.created).toEqual({ organisers: 1, venues: 1, events: 1, sessions: 2, rates: 5, vouchers: 2, channels: 2 });
     const citypass = await findChannelBySlug(t.ctx.db, 'citypass');
     expect(citypass).toMatchObject({ integrationMode: 'widget_external_payment', cartTtlSeconds: 600, defaultLang: 'en' });
     expect(await channelEventIds(t.ctx, citypass!.id)).toHaveLength(1);

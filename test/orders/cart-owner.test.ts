@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import type { B2BRoute } from '../../src/http/b2b-operation.js';
+import type { B2BRoute } from '../../src/http/route-policy.js';
 import { operationVerdict, type CredentialScope } from '../../src/lib/integration-policy.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.repo.js';
 import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
@@ -50,7 +50,7 @@ async function orderRoutes(): Promise<B2BRoute[]> {
     const op = spec.paths[path]?.[route.method.toLowerCase()];
     return Object.values(op?.requestBody?.content ?? {}).some((c) => 'order_token' in (resolve(c.schema)?.properties ?? {}));
   };
-  const routes = t.app.b2bRoutes.routes.filter((r) => r.method !== 'HEAD' && (r.url.includes(':orderToken') || bodyNamesOrder(r)));
+  const routes = t.app.routePolicies.b2b.filter((r) => r.method !== 'HEAD' && (r.url.includes(':orderToken') || bodyNamesOrder(r)));
   return routes;
 }
 

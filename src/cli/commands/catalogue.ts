@@ -30,7 +30,13 @@ const importCommand = defineCommand({
     const summary = await importCatalogue(ctx, await readJson(file));
     if (values.json) return printJson(summary);
     console.log(`Imported ${path.basename(file)} in one transaction:`);
-    printTable(Object.entries(summary).map(([what, count]) => ({ what, count })));
+    // One row per kind: how many the document has, and what the import did with them (issue 29).
+    const { created, updated, unchanged } = summary.changes;
+    printTable(
+      (Object.keys(created) as (keyof typeof created)[]).map((what) => ({ what, count: summary[what], created: created[what], updated: updated[what], unchanged: unchanged[what] })),
+    );
+    console.log(`seats in the plans: ${summary.seats}`);
+    if (summary.sessions_moved > 0) console.log(`sessions moved onto a venue's new layout version: ${summary.sessions_moved}`);
     if (summary.channels > 0) console.log('Channels without fixed widget_keys need one: taquilla keys:generate --channel <slug>');
   },
 });

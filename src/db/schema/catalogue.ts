@@ -162,6 +162,22 @@ export const vouchers = pgTable('vouchers', {
   createdAt: ts('created_at').notNull().defaultNow(),
 });
 
+/**
+ * The objects a catalogue import created, by the document's import_key (scope), kind and own key
+ * (migration 0290): a second import of the document updates them instead of creating copies.
+ */
+export const catalogueImportKeys = pgTable(
+  'catalogue_import_keys',
+  {
+    scope: text('scope').notNull(),
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    objectId: integer('object_id').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.kind, t.key] })],
+);
+
 /** Changes of a session that buyers and channels are told about (D74, 0170): a cancellation or a move. */
 export const sessionChanges = pgTable('session_changes', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),

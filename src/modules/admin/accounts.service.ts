@@ -132,11 +132,12 @@ export async function createApiToken(ctx: AppContext, actor: Actor, input: { ema
   });
 }
 
-/** The actor of an admin API bearer token; 401 when missing, unknown, revoked or its user disabled. */
-export async function authenticateApiToken(ctx: AppContext, authorization: string | undefined): Promise<Actor> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  if (!match) throw new AppError('unauthenticated', 'An admin API token is required (Authorization: Bearer <token>)');
-  const tokenHash = sha256(match[1]!);
+/**
+ * The actor of an admin API bearer token, given by its hash (`request.bearer`, null without a bearer
+ * header); 401 when missing, unknown, revoked or its user disabled.
+ */
+export async function authenticateApiToken(ctx: AppContext, tokenHash: string | null): Promise<Actor> {
+  if (tokenHash === null) throw new AppError('unauthenticated', 'An admin API token is required (Authorization: Bearer <token>)');
   const user = await repo.findUserByApiToken(ctx.db, tokenHash);
   if (!user) throw new AppError('invalid_token', 'The admin API token is invalid or revoked');
   // "Last used" of the dashboard's token list, written at most once a minute per token.

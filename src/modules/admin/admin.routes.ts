@@ -55,7 +55,7 @@ interface AdminRoutesOptions {
 const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, opts) => {
   app.decorateRequest('adminActor', null);
   app.addHook('onRequest', async (request) => {
-    request.adminActor = await authenticateApiToken(app.ctx, request.headers.authorization);
+    request.adminActor = await authenticateApiToken(app.ctx, request.bearer?.hash ?? null);
   });
   const ctx = app.ctx;
   const d = (tag: string, operationId: string, summary: string) => ({ tags: [`Admin: ${tag}`], operationId, summary });

@@ -511,7 +511,41 @@ export const AuditEntry = Type.Object({
   created_at: Timestamp,
 });
 
-export const ImportSummary = Type.Record(Type.String(), Type.Integer());
+const ImportCounts = Type.Object(
+  {
+    organisers: Type.Integer(),
+    venues: Type.Integer(),
+    events: Type.Integer(),
+    sessions: Type.Integer(),
+    rates: Type.Integer(),
+    vouchers: Type.Integer(),
+    channels: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+/** What a catalogue import did (docs/catalogue-import.md): the document's records per kind, and what changed (issue 29). */
+export const ImportSummary = Type.Object(
+  {
+    organisers: Type.Integer({ description: "the document's organisers (created, updated or unchanged)" }),
+    venues: Type.Integer(),
+    seats: Type.Integer({ description: "seats of the document's venue plans" }),
+    events: Type.Integer(),
+    sessions: Type.Integer(),
+    rates: Type.Integer(),
+    vouchers: Type.Integer(),
+    channels: Type.Integer(),
+    changes: Type.Object(
+      {
+        created: ImportCounts,
+        updated: ImportCounts,
+        unchanged: ImportCounts,
+      },
+      { additionalProperties: false, description: 'without an import_key in the document everything is created' },
+    ),
+    sessions_moved: Type.Integer({ description: "upcoming sessions moved onto a venue's new layout version because the document's plan changed" }),
+  },
+  { additionalProperties: false },
+);
 
 export { Envelope };
 

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { bearerOf } from '../../http/bearer.js';
 import { assertSameChannel, authenticate } from './auth.service.js';
 
 declare module 'fastify' {
@@ -16,7 +15,7 @@ declare module 'fastify' {
  */
 export function requireChannelToken(app: FastifyInstance): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    const { channel, credential } = await authenticate(app.ctx, bearerOf(request)?.hash ?? null);
+    const { channel, credential } = await authenticate(app.ctx, request.bearer?.hash ?? null);
     const { salesChannelSlug } = request.params as { salesChannelSlug: string };
     assertSameChannel(channel, salesChannelSlug);
     request.channel = channel;

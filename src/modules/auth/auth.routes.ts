@@ -10,6 +10,8 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/auth/token',
     {
+      // Per client address: every request loosely, failed ones strictly (D45).
+      config: { rateLimits: ['token', 'token_failures'] },
       schema: {
         tags: ['Authentication'],
         operationId: 'createToken',

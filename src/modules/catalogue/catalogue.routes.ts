@@ -27,7 +27,7 @@ const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope') };
 const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/:lang/events',
-    { config: CATALOGUE, schema: { ...common, operationId: 'listEvents', summary: 'Events the channel sells (simplified)', params: ChannelLangParams, response: { 200: EventListResponse, ...errors } } },
+    { config: { ...CATALOGUE, checklistStep: 'catalogue_read' }, schema: { ...common, operationId: 'listEvents', summary: 'Events the channel sells (simplified)', params: ChannelLangParams, response: { 200: EventListResponse, ...errors } } },
     async (request) => ok(await listEvents(app.ctx, request.channel!, request.params.lang), 'Events'),
   );
 
@@ -46,7 +46,7 @@ const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/:lang/events/:eventId/sessions/:sessionId',
     {
-      config: CATALOGUE,
+      config: { ...CATALOGUE, checklistStep: 'session_read' },
       schema: {
         ...common,
         operationId: 'getSession',

@@ -156,6 +156,14 @@ const Channel = Type.Object(
 
 export const CatalogueDocument = Type.Object(
   {
+    import_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          "this document's own identity: importing a document with the same import_key again updates what the earlier import created (by the document's keys) instead of creating copies; absent = every import creates new records",
+      }),
+    ),
     organisers: Type.Array(Type.Object({ key: Key, name: Name }, { additionalProperties: false })),
     venues: Type.Array(
       Type.Object(

@@ -119,7 +119,7 @@ export async function saveLayoutVersion(tx: Db, venueId: number, layout: Layout,
  * would hold fewer places than it has sold and held. Runs after every inventory row of those
  * sessions is locked, so no hold slips in between the check and the move.
  */
-async function moveSessions(tx: Db, venueId: number, layout: Layout, saved: Awaited<ReturnType<typeof saveLayoutVersion>>, now: Date) {
+export async function moveSessions(tx: Db, venueId: number, layout: Layout, saved: Awaited<ReturnType<typeof saveLayoutVersion>>, now: Date) {
   const sessionIds = await repo.sessionsToMove(tx, venueId, saved.layoutId, now);
   if (!sessionIds.length) return sessionIds;
   await repo.lockInventory(tx, sessionIds);

@@ -49,7 +49,7 @@ const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/config',
     {
-      config: { b2bOperation: 'config' },
+      config: { b2bOperation: 'config', checklistStep: 'config_read' },
       schema: {
         tags: ['Channel'],
         operationId: 'getChannelConfig',

@@ -22,6 +22,8 @@ const errors = {
 };
 
 const deviceOf = (request: FastifyRequest) => request.checkinDevice!;
+/** Every call is limited per device (its bearer token, D45): a gate scans every second or two. */
+const DEVICE = { rateLimits: ['checkin_device'] } as const;
 
 /**
  * The scan API under /api/checkin/v1 (D54, docs/checkin.md), for the scanner app and door
@@ -30,17 +32,18 @@ const deviceOf = (request: FastifyRequest) => request.checkinDevice!;
 const checkinRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('checkinDevice', null);
   app.addHook('onRequest', async (request) => {
-    request.checkinDevice = await authenticateDevice(app.ctx, request.headers.authorization);
+    request.checkinDevice = await authenticateDevice(app.ctx, request.bearer?.hash ?? null);
   });
   const ctx = app.ctx;
   const d = (operationId: string, summary: string) => ({ tags: ['Check-in'], operationId, summary });
 
-  app.get('/device', { schema: { ...d('getCheckinDevice', 'The device, its check-in lists and the public keys that verify tickets'), response: { 200: S.Device, ...errors } } }, async (req) =>
+  app.get('/device', { config: DEVICE, schema: { ...d('getCheckinDevice', 'The device, its check-in lists and the public keys that verify tickets'), response: { 200: S.Device, ...errors } } }, async (req) =>
     deviceInfo(ctx, deviceOf(req)),
   );
   app.post(
     '/lists/:listId/scans',
     {
+      config: DEVICE,
       schema: {
         ...d('scanTicket', 'Scan a ticket online: valid (entry recorded), already_used, invalid, wrong_list, refunded, not_yet_valid, or exited'),
         params: S.ListParams,
@@ -53,6 +56,7 @@ const checkinRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/lists/:listId/scans/batch',
     {
+      config: DEVICE,
       schema: {
         ...d('uploadScans', 'Upload scans made offline (idempotent per client_scan_id; the first scan by scanned_at wins)'),
         params: S.ListParams,
@@ -65,6 +69,7 @@ const checkinRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/lists/:listId/tickets',
     {
+      config: DEVICE,
       schema: {
         ...d('downloadCheckinTickets', "The list's tickets changed since a cursor (all without one), paged; gzip when accepted"),
         params: S.ListParams,
@@ -76,7 +81,7 @@ const checkinRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/lists/:listId/status',
-    { schema: { ...d('getCheckinListStatus', 'Sold and checked-in tickets of the list, those inside, entries per gate'), params: S.ListParams, response: { 200: S.StatusAnswer, ...errors } } },
+    { config: DEVICE, schema: { ...d('getCheckinListStatus', 'Sold and checked-in tickets of the list, those inside, entries per gate'), params: S.ListParams, response: { 200: S.StatusAnswer, ...errors } } },
     async (req) => listStatus(ctx, deviceOf(req), req.params.listId),
   );
 };

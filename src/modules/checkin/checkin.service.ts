@@ -1,7 +1,6 @@
 import type { AppContext } from '../../app-context.js';
 import type { ScanDirection, ScanResult } from '../../db/schema/index.js';
 import { AppError, invalidData } from '../../http/errors.js';
-import { sha256 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { publishedKeys, verifiedClaims } from '../tickets/ticket-keys.service.js';
 import { legacyCodeHash } from '../tickets/ticket-secrets.js';
@@ -19,13 +18,15 @@ export interface Device {
   listIds: number[];
 }
 
-/** The device of `Authorization: Bearer <device token>`; 401 when missing, unknown or revoked. */
-export async function authenticateDevice(ctx: AppContext, authorization: string | undefined): Promise<Device> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  if (!match) throw new AppError('unauthenticated', 'A device token is required (Authorization: Bearer <token>)');
+/**
+ * The device of `Authorization: Bearer <device token>`, given by the token's hash (`request.bearer`,
+ * null without a bearer header); 401 when missing, unknown or revoked.
+ */
+export async function authenticateDevice(ctx: AppContext, tokenHash: string | null): Promise<Device> {
+  if (tokenHash === null) throw new AppError('unauthenticated', 'A device token is required (Authorization: Bearer <token>)');
   // Looked up by its hash (a credential is never stored or compared in clear; equality of
   // 256-bit hashes through the unique index reveals nothing about the token).
-  const row = await repo.liveDeviceByTokenHash(ctx.db, sha256(match[1]!));
+  const row = await repo.liveDeviceByTokenHash(ctx.db, tokenHash);
   if (!row) throw new AppError('invalid_token', 'The device token is invalid or revoked');
   return { id: row.id, name: row.name, organiserId: row.organiser_id, listIds: row.list_ids.map(Number) };
 }

@@ -15,8 +15,10 @@ const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/:lang/orders/:orderToken/${suffix}`,
       {
-        // Models B and D; in model D only with the server key (integration policy, D40).
-        config: { b2bOperation: 'confirm' },
+        // Models B and D; in model D only with the server key (integration policy, D40). No rate
+        // limit: the channel confirms a payment it collected; no seat is held and nothing can be
+        // guessed. The checklist step (first or repeated) is the outcome's.
+        config: { b2bOperation: 'confirm', rateLimits: { none: 'the channel confirms a payment it collected; no seat is held and nothing can be guessed' }, checklistStep: 'set_by_handler' },
         schema: {
           tags: ['Payment confirmation'],
           operationId: suffix === 'confirm' ? 'confirmOrder' : 'confirmOrderPayment',

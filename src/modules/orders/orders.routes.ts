@@ -27,7 +27,12 @@ const doc = (operationId: string, summary: string) => ({ tags: ['Orders'], opera
  * Every route here builds, reads or cancels a cart: the `cart` operation of the integration policy
  * (B2B carts are for the widget models C and D, with either credential scope; D40).
  */
-const CART = { b2bOperation: 'cart' } as const;
+// Each route's policy (src/http/route-policy.ts): a read of the cart, a write (limited per buyer,
+// D45), and the writes that complete a step of the pre-production checklist.
+const CART_READ = { b2bOperation: 'cart' } as const;
+const CART_WRITE = { b2bOperation: 'cart', rateLimits: ['cart_writes'] } as const;
+const CART_BUILT = { ...CART_WRITE, checklistStep: 'cart_built' } as const;
+const CART_EMPTIED = { ...CART_WRITE, checklistStep: 'cart_emptied' } as const;
 
 // Every route passes the channel with its caller (cartChannelOf): in models C and D a widget-scope
 // token reads and changes only its own buyer's carts (D57).
@@ -51,7 +56,7 @@ function b2bPassCreation(request: FastifyRequest, rateIds: readonly (number | un
 const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/:lang/orders',
-    { config: CART, schema: { ...doc('createOrder', 'Create an order with its first item, or with every seat of the cart (items, D63)'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
+    { config: CART_BUILT, schema: { ...doc('createOrder', 'Create an order with its first item, or with every seat of the cart (items, D63)'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
     async (request, reply) => {
       const buyer = b2bBuyer(request.channel!.id, request.credential!);
       const channel = cartChannelOf(request);
@@ -69,7 +74,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/:lang/orders/best-available',
     {
-      config: CART,
+      config: CART_WRITE,
       schema: {
         ...doc('bestAvailable', 'Hold the best free seats of a session (D61), in a new order or added to order_token'),
         params: ChannelLangParams,
@@ -91,7 +96,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/:lang/orders/:orderToken',
-    { config: CART, schema: { ...doc('getOrder', 'Read an order'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_READ, schema: { ...doc('getOrder', 'Read an order'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.getOrder(app.ctx, cartChannelOf(request), orderToken, lang), 'Order');
@@ -100,7 +105,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:lang/orders/:orderToken',
-    { config: CART, schema: { ...doc('cancelOrder', 'Cancel an order (its seats are released at once)'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_EMPTIED, schema: { ...doc('cancelOrder', 'Cancel an order (its seats are released at once)'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.cancelOrder(app.ctx, cartChannelOf(request), orderToken, lang), 'Order cancelled');
@@ -109,7 +114,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:lang/orders/:orderToken/items',
-    { config: CART, schema: { ...doc('addOrderItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_WRITE, schema: { ...doc('addOrderItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addItem(app.ctx, cartChannelOf(request), orderToken, lang, request.body), 'Item added');
@@ -118,7 +123,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:lang/orders/:orderToken/items-bulk',
-    { config: CART, schema: { ...doc('addOrderItemsBulk', 'Add seats in bulk (all or nothing)'), params: OrderParams, body: AddItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_WRITE, schema: { ...doc('addOrderItemsBulk', 'Add seats in bulk (all or nothing)'), params: OrderParams, body: AddItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addItemsBulk(app.ctx, cartChannelOf(request), orderToken, lang, request.body.items), 'Items added');
@@ -127,7 +132,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:lang/orders/:orderToken/items/sector',
-    { config: CART, schema: { ...doc('addOrderSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_WRITE, schema: { ...doc('addOrderSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addSectorItems(app.ctx, cartChannelOf(request), orderToken, lang, request.body), 'Items added');
@@ -136,7 +141,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:lang/orders/:orderToken/items/bulk',
-    { config: CART, schema: { ...doc('removeOrderItemsBulk', 'Remove items in bulk (all or nothing)'), params: OrderParams, body: RemoveItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_EMPTIED, schema: { ...doc('removeOrderItemsBulk', 'Remove items in bulk (all or nothing)'), params: OrderParams, body: RemoveItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.removeItemsBulk(app.ctx, cartChannelOf(request), orderToken, lang, request.body.item_ids), 'Items removed');
@@ -145,7 +150,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:lang/orders/:orderToken/items/:itemId',
-    { config: CART, schema: { ...doc('removeOrderItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_EMPTIED, schema: { ...doc('removeOrderItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken, itemId } = request.params;
       return ok(await orders.removeItem(app.ctx, cartChannelOf(request), orderToken, lang, itemId), 'Item removed');
@@ -154,7 +159,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/:lang/orders/:orderToken/items/change-rate',
-    { config: CART, schema: { ...doc('changeOrderItemsRate', 'Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_WRITE, schema: { ...doc('changeOrderItemsRate', 'Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       const { item_ids, rate_id } = request.body;

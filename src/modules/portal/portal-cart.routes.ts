@@ -17,6 +17,10 @@ const errors = {
   409: Type.Ref('ErrorEnvelope'),
   422: Type.Ref('ErrorEnvelope'),
 };
+/** A buyer's cart write on the portal: per address on the portal's limit, and as a cart write (D45). */
+const CART_WRITE = { rateLimits: ['portal', 'cart_writes'] } as const;
+/** Voucher guesses are limited per order and per client too (unknown codes cost more). */
+const VOUCHER = { rateLimits: ['portal', 'cart_writes', 'voucher_per_order', 'voucher_per_client'] } as const;
 const doc = (operationId: string, summary: string) => ({ tags: ['Portal'], operationId, summary: `${summary} (storefront of models A and B; public)` });
 const VoucherCode = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\s*[A-Za-z0-9_-]+\\s*$' });
 /** The portal creates carts with a token of its own choosing: the token is the buyer's only key. */
@@ -52,7 +56,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:salesChannelSlug/:lang/orders',
-    { schema: { ...doc('createPortalCart', 'Create a cart with its first seat, its seats (items), or places of an unnumbered zone'), params: ChannelLangParams, body: CreateBody, response: { 201: OrderResponse, ...errors } } },
+    { config: CART_WRITE, schema: { ...doc('createPortalCart', 'Create a cart with its first seat, its seats (items), or places of an unnumbered zone'), params: ChannelLangParams, body: CreateBody, response: { 201: OrderResponse, ...errors } } },
     async (request, reply) => {
       const { session_seat_id, sector_id, quantity, rate_id, items } = request.body;
       const { lang } = request.params;
@@ -77,6 +81,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/:salesChannelSlug/:lang/orders/best-available',
     {
+      config: CART_WRITE,
       schema: {
         ...doc('bestAvailablePortal', 'Hold the best free seats of a session (D61), in a new cart or added to order_token'),
         params: ChannelLangParams,
@@ -99,7 +104,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:salesChannelSlug/:lang/orders/:orderToken',
-    { schema: { ...doc('cancelPortalCart', 'Cancel a cart'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_WRITE, schema: { ...doc('cancelPortalCart', 'Cancel a cart'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.cancelOrder(app.ctx, request.channel!, orderToken, lang), 'Order cancelled');
@@ -108,7 +113,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:salesChannelSlug/:lang/orders/:orderToken/items',
-    { schema: { ...doc('addPortalCartItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_WRITE, schema: { ...doc('addPortalCartItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addItem(app.ctx, request.channel!, orderToken, lang, request.body), 'Item added');
@@ -117,7 +122,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:salesChannelSlug/:lang/orders/:orderToken/items/sector',
-    { schema: { ...doc('addPortalCartSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_WRITE, schema: { ...doc('addPortalCartSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.addSectorItems(app.ctx, request.channel!, orderToken, lang, request.body), 'Items added');
@@ -126,7 +131,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:salesChannelSlug/:lang/orders/:orderToken/items/:itemId',
-    { schema: { ...doc('removePortalCartItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_WRITE, schema: { ...doc('removePortalCartItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken, itemId } = request.params;
       return ok(await orders.removeItem(app.ctx, request.channel!, orderToken, lang, itemId), 'Item removed');
@@ -135,7 +140,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/:salesChannelSlug/:lang/orders/:orderToken/items/change-rate',
-    { schema: { ...doc('changePortalCartItemsRate', 'Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
+    { config: CART_WRITE, schema: { ...doc('changePortalCartItemsRate', 'Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await orders.changeRate(app.ctx, request.channel!, orderToken, lang, request.body.item_ids, request.body.rate_id), 'Rate changed');
@@ -144,7 +149,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/:salesChannelSlug/:lang/orders/:orderToken/apply-voucher',
-    { schema: { ...doc('applyPortalCartVoucher', 'Apply a voucher'), params: OrderParams, body: Type.Object({ code: VoucherCode }), response: { 200: OrderResponse, ...errors } } },
+    { config: VOUCHER, schema: { ...doc('applyPortalCartVoucher', 'Apply a voucher'), params: OrderParams, body: Type.Object({ code: VoucherCode }), response: { 200: OrderResponse, ...errors } } },
     async (request) => {
       const { lang, orderToken } = request.params;
       return ok(await applyVoucher(app.ctx, request.channel!, orderToken, lang, request.body.code), 'Voucher applied');
@@ -154,6 +159,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/:salesChannelSlug/:lang/orders/:orderToken/vouchers/:voucherCode',
     {
+      config: CART_WRITE,
       schema: {
         ...doc('removePortalCartVoucher', 'Remove a voucher'),
         params: Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, orderToken: OrderToken, voucherCode: VoucherCode }),

@@ -37,6 +37,7 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     buyerScope.get(
       '/:salesChannelSlug/:lang/orders/:orderToken',
       {
+        config: { rateLimits: ['portal'] },
         schema: {
           tags: ['Portal'],
           operationId: 'getPortalOrder',
@@ -57,6 +58,8 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     buyerScope.get(
       '/:salesChannelSlug/:lang/events/:eventId/sessions/:sessionId/availability',
       {
+        // A stream is one request; a page that polls instead does so every 2 s at most (portal.js).
+        config: { rateLimits: ['portal'] },
         schema: {
           tags: ['Portal'],
           operationId: 'getPortalSessionAvailability',
@@ -78,6 +81,8 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     buyerScope.post(
       '/:salesChannelSlug/:lang/orders/lookup',
       {
+        // Per e-mail too: the handler counts `orderLookupCounter` itself (the key is in the body).
+        config: { rateLimits: ['portal', 'order_lookup_address'] },
         schema: {
           tags: ['Portal'],
           operationId: 'lookupPortalOrders',
@@ -101,6 +106,8 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     buyerScope.post(
       '/:salesChannelSlug/:lang/sessions/:sessionId/waiting-list',
       {
+        // D69: joining a waiting list is a buyer's write like a cart's.
+        config: { rateLimits: ['portal', 'cart_writes'] },
         schema: {
           tags: ['Portal'],
           operationId: 'joinPortalWaitingList',
@@ -124,6 +131,7 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     buyerScope.get(
       '/:salesChannelSlug/:lang/waiting-list/:entryToken',
       {
+        config: { rateLimits: ['portal'] },
         schema: {
           tags: ['Portal'],
           operationId: 'getPortalWaitingListEntry',
@@ -142,6 +150,7 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     buyerScope.post(
       '/:salesChannelSlug/:lang/checkout',
       {
+        config: { rateLimits: ['portal'] },
         schema: {
           tags: ['Portal'],
           operationId: 'startPortalCheckout',

@@ -11,7 +11,8 @@ const reportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:lang/reports/sales',
     {
       // Other buyers' names and e-mails: in models C and D only with the server key (D40).
-      config: { b2bOperation: 'report' },
+      // No specific rate limit (SPEC).
+      config: { b2bOperation: 'report', checklistStep: 'report_read' },
       schema: {
         tags: ['Reports'],
         operationId: 'getSalesReport',

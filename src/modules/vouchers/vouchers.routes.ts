@@ -13,8 +13,9 @@ const vouchersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/:lang/orders/:orderToken/apply-voucher',
     {
-      // Vouchers edit the cart: the `cart` operation of the integration policy.
-      config: { b2bOperation: 'cart' },
+      // Vouchers edit the cart: the `cart` operation of the integration policy. A cart write, and
+      // guesses of codes are limited per order and per client (unknown codes cost more, D45).
+      config: { b2bOperation: 'cart', rateLimits: ['cart_writes', 'voucher_per_order', 'voucher_per_client'], checklistStep: 'voucher_applied' },
       schema: {
         tags: ['Vouchers'],
         operationId: 'applyVoucher',
@@ -33,8 +34,8 @@ const vouchersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/:lang/orders/:orderToken/vouchers/:voucherCode',
     {
-      // Vouchers edit the cart: the `cart` operation of the integration policy.
-      config: { b2bOperation: 'cart' },
+      // Vouchers edit the cart: the `cart` operation of the integration policy, limited as a cart write.
+      config: { b2bOperation: 'cart', rateLimits: ['cart_writes'], checklistStep: 'voucher_removed' },
       schema: {
         tags: ['Vouchers'],
         operationId: 'removeVoucher',

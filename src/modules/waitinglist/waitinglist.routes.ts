@@ -13,12 +13,14 @@ const doc = (operationId: string, summary: string) => ({ tags: ['Waiting list'],
  * buyers of A and B join on the portal).
  */
 const CART = { b2bOperation: 'cart' } as const;
+/** Joining is a buyer's write like a cart's: limited per buyer (D45, D69). */
+const JOIN = { ...CART, rateLimits: ['cart_writes'] } as const;
 
 const waitingListRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/:lang/sessions/:sessionId/waiting-list',
     {
-      config: CART,
+      config: JOIN,
       schema: {
         ...doc('joinWaitingList', 'Join the waiting list of a sold-out session, sector or rate (D69)'),
         description:

@@ -200,7 +200,9 @@ export default async function dashboardRoutes(app: FastifyInstance, opts: Dashbo
     return freshLoginForm(reply, null);
   });
 
-  app.post('/login', assetConfig, async (request, reply) => {
+  // The sign-in throttle (D45): the handler counts the failures itself (the key needs the form's e-mail).
+  const loginConfig = { config: { publicPage: true, rateLimits: ['admin_login_account_address', 'admin_login_account', 'admin_login_address'] as const } };
+  app.post('/login', loginConfig, async (request, reply) => {
     const form = formOf(request);
     const email = F.text(form, 'email');
     if (!sameToken(F.text(form, '_csrf'), request.cookies[LOGIN_COOKIE] ?? '')) {

@@ -15,6 +15,7 @@ const paymentNotificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/payments/sandbox/notifications',
     {
+      config: { rateLimits: { none: 'signed notifications of the payment provider' } },
       schema: {
         tags: ['Portal'],
         operationId: 'receiveSandboxNotification',
@@ -31,6 +32,7 @@ const paymentNotificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/payments/stripe/webhook',
     {
+      config: { rateLimits: { none: 'signed webhooks of the payment provider' } },
       schema: {
         tags: ['Portal'],
         operationId: 'receiveStripeWebhook',
