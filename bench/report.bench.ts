@@ -239,9 +239,9 @@ async function generateOverviewEvent(database: Database) {
   // Both loads ran with triggers off (replica role): the overview's kept figures (migration 0270)
   // are recomputed from the base tables, as the triggers would have kept them.
   const t0 = performance.now();
-  const [kept] = await queryRows<{ n: string }>(db, sql`SELECT sales_figures_rebuild() AS n`);
-  console.log(`  sales_figures: ${kept!.n} rows, ${seconds(t0)} s`);
-  for (const table of ['orders', 'order_items', 'tickets', 'session_seats', 'refund_items', 'sales_figures', 'sales_figures_hourly']) {
+  const [kept] = await queryRows<{ n: string; m: string }>(db, sql`SELECT sales_figures_rebuild() AS n, session_inventory_rebuild() AS m`);
+  console.log(`  sales_figures: ${kept!.n} rows, session_inventory: ${kept!.m} rows, ${seconds(t0)} s`);
+  for (const table of ['orders', 'order_items', 'tickets', 'session_seats', 'refund_items', 'sales_figures', 'sales_figures_hourly', 'session_inventory']) {
     await db.execute(sql.raw(`ANALYZE ${table}`));
   }
   return overviewEventOf(database, ids.eventId);

@@ -69,6 +69,25 @@ const inventory = (now: Date): SQL => sql`
   'free', count(ss.id) FILTER (WHERE ss.status = 'available' OR (ss.status = 'held' AND (ss.hold_expires_at IS NULL OR ss.hold_expires_at <= ${now}))),
   'blocked', count(ss.id) FILTER (WHERE ss.status = 'blocked')`;
 
+// The kept inventory of the event's sessions per (session, sector) (session_inventory, migration
+// 0271), with the expired holds, counted among the held places only, moved from held to free (D15).
+const keptInventory = (eventId: number, sessionId: number | null, now: Date) => sql`
+  SELECT i.session_id, i.sector_id, i.seats, i.sold, i.held - COALESCE(x.n, 0) AS held,
+         i.seats - i.sold - i.held - i.blocked + COALESCE(x.n, 0) AS free, i.blocked
+  FROM (SELECT v.session_id, v.sector_id, sum(v.seats) AS seats, sum(v.sold) AS sold, sum(v.held) AS held, sum(v.blocked) AS blocked
+        FROM session_inventory v
+        WHERE v.session_id IN (SELECT id FROM sessions WHERE event_id = ${eventId} AND (${sessionId}::integer IS NULL OR id = ${sessionId}::integer))
+        GROUP BY v.session_id, v.sector_id HAVING sum(v.seats) <> 0) i
+  LEFT JOIN (SELECT ss.session_id, ss.sector_id, count(*) AS n FROM session_seats ss
+             WHERE ss.status = 'held' AND (ss.hold_expires_at IS NULL OR ss.hold_expires_at <= ${now})
+               AND ss.session_id IN (SELECT id FROM sessions WHERE event_id = ${eventId} AND (${sessionId}::integer IS NULL OR id = ${sessionId}::integer))
+             GROUP BY ss.session_id, ss.sector_id) x ON x.session_id = i.session_id AND x.sector_id = i.sector_id`;
+
+// Inventory of a group of keptInventory rows `k`.
+const keptInventoryFigures: SQL = sql`
+  'capacity', COALESCE(sum(k.seats), 0), 'sold', COALESCE(sum(k.sold), 0), 'held', COALESCE(sum(k.held), 0),
+  'free', COALESCE(sum(k.free), 0), 'blocked', COALESCE(sum(k.blocked), 0)`;
+
 type OverviewQuery = { eventId: number; sessionId: number | null; now: Date; timezone: string; bucket: 'hour' | 'day'; lang: string };
 
 // The money columns of a group of kept figures `f` (sales_figures summed over its slots).
@@ -95,8 +114,11 @@ const keptTimeline = (q: OverviewQuery) => sql`
   SELECT to_char(date_trunc(${q.bucket}, h.hour AT TIME ZONE ${q.timezone}), 'YYYY-MM-DD"T"HH24:MI') AS bucket,
          sum(h.items) AS tickets, sum(h.total_amount) AS gross_amount,
          bool_and(date_trunc('hour', h.hour AT TIME ZONE ${q.timezone}) = h.hour AT TIME ZONE ${q.timezone}) AS exact
-  FROM sales_figures_hourly h
-  WHERE h.session_id IN (SELECT id FROM sessions WHERE event_id = ${q.eventId} AND (${q.sessionId}::integer IS NULL OR id = ${q.sessionId}::integer))
+  -- Summed per hour first (sessions and slots): the zone's conversion then runs once per hour.
+  FROM (SELECT h.hour, sum(h.items) AS items, sum(h.total_amount) AS total_amount
+        FROM sales_figures_hourly h
+        WHERE h.session_id IN (SELECT id FROM sessions WHERE event_id = ${q.eventId} AND (${q.sessionId}::integer IS NULL OR id = ${q.sessionId}::integer))
+        GROUP BY h.hour) h
   GROUP BY 1 HAVING sum(h.items) <> 0`;
 
 const itemsTimeline = (q: OverviewQuery) => sql`
@@ -108,7 +130,8 @@ const itemsTimeline = (q: OverviewQuery) => sql`
  * The sales overview of one event (or one of its sessions) in one statement: per session, channel,
  * rate and sector, and over time. Amounts in minor units; `bucket` is 'hour' or 'day' in `timezone`.
  * The money and the timeline come from the kept figures (sales_figures, sales_figures_hourly,
- * migration 0270), a few rows per group instead of every sold item; in a zone whose offset is not
+ * migration 0270), the inventory from the kept counts (session_inventory, 0271) and the held
+ * places: a few rows per group instead of every sold item and every place; in a zone whose offset is not
  * a whole number of hours the hourly figures cannot be bucketed exactly, and the whole overview is
  * recomputed from the items (eventOverviewFromItems).
  */
@@ -117,7 +140,7 @@ export async function eventOverview(db: Db, q: OverviewQuery): Promise<Overview>
   return o.exact ? o.overview : (await overviewQuery(db, q, 'items')).overview;
 }
 
-/** The same overview computed from the sold items (the base tables): the reference of the kept figures. */
+/** The same overview computed from the sold items and the places (the base tables): the reference of the kept figures. */
 export async function eventOverviewFromItems(db: Db, q: OverviewQuery): Promise<Overview> {
   return (await overviewQuery(db, q, 'items')).overview;
 }
@@ -126,6 +149,18 @@ async function overviewQuery(db: Db, q: OverviewQuery, source: 'kept' | 'items')
   const sessionFilter = sql`(${q.sessionId}::integer IS NULL OR ses.id = ${q.sessionId}::integer)`;
   const kept = source === 'kept';
   const money = kept ? keptMoney : itemMoney;
+  // The inventory: kept counts (k) or every place of the sessions (session_seats).
+  const sessionInventory = kept
+    ? sql`(SELECT json_build_object(${keptInventoryFigures}) FROM k WHERE k.session_id = ses.id)`
+    : sql`(SELECT json_build_object(${inventory(q.now)}) FROM session_seats ss WHERE ss.session_id = ses.id)`;
+  const sectorInventory = kept
+    ? sql`(SELECT json_build_object(${keptInventoryFigures}) FROM k WHERE k.sector_id = sec.id)`
+    : sql`(SELECT json_build_object(${inventory(q.now)}) FROM session_seats ss JOIN sessions ses ON ses.id = ss.session_id
+           WHERE ss.sector_id = sec.id AND ses.event_id = ${q.eventId} AND ${sessionFilter})`;
+  const sectorListed = kept
+    ? sql`sec.id IN (SELECT k.sector_id FROM k)`
+    : sql`sec.id IN (SELECT ss.sector_id FROM session_seats ss JOIN sessions ses ON ses.id = ss.session_id
+                     WHERE ses.event_id = ${q.eventId} AND ${sessionFilter})`;
   const [row] = await queryRows<{ overview: Json<Overview & { exact: boolean | null }> }>(
     db,
     sql`
@@ -135,12 +170,13 @@ async function overviewQuery(db: Db, q: OverviewQuery, source: 'kept' | 'items')
     none AS (SELECT json_build_object(${money}) AS money FROM s WHERE false),
     by_session AS (SELECT s.session_id, json_build_object(${money}) AS money FROM s GROUP BY s.session_id),
     by_sector AS (SELECT s.sector_id, json_build_object(${money}) AS money FROM s GROUP BY s.sector_id),
-    timeline AS (${kept ? keptTimeline(q) : itemsTimeline(q)})
+    timeline AS (${kept ? keptTimeline(q) : itemsTimeline(q)}),
+    k AS (${kept ? keptInventory(q.eventId, q.sessionId, q.now) : sql`SELECT 1 WHERE false`})
     SELECT json_build_object(
       'sessions', COALESCE((
         SELECT json_agg(x ORDER BY x.start_datetime, x.id) FROM (
           SELECT ses.id, ses.start_datetime, ses.status,
-                 (SELECT json_build_object(${inventory(q.now)}) FROM session_seats ss WHERE ss.session_id = ses.id) AS inv,
+                 ${sessionInventory} AS inv,
                  COALESCE((SELECT b.money FROM by_session b WHERE b.session_id = ses.id), (SELECT money FROM none)) AS money,
                  (SELECT count(DISTINCT t.id) FROM tickets t JOIN order_items i ON i.id = t.order_item_id
                     JOIN checkin_entries ce ON ce.ticket_id = t.id
@@ -158,12 +194,10 @@ async function overviewQuery(db: Db, q: OverviewQuery, source: 'kept' | 'items')
       'sectors', COALESCE((
         SELECT json_agg(x ORDER BY x.name, x.id) FROM (
           SELECT sec.id, sec.name,
-                 (SELECT json_build_object(${inventory(q.now)}) FROM session_seats ss JOIN sessions ses ON ses.id = ss.session_id
-                  WHERE ss.sector_id = sec.id AND ses.event_id = ${q.eventId} AND ${sessionFilter}) AS inv,
+                 ${sectorInventory} AS inv,
                  COALESCE((SELECT b.money FROM by_sector b WHERE b.sector_id = sec.id), (SELECT money FROM none)) AS money
           FROM sectors sec
-          WHERE sec.id IN (SELECT ss.sector_id FROM session_seats ss JOIN sessions ses ON ses.id = ss.session_id
-                           WHERE ses.event_id = ${q.eventId} AND ${sessionFilter})) x), '[]'::json),
+          WHERE ${sectorListed}) x), '[]'::json),
       'timeline', COALESCE((
         SELECT json_agg(json_build_object('bucket', x.bucket, 'tickets', x.tickets, 'gross_amount', x.gross_amount) ORDER BY x.bucket)
         FROM timeline x), '[]'::json),

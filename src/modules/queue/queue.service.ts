@@ -104,6 +104,14 @@ function openSeed(ctx: AppContext, sessionId: number, sealed: string): string {
 
 type Cached = QueueFacts | { missing: true };
 
+/**
+ * How long the store keeps a queue's state after its session starts: its draw stays verifiable
+ * (GET .../draw) for a week after the show, and then a past on-sale takes no room in Redis.
+ */
+const QUEUE_KEPT_AFTER_START_MS = 7 * 24 * 60 * 60 * 1000;
+/** How long from now (the service's clock) to keep the queue: at least an hour. */
+const keepMs = (ctx: AppContext, f: QueueFacts) => Math.max(60 * 60 * 1000, f.startMs + QUEUE_KEPT_AFTER_START_MS - ctx.clock.now().getTime());
+
 // Settings reach other instances within this time; the instance that changes them drops its copy at once.
 const FACTS_TTL_MS = 30_000;
 
@@ -199,7 +207,7 @@ async function drawOnce(ctx: AppContext, f: QueueFacts): Promise<void> {
     // the commit then refuses, and the draw is done again over the longer pre-queue.
     for (let attempt = 0; ; attempt++) {
       const pre = await store.preQueue(f.q);
-      if (await store.commitDraw(f.q, drawOrder(f.seed!, pre))) {
+      if (await store.commitDraw(f.q, drawOrder(f.seed!, pre), keepMs(ctx, f))) {
         void repo.recordDraw(ctx.db, f.sessionId, pre.length, ctx.clock.now()).catch(() => undefined);
         break;
       }
@@ -300,10 +308,10 @@ export async function joinQueue(ctx: AppContext, sessionId: number, input: JoinI
     }
   }
   if (phase === 'open') await ensureDrawn(ctx, f);
-  let outcome = await store.join(f.q, input.client_id, randomBase62(20), phase === 'pre_queue', admittedByClock(f, now) + 1);
+  let outcome = await store.join(f.q, input.client_id, randomBase62(20), phase === 'pre_queue', admittedByClock(f, now) + 1, keepMs(ctx, f));
   if (outcome === 'draw') {
     await ensureDrawn(ctx, f);
-    outcome = await store.join(f.q, input.client_id, randomBase62(20), false, admittedByClock(f, now) + 1);
+    outcome = await store.join(f.q, input.client_id, randomBase62(20), false, admittedByClock(f, now) + 1, keepMs(ctx, f));
   }
   if (outcome === 'draw') throw new AppError('service_unavailable', 'The queue is being drawn; try again');
   countsCache(ctx).delete(f.q);
@@ -347,7 +355,7 @@ export async function queuePass(ctx: AppContext, sessionId: number, ticket: stri
       admitted_through: admitted,
     });
   }
-  const issued = await store.passIssuedAt(f.q, claims.t, now);
+  const issued = await store.passIssuedAt(f.q, claims.t, now, keepMs(ctx, f));
   if (issued === now) countQueuePass('issued');
   const expiresAt = issued + f.settings!.pass_ttl_seconds * 1000;
   if (expiresAt <= now) {

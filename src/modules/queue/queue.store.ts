@@ -9,6 +9,10 @@ import type { Redis } from 'ioredis';
  * Per queue: the tickets by client, the pre-queue in arrival order, each ticket's number (none
  * before the draw), the drawn order, the last number given, when each admitted ticket's pass was
  * first issued, and the carts made under each pass.
+ *
+ * Nothing of a queue is needed long after its session: the writes that make a queue's state
+ * (join, draw, pass) carry `keepMs`, how long from now the store keeps the queue (Redis keys expire
+ * then; memory drops it), so that a deployment's Redis does not grow with every past on-sale.
  */
 export interface QueueStore {
   /**
@@ -16,18 +20,18 @@ export interface QueueStore {
    * pre-queue (`beforeStart`) without a number; after the draw it gets the next number, at least
    * `minNumber`. `draw`: the sales start has passed and the pre-queue is not drawn yet.
    */
-  join(q: string, clientId: string, newTicketId: string, beforeStart: boolean, minNumber: number): Promise<JoinOutcome>;
+  join(q: string, clientId: string, newTicketId: string, beforeStart: boolean, minNumber: number, keepMs: number): Promise<JoinOutcome>;
   /** The client's ticket id, if it has joined. */
   ticketOf(q: string, clientId: string): Promise<string | null>;
   counts(q: string): Promise<QueueCounts>;
   /** The pre-queue's ticket ids in arrival order. */
   preQueue(q: string): Promise<string[]>;
   /** Numbers the pre-queue in `order` (1, 2, ...) once; false when the pre-queue grew meanwhile. */
-  commitDraw(q: string, order: readonly string[]): Promise<boolean>;
+  commitDraw(q: string, order: readonly string[], keepMs: number): Promise<boolean>;
   drawnOrder(q: string): Promise<string[]>;
   numberOf(q: string, ticketId: string): Promise<number | null>;
   /** When the ticket's pass was first issued (now, the first time). */
-  passIssuedAt(q: string, ticketId: string, nowMs: number): Promise<number>;
+  passIssuedAt(q: string, ticketId: string, nowMs: number, keepMs: number): Promise<number>;
   /** Counts one cart made under the ticket's pass unless `max` are counted already. */
   usePass(q: string, ticketId: string, max: number, ttlMs: number): Promise<boolean>;
   /** Gives back a use whose cart was not made. */
@@ -55,6 +59,7 @@ interface MemoryQueue {
   last: number;
   passes: Map<string, number>;
   uses: Map<string, number>;
+  keepUntil: number;
 }
 
 /** One instance's queues (a single instance, tests). */
@@ -62,17 +67,21 @@ export class MemoryQueueStore implements QueueStore {
   private readonly queues = new Map<string, MemoryQueue>();
   private readonly seen = new Map<string, number>();
 
-  private queue(q: string): MemoryQueue {
+  /** The queue, made empty when new; a write passes `keepMs` (a new queue first forgets the expired ones). */
+  private queue(q: string, keepMs?: number): MemoryQueue {
     let queue = this.queues.get(q);
     if (!queue) {
-      queue = { clients: new Map(), pre: [], numbers: new Map(), order: [], drawn: false, last: 0, passes: new Map(), uses: new Map() };
+      const now = Date.now();
+      for (const [name, old] of this.queues) if (old.keepUntil <= now) this.queues.delete(name);
+      queue = { clients: new Map(), pre: [], numbers: new Map(), order: [], drawn: false, last: 0, passes: new Map(), uses: new Map(), keepUntil: Infinity };
       this.queues.set(q, queue);
     }
+    if (keepMs !== undefined) queue.keepUntil = Date.now() + keepMs;
     return queue;
   }
 
-  async join(q: string, clientId: string, newTicketId: string, beforeStart: boolean, minNumber: number): Promise<JoinOutcome> {
-    const queue = this.queue(q);
+  async join(q: string, clientId: string, newTicketId: string, beforeStart: boolean, minNumber: number, keepMs: number): Promise<JoinOutcome> {
+    const queue = this.queue(q, keepMs);
     const existing = queue.clients.get(clientId);
     if (existing) return { ticketId: existing, number: queue.numbers.get(existing) ?? null };
     if (!queue.drawn) {
@@ -101,8 +110,8 @@ export class MemoryQueueStore implements QueueStore {
     return [...this.queue(q).pre];
   }
 
-  async commitDraw(q: string, order: readonly string[]): Promise<boolean> {
-    const queue = this.queue(q);
+  async commitDraw(q: string, order: readonly string[], keepMs: number): Promise<boolean> {
+    const queue = this.queue(q, keepMs);
     if (queue.drawn) return true;
     if (queue.pre.length !== order.length) return false;
     order.forEach((ticketId, i) => queue.numbers.set(ticketId, i + 1));
@@ -120,8 +129,8 @@ export class MemoryQueueStore implements QueueStore {
     return this.queue(q).numbers.get(ticketId) ?? null;
   }
 
-  async passIssuedAt(q: string, ticketId: string, nowMs: number): Promise<number> {
-    const passes = this.queue(q).passes;
+  async passIssuedAt(q: string, ticketId: string, nowMs: number, keepMs: number): Promise<number> {
+    const passes = this.queue(q, keepMs).passes;
     if (!passes.has(ticketId)) passes.set(ticketId, nowMs);
     return passes.get(ticketId)!;
   }
@@ -148,7 +157,8 @@ export class MemoryQueueStore implements QueueStore {
   }
 }
 
-// KEYS: clients, pre, numbers, meta. ARGV: client, new ticket id, before start (1/0), min number.
+// KEYS: clients, pre, numbers, meta. ARGV: client, new ticket id, before start (1/0), min number,
+// keep (ms).
 const JOIN = `
 local t = redis.call('HGET', KEYS[1], ARGV[1])
 if t then return {t, redis.call('HGET', KEYS[3], t) or ''} end
@@ -156,23 +166,26 @@ if redis.call('HGET', KEYS[4], 'drawn') ~= '1' then
   if ARGV[3] ~= '1' then return {'', 'draw'} end
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
   redis.call('RPUSH', KEYS[2], ARGV[2])
+  for i = 1, 2 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
   return {ARGV[2], ''}
 end
 local n = math.max(tonumber(redis.call('HGET', KEYS[4], 'last') or '0') + 1, tonumber(ARGV[4]))
 redis.call('HSET', KEYS[4], 'last', n)
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[2], n)
+for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
 return {ARGV[2], tostring(n)}`;
 
-// KEYS: pre, numbers, meta, order. ARGV: the drawn order.
+// KEYS: pre, numbers, meta, order. ARGV: keep (ms), then the drawn order.
 const COMMIT_DRAW = `
 if redis.call('HGET', KEYS[3], 'drawn') == '1' then return 1 end
-if redis.call('LLEN', KEYS[1]) ~= #ARGV then return 0 end
-for i = 1, #ARGV do
-  redis.call('HSET', KEYS[2], ARGV[i], i)
+if redis.call('LLEN', KEYS[1]) ~= #ARGV - 1 then return 0 end
+for i = 2, #ARGV do
+  redis.call('HSET', KEYS[2], ARGV[i], i - 1)
   redis.call('RPUSH', KEYS[4], ARGV[i])
 end
-redis.call('HSET', KEYS[3], 'drawn', '1', 'last', #ARGV)
+redis.call('HSET', KEYS[3], 'drawn', '1', 'last', #ARGV - 1)
+for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 return 1`;
 
 // KEYS: the pass's use counter. ARGV: max, ttl ms.
@@ -211,9 +224,9 @@ export class RedisQueueStore implements QueueStore {
     return `${this.prefix}queue:{${q}}:${part}`;
   }
 
-  async join(q: string, clientId: string, newTicketId: string, beforeStart: boolean, minNumber: number): Promise<JoinOutcome> {
+  async join(q: string, clientId: string, newTicketId: string, beforeStart: boolean, minNumber: number, keepMs: number): Promise<JoinOutcome> {
     const keys = ['clients', 'pre', 'numbers', 'meta'].map((part) => this.key(q, part));
-    const [ticketId, number] = await this.scripts.taquillaQueueJoin(...keys, clientId, newTicketId, beforeStart ? '1' : '0', minNumber);
+    const [ticketId, number] = await this.scripts.taquillaQueueJoin(...keys, clientId, newTicketId, beforeStart ? '1' : '0', minNumber, Math.round(keepMs));
     if (number === 'draw') return 'draw';
     return { ticketId, number: number === '' ? null : Number(number) };
   }
@@ -232,9 +245,9 @@ export class RedisQueueStore implements QueueStore {
     return this.redis.lrange(this.key(q, 'pre'), 0, -1);
   }
 
-  async commitDraw(q: string, order: readonly string[]): Promise<boolean> {
+  async commitDraw(q: string, order: readonly string[], keepMs: number): Promise<boolean> {
     const keys = ['pre', 'numbers', 'meta', 'order'].map((part) => this.key(q, part));
-    return (await this.scripts.taquillaQueueDraw(...keys, ...order)) === 1;
+    return (await this.scripts.taquillaQueueDraw(...keys, Math.round(keepMs), ...order)) === 1;
   }
 
   async drawnOrder(q: string): Promise<string[]> {
@@ -246,10 +259,10 @@ export class RedisQueueStore implements QueueStore {
     return number === null ? null : Number(number);
   }
 
-  async passIssuedAt(q: string, ticketId: string, nowMs: number): Promise<number> {
+  async passIssuedAt(q: string, ticketId: string, nowMs: number, keepMs: number): Promise<number> {
     const key = this.key(q, 'passes');
-    const results = await this.redis.multi().hsetnx(key, ticketId, nowMs).hget(key, ticketId).exec();
-    return Number((results as [Error | null, unknown][])[1]![1]);
+    const results = await this.redis.multi().hsetnx(key, ticketId, nowMs).pexpire(key, Math.round(keepMs)).hget(key, ticketId).exec();
+    return Number((results as [Error | null, unknown][])[2]![1]);
   }
 
   async usePass(q: string, ticketId: string, max: number, ttlMs: number): Promise<boolean> {
