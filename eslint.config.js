@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'scratch/', 'test-results/', 'widget/dist/', 'checkin/dist/', 'designer/dist/', 'portal/dist/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', 'scratch/', 'test-results/', 'widget/dist/', 'checkin/dist/', 'designer/dist/', 'portal/dist/', 'clients/typescript/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

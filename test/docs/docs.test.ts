@@ -36,6 +36,10 @@ describe('import examples', () => {
     const citypass = await findChannelBySlug(t.ctx.db, 'citypass');
     expect(citypass).toMatchObject({ integrationMode: 'widget_external_payment', cartTtlSeconds: 600, defaultLang: 'en' });
     expect(await channelEventIds(t.ctx, citypass!.id)).toHaveLength(1);
+    // its import_key makes the README's step safe to repeat: the second run changes nothing (issue 29)
+    const again = await importCatalogue(t.ctx, doc);
+    expect(again.changes.created).toEqual({ organisers: 0, venues: 0, events: 0, sessions: 0, rates: 0, vouchers: 0, channels: 0 });
+    expect(again.changes.unchanged).toEqual({ organisers: 1, venues: 1, events: 1, sessions: 2, rates: 5, vouchers: 2, channels: 2 });
   });
 
   it('the complete document in docs/catalogue-import.md imports cleanly', async () => {

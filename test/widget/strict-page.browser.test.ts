@@ -146,4 +146,28 @@ describe('the widget on a strict partner page (CSP, Trusted Types, another origi
     expect(problems).toEqual([]);
     await context.close();
   });
+
+  it('a failed start shows "try again" and tells the host (onError); the retry loads the map', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+    const { page, problems } = await strictPage(context);
+    // The service cannot be reached for the token until the test lets it through.
+    let down = true;
+    await page.route('**/api/sales-channel/v1/auth/token', (route) => (down ? route.abort('connectionrefused') : route.continue()));
+    await page.goto(`${partnerUrl}/shop.html?session=${sessionId}`);
+    const retry = page.locator(`${W} [data-retry]`);
+    await retry.waitFor({ timeout: 30_000 });
+    expect(await retry.innerText()).toBe('Reintentar');
+    expect(await page.locator(`${W} [data-notice="network"]`).count()).toBe(1);
+    const errors = await page.evaluate(() => (window as unknown as { widgetEvents: { type: string; code?: string }[] }).widgetEvents.filter((e) => e.type === 'error'));
+    expect(errors[0]).toEqual({ type: 'error', code: 'network_error' });
+    down = false;
+    // The buyer's click, unless the automatic retry (1 s, 3 s, 9 s) got there first.
+    await retry.click({ timeout: 5_000 }).catch(() => undefined);
+    await page.locator(`${W} polygon[data-id]`).first().waitFor({ timeout: 30_000 });
+    expect(await page.locator(`${W} [data-retry]`).count()).toBe(0);
+    expect(await violations(page)).toEqual([]);
+    // The refused connections are the only console errors.
+    expect(problems.filter((p) => !p.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
+    await context.close();
+  });
 });

@@ -51,7 +51,7 @@ export interface WidgetState {
  * `network_error` when no answer came, `widget_not_allowed`, `session_not_on_sale`), the HTTP status
  * (0 without an answer), and whether the widget tries again by itself.
  */
-export class WidgetError extends Error {
+class WidgetError extends Error {
   constructor(
     readonly code: string,
     message: string,
