@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sha256 } from '../lib/secrets.js';
 
 /** A request's bearer credential: the token as sent and its SHA-256 (what the database and the counters keep). */
-export interface Bearer {
+interface Bearer {
   token: string;
   hash: string;
 }
@@ -23,7 +23,7 @@ declare module 'fastify' {
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** The bearer credential of an Authorization header value; null when there is none. */
-export function parseBearer(authorization: string | undefined): Bearer | null {
+function parseBearer(authorization: string | undefined): Bearer | null {
   const token = BEARER.exec(authorization ?? '')?.[1];
   return token === undefined ? null : { token, hash: sha256(token) };
 }

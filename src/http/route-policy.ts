@@ -38,7 +38,7 @@ declare module 'fastify' {
 }
 
 /** One route's policy as it was declared, read once at onRoute. */
-export interface RoutePolicy {
+interface RoutePolicy {
   method: string;
   url: string;
   operation: B2BOperation | null;
@@ -54,7 +54,7 @@ export interface RoutePolicy {
 export type B2BRoute = RoutePolicy & { operation: B2BOperation };
 
 /** The routes of one app and their policies, in the order they were declared. */
-export class RoutePolicies {
+class RoutePolicies {
   readonly routes: RoutePolicy[] = [];
 
   get b2b(): B2BRoute[] {
@@ -63,7 +63,7 @@ export class RoutePolicies {
 }
 
 /** The policy `route` declares (its `config`), one record per method. */
-export function policiesOf(route: RouteOptions): RoutePolicy[] {
+function policiesOf(route: RouteOptions): RoutePolicy[] {
   const config = route.config ?? {};
   const operation = config.b2bOperation ?? null;
   const limits = config.rateLimits;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { b2bBuyer, portalBuyer } from '../../src/modules/orders/orders.buyer.js';
 import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
-import { BUYER_COOKIE } from '../../src/modules/portal/portal.buyer.js';
+import { BUYER_COOKIE } from '../../src/http/buyer-cookie.js';
 import { account, api } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, type TestApp } from '../helpers.js';

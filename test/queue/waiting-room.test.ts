@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUYER_COOKIE } from '../../src/modules/portal/portal.buyer.js';
+import { BUYER_COOKIE } from '../../src/http/buyer-cookie.js';
 import { portalQueueClient, queueSessionChanged } from '../../src/modules/queue/queue.service.js';
 import { account, api } from '../admin/admin-helpers.js';
 import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';

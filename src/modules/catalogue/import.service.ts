@@ -20,8 +20,8 @@ import { lockSessionSale, recordSessionMove } from './session-changes.service.js
 registerAjvFormats();
 
 /** What an import did, per kind of record (issue 29): the document's records split three ways. */
-export type ImportCounts = Record<ImportKind, number>;
-export type ImportKind = 'organisers' | 'venues' | 'events' | 'sessions' | 'rates' | 'vouchers' | 'channels';
+type ImportCounts = Record<ImportKind, number>;
+type ImportKind = 'organisers' | 'venues' | 'events' | 'sessions' | 'rates' | 'vouchers' | 'channels';
 
 export interface ImportSummary {
   /** The document's records of each kind (created, updated or unchanged), as before issue 29. */

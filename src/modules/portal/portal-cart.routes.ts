@@ -8,7 +8,8 @@ import { bestAvailable } from '../orders/best-available.service.js';
 import * as orders from '../orders/orders.service.js';
 import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
 import { withQueuePass } from '../queue/queue.service.js';
-import { portalBuyerOf, portalQueueHolder, registerBuyerCookies } from './portal.buyer.js';
+import { registerBuyerCookies } from '../../http/buyer-cookie.js';
+import { portalBuyerOf, portalQueueHolder } from './portal.buyer.js';
 import { createZoneCart, publicChannel } from './portal.service.js';
 
 const errors = {

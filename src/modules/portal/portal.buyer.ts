@@ -1,6 +1,5 @@
-import cookie from '@fastify/cookie';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hmac, randomBase62 } from '../../lib/secrets.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { buyerCookieId } from '../../http/buyer-cookie.js';
 import { portalBuyer, type BuyerKey } from '../orders/orders.buyer.js';
 import { portalQueueClient } from '../queue/queue.service.js';
 
@@ -11,39 +10,6 @@ import { portalQueueClient } from '../queue/queue.service.js';
 // instead, so it shares the caps of everything else from that address that sends no cookie.
 // A client that fetches a page for a fresh cookie before every cart escapes the per-buyer caps;
 // the per-address rate limits of the portal (D45) are what bound it (docs/cart.md "Hold caps").
-
-export const BUYER_COOKIE = 'taquilla_buyer';
-const BUYER_ID = /^[A-Za-z0-9]{24}$/;
-const COOKIE_MAX_AGE_SECONDS = 30 * 86_400;
-
-/** Cookie parsing and signing in one portal scope (pages or cart API); the key signs nothing else. */
-export async function registerBuyerCookies(app: FastifyInstance): Promise<void> {
-  await app.register(cookie, { secret: hmac(app.ctx.config.signingSecret, 'portal-buyer-cookie') });
-}
-
-/** The id of the request's buyer cookie when it carries a valid, signed one. */
-function buyerCookieId(request: FastifyRequest): string | null {
-  const raw = request.cookies[BUYER_COOKIE];
-  if (!raw) return null;
-  const { valid, value } = request.unsignCookie(raw);
-  return valid && value && BUYER_ID.test(value) ? value : null;
-}
-
-/** Gives the browser a buyer cookie unless it already has a valid one (storefront pages). */
-export function ensureBuyerCookie(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): string {
-  const existing = buyerCookieId(request);
-  if (existing) return existing;
-  const id = randomBase62(24);
-  reply.setCookie(BUYER_COOKIE, id, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: app.ctx.config.publicBaseUrl.startsWith('https:'),
-    maxAge: COOKIE_MAX_AGE_SECONDS,
-    signed: true,
-  });
-  return id;
-}
 
 /**
  * The client id this browser joins a waiting room with (D60): derived from its buyer cookie, which

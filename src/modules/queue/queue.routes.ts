@@ -4,7 +4,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { ok } from '../../http/envelope.js';
 import { etagMatches } from '../../http/etag.js';
 import { invalidData } from '../../http/errors.js';
-import { portalQueueHolder, registerBuyerCookies } from '../portal/portal.buyer.js';
+import { buyerCookieId, registerBuyerCookies } from '../../http/buyer-cookie.js';
 import { newChallenge } from './queue.challenge.js';
 import { ChallengeResponse, DrawResponse, JoinBody, JoinResponse, PassBody, PassResponse, QueueParams, QueueStatusResponse } from './queue.schemas.js';
 import * as queue from './queue.service.js';
@@ -48,7 +48,8 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { ...doc('joinQueue', 'Join the waiting room: the client\'s one ticket'), params: QueueParams, body: JoinBody, response: { 200: JoinResponse, ...errors } } },
     async (request) => {
       // The portal joins with its buyer cookie (D60): the client id its cart create checks the pass against.
-      const clientId = request.body.client_id ?? portalQueueHolder(app, request);
+      const cookieId = request.body.client_id === undefined ? buyerCookieId(request) : null;
+      const clientId = request.body.client_id ?? (cookieId ? queue.portalQueueClient(app.ctx.config.signingSecret, cookieId) : '');
       if (!clientId) throw invalidData({ client_id: ['is required: the widget\'s client id, or a portal buyer cookie'] });
       return ok(await queue.joinQueue(app.ctx, request.params.sessionId, { ...request.body, client_id: clientId }), 'Joined');
     },

@@ -9,7 +9,7 @@ import { policyOf, type ModelPolicy } from '../../../lib/integration-policy.js';
 import { PROJECT_ROOT } from '../../../lib/project-root.js';
 import { DEFAULT_LANGUAGE, formatDateTime, formatDayRange, formatMoney, isLanguage } from '../../../platform/i18n.js';
 import type { ChannelRecord } from '../../../db/channel-record.js';
-import { ensureBuyerCookie, registerBuyerCookies } from '../portal.buyer.js';
+import { ensureBuyerCookie, registerBuyerCookies } from '../../../http/buyer-cookie.js';
 import { portalQueueClient } from '../../queue/queue.service.js';
 import * as storefront from '../storefront.service.js';
 import { abandonAttempt } from '../payments/payments.service.js';
