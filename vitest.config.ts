@@ -5,18 +5,75 @@ import { defineConfig } from 'vitest/config';
 //
 // The browser tests (Chromium) check screens: what a page does to the database goes through routes
 // whose every rule is tested on both databases by the API tests. They run on PGlite, and on
-// PostgreSQL only with TEST_BROWSER=all, so that the suite on PostgreSQL spends its time on what
-// differs there (concurrency, notifications, outages) and CI's two suites fit its time limit.
+// PostgreSQL only with TEST_BROWSER=all (or TEST_FILES=all), so that the suite on PostgreSQL spends
+// its time on what differs there (concurrency, notifications, outages) and CI's two suites fit its
+// time limit.
 const BROWSER_TESTS = ['**/*.browser.test.ts', 'test/widget/browser.test.ts', 'test/portal/browser.test.ts'];
-const browserHere = process.env.TEST_DB !== 'postgres' || process.env.TEST_BROWSER === 'all';
+// The same rule for the files whose subject does not depend on the kind of database: pure unit
+// tests (no database at all), checks of the docs and lints over the source or the served OpenAPI
+// document, static serving, packaging, and the operator command on its own embedded database in
+// DATA_DIR (whatever TEST_DB says). Each runs once, on PostgreSQL: the suite on PGlite already
+// carries the browser tests, so this evens the two suites' times (CI runs them side by side).
+// Only with TEST_FILES=all do they run on PGlite too. A file that exercises SQL, concurrency,
+// outages or notifications never belongs here: it runs on both.
+const DATABASE_NEUTRAL_TESTS = [
+  // no database
+  'test/admin/password.test.ts',
+  'test/catalogue/catalogue-cache.test.ts',
+  'test/checkin/scanner-verify.test.ts',
+  'test/cli/cli-args.test.ts',
+  'test/clients/client-schema.test.ts',
+  'test/config/config.test.ts',
+  'test/designer/plan.test.ts',
+  'test/http/error-templates.test.ts',
+  'test/http/fuzz.test.ts',
+  'test/http/log-path.test.ts',
+  'test/http/rate-limits.config.test.ts',
+  'test/http/strict-bodies.test.ts',
+  'test/lib/downloads.test.ts',
+  'test/lib/seat-layout.test.ts',
+  'test/lib/secrets.test.ts',
+  'test/orders/best-available.property.test.ts',
+  'test/orders/pricing.test.ts',
+  'test/platform/cache.test.ts',
+  'test/platform/i18n.test.ts',
+  'test/platform/scheduler.test.ts',
+  'test/queue/queue-store.test.ts',
+  'test/tickets/ticket-email-html.test.ts',
+  'test/tickets/ticket-pdf-scripts.test.ts',
+  'widget/test/state.test.ts',
+  // docs, lints over the source and the OpenAPI document, route declarations, schema compilation
+  'test/docs/docs.test.ts',
+  'test/http/openapi-lint.test.ts',
+  'test/http/input-bounds.test.ts',
+  'test/http/route-policy.test.ts',
+  'test/http/lazy-compilers.test.ts',
+  // headers and static files, the client package, the CLI process on its own embedded database
+  'test/http/security-headers.test.ts',
+  'test/widget/widget-serving.test.ts',
+  'test/checkin/scanner-serving.test.ts',
+  'test/clients/client-package.test.ts',
+  'test/cli/cli-process.test.ts',
+];
+const all = process.env.TEST_FILES === 'all';
+const onPostgres = process.env.TEST_DB === 'postgres';
+const browserHere = !onPostgres || all || process.env.TEST_BROWSER === 'all';
+const neutralHere = onPostgres || all;
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'widget/**/*.test.ts', 'portal/**/*.test.ts'],
-    exclude: ['**/node_modules/**', ...(browserHere ? [] : BROWSER_TESTS)],
+    exclude: ['**/node_modules/**', ...(browserHere ? [] : BROWSER_TESTS), ...(neutralHere ? [] : DATABASE_NEUTRAL_TESTS)],
     globalSetup: ['test/global-setup.ts', 'test/widget/build-widget.global.ts', 'test/checkin/scanner-build.global.ts', 'test/designer/designer-build.global.ts', 'test/server/build-server.global.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One worker process runs its files one after the other and keeps the modules they share
+    // (the service, fastify, drizzle, PGlite's compiled WebAssembly): a fresh process per file spent
+    // several seconds importing them again before each file's first test, most of a small file's
+    // time. Every file still builds its own app on its own fresh database (test/helpers.ts), the
+    // service keeps per-app state in the app's context (src/app-context.ts), and vitest restores
+    // spies after each file.
+    isolate: false,
   },
 });
