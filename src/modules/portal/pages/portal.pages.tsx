@@ -199,7 +199,8 @@ const portalPages: FastifyPluginAsync = async (app) => {
     '/:slug/:lang/orders/:orderToken',
     { schema: { hide: true } },
     page<PageParams & { orderToken: string }>(CHECKOUT, async (channel, { lang, orderToken }, _query, reply) => {
-      const order = await storefront.channelOrder(ctx, channel, orderToken);
+      // A reservation (issued without payment, docs/admin.md) has its page too: its ticket e-mail links here.
+      const order = await storefront.channelOrder(ctx, channel, orderToken, { reservations: true });
       if (!order) throw new PageNotFound();
       const { view, payment, tickets, refunds, orderLinks } = await storefront.orderPage(ctx, channel, order, lang);
       const status = orderStatus(view, payment, lang, tickets);
