@@ -56,7 +56,7 @@ interface Voucher {
 }
 
 /** One ticket's wallet links in the confirm response (D70); null where the deployment offers no such wallet. */
-export interface WalletLinks {
+interface WalletLinks {
   item_id: number;
   apple: string | null;
   google: string | null;
