@@ -11,11 +11,12 @@ import { defineConfig } from 'vitest/config';
 const BROWSER_TESTS = ['**/*.browser.test.ts', 'test/widget/browser.test.ts', 'test/portal/browser.test.ts'];
 // The same rule for the files whose subject does not depend on the kind of database: pure unit
 // tests (no database at all), checks of the docs and lints over the source or the served OpenAPI
-// document, static serving, packaging, and the operator command on its own embedded database in
-// DATA_DIR (whatever TEST_DB says). Each runs once, on PostgreSQL: the suite on PGlite already
-// carries the browser tests, so this evens the two suites' times (CI runs them side by side).
-// Only with TEST_FILES=all do they run on PGlite too. A file that exercises SQL, concurrency,
-// outages or notifications never belongs here: it runs on both.
+// document, static serving, packaging, and the programs (the operator command, the data folder's
+// lock, `npm start`) on their own embedded database in DATA_DIR, whatever TEST_DB says. Each runs
+// once, on PostgreSQL: the suite on PGlite already carries the browser tests, so this evens out the
+// two suites' times (CI runs them side by side). TEST_FILES=all runs them on PGlite too. A file
+// that exercises SQL, concurrency, outages or notifications on the database under test never
+// belongs here: it runs on both.
 const DATABASE_NEUTRAL_TESTS = [
   // no database
   'test/admin/password.test.ts',
@@ -54,6 +55,9 @@ const DATABASE_NEUTRAL_TESTS = [
   'test/checkin/scanner-serving.test.ts',
   'test/clients/client-package.test.ts',
   'test/cli/cli-process.test.ts',
+  // processes on their own embedded database in DATA_DIR, whatever TEST_DB says
+  'test/db/data-dir-lock.test.ts',
+  'test/server/npm-start-signals.test.ts',
 ];
 const all = process.env.TEST_FILES === 'all';
 const onPostgres = process.env.TEST_DB === 'postgres';
