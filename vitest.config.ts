@@ -57,7 +57,11 @@ const DATABASE_NEUTRAL_TESTS = [
   'test/cli/cli-process.test.ts',
   // processes on their own embedded database in DATA_DIR, whatever TEST_DB says
   'test/db/data-dir-lock.test.ts',
+  'test/demo/public-address-cli.test.ts',
   'test/server/npm-start-signals.test.ts',
+  // the same, and on PostgreSQL that DATABASE_URL bypasses DATA_DIR (their tests that need the server)
+  'test/server/data-dir-owner.test.ts',
+  'test/server/server-process.test.ts',
 ];
 const all = process.env.TEST_FILES === 'all';
 const onPostgres = process.env.TEST_DB === 'postgres';
