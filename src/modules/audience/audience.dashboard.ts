@@ -20,10 +20,11 @@ import { BODY_MAX, listSessionMessagesFor, sendSessionMessageAs, SUBJECT_MAX } f
 
 const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
 
-const inventorySegments = (f: { sold: number; held: number; free: number }): Segment[] => [
+const inventorySegments = (f: { sold: number; held: number; free: number; blocked: number }): Segment[] => [
   { value: f.sold, label: 'sold', cls: 'sold' },
   { value: f.held, label: 'held', cls: 'held' },
   { value: f.free, label: 'free', cls: 'free' },
+  { value: f.blocked, label: 'blocked', cls: 'blocked' },
 ];
 
 type Overview = Awaited<ReturnType<typeof salesOverviewFor>>;
@@ -96,7 +97,7 @@ ${perSession
 </section>
 <section class="card" aria-labelledby="time-h"><h2 id="time-h">Sales over time</h2>
 <p><a href="?interval=day">Per day</a> · <a href="?interval=hour">Per hour</a> (${pc.timeZone})</p>
-${barChart('Tickets sold', o.sales_over_time.points.map((p) => ({ label: p.at.replace('T', ' '), segments: [{ value: p.tickets, label: 'tickets', cls: 'sold' }] })))}
+${barChart('Tickets sold', o.sales_over_time.points.map((p) => ({ label: o.sales_over_time.interval === 'day' ? p.at.slice(0, 10) : p.at.replace('T', ' '), segments: [{ value: p.tickets, label: 'tickets', cls: 'sold' }] })))}
 </section>
 <section class="card" aria-labelledby="channels-h"><h2 id="channels-h">By channel</h2>
 ${barChart(`Net and refunded by channel (${c})`, revenueRows(o.channels))}

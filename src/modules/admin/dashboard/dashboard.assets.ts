@@ -88,6 +88,7 @@ figure.heatmap.zone svg.bar { height: 1.5rem; }
 p.stage { text-align: center; border: 1px solid var(--line); border-radius: 4px; color: var(--muted); margin: .5rem 0; font-size: .9rem; }
 .overview .table-wrap th:first-child, .overview .table-wrap td:first-child { position: sticky; left: 0; z-index: 1; background: #fff; box-shadow: 1px 0 0 var(--line); }
 .overview .table-wrap th[scope="row"] { min-width: 7.5rem; }
+.overview .table-wrap td { white-space: nowrap; }
 textarea.snippet { font-family: ui-monospace, monospace; font-size: .85rem; white-space: pre; overflow-x: auto; }
 td code { display: inline-block; min-width: 14rem; }
 td code { overflow-wrap: anywhere; white-space: pre-wrap; }
