@@ -5,6 +5,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { account, api, PASSWORD } from '../admin/admin-helpers.js';
+import { flashSaleCatalogue } from '../../bench/bench-catalogue.js';
+import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
 import { launchChromium, VIEWPORTS } from '../portal/browser-helpers.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
@@ -124,4 +126,35 @@ describe.each(Object.entries(VIEWPORTS))('the sales overview at %s width', (name
       await context.close();
     }
   }, 120_000);
+});
+
+describe('a 20,000-seat session in Chromium', () => {
+  it('draws every seat, each at least 2 CSS px on a phone, and paints in a moment', async () => {
+    await importCatalogue(t.ctx, flashSaleCatalogue(20_000, { slug: 'overview-browser-20k', server_keys: ['sk_overview_browser_20k'] }));
+    const [s] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT ses.id FROM sessions ses JOIN events e ON e.id = ses.event_id JOIN venues v ON v.id = e.venue_id WHERE v.name = 'Arena'`);
+    const big = Number(s!.id);
+    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'sold' WHERE session_id = ${big} AND (id % 7 = 0 OR (id / 100) % 9 = 0)`);
+    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked' WHERE session_id = ${big} AND id % 101 = 0 AND status = 'available'`);
+    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${base}/admin/login`);
+        await page.getByLabel('E-mail').fill('overview-clerk@taquilla.test');
+        await page.getByLabel('Password').fill(PASSWORD);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL(`${base}/admin/channels`);
+        const started = performance.now();
+        await page.goto(`${base}/admin/sessions/${big}/sales`);
+        const loaded = performance.now() - started;
+        const seat = await page.locator('figure.heatmap svg').first().evaluate((svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('viewBox')!.split(' ')[2]));
+        expect(seat).toBeGreaterThanOrEqual(2);
+        expect(await page.locator('figure.heatmap svg path').count()).toBe(3);
+        console.log(`20,000 seats in Chromium at ${name} width: page loaded in ${loaded.toFixed(0)} ms, a seat ${seat.toFixed(1)} CSS px`);
+        await check(page, `session-20k-${name}`);
+      } finally {
+        await context.close();
+      }
+    }
+  }, 180_000);
 });
