@@ -79,6 +79,42 @@ describe('confirm: success', () => {
     expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM email_outbox WHERE order_id = ${o.id}`)).toBe(0);
   });
 
+  it("carries each ticket's wallet links (D70) in item order, under the order page's rule", async () => {
+    const o = await order('d', { seats: 2 });
+    const res = await confirm('d', o.token, body(o.total));
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data as { events: { sessions: { items: { id: number }[] }[] }[]; ticket_pdf_urls: string[]; ticket_wallet_urls: { item_id: number; apple: string; google: string }[] };
+    const itemIds = data.events.flatMap((e) => e.sessions.flatMap((s) => s.items.map((i) => i.id))).sort((a, b) => a - b);
+    expect(data.ticket_wallet_urls.map((w) => w.item_id)).toEqual(itemIds);
+    const code = (url: string) => /\/api\/tickets\/(?:wallet\/(?:apple|google)\/)?([A-Za-z0-9]{24})/.exec(url)![1];
+    // The same tickets, in the same order, as ticket_pdf_urls.
+    expect(data.ticket_wallet_urls.map((w) => code(w.apple))).toEqual(data.ticket_pdf_urls.map(code));
+    expect(data.ticket_wallet_urls.map((w) => code(w.google))).toEqual(data.ticket_pdf_urls.map(code));
+    const local = (url: string) => `${new URL(url).pathname}${new URL(url).search}`;
+    const pass = await t.app.inject({ url: local(data.ticket_wallet_urls[0]!.apple) });
+    expect(pass.statusCode).toBe(200);
+    expect(pass.headers['content-type']).toBe('application/vnd.apple.pkpass');
+    const save = await t.app.inject({ url: local(data.ticket_wallet_urls[1]!.google) });
+    expect(save.statusCode).toBe(302);
+    expect(save.headers.location).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\//);
+
+    // A deployment that offers only Google Wallet (production with GOOGLE_WALLET_* alone): no Apple link; neither wallet: no link at all.
+    const config = t.ctx.config;
+    try {
+      (t.ctx as { config: typeof config }).config = { ...config, wallet: { ...config.wallet, apple: null } };
+      const one = await order('d');
+      const googleOnly = await confirm('d', one.token, body(one.total));
+      expect(googleOnly.json().data.ticket_wallet_urls).toEqual([{ item_id: expect.any(Number), apple: null, google: expect.stringContaining('/api/tickets/wallet/google/') }]);
+      (t.ctx as { config: typeof config }).config = { ...config, wallet: { ...config.wallet, apple: null, google: null } };
+      const none = await order('d');
+      const neither = await confirm('d', none.token, body(none.total));
+      expect(neither.statusCode).toBe(200);
+      expect(neither.json().data.ticket_wallet_urls).toEqual([{ item_id: expect.any(Number), apple: null, google: null }]);
+    } finally {
+      (t.ctx as { config: typeof config }).config = config;
+    }
+  });
+
   it('the alias /confirm-payment behaves identically (D19)', async () => {
     const o = await order('d');
     const res = await confirm('d', o.token, body(o.total), 'confirm-payment');

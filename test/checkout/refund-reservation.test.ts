@@ -122,6 +122,14 @@ describe('createReservation', () => {
     expect((await seatRows(t.ctx.db, seats.map((s) => s.id))).every((s) => s.status === 'sold' && Number(s.order_id) === r.order_id)).toBe(true);
     expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM email_outbox WHERE order_id = ${r.order_id}`)).toBe(1);
     expect((await t.app.inject({ url: local(r.ticket_pdf_urls[0]!) })).statusCode).toBe(200);
+    // The order page its ticket e-mail links opens, with each ticket and its wallet passes (D70).
+    const page = await t.app.inject({ url: `/demo-b/es/orders/${r.order_token}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(r.reference);
+    expect(page.body.match(/class="button wallet apple" href="[^"]+\/api\/tickets\/wallet\/apple\/\w{24}\.pkpass\?/g)).toHaveLength(2);
+    expect(page.body.match(/class="button wallet google" href="[^"]+\/api\/tickets\/wallet\/google\/\w{24}\?/g)).toHaveLength(2);
+    // Its checkout page is still no page: a reservation is never paid.
+    expect((await t.app.inject({ url: `/demo-b/es/checkout?order_token=${r.order_token}` })).statusCode).toBe(404);
     // and it can be refunded
     const refund = await refundOrder(t.ctx, { reference: r.reference, reason: 'x', actor: 'a' });
     expect(refund.total_amount).toBe(-48);

@@ -72,6 +72,11 @@ describe('event pages for search engines and link previews (D72)', () => {
     const icon = await t.app.inject({ url: '/portal-assets/favicon.svg' });
     expect(icon.statusCode).toBe(200);
     expect(icon.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    // A page that names no icon (the dashboard, the widget's example pages): the browser's /favicon.ico is that icon, not a 404.
+    const ico = await t.app.inject({ url: '/favicon.ico' });
+    expect(ico.statusCode).toBe(200);
+    expect(ico.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(ico.body).toBe(icon.body);
     // The session page: its own Event, and the time in its title.
     const session = await page(`/events/${eventId}/sessions/${sessionId}`);
     expect(jsonLd(session)[0]).toMatchObject({ '@type': 'Event', url: expect.stringMatching(new RegExp(`/sessions/${sessionId}$`)) });

@@ -168,6 +168,8 @@ describe('offers (D69)', () => {
     expect(new Date(order!.expires_at).getTime()).toBe(t.clock.now().getTime() + 30 * MINUTE);
     const link = `http://taquilla.test/${DEMO.c.slug}/es/checkout?order_token=${order!.order_token}`;
     expect(mail.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=')).toContain(link);
+    // "hasta el jueves, …" (the date comes with its weekday), not "hasta las jueves".
+    expect(mail.raw.replace(/=\r?\n/g, '')).toMatch(/reservado 1 entrada \([^)]*\) hasta el (lunes|martes|mi=C3=A9rcoles|jueves|viernes|s=C3=A1bado|domingo), /);
     // The portal's checkout page of that order opens.
     const page = await t.app.inject({ method: 'GET', url: link.replace('http://taquilla.test', '') });
     expect(page.statusCode).toBe(200);

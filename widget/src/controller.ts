@@ -11,7 +11,7 @@ import { feesOfSession, type FeeRule } from './prices.js';
 import { createQueue, queueBlocks, type QueueView } from './queue.js';
 import { applyAvailability, buildSeatMap, type AvailabilityBody, type SeatMap } from './seat-map-model.js';
 import type { MessageKey } from './i18n.js';
-import type { ChannelConfig, EventSummary, MapSector, Order, Policy, SessionDetail } from './types.js';
+import type { ChannelConfig, EventSummary, MapSector, Order, OrderItem, Policy, SessionDetail } from './types.js';
 
 /**
  * The widget's state and use cases, without any DOM: the UI renders `state` and calls the methods;
@@ -44,6 +44,26 @@ export interface WidgetState {
   fees: FeeRule[];
   /** The start failed for a reason that may pass (no connection, a 5xx, 429): "try again" is offered. */
   canRetry: boolean;
+  /** After notifyPaymentComplete: each ticket's wallet links (D70), with its item when the order named it. */
+  passes: Pass[];
+}
+
+export interface Pass {
+  item: OrderItem | undefined;
+  apple: string | null;
+  google: string | null;
+}
+
+/** Only http(s) links become buttons: the host page hands the confirm response in. */
+const link = (url: unknown): string | null => (typeof url === 'string' && /^https?:\/\//i.test(url) ? url : null);
+
+/** The wallet links of a confirm response, the tickets that have at least one. */
+function passesOf(order: Order | null | undefined): Pass[] {
+  const links = Array.isArray(order?.ticket_wallet_urls) ? order.ticket_wallet_urls : [];
+  const items = orderItems(order ?? null);
+  return links
+    .map((l) => ({ item: items.find((i) => i.id === l?.item_id), apple: link(l?.apple), google: link(l?.google) }))
+    .filter((p) => p.apple || p.google);
 }
 
 /**
@@ -118,6 +138,7 @@ export function createController(deps: ControllerDeps) {
     queue: null,
     fees: [],
     canRetry: false,
+    passes: [],
   };
   const queue = createQueue({ api, channelSlug, sessionId, clientId: api.options.clientId, onChange: (view) => update({ queue: view }) });
   /** The buyer's waiting-room pass on every cart create (D60); an existing cart needs none. */
@@ -147,7 +168,8 @@ export function createController(deps: ControllerDeps) {
     } else {
       forgetOrder(storage, channelSlug, sessionId);
     }
-    update(live ? { order: live } : { order: null, bestPick: [] });
+    // A new cart ends the last purchase's confirmation.
+    update(live ? { order: live, passes: [] } : { order: null, bestPick: [] });
     const fingerprint = orderFingerprint(live);
     if (fingerprint !== lastFingerprint && !destroyed) {
       lastFingerprint = fingerprint;
@@ -605,7 +627,7 @@ export function createController(deps: ControllerDeps) {
     notifyPaymentComplete(order?: Order | null) {
       const finished = order ?? state.order;
       forgetOrder(storage, channelSlug, sessionId);
-      update({ order: null, notice: { kind: 'info', key: 'completed' }, voucherError: null });
+      update({ order: null, notice: { kind: 'info', key: 'completed' }, voucherError: null, passes: passesOf(finished) });
       lastFingerprint = orderFingerprint(null);
       deps.onOrderComplete?.(finished ?? null);
       deps.onOrderUpdate?.(null);

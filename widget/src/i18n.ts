@@ -90,6 +90,10 @@ const es = {
   wlSeatsAvailable: 'Aún quedan {n} entradas libres: puedes comprarlas ahora.',
   wlRateLimited: 'Demasiados intentos seguidos. Espera un minuto y vuelve a probar.',
   wlInvalid: 'Revisa los campos marcados.',
+  passes: 'Tus entradas en el móvil',
+  ticketN: 'Entrada {n}',
+  addApple: 'Añadir a Apple Wallet',
+  addGoogle: 'Añadir a Google Wallet',
 } as const;
 
 export type MessageKey = keyof typeof es;
@@ -184,6 +188,10 @@ const en: Record<MessageKey, string> = {
   wlSeatsAvailable: 'There are still {n} tickets left: you can buy them now.',
   wlRateLimited: 'Too many attempts in a row. Wait a minute and try again.',
   wlInvalid: 'Please check the marked fields.',
+  passes: 'Your tickets on your phone',
+  ticketN: 'Ticket {n}',
+  addApple: 'Add to Apple Wallet',
+  addGoogle: 'Add to Google Wallet',
 };
 
 export type Lang = 'es' | 'en';

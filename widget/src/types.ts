@@ -55,6 +55,13 @@ interface Voucher {
   [key: string]: unknown;
 }
 
+/** One ticket's wallet links in the confirm response (D70); null where the deployment offers no such wallet. */
+interface WalletLinks {
+  item_id: number;
+  apple: string | null;
+  google: string | null;
+}
+
 export interface Order {
   order_token: string;
   status: string;
@@ -63,6 +70,8 @@ export interface Order {
   currency?: string;
   events: { id: number; name?: string; sessions: { id: number; start_datetime?: string; items: OrderItem[] }[] }[];
   vouchers?: Voucher[];
+  /** Present in the confirm response the host passes to notifyPaymentComplete. */
+  ticket_wallet_urls?: WalletLinks[];
 }
 
 interface SessionSeat {

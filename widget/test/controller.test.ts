@@ -372,6 +372,38 @@ describe('widget controller against the service', () => {
     expect(h.updates.at(-1)).toBeNull();
     expect(loadOrder(h.storage, 'demo-d', sessions[0]!, t.clock.now().getTime())).toBeNull();
     expect(h.controller.state.notice?.key).toBe('completed');
+    // The confirmation offers the ticket's wallet passes (D70), both wallets offered outside production.
+    const item = orderItems(order)[0]!;
+    expect(h.controller.state.passes).toEqual([
+      {
+        item: expect.objectContaining({ id: item.id }),
+        apple: expect.stringMatching(/\/api\/tickets\/wallet\/apple\/[A-Za-z0-9]{24}\.pkpass\?expires=\d+&signature=/),
+        google: expect.stringMatching(/\/api\/tickets\/wallet\/google\/[A-Za-z0-9]{24}\?expires=\d+&signature=/),
+      },
+    ]);
+    // A new cart ends that confirmation (a seat other than the one just sold, whatever the map says yet).
+    await h.controller.toggleSeat(freeSeats(h).find((s) => s.id !== item.session_seat_id)!.id);
+    expect(orderItems(h.controller.getOrder())).toHaveLength(1);
+    expect(h.controller.state.passes).toEqual([]);
+  });
+
+  it('model D: no wallet button for a wallet the deployment does not offer, nor for a link that is not http(s)', () => {
+    const h = widget();
+    const order = {
+      order_token: 'x',
+      status: 'completed',
+      total_amount: 1,
+      expires_at: null,
+      events: [],
+      ticket_wallet_urls: [
+        { item_id: 1, apple: null, google: null },
+        { item_id: 2, apple: 'javascript:alert(1)', google: 'https://taquilla.test/api/tickets/wallet/google/abc?expires=1&signature=s' },
+      ],
+    } as Order;
+    h.controller.notifyPaymentComplete(order);
+    expect(h.controller.state.passes).toEqual([{ item: undefined, apple: null, google: 'https://taquilla.test/api/tickets/wallet/google/abc?expires=1&signature=s' }]);
+    h.controller.notifyPaymentComplete({ ...order, ticket_wallet_urls: [{ item_id: 1, apple: null, google: null }] });
+    expect(h.controller.state.passes).toEqual([]);
   });
 
   it('a network failure is a clear message and the next try works', async () => {

@@ -23,5 +23,13 @@ export const ConfirmResponse = Envelope(
   Type.Object({
     ...OrderSchema.properties,
     ticket_pdf_urls: Type.Array(Type.String(), { description: 'signed links to the ticket PDFs, one per item, valid 7 days' }),
+    ticket_wallet_urls: Type.Array(
+      Type.Object({
+        item_id: Type.Integer({ description: 'the order item the ticket is for' }),
+        apple: Type.Union([Type.String(), Type.Null()], { description: 'signed link to the ticket as an Apple Wallet pass (`.pkpass`, application/vnd.apple.pkpass), valid 7 days; null when the deployment does not offer Apple Wallet or the ticket is void' }),
+        google: Type.Union([Type.String(), Type.Null()], { description: "signed link that redirects to Google Wallet's save page, valid 7 days; null when the deployment does not offer Google Wallet or the ticket is void" }),
+      }),
+      { description: '"Add to Apple Wallet" / "Add to Google Wallet" links (D70), one per item in item order, as the order page offers them; the widget shows them after notifyPaymentComplete' },
+    ),
   }),
 );

@@ -3,7 +3,7 @@ import { invalidData } from '../../http/errors.js';
 import { toMinor } from '../../lib/money.js';
 import { countConfirm } from '../../platform/metrics.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
-import { signTicketUrls } from '../tickets/tickets.service.js';
+import { orderTicketLinks, signTicketUrls } from '../tickets/tickets.service.js';
 import type { ConfirmBody } from './checkout.schemas.js';
 import { closeOrder } from './closing.service.js';
 import { orderViewFromRows } from '../orders/orders.view.js';
@@ -34,8 +34,10 @@ export async function confirmOrder(
   });
   countConfirm(closed.alreadyCompleted ? 'already_completed' : 'completed');
   const view = await orderViewFromRows(ctx, closed.rows, input.lang);
+  // The wallet links (D70) under the order page's rule: only the wallets the deployment offers, only valid tickets.
+  const wallet = (await orderTicketLinks(ctx, closed.orderId)).map((t) => ({ item_id: t.itemId, apple: t.appleWalletUrl, google: t.googleWalletUrl }));
   return {
     alreadyCompleted: closed.alreadyCompleted,
-    data: { ...view, ticket_pdf_urls: signTicketUrls(ctx, closed.ticketCodes) },
+    data: { ...view, ticket_pdf_urls: signTicketUrls(ctx, closed.ticketCodes), ticket_wallet_urls: wallet },
   };
 }

@@ -17,8 +17,12 @@ export interface PortalOrder {
   itemCount: number;
 }
 
-/** An order of one channel by its token (another channel's order is not found, D5). */
-export async function findChannelOrder(db: Db, channelId: number, orderToken: string): Promise<PortalOrder | null> {
+/**
+ * A purchase of one channel by its token (another channel's order is not found, D5); with
+ * `reservations`, also an order the box office issued without payment (its ticket e-mail links the
+ * order page too).
+ */
+export async function findChannelOrder(db: Db, channelId: number, orderToken: string, opts: { reservations?: boolean } = {}): Promise<PortalOrder | null> {
   const rows = await queryRows<PortalOrder & { expiresAt: string | Date | null }>(
     db,
     sql`SELECT o.id::int AS "id", o.order_token AS "orderToken", o.reference, o.channel_id AS "channelId", o.status,
@@ -26,7 +30,8 @@ export async function findChannelOrder(db: Db, channelId: number, orderToken: st
                o.transaction_id AS "transactionId",
                (SELECT count(*)::int FROM order_items i WHERE i.order_id = o.id) AS "itemCount"
           FROM orders o
-         WHERE o.channel_id = ${channelId} AND o.order_token = ${orderToken} AND o.type = 'purchase'`,
+         WHERE o.channel_id = ${channelId} AND o.order_token = ${orderToken}
+           AND (o.type = 'purchase' OR (${opts.reservations ?? false}::boolean AND o.type = 'reservation'))`,
   );
   const row = rows[0];
   if (!row) return null;

@@ -76,9 +76,9 @@ export async function storeSession(ctx: AppContext, channel: ChannelRecord, even
   return { event, session, detail: await store.sessionDetail(ctx.db, session.id, lang, now) };
 }
 
-/** The channel's purchase order of this token, or null (also for a malformed token: D5). */
-export async function channelOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string): Promise<PortalOrder | null> {
-  return Value.Check(OrderToken, orderToken) ? findChannelOrder(ctx.db, channel.id, orderToken) : null;
+/** The channel's purchase order of this token (with `reservations`, a reservation too), or null (also for a malformed token: D5). */
+export async function channelOrder(ctx: AppContext, channel: ChannelRecord, orderToken: string, opts: { reservations?: boolean } = {}): Promise<PortalOrder | null> {
+  return Value.Check(OrderToken, orderToken) ? findChannelOrder(ctx.db, channel.id, orderToken, opts) : null;
 }
 
 /** The order as every interface shows it (D35). */

@@ -67,7 +67,7 @@ export async function composeWaitingListOfferEmail(ctx: AppContext, row: OutboxR
     ? [
         'Hola,',
         `Se han liberado entradas de la sesión para la que estabas en lista de espera: ${event}, ${when}.`,
-        `Te hemos reservado ${count} ${count === 1 ? 'entrada' : 'entradas'} (${total}) hasta las ${until}. Pasado ese momento pasarán a la siguiente persona de la lista.`,
+        `Te hemos reservado ${count} ${count === 1 ? 'entrada' : 'entradas'} (${total}) hasta el ${until}. Pasado ese momento pasarán a la siguiente persona de la lista.`,
       ]
     : [
         'Hello,',

@@ -42,6 +42,7 @@ export function App({ controller, lang }: Props) {
         </div>
       </div>
       <Notice state={state} t={t} />
+      {state.passes.length > 0 ? <Passes state={state} t={t} /> : null}
       {state.phase === 'failed' && state.canRetry ? (
         <button type="button" data-retry="" onClick={() => void controller.retry()}>
           {t('retry')}
@@ -145,6 +146,39 @@ function Notice({ state, t }: { state: WidgetState; t: Translate }) {
         {n?.kind === 'info' ? t(n.key, n.params) : null}
       </div>
     </>
+  );
+}
+
+/**
+ * The confirmation's wallet buttons (D70), one pair per ticket as on the order page: only the
+ * wallets the deployment offers (the confirm response's links are null otherwise). Each link's
+ * accessible name starts with its visible text and names the ticket (WCAG 2.5.3).
+ */
+function Passes({ state, t }: { state: WidgetState; t: Translate }) {
+  return (
+    <section class="passes" aria-labelledby="tw-passes" data-passes="">
+      <h3 id="tw-passes">{t('passes')}</h3>
+      <ul>
+        {state.passes.map((p, n) => {
+          const what = p.item ? itemLabel(p.item, state.map, t) : t('ticketN', { n: n + 1 });
+          return (
+            <li key={n}>
+              <span>{what}</span>
+              {p.apple ? (
+                <a class="wallet" href={p.apple} aria-label={`${t('addApple')}: ${what}`} data-wallet="apple">
+                  {t('addApple')}
+                </a>
+              ) : null}
+              {p.google ? (
+                <a class="wallet" href={p.google} aria-label={`${t('addGoogle')}: ${what}`} data-wallet="google">
+                  {t('addGoogle')}
+                </a>
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
   );
 }
 

@@ -93,6 +93,11 @@ export const css = `
 .tw .notice { border-radius: 6px; padding: 8px; margin: 8px 0; }
 .tw .notice.error { background: #fdecec; border: 1px solid #e39a9a; color: #7a1010; }
 .tw .notice.info { background: #eaf6ee; border: 1px solid #8fc7a0; color: #0d4d22; }
+.tw .passes ul { list-style: none; margin: 0; padding: 0; }
+.tw .passes li { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; padding: 6px 0; border-bottom: 1px solid #eceef2; }
+.tw .passes li > span { flex: 1 1 100%; }
+.tw a.wallet { display: inline-flex; align-items: center; min-height: 36px; padding: 6px 12px; border-radius: 6px; background: #000; color: #fff; font-weight: 700; text-decoration: none; }
+.tw a.wallet:focus-visible { outline: 3px solid var(--tw-accent); outline-offset: 2px; }
 .tw .field-error { color: #7a1010; font-size: 13px; margin: 0 0 6px; }
 .tw .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

@@ -46,6 +46,9 @@ const portalPages: FastifyPluginAsync = async (app) => {
   await app.register(formbody);
   await registerBuyerCookies(app);
   await app.register(fastifyStatic, { root: PORTAL_ASSETS_DIR, prefix: '/portal-assets/', maxAge: 60_000 });
+  // Browsers ask every page's origin for /favicon.ico when a page names no icon (the dashboard, the
+  // widget's example pages, error pages): the portal's icon, not a 404 in their console (D72).
+  app.get('/favicon.ico', { schema: { hide: true } }, (_request, reply) => reply.header('cache-control', 'public, max-age=86400').sendFile('favicon.svg', PORTAL_ASSETS_DIR));
   registerSandboxPages(app);
   registerLandingPages(app);
 
@@ -199,7 +202,8 @@ const portalPages: FastifyPluginAsync = async (app) => {
     '/:slug/:lang/orders/:orderToken',
     { schema: { hide: true } },
     page<PageParams & { orderToken: string }>(CHECKOUT, async (channel, { lang, orderToken }, _query, reply) => {
-      const order = await storefront.channelOrder(ctx, channel, orderToken);
+      // A reservation (issued without payment, docs/admin.md) has its page too: its ticket e-mail links here.
+      const order = await storefront.channelOrder(ctx, channel, orderToken, { reservations: true });
       if (!order) throw new PageNotFound();
       const { view, payment, tickets, refunds, orderLinks } = await storefront.orderPage(ctx, channel, order, lang);
       const status = orderStatus(view, payment, lang, tickets);
