@@ -656,6 +656,7 @@ async function main() {
   const monitor = new pg.Client({ connectionString: url });
   try {
     makeSale(url);
+    for (const t of (env.BENCH_OFF || '').split(',').filter(Boolean)) { const [tab, trg] = t.split(':'); await pool.query(`ALTER TABLE ${tab} DISABLE TRIGGER ${trg}`); }
     const sale = await readSale(pool);
     await monitor.connect();
     const run: Run = { url, datname: name, pool, monitor, dbCpu: new DatabaseCpu(monitor, name), sale };

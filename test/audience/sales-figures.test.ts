@@ -40,8 +40,7 @@ async function kept(): Promise<{ groups: Figures; hourly: Figures; inventory: Fi
   );
   const inventory = await queryRows<Record<string, number>>(
     t.ctx.db,
-    sql`SELECT session_id, sector_id, sum(seats)::int AS seats, sum(sold)::int AS sold, sum(held)::int AS held, sum(blocked)::int AS blocked
-        FROM session_inventory GROUP BY 1, 2 HAVING (sum(seats), sum(sold), sum(held), sum(blocked)) <> (0, 0, 0, 0) ORDER BY 1, 2`,
+    sql`SELECT session_id, sector_id, sum(seats)::int AS seats FROM session_inventory GROUP BY 1, 2 HAVING sum(seats) <> 0 ORDER BY 1, 2`,
   );
   return { groups, hourly, inventory };
 }
@@ -68,22 +67,37 @@ async function recomputed(): Promise<{ groups: Figures; hourly: Figures; invento
   );
   const inventory = await queryRows<Record<string, number>>(
     t.ctx.db,
-    sql`SELECT session_id, sector_id, count(*)::int AS seats, count(*) FILTER (WHERE status = 'sold')::int AS sold,
-               count(*) FILTER (WHERE status = 'held')::int AS held, count(*) FILTER (WHERE status = 'blocked')::int AS blocked
-        FROM session_seats GROUP BY 1, 2 ORDER BY 1, 2`,
+    sql`SELECT session_id, sector_id, count(*)::int AS seats FROM session_seats GROUP BY 1, 2 ORDER BY 1, 2`,
   );
   return { groups, hourly, inventory };
 }
 
-/** Kept equals recomputed, and the overview read from them equals the one computed from the items. */
-async function expectExact(eventId: number, sessionIds: number[]) {
+// The overview's inventory figures: the sold places come from the kept sales figures (migration
+// 0330), which equal the places' statuses only while every order's places follow it, as every path
+// of the service keeps them.
+const INVENTORY_KEYS = new Set(['capacity', 'sold', 'held', 'free', 'blocked']);
+const withoutInventory = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(withoutInventory)
+    : value !== null && typeof value === 'object'
+      ? Object.fromEntries(Object.entries(value).filter(([k]) => !INVENTORY_KEYS.has(k)).map(([k, v]) => [k, withoutInventory(v)]))
+      : value;
+
+/**
+ * Kept equals recomputed, and the overview read from them equals the one computed from the items;
+ * `placesFollowOrders: false` after a write no service path makes, which moves an order without its
+ * places: then the overviews' money and timeline are compared, not their inventory.
+ */
+async function expectExact(eventId: number, sessionIds: number[], { placesFollowOrders = true } = {}) {
   const now = await recomputed();
   expect(now.groups.length).toBeGreaterThan(0);
   expect(await kept()).toEqual(now);
   for (const sessionId of [null, ...sessionIds]) {
     for (const bucket of ['hour', 'day'] as const) {
       const q = { eventId, sessionId, now: t.clock.now(), timezone: t.ctx.config.timezone, bucket, lang: 'es' };
-      expect(await eventOverview(t.ctx.db, q)).toEqual(await eventOverviewFromItems(t.ctx.db, q));
+      const [fromKept, fromItems] = [await eventOverview(t.ctx.db, q), await eventOverviewFromItems(t.ctx.db, q)];
+      if (placesFollowOrders) expect(fromKept).toEqual(fromItems);
+      else expect(withoutInventory(fromKept)).toEqual(withoutInventory(fromItems));
     }
   }
 }
@@ -92,7 +106,7 @@ const refund = (reference: string, ticketIds?: number[]) => refundOrder(t.ctx, {
 const ticketsOf = async (orderId: number) =>
   (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM tickets WHERE order_id = ${orderId} ORDER BY id`)).map((r) => Number(r.id));
 
-describe('the kept sales figures and inventory (migrations 0270, 0271)', () => {
+describe('the kept sales figures and place counts (migrations 0270, 0271, 0330)', () => {
   it('equal a recomputation from the base tables after a mixed sequence of writes', async () => {
     const [s] = await queryRows<{ id: number; event_id: number }>(t.ctx.db, sql`SELECT id, event_id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
     const eventId = s!.event_id;
@@ -115,29 +129,40 @@ describe('the kept sales figures and inventory (migrations 0270, 0271)', () => {
 
     // Writes no path of the service makes today, which the triggers follow all the same: an item
     // of a sold order repriced, a refund undone, a sold order moved to another channel and hour,
-    // one cancelled after completion, an order inserted completed before its items, then deleted.
+    // one cancelled after completion, a reservation inserted pending with items and completed by hand
+    // (items are inserted only into carts: inserts are not followed, migration 0331), then deleted.
     const [evaItem] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM order_items WHERE order_id = ${eva.orderId} ORDER BY id LIMIT 1`);
     await t.ctx.db.execute(sql`UPDATE order_items SET base_amount = base_amount + 500, total_amount = total_amount + 500 WHERE id = ${evaItem!.id}`);
-    await expectExact(eventId, sessions);
+    await expectExact(eventId, sessions, { placesFollowOrders: false });
     await t.ctx.db.execute(sql`DELETE FROM refund_items WHERE ticket_id = ${anaTickets[2]!}`);
     await t.ctx.db.execute(sql`
       UPDATE orders SET channel_id = (SELECT id FROM sales_channels WHERE slug = 'demo-a'), completed_at = completed_at - interval '5 hours'
       WHERE id = ${ana.orderId}`);
-    await expectExact(eventId, sessions);
+    await expectExact(eventId, sessions, { placesFollowOrders: false });
     await t.ctx.db.execute(sql`UPDATE orders SET status = 'cancelled' WHERE id = ${eva.orderId}`);
-    await expectExact(eventId, sessions);
+    await expectExact(eventId, sessions, { placesFollowOrders: false });
 
     const [direct] = await queryRows<{ id: number }>(
       t.ctx.db,
       sql`INSERT INTO orders (order_token, reference, channel_id, type, status, currency, base_amount, fee_amount, total_amount, created_at, updated_at, completed_at)
-          SELECT 'figures-direct', 'FIG-DIRECT', channel_id, 'reservation', 'completed', currency, 0, 0, 0, now(), now(), now() - interval '3 days'
+          SELECT 'figures-direct', 'FIG-DIRECT', channel_id, 'reservation', 'pending', currency, 0, 0, 0, now(), now(), NULL
           FROM orders WHERE id = ${bea.orderId} RETURNING id`,
     );
     await t.ctx.db.execute(sql`
       INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id, base_amount, discount_amount, fee_amount, total_amount)
       SELECT ${direct!.id}, event_id, session_id, sector_id, session_seat_id, rate_id, 1000, -100, 50, 950 FROM order_items WHERE order_id = ${eva.orderId}`);
-    await expectExact(eventId, sessions);
+    await t.ctx.db.execute(sql`UPDATE orders SET status = 'completed', completed_at = now() - interval '3 days' WHERE id = ${direct!.id}`);
+    await expectExact(eventId, sessions, { placesFollowOrders: false });
     await t.ctx.db.execute(sql`DELETE FROM orders WHERE id = ${direct!.id}`);
+    await expectExact(eventId, sessions, { placesFollowOrders: false });
+
+    // Put the places back in line with the orders, as the service's paths keep them: Eva's
+    // cancelled order gives its places back, and Ana's ticket whose refund was undone holds its
+    // place again. The inventory is compared again from here.
+    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL WHERE order_id = ${eva.orderId}`);
+    await t.ctx.db.execute(sql`
+      UPDATE session_seats SET status = 'sold', order_id = ${ana.orderId}, hold_expires_at = NULL
+      WHERE id = (SELECT i.session_seat_id FROM tickets tk JOIN order_items i ON i.id = tk.order_item_id WHERE tk.id = ${anaTickets[2]!})`);
     await expectExact(eventId, sessions);
 
     // Places: some blocked, one added and one removed by a layout change, and the carts' holds

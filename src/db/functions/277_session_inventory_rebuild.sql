@@ -1,5 +1,5 @@
--- The kept inventory counts (session_inventory, migration 0271) recomputed from session_seats, all
--- in slot 0: the migration's backfill and the repair after a load that bypassed the triggers
+-- The kept place counts (session_inventory, migrations 0271 and 0330) recomputed from session_seats,
+-- all in slot 0: the migration's backfill and the repair after a load that bypassed the triggers
 -- (bench/report.bench.ts), like sales_figures_rebuild. Returns the number of rows written.
 CREATE OR REPLACE FUNCTION session_inventory_rebuild() RETURNS bigint
 LANGUAGE plpgsql AS $$
@@ -8,9 +8,8 @@ DECLARE
 BEGIN
   LOCK TABLE session_seats IN SHARE MODE;
   DELETE FROM session_inventory;
-  INSERT INTO session_inventory (session_id, sector_id, slot, seats, sold, held, blocked)
-  SELECT session_id, sector_id, 0, count(*), count(*) FILTER (WHERE status = 'sold'),
-         count(*) FILTER (WHERE status = 'held'), count(*) FILTER (WHERE status = 'blocked')
+  INSERT INTO session_inventory (session_id, sector_id, slot, seats)
+  SELECT session_id, sector_id, 0, count(*)
   FROM session_seats
   GROUP BY session_id, sector_id;
   GET DIAGNOSTICS v_rows = ROW_COUNT;

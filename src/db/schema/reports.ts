@@ -53,7 +53,7 @@ export const salesFiguresHourly = pgTable(
   (t) => [primaryKey({ columns: [t.sessionId, t.hour, t.slot] })],
 );
 
-/** The overview's inventory counts per session and sector (migration 0271), in slots; kept by triggers on session_seats. */
+/** The overview's count of places per session and sector (migrations 0271, 0330), in slots; kept by insert and delete triggers on session_seats. */
 export const sessionInventory = pgTable(
   'session_inventory',
   {
@@ -61,9 +61,6 @@ export const sessionInventory = pgTable(
     sectorId: integer('sector_id').notNull(),
     slot: smallint('slot').notNull(),
     seats: integer('seats').notNull(),
-    sold: integer('sold').notNull(),
-    held: integer('held').notNull(),
-    blocked: integer('blocked').notNull(),
   },
   (t) => [primaryKey({ columns: [t.sessionId, t.sectorId, t.slot] })],
 );

@@ -69,19 +69,29 @@ const inventory = (now: Date): SQL => sql`
   'free', count(ss.id) FILTER (WHERE ss.status = 'available' OR (ss.status = 'held' AND (ss.hold_expires_at IS NULL OR ss.hold_expires_at <= ${now}))),
   'blocked', count(ss.id) FILTER (WHERE ss.status = 'blocked')`;
 
-// The kept inventory of the event's sessions per (session, sector) (session_inventory, migration
-// 0271), with the expired holds, counted among the held places only, moved from held to free (D15).
-const keptInventory = (eventId: number, sessionId: number | null, now: Date) => sql`
-  SELECT i.session_id, i.sector_id, i.seats, i.sold, i.held - COALESCE(x.n, 0) AS held,
-         i.seats - i.sold - i.held - i.blocked + COALESCE(x.n, 0) AS free, i.blocked
-  FROM (SELECT v.session_id, v.sector_id, sum(v.seats) AS seats, sum(v.sold) AS sold, sum(v.held) AS held, sum(v.blocked) AS blocked
-        FROM session_inventory v
-        WHERE v.session_id IN (SELECT id FROM sessions WHERE event_id = ${eventId} AND (${sessionId}::integer IS NULL OR id = ${sessionId}::integer))
-        GROUP BY v.session_id, v.sector_id HAVING sum(v.seats) <> 0) i
-  LEFT JOIN (SELECT ss.session_id, ss.sector_id, count(*) AS n FROM session_seats ss
-             WHERE ss.status = 'held' AND (ss.hold_expires_at IS NULL OR ss.hold_expires_at <= ${now})
-               AND ss.session_id IN (SELECT id FROM sessions WHERE event_id = ${eventId} AND (${sessionId}::integer IS NULL OR id = ${sessionId}::integer))
-             GROUP BY ss.session_id, ss.sector_id) x ON x.session_id = i.session_id AND x.sector_id = i.sector_id`;
+// The inventory of the event's sessions per (session, sector) without reading every place: the
+// places from their kept count (session_inventory, written only when places are made or removed,
+// migration 0330), the sold ones from the kept sales figures (a counted order's items less the
+// refunded ones: the places its completed purchases and reservations hold), the live holds and the
+// blocked places from their partial indexes (session_seats_held_idx, session_seats_blocked_idx: a
+// few rows). An expired hold is free (D15). The purchase path writes none of these counts.
+const keptInventory = (eventId: number, sessionId: number | null, now: Date) => {
+  const sessions = sql`(SELECT id FROM sessions WHERE event_id = ${eventId} AND (${sessionId}::integer IS NULL OR id = ${sessionId}::integer))`;
+  const taken = (status: string, extra: SQL) => sql`
+    SELECT ss.session_id, ss.sector_id, count(*) AS n FROM session_seats ss
+    WHERE ss.status = ${status} ${extra} AND ss.session_id IN ${sessions}
+    GROUP BY ss.session_id, ss.sector_id`;
+  return sql`
+  SELECT p.session_id, p.sector_id, p.seats, COALESCE(f.sold, 0) AS sold, COALESCE(h.n, 0) AS held, COALESCE(b.n, 0) AS blocked,
+         p.seats - COALESCE(f.sold, 0) - COALESCE(h.n, 0) - COALESCE(b.n, 0) AS free
+  FROM (SELECT v.session_id, v.sector_id, sum(v.seats) AS seats FROM session_inventory v
+        WHERE v.session_id IN ${sessions} GROUP BY v.session_id, v.sector_id HAVING sum(v.seats) <> 0) p
+  LEFT JOIN (SELECT f.session_id, f.sector_id, sum(f.items - f.refunded) AS sold FROM sales_figures f
+             WHERE f.session_id IN ${sessions} GROUP BY f.session_id, f.sector_id) f
+    ON f.session_id = p.session_id AND f.sector_id = p.sector_id
+  LEFT JOIN (${taken('held', sql`AND ss.hold_expires_at > ${now}`)}) h ON h.session_id = p.session_id AND h.sector_id = p.sector_id
+  LEFT JOIN (${taken('blocked', sql``)}) b ON b.session_id = p.session_id AND b.sector_id = p.sector_id`;
+};
 
 // Inventory of a group of keptInventory rows `k`.
 const keptInventoryFigures: SQL = sql`
@@ -130,8 +140,8 @@ const itemsTimeline = (q: OverviewQuery) => sql`
  * The sales overview of one event (or one of its sessions) in one statement: per session, channel,
  * rate and sector, and over time. Amounts in minor units; `bucket` is 'hour' or 'day' in `timezone`.
  * The money and the timeline come from the kept figures (sales_figures, sales_figures_hourly,
- * migration 0270), the inventory from the kept counts (session_inventory, 0271) and the held
- * places: a few rows per group instead of every sold item and every place; in a zone whose offset is not
+ * migration 0270), the inventory from the kept place counts (session_inventory, 0330), the
+ * figures and the held and blocked places (keptInventory): a few rows per group instead of every sold item and every place; in a zone whose offset is not
  * a whole number of hours the hourly figures cannot be bucketed exactly, and the whole overview is
  * recomputed from the items (eventOverviewFromItems).
  */
