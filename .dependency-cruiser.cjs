@@ -44,6 +44,16 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'src-imports-no-browser-app',
+      severity: 'error',
+      comment:
+        'The service does not build on the browser apps (widget/, checkin/, designer/, portal/): they are ' +
+        'bundled for the browser by their own builds, and a constant the server and an app share lives ' +
+        'in src (src/lib) for the app to import, not the other way round (issue 26).',
+      from: { path: '^src/' },
+      to: { path: '^(widget|checkin|designer|portal)/' },
+    },
+    {
       name: 'src-imports-no-test-or-bench',
       severity: 'error',
       comment: 'Production code must not depend on test helpers or benchmarks.',

@@ -36,6 +36,7 @@
 //   FLASH_BUILD=0    do not build the target's service (dist/server.mjs as it is)
 //   FLASH_APP_ENV    the service's APP_ENV (default production); FLASH_LOG_LEVEL its LOG_LEVEL (default info;
 //                    its output goes to /dev/null); FLASH_CPU_PROF a folder: the single instance runs with --cpu-prof
+//   FLASH_FUNCTIONS=1 after each part, the SQL functions' time per completed order (track_functions)
 //   BENCH_PG_URL     (or TEST_PG_URL) the PostgreSQL server; the bench makes and drops a database of its own
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -636,12 +637,29 @@ function summary(all: Result[]) {
   if (of('two').length && of('one').length) console.log(`  two instances / one instance, orders/s: ${fixed(rate('two') / rate('one'))}`);
 }
 
+/**
+ * FLASH_FUNCTIONS=1: the SQL functions' time per completed order of the part just run (PostgreSQL's
+ * track_functions: wall time inside each function, lock waits included, warm-up included), then
+ * the counters reset for the next part. Where a purchase's database time goes, function by function.
+ */
+async function printFunctionTimes(pool: pg.Pool, completed: number) {
+  const { rows } = await pool.query(
+    `SELECT funcname, round(calls::numeric / $1, 2) AS calls_per_order, round(total_time::numeric / $1, 3) AS total_ms_per_order,
+            round(self_time::numeric / $1, 3) AS self_ms_per_order
+     FROM pg_stat_user_functions ORDER BY self_time DESC LIMIT 20`,
+    [Math.max(1, completed)],
+  );
+  console.table(rows);
+  await pool.query('SELECT pg_stat_reset()');
+}
+
 async function main() {
   const name = `taquilla_bench_flash_${process.pid}`;
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name}`);
   await admin.query(`CREATE DATABASE ${name}`);
+  if (env.FLASH_FUNCTIONS === '1') await admin.query(`ALTER DATABASE ${name} SET track_functions = 'all'`);
   const url = dbUrl(PG_URL, name);
   const commit = (() => {
     try {
@@ -679,6 +697,7 @@ async function main() {
             })();
         if (!r) continue;
         print(r);
+        if (env.FLASH_FUNCTIONS === '1') await printFunctionTimes(pool, r.completed);
         all.push(r);
       }
     }

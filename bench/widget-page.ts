@@ -70,7 +70,9 @@ export async function startSyntheticService(widgetCode: string, seatCount: numbe
     ],
     [/\/events$/, envelope([{ id: 1, name: 'Bench', sessions: [{ id: 1, start_datetime: '2026-12-31T19:00:00+00:00' }] }])],
     [/\/maps$/, envelope([])],
-    [/\/sessions\/1$/, session],
+    // The session detail only: the waiting room's status document (/queue/v1/sessions/1) is not
+    // served, so the widget sees a session without a waiting room (404), as a plain on-sale.
+    [/\/events\/1\/sessions\/1$/, session],
   ];
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;

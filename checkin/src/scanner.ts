@@ -276,7 +276,7 @@ export class Scanner {
     for (;;) {
       const page = await this.api!.tickets(listId, cursor);
       cursor = page.next_cursor ?? cursor ?? '';
-      await this.store.putTickets(listId, page.tickets, cursor, new Date().toISOString());
+      await this.store.putTickets(listId, page.tickets, cursor, this.now().toISOString());
       if (!page.has_more) break;
     }
   }

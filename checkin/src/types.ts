@@ -25,6 +25,8 @@ export interface DeviceInfo {
   lists: CheckinList[];
   public_keys: { kid: string; public_key: string }[];
   server_time: string;
+  /** The deployment's IANA time zone (TIMEZONE): times on the screen are shown in it. Absent from a set-up stored by an older scanner. */
+  time_zone?: string;
 }
 
 /** One ticket of the list download. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
+import { MIGRATION_LOCK_KEY, MIGRATION_LOCK_WAIT } from './advisory-locks.js';
 import { queryRows, type Database } from './client.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -16,8 +17,14 @@ export const sqlFiles = (dir: string): string[] =>
     .filter((f) => /^[0-9a-z_]+\.sql$/.test(f))
     .sort();
 
-// Any constant works; it only has to be the same for every instance of the service.
-const MIGRATION_LOCK_KEY = 7_260_421;
+/**
+ * Opens a migration transaction under the migrations' lock (src/db/advisory-locks.ts). An instance
+ * waits for another one's migrations at most MIGRATION_LOCK_WAIT, then fails its start rather than
+ * wait forever behind one that hangs; the bound covers that wait only, not the migrations' own.
+ */
+const BEGIN_UNDER_LOCK =
+  `BEGIN;\nSET LOCAL lock_timeout = '${MIGRATION_LOCK_WAIT}';\nSELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY});\n` +
+  'SET LOCAL lock_timeout TO DEFAULT;\n';
 
 async function appliedNames(database: Database): Promise<Set<string>> {
   const done = await queryRows<{ name: string }>(database.db, sql`SELECT name FROM schema_migrations`);
@@ -40,7 +47,7 @@ export async function migrate(
   // Under the lock too: two instances running CREATE TABLE IF NOT EXISTS at once can both try to
   // create it, and one fails on a duplicate type (test/db/migrations.test.ts starts two at once).
   await database.execScript(
-    `BEGIN;\nSELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY});\n` +
+    BEGIN_UNDER_LOCK +
       'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());\nCOMMIT;',
   );
   const done = await appliedNames(database);
@@ -51,7 +58,7 @@ export async function migrate(
     try {
       // Multi-statement scripts need the simple query protocol, hence one script per file.
       await database.execScript(
-        `BEGIN;\nSELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY});\n` +
+        BEGIN_UNDER_LOCK +
           `INSERT INTO schema_migrations (name) VALUES ('${file}');\n${body}\n;COMMIT;`,
       );
       applied.push(file);
@@ -79,7 +86,7 @@ export async function migrate(
 async function applyFunctions(database: Database, dir: string): Promise<void> {
   const bodies = sqlFiles(dir).map((file) => `-- ${file}\n${fs.readFileSync(path.join(dir, file), 'utf8')}\n;`);
   try {
-    await database.execScript(`BEGIN;\nSELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY});\n${bodies.join('\n')}\nCOMMIT;`);
+    await database.execScript(`${BEGIN_UNDER_LOCK}${bodies.join('\n')}\nCOMMIT;`);
   } catch (err) {
     throw new Error(`SQL functions of ${path.basename(dir)}/ failed: ${(err as Error).message}`, { cause: err });
   }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { lockWaitRanOut } from '../db/advisory-locks.js';
 import { unreachableCause } from '../db/unreachable.js';
 import { countConflict } from '../platform/metrics.js';
 import { AppError, SPEC_MESSAGES, type ErrorCode, type FieldErrors } from './errors.js';
@@ -63,11 +64,18 @@ function fastifyErrorCode(err: FastifyError): { status: number; code: ErrorCode;
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /**
- * When `err` says the database is unreachable (D46): logs it, sets Retry-After on the reply and
- * returns the 503 to answer with; otherwise null. Shared by every error handler (the envelope's
- * and the dashboard's HTML pages).
+ * When `err` says the database is unreachable (D46), or that a lock wait ran out of its bound
+ * (src/db/advisory-locks.ts): logs it, sets Retry-After on the reply and returns the 503 to answer
+ * with; otherwise null. Shared by every error handler (the envelope's and the dashboard's HTML pages).
  */
 export function databaseUnavailable(err: unknown, request: FastifyRequest, reply: FastifyReply): AppError | null {
+  if (lockWaitRanOut(err)) {
+    // Another transaction held the lock longer than the bound: nothing was written (the
+    // transaction rolled back); a retry shortly finds it free.
+    request.log.warn({ err }, 'lock wait ran out');
+    reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+    return new AppError('service_unavailable', 'The service is temporarily unavailable; retry shortly');
+  }
   const cause = unreachableCause(err);
   if (!cause) return null;
   // Nothing was wrong with the request and nothing was half written (the transaction, if any, is

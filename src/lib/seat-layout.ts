@@ -75,3 +75,33 @@ export function stageSide(lines: RowLine[]): StageSide {
   }
   return vote < 0 ? 'bottom' : 'top';
 }
+
+/** Where one sector's seats fall on a grid of whole cells: the portal's seat buttons and the dashboard's heat map. */
+export interface SectorGrid {
+  minX: number;
+  minY: number;
+  /** Columns and rows the sector spans (a seat's cell is within 0..cols-1, 0..rows-1). */
+  cols: number;
+  rows: number;
+}
+
+/** The grid of one sector's seats: each seat at (x, y) rounded from the sector's top left seat. */
+export function sectorGrid(seats: Iterable<{ x: number; y: number }>): SectorGrid {
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  for (const s of seats) {
+    if (s.x < minX) minX = s.x;
+    if (s.x > maxX) maxX = s.x;
+    if (s.y < minY) minY = s.y;
+    if (s.y > maxY) maxY = s.y;
+  }
+  if (minX === Infinity) return { minX: 0, minY: 0, cols: 0, rows: 0 };
+  return { minX, minY, cols: Math.round(maxX - minX) + 1, rows: Math.round(maxY - minY) + 1 };
+}
+
+/** A seat's column on its sector's grid, from 0. */
+export const gridCol = (g: SectorGrid, x: number) => Math.round(x - g.minX);
+/** A seat's (or a row's) line on its sector's grid, from 0. */
+export const gridRow = (g: SectorGrid, y: number) => Math.round(y - g.minY);

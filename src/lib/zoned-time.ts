@@ -31,6 +31,42 @@ function offsetMs(at: number, timeZone: string): number {
   return wallClock(new Date(at), timeZone).getTime() - Math.floor(at / 1000) * 1000;
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * True when the wall-clock time `instant` shows in `timeZone` is also shown at another instant: the
+ * hour the clocks go back (in Europe/Madrid, 02:00 to 02:59 on the last Sunday of October happen
+ * twice, first in CEST, then in CET). The zone's offsets a day before and after are the candidates.
+ */
+function isAmbiguousWallTime(instant: Date, timeZone: string): boolean {
+  const at = instant.getTime();
+  const own = offsetMs(at, timeZone);
+  for (const other of [offsetMs(at - DAY_MS, timeZone), offsetMs(at + DAY_MS, timeZone)]) {
+    // The instant that shows the same wall-clock time under the other offset, if the zone has it then.
+    if (other !== own && offsetMs(at + own - other, timeZone) === other) return true;
+  }
+  return false;
+}
+
+const zoneNames = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's short name at `instant` in `locale` ("CET", "CEST"; "GMT-4" where the locale has no name). */
+function zoneAbbreviation(instant: Date, timeZone: string, locale: string): string {
+  const key = `${locale}|${timeZone}`;
+  let format = zoneNames.get(key);
+  if (!format) zoneNames.set(key, (format = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'short' })));
+  return format.formatToParts(instant).find((p) => p.type === 'timeZoneName')?.value ?? timeZone;
+}
+
+/**
+ * ` CEST` (the zone's short name after a space) when the wall-clock time of `instant` happens twice
+ * in `timeZone`, else '': what a formatted time adds so that the two 02:30 of the night the clocks
+ * go back are told apart.
+ */
+export function ambiguityMark(instant: Date, timeZone: string, locale: string): string {
+  return isAmbiguousWallTime(instant, timeZone) ? ` ${zoneAbbreviation(instant, timeZone, locale)}` : '';
+}
+
 /** A datetime-local value in `timeZone` as an ISO instant; null when empty or not a date and time. */
 export function zonedToIso(value: string | null | undefined, timeZone: string): string | null {
   const m = value ? /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(value) : null;

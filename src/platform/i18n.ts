@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { toAmount } from '../lib/money.js';
+import { ambiguityMark } from '../lib/zoned-time.js';
 
 // Languages, the language fallback rule and the formats of dates and money, in one place: the
 // catalogue, orders, reports, tickets, the ticket e-mail and the portal pages all use these.
@@ -100,14 +101,16 @@ export function formatMoney(minor: number, currency: string, lang: string): stri
 
 /**
  * A date with its time, in full ("jueves, 31 de diciembre de 2026, 20:30"), in `timeZone`: the
- * deployment's time zone (config `timezone`, TIMEZONE, D12), where the events take place.
+ * deployment's time zone (config `timezone`, TIMEZONE, D12), where the events take place. A time
+ * that the zone's clocks show twice (the night they go back) carries the zone's abbreviation
+ * ("domingo, 25 de octubre de 2026, 2:30 CEST", then "… 2:30 CET").
  */
 export function formatDateTime(date: Date, lang: string, timeZone: string): string {
   const locale = LOCALES[spokenLanguage(lang)];
   const key = `${locale}|${timeZone}`;
   let f = dateFormats.get(key);
   if (!f) dateFormats.set(key, (f = new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone })));
-  return f.format(date);
+  return f.format(date) + ambiguityMark(date, timeZone, locale);
 }
 
 /** The days from `from` to `to` as one short range ("24–25 dic 2026"), in the deployment's zone. */

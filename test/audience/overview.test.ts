@@ -7,6 +7,8 @@ import { buildTestApp, type TestApp } from '../helpers.js';
 import { account, api, PASSWORD } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
+import { flashSaleCatalogue } from '../../bench/bench-catalogue.js';
+import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { forgetTokens, sell, type Sale } from './audience-fixtures.js';
 
 // D66 against a sale counted by hand: completed, cancelled, live carts, refunds whole and in part,
@@ -131,8 +133,9 @@ describe('the dashboard pages (D66-D68)', () => {
     const overview = await client.get(`/admin/events/${eventId}/sales`);
     expect(overview.statusCode).toBe(200);
     expect(overview.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(overview.body).toContain('<svg');
-    expect(overview.body).toMatch(/role="img" aria-label="Seats per session: /);
+    expect(overview.body).toContain('<svg class="bar"');
+    expect(overview.body).toContain('<figcaption>Seats per session</figcaption>');
+    expect(overview.body).toContain(`<a href="/admin/sessions/${sessionId}/sales">`);
     const attendees = await client.get(`/admin/sessions/${sessionId}/attendees?q=ana`);
     expect(attendees.body).toContain('ana@example.com');
     expect(attendees.body).not.toContain('carla@example.com');
@@ -153,4 +156,119 @@ describe('the dashboard pages (D66-D68)', () => {
     expect(erased.headers.location).toMatch(/^\/admin\/privacy\?erased=1%20buyer%20records/);
     expect((await client.get(`/admin/sessions/${sessionId}/attendees`)).body).not.toContain('carla@example.com');
   });
+});
+
+type Status = 'sold' | 'held' | 'free' | 'blocked';
+
+/** The heat map of a page: seats drawn per status (the dashed runs of each path) and the zones' bars. */
+function heatMapOf(body: string) {
+  const seats: Record<Status, number> = { sold: 0, held: 0, free: 0, blocked: 0 };
+  const zones: Record<Status, number> = { sold: 0, held: 0, free: 0, blocked: 0 };
+  let paths = 0;
+  for (const m of body.matchAll(/<path class="heat-(\w+)" data-status="(\w+)"[^>]* d="([^"]*)"/g)) {
+    expect(m[1]).toBe(m[2]);
+    paths += 1;
+    for (const run of m[3]!.matchAll(/M(\d+) (\d+)\.5h(\d+)/g)) seats[m[2] as Status] += Number(run[3]);
+  }
+  for (const m of body.matchAll(/<rect class="bar-(\w+)" data-status="(\w+)" x="[\d.]+" y="0" width="(\d+)"/g)) {
+    expect(m[1]).toBe(m[2]);
+    zones[m[2] as Status] += Number(m[3]);
+  }
+  return { seats, zones, paths };
+}
+
+/** Places of a session per status as the heat map shows them (an expired hold is free), numbered seats and zones apart. */
+async function placesOf(db: TestApp['ctx']['db'], id: number, now: Date) {
+  const rows = await queryRows<{ numbered: boolean; st: Status; n: number }>(
+    db,
+    sql`SELECT ss.seat_id IS NOT NULL AS numbered,
+               CASE WHEN ss.status = 'held' AND ss.hold_expires_at > ${now} THEN 'held' WHEN ss.status IN ('sold', 'blocked') THEN ss.status ELSE 'free' END AS st,
+               count(*)::int AS n
+        FROM session_seats ss WHERE ss.session_id = ${id} GROUP BY 1, 2`,
+  );
+  const out: { seats: Record<Status, number>; zones: Record<Status, number> } = { seats: { sold: 0, held: 0, free: 0, blocked: 0 }, zones: { sold: 0, held: 0, free: 0, blocked: 0 } };
+  for (const r of rows) (r.numbered ? out.seats : out.zones)[r.st] = Number(r.n);
+  return out;
+}
+
+describe('the per-session overview page (D66)', () => {
+  it('shows the hand-counted sale of the session and its seat map as a heat map of every seat by status', async () => {
+    await account(t.ctx, 'map-clerk@taquilla.test');
+    const client = new DashboardClient(t.app);
+    expect((await client.login('map-clerk@taquilla.test', PASSWORD)).statusCode).toBe(303);
+    // One free seat blocked for the test: the fourth colour.
+    const [blocked] = await queryRows<{ id: number }>(
+      t.ctx.db,
+      sql`UPDATE session_seats SET status = 'blocked' WHERE id = (SELECT id FROM session_seats WHERE session_id = ${sessionId} AND seat_id IS NOT NULL AND status = 'available' ORDER BY id LIMIT 1) RETURNING id`,
+    );
+    try {
+      const res = await client.get(`/admin/sessions/${sessionId}/sales`);
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.body;
+      // The figures of the sale counted by hand (as the API's test above): 2 tickets kept, 2 refunded, 3 held.
+      const gross = two.total + one.total + zone.total;
+      const refunds = two.total / 2 + one.total;
+      const eur = (minor: number) => `${(minor / 100).toFixed(2)} EUR`;
+      const [cap] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM session_seats WHERE session_id = ${sessionId}`);
+      expect(body).toContain(`<dt>Tickets sold</dt><dd>2 of ${cap!.n} (2 refunded, not counted)</dd>`);
+      expect(body).toContain('<dt>Held in carts now</dt><dd>3</dd>');
+      expect(body).toContain(`<dt>Gross</dt><dd>${eur(gross)}`);
+      expect(body).toContain(`<dt>Refunds</dt><dd>${eur(refunds)}</dd>`);
+      expect(body).toContain(`<dt>Net</dt><dd><strong>${eur(gross - refunds)}</strong></dd>`);
+      expect(body).toContain(`<a href="/admin/events/${eventId}/sales">`);
+      // Only this session: the sessions chart of the event is not there, the heat map is.
+      expect(body).not.toContain('Seats per session');
+      expect(body).toContain('<h2 id="map-h">Seat map: sold, held and free</h2>');
+
+      // Every seat drawn once, in the colour of its status; the zone as its fill.
+      const drawn = heatMapOf(body);
+      const places = await placesOf(t.ctx.db, sessionId, t.clock.now());
+      expect(drawn.seats).toEqual(places.seats);
+      expect(drawn.zones).toEqual(places.zones);
+      expect(drawn.seats.sold + drawn.zones.sold).toBe(2);
+      expect(drawn.seats.held + drawn.zones.held).toBe(3);
+      expect(drawn.seats.blocked).toBe(1);
+      expect(drawn.paths).toBeLessThanOrEqual(4 * (body.match(/<figure class="heatmap">/g) ?? []).length);
+      // The counts in text, and each sector an image named by its counts.
+      const total = Object.values(places.seats).reduce((a, b) => a + b, 0) + Object.values(places.zones).reduce((a, b) => a + b, 0);
+      expect(body).toContain(`<p class="heat-summary">${total} places: <strong>2 sold</strong>, 3 held in a cart, ${places.seats.free + places.zones.free} free, 1 blocked.</p>`);
+      expect(body).toMatch(/<svg viewBox="0 0 \d+ \d+" width="\d+" height="\d+" role="img" aria-label="[^"]+: \d+ seats, \d+ sold, \d+ held in a cart, \d+ free, 1 blocked">/);
+
+      // An unknown session: the dashboard's 404 page.
+      expect((await client.get(`/admin/sessions/999999/sales`)).statusCode).toBe(404);
+    } finally {
+      await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'available' WHERE id = ${blocked!.id}`);
+    }
+  });
+
+  it('draws a 20,000-seat session in one path per status (the time is printed)', async () => {
+    await importCatalogue(t.ctx, flashSaleCatalogue(20_000, { slug: 'overview-20k', server_keys: ['sk_overview_20k_test'] }));
+    const [s] = await queryRows<{ id: number }>(
+      t.ctx.db,
+      sql`SELECT ses.id FROM sessions ses JOIN events e ON e.id = ses.event_id JOIN venues v ON v.id = e.venue_id WHERE v.name = 'Arena' ORDER BY ses.id DESC LIMIT 1`,
+    );
+    const big = Number(s!.id);
+    // Every seventh seat sold, every 13th held (a live hold; any order will do for the map), every 101st blocked.
+    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'sold' WHERE session_id = ${big} AND id % 7 = 0`);
+    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'held', order_id = (SELECT min(id) FROM orders), hold_expires_at = ${new Date(t.clock.now().getTime() + 600_000)} WHERE session_id = ${big} AND id % 13 = 0 AND status = 'available'`);
+    await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked' WHERE session_id = ${big} AND id % 101 = 0 AND status = 'available'`);
+    await account(t.ctx, 'map-clerk-20k@taquilla.test');
+    const client = new DashboardClient(t.app);
+    expect((await client.login('map-clerk-20k@taquilla.test', PASSWORD)).statusCode).toBe(303);
+    await client.get(`/admin/sessions/${big}/sales`);
+    const times: number[] = [];
+    let res;
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      res = await client.get(`/admin/sessions/${big}/sales`);
+      times.push(performance.now() - started);
+    }
+    expect(res!.statusCode).toBe(200);
+    const drawn = heatMapOf(res!.body);
+    const places = await placesOf(t.ctx.db, big, t.clock.now());
+    expect(drawn.seats).toEqual(places.seats);
+    expect(Object.values(drawn.seats).reduce((a, b) => a + b, 0)).toBe(20_000);
+    expect(drawn.paths).toBe(4);
+    console.log(`20,000-seat session overview page (${process.env.TEST_DB ?? 'pglite'}): ${times.map((x) => x.toFixed(0)).join(', ')} ms, ${(res!.body.length / 1024).toFixed(0)} KiB`);
+  }, 180_000);
 });

@@ -40,6 +40,8 @@ describe('the device', () => {
     expect(body.lists[0].sessions[0]).toMatchObject({ id: sessions[0]!.id });
     expect(body.public_keys).toHaveLength(1);
     expect(body.public_keys[0].public_key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // the deployment's zone, in which the scanner shows times (TIMEZONE, Europe/Madrid by default)
+    expect(body.time_zone).toBe('Europe/Madrid');
   });
 
   it('is 401 without a token, with an unknown one, and once revoked', async () => {

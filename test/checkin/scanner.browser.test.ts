@@ -60,7 +60,8 @@ beforeAll(async () => {
       `--use-file-for-fake-video-capture=${video}`,
     ],
   });
-  context = await browser.newContext({ viewport: PHONE, locale: 'es-ES', hasTouch: true });
+  // A phone set to another zone than the deployment's (Europe/Madrid): the screen shows the venue's clock.
+  context = await browser.newContext({ viewport: PHONE, locale: 'es-ES', timezoneId: 'America/New_York', hasTouch: true });
   await context.grantPermissions(['camera'], { origin: base });
   page = await context.newPage();
   page.on('pageerror', (err) => errors.push(String(err)));
@@ -106,6 +107,10 @@ describe('the scanner in a browser', () => {
     expect(page.url()).toBe(`${base}/checkin/`);
     await expect.poll(() => text('[data-tickets]')).toBe('3');
     expect(await text('.list')).toContain('Puerta norte');
+    // The last sync in the deployment's zone (Madrid), not the phone's (New York, 5 or 6 hours behind).
+    const madridClock = (at: number) => new Intl.DateTimeFormat('es', { hour: 'numeric', minute: '2-digit', timeZone: 'Europe/Madrid' }).format(at);
+    const shown = /(\d{1,2}:\d{2}):\d{2}/.exec(await text('[data-last-sync]'))?.[1];
+    expect([madridClock(Date.now()), madridClock(Date.now() - 60_000)]).toContain(shown);
     expect(await page.evaluate(() => navigator.serviceWorker.ready.then((r) => r.active?.scriptURL))).toBe(`${base}/checkin/sw.js`);
     await shoot('set-up');
 

@@ -74,6 +74,25 @@ describe("the service's own texts and formats", () => {
     expect(formatDateTime(date, 'en', 'Asia/Tokyo')).toMatch(/^Friday(,)? 1 January 2027 at 04:30$/);
   });
 
+  it('a time the clocks show twice (Europe/Madrid, 25 October 2026) carries the zone abbreviation; others do not', () => {
+    const madrid = (iso: string, lang = 'es') => formatDateTime(new Date(iso), lang, 'Europe/Madrid');
+    // 02:30 CEST (00:30 UTC), then the clocks go back at 03:00 CEST and 02:30 comes again in CET (01:30 UTC)
+    expect(madrid('2026-10-25T00:30:00Z')).toBe('domingo, 25 de octubre de 2026, 2:30 CEST');
+    expect(madrid('2026-10-25T01:30:00Z')).toBe('domingo, 25 de octubre de 2026, 2:30 CET');
+    expect(madrid('2026-10-25T00:30:00Z', 'en')).toMatch(/^Sunday(,)? 25 October 2026 at 02:30 CEST$/);
+    expect(madrid('2026-10-25T01:30:00Z', 'en')).toMatch(/^Sunday(,)? 25 October 2026 at 02:30 CET$/);
+    // the edges of the repeated hour: 02:00 twice, 01:59 and 03:00 once
+    expect(madrid('2026-10-25T00:00:00Z')).toMatch(/ 2:00 CEST$/);
+    expect(madrid('2026-10-25T01:00:00Z')).toMatch(/ 2:00 CET$/);
+    expect(madrid('2026-10-24T23:59:00Z')).toMatch(/ 1:59$/);
+    expect(madrid('2026-10-25T02:00:00Z')).toMatch(/ 3:00$/);
+    // the same night's other times, and the night the clocks go forward (02:30 never happens), plain
+    expect(madrid('2026-10-25T19:00:00Z')).toBe('domingo, 25 de octubre de 2026, 20:00');
+    expect(madrid('2026-03-29T01:30:00Z')).toBe('domingo, 29 de marzo de 2026, 3:30');
+    // a zone without summer time never marks
+    expect(formatDateTime(new Date('2026-10-25T00:30:00Z'), 'en', 'Asia/Tokyo')).toMatch(/^Sunday(,)? 25 October 2026 at 09:30$/);
+  });
+
   it('money from minor units, in the language of the page', () => {
     expect(formatMoney(3150, 'EUR', 'es').replace(/\s/g, ' ')).toBe('31,50 €');
     expect(formatMoney(3150, 'EUR', 'en')).toBe('€31.50');

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { startCamera, type CameraScan } from '../camera.js';
 import { signal, tone } from '../feedback.js';
+import { formatMoment } from '../format.js';
 import { TEXTS, type Lang } from '../i18n.js';
 import type { Answer, Scanner } from '../scanner.js';
 import type { TicketView } from '../types.js';
@@ -19,8 +20,8 @@ function useScanner(scanner: Scanner) {
   return seen === scanner.state ? seen : scanner.state;
 }
 
-const when = (iso: string | undefined, lang: Lang, t: T) =>
-  iso ? new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'medium' }).format(new Date(iso)) : t.never;
+/** A time the staff read, in the deployment's zone (GET /device `time_zone`). */
+const when = (iso: string | undefined, lang: Lang, t: T, timeZone: string | undefined) => (iso ? formatMoment(iso, lang, timeZone) : t.never);
 
 /** The camera, on while `active`; every code it reads goes to `onCode`. */
 function Camera({ onCode, t, onStop }: { onCode: (code: string) => void; t: T; onStop: () => void }) {
@@ -79,14 +80,14 @@ function TicketLines({ ticket, t }: { ticket: TicketView; t: T }) {
   );
 }
 
-function AnswerScreen({ answer, t, lang, onDismiss }: { answer: Answer; t: T; lang: Lang; onDismiss: () => void }) {
+function AnswerScreen({ answer, t, lang, timeZone, onDismiss }: { answer: Answer; t: T; lang: Lang; timeZone: string | undefined; onDismiss: () => void }) {
   return (
     <div class={`answer ${tone(answer.result)}`} role="alert" data-result={answer.result} onClick={onDismiss}>
       <p class="verdict">{t.result[answer.result]}</p>
       <p class="reason">{t.reason[answer.reason]}</p>
       {answer.first_scan && (
         <p class="first" data-first-scan={answer.first_scan.scanned_at}>
-          {t.firstScan}: <strong>{when(answer.first_scan.scanned_at, lang, t)}</strong>
+          {t.firstScan}: <strong>{when(answer.first_scan.scanned_at, lang, t, timeZone)}</strong>
           {answer.first_scan.device_name ? ` · ${answer.first_scan.device_name}` : ''}
         </p>
       )}
@@ -158,6 +159,7 @@ const isField = (el: Element | null) => !!el && ['INPUT', 'SELECT', 'TEXTAREA'].
 
 function Main({ scanner, t, lang, setLang }: { scanner: Scanner; t: T; lang: Lang; setLang: (l: Lang) => void }) {
   const state = useScanner(scanner);
+  const zone = state.device?.time_zone;
   const [camera, setCamera] = useState(false);
   const [code, setCode] = useState('');
   const list = scanner.list();
@@ -284,8 +286,8 @@ function Main({ scanner, t, lang, setLang }: { scanner: Scanner; t: T; lang: Lan
         <p class="small">
           <span data-tickets>{state.tickets}</span> {t.tickets} · <span data-pending>{state.pending}</span> {t.pending}
         </p>
-        <p class="small">
-          {t.lastSync}: {when(state.lastSync, lang, t)}
+        <p class="small" data-last-sync>
+          {t.lastSync}: {when(state.lastSync, lang, t, zone)}
         </p>
         <button type="button" class="secondary" disabled={!state.online || state.syncing} onClick={() => void scanner.sync()}>
           {t.syncNow}
@@ -297,9 +299,9 @@ function Main({ scanner, t, lang, setLang }: { scanner: Scanner; t: T; lang: Lan
           <ul>
             {state.conflicts.map((c) => (
               <li>
-                {when(c.scanned_at, lang, t)}:{' '}
+                {when(c.scanned_at, lang, t, zone)}:{' '}
                 {t.conflictLine.replace('{local}', t.result[c.result]).replace('{server}', t.result[c.server_result!])}
-                {c.server_first_scan ? ` (${t.firstScan}: ${when(c.server_first_scan.scanned_at, lang, t)})` : ''}
+                {c.server_first_scan ? ` (${t.firstScan}: ${when(c.server_first_scan.scanned_at, lang, t, zone)})` : ''}
               </li>
             ))}
           </ul>
@@ -318,7 +320,7 @@ function Main({ scanner, t, lang, setLang }: { scanner: Scanner; t: T; lang: Lan
           {t.newSetup}
         </button>
       </footer>
-      {state.answer && <AnswerScreen answer={state.answer} t={t} lang={lang} onDismiss={() => scanner.dismiss()} />}
+      {state.answer && <AnswerScreen answer={state.answer} t={t} lang={lang} timeZone={zone} onDismiss={() => scanner.dismiss()} />}
     </main>
   );
 }

@@ -29,8 +29,9 @@
 -- cannot deadlock), checked free under the lock, then claimed by one conditional UPDATE whose row
 -- count must be the request's. Hold caps: the claims of one buyer are serialised by a
 -- transaction-scoped advisory lock on a hash of the buyer key (seed 44, the same lock as
--- hold-caps.repo.ts lockBuyer), taken after the order row lock and before the seats, and only when
--- a cap can bite (a claim that starts a cart, or a session with max_tickets_per_buyer).
+-- hold-caps.repo.ts lockBuyer; keyspaces in src/db/advisory-locks.ts), waited for at most 10 s
+-- (LOCK_WAIT_MS there), taken after the order row lock and before the seats, and only when a cap
+-- can bite (a claim that starts a cart, or a session with max_tickets_per_buyer).
 CREATE OR REPLACE FUNCTION cart_hold_seats(
   p_channel_id integer, p_order_token text, p_create boolean, p_reference text, p_lang text, p_currency text,
   p_new_expiry timestamptz, p_seat_ids bigint[], p_rate_ids bigint[], p_max_items integer, p_now timestamptz,
@@ -139,7 +140,7 @@ BEGIN
     RETURN json_build_object('outcome', 'hold_limit_reached', 'cap', 'items_per_order', 'limit', p_max_items);
   END IF;
   IF v_buyer IS NOT NULL AND (v_count = 0 OR v_capped) THEN
-    PERFORM pg_advisory_xact_lock(hashtextextended(v_buyer, 44));
+    PERFORM advisory_xact_lock_within(hashtextextended(v_buyer, 44), false, 10000);
     -- A claim into an empty cart starts one: the buyer's other live carts must be fewer than the cap.
     IF v_count = 0 AND (SELECT count(*) FROM orders o
                         WHERE o.buyer_key = v_buyer AND o.status = 'pending' AND o.expires_at > p_now

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
+import { itemPlaceJoins } from '../../db/ticket-place.js';
 
 /** One valid ticket of a session with the person who holds it (D67). */
 export interface AttendeeRow {
@@ -54,10 +55,7 @@ export async function attendeesPage(db: Db, page: AttendeePage): Promise<Attende
     JOIN tickets t ON t.order_item_id = i.id AND t.status = 'valid'
     JOIN orders o ON o.id = i.order_id
     JOIN sales_channels ch ON ch.id = o.channel_id
-    JOIN sectors sec ON sec.id = i.sector_id
-    JOIN session_seats ss ON ss.id = i.session_seat_id
-    LEFT JOIN seats st ON st.id = ss.seat_id
-    JOIN rates r ON r.id = i.rate_id
+    ${itemPlaceJoins()}
     LEFT JOIN customers c ON c.id = o.customer_id
     WHERE i.session_id = ${page.sessionId} AND t.id > ${page.afterId}
       AND (${like}::text IS NULL OR concat_ws(' ', c.name, c.surname, c.email, o.reference, t.code) ILIKE ${like}::text)

@@ -3,58 +3,111 @@ import { listEventsFor } from '../catalogue/catalogue-admin.service.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/dashboard.http.js';
 import * as F from '../admin/dashboard/dashboard.form.js';
 import { html, type SafeHtml } from '../admin/dashboard/dashboard.html.js';
-import { csrf, field, page, table, when } from '../admin/dashboard/dashboard.layout.js';
+import { csrf, field, page, table, when, type PageContext } from '../admin/dashboard/dashboard.layout.js';
 import { attachment, XLSX_TYPE } from '../../lib/download.js';
 import { attendeeCsvFor, attendeeXlsxFor, listAttendeesFor } from './attendees.service.js';
-import { salesOverviewFor } from './overview.service.js';
+import { barChart, heatMap, type Segment } from './overview.charts.js';
+import type { SeatMap } from './overview.repo.js';
+import { salesOverviewFor, sessionOverviewFor } from './overview.service.js';
 import { eraseBuyer } from './personal-data.service.js';
 import { sessionWaitingListFor } from '../waitinglist/waitinglist.service.js';
 import { BODY_MAX, listSessionMessagesFor, sendSessionMessageAs, SUBJECT_MAX } from './session-messages.service.js';
 
-// The audience pages of the dashboard (D66-D68): each event's sales overview with charts drawn
-// here as SVG (no script, no outside service), a session's attendee list and waiting list (D69), and the erasure of a buyer.
+// The audience pages of the dashboard (D66-D68): the sales overview of each event and of each of
+// its sessions, with charts and the session's seat map as a heat map drawn here as SVG
+// (overview.charts.ts: no script, no outside service), a session's attendee list and waiting list
+// (D69), and the erasure of a buyer.
 
 const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
 
-interface Segment {
-  value: number;
-  label: string;
-  /** A class of admin.css's palette: sold, held, free, refund. */
-  cls: string;
-}
-
-/**
- * Horizontal stacked bars, one per row, scaled to the largest row. An image for the eye with its
- * figures in its accessible name; the same figures stand in the table beside it.
- */
-function barChart(title: string, rows: { label: string; segments: Segment[] }[]): SafeHtml {
-  const width = 600;
-  const labelWidth = 170;
-  const barHeight = 22;
-  const max = Math.max(1, ...rows.map((r) => r.segments.reduce((s, g) => s + g.value, 0)));
-  const scale = (width - labelWidth - 10) / max;
-  const summary = rows.map((r) => `${r.label}: ${r.segments.map((s) => `${s.label} ${s.value}`).join(', ')}`).join('; ');
-  return html`<figure class="chart"><figcaption>${title}</figcaption>
-<svg viewBox="0 0 ${width} ${rows.length * (barHeight + 8) + 4}" width="100%" role="img" aria-label="${title}: ${summary}">
-${rows.map((r, i) => {
-  let x = labelWidth;
-  const y = i * (barHeight + 8) + 4;
-  return html`<text x="0" y="${y + 15}" font-size="13">${r.label.length > 24 ? `${r.label.slice(0, 23)}…` : r.label}</text>
-${r.segments.map((s) => {
-  const w = s.value * scale;
-  const bar = html`<rect class="bar-${s.cls}" x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}"><title>${s.label}: ${s.value}</title></rect>`;
-  x += w;
-  return bar;
-})}`;
-})}
-</svg></figure>`;
-}
-
-const inventorySegments = (f: { sold: number; held: number; free: number }): Segment[] => [
+const inventorySegments = (f: { sold: number; held: number; free: number; blocked: number }): Segment[] => [
   { value: f.sold, label: 'sold', cls: 'sold' },
   { value: f.held, label: 'held', cls: 'held' },
   { value: f.free, label: 'free', cls: 'free' },
+  { value: f.blocked, label: 'blocked', cls: 'blocked' },
 ];
+
+type Overview = Awaited<ReturnType<typeof salesOverviewFor>>;
+
+/**
+ * The sections of an overview (D66), of a whole event or of one session (`seatMap`: the session's
+ * heat map stands where the event's per-session chart and table do). Wrapped in .overview: its
+ * tables keep their first column in view while they scroll sideways on a phone.
+ */
+function overviewSections(pc: PageContext, o: Overview, seatMap: SeatMap | null): SafeHtml {
+  const c = o.currency;
+  const t = o.totals;
+  const revenueRows = (rows: { name: string; net_amount: number; refund_amount: number }[]) =>
+    rows.map((r) => ({
+      label: r.name,
+      segments: [
+        { value: Math.round(r.net_amount), label: 'net', text: `${money(r.net_amount, c)} net`, cls: 'sold' },
+        { value: Math.round(r.refund_amount), label: 'refunded', text: `${money(r.refund_amount, c)} refunded`, cls: 'refund' },
+      ],
+    }));
+  const moneyTable = (caption: string, rows: { name: string; tickets: number; refunded_tickets: number; gross_amount: number; fee_amount: number; discount_amount: number; refund_amount: number; net_amount: number }[]) =>
+    table(
+      ['', 'Tickets', 'Refunded', 'Gross', 'Fees', 'Discounts', 'Refunds', 'Net'],
+      rows.map((r) => html`<tr><th scope="row">${r.name}</th><td>${r.tickets}</td><td>${r.refunded_tickets}</td><td>${money(r.gross_amount, c)}</td><td>${money(r.fee_amount, c)}</td><td>${money(r.discount_amount, c)}</td><td>${money(r.refund_amount, c)}</td><td>${money(r.net_amount, c)}</td></tr>`),
+      caption,
+    );
+  const sessionName = (s: { start_datetime: string }) => when(s.start_datetime, pc.timeZone);
+  const perSession = seatMap === null;
+  return html`<div class="overview">
+<section class="card" aria-labelledby="totals-h"><h2 id="totals-h">Totals</h2>
+<dl class="facts">
+<dt>Tickets sold</dt><dd>${t.tickets} of ${t.capacity}${t.refunded_tickets ? ` (${t.refunded_tickets} refunded, not counted)` : ''}</dd>
+<dt>Held in carts now</dt><dd>${t.held}</dd>
+<dt>Gross</dt><dd>${money(t.gross_amount, c)} (fees ${money(t.fee_amount, c)}, discounts ${money(t.discount_amount, c)})</dd>
+<dt>Refunds</dt><dd>${money(t.refund_amount, c)}</dd>
+<dt>Net</dt><dd><strong>${money(t.net_amount, c)}</strong></dd>
+<dt>Checked in</dt><dd>${t.checked_in} of ${t.tickets}</dd>
+</dl></section>
+${perSession
+  ? html`<section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions: sold, held and free</h2>
+${barChart('Seats per session', o.sessions.map((s) => ({ label: sessionName(s), segments: inventorySegments(s) })))}
+${table(
+  ['Session', 'Capacity', 'Sold', 'Held', 'Free', 'Checked in', 'Net', ''],
+  o.sessions.map(
+    (s) => html`<tr><th scope="row"><a href="/admin/sessions/${s.id}/sales">${sessionName(s)}</a></th><td>${s.capacity}</td><td>${s.sold}</td><td>${s.held}</td><td>${s.free}</td><td>${s.checked_in}</td><td>${money(s.net_amount, c)}</td>
+      <td><a href="/admin/sessions/${s.id}/attendees">Attendees</a></td></tr>`,
+  ),
+  'Per session',
+)}</section>`
+  : html`<section class="card" aria-labelledby="map-h"><h2 id="map-h">Seat map: sold, held and free</h2>
+${heatMap(seatMap)}</section>`}
+${o.queue ? queueCard(o.queue, o.sessions, sessionName) : ''}
+<section class="card" aria-labelledby="wl-h"><h2 id="wl-h">Waiting list</h2>
+<dl class="facts">
+<dt>Waiting</dt><dd>${o.waiting_list.waiting} (${o.waiting_list.waiting_tickets} tickets)</dd>
+<dt>Offers</dt><dd>${o.waiting_list.offers}: ${o.waiting_list.offered} open, ${o.waiting_list.converted} bought, ${o.waiting_list.lapsed} not taken</dd>
+<dt>Conversion</dt><dd>${o.waiting_list.conversion_rate === null ? 'no offer has ended yet' : `${Math.round(o.waiting_list.conversion_rate * 100)} %`}</dd>
+</dl>
+${perSession
+  ? table(
+      ['Session', 'Waiting', 'Tickets asked', 'Open offers', 'Bought', 'Not taken', ''],
+      o.sessions.map((s) => {
+        const w = o.waiting_list.sessions.find((x) => x.session_id === s.id);
+        return html`<tr><th scope="row">${sessionName(s)}</th><td>${w?.waiting ?? 0}</td><td>${w?.waiting_tickets ?? 0}</td><td>${w?.offered ?? 0}</td><td>${w?.converted ?? 0}</td><td>${w?.lapsed ?? 0}</td>
+      <td><a href="/admin/sessions/${s.id}/waiting-list">Waiting list</a></td></tr>`;
+      }),
+      'Per session',
+    )
+  : html`<p><a href="/admin/sessions/${o.session_id}/waiting-list">The waiting list of this session</a></p>`}
+</section>
+<section class="card" aria-labelledby="time-h"><h2 id="time-h">Sales over time</h2>
+<p><a href="?interval=day">Per day</a> · <a href="?interval=hour">Per hour</a> (${pc.timeZone})</p>
+${barChart('Tickets sold', o.sales_over_time.points.map((p) => ({ label: o.sales_over_time.interval === 'day' ? p.at.slice(0, 10) : p.at.replace('T', ' '), segments: [{ value: p.tickets, label: 'tickets', cls: 'sold' }] })))}
+</section>
+<section class="card" aria-labelledby="channels-h"><h2 id="channels-h">By channel</h2>
+${barChart(`Net and refunded by channel (${c})`, revenueRows(o.channels))}
+${moneyTable('By channel', o.channels)}</section>
+<section class="card" aria-labelledby="rates-h"><h2 id="rates-h">By rate</h2>${moneyTable('By rate', o.rates)}</section>
+<section class="card" aria-labelledby="sectors-h"><h2 id="sectors-h">By sector</h2>
+${barChart('Seats per sector', o.sectors.map((s) => ({ label: s.name, segments: inventorySegments(s) })))}
+${moneyTable('By sector', o.sectors)}</section>
+</div>`;
+}
 
 /** How the dashboard names a waiting room's state (D60). */
 const QUEUE_STATE_TEXT: Record<string, string> = {
@@ -109,65 +162,20 @@ ${table(
     const eventId = idParam(request, 'eventId');
     const { interval } = request.query as { interval?: string };
     const o = await salesOverviewFor(ctx, pc.actor, eventId, { interval: interval === 'hour' ? 'hour' : 'day' });
-    const c = o.currency;
-    const t = o.totals;
-    const revenueRows = (rows: { name: string; net_amount: number; refund_amount: number }[]) =>
-      rows.map((r) => ({ label: r.name, segments: [{ value: Math.round(r.net_amount), label: `net ${c}`, cls: 'sold' }, { value: Math.round(r.refund_amount), label: `refunded ${c}`, cls: 'refund' }] }));
-    const moneyTable = (caption: string, rows: { name: string; tickets: number; refunded_tickets: number; gross_amount: number; fee_amount: number; discount_amount: number; refund_amount: number; net_amount: number }[]) =>
-      table(
-        ['', 'Tickets', 'Refunded', 'Gross', 'Fees', 'Discounts', 'Refunds', 'Net'],
-        rows.map((r) => html`<tr><th scope="row">${r.name}</th><td>${r.tickets}</td><td>${r.refunded_tickets}</td><td>${money(r.gross_amount, c)}</td><td>${money(r.fee_amount, c)}</td><td>${money(r.discount_amount, c)}</td><td>${money(r.refund_amount, c)}</td><td>${money(r.net_amount, c)}</td></tr>`),
-        caption,
-      );
-    const sessionName = (s: { start_datetime: string }) => when(s.start_datetime, pc.timeZone);
-    const body = html`
-<section class="card" aria-labelledby="totals-h"><h2 id="totals-h">Totals</h2>
-<dl class="facts">
-<dt>Tickets sold</dt><dd>${t.tickets} of ${t.capacity}${t.refunded_tickets ? ` (${t.refunded_tickets} refunded, not counted)` : ''}</dd>
-<dt>Held in carts now</dt><dd>${t.held}</dd>
-<dt>Gross</dt><dd>${money(t.gross_amount, c)} (fees ${money(t.fee_amount, c)}, discounts ${money(t.discount_amount, c)})</dd>
-<dt>Refunds</dt><dd>${money(t.refund_amount, c)}</dd>
-<dt>Net</dt><dd><strong>${money(t.net_amount, c)}</strong></dd>
-<dt>Checked in</dt><dd>${t.checked_in} of ${t.tickets}</dd>
-</dl></section>
-<section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions: sold, held and free</h2>
-${barChart('Seats per session', o.sessions.map((s) => ({ label: sessionName(s), segments: inventorySegments(s) })))}
-${table(
-  ['Session', 'Capacity', 'Sold', 'Held', 'Free', 'Checked in', 'Net', ''],
-  o.sessions.map(
-    (s) => html`<tr><th scope="row">${sessionName(s)}</th><td>${s.capacity}</td><td>${s.sold}</td><td>${s.held}</td><td>${s.free}</td><td>${s.checked_in}</td><td>${money(s.net_amount, c)}</td>
-      <td><a href="/admin/sessions/${s.id}/attendees">Attendees</a></td></tr>`,
-  ),
-  'Per session',
-)}</section>
-${o.queue ? queueCard(o.queue, o.sessions, sessionName) : ''}
-<section class="card" aria-labelledby="wl-h"><h2 id="wl-h">Waiting list</h2>
-<dl class="facts">
-<dt>Waiting</dt><dd>${o.waiting_list.waiting} (${o.waiting_list.waiting_tickets} tickets)</dd>
-<dt>Offers</dt><dd>${o.waiting_list.offers}: ${o.waiting_list.offered} open, ${o.waiting_list.converted} bought, ${o.waiting_list.lapsed} not taken</dd>
-<dt>Conversion</dt><dd>${o.waiting_list.conversion_rate === null ? 'no offer has ended yet' : `${Math.round(o.waiting_list.conversion_rate * 100)} %`}</dd>
-</dl>
-${table(
-  ['Session', 'Waiting', 'Tickets asked', 'Open offers', 'Bought', 'Not taken', ''],
-  o.sessions.map((s) => {
-    const w = o.waiting_list.sessions.find((x) => x.session_id === s.id);
-    return html`<tr><th scope="row">${sessionName(s)}</th><td>${w?.waiting ?? 0}</td><td>${w?.waiting_tickets ?? 0}</td><td>${w?.offered ?? 0}</td><td>${w?.converted ?? 0}</td><td>${w?.lapsed ?? 0}</td>
-      <td><a href="/admin/sessions/${s.id}/waiting-list">Waiting list</a></td></tr>`;
-  }),
-  'Per session',
-)}</section>
-<section class="card" aria-labelledby="time-h"><h2 id="time-h">Sales over time</h2>
-<p><a href="?interval=day">Per day</a> · <a href="?interval=hour">Per hour</a> (${pc.timeZone})</p>
-${barChart('Tickets sold', o.sales_over_time.points.map((p) => ({ label: p.at.replace('T', ' '), segments: [{ value: p.tickets, label: 'tickets', cls: 'sold' }] })))}
-</section>
-<section class="card" aria-labelledby="channels-h"><h2 id="channels-h">By channel</h2>
-${barChart(`Net and refunded by channel (${c})`, revenueRows(o.channels))}
-${moneyTable('By channel', o.channels)}</section>
-<section class="card" aria-labelledby="rates-h"><h2 id="rates-h">By rate</h2>${moneyTable('By rate', o.rates)}</section>
-<section class="card" aria-labelledby="sectors-h"><h2 id="sectors-h">By sector</h2>
-${barChart('Seats per sector', o.sectors.map((s) => ({ label: s.name, segments: inventorySegments(s) })))}
-${moneyTable('By sector', o.sectors)}</section>`;
+    const body = overviewSections(pc, o, null);
     return sendPage(reply, page(pc, 'Sales overview', body));
+  });
+
+  // One session's overview (D66): the same sections narrowed to it, and its seat map as a heat map.
+  app.get('/sessions/:sessionId/sales', async (request, reply) => {
+    const pc = pageContext(request, 'sales');
+    const sessionId = idParam(request, 'sessionId');
+    const { interval } = request.query as { interval?: string };
+    const { overview: o, seatMap } = await sessionOverviewFor(ctx, pc.actor, sessionId, { interval: interval === 'hour' ? 'hour' : 'day' });
+    const session = o.sessions[0]!;
+    const body = html`<p><a href="/admin/events/${o.event_id}/sales">← The event's overview</a> · <a href="/admin/sessions/${sessionId}/attendees">Attendees</a> · <a href="/admin/sessions/${sessionId}/waiting-list">Waiting list</a></p>
+${overviewSections(pc, o, seatMap)}`;
+    return sendPage(reply, page(pc, `Sales overview: session of ${when(session.start_datetime, pc.timeZone)}`, body));
   });
 
   // A session's waiting list (D69): its figures and every entry in list order.

@@ -228,3 +228,56 @@ async function overviewQuery(db: Db, q: OverviewQuery, source: 'kept' | 'items')
     },
   };
 }
+
+/** A place's status on the overview's heat map: a hold that has expired is free (D15), as in the figures. */
+export type PlaceStatus = 'sold' | 'held' | 'free' | 'blocked';
+
+export interface SeatMapSector {
+  id: number;
+  name: string;
+  numbered: boolean;
+  /** Places per status (a zone's places, or a numbered sector's seats). */
+  sold: number;
+  held: number;
+  free: number;
+  blocked: number;
+}
+
+export interface SeatMap {
+  sectors: SeatMapSector[];
+  /** Every numbered seat of the session with where the layout puts it. */
+  seats: { sectorId: number; row: string; x: number; y: number; status: PlaceStatus }[];
+}
+
+// A session_seats row `ss`'s status on the heat map.
+const placeStatus = (now: Date) => sql`CASE WHEN ss.status = 'held' AND ss.hold_expires_at > ${now} THEN 'held'
+  WHEN ss.status IN ('sold', 'blocked') THEN ss.status ELSE 'free' END`;
+
+/**
+ * The places of one session for the heat map of its seats (D66): each sector (in the venue's order)
+ * with its counts per status, and each numbered seat with where the layout puts it and its status.
+ */
+export async function sessionSeatMap(db: Db, sessionId: number, now: Date): Promise<SeatMap> {
+  const [sectors, seats] = await Promise.all([
+    queryRows<SeatMapSector>(
+      db,
+      sql`SELECT sec.id, sec.name, sec.numbered,
+                 count(*) FILTER (WHERE p.st = 'sold')::int AS sold, count(*) FILTER (WHERE p.st = 'held')::int AS held,
+                 count(*) FILTER (WHERE p.st = 'free')::int AS free, count(*) FILTER (WHERE p.st = 'blocked')::int AS blocked
+          FROM (SELECT ss.sector_id, ${placeStatus(now)} AS st FROM session_seats ss WHERE ss.session_id = ${sessionId}) p
+          JOIN sectors sec ON sec.id = p.sector_id
+          GROUP BY sec.id, sec.name, sec.numbered, sec.sort_order
+          ORDER BY sec.sort_order, sec.id`,
+    ),
+    queryRows<{ sector_id: number; row: string; x: number; y: number; status: PlaceStatus }>(
+      db,
+      sql`SELECT ss.sector_id, s.row, s.x, s.y, ${placeStatus(now)} AS status
+          FROM session_seats ss JOIN seats s ON s.id = ss.seat_id
+          WHERE ss.session_id = ${sessionId}`,
+    ),
+  ]);
+  return {
+    sectors: sectors.map((s) => ({ ...s, id: Number(s.id), sold: Number(s.sold), held: Number(s.held), free: Number(s.free), blocked: Number(s.blocked) })),
+    seats: seats.map((s) => ({ sectorId: Number(s.sector_id), row: s.row, x: Number(s.x), y: Number(s.y), status: s.status })),
+  };
+}

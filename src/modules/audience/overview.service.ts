@@ -3,10 +3,10 @@ import { notFound } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
 import type { Actor } from '../../platform/actor.js';
-import { visibleEvent } from '../catalogue/catalogue-admin.service.js';
+import { visibleEvent, visibleSession } from '../catalogue/catalogue-admin.service.js';
 import { queueFiguresOfEvent } from '../queue/queue.service.js';
 import { waitingListFiguresOfEvent } from '../waitinglist/waitinglist.service.js';
-import { eventOverview, type InventoryFigures, type MoneyFigures } from './overview.repo.js';
+import { eventOverview, sessionSeatMap, type InventoryFigures, type MoneyFigures } from './overview.repo.js';
 
 const MONEY_KEYS = ['base_amount', 'discount_amount', 'fee_amount', 'gross_amount', 'refund_amount', 'net_amount'] as const;
 
@@ -70,4 +70,17 @@ export async function salesOverviewFor(ctx: AppContext, actor: Actor, eventId: n
     queue,
     waiting_list: waitingList,
   };
+}
+
+/**
+ * The sales overview of one session (D66): the event's overview narrowed to it (salesOverviewFor
+ * with session_id, as the admin API answers it) and the status of each of its places for the heat map.
+ */
+export async function sessionOverviewFor(ctx: AppContext, actor: Actor, sessionId: number, query: Omit<OverviewQuery, 'session_id'> = {}) {
+  const { session } = await visibleSession(ctx.db, actor, sessionId);
+  const [overview, seatMap] = await Promise.all([
+    salesOverviewFor(ctx, actor, session.eventId, { ...query, session_id: sessionId }),
+    sessionSeatMap(ctx.db, sessionId, ctx.clock.now()),
+  ]);
+  return { overview, seatMap };
 }

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
+import { itemPlaceJoins } from '../../db/ticket-place.js';
 
 /**
  * Where a buyer's personal data is kept (D68, docs/privacy.md), one entry per column. Every column
@@ -232,11 +233,7 @@ export async function personalDataOf(db: Db, email: string) {
                    'session_start', s.start_datetime, 'sector', sec.name, 'row', st.row, 'seat', st.number, 'rate', r.name,
                    'total_amount', i.total_amount, 'ticket_code', t.code, 'ticket_status', t.status) ORDER BY i.id), '[]'::json)
                 FROM order_items i
-                JOIN sessions s ON s.id = i.session_id
-                JOIN sectors sec ON sec.id = i.sector_id
-                JOIN session_seats ss ON ss.id = i.session_seat_id
-                LEFT JOIN seats st ON st.id = ss.seat_id
-                JOIN rates r ON r.id = i.rate_id
+                ${itemPlaceJoins({ session: true })}
                 LEFT JOIN tickets t ON t.order_item_id = i.id
                 WHERE i.order_id = o.id) AS items
         FROM customers c

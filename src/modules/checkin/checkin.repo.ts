@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import type { ScanDirection, ScanResult } from '../../db/schema/index.js';
 import { eventTextSql } from '../../platform/i18n.js';
+import { itemPlaceJoins } from '../../db/ticket-place.js';
 
 // SQL of the scan API (/api/checkin/v1): devices, the ticket behind a scan, the once-only claim,
 // the list download and the counts. The admin side's SQL is checkin-admin.repo.ts.
@@ -105,12 +106,7 @@ export async function ticketForScan(db: Db, listId: number, by: { id: number } |
         FROM tickets t
         JOIN order_items i ON i.id = t.order_item_id
         JOIN orders o ON o.id = t.order_id
-        JOIN sessions s ON s.id = i.session_id
-        JOIN events e ON e.id = i.event_id
-        JOIN sectors sec ON sec.id = i.sector_id
-        JOIN session_seats ss ON ss.id = i.session_seat_id
-        LEFT JOIN seats st ON st.id = ss.seat_id
-        JOIN rates r ON r.id = i.rate_id
+        ${itemPlaceJoins({ event: true, session: true })}
         LEFT JOIN customers c ON c.id = o.customer_id
         WHERE ${where}`,
   );
@@ -277,10 +273,7 @@ export function listTickets(db: Db, scope: { listId: number; sessionIds: number[
         JOIN tickets t ON t.id = page.id
         JOIN order_items i ON i.id = page.order_item_id
         JOIN orders o ON o.id = t.order_id
-        JOIN sectors sec ON sec.id = i.sector_id
-        JOIN session_seats ss ON ss.id = i.session_seat_id
-        LEFT JOIN seats st ON st.id = ss.seat_id
-        JOIN rates r ON r.id = i.rate_id
+        ${itemPlaceJoins()}
         LEFT JOIN customers c ON c.id = o.customer_id
         ORDER BY t.id`,
   );

@@ -29,6 +29,7 @@ export const Device = Type.Object({
   ),
   public_keys: Type.Array(Type.Object({ kid: Type.String(), public_key: Type.String({ description: 'b64url of the 32-byte raw Ed25519 public key' }) })),
   server_time: Type.String(),
+  time_zone: Type.String({ description: "The deployment's IANA time zone (TIMEZONE, D12): the scanner shows times in it, not in the phone's." }),
 });
 
 export const ScanBody = Type.Object(

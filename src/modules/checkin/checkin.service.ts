@@ -56,7 +56,7 @@ export async function deviceInfo(ctx: AppContext, device: Device) {
     });
   }
   await repo.touchDevice(ctx.db, device.id, ctx.clock.now());
-  return { device: { id: device.id, name: device.name }, lists, public_keys: keys, server_time: iso(ctx.clock.now()) };
+  return { device: { id: device.id, name: device.name }, lists, public_keys: keys, server_time: iso(ctx.clock.now()), time_zone: ctx.config.timezone };
 }
 
 /** A list of the device; 404 for any other (another organiser's lists are not told apart from missing ones). */

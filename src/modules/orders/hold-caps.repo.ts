@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { lockForTransaction } from '../../db/advisory-locks.js';
 import { parseJson, queryRows, type Db, type Json } from '../../db/client.js';
 import { intArray } from './orders.repo.js';
 
@@ -7,10 +8,10 @@ import { intArray } from './orders.repo.js';
 
 /**
  * Serialises the claims of one buyer until the transaction ends (the caps are counts over several
- * rows, which no row lock covers). Seed 44 and the single-key form: the same lock as cart_hold_seats.
+ * rows, which no row lock covers): the buyer keyspace, the same lock as cart_hold_seats.
  */
 export async function lockBuyer(db: Db, buyerKey: string): Promise<void> {
-  await db.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${buyerKey}::text, 44))`);
+  await lockForTransaction(db, 'buyer', buyerKey);
 }
 
 export interface BuyerHoldings {

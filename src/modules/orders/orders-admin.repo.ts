@@ -2,6 +2,7 @@ import { and, desc, eq, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { eventTextSql } from '../../platform/i18n.js';
 import { auditLog, customers, orders, payments, salesChannels, type OrderStatus, type OrderType } from '../../db/schema/index.js';
+import { itemPlaceJoins } from '../../db/ticket-place.js';
 
 /** Which orders the back office lists (orders-admin.service.ts). */
 export interface OrderListQuery {
@@ -89,13 +90,7 @@ export async function itemsOfOrder(db: Db, orderId: number): Promise<OrderItemRo
         t.code AS ticket_code, t.status AS ticket_status, t.id AS ticket_id, i.fee_amount,
         (SELECT ro.reference FROM refund_items ri JOIN orders ro ON ro.id = ri.refund_order_id WHERE ri.order_item_id = i.id) AS refund_reference
       FROM order_items i
-      JOIN events e ON e.id = i.event_id
-      JOIN sessions s ON s.id = i.session_id
-      JOIN venues v ON v.id = s.venue_id
-      JOIN sectors sec ON sec.id = i.sector_id
-      JOIN session_seats ss ON ss.id = i.session_seat_id
-      LEFT JOIN seats st ON st.id = ss.seat_id
-      JOIN rates r ON r.id = i.rate_id
+      ${itemPlaceJoins({ event: true, venue: true })}
       LEFT JOIN tickets t ON t.order_item_id = i.id
       WHERE i.order_id = ${orderId}
       ORDER BY i.id`,

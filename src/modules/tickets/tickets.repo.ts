@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { eventTextSql, languageChain, translatedName } from '../../platform/i18n.js';
+import { itemPlaceJoins } from '../../db/ticket-place.js';
 
 /** Everything printed on one ticket. */
 export interface TicketDocument {
@@ -100,13 +101,7 @@ function ticketQuery(where: SQL): SQL {
     JOIN orders o ON o.id = t.order_id
     JOIN sales_channels ch ON ch.id = o.channel_id
     JOIN order_items i ON i.id = t.order_item_id
-    JOIN events e ON e.id = i.event_id
-    JOIN sessions s ON s.id = i.session_id
-    JOIN venues v ON v.id = s.venue_id
-    JOIN sectors sec ON sec.id = i.sector_id
-    JOIN session_seats ss ON ss.id = i.session_seat_id
-    LEFT JOIN seats st ON st.id = ss.seat_id
-    JOIN rates r ON r.id = i.rate_id
+    ${itemPlaceJoins({ event: true, venue: true })}
     LEFT JOIN customers c ON c.id = o.customer_id
     WHERE ${where}
     ORDER BY t.order_item_id`;

@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { tryLockForTransaction } from '../../db/advisory-locks.js';
 import { queryRows, type Db } from '../../db/client.js';
 import type { WaitingListStatus } from '../../db/schema/index.js';
 
@@ -228,11 +229,10 @@ export async function sessionsWithEntries(db: Db): Promise<number[]> {
 
 /**
  * One pass per session at a time across every instance: a transaction-scoped advisory lock on the
- * session (seed 69). False when another instance holds it (its pass does the work).
+ * session (the waitingList keyspace). False when another instance holds it (its pass does the work).
  */
-export async function tryLockSession(tx: Db, sessionId: number): Promise<boolean> {
-  const [row] = await queryRows<{ ok: boolean }>(tx, sql`SELECT pg_try_advisory_xact_lock(hashtextextended('waiting-list:' || ${sessionId}::text, 69)) AS ok`);
-  return row?.ok === true;
+export function tryLockSession(tx: Db, sessionId: number): Promise<boolean> {
+  return tryLockForTransaction(tx, 'waitingList', sessionId);
 }
 
 /** Settles the session's open offers whose order completed (converted) or ended (lapsed: the offer passes on). */

@@ -65,8 +65,30 @@ figure.chart figcaption { font-weight: 600; margin-bottom: .25rem; }
 figure.chart text { fill: var(--ink); }
 .bar-sold { fill: var(--brand); }
 .bar-held { fill: #c77700; }
-.bar-free { fill: #d5dae1; }
+.bar-free { fill: #8a939e; }
+.bar-blocked { fill: var(--ink); }
 .bar-refund { fill: var(--danger); }
+ul.bars { list-style: none; margin: 0; padding: 0; display: grid; gap: .5rem; }
+ul.bars li { display: grid; grid-template-columns: minmax(8rem, 14rem) 1fr; grid-template-areas: "label bar" "label figures"; gap: 0 .75rem; align-items: center; }
+.bar-label { grid-area: label; font-size: .9rem; overflow-wrap: anywhere; }
+svg.bar { grid-area: bar; display: block; width: 100%; height: 1.1rem; background: #fff; }
+.bar-figures { grid-area: figures; font-size: .85rem; color: var(--muted); }
+ul.legend { list-style: none; margin: .5rem 0; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .9rem; }
+ul.legend svg { width: .9rem; height: .9rem; vertical-align: -.1rem; margin-right: .35rem; }
+.heat-sold { stroke: var(--brand); }
+.heat-held { stroke: #c77700; }
+.heat-free { stroke: #8a939e; }
+.heat-blocked { stroke: var(--ink); }
+.heatmaps { display: flex; flex-wrap: wrap; gap: 1rem 2rem; align-items: flex-start; }
+figure.heatmap { margin: 0; max-width: 100%; }
+figure.heatmap figcaption { margin-bottom: .25rem; }
+figure.heatmap svg { display: block; max-width: 100%; height: auto; }
+figure.heatmap.zone { flex: 1 1 16rem; }
+figure.heatmap.zone svg.bar { height: 1.5rem; }
+p.stage { text-align: center; border: 1px solid var(--line); border-radius: 4px; color: var(--muted); margin: .5rem 0; font-size: .9rem; }
+.overview .table-wrap th:first-child, .overview .table-wrap td:first-child { position: sticky; left: 0; z-index: 1; background: #fff; box-shadow: 1px 0 0 var(--line); }
+.overview .table-wrap th[scope="row"] { min-width: 7.5rem; }
+.overview .table-wrap td { white-space: nowrap; }
 textarea.snippet { font-family: ui-monospace, monospace; font-size: .85rem; white-space: pre; overflow-x: auto; }
 td code { display: inline-block; min-width: 14rem; }
 td code { overflow-wrap: anywhere; white-space: pre-wrap; }
@@ -75,6 +97,7 @@ td code { overflow-wrap: anywhere; white-space: pre-wrap; }
   header.top .who { margin-left: 0; }
   main { padding: .75rem; }
   th, td { padding: .4rem; font-size: .9rem; }
+  ul.bars li { grid-template-columns: 1fr; grid-template-areas: "label" "bar" "figures"; }
 }
 `;
 

@@ -2,7 +2,7 @@ import type { ChannelRecord } from '../../../db/channel-record.js';
 import { EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
 import type { BuyerDetails, BuyerRefund, OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
-import { rowLines, stageSide, type RowLine } from '../../../lib/seat-layout.js';
+import { gridCol, gridRow, rowLines, sectorGrid, stageSide, type RowLine } from '../../../lib/seat-layout.js';
 import { channelHome, JsonData } from './portal.layout.js';
 import { texts } from './portal.texts.js';
 
@@ -237,15 +237,7 @@ function Available({ sectorId, count, t }: { sectorId: number; count: number; t:
  */
 function SectorMap({ sector, seats, lines, t }: { sector: StoreSessionDetail['sectors'][number]; seats: StoreSessionDetail['seats']; lines: RowLine[]; t: Texts }) {
   if (seats.length === 0) return null;
-  let minX = Infinity;
-  let minY = Infinity;
-  let maxX = -Infinity;
-  for (const s of seats) {
-    minX = Math.min(minX, s.x);
-    maxX = Math.max(maxX, s.x);
-    minY = Math.min(minY, s.y);
-  }
-  const cols = Math.round(maxX - minX) + 1;
+  const grid = sectorGrid(seats);
   const head = `sector-${sector.id}`;
   return (
     <section class="sector" data-sector={sector.id}>
@@ -259,9 +251,9 @@ function SectorMap({ sector, seats, lines, t }: { sector: StoreSessionDetail['se
         </button>
       </div>
       <div class="seatscroll" id={`map-${sector.id}`}>
-        <div class="seatmap" role="group" aria-labelledby={head} data-name={sector.name} style={`--cols:${cols}`}>
+        <div class="seatmap" role="group" aria-labelledby={head} data-name={sector.name} style={`--cols:${grid.cols}`}>
           {lines.map((l) => (
-            <span class="rl" aria-hidden="true" style={`grid-row:${Math.round(l.y - minY) + 1}`}>
+            <span class="rl" aria-hidden="true" style={`grid-row:${gridRow(grid, l.y) + 1}`}>
               {l.row}
             </span>
           ))}
@@ -271,7 +263,7 @@ function SectorMap({ sector, seats, lines, t }: { sector: StoreSessionDetail['se
               class="seat"
               data-seat={s.id}
               data-row={s.row}
-              style={`grid-area:${Math.round(s.y - minY) + 1}/${Math.round(s.x - minX) + 2}`}
+              style={`grid-area:${gridRow(grid, s.y) + 1}/${gridCol(grid, s.x) + 2}`}
               aria-label={`${t.row} ${s.row}, ${t.seat} ${s.number}`}
               aria-pressed="false"
               disabled={!s.free}
