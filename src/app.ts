@@ -66,6 +66,7 @@ import widgetRoutes from './modules/widget/widget.routes.js';
 import scannerRoutes from './modules/checkin/scanner.routes.js';
 import checkinRoutes from './modules/checkin/checkin.routes.js';
 import { ensureSigningKey } from './modules/tickets/ticket-keys.service.js';
+import { ensureDevelopmentSigners } from './modules/tickets/wallet-development-signer.js';
 import { refundOrderPayment } from './modules/portal/payments/payments.refunds.js';
 import { plugOrderCardRefunder } from './platform/card-refunds.js';
 
@@ -348,6 +349,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // rendered creates the key then.
   app.addHook('onReady', async () => {
     await ensureSigningKey(app.ctx).catch((err: Error) => app.log.warn({ err: { message: err.message } }, 'ticket signing key not checked'));
+    // D70: outside production, the development wallet signers are made at the first start and kept
+    // (the first pass to be signed makes them when the database is down now).
+    await ensureDevelopmentSigners(app.ctx).catch((err: Error) => app.log.warn({ err: { message: err.message } }, 'development wallet signers not checked'));
   });
 
   return app;

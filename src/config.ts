@@ -28,6 +28,8 @@ export interface Config {
   loadDemoData: boolean;
   /** DEMO_ONSALE (default: true in development): the demo catalogue also has an event on sale behind a waiting room (D60). */
   demoOnSale: boolean;
+  /** DEMO_SOLD_OUT (default: true in development): the demo catalogue also has a small session sold out at load, its waiting list open (D69). */
+  demoSoldOut: boolean;
   tokenTtlSeconds: number;
   maxLiveTokensPerChannel: number;
   cartTtlSeconds: number;
@@ -201,6 +203,9 @@ export function loadConfig(env: Env = process.env): Config {
   // `npm start` shows an on-sale (issue 28); the test suites keep the D37 catalogue, every seat of which can be bought at once.
   const demoOnSaleRaw = env.DEMO_ONSALE || (appEnv === 'development' ? 'true' : 'false');
   if (!['true', 'false'].includes(demoOnSaleRaw)) throw new ConfigError(`DEMO_ONSALE must be true or false (got "${demoOnSaleRaw}")`);
+  // `npm start` shows a sold-out session taking waiting-list entries (issue 31); the test suites keep the D37 catalogue unless they ask.
+  const demoSoldOutRaw = env.DEMO_SOLD_OUT || (appEnv === 'development' ? 'true' : 'false');
+  if (!['true', 'false'].includes(demoSoldOutRaw)) throw new ConfigError(`DEMO_SOLD_OUT must be true or false (got "${demoSoldOutRaw}")`);
   const logLevel = env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info');
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
@@ -220,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     loadDemoData,
     demoOnSale: demoOnSaleRaw === 'true',
+    demoSoldOut: demoSoldOutRaw === 'true',
     tokenTtlSeconds: int(env, 'TOKEN_TTL_SECONDS', 24 * 3600),
     maxLiveTokensPerChannel: int(env, 'MAX_LIVE_TOKENS_PER_CHANNEL', 10_000),
     cartTtlSeconds: int(env, 'CART_TTL_SECONDS', 15 * 60),

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../app-context.js';
 import { queryRows } from '../db/client.js';
 import { importCatalogue, type ImportSummary } from '../modules/catalogue/import.service.js';
+import { createReservation } from '../modules/checkout/reservation.service.js';
 import type { CatalogueDocument } from '../modules/catalogue/import.schemas.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -43,6 +44,62 @@ function onSaleEvent(now: Date, rates: CatalogueDocument['events'][number]['sess
   };
 }
 
+/** The small hall of the sold-out session: one numbered sector of two rows of four seats. */
+const SOLD_OUT_VENUE = 'Sala de Cámara';
+
+/**
+ * A sold-out session (D69), loaded with DEMO_SOLD_OUT=true (the default in development): a chamber
+ * recital in a hall of eight seats, all sold at load by a box-office reservation (below), so that the
+ * portal and the widget show it sold out and offer its waiting list. Off in the test suites, like
+ * the on-sale: they rely on the D37 catalogue and its counts.
+ */
+const soldOutVenue = (): CatalogueDocument['venues'][number] => ({
+  key: 'camara',
+  organiser: 'demo',
+  name: SOLD_OUT_VENUE,
+  address: 'Calle Mayor 1',
+  city: 'Madrid',
+  sectors: [{ key: 'sala', name: 'Sala', numbered: true, rows: rows(2, 4, 0) }],
+});
+
+function soldOutEvent(now: Date, rates: CatalogueDocument['events'][number]['sessions'][number]['rates']): CatalogueDocument['events'][number] {
+  return {
+    key: 'recital',
+    organiser: 'demo',
+    venue: 'camara',
+    default_lang: 'es',
+    names: { es: 'Recital de cámara (agotado)', en: 'Chamber recital (sold out)' },
+    descriptions: {
+      es: 'Ocho butacas, todas vendidas: apúntate a la lista de espera y te avisamos por correo si se libera una.',
+      en: 'Eight seats, all sold: join the waiting list and we e-mail you if one is freed.',
+    },
+    fees: [{ name: 'Gastos de gestión', kind: 'fixed', amount: 1.5 }],
+    sessions: [{ key: 'r1', start_datetime: eveningIn(now, 40), rates }],
+  };
+}
+
+/**
+ * Sells every seat of the sold-out session through the service's own reservation path (the one of
+ * `orders:reserve` and the admin API: seats sold, tickets issued, figures counted), on demo-d: a
+ * model D channel sends no ticket e-mail (D32), so the demo's outbox stays empty. Refunding one of
+ * its tickets (dashboard, admin API or `orders:refund`) frees a seat for the head of the list.
+ */
+async function sellOutSoldOutSession(ctx: AppContext): Promise<void> {
+  const seats = await queryRows<{ id: number; rate_id: number }>(
+    ctx.db,
+    sql`SELECT ss.id, (SELECT min(r.id) FROM rates r WHERE r.session_id = ss.session_id) AS rate_id
+        FROM session_seats ss JOIN sectors sec ON sec.id = ss.sector_id JOIN venues v ON v.id = sec.venue_id
+        WHERE v.name = ${SOLD_OUT_VENUE} ORDER BY ss.id`,
+  );
+  if (seats.length === 0) return;
+  await createReservation(ctx, {
+    channelSlug: 'demo-d',
+    items: seats.map((s) => ({ session_seat_id: Number(s.id), rate_id: Number(s.rate_id) })),
+    buyer: { name: 'Taquilla', surname: 'Reserva de sala', email: 'reservas@example.com', phone: null },
+    lang: 'es',
+  });
+}
+
 /**
  * demo-b's checkout page (model B): the example channel's, served by the service itself under
  * /widget/examples in development (examples/widget-channel-server.ts), so it follows the public
@@ -61,7 +118,7 @@ export async function followPublicAddress(ctx: AppContext): Promise<void> {
 }
 
 /** The fixed demo catalogue of DECISIONS D37, as an import document. */
-function demoCatalogue(now: Date, publicBaseUrl: string, withOnSale: boolean): CatalogueDocument {
+function demoCatalogue(now: Date, publicBaseUrl: string, withOnSale: boolean, withSoldOut: boolean): CatalogueDocument {
   const rates = [
     { key: 'general', name: 'General', names: { es: 'General', en: 'General admission' }, price: 30 },
     { key: 'reduced', name: 'Reducida', names: { es: 'Reducida', en: 'Concession' }, price: 22.5, meta: { requires_id: true } },
@@ -81,6 +138,7 @@ function demoCatalogue(now: Date, publicBaseUrl: string, withOnSale: boolean): C
           { key: 'pista', name: 'Pista', numbered: false, capacity: 200 },
         ],
       },
+      ...(withSoldOut ? [soldOutVenue()] : []),
     ],
     events: [
       {
@@ -107,6 +165,7 @@ function demoCatalogue(now: Date, publicBaseUrl: string, withOnSale: boolean): C
         sessions: [{ key: 't1', start_datetime: eveningIn(now, 45), rates }],
       },
       ...(withOnSale ? [onSaleEvent(now, rates)] : []),
+      ...(withSoldOut ? [soldOutEvent(now, rates)] : []),
     ],
     vouchers: [
       { organiser: 'demo', code: 'DEMO10', kind: 'percent', value: 10 },
@@ -134,8 +193,9 @@ export async function loadDemoDataIfEmpty(ctx: AppContext): Promise<ImportSummar
   if (ctx.config.appEnv === 'production') throw new Error('demo data is refused when APP_ENV=production');
   const [existing] = await queryRows<{ n: number }>(ctx.db, sql`SELECT count(*)::int AS n FROM sales_channels`);
   if (Number(existing?.n) > 0) return null;
-  const summary = await importCatalogue(ctx, demoCatalogue(ctx.clock.now(), ctx.config.publicBaseUrl, ctx.config.demoOnSale));
+  const summary = await importCatalogue(ctx, demoCatalogue(ctx.clock.now(), ctx.config.publicBaseUrl, ctx.config.demoOnSale, ctx.config.demoSoldOut));
   await flagAccessibleSeats(ctx);
+  if (ctx.config.demoSoldOut) await sellOutSoldOutSession(ctx);
   return summary;
 }
 

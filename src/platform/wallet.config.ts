@@ -3,8 +3,8 @@ import fs from 'node:fs';
 
 /**
  * Wallet passes (D70, docs/wallet.md), read by `loadConfig` so that a bad value stops the start.
- * Each provider is all-or-none. Unset outside production: a development signer (generated in memory
- * per process, labelled "development pass"); unset in production: the provider is off (no buttons,
+ * Each provider is all-or-none. Unset outside production: a development signer (generated at the
+ * first start and kept in the database, labelled "development pass"); unset in production: the provider is off (no buttons,
  * its routes answer 404 `wallet_not_configured`).
  */
 export interface AppleWalletConfig {
@@ -27,7 +27,7 @@ export interface GoogleWalletConfig {
 }
 
 export interface WalletConfig {
-  /** null: not offered. `'development'`: the development signer makes the material at first use. */
+  /** null: not offered. `'development'`: the development signer (made at the first start, kept in the database). */
   apple: AppleWalletConfig | 'development' | null;
   google: GoogleWalletConfig | 'development' | null;
   /** Where update pushes for saved Apple passes go (APNs, HTTP/2; `APPLE_APNS_URL`), used only with a configured certificate. */

@@ -233,7 +233,8 @@ describe('pushes', () => {
     failing = false;
     expect(await pushPassUpdates(t.ctx, flaky.sender, quiet)).toEqual({ sent: 2, failed: 0 });
     expect(flaky.pushes.slice(2).map((p) => p.token).sort()).toEqual([a.pushToken, b.pushToken].sort());
-    expect(flaky.pushes.every((p) => p.topic === appleSigner(t.ctx.config)!.passTypeId)).toBe(true);
+    const passTypeId = (await appleSigner(t.ctx))!.passTypeId;
+    expect(flaky.pushes.every((p) => p.topic === passTypeId)).toBe(true);
     expect(await pushPassUpdates(t.ctx, flaky.sender, quiet)).toEqual({ sent: 0, failed: 0 });
 
     // the ticket changes again (a reissue cannot: it is void; another ticket of device a's), APNs says a's token is gone
@@ -262,7 +263,7 @@ describe('pushes', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const signer = appleSigner(t.ctx.config)!;
+      const signer = (await appleSigner(t.ctx))!;
       const sender = apnsPushSender(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, signer);
       expect(await sender.push('abc123', 'pass.org.example.tickets')).toBe('sent');
       expect(seen[0]).toEqual({ path: '/3/device/abc123', topic: 'pass.org.example.tickets', body: '{}' });

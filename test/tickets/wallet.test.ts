@@ -44,7 +44,7 @@ async function googleJwt(url: string) {
   const location = res.headers.location as string;
   expect(location).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
   const jwt = location.slice('https://pay.google.com/gp/v/save/'.length);
-  const signer = googleSigner(t.ctx.config)!;
+  const signer = (await googleSigner(t.ctx))!;
   const publicPem = crypto.createPublicKey(signer.privateKey).export({ type: 'spki', format: 'pem' }) as string;
   const { payload, protectedHeader } = await jwtVerify(jwt, await importSPKI(publicPem, 'RS256'), { audience: 'google', issuer: signer.clientEmail });
   expect(protectedHeader.alg).toBe('RS256');

@@ -113,3 +113,12 @@ export const googleWalletObjects = pgTable('google_wallet_objects', {
   classStart: ts('class_start'),
   classEnd: ts('class_end'),
 });
+
+/** The development wallet signers, made at the first start outside production (D70, migration 0340). */
+export const walletDevelopmentSigners = pgTable('wallet_development_signers', {
+  provider: text('provider').$type<'apple' | 'google'>().primaryKey(),
+  certificate: text('certificate'),
+  /** The PEM private key sealed under SIGNING_SECRET (lib/secrets.ts sealSecret). */
+  privateKeySealed: text('private_key_sealed').notNull(),
+  createdAt: ts('created_at').notNull(),
+});

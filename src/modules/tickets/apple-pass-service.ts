@@ -18,9 +18,9 @@ const SERIAL_PATTERN = /^ticket-(\d{1,15})$/;
 const unauthorised = () => new AppError('invalid_token', 'The pass authentication token is missing or wrong');
 
 /** The pass type this deployment signs: 404 when Apple Wallet is off or the type is another. */
-function ensurePassType(ctx: AppContext, passTypeId: string): void {
+async function ensurePassType(ctx: AppContext, passTypeId: string): Promise<void> {
   if (ctx.config.wallet.apple === null) throw new AppError('wallet_not_configured', 'Apple Wallet passes are not offered by this deployment');
-  if (appleSigner(ctx.config)!.passTypeId !== passTypeId) throw new AppError('not_found', 'Unknown pass type');
+  if ((await appleSigner(ctx))!.passTypeId !== passTypeId) throw new AppError('not_found', 'Unknown pass type');
 }
 
 /**
@@ -28,7 +28,7 @@ function ensurePassType(ctx: AppContext, passTypeId: string): void {
  * or wrong token (compared in constant time), 404 when no such ticket remains.
  */
 async function authenticatedTicket(ctx: AppContext, passTypeId: string, serial: string, authorization: string | undefined): Promise<TicketDocument> {
-  ensurePassType(ctx, passTypeId);
+  await ensurePassType(ctx, passTypeId);
   const token = /^ApplePass (\S{1,200})$/.exec(authorization ?? '')?.[1];
   if (!token || !safeEqual(passAuthenticationToken(ctx.config, serial), token)) throw unauthorised();
   const id = SERIAL_PATTERN.exec(serial)?.[1];
@@ -59,7 +59,7 @@ export async function unregisterDevice(ctx: AppContext, r: { device: string; pas
  * list was read (as the check-in download's cursor), so a change committing later is never missed.
  */
 export async function updatedSerials(ctx: AppContext, device: string, passTypeId: string, tag: string | undefined): Promise<{ serialNumbers: string[]; lastUpdated: string } | null> {
-  ensurePassType(ctx, passTypeId);
+  await ensurePassType(ctx, passTypeId);
   let since: number | null = null;
   if (tag !== undefined && tag !== '') {
     // A tag we did not give (or from before this version) lists everything: a spare fetch, never a miss.

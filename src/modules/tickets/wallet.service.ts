@@ -1,7 +1,5 @@
-import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import { importPKCS8, SignJWT } from 'jose';
-import forge from 'node-forge';
 import { PKPass } from 'passkit-generator';
 import type { AppContext } from '../../app-context.js';
 import type { Config } from '../../config.js';
@@ -12,6 +10,7 @@ import type { AppleWalletConfig, GoogleWalletConfig } from '../../platform/walle
 import { spokenLanguage } from '../../platform/i18n.js';
 import { rememberObject } from './google-wallet.repo.js';
 import { qrSecretOf } from './ticket-keys.service.js';
+import { developmentAppleSigner, developmentGoogleSigner } from './wallet-development-signer.js';
 import { verifyWalletLink, type WalletProvider } from './tickets.links.js';
 import { formatSessionDate } from './tickets.pdf.js';
 import * as repo from './tickets.repo.js';
@@ -19,58 +18,22 @@ import type { TicketDocument } from './tickets.repo.js';
 
 // Wallet passes (D70, docs/wallet.md). The barcode carries the same signed secret as the PDF's QR
 // code (D53, qrSecretOf), so scanners need no change. Outside production, a provider left
-// unconfigured gets a development signer: key pairs (and for Apple a self-signed certificate)
-// generated in memory once per process, never written anywhere; its passes say "development pass".
+// unconfigured gets a development signer (wallet-development-signer.ts): key pairs (and for Apple a
+// self-signed certificate) generated at the first start and kept in the database; its passes say
+// "development pass".
 
 const DEVELOPMENT_LABEL = 'Development pass';
 
-let devApple: AppleWalletConfig | null = null;
-let devGoogle: GoogleWalletConfig | null = null;
-
-function selfSignedCertificate(commonName: string): { cert: string; key: string } {
-  const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const key = privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }) as string);
-  cert.serialNumber = `01${crypto.randomBytes(8).toString('hex')}`;
-  cert.validity.notBefore = new Date(Date.now() - 24 * 3600 * 1000);
-  cert.validity.notAfter = new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
-  const attrs = [
-    { name: 'commonName', value: commonName },
-    { name: 'organizationName', value: 'Taquilla (development)' },
-  ];
-  cert.setSubject(attrs);
-  cert.setIssuer(attrs);
-  cert.sign(forge.pki.privateKeyFromPem(key), forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key };
+/** The Apple signing material: the deployment's, or the development signer's. */
+export async function appleSigner(ctx: AppContext): Promise<AppleWalletConfig | null> {
+  const apple = ctx.config.wallet.apple;
+  return apple === 'development' ? developmentAppleSigner(ctx) : apple;
 }
 
-/** The Apple signing material: the deployment's, or the development signer's (made at first use). */
-export function appleSigner(config: Config): AppleWalletConfig | null {
-  const apple = config.wallet.apple;
-  if (apple !== 'development') return apple;
-  if (!devApple) {
-    const signer = selfSignedCertificate('Taquilla development pass signer');
-    // The development "WWDR" is the signer itself: Wallet would refuse it, which is the point.
-    devApple = { mode: 'development', passTypeId: 'pass.org.taquilla.development', teamId: 'DEVELOPMEN', cert: signer.cert, key: signer.key, keyPassphrase: undefined, wwdr: signer.cert };
-  }
-  return devApple;
-}
-
-/** The Google service account: the deployment's, or the development signer's (made at first use). */
-export function googleSigner(config: Config): GoogleWalletConfig | null {
-  const google = config.wallet.google;
-  if (google !== 'development') return google;
-  if (!devGoogle) {
-    const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-    devGoogle = {
-      mode: 'development',
-      issuerId: '3388000000000000000',
-      clientEmail: 'taquilla-development@development.invalid',
-      privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-    };
-  }
-  return devGoogle;
+/** The Google service account: the deployment's, or the development signer's. */
+export async function googleSigner(ctx: AppContext): Promise<GoogleWalletConfig | null> {
+  const google = ctx.config.wallet.google;
+  return google === 'development' ? developmentGoogleSigner(ctx) : google;
 }
 
 const walletOffered = (config: Config, provider: WalletProvider) => config.wallet[provider] !== null;
@@ -195,7 +158,7 @@ export async function applePassFromLink(ctx: AppContext, link: { code: string; e
 
 /** The signed .pkpass of a ticket as it is now (the web service's "latest pass"); Apple must be offered. */
 export async function applePassOf(ctx: AppContext, ticket: TicketDocument): Promise<Buffer> {
-  const signer = appleSigner(ctx.config)!;
+  const signer = (await appleSigner(ctx))!;
   const secret = await qrSecretOf(ctx, ticket);
   const json = passJson(ctx.config, signer, ticket, secret);
   const icon = solidPng(29, hexColour(ticket.brandColour));
@@ -259,7 +222,7 @@ function googleClaims(config: Config, signer: GoogleWalletConfig, t: TicketDocum
 /** `https://pay.google.com/gp/v/save/<jwt>` for the ticket behind a wallet link (INACTIVE when refunded). */
 export async function googleSaveUrlFromLink(ctx: AppContext, link: { code: string; expires: unknown; signature: unknown }): Promise<string> {
   const ticket = await ticketOfLink(ctx, 'google', link);
-  const signer = googleSigner(ctx.config)!;
+  const signer = (await googleSigner(ctx))!;
   // A configured issuer's object is kept in step with the ticket from now on (google-wallet-sync.ts).
   if (signer.mode === 'configured') await rememberObject(ctx.db, ticket.id, googleObjectId(signer, ticket.id), ctx.clock.now());
   const secret = await qrSecretOf(ctx, ticket);
