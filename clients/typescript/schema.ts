@@ -10616,6 +10616,8 @@ export interface operations {
                             public_key: string;
                         }[];
                         server_time: string;
+                        /** @description The deployment's IANA time zone (TIMEZONE, D12): the scanner shows times in it, not in the phone's. */
+                        time_zone: string;
                     };
                 };
             };
@@ -14264,6 +14266,15 @@ export interface operations {
                             status: string;
                             /** @description signed links to the ticket PDFs, one per item, valid 7 days */
                             ticket_pdf_urls: string[];
+                            /** @description "Add to Apple Wallet" / "Add to Google Wallet" links (D70), one per item in item order, as the order page offers them; the widget shows them after notifyPaymentComplete */
+                            ticket_wallet_urls: {
+                                /** @description signed link to the ticket as an Apple Wallet pass (`.pkpass`, application/vnd.apple.pkpass), valid 7 days; null when the deployment does not offer Apple Wallet or the ticket is void */
+                                apple: string | null;
+                                /** @description signed link that redirects to Google Wallet's save page, valid 7 days; null when the deployment does not offer Google Wallet or the ticket is void */
+                                google: string | null;
+                                /** @description the order item the ticket is for */
+                                item_id: number;
+                            }[];
                             total_amount: number;
                             type: string;
                             vouchers: {
@@ -14405,6 +14416,15 @@ export interface operations {
                             status: string;
                             /** @description signed links to the ticket PDFs, one per item, valid 7 days */
                             ticket_pdf_urls: string[];
+                            /** @description "Add to Apple Wallet" / "Add to Google Wallet" links (D70), one per item in item order, as the order page offers them; the widget shows them after notifyPaymentComplete */
+                            ticket_wallet_urls: {
+                                /** @description signed link to the ticket as an Apple Wallet pass (`.pkpass`, application/vnd.apple.pkpass), valid 7 days; null when the deployment does not offer Apple Wallet or the ticket is void */
+                                apple: string | null;
+                                /** @description signed link that redirects to Google Wallet's save page, valid 7 days; null when the deployment does not offer Google Wallet or the ticket is void */
+                                google: string | null;
+                                /** @description the order item the ticket is for */
+                                item_id: number;
+                            }[];
                             total_amount: number;
                             type: string;
                             vouchers: {

@@ -199,6 +199,25 @@ describe('the scanner in a browser', () => {
     // English at a tap, kept across reloads.
     await page.getByRole('button', { name: 'Idioma: English' }).click();
     expect(await text('h1')).toBe('Check-in');
+    // The choice is written to the device's IndexedDB after the click (asynchronously): reload once
+    // it is there, as a steward's next start would find it.
+    const storedLang = () =>
+      page.evaluate(
+        () =>
+          new Promise<unknown>((resolve, reject) => {
+            const open = indexedDB.open('taquilla-checkin');
+            open.onerror = () => reject(open.error);
+            open.onsuccess = () => {
+              const get = open.result.transaction('meta').objectStore('meta').get('lang');
+              get.onsuccess = () => {
+                open.result.close();
+                resolve(get.result);
+              };
+              get.onerror = () => reject(get.error);
+            };
+          }),
+      );
+    await expect.poll(storedLang).toBe('en');
     await page.reload();
     await page.locator('[data-gate]').waitFor();
     expect(await text('[data-gate]')).toContain('Gate');
