@@ -121,6 +121,26 @@ describe('registration', () => {
   });
 });
 
+/**
+ * A listing's tag once nothing is listed since it (204). The tag is the oldest transaction still
+ * running on the whole server (snapshotFloor): a transaction of another database that began before
+ * the tickets changed keeps them listed (200, harmless to a device, whose fetch then answers 304).
+ * So the listing is taken again until no such transaction runs; alone on the server, at once.
+ */
+async function settledTag(d: ReturnType<typeof device>, passTypeId: string): Promise<string> {
+  let tag = '';
+  await expect
+    .poll(
+      async () => {
+        tag = (await d.list(passTypeId)).json().lastUpdated as string;
+        return (await d.list(passTypeId, tag)).statusCode;
+      },
+      { timeout: 20_000 },
+    )
+    .toBe(204);
+  return tag;
+}
+
 describe('updates', () => {
   it('a refund: the serial is listed as updated since the tag, and fetching it returns the voided pass; then 304', async () => {
     const o = await paidByCard(t, 2);
@@ -140,9 +160,8 @@ describe('updates', () => {
 
     const all = await d.list(pass.passTypeIdentifier);
     expect(all.json().serialNumbers.sort()).toEqual([pass.serialNumber, untouched.serialNumber].sort());
-    const tag = all.json().lastUpdated as string;
-    expect(tag).toMatch(/^\d+$/);
-    expect((await d.list(pass.passTypeIdentifier, tag)).statusCode).toBe(204);
+    expect(all.json().lastUpdated).toMatch(/^\d+$/);
+    const tag = await settledTag(d, pass.passTypeIdentifier);
 
     await refundOrderAs(t.ctx, CLI_ACTOR, o.reference, 'wallet web service test', { ticketIds: [o.tickets[0]!.id] });
 
@@ -158,7 +177,7 @@ describe('updates', () => {
     expect((await d.fetch(pass, newModified)).statusCode).toBe(304);
     // the untouched ticket's pass is not modified
     expect((await d.fetch(untouched, lastModified)).statusCode).toBe(304);
-    expect((await d.list(pass.passTypeIdentifier, updated.json().lastUpdated)).statusCode).toBe(204);
+    await settledTag(d, pass.passTypeIdentifier);
     // wrong token on the fetch: 401
     expect((await d.fetch({ ...pass, authenticationToken: untouched.authenticationToken })).statusCode).toBe(401);
   });
