@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { queryRows } from '../../src/db/client.js';
@@ -8,6 +9,15 @@ import { createApiToken, createUser } from '../../src/modules/admin/accounts.ser
 
 export const ADMIN_API = '/api/admin/v1';
 export const PASSWORD = 'correct horse battery staple';
+
+/** Signs `email` (an account made with PASSWORD) in to the dashboard at `base` in the browser; ends on the first page. */
+export async function signInToDashboard(page: Page, base: string, email: string): Promise<void> {
+  await page.goto(`${base}/admin/login`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/admin/channels`);
+}
 
 /** An account and an admin API token for it, made the way the operator CLI makes them. */
 export async function account(ctx: AppContext, email: string, organiserId?: number) {

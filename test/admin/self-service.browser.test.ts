@@ -8,7 +8,7 @@ import { createOrganiser } from '../../src/modules/admin/organisers.service.js';
 import { createLayoutAs, createVenueAs } from '../../src/modules/catalogue/layouts.service.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { account, PASSWORD } from './admin-helpers.js';
+import { account, PASSWORD, signInToDashboard } from './admin-helpers.js';
 
 // The self-service pages (D65) in a real browser at phone (390 px) and desktop (1280 px) widths:
 // /admin/accounts and /admin/venues fit the width, every field is labelled, axe finds nothing
@@ -52,11 +52,7 @@ afterAll(async () => {
 });
 
 async function signIn(page: Page, email: string) {
-  await page.goto(`${base}/admin/login`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${base}/admin/channels`);
+  await signInToDashboard(page, base, email);
 }
 
 async function checkPage(page: Page) {

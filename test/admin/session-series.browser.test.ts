@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { account, PASSWORD } from './admin-helpers.js';
+import { account, signInToDashboard } from './admin-helpers.js';
 
 // Issue 29 in Chromium at 390 and 1280 px: the event page's series form with its preview, the
 // session page's rates (delete, copy from a picker) and the invitation page: no sideways scroll,
@@ -47,11 +47,7 @@ describe.each([390, 1280])('at %i px', (width) => {
   it('series preview, session rates and an invitation page', async () => {
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${base}/admin/login`);
-    await page.getByLabel('E-mail').fill('root@taquilla.test');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/admin/channels`);
+    await signInToDashboard(page, base, 'root@taquilla.test');
 
     await page.goto(`${base}/admin/events/${eventId}`);
     await page.getByLabel('First day').fill('2031-10-10');

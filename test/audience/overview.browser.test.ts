@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { account, api, PASSWORD } from '../admin/admin-helpers.js';
+import { account, api, signInToDashboard } from '../admin/admin-helpers.js';
 import { flashSaleCatalogue } from '../../bench/bench-catalogue.js';
 import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
@@ -76,11 +76,7 @@ describe.each(Object.entries(VIEWPORTS))('the sales overview at %s width', (name
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
     try {
-      await page.goto(`${base}/admin/login`);
-      await page.getByLabel('E-mail').fill('overview-clerk@taquilla.test');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${base}/admin/channels`);
+      await signInToDashboard(page, base, 'overview-clerk@taquilla.test');
 
       await page.goto(`${base}/admin/events/${eventId}/sales`);
       await expect.poll(() => page.getByRole('heading', { name: 'Sales overview' }).isVisible()).toBe(true);
@@ -139,11 +135,7 @@ describe('a 20,000-seat session in Chromium', () => {
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();
       try {
-        await page.goto(`${base}/admin/login`);
-        await page.getByLabel('E-mail').fill('overview-clerk@taquilla.test');
-        await page.getByLabel('Password').fill(PASSWORD);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.waitForURL(`${base}/admin/channels`);
+        await signInToDashboard(page, base, 'overview-clerk@taquilla.test');
         const started = performance.now();
         await page.goto(`${base}/admin/sessions/${big}/sales`);
         const loaded = performance.now() - started;

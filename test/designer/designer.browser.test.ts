@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { account, api, PASSWORD } from '../admin/admin-helpers.js';
+import { account, api, signInToDashboard } from '../admin/admin-helpers.js';
 import { makeBlock } from '../../designer/src/plan/geometry.js';
 
 // The seat-map designer in a real browser (D65), at desktop and phone widths: sign in, open the
@@ -34,11 +34,7 @@ afterAll(async () => {
 });
 
 async function signIn(page: Page) {
-  await page.goto(`${base}/admin/login`);
-  await page.getByLabel('E-mail').fill('promoter@taquilla.test');
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${base}/admin/channels`);
+  await signInToDashboard(page, base, 'promoter@taquilla.test');
 }
 
 /** A point of the plan as a position inside the canvas element (for locator.click). */

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelExample } from '../../examples/widget-channel-server.js';
 import { queryRows } from '../../src/db/client.js';
-import { account, PASSWORD } from '../admin/admin-helpers.js';
+import { account, signInToDashboard } from '../admin/admin-helpers.js';
 import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
 import { freePort, launchChromium } from '../portal/browser-helpers.js';
 
@@ -250,11 +250,7 @@ describe('issue 16 in a real browser (browser in New York, deployment in Madrid)
     let saved = PARTNER;
     for (const width of [390, 1280] as const) {
       const { context, page } = await newPage(width, 'en');
-      await page.goto(`${base}/admin/login`);
-      await page.getByLabel('E-mail').fill('ux-admin@taquilla.test');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${base}/admin/channels`);
+      await signInToDashboard(page, base, 'ux-admin@taquilla.test');
       await page.goto(`${base}/admin/channels/${demoC!.id}`);
       const site = page.getByLabel('Partner web site');
       expect(await site.inputValue()).toBe(saved);

@@ -8,7 +8,7 @@ import { refundDuePayments } from '../../src/modules/portal/payments/payments.re
 import { newSandboxNotification, SANDBOX_SIGNATURE_HEADER, signSandboxNotification } from '../../src/modules/portal/payments/sandbox.provider.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
 import { createHeldOrder } from '../portal/fixtures.js';
-import { account, PASSWORD } from '../admin/admin-helpers.js';
+import { account, signInToDashboard } from '../admin/admin-helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { freePort, SmtpPeer } from '../smtp-peer.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
@@ -72,11 +72,7 @@ describe.each(WIDTHS)('box office at $name width', ({ name, viewport }) => {
     const context = await browser.newContext({ viewport, timezoneId: 'America/New_York' });
     const page = await context.newPage();
     try {
-      await page.goto(`${base}/admin/login`);
-      await page.getByLabel('E-mail').fill('clerk@taquilla.test');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${base}/admin/channels`);
+      await signInToDashboard(page, base, 'clerk@taquilla.test');
 
       // the orders list: search by e-mail; no refund form on any row
       await page.goto(`${base}/admin/orders`);
@@ -193,11 +189,7 @@ describe.each(WIDTHS)('payments and card refunds at $name width', ({ name, viewp
     const context = await browser.newContext({ viewport, timezoneId: 'Europe/Madrid' });
     const page = await context.newPage();
     try {
-      await page.goto(`${base}/admin/login`);
-      await page.getByLabel('E-mail').fill('clerk@taquilla.test');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${base}/admin/channels`);
+      await signInToDashboard(page, base, 'clerk@taquilla.test');
       const main = page.locator('main');
 
       await page.goto(`${base}/admin/payments?status=refund_required`);
