@@ -21,14 +21,19 @@
 // beyond `admitted_through`), purchases with and without the queue (p50/p99), the best-available
 // request p99 (the selection alone is `npm run bench:best-available`), oversell (checked in SQL),
 // CPU of each process and its peak memory. The load generator shares this machine's two cores with
-// the service: its CPU and the load average are printed, and a part whose generator falls behind
-// says so (polls sent late).
+// the service, so the polls come from a cheap process of their own (bench/poll-generator.ts: raw
+// keep-alive sockets, prebuilt request bytes); its CPU per poll is printed beside the service's, with
+// how late it sent polls (its timer's lag apart from the wait for a free connection), and a window
+// of polls alone after the admissions gives the service's CPU per poll with nothing else running.
 //
 // Environment (all optional): ONSALE_BUYERS (100000), ONSALE_SEATS (20000), ONSALE_RATE (6000 a
 // minute), ONSALE_PREQUEUE (60 s), ONSALE_SECONDS (60), ONSALE_POLL_MS (5000), ONSALE_CONNECTIONS
-// (sockets of the generator, 256), ONSALE_PARTS, ONSALE_BUILD=0 (use dist/ as it is), BENCH_PG_URL.
+// (sockets of the buyers' joins, passes and purchases, 256), ONSALE_POLL_CONNECTIONS (sockets of the
+// poll generator, 128), ONSALE_POLL_ONLY (seconds of polls alone after the admissions, 10),
+// ONSALE_PARTS, ONSALE_BUILD=0 (use dist/ as it is), ONSALE_CPU_PROF (a directory: each instance's
+// V8 CPU profile), BENCH_PG_URL.
 // A quick check: ONSALE_BUYERS=2000 ONSALE_PREQUEUE=10 ONSALE_SECONDS=10 ONSALE_PARTS=one
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -36,6 +41,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { DatabaseCpu, cpuOf, dbUrl, freePort, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
 import { flashSaleCatalogue } from './bench-catalogue.js';
+import type { PollFigures, PollGeneratorOptions } from './poll-generator.js';
 
 const HERE = path.resolve(import.meta.dirname, '..');
 const env = process.env;
@@ -48,6 +54,8 @@ const PREQUEUE_S = Number(env.ONSALE_PREQUEUE || 60);
 const ADMIT_S = Number(env.ONSALE_SECONDS || 60);
 const POLL_MS = Number(env.ONSALE_POLL_MS || 5_000);
 const CONNECTIONS = Number(env.ONSALE_CONNECTIONS || 256);
+const POLL_CONNECTIONS = Number(env.ONSALE_POLL_CONNECTIONS || 128);
+const POLL_ONLY_S = Number(env.ONSALE_POLL_ONLY || 10);
 const PARTS = (env.ONSALE_PARTS || 'one,two').split(',');
 const SLUG = 'onsale';
 const SERVER_KEY = 'sk_onsale_bench_server_key';
@@ -107,7 +115,9 @@ function startInstance(url: string, port: number, redis: boolean): Proc {
     ...(redis ? { REDIS_URL } : {}),
   };
   for (const name of ['TEST_DB', 'VITEST', 'NODE_ENV', ...(redis ? [] : ['REDIS_URL'])]) delete childEnv[name];
-  return spawnProc(process.execPath, ['dist/server.mjs'], { cwd: HERE, env: childEnv });
+  // ONSALE_CPU_PROF=<dir>: each instance writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
+  const profile = env.ONSALE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(env.ONSALE_CPU_PROF)}`] : [];
+  return spawnProc(process.execPath, [...profile, 'dist/server.mjs'], { cwd: HERE, env: childEnv });
 }
 
 /** Peak resident memory of a process (VmHWM), in MB. */
@@ -172,6 +182,33 @@ class Sender {
   }
 }
 
+interface PollGenerator {
+  ready: Promise<void>;
+  /** Ends the measured window under way (its figures; null before the first) and starts the next. */
+  window(): Promise<PollFigures | null>;
+  /** Ends the last window and the process. */
+  stop(): Promise<PollFigures | null>;
+  kill(): void;
+}
+
+/** The status polls' own process (bench/poll-generator.ts): the bench's CPU does not slow them, nor theirs the bench. */
+function startPollGenerator(options: PollGeneratorOptions): PollGenerator {
+  const child = fork(path.join(HERE, 'bench/poll-generator.ts'), [JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting: Array<(f: PollFigures | null) => void> = [];
+  let resolveReady!: () => void;
+  const ready = new Promise<void>((resolve) => (resolveReady = resolve));
+  child.on('message', (m: { type: string; figures?: PollFigures | null }) => {
+    if (m.type === 'ready') resolveReady();
+    else if (m.type === 'figures') waiting.shift()?.(m.figures ?? null);
+  });
+  const ask = (type: string) =>
+    new Promise<PollFigures | null>((resolve) => {
+      waiting.push(resolve);
+      child.send({ type });
+    });
+  return { ready, window: () => ask('window'), stop: () => ask('stop'), kill: () => child.kill() };
+}
+
 interface PartResult {
   label: string;
   lines: string[];
@@ -197,6 +234,8 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
   const salesStartAt = new Date(Date.now() + (PREQUEUE_S + 20) * 1000);
   makeSale(url, salesStartAt);
   const pool = new pg.Pool({ connectionString: url, max: 2 });
+  // Dropping the database at the end ends its connections: not an error of the bench.
+  pool.on('error', () => undefined);
   const { rows: sessions } = await pool.query<{ id: number; queued: boolean }>('SELECT id, queue IS NOT NULL AS queued FROM sessions ORDER BY id');
   const queued = sessions.find((s) => s.queued)!.id;
   const plain = sessions.find((s) => !s.queued)!.id;
@@ -209,6 +248,7 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
   let base: URL;
   let balancer: Proc | undefined;
   const monitor = new pg.Client({ connectionString: url });
+  let pollGenerator: PollGenerator | undefined;
   try {
     await Promise.all(ports.map((p) => waitReady(`http://127.0.0.1:${p}`, procs)));
     if (twoInstances) {
@@ -232,12 +272,8 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     const call = (method: string, p: string, body?: unknown, token?: string, headers?: Record<string, string>): Promise<Answer> => request(agent, base, method, p, body, token, headers);
 
     const joins = new Latencies();
-    const polls = new Latencies();
-    const late = new Latencies();
     const bought = new Latencies();
     const bestAvailable = new Latencies();
-    let pollsServed = 0;
-    let notModified = 0;
     let errors = 0;
     const firstErrors: string[] = [];
     const fail = (what: string, a: Answer | unknown) => {
@@ -252,8 +288,6 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     let admittedSeen = 0;
     let stopping = false;
 
-    const cpuStart = { service: instances.map((p) => cpuOf(p.child.pid)), generator: process.cpuUsage(), balancer: balancer ? cpuOf(balancer.child.pid) : 0 };
-    await dbCpu.open();
 
     // A buyer asks for its pass: the first time after the draw to learn its number (409
     // not_admitted_yet carries it), then once `admitted_through` reaches that number; with the pass
@@ -289,7 +323,9 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
       if (confirmed.status !== 200) fail('confirm', confirmed);
     };
 
-    // The polls: a wheel of 100 ms slots; each buyer polls every POLL_MS +- 20 %.
+    // The buyers' next step, as their widget would take it on each poll (every POLL_MS with
+    // jitter), from the latest status the monitor read. The polls themselves are sent by the poll
+    // generator's process (bench/poll-generator.ts); here only the decision.
     const SLOT_MS = 100;
     const wheel = new Map<number, Buyer[]>();
     const schedule = (b: Buyer, inMs: number) => {
@@ -300,19 +336,9 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     };
     let admittedThrough = 0;
     let state = 'pre_queue';
-    const poll = async (b: Buyer, due: number) => {
-      const sent = Date.now();
-      late.add(sent - due);
-      const t0 = performance.now();
-      const a = await call('GET', queue, undefined, undefined, b.etag ? { 'if-none-match': b.etag } : {});
-      polls.add(performance.now() - t0);
-      pollsServed++;
-      if (a.status === 304) notModified++;
-      else if (a.status !== 200) fail('poll', a);
-      if (typeof a.headers?.etag === 'string') b.etag = a.headers.etag;
+    const step = async (b: Buyer) => {
       if (!stopping && !b.done) schedule(b, POLL_MS * (0.8 + Math.random() * 0.4));
-      // What the buyer does next, from the latest status the generator has seen.
-      if (b.busy || b.done || state !== 'admitting') return;
+      if (b.busy || b.done || !b.ticket || state !== 'admitting') return;
       if (b.number === undefined || b.number === null || b.number <= admittedThrough) await tryPass(b);
     };
     const wheelTimer = setInterval(() => {
@@ -320,7 +346,7 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
       for (const [slot, list] of wheel) {
         if (slot > now) continue;
         wheel.delete(slot);
-        for (const b of list) sender.push(() => poll(b, slot * SLOT_MS));
+        for (const b of list) sender.push(() => step(b));
       }
     }, SLOT_MS / 2);
 
@@ -338,8 +364,11 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
 
     // 1. Joins, spread over the pre-queue.
     const buyers: Buyer[] = Array.from({ length: BUYERS }, (_, i) => ({ id: `buyer-${part}-${i}`, busy: false, done: false }));
-    const joinStart = Date.now();
+    const joinStart = Date.now() + 3_000;
     const joinEnd = salesStartAt.getTime() - 2_000;
+    pollGenerator = startPollGenerator({ host: base.hostname, port: Number(base.port), path: queue, buyers: BUYERS, pollMs: POLL_MS, connections: POLL_CONNECTIONS, joinStart, joinEnd });
+    await pollGenerator.ready;
+    await sleep(Math.max(0, joinStart - Date.now()));
     let joinedBeforeDraw = 0;
     await Promise.all(
       buyers.map(async (b, i) => {
@@ -355,7 +384,6 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
               b.ticketId = a.body.data.ticket_id;
               b.number = a.body.data.number;
               if (b.number === null) joinedBeforeDraw++;
-              schedule(b, POLL_MS * Math.random());
             }
             resolve();
           }),
@@ -367,28 +395,43 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
 
     // 2-3. The draw and the admissions.
     await sleep(Math.max(0, salesStartAt.getTime() - Date.now()));
-    const pollsAtStart = pollsServed;
+    // The buyers start asking for passes at the draw (each at its next poll).
+    for (const b of buyers) schedule(b, POLL_MS * Math.random());
+    const cpuAt = () => ({
+      service: instances.map((p) => cpuOf(p.child.pid)),
+      generator: process.cpuUsage(),
+      balancer: balancer ? cpuOf(balancer.child.pid) : 0,
+    });
+    const cpuSince = (from: ReturnType<typeof cpuAt>) => ({
+      service: instances.map((p, i) => cpuOf(p.child.pid) - from.service[i]!),
+      generator: (() => {
+        const u = process.cpuUsage(from.generator);
+        return (u.user + u.system) / 1000;
+      })(),
+      balancer: balancer ? cpuOf(balancer.child.pid) - from.balancer : 0,
+    });
+    await pollGenerator.window();
+    const admitCpu = cpuAt();
+    await dbCpu.open();
     const admitStart = Date.now();
     await sleep(ADMIT_S * 1000);
     const admitSeconds = (Date.now() - admitStart) / 1000;
-    const pollsInWindow = pollsServed - pollsAtStart;
+    const pollWindow = (await pollGenerator.window())!;
+    const cpu = { ...cpuSince(admitCpu), database: await dbCpu.close() };
     stopping = true;
     clearInterval(monitorTimer);
     clearInterval(wheelTimer);
     const purchasesWithQueue = bought.values.length;
-    // Let what is in flight end.
+    // Let what is in flight end; the polls go on.
     for (let i = 0; i < 100 && sender.backlog > 0; i++) await sleep(100);
     await sleep(2_000);
-
-    const cpu = {
-      service: instances.map((p, i) => cpuOf(p.child.pid) - cpuStart.service[i]!),
-      generator: (() => {
-        const u = process.cpuUsage(cpuStart.generator);
-        return (u.user + u.system) / 1000;
-      })(),
-      balancer: balancer ? cpuOf(balancer.child.pid) - cpuStart.balancer : 0,
-      database: await dbCpu.close(),
-    };
+    // The polls alone: no joins, passes or purchases; the service's CPU per poll with nothing else.
+    await pollGenerator.window();
+    const pollOnlyCpu = cpuAt();
+    await sleep(POLL_ONLY_S * 1000);
+    const pollOnly = (await pollGenerator.stop())!;
+    const pollOnlyService = cpuSince(pollOnlyCpu).service.reduce((a, b) => a + b, 0);
+    pollGenerator = undefined;
     const memory = instances.map((p) => peakMemoryMb(p.child));
 
     // Out of order against the published draw: the n-th drawn ticket has number n.
@@ -432,20 +475,27 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     agent.destroy();
 
     const per = (x: number, count: number) => (count ? (x / count).toFixed(3) : '-');
+    const ms = (x: number | null) => (x === null ? '-' : x.toFixed(1));
+    const dist = (h: PollFigures['latency']) => `p50 ${ms(h.p50)} ms, p99 ${ms(h.p99)} ms, max ${ms(h.max)} ms`;
+    const serviceCpu = cpu.service.reduce((a, b) => a + b, 0);
+    const pollRate = (w: PollFigures) => (w.served / (w.windowMs / 1000)).toFixed(0);
     const lines = [
-      `status polls: ${(pollsInWindow / admitSeconds).toFixed(0)} served/s during admissions (goal at least 10,000 per instance); ${polls.figures()} (goal p99 under 20 ms); ${notModified} answered 304; sent late by the generator: ${late.figures()}`,
+      `status polls during admissions: ${pollRate(pollWindow)} served/s (goal at least 10,000 per instance; offered ${(BUYERS / (POLL_MS / 1000)).toFixed(0)}/s); ${dist(pollWindow.latency)} (goal p99 under 20 ms); ${pollWindow.notModified} of ${pollWindow.served} answered 304; errors ${pollWindow.errors}${pollWindow.firstErrors.length ? ` (${pollWindow.firstErrors.join(' | ')})` : ''}`,
+      `  the poll generator: sent late ${dist(pollWindow.late)} (its own timer's lag p99 ${ms(pollWindow.timerLate.p99)} ms, the rest is waiting for one of its ${POLL_CONNECTIONS} connections); CPU ${(pollWindow.cpuMs / 1000).toFixed(1)} s, ${per(pollWindow.cpuMs, pollWindow.served)} ms per poll`,
+      `status polls alone (${POLL_ONLY_S} s after the admissions, no other request): ${pollRate(pollOnly)} served/s, ${dist(pollOnly.latency)}, sent late p99 ${ms(pollOnly.late.p99)} ms; CPU per poll: service ${per(pollOnlyService, pollOnly.served)} ms${instances.length > 1 ? ' (both instances)' : ''}, generator ${per(pollOnly.cpuMs, pollOnly.served)} ms; at that cost one core serves ${pollOnlyService ? ((1000 * pollOnly.served) / pollOnlyService).toFixed(0) : '-'} polls/s`,
       `joins: ${joins.figures()} (goal p99 under 50 ms)`,
       `admissions: ${measuredRate.toFixed(0)} a minute measured against ${RATE} configured (goal within 5 %); admitted through ${last?.through ?? 0}; passes granted ${passesGranted}`,
       `out-of-order admissions: ${offDraw} numbers off the published draw (goal 0); ${passesAhead} passes for a number more than 2 s of admissions beyond the admitted_through the monitor last read (the monitor's reads wait behind the generator's own queue when it is saturated: a lagging reading, not an admission, unless the draw check fails too)`,
       `purchases through the queue: ${purchasesWithQueue} in ${admitSeconds.toFixed(0)} s, pass to confirmed ${bought.figures()}; without the queue at the same rate: ${without.figures()} (goal: p99 no worse)`,
       `best-available request (the hold included): with the queue ${bestWithQueue.figures()}, without ${bestWithout.figures()}; goal for the selection p99 under 10 ms (npm run bench:best-available measures the selection alone)`,
       `oversell: ${check!.twice} seats in two completed orders (${check!.completed} orders completed)`,
-      `errors: ${errors}${firstErrors.length ? ` (first: ${firstErrors.join(' | ')})` : ''}`,
-      `CPU: ${cpu.service.map((c, i) => `instance ${i + 1} ${(c / 1000).toFixed(1)} s`).join(', ')}, PostgreSQL ${(cpu.database / 1000).toFixed(1)} s, generator ${(cpu.generator / 1000).toFixed(1)} s${balancer ? `, HAProxy ${(cpu.balancer / 1000).toFixed(1)} s` : ''}; service CPU per poll ${per(cpu.service.reduce((a, b) => a + b, 0), pollsServed)} ms (polls dominate the requests)`,
+      `errors (joins, passes, purchases): ${errors}${firstErrors.length ? ` (first: ${firstErrors.join(' | ')})` : ''}`,
+      `CPU during the ${admitSeconds.toFixed(0)} s of admissions: ${cpu.service.map((c, i) => `instance ${i + 1} ${(c / 1000).toFixed(1)} s`).join(', ')}, PostgreSQL ${(cpu.database / 1000).toFixed(1)} s, poll generator ${(pollWindow.cpuMs / 1000).toFixed(1)} s, buyers' driver (joins, passes, purchases, this process) ${(cpu.generator / 1000).toFixed(1)} s${balancer ? `, HAProxy ${(cpu.balancer / 1000).toFixed(1)} s` : ''}; service CPU per poll served ${per(serviceCpu, pollWindow.served)} ms (passes and purchases included)`,
       `peak memory: ${memory.map((m, i) => `instance ${i + 1} ${m.toFixed(0)} MB`).join(', ')}; load ${load()}`,
     ];
     return { label: twoInstances ? 'two instances behind HAProxy, queue in Redis' : 'one instance, queue in memory', lines };
   } finally {
+    pollGenerator?.kill();
     await stop(procs);
     await monitor.end().catch(() => undefined);
     await pool.end();

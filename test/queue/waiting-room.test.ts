@@ -116,6 +116,15 @@ describe('the queue with an injected clock', () => {
     expect(first.headers['cache-control']).toBe('public, max-age=1');
     const again = await t.app.inject({ url: Q(s1.sessionId), headers: { 'if-none-match': String(first.headers.etag) } });
     expect(again.statusCode).toBe(304);
+    // One document for every poll while nothing in it changes; only the clock's reading moves.
+    t.clock.advance(2_000);
+    const later = await t.app.inject({ url: Q(s1.sessionId) });
+    expect(later.headers.etag).toBe(first.headers.etag);
+    expect(later.headers['content-type']).toBe('application/json; charset=utf-8');
+    const [a, b] = [first.json(), later.json()];
+    expect(b).toEqual({ ...a, data: { ...a.data, server_time: b.data.server_time } });
+    expect(Date.parse(b.data.server_time) - Date.parse(a.data.server_time)).toBe(2_000);
+    expect(Object.keys(b.data)).toEqual(['session_id', 'state', 'sales_start_at', 'opens_at', 'admitted_through', 'queue_length', 'admission_per_minute', 'pass_ttl_seconds', 'challenge', 'seed_sha256', 'seed', 'server_time']);
   });
 
   it('draws at the sales start: the seed matches its commitment and the drawn order is recomputed from the seed and the ticket ids', async () => {
@@ -137,9 +146,14 @@ describe('the queue with an injected clock', () => {
 
   it('numbers later arrivals in arrival order after the drawn ones', async () => {
     at(1000);
+    const before = await t.app.inject({ url: Q(s1.sessionId) });
     const numbers = [];
     for (const client of ['late1', 'late2', 'late3']) numbers.push((await join(s1.sessionId, client)).body.data!.number);
     expect(numbers).toEqual([6, 7, 8]);
+    // The document polls share changes with the joins at once (no second of staleness on one instance).
+    const after = await t.app.inject({ url: Q(s1.sessionId) });
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect(after.json().data.queue_length).toBe(before.json().data.queue_length + 3);
     for (const client of ['late1', 'late2', 'late3']) tickets[client] = (await join(s1.sessionId, client)).body.data as never;
   });
 

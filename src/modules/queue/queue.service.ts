@@ -154,7 +154,9 @@ export function installQueueStore(ctx: AppContext, store: QueueStore): void {
 }
 
 /** Each queue's counts, kept for up to a second (the status document is cacheable that long anyway). */
-const countsCache = appSingleton('queue.counts', () => namedCache<string, QueueCounts>({ name: 'queue.counts', max: 10_000, ttl: 1000 }));
+const countsCache = appSingleton('queue.counts', () =>
+  namedCache<string, QueueCounts, QueueStore>({ name: 'queue.counts', max: 10_000, ttl: 1000, fetch: async (q, store) => store.counts(q) }),
+);
 /** Queues this instance has seen drawn (a drawn queue stays drawn), and draws under way here. */
 const drawState = appSingleton('queue.draws', () => ({ drawn: new Set<string>(), running: new Map<string, Promise<void>>() }));
 
@@ -181,11 +183,13 @@ function admittedByClock(f: QueueFacts, now: number): number {
   return Math.floor(((now - f.salesStartMs) * f.settings.admission_per_minute) / 60_000);
 }
 
+/**
+ * The queue's counts: from this instance's cache, else one read of the store shared by every
+ * request that misses meanwhile (single flight: a thousand polls arriving as the entry expires make
+ * one Redis round trip, not a thousand).
+ */
 async function countsOf(ctx: AppContext, f: QueueFacts): Promise<QueueCounts> {
-  const cache = countsCache(ctx);
-  let counts = cache.get(f.q);
-  if (!counts) cache.set(f.q, (counts = await queueStore(ctx).counts(f.q)));
-  return counts;
+  return (await countsCache(ctx).fetch(f.q, { context: queueStore(ctx) }))!;
 }
 
 /** The draw, once per queue across the fleet: the pre-queue shuffled from the committed seed (queue.draw.ts). */
@@ -239,16 +243,76 @@ export interface QueueStatus {
 
 /** The status document (the same for every buyer). */
 export async function queueStatus(ctx: AppContext, sessionId: number): Promise<QueueStatus> {
-  const f = await factsOf(ctx, sessionId);
+  const doc = statusDocumentNow(ctx, sessionId) ?? (await buildStatusDocument(ctx, sessionId));
+  return { ...doc.status, server_time: serverTime(ctx.clock.now().getTime()) };
+}
+
+/**
+ * The status document as the route serves it, built once and shared by every poll while nothing in
+ * it can have changed: the JSON of the answer up to `server_time` (`head`), its ETag, and what it
+ * was built from. Polls then cost no object, no serialization and no hash (bench:onsale).
+ */
+export interface StatusDocument {
+  status: Omit<QueueStatus, 'server_time'>;
+  /** The answer's JSON before the value of `server_time`; the route adds the clock and `TAIL`. */
+  head: string;
+  etag: string;
+  /** The facts and counts it was built from: the same objects in the caches, or it is stale. */
+  facts: QueueFacts;
+  counts: QueueCounts | null;
+  /** The service's clock (ms) from which, and until which, the clock alone changes nothing in it. */
+  builtAt: number;
+  validUntil: number;
+}
+
+export const STATUS_DOCUMENT_TAIL = '"},"message":"Queue status"}';
+
+const statusDocuments = appSingleton('queue.status-documents', () => namedCache<number, StatusDocument>({ name: 'queue.status-documents', max: 10_000 }));
+
+/** The time of the service's clock, in the document's format (whole seconds): one string per second. */
+let lastTime = { second: NaN, text: '' };
+function serverTime(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== lastTime.second) lastTime = { second, text: isoWithOffset(new Date(ms))! };
+  return lastTime.text;
+}
+
+/**
+ * The session's current status document if the one built last still holds, else null (then
+ * `buildStatusDocument`). It holds while the caches still have the facts and counts it was built
+ * from (a join, the draw or a settings change on this instance drops them; in a fleet the counts
+ * are read again from Redis at least every second, as the document's max-age allows) and the clock
+ * has not reached its next change (an admission, the pre-queue's opening, the sales start or end).
+ */
+export function statusDocumentNow(ctx: AppContext, sessionId: number): StatusDocument | null {
+  const doc = statusDocuments(ctx).get(sessionId);
+  if (!doc) return null;
   const now = ctx.clock.now().getTime();
+  if (now < doc.builtAt || now >= doc.validUntil) return null;
+  if (factsCache(ctx).get(sessionId) !== doc.facts) return null;
+  if (doc.counts !== null && countsCache(ctx).get(doc.facts.q) !== doc.counts) return null;
+  return doc;
+}
+
+/** The `server_time` of an answer: the clock now, as the document writes it. */
+export const statusServerTime = (ctx: AppContext) => serverTime(ctx.clock.now().getTime());
+
+/** Builds (and keeps) the session's status document. */
+export async function buildStatusDocument(ctx: AppContext, sessionId: number): Promise<StatusDocument> {
+  const f = await factsOf(ctx, sessionId);
+  let now = ctx.clock.now().getTime();
   const phase = phaseOf(f, now);
-  if (phase === 'open') await ensureDrawn(ctx, f);
+  if (phase === 'open') {
+    await ensureDrawn(ctx, f);
+    now = ctx.clock.now().getTime();
+  }
   const counts = phase === 'closed' ? null : await countsOf(ctx, f);
   const drawn = counts?.drawn ?? false;
-  const admitted = drawn ? Math.min(admittedByClock(f, now), counts!.last) : 0;
+  const byClock = admittedByClock(f, now);
+  const admitted = drawn ? Math.min(byClock, counts!.last) : 0;
   const state: QueueState = phase === 'open' ? (drawn ? 'admitting' : 'drawing') : phase;
   const on = f.settings?.enabled ? f.settings : null;
-  return {
+  const status: Omit<QueueStatus, 'server_time'> = {
     session_id: sessionId,
     state,
     sales_start_at: f.salesStartMs === null ? null : isoWithOffset(new Date(f.salesStartMs)),
@@ -260,8 +324,42 @@ export async function queueStatus(ctx: AppContext, sessionId: number): Promise<Q
     challenge: on?.challenge ?? null,
     seed_sha256: on ? f.seedSha256 : null,
     seed: drawn ? f.seed : null,
-    server_time: isoWithOffset(new Date(now))!,
   };
+  const json = JSON.stringify(status);
+  // While the draw runs nothing is kept: the next poll looks again.
+  const validUntil = state === 'drawing' ? now : nextChange(f, now, drawn && byClock < counts!.last ? byClock : null);
+  const doc: StatusDocument = {
+    status,
+    head: `{"status":200,"success":true,"data":${json.slice(0, -1)},"server_time":"`,
+    // The ETag leaves out the clock's reading, which changes every request.
+    etag: `W/"${crypto.createHash('sha1').update(json).digest('base64url').slice(0, 22)}"`,
+    facts: f,
+    counts,
+    builtAt: now,
+    validUntil,
+  };
+  if (validUntil > now) statusDocuments(ctx).set(sessionId, doc);
+  return doc;
+}
+
+/**
+ * The first instant after `now` at which the clock alone changes the status document: the pre-queue's
+ * opening, the sales start, the sales end or the session's start, and, while the clock admits
+ * (`byClock`, the number it has admitted, below the last number given), its next admission.
+ */
+function nextChange(f: QueueFacts, now: number, byClock: number | null): number {
+  let next = Infinity;
+  const consider = (t: number | null | undefined) => {
+    if (t !== null && t !== undefined && t > now && t < next) next = t;
+  };
+  if (f.salesStartMs !== null) {
+    consider(f.salesStartMs);
+    if (f.settings) consider(f.salesStartMs - f.settings.opens_minutes_before * 60_000);
+  }
+  consider(f.salesEndMs);
+  consider(f.startMs);
+  if (byClock !== null && f.settings && f.salesStartMs !== null) consider(f.salesStartMs + Math.ceil(((byClock + 1) * 60_000) / f.settings.admission_per_minute));
+  return next;
 }
 
 /**
