@@ -242,7 +242,7 @@ export interface QueueStatus {
 }
 
 /** The status document (the same for every buyer). */
-export async function queueStatus(ctx: AppContext, sessionId: number): Promise<QueueStatus> {
+async function queueStatus(ctx: AppContext, sessionId: number): Promise<QueueStatus> {
   const doc = statusDocumentNow(ctx, sessionId) ?? (await buildStatusDocument(ctx, sessionId));
   return { ...doc.status, server_time: serverTime(ctx.clock.now().getTime()) };
 }
