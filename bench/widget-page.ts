@@ -74,6 +74,19 @@ export async function startSyntheticService(widgetCode: string, seatCount: numbe
     // served, so the widget sees a session without a waiting room (404), as a plain on-sale.
     [/\/events\/1\/sessions\/1$/, session],
   ];
+  // A cart, enough for a browser test to pick seats: POST orders (one seat or `items`) and the
+  // items routes add to it; GET answers it. Nothing is checked.
+  const order = { items: [] as ReturnType<typeof orderItem>[] };
+  const orderItem = (id: number, seatId: number, rateId: number) => ({ id, session_seat_id: seatId, sector_id: 1, rate_id: rateId, base_amount: 30, discount_amount: 0, fee_amount: 0, total_amount: 30 });
+  const orderBody = () => ({
+    order_token: 'ord_bench',
+    status: 'pending',
+    total_amount: order.items.length * 30,
+    expires_at: new Date(Date.now() + 15 * 60_000).toISOString(),
+    currency: 'EUR',
+    events: [{ id: 1, name: 'Bench', sessions: [{ id: 1, start_datetime: '2026-12-31T19:00:00+00:00', items: order.items }] }],
+    vouchers: [],
+  });
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'Authorization, Content-Type', 'access-control-allow-methods': 'GET, POST, PUT, DELETE' };
@@ -86,6 +99,17 @@ export async function startSyntheticService(widgetCode: string, seatCount: numbe
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
       return res.end(widgetCode);
     }
+    if (req.method === 'POST' && /\/orders(\/[^/]+\/items(-bulk)?)?$/.test(path)) {
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c));
+      req.on('end', () => {
+        const body = JSON.parse(raw || '{}') as { items?: { session_seat_id: number; rate_id: number }[]; session_seat_id?: number; rate_id?: number };
+        for (const it of body.items ?? [body]) order.items.push(orderItem(order.items.length + 1, it.session_seat_id!, it.rate_id!));
+        res.writeHead(201, { 'content-type': 'application/json', ...cors }).end(envelope(orderBody()));
+      });
+      return;
+    }
+    if (req.method === 'GET' && /\/orders\/ord_bench$/.test(path)) return res.writeHead(200, { 'content-type': 'application/json', ...cors }).end(envelope(orderBody()));
     const hit = answers.find(([re]) => re.test(path));
     if (!hit) return res.writeHead(404, { 'content-type': 'application/json', ...cors }).end('{"success":false}');
     res.writeHead(200, { 'content-type': 'application/json', ...cors });
