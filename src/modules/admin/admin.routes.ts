@@ -1,8 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import type { TObject } from 'typebox';
 import { ok } from '../../http/envelope.js';
 import { invalidData } from '../../http/errors.js';
+import { adminActorOf as actorOf, adminOperation, refuseUnknownFields } from '../../http/admin-api.js';
 import * as channels from '../channels/channels-admin.service.js';
 import { cancelSessionAs } from '../catalogue/session-changes.service.js';
 import * as catalogue from '../catalogue/catalogue-admin.service.js';
@@ -10,8 +9,7 @@ import { importCatalogue } from '../catalogue/import.service.js';
 import { copyRatesAs, deleteRateAs } from '../catalogue/session-rates.service.js';
 import { createSeriesAs, previewSeriesAs } from '../catalogue/session-series.service.js';
 import { getOrderFor, listOrdersFor } from '../orders/orders-admin.service.js';
-import * as vouchers from '../vouchers/vouchers-admin.service.js';
-import { requireAdmin, type Actor } from '../../platform/actor.js';
+import { requireAdmin } from '../../platform/actor.js';
 import { authenticateApiToken, createUser, normaliseEmail, refuseTakenAccount } from './accounts.service.js';
 import { createAccountAs, resendInvitationAs } from './accounts-admin.service.js';
 import { listAudit } from '../../platform/audit.js';
@@ -23,31 +21,15 @@ import type { PaymentStatus } from '../../db/schema/index.js';
 import adminCheckinRoutes from './admin-checkin.routes.js';
 import webhookAdminRoutes from './webhooks-admin.routes.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The user behind the admin API token (admin routes only). */
-    adminActor: Actor | null;
-  }
-}
-
-const actorOf = (request: FastifyRequest) => request.adminActor!;
-
-/** A preValidation hook: 422 `errors.<field>: is not allowed` for a body field the schema does not name. */
-const refuseUnknownFields = (schema: TObject) => async (request: FastifyRequest) => {
-  const body = request.body;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
-  const unknown = Object.keys(body).filter((key) => !Object.hasOwn(schema.properties, key));
-  if (unknown.length) throw invalidData(Object.fromEntries(unknown.map((key) => [key, ['is not allowed']])));
-};
-
 /**
  * Admin API under /api/admin/v1 for automation: the same services as the dashboard, with an admin
  * API token (`admin:token` of the operator CLI) as `Authorization: Bearer`.
  */
 interface AdminRoutesOptions {
   /**
-   * Other modules' admin API routes, registered behind the same token hook (req.adminActor). The
-   * composition root (src/app.ts) hands them in, so that admin never imports those modules.
+   * The modules' own admin API routes (<module>.admin.routes.ts), registered behind the same token
+   * hook (req.adminActor). The composition root (src/app.ts) hands them in, so that admin never
+   * imports those modules.
    */
   moduleRoutes?: FastifyPluginAsyncTypebox[];
 }
@@ -58,7 +40,7 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
     request.adminActor = await authenticateApiToken(app.ctx, request.bearer?.hash ?? null);
   });
   const ctx = app.ctx;
-  const d = (tag: string, operationId: string, summary: string) => ({ tags: [`Admin: ${tag}`], operationId, summary });
+  const d = adminOperation;
 
   // ---- accounts
   app.get('/me', { schema: { ...d('accounts', 'getCurrentUser', 'The user behind the token'), response: { 200: S.Envelope(S.Me), ...S.adminErrors } } }, async (req) => {
@@ -120,6 +102,9 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
     },
     async (req) => ok(await updateOrganiser(ctx, actorOf(req), req.params.organiserId, req.body), 'Organiser updated'),
   );
+
+  // ---- each module's own admin routes (<module>/<module>.admin.routes.ts), in the order src/app.ts gives
+  for (const routes of opts.moduleRoutes ?? []) await app.register(routes);
 
   // ---- channels, widget keys and server keys
   app.get('/channels', { schema: { ...d('channels', 'listChannels', 'Sales channels you may see'), response: { 200: S.Envelope(Type.Array(S.Channel)), ...S.adminErrors } } }, async (req) =>
@@ -355,26 +340,6 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
     },
   );
 
-  // ---- vouchers
-  app.get('/vouchers', { schema: { ...d('vouchers', 'listVouchers', 'Vouchers you may see'), response: { 200: S.Envelope(Type.Array(S.Voucher)), ...S.adminErrors } } }, async (req) =>
-    ok(await vouchers.listVouchersFor(ctx, actorOf(req))),
-  );
-  app.post(
-    '/vouchers',
-    { schema: { ...d('vouchers', 'createVoucher', 'Create a voucher'), body: S.VoucherCreate, response: { 201: S.Envelope(S.Voucher), ...S.adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await vouchers.createVoucherAs(ctx, actorOf(req), req.body), 'Voucher created', 201)),
-  );
-  app.get(
-    '/vouchers/:voucherId',
-    { schema: { ...d('vouchers', 'getVoucher', 'One voucher'), params: S.Params.voucher, response: { 200: S.Envelope(S.Voucher), ...S.adminErrors } } },
-    async (req) => ok(await vouchers.getVoucherFor(ctx, actorOf(req), req.params.voucherId)),
-  );
-  app.patch(
-    '/vouchers/:voucherId',
-    { schema: { ...d('vouchers', 'updateVoucher', 'Edit a voucher'), params: S.Params.voucher, body: S.VoucherUpdate, response: { 200: S.Envelope(S.Voucher), ...S.adminErrors } } },
-    async (req) => ok(await vouchers.updateVoucherAs(ctx, actorOf(req), req.params.voucherId, req.body), 'Voucher updated'),
-  );
-
   // ---- orders (read-only) and audit log
   app.get(
     '/orders',
@@ -476,7 +441,6 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
 
   // ---- check-in (issue 18): lists, devices, counts, scans, signing keys
   await app.register(adminCheckinRoutes);
-  for (const routes of opts.moduleRoutes ?? []) await app.register(routes);
   // ---- webhooks (D51)
   await app.register(webhookAdminRoutes);
 };

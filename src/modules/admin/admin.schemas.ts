@@ -1,14 +1,15 @@
 import { QueueSettingsInput, QueueSettingsView } from '../queue/queue.schemas.js';
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { Type } from '@fastify/type-provider-typebox';
 import { Amount as AmountOf, ChannelSlug, Envelope, IdParam, Int32, Text, EmailAddress } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
+import { adminErrors, Nullable, Params, Timestamp } from '../../http/admin-api.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 
 // TypeBox schemas of the admin API (/api/admin/v1). Amounts are decimal numbers of the deployment
 // currency; percentages are percentages (10 = 10 %); timestamps ISO 8601 with an offset.
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const Timestamp = Text(40, { format: 'date-time' });
+export { adminErrors, Params };
+
 const Lang = Text(2, { pattern: '^[a-z]{2}$' });
 // Closed: a key that is not a language is refused by the schema (D47), not met by the service as a non-string.
 const Translations = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), Type.String({ maxLength: 300 }), { additionalProperties: false });
@@ -17,25 +18,7 @@ const Amount = AmountOf();
 const Id = IdParam;
 const HttpUrl = httpUrlSchema();
 
-export const adminErrors = {
-  401: Type.Ref('ErrorEnvelope'),
-  403: Type.Ref('ErrorEnvelope'),
-  404: Type.Ref('ErrorEnvelope'),
-  409: Type.Ref('ErrorEnvelope'),
-  422: Type.Ref('ErrorEnvelope'),
-};
 
-export const Params = {
-  organiser: Type.Object({ organiserId: IdParam }),
-  channel: Type.Object({ channelId: IdParam }),
-  key: Type.Object({ channelId: IdParam, keyId: IdParam }),
-  event: Type.Object({ eventId: IdParam }),
-  session: Type.Object({ sessionId: IdParam }),
-  rate: Type.Object({ rateId: IdParam }),
-  user: Type.Object({ userId: IdParam }),
-  fee: Type.Object({ feeId: IdParam }),
-  voucher: Type.Object({ voucherId: IdParam }),
-};
 
 // ---- accounts
 
@@ -327,41 +310,6 @@ export const FeeCreate = Type.Object(
   { additionalProperties: false },
 );
 export const FeeUpdate = Type.Partial(FeeCreate, { additionalProperties: false, minProperties: 1 });
-
-// ---- vouchers
-
-export const VoucherCreate = Type.Object(
-  {
-    organiser_id: Type.Optional(Id),
-    code: Text(64, { pattern: '^[A-Za-z0-9_-]{1,64}$' }),
-    kind: Type.Union([Type.Literal('percent'), Type.Literal('fixed')]),
-    value: AmountOf({ exclusiveMinimum: 0, description: 'percent: percentage off; fixed: amount off the order' }),
-    valid_from: Type.Optional(Nullable(Timestamp)),
-    valid_until: Type.Optional(Nullable(Timestamp)),
-    max_uses: Type.Optional(Nullable(Int32({ minimum: 1, maximum: 1_000_000 }))),
-    event_id: Type.Optional(Nullable(Id)),
-    session_id: Type.Optional(Nullable(Id)),
-    rate_id: Type.Optional(Nullable(Id)),
-    active: Type.Optional(Type.Boolean({ description: 'false disables the voucher: it cannot be applied, and live carts lose it at their next change or confirm (D75)' })),
-  },
-  { additionalProperties: false },
-);
-export const VoucherUpdate = Type.Partial(Type.Omit(VoucherCreate, ['organiser_id']), { additionalProperties: false, minProperties: 1 });
-export const Voucher = Type.Object({
-  id: Type.Integer(),
-  organiser_id: Type.Integer(),
-  code: Type.String(),
-  kind: Type.String(),
-  value: Type.Number(),
-  valid_from: Nullable(Timestamp),
-  valid_until: Nullable(Timestamp),
-  max_uses: Nullable(Type.Integer()),
-  event_id: Nullable(Type.Integer()),
-  session_id: Nullable(Type.Integer()),
-  rate_id: Nullable(Type.Integer()),
-  active: Type.Boolean(),
-  created_at: Timestamp,
-});
 
 // ---- orders and audit
 

@@ -4,10 +4,10 @@ import { getOrderFor, listOrdersFor, type OrderDetail } from '../../orders/order
 import { refundOrderAs, resendTicketsAs } from '../order-actions.service.js';
 import { PAYMENT_STATUSES, type PaymentStatus } from '../../../db/schema/index.js';
 import { listPaymentsFor } from '../../portal/payments/payments-admin.service.js';
-import { formOf, pageContext, redirect, sendPage } from './dashboard.http.js';
-import * as F from './dashboard.form.js';
-import { html, type SafeHtml } from './dashboard.html.js';
-import { actionButton, csrf, field, page, table, when, type PageContext } from './dashboard.layout.js';
+import { formOf, pageContext, redirect, sendPage } from './kit/dashboard.http.js';
+import * as F from './kit/dashboard.form.js';
+import { html, type SafeHtml } from './kit/dashboard.html.js';
+import { actionButton, csrf, field, page, table, when, type PageContext } from './kit/dashboard.layout.js';
 
 // The box office: order search (reference, buyer's e-mail or name) and one page per order with
 // its buyer, items, tickets, payments and history. Refunds and resends are made there only, so

@@ -19,7 +19,7 @@ import { attachment, XLSX_TYPE } from '../../../lib/download.js';
 import { reportCsv, reportFileName, reportXlsx } from '../../reports/reports.download.js';
 import type { ReportQuery } from '../../reports/reports.schemas.js';
 import { parseReport, salesReport } from '../../reports/reports.service.js';
-import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
+import { ADMIN_CSS, ADMIN_JS } from './kit/dashboard.assets.js';
 import catalogueDashboard from './dashboard-catalogue.routes.js';
 import accountsDashboard from './dashboard-accounts.routes.js';
 import invitationsDashboard from './dashboard-invitations.routes.js';
@@ -28,10 +28,10 @@ import checkinDashboard from './dashboard-checkin.routes.js';
 import designerDashboard from './dashboard-designer.routes.js';
 import webhooksDashboard from './dashboard-webhooks.routes.js';
 import ordersDashboard from './dashboard-orders.routes.js';
-import { formOf, idParam, pageContext, redirect, sendPage, SESSION_COOKIE } from './dashboard.http.js';
-import * as F from './dashboard.form.js';
-import { html, type SafeHtml } from './dashboard.html.js';
-import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './dashboard.layout.js';
+import { formOf, idParam, pageContext, redirect, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
+import * as F from './kit/dashboard.form.js';
+import { html, type SafeHtml } from './kit/dashboard.html.js';
+import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './kit/dashboard.layout.js';
 
 // The back-office dashboard at /admin: server-rendered pages over the same services as the admin
 // API. Sessions live in an HTTP-only SameSite=Lax cookie (Secure on https) holding a random id
