@@ -52,6 +52,8 @@ import { webhookDeliveryJob, webhookQueueGauges, webhookRetentionJob } from './m
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
 import vouchersAdminRoutes from './modules/vouchers/vouchers.admin.routes.js';
+import catalogueAdminRoutes from './modules/catalogue/catalogue.admin.routes.js';
+import catalogueDashboard from './modules/catalogue/catalogue.dashboard.js';
 import vouchersDashboard from './modules/vouchers/vouchers.dashboard.js';
 import venueAdminRoutes from './modules/catalogue/venues.routes.js';
 import audienceAdminRoutes from './modules/audience/audience.admin.routes.js';
@@ -340,9 +342,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(queueRoutes, { prefix: '/api/queue/v1' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
   await app.register(applePassRoutes, { prefix: '/api/wallet/apple' });
-  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [vouchersAdminRoutes, audienceAdminRoutes, venueAdminRoutes, waitingListAdminRoutes] });
+  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [catalogueAdminRoutes, vouchersAdminRoutes, audienceAdminRoutes, venueAdminRoutes, waitingListAdminRoutes] });
   await app.register(portalPages);
-  await app.register(adminDashboard, { prefix: '/admin', modulePages: [vouchersDashboard, audienceDashboard] });
+  await app.register(adminDashboard, { prefix: '/admin', modulePages: [catalogueDashboard, vouchersDashboard, audienceDashboard] });
   await app.register(widgetRoutes, { prefix: '/widget' });
   await app.register(scannerRoutes, { prefix: '/checkin' });
   await app.register(checkinRoutes, { prefix: CHECKIN_PREFIX });

@@ -19,6 +19,7 @@ declare module 'fastify' {
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 export const Timestamp = Text(40, { format: 'date-time' });
+export const Lang = Text(2, { pattern: '^[a-z]{2}$' });
 
 export const adminErrors = {
   401: Type.Ref('ErrorEnvelope'),

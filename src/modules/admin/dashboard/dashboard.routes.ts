@@ -20,7 +20,6 @@ import { reportCsv, reportFileName, reportXlsx } from '../../reports/reports.dow
 import type { ReportQuery } from '../../reports/reports.schemas.js';
 import { parseReport, salesReport } from '../../reports/reports.service.js';
 import { ADMIN_CSS, ADMIN_JS } from './kit/dashboard.assets.js';
-import catalogueDashboard from './dashboard-catalogue.routes.js';
 import accountsDashboard from './dashboard-accounts.routes.js';
 import invitationsDashboard from './dashboard-invitations.routes.js';
 import venuesDashboard from './dashboard-venues.routes.js';
@@ -460,7 +459,6 @@ ${table(
     return sendPage(reply, page(pc, 'Audit log', body));
   });
 
-  await app.register(catalogueDashboard);
   await app.register(accountsDashboard);
   await app.register(invitationsDashboard);
   await app.register(venuesDashboard);

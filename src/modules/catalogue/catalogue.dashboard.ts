@@ -1,18 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import * as catalogue from '../../catalogue/catalogue-admin.service.js';
-import type { Actor } from '../../../platform/actor.js';
-import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './kit/dashboard.http.js';
-import * as F from './kit/dashboard.form.js';
-import { html, type SafeHtml } from './kit/dashboard.html.js';
-import { actionButton, csrf, field, page, select, table, when, type PageContext } from './kit/dashboard.layout.js';
-import { cancelSessionAs } from '../../catalogue/session-changes.service.js';
-import { copyRatesAs, deleteRateAs, rateSourcesFor, type RateSource } from '../../catalogue/session-rates.service.js';
-import { createSeriesAs, MAX_SERIES_SESSIONS, previewSeriesAs, type SeriesDate, type SeriesInput } from '../../catalogue/session-series.service.js';
-import { isoToZonedInput, zonedToIso } from '../../../lib/zoned-time.js';
+import * as catalogue from './catalogue-admin.service.js';
+import type { Actor } from '../../platform/actor.js';
+import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import * as F from '../admin/dashboard/kit/dashboard.form.js';
+import { html, type SafeHtml } from '../admin/dashboard/kit/dashboard.html.js';
+import { actionButton, csrf, field, page, select, table, when, type PageContext } from '../admin/dashboard/kit/dashboard.layout.js';
+import { cancelSessionAs } from './session-changes.service.js';
+import { copyRatesAs, deleteRateAs, rateSourcesFor, type RateSource } from './session-rates.service.js';
+import { createSeriesAs, MAX_SERIES_SESSIONS, previewSeriesAs, type SeriesDate, type SeriesInput } from './session-series.service.js';
+import { isoToZonedInput, zonedToIso } from '../../lib/zoned-time.js';
 
-// Dashboard pages for events, sessions, rates and fees (vouchers: vouchers/vouchers.dashboard.ts). Amounts are entered as decimal
-// numbers of the deployment currency. Session times are typed and shown in the deployment's zone
-// (TIMEZONE).
+// Dashboard pages for events, sessions, rates and fees. Amounts are entered as decimal numbers of
+// the deployment currency. Session times are typed and shown in the deployment's zone (TIMEZONE).
+// The dashboard shell (modules/admin/dashboard/dashboard.routes.ts) mounts them behind its sign-in
+// and CSRF hooks; src/app.ts hands them in.
 
 const LANGS = ['es', 'en'] as const;
 const EVENT_STATUS = catalogue.EVENT_STATUSES.map((s) => [s, s] as [string, string]);
