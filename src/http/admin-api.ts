@@ -41,6 +41,9 @@ export const Params = {
   voucher: Type.Object({ voucherId: IdParam }),
 };
 
+/** An order by its reference (the orders and the order actions of the admin API). */
+export const ReferenceParam = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 64 }) });
+
 /** An admin API operation's tag (`Admin: <tag>`), operationId and summary. */
 export const adminOperation = (tag: string, operationId: string, summary: string) => ({ tags: [`Admin: ${tag}`], operationId, summary });
 

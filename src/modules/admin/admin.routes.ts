@@ -3,16 +3,12 @@ import { ok } from '../../http/envelope.js';
 import { invalidData } from '../../http/errors.js';
 import { adminActorOf as actorOf, adminOperation, refuseUnknownFields } from '../../http/admin-api.js';
 import * as channels from '../channels/channels-admin.service.js';
-import { getOrderFor, listOrdersFor } from '../orders/orders-admin.service.js';
 import { requireAdmin } from '../../platform/actor.js';
 import { authenticateApiToken, createUser, normaliseEmail, refuseTakenAccount } from './accounts.service.js';
 import { createAccountAs, resendInvitationAs } from './accounts-admin.service.js';
 import { listAudit } from '../../platform/audit.js';
 import { createOrganiser, listOrganisersFor, updateOrganiser } from './organisers.service.js';
-import { createReservationAs, refundOrderAs, resendTicketsAs } from './order-actions.service.js';
 import * as S from './admin.schemas.js';
-import { listPaymentsFor } from '../portal/payments/payments-admin.service.js';
-import type { PaymentStatus } from '../../db/schema/index.js';
 import adminCheckinRoutes from './admin-checkin.routes.js';
 import webhookAdminRoutes from './webhooks-admin.routes.js';
 
@@ -166,113 +162,8 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
     { schema: { ...d('channels', 'revokeServerKey', 'Revoke a server key: the tokens issued from it stop working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
     async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId, 'server'), 'Server key revoked'),
   );
-  app.get(
-    '/channels/:channelId/orders',
-    {
-      schema: {
-        ...d('orders', 'listChannelOrders', "A channel's orders, newest first (read-only)"),
-        params: S.Params.channel,
-        querystring: Type.Omit(S.OrdersQuery, ['channel_id']),
-        response: { 200: S.Envelope(Type.Array(S.OrderRow)), ...S.adminErrors },
-      },
-    },
-    async (req) => {
-      await channels.getChannelFor(ctx, actorOf(req), req.params.channelId);
-      const q = req.query;
-      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: req.params.channelId, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit }));
-    },
-  );
 
-  // ---- orders (read-only) and audit log
-  app.get(
-    '/orders',
-    { schema: { ...d('orders', 'listOrders', 'Orders of the channels you may see, newest first (read-only)'), querystring: S.OrdersQuery, response: { 200: S.Envelope(Type.Array(S.OrderRow)), ...S.adminErrors } } },
-    async (req) => {
-      const q = req.query;
-      if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
-      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: q.channel_id, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit }));
-    },
-  );
-  app.get(
-    '/payments',
-    {
-      schema: {
-        ...d('orders', 'listPayments', 'Card payments of the channels you may see, newest first; ?status=refund_required lists the money to give back (D73)'),
-        querystring: S.PaymentsQuery,
-        response: { 200: S.Envelope(Type.Array(S.PaymentRow)), ...S.adminErrors },
-      },
-    },
-    async (req) => {
-      const q = req.query;
-      if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
-      return ok(await listPaymentsFor(ctx, actorOf(req), { status: q.status as PaymentStatus | undefined, channelId: q.channel_id, before: q.before, limit: q.limit }));
-    },
-  );
-  app.get(
-    '/orders/:reference',
-    {
-      schema: {
-        ...d('orders', 'getAdminOrder', 'One order with its buyer, items, tickets, payments and history (audit log)'),
-        params: S.ReferenceParam,
-        response: { 200: S.Envelope(S.OrderDetail), ...S.adminErrors },
-      },
-    },
-    async (req) => ok(await getOrderFor(ctx, actorOf(req), req.params.reference)),
-  );
-  app.post(
-    '/orders/:reference/resend-tickets',
-    {
-      schema: {
-        ...d('orders', 'resendTickets', "Queue the order's ticket e-mail once more to the buyer (audited); one e-mail per call"),
-        params: S.ReferenceParam,
-        response: { 202: S.Envelope(S.TicketResend), ...S.adminErrors },
-      },
-    },
-    async (req, reply) => reply.status(202).send(ok(await resendTicketsAs(ctx, actorOf(req), req.params.reference), 'Ticket e-mail queued', 202)),
-  );
-  app.post(
-    '/orders/:reference/refund',
-    {
-      schema: {
-        ...d(
-          'orders',
-          'refundOrder',
-          'Refund a completed order, whole or chosen tickets (ticket_ids): seats released, tickets voided, a refund order with negative amounts recorded, ' +
-            'the card payment refunded through the provider (models A and C; 502 payment_provider_refused when it refuses, and nothing changes), ' +
-            'the buyer e-mailed (models A-C), order.refunded sent (audited)',
-        ),
-        params: S.ReferenceParam,
-        body: S.RefundCreate,
-        response: { 201: S.Envelope(S.Refund), 502: { $ref: 'ErrorEnvelope' }, ...S.adminErrors },
-      },
-      // D56/D58: a field the refund does not know is refused, never dropped (a misspelt ticket_ids
-      // must not refund the whole order).
-      preValidation: refuseUnknownFields(S.RefundCreate),
-    },
-    async (req, reply) =>
-      reply
-        .status(201)
-        .send(
-          ok(
-            await refundOrderAs(ctx, actorOf(req), req.params.reference, req.body.reason ?? S.API_REFUND_REASON, { ticketIds: req.body.ticket_ids, allowUsed: req.body.allow_used }),
-            'Order refunded',
-            201,
-          ),
-        ),
-  );
-  app.post(
-    '/channels/:channelId/reservations',
-    {
-      schema: {
-        ...d('orders', 'createReservation', 'Issue an order without payment (type reservation): seats sold, tickets issued (audited)'),
-        params: S.Params.channel,
-        body: S.ReservationCreate,
-        response: { 201: S.Envelope(S.Reservation), ...S.adminErrors },
-      },
-    },
-    async (req, reply) =>
-      reply.status(201).send(ok(await createReservationAs(ctx, actorOf(req), req.params.channelId, req.body), 'Reservation issued', 201)),
-  );
+  // ---- audit log
   app.get(
     '/audit-log',
     { schema: { ...d('audit', 'listAuditLog', 'Audit log, newest first (a promoter sees its organiser\'s entries)'), querystring: S.AuditQuery, response: { 200: S.Envelope(Type.Array(S.AuditEntry)), ...S.adminErrors } } },

@@ -26,7 +26,6 @@ import venuesDashboard from './dashboard-venues.routes.js';
 import checkinDashboard from './dashboard-checkin.routes.js';
 import designerDashboard from './dashboard-designer.routes.js';
 import webhooksDashboard from './dashboard-webhooks.routes.js';
-import ordersDashboard from './dashboard-orders.routes.js';
 import { formOf, idParam, pageContext, redirect, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
 import { html, type SafeHtml } from './kit/dashboard.html.js';
@@ -444,7 +443,7 @@ ${table(
     });
   }
 
-  // ---- audit log (orders and the box office: dashboard-orders.routes.ts)
+  // ---- audit log (orders and the box office: orders/orders.dashboard.ts)
   app.get('/audit', async (request, reply) => {
     const pc = pageContext(request, 'audit');
     const entries = await listAudit(ctx.db, { organiserId: pc.actor.role === 'admin' ? null : pc.actor.organiserId, limit: 100 });
@@ -466,5 +465,4 @@ ${table(
   await app.register(designerDashboard);
   for (const pages of opts.modulePages ?? []) await app.register(pages);
   await app.register(webhooksDashboard);
-  await app.register(ordersDashboard);
 }
