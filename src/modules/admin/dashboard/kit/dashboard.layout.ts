@@ -1,4 +1,4 @@
-import type { Actor } from '../../../platform/actor.js';
+import type { Actor } from '../../../../platform/actor.js';
 import { html, type SafeHtml } from './dashboard.html.js';
 
 export interface PageContext {

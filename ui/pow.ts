@@ -1,9 +1,13 @@
 // The waiting room's proof of work (D60, `challenge: proof_of_work`): solves the service's ALTCHA
-// v2 challenge (GET /api/queue/v1/sessions/{id}/challenge) in the browser, with no outside script.
-// The key of a counter is SHA-256 iterated `cost` times over salt + nonce + counter (4 bytes, big
-// endian); the answer is the first counter whose key starts with `keyPrefix`. A synchronous
-// SHA-256 (the keys are one block each) is many times faster here than crypto.subtle's promises.
-// The widget has the same code in TypeScript (widget/src/pow.ts).
+// v2 challenge in the browser. The key of a counter is SHA-256 iterated `cost` times over
+// salt + nonce + counter (4 bytes, big endian); the answer is the first counter whose key starts
+// with `keyPrefix`. A synchronous SHA-256 (each key is one block) is many times faster here than
+// crypto.subtle's promises. Part of the UI kit (ui/): the widget's waiting room and the portal's use this one copy.
+
+export interface PowChallenge {
+  parameters: { algorithm: string; nonce: string; salt: string; cost: number; keyLength?: number; keyPrefix: string; [k: string]: unknown };
+  signature?: string;
+}
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
@@ -15,7 +19,7 @@ const K = new Uint32Array([
 const W = new Uint32Array(64);
 
 /** SHA-256 of `data` (any length), as 32 bytes. */
-function sha256(data) {
+function sha256(data: Uint8Array): Uint8Array {
   const bitLen = data.length * 8;
   const blocks = Math.ceil((data.length + 9) / 64);
   const buf = new Uint8Array(blocks * 64);
@@ -28,15 +32,15 @@ function sha256(data) {
   for (let off = 0; off < buf.length; off += 64) {
     for (let i = 0; i < 16; i++) W[i] = view.getUint32(off + i * 4, false);
     for (let i = 16; i < 64; i++) {
-      const a = W[i - 15], b = W[i - 2];
+      const a = W[i - 15]!, b = W[i - 2]!;
       const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
       const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
-      W[i] = (W[i - 16] + s0 + W[i - 7] + s1) | 0;
+      W[i] = (W[i - 16]! + s0 + W[i - 7]! + s1) | 0;
     }
     let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
     for (let i = 0; i < 64; i++) {
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i] + W[i]) | 0;
+      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i]! + W[i]!) | 0;
       const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
       const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
       h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
@@ -49,15 +53,15 @@ function sha256(data) {
   return out;
 }
 
-const fromHex = (hex) => Uint8Array.from(hex.match(/../g) || [], (b) => parseInt(b, 16));
-const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+const fromHex = (hex: string) => Uint8Array.from(hex.match(/../g) ?? [], (b) => parseInt(b, 16));
+const toHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
 /**
  * Solves an ALTCHA v2 challenge ({parameters: {algorithm, nonce, salt, cost, keyLength, keyPrefix}, signature})
  * and resolves with the `challenge_solution` of a join (base64 JSON of {challenge, solution}).
  * Yields to the page every 50 ms, so that the countdown keeps ticking.
  */
-export async function solveChallenge(challenge, maxMs = 120_000) {
+export async function solveChallenge(challenge: PowChallenge, maxMs = 120_000): Promise<string> {
   const p = challenge.parameters;
   if (p.algorithm !== 'SHA-256') throw new Error(`unsupported challenge algorithm ${p.algorithm}`);
   const salt = fromHex(p.salt);

@@ -1,8 +1,11 @@
 // Taquilla portal pages: seat selection, cart with countdown and vouchers, checkout, waiting room.
-// Plain ES module, no build step. Talks only to the public portal API under /api/portal and the
-// waiting room's under /api/queue.
+// The entry of the portal's script: bundled with the UI kit (ui/) by `npm run build:portal`
+// (portal/vite.config.ts) into portal/dist/portal.js, served as /portal-assets/portal.js. Talks
+// only to the public portal API under /api/portal and the waiting room's under /api/queue.
 
-import { solveChallenge } from './pow.js';
+import { h, hydrate, render as preactRender } from 'preact';
+import { CartActions, CartLines } from '../../ui/cart';
+import { formatAmount, localeOf } from '../../ui/format';
 
 const dataEl = document.getElementById('portal-data');
 const data = dataEl ? JSON.parse(dataEl.textContent || '{}') : {};
@@ -50,9 +53,8 @@ async function api(method, path, body) {
   return json.data;
 }
 
-const locale = data.lang === 'en' ? 'en-GB' : 'es-ES';
-const money = (amount, currency) => new Intl.NumberFormat(locale, { style: 'currency', currency }).format(amount);
-const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const locale = localeOf(data.lang || 'es');
+const money = (amount, currency) => formatAmount(amount, currency, locale);
 
 let token = data.orderToken || localStorage.getItem(storeKey);
 let order = null;
@@ -162,7 +164,8 @@ async function queueJoin() {
   renderQueue();
   try {
     let solution;
-    if (queueDoc.challenge === 'proof_of_work') solution = await solveChallenge(await queueCall('/challenge'));
+    // The solver (the UI kit's, the widget's too) is loaded only for a session that asks for it.
+    if (queueDoc.challenge === 'proof_of_work') solution = await (await import('../../ui/pow')).solveChallenge(await queueCall('/challenge'));
     const joined = await queueCall('/join', { client_id: data.queueClient, ...(solution ? { challenge_solution: solution } : {}) });
     queue = { ticket: joined.ticket, number: joined.number };
     saveQueue();
@@ -393,41 +396,38 @@ if (bestForm) {
   });
 }
 
+// The cart is the UI kit's component (ui/cart.tsx), the one the server drew the page's empty cart
+// with: hydrated over that markup the first time, re-rendered on every change after.
+let cartDrawn = false;
+const cartWords = () => ({ emptyCart: t.emptyCart, remove: t.remove, voucher: t.voucher, subtotal: t.subtotal, discount: t.discount, fees: t.fees, total: t.total });
+
 function render() {
   const body = $('cart-body');
   if (!body) return;
   const list = items();
   const voucherForm = $('voucher-form');
-  if (list.length === 0) {
-    body.innerHTML = `<p>${esc(t.emptyCart)}</p>`;
-    if (voucherForm) voucherForm.hidden = true;
-  } else {
-    const cur = order.currency;
-    const lines = list
-      .map((i) => {
-        const where = i.row ? `${i.sector_name} · ${t.row} ${i.row} · ${t.seat} ${i.number}` : i.sector_name;
-        return `<li class="item"><span><strong>${esc(i.event)}</strong><br>${esc(where)}<br><span class="meta">${esc(i.rate_name)} · ${esc(money(i.total_amount, cur))}</span></span>
-${data.editable ? `<button type="button" data-remove="${i.id}" aria-label="${esc(t.remove)}: ${esc(where)}">${esc(t.remove)}</button>` : ''}</li>`;
-      })
-      .join('');
-    const vouchers = order.vouchers
-      .map((v) => `<li class="item"><span>${esc(t.voucher)}: <strong>${esc(v.code)}</strong></span>${data.editable ? `<button type="button" data-voucher="${esc(v.code)}" aria-label="${esc(t.remove)}: ${esc(v.code)}">${esc(t.remove)}</button>` : ''}</li>`)
-      .join('');
-    body.innerHTML = `<ul>${lines}${vouchers}</ul>
-<dl class="totals"><dt>${esc(t.subtotal)}</dt><dd>${esc(money(order.base_amount, cur))}</dd>
-${order.discount_amount ? `<dt>${esc(t.discount)}</dt><dd>${esc(money(order.discount_amount, cur))}</dd>` : ''}
-<dt>${esc(t.fees)}</dt><dd>${esc(money(order.fee_amount, cur))}</dd>
-<dt class="grand">${esc(t.total)}</dt><dd class="grand" id="cart-total">${esc(money(order.total_amount, cur))}</dd></dl>`;
-    if (voucherForm) voucherForm.hidden = !data.editable;
-  }
+  const cur = order ? order.currency : 'EUR';
+  const lines = list.map((i) => ({
+    id: i.id,
+    event: i.event,
+    where: i.row ? `${i.sector_name} · ${t.row} ${i.row} · ${t.seat} ${i.number}` : i.sector_name,
+    rate: i.rate_name,
+    amount: i.total_amount,
+  }));
+  const cart = h(CartLines, { lines, totals: order, editable: Boolean(data.editable), t: cartWords(), money: (amount) => money(amount, cur) });
+  if (cartDrawn) preactRender(cart, body);
+  else hydrate(cart, body);
+  if (voucherForm) voucherForm.hidden = list.length === 0 || !data.editable;
   // The checkout button comes after the voucher box (CartPanel's order), not inside the list.
   const actions = $('cart-actions');
   if (actions) {
-    actions.innerHTML =
-      list.length && $('cart').dataset.checkout && token
-        ? `<a class="button primary" id="checkout-link" href="/${esc(data.slug)}/${esc(data.lang)}/checkout?order_token=${encodeURIComponent(token)}">${esc(t.checkout)}</a>`
-        : '';
+    const href = list.length && $('cart').dataset.checkout && token ? `/${data.slug}/${data.lang}/checkout?order_token=${encodeURIComponent(token)}` : null;
+    const link = h(CartActions, { href, label: t.checkout });
+    if (cartDrawn) preactRender(link, actions);
+    else hydrate(link, actions);
   }
+  if (!cartDrawn && $('cart')) $('cart').dataset.ready = '';
+  cartDrawn = true;
   // Seats of this session that are in the cart are pressed.
   const mine = new Set(list.map((i) => i.session_seat_id));
   document.querySelectorAll('button.seat').forEach((b) => {

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../app-context.js';
 import { getChannelFor } from '../channels/channels-admin.service.js';
-import { refundOrder, type RefundResult } from '../checkout/refund.service.js';
-import { createReservation, type ReservationResult } from '../checkout/reservation.service.js';
-import type { Buyer } from '../checkout/closing.service.js';
+import { refundOrder, type RefundResult } from './refund.service.js';
+import { createReservation, type ReservationResult } from './reservation.service.js';
+import type { Buyer } from './closing.service.js';
 import { organiserScope, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import { AppError } from '../../http/errors.js';

@@ -1,17 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import * as channels from '../../channels/channels-admin.service.js';
-import { getOrderFor, listOrdersFor, type OrderDetail } from '../../orders/orders-admin.service.js';
-import { refundOrderAs, resendTicketsAs } from '../order-actions.service.js';
-import { PAYMENT_STATUSES, type PaymentStatus } from '../../../db/schema/index.js';
-import { listPaymentsFor } from '../../portal/payments/payments-admin.service.js';
-import { formOf, pageContext, redirect, sendPage } from './dashboard.http.js';
-import * as F from './dashboard.form.js';
-import { html, type SafeHtml } from './dashboard.html.js';
-import { actionButton, csrf, field, page, table, when, type PageContext } from './dashboard.layout.js';
+import * as channels from '../channels/channels-admin.service.js';
+import { getOrderFor, listOrdersFor, type OrderDetail } from './orders-admin.service.js';
+import { pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { html, type SafeHtml } from '../admin/dashboard/kit/dashboard.html.js';
+import { actionButton, csrf, field, page, table, when, type PageContext } from '../admin/dashboard/kit/dashboard.layout.js';
 
 // The box office: order search (reference, buyer's e-mail or name) and one page per order with
 // its buyer, items, tickets, payments and history. Refunds and resends are made there only, so
-// that the clerk sees whose order it is before acting on it.
+// that the clerk sees whose order it is before acting on it (the forms post to the order actions
+// of checkout/checkout.dashboard.ts; card payments: portal/payments/payments.dashboard.ts). The
+// dashboard shell (modules/admin/dashboard/dashboard.routes.ts) mounts these pages behind its
+// sign-in and CSRF hooks; src/app.ts hands them in.
 
 const orderHref = (reference: string) => `/admin/orders/${encodeURIComponent(reference)}`;
 const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
@@ -154,30 +153,6 @@ ${rows.length === 50 && last ? html`<p><a href="/admin/orders?${more.toString()}
     return sendPage(reply, page(pc, 'Orders', body));
   });
 
-  // D73: card payments that took money but completed no order, listed until the scheduler has
-  // refunded them through the provider (then `refunded`); other statuses on request.
-  app.get('/payments', async (request, reply) => {
-    const pc = pageContext(request, 'orders');
-    const q = request.query as { status?: string };
-    const status = (PAYMENT_STATUSES as readonly string[]).includes(q.status ?? '') ? (q.status as PaymentStatus) : 'refund_required';
-    const rows = await listPaymentsFor(ctx, pc.actor, { status, limit: 200 });
-    const body = html`
-<p>${PAYMENT_STATUSES.map((s) => html`<a href="/admin/payments?status=${s}"${s === status ? html` aria-current="page"` : ''}>${s.replace('_', ' ')}</a> `)}</p>
-${status === 'refund_required' ? html`<p class="hint">Money taken by the card provider that completed no order (a second tab, a late or wrong amount, a closed cart). Each is refunded automatically through the provider, with an e-mail to the buyer; it stays here until it is.</p>` : ''}
-${table(
-  ['Payment', 'Order', 'Buyer', 'Amount', 'Status', 'Reason', 'Refund', 'Created'],
-  rows.map(
-    (p) => html`<tr><td><code>${p.id}</code><br><span class="hint">${p.provider}</span></td><td><a href="${orderHref(p.order_reference)}">${p.order_reference}</a><br><span class="hint">${p.sales_channel_slug}</span></td>
-      <td>${p.buyer_name}<br><span class="hint">${p.buyer_email}</span></td><td>${money(p.amount, p.currency)}</td><td>${p.status}</td><td>${p.failure_reason ?? ''}</td>
-      <td>${p.refund_ref ? html`<code>${p.refund_ref}</code> ${when(p.refunded_at, pc.timeZone)}` : p.status === 'refund_required' ? html`${p.refund_attempts} attempt(s)${p.refund_error ? html`<br><span class="hint">${p.refund_error}</span>` : ''}${p.refund_next_at ? html`<br><span class="hint">next ${when(p.refund_next_at, pc.timeZone)}</span>` : ''}` : ''}</td>
-      <td>${when(p.created_at, pc.timeZone)}</td></tr>`,
-  ),
-  status === 'refund_required' ? 'Payments to refund, newest first' : `Payments ${status.replace('_', ' ')}, newest first`,
-)}
-<p><a href="/admin/orders">Back to the orders</a></p>`;
-    return sendPage(reply, page(pc, 'Card payments', body));
-  });
-
   app.get('/orders/:reference', async (request, reply) => {
     const pc = pageContext(request, 'orders');
     const { reference } = request.params as { reference: string };
@@ -192,22 +167,5 @@ ${table(
     const ids = (Array.isArray(q.ticket_ids) ? q.ticket_ids : q.ticket_ids ? [q.ticket_ids] : []).filter((v) => /^\d{1,15}$/.test(v)).map(Number);
     const order = await getOrderFor(ctx, pc.actor, reference.slice(0, 64));
     return sendPage(reply, page(pc, `Refund ${order.reference}`, refundConfirmation(pc, order, ids, String(q.reason ?? '').slice(0, 1000))));
-  });
-
-  app.post('/orders/:reference/refund', async (request, reply) => {
-    const { reference } = request.params as { reference: string };
-    const form = formOf(request);
-    const ticketIds = F.ids(form, 'ticket_ids');
-    await refundOrderAs(ctx, request.dashboard!.actor, reference, F.text(form, 'reason'), {
-      ticketIds: ticketIds.length ? ticketIds : undefined,
-      allowUsed: F.text(form, 'allow_used') === 'true',
-    });
-    return redirect(reply, `${orderHref(reference)}?notice=refunded`);
-  });
-
-  app.post('/orders/:reference/resend-tickets', async (request, reply) => {
-    const { reference } = request.params as { reference: string };
-    await resendTicketsAs(ctx, request.dashboard!.actor, reference);
-    return redirect(reply, `${orderHref(reference)}?notice=resent`);
   });
 }

@@ -1,11 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../../http/errors.js';
-import type { Actor } from '../../../platform/actor.js';
+import { AppError } from '../../../../http/errors.js';
+import type { AppContext } from '../../../../app-context.js';
+import { organiserScope, type Actor } from '../../../../platform/actor.js';
+import { listOrganisers } from '../../../../platform/organisers.repo.js';
 import * as F from './dashboard.form.js';
 import type { SafeHtml } from './dashboard.html.js';
 import type { PageContext } from './dashboard.layout.js';
 
-// Request helpers shared by the dashboard's route files.
+// Request helpers shared by the dashboard's route files: the shell's (modules/admin/dashboard) and
+// each module's own pages (<module>.dashboard.ts), which import this kit and nothing else of admin.
 
 /** The dashboard session cookie (Path=/admin, HttpOnly, SameSite=Lax; docs/admin.md). */
 export const SESSION_COOKIE = 'taquilla_admin';
@@ -67,4 +70,9 @@ export const idParam = (request: FastifyRequest, name: string): number => {
 export function refusedFields(err: unknown): Record<string, string[]> {
   if (err instanceof AppError && err.status === 422 && err.fields) return err.fields;
   throw err;
+}
+
+/** The organisers a form may offer the signed-in user (every one to an admin, its own to a promoter), by id. */
+export async function organisersFor(ctx: AppContext, actor: Actor): Promise<{ id: number; name: string }[]> {
+  return listOrganisers(ctx.db, organiserScope(actor));
 }
