@@ -54,6 +54,25 @@ module.exports = {
       to: { path: '^(widget|checkin|designer|portal)/' },
     },
     {
+      name: 'ui-kit-stands-alone',
+      severity: 'error',
+      comment:
+        'The UI kit (ui/: formats, texts, proof of work, components) is shared by the widget, the portal ' +
+        "(its server-rendered pages and its script) and the service's e-mails: it builds on nothing of them " +
+        '(the pure rules of src/lib excepted), so that every screen can use it without pulling in another (issue 26).',
+      from: { path: '^ui/' },
+      to: { path: '^(src/(?!lib/)|widget|checkin|designer|portal|test|bench)/' },
+    },
+    {
+      name: 'browser-apps-use-the-kit-not-the-service',
+      severity: 'error',
+      comment:
+        "The browser's scripts (the widget, the portal's) share code with the service through the UI kit (ui/) " +
+        'or the pure rules of src/lib, never a module or the platform: those would pull server code into a bundle.',
+      from: { path: '^(widget|portal)/src/' },
+      to: { path: '^src/(?!lib/)' },
+    },
+    {
       name: 'src-imports-no-test-or-bench',
       severity: 'error',
       comment: 'Production code must not depend on test helpers or benchmarks.',

@@ -26,6 +26,7 @@ const DATABASE_NEUTRAL_TESTS = [
   'test/clients/client-schema.test.ts',
   'test/config/config.test.ts',
   'test/designer/plan.test.ts',
+  'test/widget/hit-grid.test.ts',
   'test/http/error-templates.test.ts',
   'test/http/fuzz.test.ts',
   'test/http/log-path.test.ts',
@@ -72,7 +73,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'widget/**/*.test.ts', 'portal/**/*.test.ts'],
     exclude: ['**/node_modules/**', ...(browserHere ? [] : BROWSER_TESTS), ...(neutralHere ? [] : DATABASE_NEUTRAL_TESTS)],
-    globalSetup: ['test/global-setup.ts', 'test/widget/build-widget.global.ts', 'test/checkin/scanner-build.global.ts', 'test/designer/designer-build.global.ts', 'test/server/build-server.global.ts'],
+    globalSetup: ['test/global-setup.ts', 'test/widget/build-widget.global.ts', 'test/checkin/scanner-build.global.ts', 'test/designer/designer-build.global.ts', 'test/portal/portal-build.global.ts', 'test/server/build-server.global.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -1,12 +1,17 @@
 import type { CatalogueDocument } from '../src/modules/catalogue/import.schemas.js';
 
-/** 5,000 numbered seats in 4 sectors of 25 rows x 50, one zone, two translated rates. */
-export function benchCatalogue(slug: string, key: string, integrationMode: 'portal_only' | 'widget_external_payment'): CatalogueDocument {
+/**
+ * 5,000 numbered seats in 4 sectors of 25 rows x 50, one zone, two translated rates. A larger
+ * `seats` (bench:seat-page's 20,000) keeps the 4 sectors with rows of 100 and more rows.
+ */
+export function benchCatalogue(slug: string, key: string, integrationMode: 'portal_only' | 'widget_external_payment', seats = 5000): CatalogueDocument {
+  const perRow = seats > 5000 ? 100 : 50;
+  const rowCount = Math.ceil(seats / 4 / perRow);
   const sectors = ['Platea', 'Anfiteatro', 'Palco', 'Gallinero'].map((name, s) => ({
     key: `s${s}`,
     name,
     numbered: true,
-    rows: Array.from({ length: 25 }, (_, r) => ({ row: String(r + 1), seats: 50, x: 0, y: s * 30 + r, dx: 1 })),
+    rows: Array.from({ length: rowCount }, (_, r) => ({ row: String(r + 1), seats: perRow, x: 0, y: s * (rowCount + 5) + r, dx: 1 })),
   }));
   const start = new Date(Date.now() + 30 * 24 * 3600 * 1000).toISOString();
   return {

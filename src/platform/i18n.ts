@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { toAmount } from '../lib/money.js';
+import { formatMinor, LOCALES as KIT_LOCALES } from '../../ui/format.js';
 import { ambiguityMark } from '../lib/zoned-time.js';
 
 // Languages, the language fallback rule and the formats of dates and money, in one place: the
@@ -85,18 +85,14 @@ export function rateNameSql(names: SQL, plain: SQL, lang: string, defaultLang: S
   return sql`COALESCE(${sql.join(translated, sql`, `)}, NULLIF(${names} ->> ${defaultLang}, ''), ${plain})`;
 }
 
-// Formats. Building an Intl formatter costs milliseconds; a deployment needs a handful, so they are kept.
-const LOCALES: Record<Language, string> = { es: 'es-ES', en: 'en-GB' };
+// Formats: the locale map and money are the UI kit's (ui/format.ts), shared with the widget and the
+// portal's script. Building an Intl formatter costs milliseconds; a deployment needs a handful, so they are kept.
+const LOCALES: Record<Language, string> = KIT_LOCALES;
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
-const moneyFormats = new Map<string, Intl.NumberFormat>();
 
 /** An amount in minor units, e.g. "30,00 €" (es) or "€30.00" (en). */
 export function formatMoney(minor: number, currency: string, lang: string): string {
-  const locale = LOCALES[spokenLanguage(lang)];
-  const key = `${locale}|${currency}`;
-  let f = moneyFormats.get(key);
-  if (!f) moneyFormats.set(key, (f = new Intl.NumberFormat(locale, { style: 'currency', currency })));
-  return f.format(toAmount(minor));
+  return formatMinor(minor, currency, spokenLanguage(lang));
 }
 
 /**

@@ -1,5 +1,8 @@
+import { buyerTexts } from '../../ui/texts.js';
+import { formatAmount, localeOf, pickLang } from '../../ui/format.js';
 /** Texts of the widget in Spanish and English; the language comes from `lang` (fallback: es). */
 const es = {
+  ...buyerTexts.es,
   loading: 'Cargando…',
   title: 'Elige tus entradas',
   map: 'Mapa de asientos',
@@ -15,25 +18,15 @@ const es = {
   blocked: 'no disponible',
   mine: 'en tu carrito',
   legend: 'Leyenda',
-  zones: 'Zonas sin numerar',
   placesLeft: '{n} plazas libres',
-  quantity: 'Cantidad',
   decrease: 'Quitar una',
   increase: 'Añadir una',
-  add: 'Añadir',
-  rate: 'Tarifa',
-  cart: 'Tu carrito',
   emptyCart: 'Tu carrito está vacío. Elige asientos en el mapa.',
-  remove: 'Quitar',
-  total: 'Total',
   fee: 'gastos',
   discount: 'descuento',
   voucher: 'Código promocional',
-  apply: 'Aplicar',
   removeVoucher: 'Quitar código {code}',
   voucherApplied: 'Código {code} aplicado',
-  expiresIn: 'Tu reserva caduca en',
-  expiresSoon: 'Queda menos de un minuto para que caduque tu reserva:',
   checkout: 'Ir a pagar',
   seatTaken: 'Ese asiento lo acaba de coger otra persona. Elige otro.',
   zoneFull: 'No quedan tantas plazas en esa zona.',
@@ -49,34 +42,13 @@ const es = {
   completed: '¡Gracias! Tu compra está completada.',
   seatLabel: '{sector}, fila {row}, asiento {number}',
   itemZone: '{sector}',
-  stage: 'Escenario',
   sectors: 'Sectores: pulsa uno para verlo de cerca',
   // Starts with the button's visible text (WCAG 2.5.3, label in name).
   zoomSector: '{sector} {n} libres: ver de cerca',
   seatsInCart: '{n} en el carrito',
-  viewCart: 'Ver carrito',
   bestSeats: 'Las {n} mejores butacas',
-  bestHelp: 'Elegimos por ti las mejores butacas libres juntas.',
-  chooseAgain: 'Elegir otras',
   noSeatsTogether: 'No quedan tantas butacas libres juntas. Prueba con menos o elige en el mapa.',
-  queueTitle: 'Sala de espera',
-  queueJoin: 'Entrar en la cola',
-  queueNotOpen: 'La sala de espera abre a las {time}. La venta empieza en {left}.',
-  queuePreOpen: 'La venta empieza en {left}. Entra ya en la cola: al empezar la venta se sortea el orden entre todos los que estén dentro, así que llegar antes no da ventaja.',
-  queueInPre: 'Estás en la cola. La venta empieza en {left}; entonces se sortea tu turno.',
-  queueDrawing: 'Sorteando el orden de la cola…',
-  queueJoinNow: 'La venta ha empezado. Entra en la cola para comprar.',
-  queuePosition: 'Tu número: {number}. Personas delante de ti: {ahead}.',
-  queueWait: 'Espera estimada: unos {minutes} min. No cierres esta página: guardas tu sitio aunque la recargues.',
-  queueSolving: 'Comprobando tu navegador…',
-  queueAdmitted: '¡Es tu turno! Elige tus entradas. Tu acceso caduca en {left}.',
-  queuePassExpired: 'Tu turno ha caducado. Las entradas que ya estén en tu carrito siguen reservadas hasta que caduque el carrito.',
-  queueEnded: 'La sala de espera está cerrada.',
-  queueNeeded: 'Esta sesión tiene sala de espera: entra en la cola y espera tu turno para reservar.',
-  days: 'd',
-  inclFees: 'gastos de gestión incluidos: {fee}',
   subtotal: 'Entradas',
-  fees: 'Gastos de gestión',
   discounts: 'Descuentos',
   wlTitle: 'Lista de espera',
   wlSoldOut: 'Agotado. Apúntate a la lista de espera: si se liberan entradas, te las guardamos y te avisamos por correo.',
@@ -99,6 +71,7 @@ const es = {
 export type MessageKey = keyof typeof es;
 
 const en: Record<MessageKey, string> = {
+  ...buyerTexts.en,
   loading: 'Loading…',
   title: 'Choose your tickets',
   map: 'Seat map',
@@ -114,25 +87,15 @@ const en: Record<MessageKey, string> = {
   blocked: 'not available',
   mine: 'in your cart',
   legend: 'Legend',
-  zones: 'Unnumbered areas',
   placesLeft: '{n} places left',
-  quantity: 'Quantity',
   decrease: 'One less',
   increase: 'One more',
-  add: 'Add',
-  rate: 'Rate',
-  cart: 'Your cart',
   emptyCart: 'Your cart is empty. Pick seats on the map.',
-  remove: 'Remove',
-  total: 'Total',
   fee: 'fees',
   discount: 'discount',
   voucher: 'Promo code',
-  apply: 'Apply',
   removeVoucher: 'Remove code {code}',
   voucherApplied: 'Code {code} applied',
-  expiresIn: 'Your hold expires in',
-  expiresSoon: 'Less than a minute left on your hold:',
   checkout: 'Checkout',
   seatTaken: 'Someone else just took that seat. Please pick another one.',
   zoneFull: 'There are not that many places left in that area.',
@@ -148,33 +111,12 @@ const en: Record<MessageKey, string> = {
   completed: 'Thank you! Your purchase is complete.',
   seatLabel: '{sector}, row {row}, seat {number}',
   itemZone: '{sector}',
-  stage: 'Stage',
   sectors: 'Sectors: press one to see it close up',
   zoomSector: '{sector} {n} free: close up',
   seatsInCart: '{n} in the cart',
-  viewCart: 'View cart',
   bestSeats: '{n} best seats',
-  bestHelp: 'We pick the best free seats side by side for you.',
-  chooseAgain: 'Choose others',
   noSeatsTogether: 'Not that many free seats side by side. Try fewer, or pick on the map.',
-  queueTitle: 'Waiting room',
-  queueJoin: 'Join the queue',
-  queueNotOpen: 'The waiting room opens at {time}. Sales open in {left}.',
-  queuePreOpen: 'Sales open in {left}. Join the queue now: when sales open, the order of everyone in it is drawn at random, so arriving earlier gives no advantage.',
-  queueInPre: 'You are in the queue. Sales open in {left}; your turn is drawn then.',
-  queueDrawing: 'Drawing the order of the queue…',
-  queueJoinNow: 'Sales are open. Join the queue to buy.',
-  queuePosition: 'Your number: {number}. People ahead of you: {ahead}.',
-  queueWait: 'Estimated wait: about {minutes} min. Keep this page open: a reload keeps your place.',
-  queueSolving: 'Checking your browser…',
-  queueAdmitted: 'It is your turn! Choose your tickets. Your access expires in {left}.',
-  queuePassExpired: 'Your turn has expired. Tickets already in your cart stay held until the cart expires.',
-  queueEnded: 'The waiting room is closed.',
-  queueNeeded: 'This session has a waiting room: join the queue and wait for your turn to hold seats.',
-  days: 'd',
-  inclFees: 'incl. {fee} booking fee',
   subtotal: 'Tickets',
-  fees: 'Booking fees',
   discounts: 'Discounts',
   wlTitle: 'Waiting list',
   wlSoldOut: 'Sold out. Join the waiting list: if tickets come free, we hold them for you and let you know by e-mail.',
@@ -194,34 +136,28 @@ const en: Record<MessageKey, string> = {
   addGoogle: 'Add to Google Wallet',
 };
 
-export type Lang = 'es' | 'en';
-const texts: Record<Lang, Record<MessageKey, string>> = { es, en };
+export type { Lang } from '../../ui/format.js';
+import type { Lang } from '../../ui/format.js';
+const widgetTexts: Record<Lang, Record<MessageKey, string>> = { es, en };
 
-export function pickLang(lang: string | undefined | null): Lang {
-  return lang && lang.toLowerCase().startsWith('en') ? 'en' : 'es';
-}
+export { pickLang };
 
 export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
 
 export function translator(lang: Lang): Translate {
-  const table = texts[lang];
+  const table = widgetTexts[lang];
   return (key, params) => table[key].replace(/\{(\w+)\}/g, (_, name: string) => String(params?.[name] ?? ''));
 }
 
 // The first Intl formatter of a page is slow to build (tens of milliseconds: the locale data is
 // loaded), later ones are cheap. Formatters are built on first use and kept, one per language and
 // currency; `prepareFormats` builds them ahead, while the widget waits for the network.
-const numberFormats = new Map<string, Intl.NumberFormat>();
+// Money and the locale map are the UI kit's (ui/format.ts), the portal's too.
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
-const locale = (lang: Lang) => (lang === 'en' ? 'en-GB' : 'es-ES');
+const locale = localeOf;
 
 export function money(lang: Lang, currency: string): (amount: number) => string {
-  const key = `${lang}|${currency}`;
-  return (amount) => {
-    let fmt = numberFormats.get(key);
-    if (!fmt) numberFormats.set(key, (fmt = new Intl.NumberFormat(locale(lang), { style: 'currency', currency })));
-    return fmt.format(amount);
-  };
+  return (amount) => formatAmount(amount, currency, lang);
 }
 
 /**

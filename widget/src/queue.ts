@@ -1,5 +1,5 @@
 import { ApiError, type ApiClient } from './http.js';
-import { solveChallenge, type PowChallenge } from './pow.js';
+import { solveChallenge, type PowChallenge } from '../../ui/pow.js';
 import type { KeyValueStorage } from './persistence.js';
 
 /**

@@ -8,6 +8,7 @@ import { queueBlocks, queueStage, type QueueView } from '../queue.js';
 import type { OrderItem, Rate } from '../types.js';
 import { Legend, SeatMap } from './SeatMap.js';
 import { themeStyle } from './styles.js';
+import { localeOf } from '../../../ui/format.js';
 
 interface Props {
   controller: Controller;
@@ -102,7 +103,7 @@ function QueuePanel({ queue, controller, t, lang }: { queue: QueueView; controll
     if (startPassed) void controller.refreshQueue();
   }, [startPassed, controller]);
   const ahead = Math.max(0, (queue.number ?? 0) - queue.doc.admitted_through - 1);
-  const opens = queue.doc.opens_at ? new Date(queue.doc.opens_at).toLocaleTimeString(lang === 'en' ? 'en-GB' : 'es-ES', { hour: '2-digit', minute: '2-digit' }) : '';
+  const opens = queue.doc.opens_at ? new Date(queue.doc.opens_at).toLocaleTimeString(localeOf(lang), { hour: '2-digit', minute: '2-digit' }) : '';
   const text: Record<typeof stage, string> = {
     notOpen: t('queueNotOpen', { time: opens, left: until(queue.doc.sales_start_at) }),
     preOpen: t('queuePreOpen', { left: until(queue.doc.sales_start_at) }),

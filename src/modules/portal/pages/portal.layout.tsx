@@ -136,6 +136,6 @@ export function renderPage(opts: PageOptions, body: ComponentChildren): string {
  * Data for the page's script, as <script type="application/json">. Script content is not HTML, so
  * it is not entity-escaped: `<` is written as \u003c instead, so the JSON cannot close the tag.
  */
-export function JsonData({ value }: { value: unknown }) {
-  return <script type="application/json" id="portal-data" dangerouslySetInnerHTML={{ __html: JSON.stringify(value).replace(/</g, '\\u003c') }} />;
+export function JsonData({ value, id = 'portal-data' }: { value: unknown; id?: string }) {
+  return <script type="application/json" id={id} dangerouslySetInnerHTML={{ __html: JSON.stringify(value).replace(/</g, '\\u003c') }} />;
 }

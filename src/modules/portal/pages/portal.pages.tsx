@@ -23,8 +23,12 @@ import { registerLandingPages } from './landing.pages.js';
 import { registerSandboxPages } from './sandbox.pages.js';
 import { eventDescription, eventPageUrl, sessionJsonLd, sessionUrl } from './event-meta.js';
 
-/** Client-side code of the pages: plain ES modules and CSS in portal/ at the repository root. */
+/** The pages' stylesheet and icon: portal/ at the repository root. */
 const PORTAL_ASSETS_DIR = path.join(PROJECT_ROOT, 'portal');
+/** Their script, built from portal/src and the UI kit (ui/) by `npm run build:portal`: portal/dist/portal.js. */
+const PORTAL_BUILD_DIR = path.join(PORTAL_ASSETS_DIR, 'dist');
+/** What /portal-assets/ serves: the built script and its chunks, the stylesheet, the icon; never the sources or the build's config. */
+const PORTAL_ASSET = /^\/?(portal(-[\w-]+)?\.js|portal\.css|favicon\.svg)$/;
 
 /** Which channels a page serves, by their integration policy: the storefront's, or the checkout's (D25, D26). */
 type PageFor = (policy: ModelPolicy) => boolean;
@@ -45,7 +49,12 @@ const portalPages: FastifyPluginAsync = async (app) => {
   usePagePolicy(app, 'portal');
   await app.register(formbody);
   await registerBuyerCookies(app);
-  await app.register(fastifyStatic, { root: PORTAL_ASSETS_DIR, prefix: '/portal-assets/', maxAge: 60_000 });
+  await app.register(fastifyStatic, {
+    root: [PORTAL_BUILD_DIR, PORTAL_ASSETS_DIR],
+    prefix: '/portal-assets/',
+    maxAge: 60_000,
+    allowedPath: (pathName) => PORTAL_ASSET.test(pathName),
+  });
   // Browsers ask every page's origin for /favicon.ico when a page names no icon (the dashboard, the
   // widget's example pages, error pages): the portal's icon, not a 404 in their console (D72).
   app.get('/favicon.ico', { schema: { hide: true } }, (_request, reply) => reply.header('cache-control', 'public, max-age=86400').sendFile('favicon.svg', PORTAL_ASSETS_DIR));

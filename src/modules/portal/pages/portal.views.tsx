@@ -4,6 +4,7 @@ import { policyOf } from '../../../lib/integration-policy.js';
 import type { BuyerDetails, BuyerRefund, OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
 import { gridCol, gridRow, rowLines, sectorGrid, stageSide, type RowLine } from '../../../lib/seat-layout.js';
 import { channelHome, JsonData } from './portal.layout.js';
+import { CartLines } from '../../../../ui/cart.js';
 import { texts } from './portal.texts.js';
 
 // The buyer-facing pages as Preact components (rendered on the server by portal.layout's
@@ -57,7 +58,7 @@ export function LookupPage({ channel, lang, state }: { channel: ChannelRecord; l
   );
 }
 
-/** The cart panel the client script fills in (storefront and checkout pages share it). */
+/** The cart panel the client script hydrates and fills in (storefront and checkout pages share it). */
 function CartPanel({ lang, withCheckout }: { lang: string; withCheckout: boolean }) {
   const t = texts(lang);
   return (
@@ -65,7 +66,8 @@ function CartPanel({ lang, withCheckout }: { lang: string; withCheckout: boolean
       <h2 id="cart-title">{t.cart}</h2>
       <p class="countdown" id="countdown" role="timer" aria-live="off" hidden></p>
       <div id="cart-body" aria-live="polite">
-        <p>{t.emptyCart}</p>
+        {/* The UI kit's cart (ui/cart.tsx), which the script hydrates and keeps up to date. */}
+        <CartLines lines={[]} totals={null} editable={false} t={t} money={String} />
       </div>
       {/* The voucher comes before the checkout button, and its error right under its field: both in
           view on a phone without scrolling past the button. */}

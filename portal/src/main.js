@@ -1,0 +1,828 @@
+// Taquilla portal pages: seat selection, cart with countdown and vouchers, checkout, waiting room.
+// The entry of the portal's script: bundled with the UI kit (ui/) by `npm run build:portal`
+// (portal/vite.config.ts) into portal/dist/portal.js, served as /portal-assets/portal.js. Talks
+// only to the public portal API under /api/portal and the waiting room's under /api/queue.
+
+import { h, hydrate, render as preactRender } from 'preact';
+import { CartActions, CartLines } from '../../ui/cart';
+import { formatAmount, localeOf } from '../../ui/format';
+
+const dataEl = document.getElementById('portal-data');
+const data = dataEl ? JSON.parse(dataEl.textContent || '{}') : {};
+const t = data.texts || {};
+const base = `/api/portal/${data.slug}/${data.lang}`;
+const storeKey = `taquilla.portal.${data.slug}.order`;
+const $ = (id) => document.getElementById(id);
+
+/**
+ * The checkout's next address, only if it is http(s): the service checks every stored URL (D50),
+ * and this keeps a `javascript:` that slipped through from ever running on the portal's origin.
+ */
+function safeRedirect(raw) {
+  const url = new URL(String(raw), window.location.href);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ApiError({ message: t.error });
+  return url.href;
+}
+
+class ApiError extends Error {
+  constructor(body) {
+    super((body && body.message) || t.error || 'Error');
+    this.code = body && body.code;
+    this.status = body && body.status;
+    this.fields = body && body.errors;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = body ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' };
+  // A cart create of a session with a waiting room carries this browser's pass (D60).
+  const pass = queuePass();
+  if (pass && method === 'POST' && (path === '/orders' || path === '/orders/best-available')) headers['queue-pass'] = pass;
+  const res = await fetch(base + path, {
+    method,
+    headers,
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  let json = null;
+  try {
+    json = await res.json();
+  } catch {
+    /* not JSON */
+  }
+  if (!res.ok || !json || !json.success) throw new ApiError(json);
+  return json.data;
+}
+
+const locale = localeOf(data.lang || 'es');
+const money = (amount, currency) => formatAmount(amount, currency, locale);
+
+let token = data.orderToken || localStorage.getItem(storeKey);
+let order = null;
+let timer = null;
+
+// ---- Waiting room (D60) ----
+// With a queue on the session, the map waits behind it: a countdown to the sales start and "join
+// the queue" (after the browser's proof of work, when the session asks for one); once joined, the
+// number, the people ahead and the estimated wait, from the status document (the same for every
+// buyer, cached for a second: no database per poll), polled every 2 to 3 s; at the buyer's turn the
+// pass, sent as Queue-Pass on every cart create. Ticket and pass live in sessionStorage, so that a
+// reload keeps the place (and a new tab of the same browser joins again with the same client id,
+// getting the same ticket back).
+const queueKey = `taquilla.portal.${data.slug}.queue.${data.sessionId}`;
+let queue = readQueue();
+let queueDoc = null;
+let queueSkew = 0;
+let queueTimer = null;
+let queueClock = null;
+let queueError = '';
+let queueBusy = false;
+let queueSaid = '';
+
+function readQueue() {
+  try {
+    return JSON.parse(sessionStorage.getItem(queueKey) || '{}') || {};
+  } catch {
+    return {};
+  }
+}
+function saveQueue() {
+  try {
+    sessionStorage.setItem(queueKey, JSON.stringify(queue));
+  } catch {
+    /* private mode: the place lasts as long as the page */
+  }
+}
+/** The service's clock (the countdowns follow it, not the buyer's). */
+const serverNow = () => Date.now() + queueSkew;
+function queuePass() {
+  return queue && queue.pass ? queue.pass : null;
+}
+
+class QueueError extends Error {
+  constructor(body) {
+    super((body && body.message) || t.error || 'Error');
+    this.code = body && body.code;
+    this.data = (body && body.data) || {};
+  }
+}
+async function queueCall(path, body) {
+  const res = await fetch(`/api/queue/v1/sessions/${data.sessionId}${path}`, {
+    method: body ? 'POST' : 'GET',
+    headers: body ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await res.json().catch(() => null);
+  if (!res.ok || !json || !json.success) throw new QueueError(json);
+  return json.data;
+}
+
+const queueOn = () => Boolean(queueDoc && queueDoc.admission_per_minute !== null);
+
+async function queueRefresh() {
+  if (data.page !== 'session' || !data.sessionId) return;
+  clearTimeout(queueTimer);
+  try {
+    queueDoc = await queueCall('');
+    queueSkew = Date.parse(queueDoc.server_time) - Date.now();
+  } catch {
+    /* the next poll tries again */
+  }
+  if (queueOn()) await queueStep();
+  renderQueue();
+  // Polled with jitter, never more than once every 2 s (D60); not at all once admitted.
+  if (queueOn() && !queue.pass && !queue.expired && queueDoc.state !== 'ended') queueTimer = setTimeout(queueRefresh, 2000 + Math.random() * 1000);
+}
+
+/** After the draw: learn the ticket's number (joining again answers the same ticket), then ask for the pass at its turn. */
+async function queueStep() {
+  if (!queue.ticket || queue.pass || queue.expired || queueDoc.state !== 'admitting') return;
+  try {
+    if (queue.number == null) {
+      const again = await queueCall('/join', { client_id: data.queueClient });
+      queue.ticket = again.ticket;
+      queue.number = again.number;
+      saveQueue();
+    }
+    if (queue.number != null && queue.number <= queueDoc.admitted_through) {
+      const got = await queueCall('/pass', { ticket: queue.ticket });
+      queue.pass = got.pass;
+      queue.expiresAt = got.expires_at;
+      saveQueue();
+    }
+  } catch (err) {
+    if (err.code === 'not_admitted_yet' && err.data.number != null) queue.number = err.data.number;
+    else if (err.code === 'queue_pass_invalid') queue.expired = true;
+    else if (err.code === 'queue_ticket_invalid') queue = {};
+    saveQueue();
+  }
+}
+
+async function queueJoin() {
+  if (queueBusy) return;
+  queueBusy = true;
+  queueError = '';
+  renderQueue();
+  try {
+    let solution;
+    // The solver (the UI kit's, the widget's too) is loaded only for a session that asks for it.
+    if (queueDoc.challenge === 'proof_of_work') solution = await (await import('../../ui/pow')).solveChallenge(await queueCall('/challenge'));
+    const joined = await queueCall('/join', { client_id: data.queueClient, ...(solution ? { challenge_solution: solution } : {}) });
+    queue = { ticket: joined.ticket, number: joined.number };
+    saveQueue();
+  } catch (err) {
+    queueError = err.message;
+  }
+  queueBusy = false;
+  await queueRefresh();
+}
+
+const twoDigits = (n) => String(n).padStart(2, '0');
+/** "1 días 02:03:04", "02:03:04" or "03:04". */
+function span(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  const d = Math.floor(s / 86400);
+  const h = Math.floor(s / 3600) % 24;
+  const hms = `${h || d ? `${twoDigits(h)}:` : ''}${twoDigits(Math.floor(s / 60) % 60)}:${twoDigits(s % 60)}`;
+  return d ? `${d} ${t.days} ${hms}` : hms;
+}
+
+function renderQueue() {
+  const box = $('queue');
+  if (!box) return;
+  const on = queueOn();
+  box.hidden = !on;
+  document.body.classList.toggle('queue-wait', on && !queue.pass && !queue.expired && queueDoc.state !== 'ended');
+  clearInterval(queueClock);
+  if (!on) return;
+  const d = queueDoc;
+  const now = serverNow();
+  const until = (iso) => span((Date.parse(iso) - now) / 1000);
+  let key;
+  let text;
+  let detail = '';
+  let join = false;
+  if (queue.pass && !queue.expired && Date.parse(queue.expiresAt) > now) {
+    key = 'queueAdmitted';
+    text = t.queueAdmitted.replace('{left}', until(queue.expiresAt));
+  } else if (queue.pass || queue.expired) {
+    key = 'queuePassExpired';
+    text = t.queuePassExpired;
+  } else if (d.state === 'ended') {
+    key = 'queueEnded';
+    text = t.queueEnded;
+  } else if (d.state === 'closed') {
+    key = 'queueNotOpen';
+    const opens = new Date(Date.parse(d.opens_at)).toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
+    text = t.queueNotOpen.replace('{time}', opens).replace('{left}', until(d.sales_start_at));
+  } else if (!queue.ticket) {
+    join = true;
+    key = d.state === 'pre_queue' ? 'queuePreOpen' : 'queueJoinNow';
+    text = d.state === 'pre_queue' ? t.queuePreOpen.replace('{left}', until(d.sales_start_at)) : t.queueJoinNow;
+    if (queueBusy && d.challenge === 'proof_of_work') detail = t.queueSolving;
+  } else if (d.state === 'pre_queue') {
+    key = 'queueInPre';
+    text = t.queueInPre.replace('{left}', until(d.sales_start_at));
+  } else if (d.state === 'drawing' || queue.number == null) {
+    key = 'queueDrawing';
+    text = t.queueDrawing;
+  } else {
+    const ahead = Math.max(0, queue.number - d.admitted_through - 1);
+    key = `queuePosition${ahead}`;
+    text = t.queuePosition.replace('{number}', String(queue.number)).replace('{ahead}', String(ahead));
+    detail = t.queueWait.replace('{minutes}', String(Math.max(1, Math.ceil(ahead / d.admission_per_minute))));
+  }
+  const status = $('queue-status');
+  // Screen readers hear a new state once, not every tick of its countdown.
+  status.setAttribute('aria-live', key === queueSaid ? 'off' : 'polite');
+  queueSaid = key;
+  status.textContent = text;
+  status.dataset.queue = key.replace(/\d+$/, '');
+  box.classList.toggle('admitted', key === 'queueAdmitted');
+  box.classList.toggle('expired', key === 'queuePassExpired');
+  $('queue-detail').textContent = queueError || detail;
+  $('queue-detail').hidden = !(queueError || detail);
+  const button = $('queue-join');
+  button.hidden = !join;
+  button.disabled = queueBusy;
+  // The countdowns tick between polls; the sales start and the pass's end ask for a poll at once.
+  queueClock = setInterval(() => {
+    const at = Date.parse(key === 'queueAdmitted' ? queue.expiresAt : d.sales_start_at);
+    if (Number.isFinite(at) && serverNow() >= at && (key === 'queueAdmitted' || d.state === 'pre_queue' || d.state === 'closed')) {
+      clearInterval(queueClock);
+      if (key !== 'queueAdmitted') queueRefresh();
+      else renderQueue();
+      return;
+    }
+    if (['queueAdmitted', 'queueNotOpen', 'queuePreOpen', 'queueInPre'].includes(key)) renderQueue();
+  }, 1000);
+}
+
+if ($('queue-join')) $('queue-join').addEventListener('click', () => queueJoin());
+
+function showError(message, where = 'cart-error') {
+  for (const id of ['cart-error', 'voucher-error']) {
+    const other = $(id);
+    if (other && id !== where) {
+      other.textContent = '';
+      other.hidden = true;
+    }
+  }
+  const el = $(where);
+  if (!el) return;
+  el.textContent = message || '';
+  el.hidden = !message;
+  if (where === 'voucher-error') {
+    const input = $('voucher');
+    if (message) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  }
+}
+
+function items() {
+  if (!order) return [];
+  return order.events.flatMap((e) => e.sessions.flatMap((s) => s.items.map((i) => ({ ...i, event: e.name, session: s }))));
+}
+
+function forget() {
+  token = null;
+  order = null;
+  if (!data.orderToken) localStorage.removeItem(storeKey);
+}
+
+// Set when a cart ran out on this page: the notice stays until the buyer picks again (D62).
+let expiredNotice = false;
+/** The last minute of a hold is announced once, as an alert (D62). */
+const WARN_SECONDS = 60;
+
+function renderCountdown() {
+  const el = $('countdown');
+  if (!el) return;
+  const bar = $('bar-countdown');
+  clearInterval(timer);
+  if (!order || !order.expires_at || items().length === 0) {
+    el.hidden = !expiredNotice;
+    el.classList.toggle('expired', expiredNotice);
+    if (expiredNotice) {
+      el.textContent = t.expired;
+      el.setAttribute('role', 'alert');
+    }
+    return;
+  }
+  expiredNotice = false;
+  el.classList.remove('expired');
+  el.setAttribute('role', 'timer');
+  let warned = false;
+  const end = new Date(order.expires_at).getTime();
+  const tick = () => {
+    const left = Math.max(0, Math.round((end - Date.now()) / 1000));
+    el.hidden = false;
+    if (left === 0) {
+      clearInterval(timer);
+      expiredNotice = true;
+      forget();
+      render();
+      const pay = $('pay-button');
+      if (pay) pay.disabled = true;
+      return;
+    }
+    const mm = String(Math.floor(left / 60)).padStart(2, '0');
+    const ss = String(left % 60).padStart(2, '0');
+    const soon = left <= WARN_SECONDS;
+    el.textContent = soon ? `${t.expiresSoon} ${mm}:${ss}` : `${t.expiresIn} ${mm}:${ss}`;
+    el.classList.toggle('warn', soon);
+    if (bar) bar.textContent = `${mm}:${ss}`;
+    if (bar) bar.classList.toggle('warn', soon);
+    // Screen readers hear the remaining time once a minute, not every second, and the warning once.
+    if (soon && !warned) {
+      warned = true;
+      el.setAttribute('role', 'alert');
+    }
+    el.setAttribute('aria-live', left % 60 === 0 || left === WARN_SECONDS ? 'polite' : 'off');
+  };
+  tick();
+  timer = setInterval(tick, 1000);
+}
+
+// D69: the waiting list of a sold-out session; the entry token is kept to read the position later.
+const waitlistForm = $('waitlist-form');
+if (waitlistForm) {
+  waitlistForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const result = $('waitlist-result');
+    const button = waitlistForm.querySelector('button');
+    button.disabled = true;
+    try {
+      const entry = await api('POST', `/sessions/${data.sessionId}/waiting-list`, {
+        email: waitlistForm.email.value.trim(),
+        quantity: Number(waitlistForm.quantity.value),
+      });
+      localStorage.setItem(`taquilla.portal.${data.slug}.waitlist.${data.sessionId}`, entry.token);
+      result.textContent = String(t.waitlistJoined).replace('{n}', String(entry.position));
+      waitlistForm.hidden = true;
+    } catch (err) {
+      result.textContent = err.message;
+      button.disabled = false;
+    }
+    result.hidden = false;
+  });
+}
+
+// "N best seats" (D61): the service chooses and holds them; they show on the map as the cart's.
+// "Choose others" asks for new ones first (the current ones stay held, so they are not chosen
+// again), then gives the current ones back.
+let bestPick = [];
+async function pickBest(quantity) {
+  const before = new Set(items().map((i) => i.id));
+  const fresh = () => api('POST', '/orders/best-available', { session_id: data.sessionId, quantity });
+  await change(token ? () => api('POST', '/orders/best-available', { session_id: data.sessionId, quantity, order_token: token }) : fresh, token ? fresh : null);
+  return items().filter((i) => !before.has(i.id)).map((i) => i.id);
+}
+const bestForm = $('best-form');
+if (bestForm) {
+  const again = $('best-again');
+  const showAgain = () => (again.hidden = !bestPick.some((id) => items().some((i) => i.id === id)));
+  bestForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    bestPick = await pickBest(Number(bestForm.quantity.value));
+    showAgain();
+  });
+  again.addEventListener('click', async () => {
+    const old = bestPick.filter((id) => items().some((i) => i.id === id));
+    const fresh = await pickBest(old.length);
+    if (fresh.length === 0) return;
+    for (const id of old) await change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${id}`));
+    bestPick = fresh;
+    showAgain();
+  });
+}
+
+// The cart is the UI kit's component (ui/cart.tsx), the one the server drew the page's empty cart
+// with: hydrated over that markup the first time, re-rendered on every change after.
+let cartDrawn = false;
+const cartWords = () => ({ emptyCart: t.emptyCart, remove: t.remove, voucher: t.voucher, subtotal: t.subtotal, discount: t.discount, fees: t.fees, total: t.total });
+
+function render() {
+  const body = $('cart-body');
+  if (!body) return;
+  const list = items();
+  const voucherForm = $('voucher-form');
+  const cur = order ? order.currency : 'EUR';
+  const lines = list.map((i) => ({
+    id: i.id,
+    event: i.event,
+    where: i.row ? `${i.sector_name} · ${t.row} ${i.row} · ${t.seat} ${i.number}` : i.sector_name,
+    rate: i.rate_name,
+    amount: i.total_amount,
+  }));
+  const cart = h(CartLines, { lines, totals: order, editable: Boolean(data.editable), t: cartWords(), money: (amount) => money(amount, cur) });
+  if (cartDrawn) preactRender(cart, body);
+  else hydrate(cart, body);
+  if (voucherForm) voucherForm.hidden = list.length === 0 || !data.editable;
+  // The checkout button comes after the voucher box (CartPanel's order), not inside the list.
+  const actions = $('cart-actions');
+  if (actions) {
+    const href = list.length && $('cart').dataset.checkout && token ? `/${data.slug}/${data.lang}/checkout?order_token=${encodeURIComponent(token)}` : null;
+    const link = h(CartActions, { href, label: t.checkout });
+    if (cartDrawn) preactRender(link, actions);
+    else hydrate(link, actions);
+  }
+  if (!cartDrawn && $('cart')) $('cart').dataset.ready = '';
+  cartDrawn = true;
+  // Seats of this session that are in the cart are pressed.
+  const mine = new Set(list.map((i) => i.session_seat_id));
+  document.querySelectorAll('button.seat').forEach((b) => {
+    const pressed = mine.has(Number(b.dataset.seat));
+    b.setAttribute('aria-pressed', String(pressed));
+    if (pressed) b.disabled = false;
+  });
+  renderCounts(list);
+  renderBar(list);
+  renderCountdown();
+}
+
+// The sectors' free places follow the cart: the page was drawn with the places free then (the
+// cart's own places of that moment already counted as taken); since, each place added to the cart
+// takes one and each one removed gives it back.
+let mineAtLoad = null;
+function perSector(list) {
+  const out = new Map();
+  for (const i of list) if (i.session.id === data.sessionId) out.set(i.sector_id, (out.get(i.sector_id) || 0) + 1);
+  return out;
+}
+function renderCounts(list) {
+  if (!data.sessionId) return;
+  const now = perSector(list);
+  if (!mineAtLoad) mineAtLoad = now;
+  document.querySelectorAll('[data-avail]').forEach((el) => {
+    const sector = Number(el.dataset.avail);
+    const n = Number(el.dataset.base) + (mineAtLoad.get(sector) || 0) - (now.get(sector) || 0);
+    el.textContent = String(Math.max(0, n));
+  });
+}
+
+/** The phone's sticky cart bar (hidden by CSS on wide screens, where the cart panel is sticky). */
+function renderBar(list) {
+  const bar = $('cart-bar');
+  if (!bar) return;
+  bar.hidden = list.length === 0;
+  document.body.classList.toggle('with-bar', list.length > 0);
+  if (!list.length) return;
+  $('bar-count').textContent = `${list.length} ${t.seatsInCart}`;
+  $('bar-total').textContent = `${t.total}: ${money(order.total_amount, order.currency)}`;
+}
+
+async function load() {
+  if (!token) return render();
+  try {
+    order = await api('GET', `/orders/${encodeURIComponent(token)}`);
+    if (order.status !== 'pending') forget();
+  } catch {
+    forget();
+  }
+  render();
+}
+
+/** Runs a cart change; a cart that expired meanwhile is forgotten and the change retried on a new one. */
+/** Cart changes under way: while one is, the live map's figures may already count its places (see applyAvailability). */
+let changesInFlight = 0;
+
+async function change(work, retryOnNew, errorPlace = 'cart-error', tapped = null) {
+  showError('', errorPlace);
+  expiredNotice = false;
+  changesInFlight++;
+  try {
+    order = await work();
+    token = order.order_token;
+    if (!data.orderToken) localStorage.setItem(storeKey, token);
+  } catch (err) {
+    if (retryOnNew && token && (err.code === 'order_expired' || err.code === 'order_not_modifiable' || err.status === 404)) {
+      forget();
+      return change(retryOnNew, null, errorPlace, tapped);
+    }
+    showError(err.code === 'queue_pass_required' ? t.queueNeeded : err.code === 'queue_pass_invalid' && queue.pass ? t.queuePassExpired : err.message, errorPlace);
+    // The service refused this browser's pass (its time is up): the waiting room says so.
+    if (err.code === 'queue_pass_invalid' && queue.pass) {
+      queue.expired = true;
+      saveQueue();
+    }
+    if (err.code === 'queue_pass_required' || err.code === 'queue_pass_invalid') queueRefresh();
+    if (err.code === 'seat_unavailable' && tapped) {
+      setSeat(tapped, 'held');
+      seatNote(tapped, err.message);
+    }
+  } finally {
+    changesInFlight--;
+  }
+  render();
+}
+
+// ---- Live seat map (D62) ----
+
+/** A seat's status as the live map says it; a seat in this cart stays pressable. */
+function setSeat(button, status) {
+  button.dataset.status = status;
+  if (button.getAttribute('aria-pressed') === 'true') return;
+  button.disabled = status !== 'available';
+}
+
+/** The message of a lost race, beside the seat that was tapped (on a phone the cart is off-screen). */
+function seatNote(button, message) {
+  document.querySelectorAll('.seat-note').forEach((n) => n.remove());
+  const box = button.closest('.seatscroll');
+  if (!box) return;
+  const note = document.createElement('p');
+  note.className = 'seat-note';
+  note.setAttribute('role', 'alert');
+  note.textContent = message;
+  box.appendChild(note);
+  const top = button.offsetTop + button.offsetHeight + 6;
+  const left = Math.max(0, Math.min(button.offsetLeft - 8, box.scrollWidth - note.offsetWidth));
+  note.style.top = `${top}px`;
+  note.style.left = `${left}px`;
+  setTimeout(() => note.remove(), 6000);
+}
+
+let liveCursor = null;
+
+function applyAvailability(body) {
+  liveCursor = body.cursor;
+  const seats = document.querySelectorAll('button.seat');
+  if (body.snapshot) {
+    const taken = new Map(body.changes.map((c) => [c.session_seat_id, c.status]));
+    seats.forEach((b) => setSeat(b, taken.get(Number(b.dataset.seat)) || 'available'));
+  } else {
+    for (const c of body.changes) {
+      const b = document.querySelector(`button.seat[data-seat="${c.session_seat_id}"]`);
+      if (b) setSeat(b, c.status);
+    }
+  }
+  // The zones' free places are the live figures: this cart's places are counted in them already.
+  // Not while a cart change is under way: the figures may count its places before this page
+  // has its answer, and would be taken off twice; the next message after it brings them.
+  if (changesInFlight > 0) return renderSaleState(body);
+  for (const z of body.zones) {
+    const el = document.querySelector(`[data-avail="${z.sector_id}"]`);
+    if (el) el.dataset.base = String(z.available);
+  }
+  mineAtLoad = perSector(items());
+  renderCounts(items());
+  renderSaleState(body);
+}
+
+/** D59: before the sales start a countdown, after they end a notice; the map is shown either way. */
+let saleTimer = null;
+function renderSaleState(body) {
+  const el = $('sale-state');
+  if (!el) return;
+  clearInterval(saleTimer);
+  const scheduled = body.sale_state === 'scheduled' && body.sales_start_at;
+  const ended = body.sale_state === 'ended';
+  el.hidden = !scheduled && !ended;
+  document.body.classList.toggle('not-on-sale', Boolean(scheduled || ended));
+  if (ended) el.textContent = t.salesEnded;
+  if (!scheduled) return;
+  const start = new Date(body.sales_start_at).getTime();
+  const tick = () => {
+    const left = Math.max(0, Math.round((start - Date.now()) / 1000));
+    const d = Math.floor(left / 86400);
+    const hms = [Math.floor(left / 3600) % 24, Math.floor(left / 60) % 60, left % 60].map((n) => String(n).padStart(2, '0')).join(':');
+    el.textContent = `${t.salesStartIn} ${d ? `${d} ${t.days} ` : ''}${hms}`;
+    // At the start the live map says on_sale at its next answer; a poll is asked for now.
+    if (left === 0) {
+      clearInterval(saleTimer);
+      setTimeout(pollOnce, 500);
+    }
+  };
+  tick();
+  saleTimer = setInterval(tick, 1000);
+}
+
+const availabilityUrl = () => `${base}/events/${data.eventId}/sessions/${data.sessionId}/availability`;
+
+async function pollOnce() {
+  try {
+    const res = await fetch(availabilityUrl() + (liveCursor ? `?since=${encodeURIComponent(liveCursor)}` : ''), { headers: { accept: 'application/json' } });
+    if (res.ok) applyAvailability((await res.json()).data);
+  } catch {
+    /* the next poll tries again */
+  }
+}
+
+/** Server-Sent Events where the browser has them (one request), else a poll every 2 s. */
+function followAvailability() {
+  if (data.page !== 'session' || !data.eventId) return;
+  if (window.EventSource) {
+    const source = new EventSource(availabilityUrl());
+    source.addEventListener('availability', (event) => applyAvailability(JSON.parse(event.data)));
+    return;
+  }
+  pollOnce();
+  setInterval(pollOnce, 2000);
+}
+followAvailability();
+
+/**
+ * Seats clicked while a seat change runs wait for it (before, two quick clicks on an empty cart made
+ * two carts) and then go together: a new cart is created with all of them in one request (items,
+ * D63, issue 27); an existing cart takes them one add at a time (the portal has no bulk add).
+ */
+let seatRunning = false;
+let pickedSeats = [];
+
+async function onSeat(button) {
+  const seatId = Number(button.dataset.seat);
+  if (seatRunning) {
+    if (!pickedSeats.includes(seatId)) pickedSeats.push(seatId);
+    return;
+  }
+  seatRunning = true;
+  try {
+    await seatChange([seatId]);
+    while (pickedSeats.length) {
+      const seats = pickedSeats;
+      pickedSeats = [];
+      await seatChange(seats);
+    }
+  } finally {
+    seatRunning = false;
+  }
+}
+
+/** Removes the clicked seats that are in the cart, and holds the others (one create with all of them when there is no cart). */
+async function seatChange(seatIds) {
+  // Which seats go and which come is decided before the first request: a seat removed here is
+  // not in the cart afterwards, and must not be held again.
+  const removes = items().filter((i) => seatIds.includes(i.session_seat_id));
+  const adds = seatIds.filter((id) => !removes.some((i) => i.session_seat_id === id));
+  for (const item of removes) {
+    await change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${item.id}`));
+  }
+  if (!adds.length) return;
+  const rateId = Number($('seat-rate').value);
+  const one = (id) => ({ session_seat_id: id, rate_id: rateId });
+  // The tapped seat's button shows a lost race (live map, D62).
+  const tapped = (id) => document.querySelector(`button.seat[data-seat="${id}"]`);
+  const create = () => api('POST', '/orders', adds.length === 1 ? one(adds[0]) : { items: adds.map(one) });
+  if (!token) return change(create, null, 'cart-error', adds.length === 1 ? tapped(adds[0]) : null);
+  for (const id of adds) {
+    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, one(id)), () => api('POST', '/orders', one(id)), 'cart-error', tapped(id));
+  }
+}
+
+function onZone(form) {
+  const body = { sector_id: Number(form.dataset.sector), rate_id: Number(form.rate_id.value), quantity: Number(form.quantity.value) };
+  const create = () => api('POST', '/orders', body);
+  if (!token) return change(create);
+  return change(() => api('POST', `/orders/${encodeURIComponent(token)}/items/sector`, body), create);
+}
+
+document.addEventListener('click', (event) => {
+  const target = event.target instanceof Element ? event.target.closest('button') : null;
+  if (!target) return;
+  if (target.classList.contains('seat')) onSeat(target);
+  else if (target.dataset.zoom) zoomSector(target);
+  else if (target.dataset.remove) change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${target.dataset.remove}`));
+  else if (target.dataset.voucher) change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/vouchers/${encodeURIComponent(target.dataset.voucher)}`));
+});
+
+document.querySelectorAll('form.zone').forEach((form) =>
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    onZone(form);
+  }),
+);
+
+const voucherForm = $('voucher-form');
+if (voucherForm) {
+  voucherForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const code = voucherForm.code.value.trim();
+    if (!code || !token) return;
+    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/apply-voucher`, { code }), null, 'voucher-error');
+    if (!$('voucher-error').textContent) voucherForm.code.value = '';
+  });
+}
+
+const checkoutForm = $('checkout-form');
+if (checkoutForm) {
+  checkoutForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const errorEl = $('checkout-error');
+    errorEl.hidden = true;
+    // Each field's own message sits under it and is its description (issue 16).
+    checkoutForm.querySelectorAll('[aria-invalid]').forEach((el) => {
+      el.removeAttribute('aria-invalid');
+      el.removeAttribute('aria-describedby');
+    });
+    checkoutForm.querySelectorAll('.field-error').forEach((el) => {
+      el.textContent = '';
+      el.hidden = true;
+    });
+    const body = { order_token: token };
+    for (const name of ['name', 'surname', 'email', 'phone']) {
+      const input = checkoutForm.elements.namedItem(name);
+      if (input && input.value.trim()) body[name] = input.value.trim();
+    }
+    const button = $('pay-button');
+    button.disabled = true;
+    try {
+      const result = await api('POST', '/checkout', body);
+      window.location.assign(safeRedirect(result.redirect_url));
+    } catch (err) {
+      button.disabled = false;
+      errorEl.textContent = err.message;
+      errorEl.hidden = false;
+      for (const [field, texts] of Object.entries(err.fields || {})) {
+        const input = checkoutForm.elements.namedItem(field);
+        const fieldError = $(`${field}-error`);
+        if (!input || !fieldError) continue;
+        fieldError.textContent = texts.join(' ');
+        fieldError.hidden = false;
+        input.setAttribute('aria-invalid', 'true');
+        input.setAttribute('aria-describedby', fieldError.id);
+      }
+      const first = checkoutForm.querySelector('[aria-invalid="true"]');
+      if (first) first.focus();
+    }
+  });
+}
+
+// A seat's place on its sector's grid (the page writes it as the grid-area).
+const row = (b) => parseInt(b.style.gridRowStart, 10);
+const col = (b) => parseInt(b.style.gridColumnStart, 10);
+
+/**
+ * "Zoom in" on a sector: its seats get a finger's size and the sector scrolls in its own box
+ * (by finger, or with the keyboard's arrows from seat to seat), its row names frozen at the left
+ * like a spreadsheet's first column; "zoom out" fits the sector to the width again.
+ */
+function zoomSector(button) {
+  const zoomed = button.getAttribute('aria-pressed') !== 'true';
+  const section = button.closest('.sector');
+  section.classList.toggle('zoomed', zoomed);
+  button.setAttribute('aria-pressed', String(zoomed));
+  button.firstChild.textContent = zoomed ? button.dataset.out : button.dataset.in;
+  section.querySelector('.seatscroll').scrollLeft = 0;
+}
+
+// Seat maps are one Tab stop each (roving tabindex); arrow keys move between the free seats.
+function rovingFocus(map) {
+  const seats = () => [...map.querySelectorAll('button.seat:not([disabled])')];
+  const current = () => seats().find((b) => b.tabIndex === 0);
+  const setCurrent = (b) => {
+    map.querySelectorAll('button.seat').forEach((s) => (s.tabIndex = -1));
+    if (b) b.tabIndex = 0;
+  };
+  setCurrent(seats()[0]);
+  map.addEventListener('focusin', (event) => {
+    if (event.target instanceof HTMLButtonElement) setCurrent(event.target);
+  });
+  map.addEventListener('keydown', (event) => {
+    const from = event.target;
+    if (!(from instanceof HTMLButtonElement)) return;
+    const x = col(from);
+    const y = row(from);
+    const list = seats();
+    let next = null;
+    if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
+      const i = list.indexOf(from);
+      next = list[event.key === 'ArrowRight' ? i + 1 : i - 1] || null;
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      const step = event.key === 'ArrowDown' ? 1 : -1;
+      const rows = list.filter((b) => Math.sign(row(b) - y) === step);
+      rows.sort((a, b) => Math.abs(row(a) - y) - Math.abs(row(b) - y) || Math.abs(col(a) - x) - Math.abs(col(b) - x));
+      next = rows[0] || null;
+    } else if (event.key === 'Home' || event.key === 'End') {
+      next = event.key === 'Home' ? list[0] : list[list.length - 1];
+    } else {
+      return;
+    }
+    event.preventDefault();
+    if (next) {
+      setCurrent(next);
+      next.focus();
+    }
+  });
+  // A seat that became taken cannot hold the Tab stop.
+  new MutationObserver(() => {
+    const c = current();
+    if (!c || c.disabled) setCurrent(seats()[0]);
+  }).observe(map, { subtree: true, attributes: true, attributeFilter: ['disabled'] });
+}
+document.querySelectorAll('.seatmap').forEach(rovingFocus);
+
+// Where a sector fitted to the width would give seats under 24 CSS px (a phone), it opens zoomed:
+// every seat a finger can hit (WCAG 2.2 2.5.8); "zoom out" shows the whole sector on demand.
+document.querySelectorAll('.sector').forEach((section) => {
+  const seat = section.querySelector('.seat');
+  const button = section.querySelector('button.zoom');
+  if (seat && button && seat.getBoundingClientRect().width < 24) zoomSector(button);
+});
+
+if (data.page === 'order-pending') {
+  // The provider's notification may arrive a moment after the buyer: look again shortly.
+  setTimeout(() => window.location.reload(), 3000);
+} else if (data.page) {
+  load();
+  if (data.page === 'session') queueRefresh();
+}
