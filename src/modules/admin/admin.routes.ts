@@ -8,8 +8,6 @@ import { createAccountAs, resendInvitationAs } from './accounts-admin.service.js
 import { listAudit } from '../../platform/audit.js';
 import { createOrganiser, listOrganisersFor, updateOrganiser } from './organisers.service.js';
 import * as S from './admin.schemas.js';
-import adminCheckinRoutes from './admin-checkin.routes.js';
-import webhookAdminRoutes from './webhooks-admin.routes.js';
 
 /**
  * Admin API under /api/admin/v1 for automation: the same services as the dashboard, with an admin
@@ -105,11 +103,6 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
       return ok(await listAudit(ctx.db, { organiserId: a.role === 'admin' ? null : a.organiserId, beforeId: req.query.before_id, limit: req.query.limit ?? 50 }));
     },
   );
-
-  // ---- check-in (issue 18): lists, devices, counts, scans, signing keys
-  await app.register(adminCheckinRoutes);
-  // ---- webhooks (D51)
-  await app.register(webhookAdminRoutes);
 };
 
 export default adminRoutes;

@@ -11,10 +11,6 @@ import { listAudit } from '../../../platform/audit.js';
 import { ADMIN_CSS, ADMIN_JS } from './kit/dashboard.assets.js';
 import accountsDashboard from './dashboard-accounts.routes.js';
 import invitationsDashboard from './dashboard-invitations.routes.js';
-import venuesDashboard from './dashboard-venues.routes.js';
-import checkinDashboard from './dashboard-checkin.routes.js';
-import designerDashboard from './dashboard-designer.routes.js';
-import webhooksDashboard from './dashboard-webhooks.routes.js';
 import { formOf, pageContext, redirect, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
 import { html } from './kit/dashboard.html.js';
@@ -161,9 +157,5 @@ export default async function dashboardRoutes(app: FastifyInstance, opts: Dashbo
 
   await app.register(accountsDashboard);
   await app.register(invitationsDashboard);
-  await app.register(venuesDashboard);
-  await app.register(checkinDashboard);
-  await app.register(designerDashboard);
   for (const pages of opts.modulePages ?? []) await app.register(pages);
-  await app.register(webhooksDashboard);
 }
