@@ -36,6 +36,8 @@
 //   FLASH_BUILD=0    do not build the target's service (dist/server.mjs as it is)
 //   FLASH_APP_ENV    the service's APP_ENV (default production); FLASH_LOG_LEVEL its LOG_LEVEL (default info;
 //                    its output goes to /dev/null); FLASH_CPU_PROF a folder: the single instance runs with --cpu-prof
+//   FLASH_KEEP=<dir> keep the bench's database (its name is printed) and write the db part's pgbench
+//                    script and its -D defines to <dir>, to replay the purchase elsewhere (e.g. under callgrind)
 //   FLASH_FUNCTIONS=1 after each part, the SQL functions' time per completed order (track_functions)
 //   BENCH_PG_URL     (or TEST_PG_URL) the PostgreSQL server; the bench makes and drops a database of its own
 import { execFileSync } from 'node:child_process';
@@ -522,6 +524,11 @@ async function databaseOnly(run: Run): Promise<Result | null> {
   const script = path.join(dir, 'purchase.sql');
   fs.writeFileSync(script, generated.script);
   if (env.FLASH_SHOW_SQL) console.log(generated.script, generated.defines.join(' '));
+  if (env.FLASH_KEEP) {
+    fs.mkdirSync(env.FLASH_KEEP, { recursive: true });
+    fs.writeFileSync(path.join(env.FLASH_KEEP, 'purchase.sql'), generated.script);
+    fs.writeFileSync(path.join(env.FLASH_KEEP, 'pgbench-args'), [ '-M', generated.mode, ...generated.defines].join('\n') + '\n');
+  }
   const flag = until();
   let proc: Proc | null = null;
   try {
@@ -709,7 +716,8 @@ async function main() {
   } finally {
     await monitor.end().catch(() => undefined);
     await pool.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    if (env.FLASH_KEEP) console.log(`  kept database ${name} (FLASH_KEEP)`);
+    else await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   }
 }

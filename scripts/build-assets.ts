@@ -1,5 +1,5 @@
 // Part of `npm run build`, after tsc: copies what the compiled service reads next to its own files (tsc copies
-// only JavaScript): the SQL of src/db/migrations and src/db/functions (read by dist/src/db/migrate.js)
+// only JavaScript): the SQL of src/db/migrations (and a baseline's list of the migrations it replaces) and src/db/functions (read by dist/src/db/migrate.js)
 // and the example pages of examples/ (read by dist/examples/widget-channel-server.js in development).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { writePgliteTemplate } from '../src/db/pglite-template.js';
 const root = path.resolve(import.meta.dirname, '..');
 const copies: [string, string][] = [
   ['src/db/migrations', '.sql'],
+  ['src/db/migrations', '.replaces'],
   ['src/db/functions', '.sql'],
   ['examples', '.html'],
 ];

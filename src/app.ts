@@ -51,6 +51,16 @@ import { personalDataRetentionJob } from './modules/audience/personal-data.servi
 import { webhookDeliveryJob, webhookQueueGauges, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
+import vouchersAdminRoutes from './modules/vouchers/vouchers.admin.routes.js';
+import catalogueAdminRoutes from './modules/catalogue/catalogue.admin.routes.js';
+import catalogueDashboard from './modules/catalogue/catalogue.dashboard.js';
+import ordersAdminRoutes from './modules/orders/orders.admin.routes.js';
+import ordersDashboard from './modules/orders/orders.dashboard.js';
+import paymentsAdminRoutes from './modules/portal/payments/payments.admin.routes.js';
+import paymentsDashboard from './modules/portal/payments/payments.dashboard.js';
+import checkoutAdminRoutes from './modules/checkout/checkout.admin.routes.js';
+import checkoutDashboard from './modules/checkout/checkout.dashboard.js';
+import vouchersDashboard from './modules/vouchers/vouchers.dashboard.js';
 import venueAdminRoutes from './modules/catalogue/venues.routes.js';
 import audienceAdminRoutes from './modules/audience/audience.admin.routes.js';
 import audienceDashboard from './modules/audience/audience.dashboard.js';
@@ -338,9 +348,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(queueRoutes, { prefix: '/api/queue/v1' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
   await app.register(applePassRoutes, { prefix: '/api/wallet/apple' });
-  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [audienceAdminRoutes, venueAdminRoutes, waitingListAdminRoutes] });
+  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [catalogueAdminRoutes, vouchersAdminRoutes, ordersAdminRoutes, paymentsAdminRoutes, checkoutAdminRoutes, audienceAdminRoutes, venueAdminRoutes, waitingListAdminRoutes] });
   await app.register(portalPages);
-  await app.register(adminDashboard, { prefix: '/admin', modulePages: [audienceDashboard] });
+  await app.register(adminDashboard, { prefix: '/admin', modulePages: [catalogueDashboard, vouchersDashboard, audienceDashboard, ordersDashboard, paymentsDashboard, checkoutDashboard] });
   await app.register(widgetRoutes, { prefix: '/widget' });
   await app.register(scannerRoutes, { prefix: '/checkin' });
   await app.register(checkinRoutes, { prefix: CHECKIN_PREFIX });

@@ -26,6 +26,44 @@ const BEGIN_UNDER_LOCK =
   `BEGIN;\nSET LOCAL lock_timeout = '${MIGRATION_LOCK_WAIT}';\nSELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY});\n` +
   'SET LOCAL lock_timeout TO DEFAULT;\n';
 
+/**
+ * The baselines of a folder (issue 26 item 5): `NNNN_baseline.sql` beside `NNNN_baseline.replaces`,
+ * which lists the migrations the baseline squashed (one name per line; # starts a comment). A new
+ * database applies the baseline; one that recorded every replaced migration is carried on as if it
+ * had applied the baseline; one that recorded only some of them stopped part-way through the old
+ * chain, which this version no longer has: its start fails and says which version finishes it.
+ */
+function baselines(dir: string): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.replaces')).sort()) {
+    const names = fs
+      .readFileSync(path.join(dir, file), 'utf8')
+      .split('\n')
+      .map((line) => line.replace(/#.*/, '').trim())
+      .filter(Boolean);
+    found.set(file.replace(/\.replaces$/, '.sql'), names);
+  }
+  return found;
+}
+
+/** Records a baseline as applied on a database that applied every migration it replaces. */
+async function carryOn(database: Database, dir: string, done: Set<string>): Promise<void> {
+  for (const [baseline, replaced] of baselines(dir)) {
+    if (done.has(baseline)) continue;
+    const recorded = replaced.filter((name) => done.has(name));
+    if (recorded.length === 0) continue;
+    if (recorded.length < replaced.length) {
+      const missing = replaced.filter((name) => !done.has(name));
+      throw new Error(
+        `the database stopped part-way through the migrations that ${baseline} replaces (not applied: ${missing.join(', ')}); ` +
+          'start the last version that still has them once (see src/db/migrations/' + baseline + '), then this one',
+      );
+    }
+    await database.execScript(`${BEGIN_UNDER_LOCK}INSERT INTO schema_migrations (name) VALUES ('${baseline}') ON CONFLICT DO NOTHING;\nCOMMIT;`);
+    done.add(baseline);
+  }
+}
+
 async function appliedNames(database: Database): Promise<Set<string>> {
   const done = await queryRows<{ name: string }>(database.db, sql`SELECT name FROM schema_migrations`);
   return new Set(done.map((r) => r.name));
@@ -51,6 +89,7 @@ export async function migrate(
       'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());\nCOMMIT;',
   );
   const done = await appliedNames(database);
+  await carryOn(database, migrationsDir, done);
   const applied: string[] = [];
   for (const file of files) {
     if (done.has(file)) continue;
@@ -71,7 +110,7 @@ export async function migrate(
   // An instance older than the database (it lacks a migration the database has applied: a
   // previous version restarting during a rolling deploy) leaves the functions alone, so that it
   // cannot put back the bodies the newer version replaced.
-  const known = new Set(files);
+  const known = new Set([...files, ...[...baselines(migrationsDir).values()].flat()]);
   const olderThanDatabase = [...(await appliedNames(database))].some((name) => !known.has(name));
   if (!olderThanDatabase) await applyFunctions(database, dirs.functions ?? FUNCTIONS_DIR);
   return applied;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../src/modules/admin/accounts.password.js';
-import { escapeHtml, html } from '../../src/modules/admin/dashboard/dashboard.html.js';
+import { escapeHtml, html } from '../../src/modules/admin/dashboard/kit/dashboard.html.js';
 
 describe('password hashing (scrypt, per-user salt)', () => {
   it('verifies the right password only, and salts every hash', async () => {

@@ -6,7 +6,7 @@ import { rotateSigningKey, withdrawSigningKey, qrSecretOf } from '../../src/modu
 import { decryptPrivateKey, parseSecret } from '../../src/modules/tickets/ticket-secrets.js';
 import { ticketsOfOrder } from '../../src/modules/tickets/tickets.repo.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
-import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
+import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { reissueTicketAs } from '../../src/modules/checkin/checkin-admin.service.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideOffline } from '../../checkin/src/decide.js';
 import { legacyCodeHash, parseSecret } from '../../checkin/src/secret.js';
 import type { CheckinList, ListTicket } from '../../checkin/src/types.js';
-import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
+import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { reissueTicketAs } from '../../src/modules/checkin/checkin-admin.service.js';
 import { ticketsOfOrder } from '../../src/modules/tickets/tickets.repo.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
-import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
+import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { revokeDeviceAs } from '../../src/modules/checkin/checkin-admin.service.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';

@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
-import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
+import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { listScansFor } from '../../src/modules/checkin/checkin-admin.service.js';
 import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
 import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { queryRows } from '../../src/db/client.js';
-import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
+import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
 import { portalJoinUrl } from '../waitinglist/fixtures.js';

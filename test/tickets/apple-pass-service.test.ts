@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
+import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { apnsPushSender, type PassPushSender } from '../../src/modules/tickets/apple-push.js';
 import { pushPassUpdates } from '../../src/modules/tickets/apple-pass-service.js';
 import { reissueTicket, verifiedClaims } from '../../src/modules/tickets/ticket-keys.service.js';

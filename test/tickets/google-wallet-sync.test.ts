@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { importSPKI, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
+import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { syncGoogleObjects } from '../../src/modules/tickets/google-wallet-sync.js';
 import { reissueTicket, verifiedClaims } from '../../src/modules/tickets/ticket-keys.service.js';
 import { orderTicketLinks } from '../../src/modules/tickets/tickets.service.js';

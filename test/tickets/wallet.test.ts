@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { importSPKI, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { refundOrderAs } from '../../src/modules/admin/order-actions.service.js';
+import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { verifiedClaims } from '../../src/modules/tickets/ticket-keys.service.js';
 import { signedWalletUrl, TICKET_LINK_TTL_SECONDS } from '../../src/modules/tickets/tickets.links.js';
 import { orderTicketLinks } from '../../src/modules/tickets/tickets.service.js';

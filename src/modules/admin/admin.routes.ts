@@ -1,44 +1,16 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import type { TObject } from 'typebox';
 import { ok } from '../../http/envelope.js';
 import { invalidData } from '../../http/errors.js';
+import { adminActorOf as actorOf, adminOperation, refuseUnknownFields } from '../../http/admin-api.js';
 import * as channels from '../channels/channels-admin.service.js';
-import { cancelSessionAs } from '../catalogue/session-changes.service.js';
-import * as catalogue from '../catalogue/catalogue-admin.service.js';
-import { importCatalogue } from '../catalogue/import.service.js';
-import { copyRatesAs, deleteRateAs } from '../catalogue/session-rates.service.js';
-import { createSeriesAs, previewSeriesAs } from '../catalogue/session-series.service.js';
-import { getOrderFor, listOrdersFor } from '../orders/orders-admin.service.js';
-import * as vouchers from '../vouchers/vouchers-admin.service.js';
-import { requireAdmin, type Actor } from '../../platform/actor.js';
+import { requireAdmin } from '../../platform/actor.js';
 import { authenticateApiToken, createUser, normaliseEmail, refuseTakenAccount } from './accounts.service.js';
 import { createAccountAs, resendInvitationAs } from './accounts-admin.service.js';
 import { listAudit } from '../../platform/audit.js';
 import { createOrganiser, listOrganisersFor, updateOrganiser } from './organisers.service.js';
-import { createReservationAs, refundOrderAs, resendTicketsAs } from './order-actions.service.js';
 import * as S from './admin.schemas.js';
-import { listPaymentsFor } from '../portal/payments/payments-admin.service.js';
-import type { PaymentStatus } from '../../db/schema/index.js';
 import adminCheckinRoutes from './admin-checkin.routes.js';
 import webhookAdminRoutes from './webhooks-admin.routes.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The user behind the admin API token (admin routes only). */
-    adminActor: Actor | null;
-  }
-}
-
-const actorOf = (request: FastifyRequest) => request.adminActor!;
-
-/** A preValidation hook: 422 `errors.<field>: is not allowed` for a body field the schema does not name. */
-const refuseUnknownFields = (schema: TObject) => async (request: FastifyRequest) => {
-  const body = request.body;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
-  const unknown = Object.keys(body).filter((key) => !Object.hasOwn(schema.properties, key));
-  if (unknown.length) throw invalidData(Object.fromEntries(unknown.map((key) => [key, ['is not allowed']])));
-};
 
 /**
  * Admin API under /api/admin/v1 for automation: the same services as the dashboard, with an admin
@@ -46,8 +18,9 @@ const refuseUnknownFields = (schema: TObject) => async (request: FastifyRequest)
  */
 interface AdminRoutesOptions {
   /**
-   * Other modules' admin API routes, registered behind the same token hook (req.adminActor). The
-   * composition root (src/app.ts) hands them in, so that admin never imports those modules.
+   * The modules' own admin API routes (<module>.admin.routes.ts), registered behind the same token
+   * hook (req.adminActor). The composition root (src/app.ts) hands them in, so that admin never
+   * imports those modules.
    */
   moduleRoutes?: FastifyPluginAsyncTypebox[];
 }
@@ -58,7 +31,7 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
     request.adminActor = await authenticateApiToken(app.ctx, request.bearer?.hash ?? null);
   });
   const ctx = app.ctx;
-  const d = (tag: string, operationId: string, summary: string) => ({ tags: [`Admin: ${tag}`], operationId, summary });
+  const d = adminOperation;
 
   // ---- accounts
   app.get('/me', { schema: { ...d('accounts', 'getCurrentUser', 'The user behind the token'), response: { 200: S.Envelope(S.Me), ...S.adminErrors } } }, async (req) => {
@@ -120,6 +93,9 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
     },
     async (req) => ok(await updateOrganiser(ctx, actorOf(req), req.params.organiserId, req.body), 'Organiser updated'),
   );
+
+  // ---- each module's own admin routes (<module>/<module>.admin.routes.ts), in the order src/app.ts gives
+  for (const routes of opts.moduleRoutes ?? []) await app.register(routes);
 
   // ---- channels, widget keys and server keys
   app.get('/channels', { schema: { ...d('channels', 'listChannels', 'Sales channels you may see'), response: { 200: S.Envelope(Type.Array(S.Channel)), ...S.adminErrors } } }, async (req) =>
@@ -186,285 +162,8 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
     { schema: { ...d('channels', 'revokeServerKey', 'Revoke a server key: the tokens issued from it stop working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
     async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId, 'server'), 'Server key revoked'),
   );
-  app.get(
-    '/channels/:channelId/orders',
-    {
-      schema: {
-        ...d('orders', 'listChannelOrders', "A channel's orders, newest first (read-only)"),
-        params: S.Params.channel,
-        querystring: Type.Omit(S.OrdersQuery, ['channel_id']),
-        response: { 200: S.Envelope(Type.Array(S.OrderRow)), ...S.adminErrors },
-      },
-    },
-    async (req) => {
-      await channels.getChannelFor(ctx, actorOf(req), req.params.channelId);
-      const q = req.query;
-      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: req.params.channelId, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit }));
-    },
-  );
 
-  // ---- events, sessions, rates, fees (venues: catalogue/venues.routes.ts)
-  app.post(
-    '/catalogue/import',
-    {
-      schema: {
-        ...d('catalogue', 'importCatalogue', 'Import a catalogue document (admins only; see docs/catalogue-import.md)'),
-        body: Type.Unknown(),
-        response: { 201: S.Envelope(S.ImportSummary), ...S.adminErrors },
-      },
-    },
-    async (req, reply) => {
-      requireAdmin(actorOf(req));
-      return reply.status(201).send(ok({ ...(await importCatalogue(ctx, req.body)) }, 'Catalogue imported', 201));
-    },
-  );
-  app.get('/events', { schema: { ...d('catalogue', 'listAdminEvents', 'Events you may see'), response: { 200: S.Envelope(Type.Array(S.Event)), ...S.adminErrors } } }, async (req) =>
-    ok(await catalogue.listEventsFor(ctx, actorOf(req))),
-  );
-  app.post(
-    '/events',
-    { schema: { ...d('catalogue', 'createEvent', 'Create an event (a draft unless a status is given)'), body: S.EventCreate, response: { 201: S.Envelope(S.EventDetail), ...S.adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await catalogue.createEventAs(ctx, actorOf(req), req.body), 'Event created', 201)),
-  );
-  app.get(
-    '/events/:eventId',
-    { schema: { ...d('catalogue', 'getAdminEvent', 'An event with its sessions and fees'), params: S.Params.event, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
-    async (req) => ok(await catalogue.getEventFor(ctx, actorOf(req), req.params.eventId)),
-  );
-  app.patch(
-    '/events/:eventId',
-    { schema: { ...d('catalogue', 'updateEvent', 'Edit an event'), params: S.Params.event, body: S.EventUpdate, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
-    async (req) => ok(await catalogue.updateEventAs(ctx, actorOf(req), req.params.eventId, req.body), 'Event updated'),
-  );
-  app.post(
-    '/events/:eventId/publish',
-    { schema: { ...d('catalogue', 'publishEvent', 'Publish an event'), params: S.Params.event, response: { 200: S.Envelope(S.EventDetail), ...S.adminErrors } } },
-    async (req) => ok(await catalogue.publishEventAs(ctx, actorOf(req), req.params.eventId), 'Event published'),
-  );
-  app.post(
-    '/events/:eventId/sessions',
-    {
-      schema: { ...d('catalogue', 'createSession', 'Add a session (with its inventory) to an event'), params: S.Params.event, body: S.SessionCreate, response: { 201: S.Envelope(S.SessionDetail), ...S.adminErrors } },
-    },
-    async (req, reply) => reply.status(201).send(ok(await catalogue.createSessionAs(ctx, actorOf(req), req.params.eventId, req.body), 'Session created', 201)),
-  );
-  app.post(
-    '/events/:eventId/fees',
-    { schema: { ...d('catalogue', 'createEventFee', 'Add a management fee to every session of an event'), params: S.Params.event, body: S.FeeCreate, response: { 201: S.Envelope(S.Fee), ...S.adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await catalogue.createFeeAs(ctx, actorOf(req), { eventId: req.params.eventId }, req.body), 'Fee created', 201)),
-  );
-  app.get(
-    '/sessions/:sessionId',
-    { schema: { ...d('catalogue', 'getAdminSession', 'A session with its rates and fees'), params: S.Params.session, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
-    async (req) => ok(await catalogue.getSessionFor(ctx, actorOf(req), req.params.sessionId)),
-  );
-  app.patch(
-    '/sessions/:sessionId',
-    { schema: { ...d('catalogue', 'updateSession', 'Edit a session'), params: S.Params.session, body: S.SessionUpdate, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
-    async (req) => ok(await catalogue.updateSessionAs(ctx, actorOf(req), req.params.sessionId, req.body), 'Session updated'),
-  );
-  app.post(
-    '/sessions/:sessionId/publish',
-    { schema: { ...d('catalogue', 'publishSession', 'Put a session on sale'), params: S.Params.session, response: { 200: S.Envelope(S.SessionDetail), ...S.adminErrors } } },
-    async (req) => ok(await catalogue.publishSessionAs(ctx, actorOf(req), req.params.sessionId), 'Session on sale'),
-  );
-  app.post(
-    '/sessions/:sessionId/cancel',
-    {
-      schema: {
-        ...d('catalogue', 'cancelSession', 'Cancel a session (D74): its live carts end at once, its channels get session.cancelled; refund: true refunds every completed order'),
-        params: S.Params.session,
-        body: S.SessionCancel,
-        response: { 200: S.Envelope(S.SessionCancelResult), ...S.adminErrors },
-      },
-    },
-    async (req) => ok(await cancelSessionAs(ctx, actorOf(req), req.params.sessionId, req.body ?? {}), 'Session cancelled'),
-  );
-  app.post(
-    '/sessions/:sessionId/rates',
-    { schema: { ...d('catalogue', 'createRate', 'Add a rate to a session'), params: S.Params.session, body: S.RateCreate, response: { 201: S.Envelope(S.Rate), ...S.adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await catalogue.createRateAs(ctx, actorOf(req), req.params.sessionId, req.body), 'Rate created', 201)),
-  );
-  app.post(
-    '/sessions/:sessionId/fees',
-    { schema: { ...d('catalogue', 'createSessionFee', 'Add a management fee to one session'), params: S.Params.session, body: S.FeeCreate, response: { 201: S.Envelope(S.Fee), ...S.adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await catalogue.createFeeAs(ctx, actorOf(req), { sessionId: req.params.sessionId }, req.body), 'Fee created', 201)),
-  );
-  app.patch(
-    '/rates/:rateId',
-    { schema: { ...d('catalogue', 'updateRate', 'Edit a rate'), params: S.Params.rate, body: S.RateUpdate, response: { 200: S.Envelope(S.Rate), ...S.adminErrors } } },
-    async (req) => ok(await catalogue.updateRateAs(ctx, actorOf(req), req.params.rateId, req.body), 'Rate updated'),
-  );
-  app.patch(
-    '/fees/:feeId',
-    { schema: { ...d('catalogue', 'updateFee', 'Edit a fee'), params: S.Params.fee, body: S.FeeUpdate, response: { 200: S.Envelope(S.Fee), ...S.adminErrors } } },
-    async (req) => ok(await catalogue.updateFeeAs(ctx, actorOf(req), req.params.feeId, req.body), 'Fee updated'),
-  );
-  app.post(
-    '/sessions/:sessionId/rates/copy',
-    {
-      schema: {
-        ...d('catalogue', 'copyRates', "Copy another session's rates onto this one (same organiser); rates whose name this session has already are left alone"),
-        params: S.Params.session,
-        body: S.RatesCopy,
-        response: { 201: S.Envelope(S.RatesCopied), ...S.adminErrors },
-      },
-    },
-    async (req, reply) => reply.status(201).send(ok(await copyRatesAs(ctx, actorOf(req), req.params.sessionId, req.body.from_session_id), 'Rates copied', 201)),
-  );
-  app.delete(
-    '/rates/:rateId',
-    {
-      schema: {
-        ...d('catalogue', 'deleteRate', 'Delete a rate nothing uses: 409 rate_in_use while it has tickets (sold, held or of past orders), vouchers or waiting-list entries'),
-        params: S.Params.rate,
-        response: { 200: S.Envelope(Type.Null()), ...S.adminErrors },
-      },
-    },
-    async (req) => {
-      await deleteRateAs(ctx, actorOf(req), req.params.rateId);
-      return ok(null, 'Rate deleted');
-    },
-  );
-  app.post(
-    '/events/:eventId/sessions/series',
-    {
-      schema: {
-        ...d('catalogue', 'createSessionSeries', 'Create a series of sessions at once (daily or weekly, at one time of day in the deployment time zone, at most 100), each with copied rates; dry_run: only the dates'),
-        params: S.Params.event,
-        body: S.SessionSeriesCreate,
-        response: { 200: S.Envelope(S.SessionSeries), 201: S.Envelope(S.SessionSeries), ...S.adminErrors },
-      },
-    },
-    async (req, reply) => {
-      const { dry_run, ...input } = req.body;
-      if (dry_run) {
-        const dates = await previewSeriesAs(ctx, actorOf(req), req.params.eventId, input);
-        const sessions = dates.map((d) => ({ ...d, id: null, rates: 0 }));
-        return ok({ sessions, created: 0, skipped: dates.filter((d) => d.exists).length }, 'Preview: nothing created');
-      }
-      return reply.status(201).send(ok(await createSeriesAs(ctx, actorOf(req), req.params.eventId, input), 'Sessions created', 201));
-    },
-  );
-  app.delete(
-    '/fees/:feeId',
-    { schema: { ...d('catalogue', 'deleteFee', 'Delete a fee'), params: S.Params.fee, response: { 200: S.Envelope(Type.Null()), ...S.adminErrors } } },
-    async (req) => {
-      await catalogue.deleteFeeAs(ctx, actorOf(req), req.params.feeId);
-      return ok(null, 'Fee deleted');
-    },
-  );
-
-  // ---- vouchers
-  app.get('/vouchers', { schema: { ...d('vouchers', 'listVouchers', 'Vouchers you may see'), response: { 200: S.Envelope(Type.Array(S.Voucher)), ...S.adminErrors } } }, async (req) =>
-    ok(await vouchers.listVouchersFor(ctx, actorOf(req))),
-  );
-  app.post(
-    '/vouchers',
-    { schema: { ...d('vouchers', 'createVoucher', 'Create a voucher'), body: S.VoucherCreate, response: { 201: S.Envelope(S.Voucher), ...S.adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await vouchers.createVoucherAs(ctx, actorOf(req), req.body), 'Voucher created', 201)),
-  );
-  app.get(
-    '/vouchers/:voucherId',
-    { schema: { ...d('vouchers', 'getVoucher', 'One voucher'), params: S.Params.voucher, response: { 200: S.Envelope(S.Voucher), ...S.adminErrors } } },
-    async (req) => ok(await vouchers.getVoucherFor(ctx, actorOf(req), req.params.voucherId)),
-  );
-  app.patch(
-    '/vouchers/:voucherId',
-    { schema: { ...d('vouchers', 'updateVoucher', 'Edit a voucher'), params: S.Params.voucher, body: S.VoucherUpdate, response: { 200: S.Envelope(S.Voucher), ...S.adminErrors } } },
-    async (req) => ok(await vouchers.updateVoucherAs(ctx, actorOf(req), req.params.voucherId, req.body), 'Voucher updated'),
-  );
-
-  // ---- orders (read-only) and audit log
-  app.get(
-    '/orders',
-    { schema: { ...d('orders', 'listOrders', 'Orders of the channels you may see, newest first (read-only)'), querystring: S.OrdersQuery, response: { 200: S.Envelope(Type.Array(S.OrderRow)), ...S.adminErrors } } },
-    async (req) => {
-      const q = req.query;
-      if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
-      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: q.channel_id, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit }));
-    },
-  );
-  app.get(
-    '/payments',
-    {
-      schema: {
-        ...d('orders', 'listPayments', 'Card payments of the channels you may see, newest first; ?status=refund_required lists the money to give back (D73)'),
-        querystring: S.PaymentsQuery,
-        response: { 200: S.Envelope(Type.Array(S.PaymentRow)), ...S.adminErrors },
-      },
-    },
-    async (req) => {
-      const q = req.query;
-      if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
-      return ok(await listPaymentsFor(ctx, actorOf(req), { status: q.status as PaymentStatus | undefined, channelId: q.channel_id, before: q.before, limit: q.limit }));
-    },
-  );
-  app.get(
-    '/orders/:reference',
-    {
-      schema: {
-        ...d('orders', 'getAdminOrder', 'One order with its buyer, items, tickets, payments and history (audit log)'),
-        params: S.ReferenceParam,
-        response: { 200: S.Envelope(S.OrderDetail), ...S.adminErrors },
-      },
-    },
-    async (req) => ok(await getOrderFor(ctx, actorOf(req), req.params.reference)),
-  );
-  app.post(
-    '/orders/:reference/resend-tickets',
-    {
-      schema: {
-        ...d('orders', 'resendTickets', "Queue the order's ticket e-mail once more to the buyer (audited); one e-mail per call"),
-        params: S.ReferenceParam,
-        response: { 202: S.Envelope(S.TicketResend), ...S.adminErrors },
-      },
-    },
-    async (req, reply) => reply.status(202).send(ok(await resendTicketsAs(ctx, actorOf(req), req.params.reference), 'Ticket e-mail queued', 202)),
-  );
-  app.post(
-    '/orders/:reference/refund',
-    {
-      schema: {
-        ...d(
-          'orders',
-          'refundOrder',
-          'Refund a completed order, whole or chosen tickets (ticket_ids): seats released, tickets voided, a refund order with negative amounts recorded, ' +
-            'the card payment refunded through the provider (models A and C; 502 payment_provider_refused when it refuses, and nothing changes), ' +
-            'the buyer e-mailed (models A-C), order.refunded sent (audited)',
-        ),
-        params: S.ReferenceParam,
-        body: S.RefundCreate,
-        response: { 201: S.Envelope(S.Refund), 502: { $ref: 'ErrorEnvelope' }, ...S.adminErrors },
-      },
-      // D56/D58: a field the refund does not know is refused, never dropped (a misspelt ticket_ids
-      // must not refund the whole order).
-      preValidation: refuseUnknownFields(S.RefundCreate),
-    },
-    async (req, reply) =>
-      reply
-        .status(201)
-        .send(
-          ok(
-            await refundOrderAs(ctx, actorOf(req), req.params.reference, req.body.reason ?? S.API_REFUND_REASON, { ticketIds: req.body.ticket_ids, allowUsed: req.body.allow_used }),
-            'Order refunded',
-            201,
-          ),
-        ),
-  );
-  app.post(
-    '/channels/:channelId/reservations',
-    {
-      schema: {
-        ...d('orders', 'createReservation', 'Issue an order without payment (type reservation): seats sold, tickets issued (audited)'),
-        params: S.Params.channel,
-        body: S.ReservationCreate,
-        response: { 201: S.Envelope(S.Reservation), ...S.adminErrors },
-      },
-    },
-    async (req, reply) =>
-      reply.status(201).send(ok(await createReservationAs(ctx, actorOf(req), req.params.channelId, req.body), 'Reservation issued', 201)),
-  );
+  // ---- audit log
   app.get(
     '/audit-log',
     { schema: { ...d('audit', 'listAuditLog', 'Audit log, newest first (a promoter sees its organiser\'s entries)'), querystring: S.AuditQuery, response: { 200: S.Envelope(Type.Array(S.AuditEntry)), ...S.adminErrors } } },
@@ -476,7 +175,6 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
 
   // ---- check-in (issue 18): lists, devices, counts, scans, signing keys
   await app.register(adminCheckinRoutes);
-  for (const routes of opts.moduleRoutes ?? []) await app.register(routes);
   // ---- webhooks (D51)
   await app.register(webhookAdminRoutes);
 };

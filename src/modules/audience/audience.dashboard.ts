@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { listEventsFor } from '../catalogue/catalogue-admin.service.js';
-import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/dashboard.http.js';
-import * as F from '../admin/dashboard/dashboard.form.js';
-import { html, type SafeHtml } from '../admin/dashboard/dashboard.html.js';
-import { csrf, field, page, table, when, type PageContext } from '../admin/dashboard/dashboard.layout.js';
+import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import * as F from '../admin/dashboard/kit/dashboard.form.js';
+import { html, type SafeHtml } from '../admin/dashboard/kit/dashboard.html.js';
+import { csrf, field, page, table, when, type PageContext } from '../admin/dashboard/kit/dashboard.layout.js';
 import { attachment, XLSX_TYPE } from '../../lib/download.js';
 import { attendeeCsvFor, attendeeXlsxFor, listAttendeesFor } from './attendees.service.js';
 import { barChart, heatMap, type Segment } from './overview.charts.js';

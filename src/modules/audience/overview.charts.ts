@@ -1,5 +1,5 @@
 import { gridCol, gridRow, rowLines, sectorGrid, stageSide } from '../../lib/seat-layout.js';
-import { html, SafeHtml } from '../admin/dashboard/dashboard.html.js';
+import { html, SafeHtml } from '../admin/dashboard/kit/dashboard.html.js';
 import type { PlaceStatus, SeatMap, SeatMapSector } from './overview.repo.js';
 
 // The sales overview's charts (D66), drawn on the server: no script, no outside service, nothing

@@ -4,10 +4,10 @@ import { createAccountAs, listAccountsFor, resendInvitationAs, setAccountDisable
 import { INVITATION_TTL_HOURS } from '../invitations.service.js';
 import { createOrganiser, listOrganisersFor, organiserSummariesFor, updateOrganiser } from '../organisers.service.js';
 import { createTokenAs, listTokensFor, revokeTokenAs } from '../tokens-admin.service.js';
-import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './dashboard.http.js';
-import * as F from './dashboard.form.js';
-import { html, type SafeHtml } from './dashboard.html.js';
-import { actionButton, csrf, field, page, select, table, when, type PageContext } from './dashboard.layout.js';
+import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './kit/dashboard.http.js';
+import * as F from './kit/dashboard.form.js';
+import { html, type SafeHtml } from './kit/dashboard.html.js';
+import { actionButton, csrf, field, page, select, table, when, type PageContext } from './kit/dashboard.layout.js';
 
 // Self-service pages of the back office (D65, docs/admin.md "Starting from zero"): organisers and
 // accounts (admins only; a promoter sees its own account), invitation links, and admin API tokens

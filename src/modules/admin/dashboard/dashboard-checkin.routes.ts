@@ -3,10 +3,10 @@ import QRCode from 'qrcode';
 import * as checkin from '../../checkin/checkin-admin.service.js';
 import type { Actor } from '../../../platform/actor.js';
 import { listOrganisersFor } from '../organisers.service.js';
-import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
-import * as F from './dashboard.form.js';
-import { html, type SafeHtml } from './dashboard.html.js';
-import { actionButton, checkboxes, csrf, field, page, select, table, when } from './dashboard.layout.js';
+import { formOf, idParam, pageContext, redirect, sendPage } from './kit/dashboard.http.js';
+import * as F from './kit/dashboard.form.js';
+import { html, type SafeHtml } from './kit/dashboard.html.js';
+import { actionButton, checkboxes, csrf, field, page, select, table, when } from './kit/dashboard.layout.js';
 
 // Dashboard pages of check-in (issue 18, docs/checkin.md): lists and devices at /admin/checkin, the
 // live door view of a list (counts per session and gate, scans, who tried to enter twice), and the

@@ -8,9 +8,9 @@ import { ok, type ErrorEnvelope } from '../../../http/envelope.js';
 import { PROJECT_ROOT } from '../../../lib/project-root.js';
 import type { Layout } from '../../catalogue/layout.schemas.js';
 import { createLayoutAs, getLayoutFor, getVenueFor } from '../../catalogue/layouts.service.js';
-import { idParam, pageContext, sendPage } from './dashboard.http.js';
-import { html } from './dashboard.html.js';
-import { page } from './dashboard.layout.js';
+import { idParam, pageContext, sendPage } from './kit/dashboard.http.js';
+import { html } from './kit/dashboard.html.js';
+import { page } from './kit/dashboard.layout.js';
 
 // The seat-map designer (D65, docs/venues.md) at /admin/venues/{id}/designer: a dashboard page that
 // loads the designer's bundle (designer/, built by `npm run build:designer`), which reads the venue's

@@ -4,10 +4,10 @@ import { AppError } from '../../../http/errors.js';
 import { safeEqual } from '../../../lib/secrets.js';
 import { SESSION_TTL_SECONDS } from '../accounts.service.js';
 import { acceptInvitation, INVITATION_MESSAGES, invitationState } from '../invitations.service.js';
-import { formOf, redirect, sendPage, SESSION_COOKIE } from './dashboard.http.js';
-import * as F from './dashboard.form.js';
-import { html } from './dashboard.html.js';
-import { field, publicPage, when } from './dashboard.layout.js';
+import { formOf, redirect, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
+import * as F from './kit/dashboard.form.js';
+import { html } from './kit/dashboard.html.js';
+import { field, publicPage, when } from './kit/dashboard.layout.js';
 
 // The page at an invitation link (D65): the invitee chooses a password, is signed in and lands on
 // the venues. An expired, used or replaced link says so (410); an unknown one is 404. The form's

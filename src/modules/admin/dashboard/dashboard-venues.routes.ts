@@ -3,10 +3,10 @@ import { invalidData, schemaErrors } from '../../../http/errors.js';
 import { VenueCreate } from '../../catalogue/layout.schemas.js';
 import { createLayoutAs, createVenueAs, getLayoutFor, getVenueFor, listLayoutsFor, listVenueViewsFor, type LayoutFormat } from '../../catalogue/layouts.service.js';
 import { listOrganisersFor } from '../organisers.service.js';
-import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './dashboard.http.js';
-import * as F from './dashboard.form.js';
-import { html } from './dashboard.html.js';
-import { csrf, field, page, select, table, textArea, when, type PageContext } from './dashboard.layout.js';
+import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './kit/dashboard.http.js';
+import * as F from './kit/dashboard.form.js';
+import { html } from './kit/dashboard.html.js';
+import { csrf, field, page, select, table, textArea, when, type PageContext } from './kit/dashboard.layout.js';
 
 // Venues and their seat-map versions in the dashboard (D64, D65, docs/venues.md), over the venues
 // service of the catalogue module (its rules, not copies of them): the venues the account may use,

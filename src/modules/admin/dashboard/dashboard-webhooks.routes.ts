@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import * as channels from '../../channels/channels-admin.service.js';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/webhooks.outbox.js';
 import * as webhooks from '../../webhooks/webhooks.service.js';
-import { formOf, idParam, pageContext, redirect, sendPage } from './dashboard.http.js';
-import * as F from './dashboard.form.js';
-import { html, type SafeHtml } from './dashboard.html.js';
-import { actionButton, csrf, field, page, table, when, type PageContext } from './dashboard.layout.js';
+import { formOf, idParam, pageContext, redirect, sendPage } from './kit/dashboard.http.js';
+import * as F from './kit/dashboard.form.js';
+import { html, type SafeHtml } from './kit/dashboard.html.js';
+import { actionButton, csrf, field, page, table, when, type PageContext } from './kit/dashboard.layout.js';
 
 // The webhook pages of a channel (D51, docs/webhooks.md): its endpoints, a new secret shown once,
 // and per endpoint the deliveries with every attempt and a "Redeliver" button.

@@ -19,19 +19,17 @@ import { attachment, XLSX_TYPE } from '../../../lib/download.js';
 import { reportCsv, reportFileName, reportXlsx } from '../../reports/reports.download.js';
 import type { ReportQuery } from '../../reports/reports.schemas.js';
 import { parseReport, salesReport } from '../../reports/reports.service.js';
-import { ADMIN_CSS, ADMIN_JS } from './dashboard.assets.js';
-import catalogueDashboard from './dashboard-catalogue.routes.js';
+import { ADMIN_CSS, ADMIN_JS } from './kit/dashboard.assets.js';
 import accountsDashboard from './dashboard-accounts.routes.js';
 import invitationsDashboard from './dashboard-invitations.routes.js';
 import venuesDashboard from './dashboard-venues.routes.js';
 import checkinDashboard from './dashboard-checkin.routes.js';
 import designerDashboard from './dashboard-designer.routes.js';
 import webhooksDashboard from './dashboard-webhooks.routes.js';
-import ordersDashboard from './dashboard-orders.routes.js';
-import { formOf, idParam, pageContext, redirect, sendPage, SESSION_COOKIE } from './dashboard.http.js';
-import * as F from './dashboard.form.js';
-import { html, type SafeHtml } from './dashboard.html.js';
-import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './dashboard.layout.js';
+import { formOf, idParam, pageContext, redirect, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
+import * as F from './kit/dashboard.form.js';
+import { html, type SafeHtml } from './kit/dashboard.html.js';
+import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './kit/dashboard.layout.js';
 
 // The back-office dashboard at /admin: server-rendered pages over the same services as the admin
 // API. Sessions live in an HTTP-only SameSite=Lax cookie (Secure on https) holding a random id
@@ -445,7 +443,7 @@ ${table(
     });
   }
 
-  // ---- audit log (orders and the box office: dashboard-orders.routes.ts)
+  // ---- audit log (orders and the box office: orders/orders.dashboard.ts)
   app.get('/audit', async (request, reply) => {
     const pc = pageContext(request, 'audit');
     const entries = await listAudit(ctx.db, { organiserId: pc.actor.role === 'admin' ? null : pc.actor.organiserId, limit: 100 });
@@ -460,7 +458,6 @@ ${table(
     return sendPage(reply, page(pc, 'Audit log', body));
   });
 
-  await app.register(catalogueDashboard);
   await app.register(accountsDashboard);
   await app.register(invitationsDashboard);
   await app.register(venuesDashboard);
@@ -468,5 +465,4 @@ ${table(
   await app.register(designerDashboard);
   for (const pages of opts.modulePages ?? []) await app.register(pages);
   await app.register(webhooksDashboard);
-  await app.register(ordersDashboard);
 }

@@ -1,0 +1,78 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../../../http/errors.js';
+import type { AppContext } from '../../../../app-context.js';
+import { organiserScope, type Actor } from '../../../../platform/actor.js';
+import { listOrganisers } from '../../../../platform/organisers.repo.js';
+import * as F from './dashboard.form.js';
+import type { SafeHtml } from './dashboard.html.js';
+import type { PageContext } from './dashboard.layout.js';
+
+// Request helpers shared by the dashboard's route files: the shell's (modules/admin/dashboard) and
+// each module's own pages (<module>.dashboard.ts), which import this kit and nothing else of admin.
+
+/** The dashboard session cookie (Path=/admin, HttpOnly, SameSite=Lax; docs/admin.md). */
+export const SESSION_COOKIE = 'taquilla_admin';
+
+interface DashboardSession {
+  actor: Actor;
+  csrfToken: string;
+  sessionId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    dashboard: DashboardSession | null;
+  }
+  interface FastifyContextConfig {
+    /** Dashboard route reachable without a session (login, assets). */
+    publicPage?: boolean;
+  }
+}
+
+const NOTICES: Record<string, string> = {
+  created: 'Created.',
+  saved: 'Saved.',
+  published: 'Published.',
+  revoked: 'Widget key revoked: its tokens no longer work.',
+  deleted: 'Deleted.',
+  refunded: 'Order refunded: its seats are free again and its tickets void.',
+  device_revoked: 'Device revoked: its next scan is refused.',
+  redelivered: 'Sent again: the new attempt is at the end of its delivery\'s list.',
+  resent: 'Ticket e-mail queued: it goes out within seconds.',
+  disabled: 'Account disabled: it can no longer sign in, and its sessions and API tokens stop at once.',
+  enabled: 'Account enabled.',
+  token_revoked: 'Token revoked: it no longer works on the admin API.',
+  welcome: 'Welcome: your password is set and you are signed in.',
+  layout_saved: 'Layout version saved: the venue\'s upcoming sessions use it now.',
+  rates_copied: 'Rates copied.',
+  rates_none: 'Nothing copied: this session has a rate of each of those names already.',
+  series: 'Sessions created as drafts, with the copied rates; put each on sale from its page.',
+};
+
+/** What every page needs from the request. */
+export function pageContext(request: FastifyRequest, section: PageContext['section']): PageContext {
+  const { notice } = request.query as { notice?: string };
+  const s = request.dashboard!;
+  return { actor: s.actor, csrfToken: s.csrfToken, section, notice: notice ? (NOTICES[notice] ?? null) : null, timeZone: request.server.ctx.config.timezone };
+}
+
+export const sendPage = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.status(status).type('text/html; charset=utf-8').send(body.value);
+export const redirect = (reply: FastifyReply, to: string) => reply.redirect(to, 303);
+export const formOf = (request: FastifyRequest) => (request.body ?? {}) as F.Form;
+export const idParam = (request: FastifyRequest, name: string): number => {
+  const raw = (request.params as Record<string, string>)[name] ?? '';
+  if (!/^\d{1,9}$/.test(raw)) throw new AppError('not_found', 'Not found');
+  return Number(raw);
+};
+
+
+/** The field errors of a refused form (422), to show the form again with them; other errors go on up. */
+export function refusedFields(err: unknown): Record<string, string[]> {
+  if (err instanceof AppError && err.status === 422 && err.fields) return err.fields;
+  throw err;
+}
+
+/** The organisers a form may offer the signed-in user (every one to an admin, its own to a promoter), by id. */
+export async function organisersFor(ctx: AppContext, actor: Actor): Promise<{ id: number; name: string }[]> {
+  return listOrganisers(ctx.db, organiserScope(actor));
+}
