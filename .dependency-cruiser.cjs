@@ -27,6 +27,44 @@ module.exports = {
       to: { path: '^src/modules/([^/]+)/.*[.](repo|routes)[.]ts$', pathNot: '^src/modules/$1/' },
     },
     {
+      name: 'no-other-module-back-office',
+      severity: 'error',
+      comment:
+        "Each module owns its back office (issue 26): its admin API routes and schemas " +
+        '(<module>.admin.routes.ts, <module>.admin.schemas.ts) and its dashboard pages (<module>.dashboard.ts), ' +
+        'mounted by the admin shell from src/app.ts. Another module never imports them: it uses the ' +
+        "module's service, and the shared admin API pieces of src/http/admin-api.ts.",
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/([^/]+)/.*[.](admin[.](routes|schemas)|dashboard)[.]tsx?$', pathNot: '^src/modules/$1/' },
+    },
+    {
+      name: 'modules-use-only-the-dashboard-kit-of-admin',
+      severity: 'error',
+      comment:
+        "Of admin/, a module's back office imports only the dashboard kit (admin/dashboard/kit: layout and " +
+        'navigation, forms, HTML, request helpers), which imports no module; accounts, organisers and ' +
+        'the shell stay admin-only, so that the modules never depend on what depends on them.',
+      from: { path: '^src/modules/', pathNot: '^src/modules/admin/' },
+      to: { path: '^src/modules/admin/', pathNot: '^src/modules/admin/dashboard/kit/' },
+    },
+    {
+      name: 'admin-imports-no-module',
+      severity: 'error',
+      comment:
+        'admin/ keeps accounts, organisers, the audit log and the dashboard shell; every module holds its ' +
+        "own back office and src/app.ts hands it to the shell, so admin/ imports no module's service " +
+        '(only the e-mail queue, for the invitation e-mails of new accounts).',
+      from: { path: '^src/modules/admin/' },
+      to: { path: '^src/modules/', pathNot: ['^src/modules/admin/', '^src/modules/tickets/email-queue[.]service[.]ts$'] },
+    },
+    {
+      name: 'dashboard-kit-imports-no-module',
+      severity: 'error',
+      comment: "The dashboard kit is imported by every module's pages: if it imported a module, that module's pages would make a cycle.",
+      from: { path: '^src/modules/admin/dashboard/kit/' },
+      to: { path: '^src/modules/', pathNot: '^src/modules/admin/dashboard/kit/' },
+    },
+    {
       name: 'no-module-cycles',
       severity: 'error',
       comment:

@@ -26,6 +26,7 @@ const DATABASE_NEUTRAL_TESTS = [
   'test/clients/client-schema.test.ts',
   'test/config/config.test.ts',
   'test/designer/plan.test.ts',
+  'test/widget/hit-grid.test.ts',
   'test/http/error-templates.test.ts',
   'test/http/fuzz.test.ts',
   'test/http/log-path.test.ts',

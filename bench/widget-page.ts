@@ -50,8 +50,35 @@ const envelope = (data: unknown) => JSON.stringify({ status: 200, success: true,
  * A local HTTP server answering the widget's calls with synthetic data (and serving a bare host
  * page and the widget script), so the benchmark measures the widget, not a database.
  */
-export async function startSyntheticService(widgetCode: string, seatCount: number): Promise<{ origin: string; close(): Promise<void> }> {
-  const session = envelope(syntheticSession(seatCount));
+export async function startSyntheticService(
+  widgetCode: string,
+  seatCount: number,
+  options: { layout?: boolean } = {},
+): Promise<{ origin: string; close(): Promise<void> }> {
+  const data = syntheticSession(seatCount);
+  const session = envelope(data);
+  // Issue 29's routes for large venues (unless `layout: false`, a service without them): the
+  // detail without seats, the layout in columns, the availability (a snapshot, then no changes).
+  const withLayout = options.layout !== false;
+  const seats = data.elements.seats;
+  const bare = envelope({ ...data, elements: { ...data.elements, seats: [] } });
+  const layout = envelope({
+    session_id: 1,
+    seats: { id: seats.map((x) => x.id), sector_id: seats.map((x) => x.sector_id), row: seats.map((x) => x.row), number: seats.map((x) => x.number), x: seats.map((x) => x.x), y: seats.map((x) => x.y) },
+  });
+  const availability = (snapshot: boolean) =>
+    envelope({
+      session_id: 1,
+      cursor: 'bench1',
+      snapshot,
+      changes: snapshot ? seats.filter((x) => x.status !== 'available').map((x) => ({ session_seat_id: x.id, status: x.status })) : [],
+      zones: data.elements.sectors.map((x) => ({ sector_id: x.id, available: x.available })),
+      sale_state: 'on_sale',
+      sales_start_at: null,
+      sales_end_at: null,
+    });
+  const snapshotBody = availability(true);
+  const unchangedBody = availability(false);
   const answers: [RegExp, string][] = [
     [/\/auth\/token$/, envelope({ access_token: 'tk_bench', token_type: 'Bearer', sales_channel_slug: 'bench' })],
     [
@@ -74,6 +101,19 @@ export async function startSyntheticService(widgetCode: string, seatCount: numbe
     // served, so the widget sees a session without a waiting room (404), as a plain on-sale.
     [/\/events\/1\/sessions\/1$/, session],
   ];
+  // A cart, enough for a browser test to pick seats: POST orders (one seat or `items`) and the
+  // items routes add to it; GET answers it. Nothing is checked.
+  const order = { items: [] as ReturnType<typeof orderItem>[] };
+  const orderItem = (id: number, seatId: number, rateId: number) => ({ id, session_seat_id: seatId, sector_id: 1, rate_id: rateId, base_amount: 30, discount_amount: 0, fee_amount: 0, total_amount: 30 });
+  const orderBody = () => ({
+    order_token: 'ord_bench',
+    status: 'pending',
+    total_amount: order.items.length * 30,
+    expires_at: new Date(Date.now() + 15 * 60_000).toISOString(),
+    currency: 'EUR',
+    events: [{ id: 1, name: 'Bench', sessions: [{ id: 1, start_datetime: '2026-12-31T19:00:00+00:00', items: order.items }] }],
+    vouchers: [],
+  });
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'Authorization, Content-Type', 'access-control-allow-methods': 'GET, POST, PUT, DELETE' };
@@ -86,6 +126,24 @@ export async function startSyntheticService(widgetCode: string, seatCount: numbe
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
       return res.end(widgetCode);
     }
+    const query = (req.url ?? '').split('?')[1] ?? '';
+    if (withLayout && req.method === 'GET') {
+      const json = (body: string) => res.writeHead(200, { 'content-type': 'application/json', ...cors }).end(body);
+      if (/\/events\/1\/sessions\/1$/.test(path) && /(^|&)seats=none(&|$)/.test(query)) return json(bare);
+      if (/\/events\/1\/sessions\/1\/layout$/.test(path)) return json(layout);
+      if (/\/events\/1\/sessions\/1\/availability$/.test(path)) return json(/(^|&)since=/.test(query) ? unchangedBody : snapshotBody);
+    }
+    if (req.method === 'POST' && /\/orders(\/[^/]+\/items(-bulk)?)?$/.test(path)) {
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c));
+      req.on('end', () => {
+        const body = JSON.parse(raw || '{}') as { items?: { session_seat_id: number; rate_id: number }[]; session_seat_id?: number; rate_id?: number };
+        for (const it of body.items ?? [body]) order.items.push(orderItem(order.items.length + 1, it.session_seat_id!, it.rate_id!));
+        res.writeHead(201, { 'content-type': 'application/json', ...cors }).end(envelope(orderBody()));
+      });
+      return;
+    }
+    if (req.method === 'GET' && /\/orders\/ord_bench$/.test(path)) return res.writeHead(200, { 'content-type': 'application/json', ...cors }).end(envelope(orderBody()));
     const hit = answers.find(([re]) => re.test(path));
     if (!hit) return res.writeHead(404, { 'content-type': 'application/json', ...cors }).end('{"success":false}');
     res.writeHead(200, { 'content-type': 'application/json', ...cors });

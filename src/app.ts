@@ -51,7 +51,16 @@ import { personalDataRetentionJob } from './modules/audience/personal-data.servi
 import { webhookDeliveryJob, webhookQueueGauges, webhookRetentionJob } from './modules/webhooks/webhooks.delivery.js';
 import ticketsRoutes from './modules/tickets/tickets.routes.js';
 import adminRoutes from './modules/admin/admin.routes.js';
+import channelsAdminRoutes from './modules/channels/channels.admin.routes.js';
+import channelsDashboard from './modules/channels/channels.dashboard.js';
+import { listEventsFor } from './modules/catalogue/catalogue-admin.service.js';
 import vouchersAdminRoutes from './modules/vouchers/vouchers.admin.routes.js';
+import venuesDashboard from './modules/catalogue/venues.dashboard.js';
+import designerDashboard from './modules/catalogue/designer.dashboard.js';
+import checkinAdminRoutes from './modules/checkin/checkin.admin.routes.js';
+import checkinDashboard from './modules/checkin/checkin.dashboard.js';
+import webhooksAdminRoutes from './modules/webhooks/webhooks.admin.routes.js';
+import webhooksDashboard from './modules/webhooks/webhooks.dashboard.js';
 import catalogueAdminRoutes from './modules/catalogue/catalogue.admin.routes.js';
 import catalogueDashboard from './modules/catalogue/catalogue.dashboard.js';
 import ordersAdminRoutes from './modules/orders/orders.admin.routes.js';
@@ -348,9 +357,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(queueRoutes, { prefix: '/api/queue/v1' });
   await app.register(ticketsRoutes, { prefix: '/api/tickets' });
   await app.register(applePassRoutes, { prefix: '/api/wallet/apple' });
-  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [catalogueAdminRoutes, vouchersAdminRoutes, ordersAdminRoutes, paymentsAdminRoutes, checkoutAdminRoutes, audienceAdminRoutes, venueAdminRoutes, waitingListAdminRoutes] });
+  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, moduleRoutes: [channelsAdminRoutes, catalogueAdminRoutes, vouchersAdminRoutes, ordersAdminRoutes, paymentsAdminRoutes, checkoutAdminRoutes, checkinAdminRoutes, audienceAdminRoutes, venueAdminRoutes, waitingListAdminRoutes, webhooksAdminRoutes] });
   await app.register(portalPages);
-  await app.register(adminDashboard, { prefix: '/admin', modulePages: [catalogueDashboard, vouchersDashboard, audienceDashboard, ordersDashboard, paymentsDashboard, checkoutDashboard] });
+  await app.register(adminDashboard, { prefix: '/admin', modulePages: [(pages: FastifyInstance) => channelsDashboard(pages, { eventsFor: listEventsFor }), catalogueDashboard, venuesDashboard, checkinDashboard, designerDashboard, vouchersDashboard, audienceDashboard, webhooksDashboard, ordersDashboard, paymentsDashboard, checkoutDashboard] });
   await app.register(widgetRoutes, { prefix: '/widget' });
   await app.register(scannerRoutes, { prefix: '/checkin' });
   await app.register(checkinRoutes, { prefix: CHECKIN_PREFIX });

@@ -1602,7 +1602,7 @@ export interface paths {
         };
         /**
          * Session detail: seats and zones with live availability and rates
-         * @description Cached per session and language. Revalidate with If-None-Match (weak ETag, 304); gzip or brotli per Accept-Encoding.
+         * @description Cached per session and language. Revalidate with If-None-Match (weak ETag, 304); gzip or brotli per Accept-Encoding. Large venues: `?seats=none` leaves the seats out; read the layout once from `.../layout` and the statuses from `.../availability` (docs/catalogue.md "Large venues").
          */
         get: operations["getSession"];
         put?: never;
@@ -1625,6 +1625,26 @@ export interface paths {
          * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). docs/widget.md "Live seat maps".
          */
         get: operations["getSessionAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sales-channel/v1/{salesChannelSlug}/{lang}/events/{eventId}/sessions/{sessionId}/layout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Seat layout of a session in columns, without statuses (large venues)
+         * @description The numbered seats (session_seat_id, sector, row, number, position) as parallel arrays: about a sixth of the session detail of the same seats. It changes only with the session's layout: keep it and revalidate with If-None-Match (weak ETag, 304); take the statuses from `.../availability` (a snapshot lists the seats that are not available) and the rates from the session detail's sectors. gzip or brotli per Accept-Encoding. 404 exactly where the session detail answers 404. docs/catalogue.md "Large venues".
+         */
+        get: operations["getSessionLayout"];
         put?: never;
         post?: never;
         delete?: never;
@@ -13396,7 +13416,10 @@ export interface operations {
     };
     getSession: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `all` (the default): every numbered seat with its status and rates. `none`: `elements.seats` is empty; the seat layout comes from `.../layout` (kept by the client) and the statuses from `.../availability` */
+                seats?: "all" | "none";
+            };
             header?: never;
             path: {
                 eventId: number;
@@ -13571,6 +13594,95 @@ export interface operations {
                                 available: number;
                                 sector_id: number;
                             }[];
+                        };
+                        message: string;
+                        status: number;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSessionLayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: number;
+                /** @description language code, e.g. es or en */
+                lang: string;
+                /** @description sales_channel_slug */
+                salesChannelSlug: string;
+                sessionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The numbered seats in columns of equal length; their rates are their sector's (session detail `sectors[].rates`) */
+                            seats: {
+                                /** @description session_seat_id of each seat */
+                                id: number[];
+                                number: string[];
+                                row: string[];
+                                sector_id: number[];
+                                x: number[];
+                                y: number[];
+                            };
+                            session_id: number;
                         };
                         message: string;
                         status: number;

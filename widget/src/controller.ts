@@ -9,9 +9,9 @@ import {
 } from './persistence.js';
 import { feesOfSession, type FeeRule } from './prices.js';
 import { createQueue, queueBlocks, type QueueView } from './queue.js';
-import { applyAvailability, buildSeatMap, type AvailabilityBody, type SeatMap } from './seat-map-model.js';
+import { applyAvailability, buildSeatMap, detailFromLayout, type AvailabilityBody, type SeatMap } from './seat-map-model.js';
 import type { MessageKey } from './i18n.js';
-import type { ChannelConfig, EventSummary, MapSector, Order, OrderItem, Policy, SessionDetail } from './types.js';
+import type { ChannelConfig, EventSummary, MapSector, Order, OrderItem, Policy, SessionDetail, SessionLayout } from './types.js';
 
 /**
  * The widget's state and use cases, without any DOM: the UI renders `state` and calls the methods;
@@ -201,6 +201,8 @@ export function createController(deps: ControllerDeps) {
 
   async function refreshAvailability() {
     if (eventId === null) return;
+    // A map loaded from the layout follows the availability route: only what changed comes back.
+    if (fromLayout) return pollAvailability();
     try {
       const detail = await api.call<SessionDetail>('GET', `/${lang}/events/${eventId}/sessions/${sessionId}`);
       update({ map: buildSeatMap(detail, null) });
@@ -216,24 +218,27 @@ export function createController(deps: ControllerDeps) {
   const LIVE_POLL_MS = 1500;
   let liveCursor: string | null = null;
   let liveTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The map came from the layout route and an availability snapshot (issue 29), not the full detail. */
+  let fromLayout = false;
+  async function pollAvailability() {
+    try {
+      const since = liveCursor ? `?since=${encodeURIComponent(liveCursor)}` : '';
+      const body = await api.call<AvailabilityBody>('GET', `/${lang}/events/${eventId}/sessions/${sessionId}/availability${since}`);
+      liveCursor = body.cursor;
+      if (state.map && !destroyed) {
+        const map = applyAvailability(state.map, body);
+        if (map !== state.map) update({ map });
+      }
+    } catch {
+      // The next poll tries again (a snapshot, if the cursor is no longer known).
+    }
+  }
   async function followAvailability() {
     liveTimer = null;
     if (destroyed) return;
     // Nothing to follow while the waiting room hides the map, or the page is in the background.
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden';
-    if (eventId !== null && state.map && !hidden && !queueBlocks(state.queue, Date.now())) {
-      try {
-        const since = liveCursor ? `?since=${encodeURIComponent(liveCursor)}` : '';
-        const body = await api.call<AvailabilityBody>('GET', `/${lang}/events/${eventId}/sessions/${sessionId}/availability${since}`);
-        liveCursor = body.cursor;
-        if (state.map && !destroyed) {
-          const map = applyAvailability(state.map, body);
-          if (map !== state.map) update({ map });
-        }
-      } catch {
-        // The next poll tries again (a snapshot, if the cursor is no longer known).
-      }
-    }
+    if (eventId !== null && state.map && !hidden && !queueBlocks(state.queue, Date.now())) await pollAvailability();
     if (!destroyed) liveTimer = setTimeout(() => void followAvailability(), LIVE_POLL_MS);
   }
 
@@ -278,7 +283,26 @@ export function createController(deps: ControllerDeps) {
     const event = (events ?? []).find((e) => (e.sessions ?? []).some((s) => Number(s.id) === sessionId));
     if (!event) return null;
     eventId = event.id;
-    const detailCall = api.call<SessionDetail>('GET', `/${lang}/events/${event.id}/sessions/${sessionId}`);
+    // Issue 29: the session without its seats, the seat layout in columns (which the browser keeps
+    // and revalidates by ETag) and the statuses of the availability route, side by side: a sixth of
+    // the bytes of the full detail, whose seats carry their rates. A service without the layout
+    // route (404, an older version) gets the full detail instead.
+    const path = `/${lang}/events/${event.id}/sessions/${sessionId}`;
+    const bareCall = settle(api.call<SessionDetail>('GET', `${path}?seats=none`));
+    const layoutCall = settle(api.call<SessionLayout>('GET', `${path}/layout`));
+    const snapshotCall = settle(api.call<AvailabilityBody>('GET', `${path}/availability`));
+    const detailCall = (async () => {
+      const [bare, layout, snapshot] = [await bareCall, await layoutCall, await snapshotCall];
+      if (bare.value && layout.value?.seats && snapshot.value?.snapshot) {
+        fromLayout = true;
+        liveCursor = snapshot.value.cursor;
+        return detailFromLayout(bare.value, layout.value, snapshot.value);
+      }
+      fromLayout = false;
+      // An older service ignores `seats=none` and answers the full detail: that is the answer.
+      if (bare.value?.elements?.seats?.length) return bare.value;
+      return api.call<SessionDetail>('GET', path);
+    })();
     // The event's fee rules (D71), side by side with the detail; without them prices show without fees.
     const feesCall = settle(api.call<{ fees?: FeeRule[] }>('GET', `/${lang}/events/${event.id}`));
     // The longest network wait of the load (thousands of seats): the UI's slow first-time work goes

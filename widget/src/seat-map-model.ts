@@ -1,5 +1,5 @@
 import { rowLines, stageSide, type RowLine, type StageSide } from '../../src/lib/seat-layout.js';
-import type { MapSector, Rate, SessionDetail } from './types.js';
+import type { MapSector, Rate, SessionDetail, SessionLayout } from './types.js';
 
 type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
 
@@ -137,6 +137,25 @@ export function buildSeatMap(detail: SessionDetail, maps: MapSector[] | null): S
   const top = Math.min(minY - LABEL_ROOM, stage.y) - 0.5;
   const bottom = Math.max(maxY + 1, stage.y + stage.h + 0.5);
   return { sectors, seats, rows, stage, sectorBoxes, box: { x: minX - LABEL_ROOM - 0.5, y: top, w: maxX - minX + LABEL_ROOM + 1.5, h: bottom - top } };
+}
+
+/**
+ * The session detail as the full form has it, from its `seats=none` form, the layout's columns
+ * and an availability snapshot (issue 29): a seat is available unless the snapshot lists it, and
+ * takes its sector's rates (as in the full form).
+ */
+export function detailFromLayout(detail: SessionDetail, layout: SessionLayout, snapshot: AvailabilityBody): SessionDetail {
+  const status = new Map<number, string>();
+  for (const c of snapshot.changes) status.set(c.session_seat_id, c.status);
+  const c = layout.seats;
+  const seats = new Array<SessionDetail['elements']['seats'][number]>(c.id.length);
+  for (let i = 0; i < c.id.length; i++) {
+    const id = c.id[i]!;
+    seats[i] = { id, sector_id: c.sector_id[i]!, row: c.row[i]!, number: c.number[i]!, x: c.x[i]!, y: c.y[i]!, status: status.get(id) ?? 'available' };
+  }
+  const zones = new Map((snapshot.zones ?? []).map((z) => [z.sector_id, z.available]));
+  const sectors = detail.elements.sectors.map((s) => (zones.has(s.id) ? { ...s, available: zones.get(s.id)! } : s));
+  return { ...detail, elements: { seats, sectors } };
 }
 
 /** Map units per CSS pixel so that a free seat (0.72 units wide) is at least 24 px: WCAG 2.2 2.5.8. */

@@ -100,6 +100,12 @@ export interface SessionDetail {
   elements: { seats: SessionSeat[]; sectors: SessionSector[] };
 }
 
+/** The session's seat layout in columns (`GET .../sessions/{id}/layout`, issue 29): seat i is id[i], sector_id[i], ... */
+export interface SessionLayout {
+  session_id: number;
+  seats: { id: number[]; sector_id: number[]; row: string[]; number: string[]; x: number[]; y: number[] };
+}
+
 export interface EventSummary {
   id: number;
   name?: string;

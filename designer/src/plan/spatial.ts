@@ -23,7 +23,12 @@ export interface SeatIndex {
   size: number;
   seats: PlacedSeat[];
   tiles: Map<string, Tile>;
+  /** The placed seats of each sector (index = the sector's): the same array while a sector is unchanged. */
+  sectors: PlacedSeat[][];
 }
+
+/** The tile of each placed seat of a sector's list, computed once per list (lists of unchanged sectors are kept). */
+const tileKeys = new WeakMap<PlacedSeat[], string[]>();
 
 const TILE = 240;
 export const SEAT_RADIUS = 11;
@@ -32,9 +37,10 @@ const tileId = (tx: number, ty: number) => `${tx}:${ty}`;
 
 /**
  * The index of a plan's seats. Sectors that did not change keep their placed seats (same objects)
- * from `previous`, so an edit of one sector leaves the other sectors' tiles as they were.
+ * from `previous`, and tiles whose seats are all kept stay the same objects, so an edit of one
+ * sector leaves the other sectors' tiles as they were.
  */
-export function indexSeats(plan: Plan, previous?: { plan: Plan; perSector: PlacedSeat[][] }): { index: SeatIndex; perSector: PlacedSeat[][] } {
+export function indexSeats(plan: Plan, previous?: { plan: Plan; perSector: PlacedSeat[][]; tiles?: Map<string, Tile> }): { index: SeatIndex; perSector: PlacedSeat[][] } {
   const perSector = plan.sectors.map((sector, s) => {
     // A sector object unchanged at the same index keeps its seats (keys carry the index).
     if (previous && previous.plan.sectors[s] === sector && previous.perSector[s]) return previous.perSector[s]!;
@@ -53,15 +59,28 @@ export function indexSeats(plan: Plan, previous?: { plan: Plan; perSector: Place
   const tiles = new Map<string, Tile>();
   const seats: PlacedSeat[] = [];
   for (const list of perSector) {
-    for (const p of list) {
+    let keys = tileKeys.get(list);
+    if (!keys) tileKeys.set(list, (keys = list.map((p) => tileId(Math.floor(p.x / TILE), Math.floor(p.y / TILE)))));
+    for (let k = 0; k < list.length; k++) {
+      const p = list[k]!;
       seats.push(p);
-      const id = tileId(Math.floor(p.x / TILE), Math.floor(p.y / TILE));
+      const id = keys[k]!;
       let tile = tiles.get(id);
       if (!tile) tiles.set(id, (tile = { id, seats: [] }));
       tile.seats.push(p);
     }
   }
-  return { index: { size: seats.length, seats, tiles }, perSector };
+  // A tile whose seats are the same objects as before stays the same object, so that the canvas
+  // draws again only the tiles an edit touched (moving a 500-seat block of a 100,000-seat plan
+  // draws a few tiles, not all of them).
+  const before = previous?.tiles;
+  if (before) {
+    for (const [id, tile] of tiles) {
+      const old = before.get(id);
+      if (old && old.seats.length === tile.seats.length && old.seats.every((p, k) => p === tile.seats[k])) tiles.set(id, old);
+    }
+  }
+  return { index: { size: seats.length, seats, tiles, sectors: perSector }, perSector };
 }
 
 export interface Rect {

@@ -4,7 +4,7 @@ import { savePlan, type Boot, type Failure } from '../api.js';
 import { makeBlock, relabelRows, ROW_SPACING, SEAT_SPACING, type Direction, type Parity } from '../plan/geometry.js';
 import { commit, redo, start, undo, type History } from '../plan/history.js';
 import * as ops from '../plan/ops.js';
-import { indexSeats, type PlacedSeat, type Rect } from '../plan/spatial.js';
+import { indexSeats, type PlacedSeat, type Rect, type SeatIndex } from '../plan/spatial.js';
 import { FLAGS, type Flag, type Plan, type Point } from '../plan/types.js';
 import { describePath, planProblems } from '../plan/validate.js';
 import { Canvas, UNCATEGORISED, type Mode, type View } from './Canvas.js';
@@ -124,10 +124,10 @@ export function App({ boot, initial, version }: { boot: Boot; initial: Plan; ver
   const canvasWrap = useRef<HTMLDivElement>(null);
 
   // The seat index follows the plan; sectors that did not change keep their tiles' seats.
-  const indexRef = useRef<{ plan: Plan; perSector: PlacedSeat[][] } | undefined>(undefined);
+  const indexRef = useRef<{ plan: Plan; perSector: PlacedSeat[][]; tiles: SeatIndex['tiles'] } | undefined>(undefined);
   const index = useMemo(() => {
     const built = indexSeats(plan, indexRef.current);
-    indexRef.current = { plan, perSector: built.perSector };
+    indexRef.current = { plan, perSector: built.perSector, tiles: built.index.tiles };
     return built.index;
   }, [plan]);
 

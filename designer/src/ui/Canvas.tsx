@@ -125,18 +125,25 @@ const Drawings = memo(function Drawings({ plan }: { plan: Plan }) {
 });
 
 /** Sector names above their first row. */
+/** Where a sector's name goes, per list of placed seats (kept while the sector is unchanged). */
+const sectorTops = new WeakMap<PlacedSeat[], { x: number; y: number; maxX: number }>();
+
 const SectorNames = memo(function SectorNames({ plan, index }: { plan: Plan; index: SeatIndex }) {
   const tops = new Map<number, { x: number; y: number; maxX: number }>();
-  for (const p of index.seats) {
-    const s = Number(p.key.split('.')[0]);
-    const t = tops.get(s);
-    if (!t) tops.set(s, { x: p.x, y: p.y, maxX: p.x });
-    else {
-      t.x = Math.min(t.x, p.x);
-      t.maxX = Math.max(t.maxX, p.x);
-      t.y = Math.min(t.y, p.y);
+  index.sectors.forEach((list, s) => {
+    if (!list.length) return;
+    let t = sectorTops.get(list);
+    if (!t) {
+      t = { x: Infinity, y: Infinity, maxX: -Infinity };
+      for (const p of list) {
+        if (p.x < t.x) t.x = p.x;
+        if (p.x > t.maxX) t.maxX = p.x;
+        if (p.y < t.y) t.y = p.y;
+      }
+      sectorTops.set(list, t);
     }
-  }
+    tops.set(s, t);
+  });
   return (
     <g class="sector-names">
       {[...tops].map(([s, t]) => (
@@ -219,7 +226,12 @@ export function Canvas(props: CanvasProps) {
   const visible = tilesIn(index, { x: viewRect.x - margin, y: viewRect.y - margin, width: viewRect.width + 2 * margin, height: viewRect.height + 2 * margin });
 
   // The selection is drawn over the tiles (rings), so selecting never redraws a tile.
-  const selectedSeats: PlacedSeat[] = useMemo(() => index.seats.filter((p) => selection.has(p.key)), [index, selection]);
+  // Only the lists of the sectors the selection is in are scanned (a key starts with its sector's index).
+  const selectedSeats: PlacedSeat[] = useMemo(() => {
+    const sectors = new Set<number>();
+    for (const key of selection) sectors.add(Number(key.slice(0, key.indexOf('.'))));
+    return [...sectors].sort((a, b) => a - b).flatMap((s) => (index.sectors[s] ?? []).filter((p) => selection.has(p.key)));
+  }, [index, selection]);
   const selectionPath = useMemo(() => selectedSeats.map((p) => circle(p.x, p.y, r + 2)).join(''), [selectedSeats]);
 
   const toPlan = (event: PointerEvent): Point => {

@@ -2,15 +2,12 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { ok } from '../../http/envelope.js';
 import { invalidData } from '../../http/errors.js';
 import { adminActorOf as actorOf, adminOperation, refuseUnknownFields } from '../../http/admin-api.js';
-import * as channels from '../channels/channels-admin.service.js';
 import { requireAdmin } from '../../platform/actor.js';
 import { authenticateApiToken, createUser, normaliseEmail, refuseTakenAccount } from './accounts.service.js';
 import { createAccountAs, resendInvitationAs } from './accounts-admin.service.js';
 import { listAudit } from '../../platform/audit.js';
 import { createOrganiser, listOrganisersFor, updateOrganiser } from './organisers.service.js';
 import * as S from './admin.schemas.js';
-import adminCheckinRoutes from './admin-checkin.routes.js';
-import webhookAdminRoutes from './webhooks-admin.routes.js';
 
 /**
  * Admin API under /api/admin/v1 for automation: the same services as the dashboard, with an admin
@@ -97,72 +94,6 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
   // ---- each module's own admin routes (<module>/<module>.admin.routes.ts), in the order src/app.ts gives
   for (const routes of opts.moduleRoutes ?? []) await app.register(routes);
 
-  // ---- channels, widget keys and server keys
-  app.get('/channels', { schema: { ...d('channels', 'listChannels', 'Sales channels you may see'), response: { 200: S.Envelope(Type.Array(S.Channel)), ...S.adminErrors } } }, async (req) =>
-    ok(await channels.listChannelViewsFor(ctx, actorOf(req))),
-  );
-  app.post(
-    '/channels',
-    { schema: { ...d('channels', 'createChannel', 'Create a sales channel'), body: S.ChannelCreate, response: { 201: S.Envelope(S.Channel), ...S.adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await channels.createChannelAs(ctx, actorOf(req), req.body), 'Sales channel created', 201)),
-  );
-  app.get(
-    '/channels/:channelId',
-    { schema: { ...d('channels', 'getChannel', 'One sales channel'), params: S.Params.channel, response: { 200: S.Envelope(S.Channel), ...S.adminErrors } } },
-    async (req) => ok(await channels.getChannelFor(ctx, actorOf(req), req.params.channelId)),
-  );
-  app.patch(
-    '/channels/:channelId',
-    {
-      schema: {
-        ...d('channels', 'updateChannel', 'Edit a channel: mode, checkout URL, branding, cart lifetime, events (mode changes are audited)'),
-        params: S.Params.channel,
-        body: S.ChannelUpdate,
-        response: { 200: S.Envelope(S.Channel), ...S.adminErrors },
-      },
-    },
-    async (req) => ok(await channels.updateChannelAs(ctx, actorOf(req), req.params.channelId, req.body), 'Sales channel updated'),
-  );
-  app.get(
-    '/channels/:channelId/keys',
-    { schema: { ...d('channels', 'listWidgetKeys', 'Widget keys of a channel (creation date and last four only)'), params: S.Params.channel, response: { 200: S.Envelope(Type.Array(S.WidgetKey)), ...S.adminErrors } } },
-    async (req) => ok(await channels.listKeysFor(ctx, actorOf(req), req.params.channelId)),
-  );
-  app.post(
-    '/channels/:channelId/keys',
-    { schema: { ...d('channels', 'createWidgetKey', 'Generate a widget key (returned once)'), params: S.Params.channel, response: { 201: S.Envelope(S.NewWidgetKey), ...S.adminErrors } } },
-    async (req, reply) =>
-      reply.status(201).send(ok(await channels.generateKeyAs(ctx, actorOf(req), req.params.channelId), 'Widget key generated; it is shown only this once', 201)),
-  );
-  app.delete(
-    '/channels/:channelId/keys/:keyId',
-    { schema: { ...d('channels', 'revokeWidgetKey', 'Revoke a widget key: every widget-scope token of the channel stops working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
-    async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId), 'Widget key revoked'),
-  );
-  // Server keys (D39): the same three routes, beside the widget keys'.
-  app.get(
-    '/channels/:channelId/server-keys',
-    { schema: { ...d('channels', 'listServerKeys', 'Server keys of a channel (creation date and last four only)'), params: S.Params.channel, response: { 200: S.Envelope(Type.Array(S.WidgetKey)), ...S.adminErrors } } },
-    async (req) => ok(await channels.listKeysFor(ctx, actorOf(req), req.params.channelId, 'server')),
-  );
-  app.post(
-    '/channels/:channelId/server-keys',
-    {
-      schema: {
-        ...d('channels', 'createServerKey', "Generate a server key (returned once; for the channel's server only: confirm and the report of models C and D need it)"),
-        params: S.Params.channel,
-        response: { 201: S.Envelope(S.NewServerKey), ...S.adminErrors },
-      },
-    },
-    async (req, reply) =>
-      reply.status(201).send(ok(await channels.generateServerKeyAs(ctx, actorOf(req), req.params.channelId), 'Server key generated; it is shown only this once', 201)),
-  );
-  app.delete(
-    '/channels/:channelId/server-keys/:keyId',
-    { schema: { ...d('channels', 'revokeServerKey', 'Revoke a server key: the tokens issued from it stop working at once'), params: S.Params.key, response: { 200: S.Envelope(S.WidgetKey), ...S.adminErrors } } },
-    async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId, 'server'), 'Server key revoked'),
-  );
-
   // ---- audit log
   app.get(
     '/audit-log',
@@ -172,11 +103,6 @@ const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, o
       return ok(await listAudit(ctx.db, { organiserId: a.role === 'admin' ? null : a.organiserId, beforeId: req.query.before_id, limit: req.query.limit ?? 50 }));
     },
   );
-
-  // ---- check-in (issue 18): lists, devices, counts, scans, signing keys
-  await app.register(adminCheckinRoutes);
-  // ---- webhooks (D51)
-  await app.register(webhookAdminRoutes);
 };
 
 export default adminRoutes;

@@ -12,11 +12,13 @@ import {
   EventParams,
   EventResponse,
   MapsResponse,
+  SessionDetailQuery,
   SessionDetailResponse,
+  SessionLayoutResponse,
   SessionListResponse,
   SessionParams,
 } from './catalogue.schemas.js';
-import { getEvent, getMaps, getSessionDetail, listEvents, listSessions } from './catalogue.service.js';
+import { getEvent, getMaps, getSessionDetail, getSessionLayout, listEvents, listSessions } from './catalogue.service.js';
 
 const common = { tags: ['Catalogue'] };
 /** Reading the catalogue: every model and credential scope (integration policy). */
@@ -52,15 +54,40 @@ const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getSession',
         summary: 'Session detail: seats and zones with live availability and rates',
         description:
-          'Cached per session and language. Revalidate with If-None-Match (weak ETag, 304); gzip or brotli per Accept-Encoding.',
+          'Cached per session and language. Revalidate with If-None-Match (weak ETag, 304); gzip or brotli per Accept-Encoding. ' +
+          'Large venues: `?seats=none` leaves the seats out; read the layout once from `.../layout` and the statuses from `.../availability` (docs/catalogue.md "Large venues").',
         params: SessionParams,
+        querystring: SessionDetailQuery,
         response: { 200: SessionDetailResponse, 304: Type.Null({ description: 'Not modified' }), ...errors },
       },
     },
     async (request, reply) => {
       const { eventId, sessionId, lang } = request.params;
-      const cached = await getSessionDetail(app.ctx, request.channel!, eventId, sessionId, lang);
+      const cached = await getSessionDetail(app.ctx, request.channel!, eventId, sessionId, lang, request.query.seats ?? 'all');
       return sendVersion(request, reply, cached.version);
+    },
+  );
+
+  app.get(
+    '/:lang/events/:eventId/sessions/:sessionId/layout',
+    {
+      config: CATALOGUE,
+      schema: {
+        ...common,
+        operationId: 'getSessionLayout',
+        summary: 'Seat layout of a session in columns, without statuses (large venues)',
+        description:
+          'The numbered seats (session_seat_id, sector, row, number, position) as parallel arrays: about a sixth of the session detail of the same seats. ' +
+          'It changes only with the session\'s layout: keep it and revalidate with If-None-Match (weak ETag, 304); take the statuses from `.../availability` ' +
+          '(a snapshot lists the seats that are not available) and the rates from the session detail\'s sectors. gzip or brotli per Accept-Encoding. ' +
+          '404 exactly where the session detail answers 404. docs/catalogue.md "Large venues".',
+        params: SessionParams,
+        response: { 200: SessionLayoutResponse, 304: Type.Null({ description: 'Not modified' }), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { eventId, sessionId, lang } = request.params;
+      return sendVersion(request, reply, await getSessionLayout(app.ctx, request.channel!, eventId, sessionId, lang));
     },
   );
 

@@ -116,6 +116,37 @@ export const SessionDetailResponse = Envelope(
   }),
 );
 
+/** Query of the session detail: `seats=none` leaves the seats out (issue 29: large venues read them from the layout and availability routes). */
+export const SessionDetailQuery = Type.Object(
+  {
+    seats: Type.Optional(
+      Type.Union([Type.Literal('all'), Type.Literal('none')], {
+        description:
+          '`all` (the default): every numbered seat with its status and rates. `none`: `elements.seats` is empty; the seat layout comes from `.../layout` (kept by the client) and the statuses from `.../availability`',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The session's seat layout in columns: seat i is `id[i]`, `sector_id[i]`, `row[i]`, `number[i]`, `x[i]`, `y[i]`. */
+export const SessionLayoutResponse = Envelope(
+  Type.Object({
+    session_id: Type.Integer(),
+    seats: Type.Object(
+      {
+        id: Type.Array(Type.Integer(), { description: 'session_seat_id of each seat' }),
+        sector_id: Type.Array(Type.Integer()),
+        row: Type.Array(Type.String()),
+        number: Type.Array(Type.String()),
+        x: Type.Array(Type.Number()),
+        y: Type.Array(Type.Number()),
+      },
+      { description: 'The numbered seats in columns of equal length; their rates are their sector\'s (session detail `sectors[].rates`)' },
+    ),
+  }),
+);
+
 export const MapsResponse = Envelope(
   Type.Array(
     Type.Object({

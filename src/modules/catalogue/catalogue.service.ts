@@ -6,7 +6,7 @@ import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { namedCache } from '../../platform/cache.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
-import { PayloadCache, type BuiltPayload, type CachedPayload } from './catalogue.cache.js';
+import { PayloadCache, PayloadVersion, type BuiltPayload, type CachedPayload } from './catalogue.cache.js';
 import { languageChain, pickByLanguage, translatedName } from '../../platform/i18n.js';
 import { rateFitsSector } from '../orders/orders.pricing.js';
 import * as repo from './catalogue.repo.js';
@@ -226,7 +226,7 @@ export function parseTakenSeats(seats: string): Map<number, TakenStatus> {
  * returns how to render the D34 payload. Rendering is string assembly over pre-rendered seat
  * prefixes: the payload of a 5,000-seat session is about 1 MB of JSON.
  */
-async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: string): Promise<BuiltPayload<SessionMeta> | null> {
+async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: string, withSeats = true): Promise<BuiltPayload<SessionMeta> | null> {
   const now = ctx.clock.now();
   const context = await sessionContext(ctx, sessionId);
   if (!context || context.status === 'draft' || context.eventStatus !== 'published') return null;
@@ -269,9 +269,10 @@ async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: str
   const render = () => {
     const statusOf = parseTakenSeats(live.seats);
     const ratesJson = new Map([...ratesOf].map(([sectorId, list]) => [sectorId, JSON.stringify(list)]));
-    const seats = layout.seats.map(
-      (s, i) => `${layout.seatPrefixes[i]}${statusOf.get(Number(s.id)) ?? 'available'}","rates":${ratesJson.get(Number(s.sector_id)) ?? '[]'}}`,
-    );
+    // `seats=none`: the seats come from the layout and availability routes instead (issue 29).
+    const seats = withSeats
+      ? layout.seats.map((s, i) => `${layout.seatPrefixes[i]}${statusOf.get(Number(s.id)) ?? 'available'}","rates":${ratesJson.get(Number(s.sector_id)) ?? '[]'}}`)
+      : [];
     // The envelope of D33, written out so that the seats need no second serialisation pass.
     return (
       `{"status":200,"success":true,"data":{"session":${JSON.stringify(session)},` +
@@ -279,7 +280,7 @@ async function buildSessionPayload(ctx: AppContext, sessionId: number, lang: str
     );
   };
   return {
-    fingerprint: `${JSON.stringify([layout.version, session, sectors])}|${live.seats}`,
+    fingerprint: `${withSeats ? '' : 'none|'}${JSON.stringify([layout.version, session, sectors])}|${live.seats}`,
     render,
     meta: { eventId: context.eventId, channelIds: new Set(context.channelIds.map(Number)) },
     // The sale_state changes without any write at the window's ends and at the start (D59).
@@ -297,12 +298,39 @@ export async function getSessionDetail(
   eventId: number,
   sessionId: number,
   lang: string,
+  seats: 'all' | 'none' = 'all',
 ): Promise<CachedPayload<SessionMeta>> {
   const cache = sessionPayloadCache(ctx);
-  const cached = await cache.get(`${sessionId}:${lang}`, sessionId, ctx.clock.now().getTime(), () =>
-    buildSessionPayload(ctx, sessionId, lang),
+  const cached = await cache.get(`${sessionId}:${lang}${seats === 'none' ? ':none' : ''}`, sessionId, ctx.clock.now().getTime(), () =>
+    buildSessionPayload(ctx, sessionId, lang, seats === 'all'),
   );
   if (!cached || cached.meta.eventId !== eventId) throw notFound('Session');
   if (!cached.meta.channelIds.has(channel.id)) throw notFound('Event');
   return cached;
+}
+
+/** The serialised seat layout of each cached session layout (made once per layout read). */
+const layoutPayloads = new WeakMap<SessionLayout, PayloadVersion>();
+
+/**
+ * The session's seat layout in columns (issue 29), without statuses or rates: `seats.id[i]`,
+ * `seats.sector_id[i]`, ... describe seat i. It changes only when the session's layout does, so a
+ * client keeps it (ETag) and follows the availability route for the statuses. 404 exactly where
+ * the session detail answers 404.
+ */
+export async function getSessionLayout(ctx: AppContext, channel: ChannelRecord, eventId: number, sessionId: number, lang: string): Promise<PayloadVersion> {
+  await getSessionDetail(ctx, channel, eventId, sessionId, lang, 'none');
+  const layout = await sessionLayout(ctx, sessionId);
+  let version = layoutPayloads.get(layout);
+  if (!version) {
+    const seats = layout.seats;
+    const column = (pick: (s: repo.LayoutUnitRow) => unknown) => JSON.stringify(seats.map(pick));
+    const body =
+      `{"status":200,"success":true,"data":{"session_id":${sessionId},"seats":{` +
+      `"id":${column((s) => Number(s.id))},"sector_id":${column((s) => Number(s.sector_id))},"row":${column((s) => String(s.row))},` +
+      `"number":${column((s) => String(s.number))},"x":${column((s) => Number(s.x))},"y":${column((s) => Number(s.y))}}},"message":"Session layout"}`;
+    version = new PayloadVersion(Buffer.from(body), `layout|${sessionId}`);
+    layoutPayloads.set(layout, version);
+  }
+  return version;
 }

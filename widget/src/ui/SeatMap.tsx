@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import type { Translate } from '../i18n.js';
 import { freeBySector, neighbour, sectorView, zoomBox, type Direction, type SeatMap as Model, type SeatView } from '../seat-map-model.js';
+import { CANVAS_FROM, CanvasSeatLayer } from './canvas-layer.js';
 import { SeatLayer, seatPoints, type SeatState } from './seat-layer.js';
 
 /**
@@ -11,6 +12,8 @@ import { SeatLayer, seatPoints, type SeatState } from './seat-layer.js';
  * Enter or Space selects. Row names, sector names and the stage are drawn in the SVG from the
  * data (seat-map-model); the zoom and sector buttons sit in a bar above the map, never over seats;
  * two fingers pinch to zoom; "zoom to sector" shows seats at a finger's size (>= 24 px).
+ * From CANVAS_FROM seats on, the seats are painted on a canvas under the <svg> (canvas-layer.ts):
+ * a click finds its seat through a grid, and the tab stop is the one seat element in the SVG.
  */
 
 interface Props {
@@ -34,7 +37,9 @@ const KEYS: Record<string, Direction> = { ArrowLeft: 'left', ArrowRight: 'right'
 export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   const svgRef = useRef<SVGSVGElement>(null);
   const seatsRef = useRef<SVGGElement>(null);
-  const layer = useRef<SeatLayer | null>(null);
+  const layer = useRef<SeatLayer | CanvasSeatLayer | null>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const painted = map.seats.size >= CANVAS_FROM;
   const full = map.box;
   const view = useRef<Box>({ ...full });
   const focusId = useRef<number | null>(null);
@@ -69,6 +74,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
       frame.current = 0;
       const b = view.current;
       svgRef.current?.setAttribute('viewBox', `${b.x} ${b.y} ${b.w} ${b.h}`);
+      if (layer.current instanceof CanvasSeatLayer) layer.current.setView(b);
     });
   }
 
@@ -93,7 +99,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   // Draw the seats on the first render, then update only the seats that changed; the tab-stop seat
   // gets its (possibly new) state in its label, and the focus back if the seats were redrawn.
   useLayoutEffect(() => {
-    if (!layer.current) layer.current = new SeatLayer(seatsRef.current!, map, mine);
+    if (!layer.current) layer.current = painted ? new CanvasSeatLayer(seatsRef.current!, canvasRef.current!, map, mine, view.current) : new SeatLayer(seatsRef.current!, map, mine);
     else layer.current.update(map, mine);
     const id = focusId.current;
     const el = seatEl(id);
@@ -121,9 +127,24 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     };
   }, [full]);
 
+  useEffect(() => () => (layer.current instanceof CanvasSeatLayer ? layer.current.destroy() : undefined), []);
+
   function seatOf(target: EventTarget | null): number | null {
     const el = (target as Element | null)?.closest?.('[data-id]');
     return el ? Number(el.getAttribute('data-id')) : null;
+  }
+
+  /** The painted seat under a pointer (canvas layer): the point in map units, as the <svg> shows its viewBox. */
+  function paintedSeatAt(clientX: number, clientY: number): number | null {
+    const l = layer.current;
+    const svg = svgRef.current;
+    if (!(l instanceof CanvasSeatLayer) || !svg) return null;
+    const rect = svg.getBoundingClientRect();
+    const b = view.current;
+    const scale = Math.min(rect.width / b.w, rect.height / b.h);
+    const x = b.x + (clientX - rect.left - (rect.width - b.w * scale) / 2) / scale;
+    const y = b.y + (clientY - rect.top - (rect.height - b.h * scale) / 2) / scale;
+    return l.seatAt(x, y)?.id ?? null;
   }
 
   function moveFocus(to: SeatView) {
@@ -162,7 +183,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
       suppressClick.current = false;
       return;
     }
-    const id = seatOf(e.target);
+    const id = seatOf(e.target) ?? paintedSeatAt(e.clientX, e.clientY);
     if (id === null || busy) return;
     const seat = map.seats.get(id);
     if (!seat) return;
@@ -250,6 +271,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     const scale = Math.max(b.w / rect.width, b.h / rect.height);
     view.current = { ...b, x: b.x - d.dx * scale, y: b.y - d.dy * scale };
     svg.setAttribute('viewBox', `${view.current.x} ${view.current.y} ${b.w} ${b.h}`);
+    if (layer.current instanceof CanvasSeatLayer) layer.current.setView(view.current);
     panRef.current!.style.transform = '';
     shieldRef.current!.hidden = true;
   }
@@ -301,6 +323,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
       {/* The pan layer: an HTML box of its own compositing layer. A transform on the <svg> itself
           repaints every seat each frame; on this wrapper the compositor only moves the pixels. */}
       <div ref={panRef} class="pan">
+        {painted && <canvas ref={canvasRef} class="seats" aria-hidden="true" />}
         <svg
           ref={svgRef}
           class="map"

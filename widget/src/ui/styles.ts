@@ -26,8 +26,9 @@ export const css = `
 .tw button:focus-visible, .tw select:focus-visible, .tw input:focus-visible { outline: 3px solid var(--tw-accent); outline-offset: 2px; }
 .tw select, .tw input { font: inherit; border: 1px solid #9aa3b2; border-radius: 6px; padding: 4px 6px; background: #fff; color: inherit; min-height: 30px; max-width: 100%; min-width: 0; }
 .tw .mapbox { position: relative; overflow: hidden; border: 1px solid #e3e6ec; border-radius: 8px; background: #f7f8fa; }
-.tw .pan { will-change: transform; }
-.tw svg.map { display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; }
+.tw .pan { position: relative; will-change: transform; }
+.tw canvas.seats { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; }
+.tw svg.map { position: relative; display: block; width: 100%; height: 420px; touch-action: none; user-select: none; cursor: grab; }
 .tw .shield { position: absolute; inset: 0; cursor: grabbing; }
 .tw .maptools { display: flex; justify-content: space-between; align-items: flex-start; gap: 6px; padding: 6px; border-bottom: 1px solid #e3e6ec; background: #fff; }
 .tw .sectors { display: flex; flex-wrap: wrap; gap: 4px; margin: 0; padding: 0; list-style: none; }

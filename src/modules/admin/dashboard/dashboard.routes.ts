@@ -6,116 +6,21 @@ import { databaseUnavailable } from '../../../http/error-handler.js';
 import { AppError } from '../../../http/errors.js';
 import { adminLoginCounters } from '../../../http/rate-limits.js';
 import { usePagePolicy } from '../../../http/security-headers.js';
-import { INTEGRATION_MODES } from '../../../db/schema/index.js';
-import { CREDENTIAL_SCOPES, type CredentialScope } from '../../../lib/integration-policy.js';
-import * as channels from '../../channels/channels-admin.service.js';
-import { integrationChecklist, LANGUAGES } from '../../channels/channels.service.js';
-import { listEventsFor } from '../../catalogue/catalogue-admin.service.js';
-import { languageChain, pickByLanguage } from '../../../platform/i18n.js';
 import { login, logout, normaliseEmail, sessionActor, SESSION_TTL_SECONDS } from '../accounts.service.js';
 import { listAudit } from '../../../platform/audit.js';
-import { listOrganisersFor } from '../organisers.service.js';
-import { attachment, XLSX_TYPE } from '../../../lib/download.js';
-import { reportCsv, reportFileName, reportXlsx } from '../../reports/reports.download.js';
-import type { ReportQuery } from '../../reports/reports.schemas.js';
-import { parseReport, salesReport } from '../../reports/reports.service.js';
 import { ADMIN_CSS, ADMIN_JS } from './kit/dashboard.assets.js';
 import accountsDashboard from './dashboard-accounts.routes.js';
 import invitationsDashboard from './dashboard-invitations.routes.js';
-import venuesDashboard from './dashboard-venues.routes.js';
-import checkinDashboard from './dashboard-checkin.routes.js';
-import designerDashboard from './dashboard-designer.routes.js';
-import webhooksDashboard from './dashboard-webhooks.routes.js';
-import { formOf, idParam, pageContext, redirect, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
+import { formOf, pageContext, redirect, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
-import { html, type SafeHtml } from './kit/dashboard.html.js';
-import { actionButton, checkboxes, csrf, errorPage, field, loginPage, page, select, table, when, type PageContext } from './kit/dashboard.layout.js';
+import { html } from './kit/dashboard.html.js';
+import { errorPage, loginPage, page, table, when } from './kit/dashboard.layout.js';
 
 // The back-office dashboard at /admin: server-rendered pages over the same services as the admin
 // API. Sessions live in an HTTP-only SameSite=Lax cookie (Secure on https) holding a random id
 // stored hashed; every state-changing form carries the session's synchronizer CSRF token.
 
-/** The two kinds of channel key on the channel page (D7, D39): their URLs and what to tell the operator. */
-const KEY_PAGES: Record<CredentialScope, { path: string; title: string; intro: string; store: string }> = {
-  widget: {
-    path: 'keys',
-    title: 'Widget key',
-    intro: 'The publishable key of the widget (models C and D put it in buyers\' pages). A new key is shown once. Revoking a key stops every widget token of the channel at once.',
-    store: 'Put it in the page that loads the widget (models C and D) or in the channel\'s server configuration.',
-  },
-  server: {
-    path: 'server-keys',
-    title: 'Server key',
-    intro: 'The key of the channel\'s own server: in models C and D only its tokens may confirm and read the sales report. Never put it in a web page. Several may be live while you rotate; revoking one stops the tokens issued from it at once.',
-    store: 'Store it in the channel\'s server configuration, never in a web page.',
-  },
-};
-
-/** The channel's pre-production checklist (docs/preproduction.md): a tick and a time per step of its model. */
-function checklistSection(pc: PageContext, list: Awaited<ReturnType<typeof integrationChecklist>>): SafeHtml {
-  const done = list.steps.filter((s) => s.completed_at).length;
-  const status = !list.recording
-    ? html`<p>This is a production deployment: the checklist is filled on the pre-production deployment, by the channel's own calls there.</p>`
-    : list.ready_to_go_live
-      ? html`<p><span class="badge live" id="ready-to-go-live">Ready to go live</span> every step of model ${list.model} is done.</p>`
-      : html`<p><span class="badge off">Not ready</span> ${done} of ${list.steps.length} steps of model ${list.model} done.</p>`;
-  return html`<section class="card" aria-labelledby="checklist-h"><h2 id="checklist-h">Pre-production checklist</h2>
-${status}
-${table(
-  ['Done', 'Step', 'First completed'],
-  list.steps.map(
-    (s) => html`<tr data-step="${s.step}"><td>${s.completed_at ? html`<span aria-label="done">✓</span>` : html`<span aria-label="open">○</span>`}</td><td>${s.label}</td><td>${s.completed_at ? when(s.completed_at, pc.timeZone) : ''}</td></tr>`,
-  ),
-  'Steps of the channel\'s integration, filled from its own calls',
-)}
-</section>`;
-}
-
-function keysSection(pc: PageContext, channelId: number, scope: CredentialScope, keys: { id: number; last_four: string; created_at: string; revoked_at: string | null }[]): SafeHtml {
-  const k = KEY_PAGES[scope];
-  return html`<section class="card" aria-labelledby="${k.path}-h"><h2 id="${k.path}-h">${k.title}s</h2>
-<p>${k.intro}</p>
-${actionButton(pc, `/admin/channels/${channelId}/${k.path}`, `Generate a ${k.title.toLowerCase()}`, '')}
-${table(
-  ['Key', 'Created', 'Status', ''],
-  keys.map(
-    (key) => html`<tr><td>…${key.last_four}</td><td>${when(key.created_at, pc.timeZone)}</td>
-      <td>${key.revoked_at ? html`<span class="badge off">revoked ${when(key.revoked_at, pc.timeZone)}</span>` : html`<span class="badge live">active</span>`}</td>
-      <td>${key.revoked_at ? '' : actionButton(pc, `/admin/channels/${channelId}/${k.path}/${key.id}/revoke`, 'Revoke', 'danger', `Revoke ${k.title.toLowerCase()} ending ${key.last_four}`)}</td></tr>`,
-  ),
-  'Keys are listed by their last four characters',
-)}
-</section>`;
-}
-
-/** The page code that embeds the widget with a new key (docs/widget.md), ready to copy. */
-function embedSnippet(widgetUrl: string, slug: string, key: string, lang: string): SafeHtml {
-  const code = `<div id="tickets"></div>
-<script src="${widgetUrl}/v1/widget.iife.js"></script>
-<script>
-  TicketWidget.init({
-    container: '#tickets',
-    channelSlug: '${slug}',
-    sessionId: 1, // the id of the session to sell (Events, then the session's page)
-    apiKey: '${key}',
-    lang: '${lang}',
-  });
-</script>`;
-  return html`<div class="field"><label for="embed-snippet">Code for the partner's page (model C or D)</label>
-<textarea id="embed-snippet" class="snippet" readonly rows="11" spellcheck="false">${code}</textarea>
-<div><button type="button" data-copy-target="embed-snippet" data-copy-status="snippet-status">Copy the code</button></div>
-<p id="snippet-status" role="status" aria-live="polite" class="hint"></p>
-<p class="hint">Replace the session id; see the widget guide (docs/widget.md) for the callbacks.</p></div>`;
-}
-
 const LOGIN_COOKIE = 'taquilla_admin_login';
-
-const MODE_LABELS: Record<string, string> = {
-  portal_only: 'A · portal only',
-  portal_external_payment: 'B · portal, own checkout page',
-  widget_platform_payment: 'C · widget, portal payment',
-  widget_external_payment: 'D · widget, own payment',
-};
 
 const sameToken = (a: string, b: string) => {
   const x = crypto.createHash('sha256').update(a).digest();
@@ -235,214 +140,6 @@ export default async function dashboardRoutes(app: FastifyInstance, opts: Dashbo
 
   app.get('/', async (_request, reply) => redirect(reply, '/admin/channels'));
 
-  // ---- channels
-  const modeOptions = INTEGRATION_MODES.map((m) => [m, `${MODE_LABELS[m]} (${m})`] as [string, string]);
-  const langOptions = LANGUAGES.map((l) => [l, l] as [string, string]);
-
-  app.get('/channels', async (request, reply) => {
-    const pc = pageContext(request, 'channels');
-    const list = await channels.listChannelsFor(ctx, pc.actor);
-    const organisers = pc.actor.role === 'admin' ? await listOrganisersFor(ctx, pc.actor) : [];
-    // A new channel sells the events ticked here (of its organiser: checked by the service).
-    const events = await listEventsFor(ctx, pc.actor);
-    const organiserName = new Map(organisers.map((o) => [o.id, o.name]));
-    const eventOptions = events.map((e) => [e.id, `${Object.values(e.names)[0] ?? e.id} (${e.status}${organiserName.size > 1 ? `, ${organiserName.get(e.organiser_id) ?? e.organiser_id}` : ''})`] as [number, string]);
-    const body = html`
-<section class="card" aria-labelledby="list-h"><h2 id="list-h">Sales channels</h2>
-${table(
-  ['Slug', 'Name', 'Integration model', 'Organiser'],
-  list.map((c) => html`<tr><td><a href="/admin/channels/${c.id}">${c.slug}</a></td><td>${c.name}</td><td>${MODE_LABELS[c.integrationMode]}</td><td>${c.organiserId}</td></tr>`),
-)}
-</section>
-<section class="card" aria-labelledby="new-h"><h2 id="new-h">New channel</h2>
-<form class="grid" method="post" action="/admin/channels">${csrf(pc)}
-  ${pc.actor.role === 'admin' ? select('organiser_id', 'Organiser', organisers.map((o) => [o.id, `${o.name} (${o.id})`])) : ''}
-  ${field('slug', 'Slug', { required: true, hint: 'a-z, 0-9 and -; appears in every API path', attrs: html` pattern="[a-z0-9][a-z0-9\\-]{0,62}" autocapitalize="none"` })}
-  ${field('name', 'Name', { required: true })}
-  ${select('integration_mode', 'Integration model', modeOptions)}
-  ${field('checkout_url', 'Checkout URL', { type: 'url', hint: 'model B only' })}
-  ${field('website_url', 'Partner web site', { type: 'url', hint: 'the portal links back to it (model C)' })}
-  ${field('cart_ttl_seconds', 'Cart lifetime (seconds)', { type: 'number', hint: `empty = ${ctx.config.cartTtlSeconds}`, attrs: html` min="60" max="86400"` })}
-  ${select('default_lang', 'Default language', langOptions)}
-  ${checkboxes('event_ids', 'Events this channel sells', eventOptions, [])}
-  <div class="field"><button type="submit">Create channel</button></div>
-</form></section>`;
-    return sendPage(reply, page(pc, 'Channels', body));
-  });
-
-  app.post('/channels', async (request, reply) => {
-    const form = formOf(request);
-    const actor = request.dashboard!.actor;
-    const channel = await channels.createChannelAs(ctx, actor, {
-      organiser_id: actor.role === 'admin' ? F.number(form, 'organiser_id') : undefined,
-      slug: F.text(form, 'slug'),
-      name: F.text(form, 'name'),
-      integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
-      checkout_url: F.nullable(form, 'checkout_url'),
-      website_url: F.nullable(form, 'website_url'),
-      cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
-      default_lang: F.optional(form, 'default_lang'),
-      event_ids: F.ids(form, 'event_ids'),
-    });
-    return redirect(reply, `/admin/channels/${channel.id}?notice=created`);
-  });
-
-  app.get('/channels/:channelId', async (request, reply) => {
-    const pc = pageContext(request, 'channels');
-    const id = idParam(request, 'channelId');
-    const channel = await channels.getChannelFor(ctx, pc.actor, id);
-    const widgetKeys = await channels.listKeysFor(ctx, pc.actor, id, 'widget');
-    const serverKeys = await channels.listKeysFor(ctx, pc.actor, id, 'server');
-    const events = (await listEventsFor(ctx, pc.actor)).filter((e) => e.organiser_id === channel.organiser_id);
-    const checklist = await integrationChecklist(ctx, { id, integrationMode: channel.integration_mode });
-    const b = channel.branding;
-    const body = html`
-<section class="card" aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
-<form class="grid" method="post" action="/admin/channels/${id}">${csrf(pc)}
-  ${field('name', 'Name', { value: channel.name, required: true })}
-  ${select('integration_mode', 'Integration model', modeOptions, channel.integration_mode)}
-  ${field('checkout_url', 'Checkout URL', { type: 'url', value: channel.checkout_url, hint: 'required for model B' })}
-  ${field('website_url', 'Partner web site', { type: 'url', value: channel.website_url, hint: 'the portal links back to it (model C)' })}
-  ${field('cart_ttl_seconds', 'Cart lifetime (seconds)', { type: 'number', value: channel.cart_ttl_seconds, hint: `empty = ${ctx.config.cartTtlSeconds}`, attrs: html` min="60" max="86400"` })}
-  ${select('default_lang', 'Default language', langOptions, channel.default_lang)}
-  ${field('branding_name', 'Brand name', { value: b.name })}
-  ${field('branding_logo_url', 'Logo URL', { type: 'url', value: b.logo_url })}
-  ${field('branding_primary_color', 'Primary colour', { value: b.primary_color, hint: 'like #1f4fd1', attrs: html` pattern="#[0-9a-fA-F]{6}"` })}
-  ${field('branding_accent_color', 'Accent colour', { value: b.accent_color, hint: 'like #0b7a3b', attrs: html` pattern="#[0-9a-fA-F]{6}"` })}
-  ${field('branding_font_family', 'Font family', { value: b.font_family })}
-  ${checkboxes('event_ids', 'Events this channel sells', events.map((e) => [e.id, `${Object.values(e.names)[0] ?? e.id} (${e.status})`]), channel.event_ids)}
-  <div class="field"><button type="submit">Save settings</button></div>
-</form></section>
-${keysSection(pc, id, 'widget', widgetKeys)}
-${keysSection(pc, id, 'server', serverKeys)}
-${checklistSection(pc, checklist)}
-<section class="card" aria-labelledby="sales-h"><h2 id="sales-h">Orders and sales</h2>
-<ul><li><a href="/admin/orders?channel_id=${id}">Orders of this channel</a></li>
-<li><a href="/admin/channels/${id}/report">Sales report</a></li></ul>
-</section>
-<section class="card" aria-labelledby="webhooks-h"><h2 id="webhooks-h">Webhooks</h2>
-<p>Signed notifications of completed, cancelled, expired and refunded orders to the channel's server: <a href="/admin/channels/${id}/webhooks">endpoints, secrets and deliveries</a>.</p>
-</section>`;
-    return sendPage(reply, page(pc, `Channel ${channel.slug}`, body));
-  });
-
-  app.post('/channels/:channelId', async (request, reply) => {
-    const form = formOf(request);
-    const id = idParam(request, 'channelId');
-    await channels.updateChannelAs(ctx, request.dashboard!.actor, id, {
-      name: F.text(form, 'name'),
-      integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
-      checkout_url: F.nullable(form, 'checkout_url'),
-      website_url: F.nullable(form, 'website_url'),
-      cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
-      default_lang: F.optional(form, 'default_lang'),
-      branding: {
-        name: F.text(form, 'branding_name'),
-        logo_url: F.text(form, 'branding_logo_url'),
-        primary_color: F.text(form, 'branding_primary_color'),
-        accent_color: F.text(form, 'branding_accent_color'),
-        font_family: F.text(form, 'branding_font_family'),
-      },
-      event_ids: F.ids(form, 'event_ids'),
-    });
-    return redirect(reply, `/admin/channels/${id}?notice=saved`);
-  });
-
-  for (const scope of CREDENTIAL_SCOPES) {
-    const k = KEY_PAGES[scope];
-    app.post(`/channels/:channelId/${k.path}`, async (request, reply) => {
-      const pc = pageContext(request, 'channels');
-      const id = idParam(request, 'channelId');
-      const channel = await channels.getChannelFor(ctx, pc.actor, id);
-      const key = scope === 'widget' ? (await channels.generateKeyAs(ctx, pc.actor, id)).widget_key : (await channels.generateServerKeyAs(ctx, pc.actor, id)).server_key;
-      const body = html`
-<section class="card" aria-labelledby="key-h"><h2 id="key-h">Copy the key now</h2>
-<p><strong>This is the only time the key is shown.</strong> ${k.store} Taquilla keeps only a hash.</p>
-<div class="field"><label for="new-key">${k.title} for ${channel.slug}</label>
-<div class="secret"><input id="new-key" readonly value="${key}" autocomplete="off" spellcheck="false">
-<button type="button" data-copy-target="new-key" data-copy-status="copy-status">Copy</button></div>
-<p id="copy-status" role="status" aria-live="polite" class="hint"></p></div>
-${scope === 'widget' ? embedSnippet(ctx.config.widgetUrl, channel.slug, key, channel.default_lang) : ''}
-<p><a href="/admin/channels/${id}">Back to the channel</a></p>
-</section>`;
-      return sendPage(reply, page(pc, `New ${k.title.toLowerCase()}`, body), 201);
-    });
-
-    app.post(`/channels/:channelId/${k.path}/:keyId/revoke`, async (request, reply) => {
-      const id = idParam(request, 'channelId');
-      await channels.revokeKeyAs(ctx, request.dashboard!.actor, id, idParam(request, 'keyId'), scope);
-      return redirect(reply, `/admin/channels/${id}?notice=revoked`);
-    });
-  }
-
-  // ---- the channel's sales report (read-only), through the reports module's service
-  /** The report filters of the page's query string; malformed values are left to the service's 422. */
-  const reportQueryOf = (request: { query: unknown }): ReportQuery => {
-    const q = request.query as Record<string, string | undefined>;
-    const eventId = q.event_id && /^\d{1,9}$/.test(q.event_id) ? Number(q.event_id) : undefined;
-    return { event_id: eventId, date_from: q.date_from || undefined, date_to: q.date_to || undefined };
-  };
-  const reportSearch = (query: ReportQuery) =>
-    new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])).toString();
-
-  app.get('/channels/:channelId/report', async (request, reply) => {
-    const pc = pageContext(request, 'channels');
-    const id = idParam(request, 'channelId');
-    const channel = await channels.getChannelFor(ctx, pc.actor, id);
-    const query = reportQueryOf(request);
-    const { data: rows, summary } = parseReport(await salesReport(ctx, id, channel.default_lang, query));
-    const events = (await listEventsFor(ctx, pc.actor)).filter((e) => channel.event_ids.includes(e.id));
-    const eventOptions: [string | number, string][] = [['', 'All events'], ...events.map((e) => [e.id, pickByLanguage(e.names, languageChain(channel.default_lang, e.default_lang)) ?? `#${e.id}`] as [number, string])];
-    const money = (n: number) => `${n.toFixed(2)} ${summary.currency}`;
-    // The SPEC summary's `tickets` counts the tickets issued (D30); a refund row's tickets are
-    // negative: what the page shows as tickets is what remains after the refunds listed.
-    const refundedTickets = -rows.filter((r) => r.type === 'refund' && r.status === 'completed').reduce((n, r) => n + r.tickets, 0);
-    const search = reportSearch(query);
-    const body = html`
-<section class="card" aria-labelledby="filter-h"><h2 id="filter-h">Filters</h2>
-<form class="grid" method="get" action="/admin/channels/${id}/report">
-${field('date_from', 'From date', { type: 'date', value: query.date_from ?? '', hint: 'first day included' })}
-${field('date_to', 'To date', { type: 'date', value: query.date_to ?? '', hint: 'last day included' })}
-${select('event_id', 'Event', eventOptions, query.event_id ?? '')}
-<div class="actions"><button type="submit">Show</button> <a href="/admin/channels/${id}/report.csv${search ? `?${search}` : ''}">Download CSV</a> · <a href="/admin/channels/${id}/report.xlsx${search ? `?${search}` : ''}">Download XLSX</a></div>
-</form>
-<p class="hint">Without filters: completed orders only, newest first, at most 500 rows. With a filter cancelled orders are listed too.</p></section>
-<section class="card" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
-<dl class="facts">
-<dt>Transactions</dt><dd>${summary.transactions}: ${summary.purchases} purchases, ${summary.reservations} reservations, ${summary.refunds} refunds</dd>
-<dt>Tickets</dt><dd>${summary.tickets - refundedTickets} (${summary.tickets} issued, ${refundedTickets} refunded)</dd>
-<dt>Total</dt><dd>${money(summary.total_amount)}</dd>
-<dt>Refunded</dt><dd>${money(summary.refund_amount)}</dd>
-<dt>Net</dt><dd>${money(summary.net_amount)}</dd>
-</dl></section>
-<section class="card" aria-labelledby="rows-h"><h2 id="rows-h">Orders</h2>
-${table(
-  ['Reference', 'Type', 'Status', 'When', 'Customer', 'Event', 'Tickets', 'Total', 'Payment'],
-  rows.map(
-    (r) => html`<tr><td>${r.order_reference}</td><td>${r.type}</td><td>${r.status}</td><td>${when(r.datetime, pc.timeZone)}</td>
-      <td>${[r.customer_name, r.customer_email].filter(Boolean).join(' · ')}</td><td>${r.event_name ?? ''}</td><td>${r.tickets}</td>
-      <td>${money(r.total_amount)}</td><td>${r.payment_method ?? ''}</td></tr>`,
-  ),
-  'Read-only',
-)}</section>
-<p><a href="/admin/channels/${id}">Back to ${channel.slug}</a> · <a href="/admin/orders?channel_id=${id}">Orders of ${channel.slug}</a></p>`;
-    return sendPage(reply, page(pc, `Sales report · ${channel.slug}`, body));
-  });
-
-  // The same rows as the SPEC report's downloads, named after the channel and the period read.
-  for (const extension of ['csv', 'xlsx'] as const) {
-    app.get(`/channels/:channelId/report.${extension}`, async (request, reply) => {
-      const pc = pageContext(request, 'channels');
-      const id = idParam(request, 'channelId');
-      const channel = await channels.getChannelFor(ctx, pc.actor, id);
-      const report = await salesReport(ctx, id, channel.default_lang, reportQueryOf(request));
-      const { data } = parseReport(report);
-      reply.header('content-disposition', attachment(reportFileName(channel.slug, report.filters, extension)));
-      if (extension === 'csv') return reply.type('text/csv; charset=utf-8').send(reportCsv(data));
-      return reply.type(XLSX_TYPE).send(reportXlsx(data, ctx.config));
-    });
-  }
-
   // ---- audit log (orders and the box office: orders/orders.dashboard.ts)
   app.get('/audit', async (request, reply) => {
     const pc = pageContext(request, 'audit');
@@ -460,9 +157,5 @@ ${table(
 
   await app.register(accountsDashboard);
   await app.register(invitationsDashboard);
-  await app.register(venuesDashboard);
-  await app.register(checkinDashboard);
-  await app.register(designerDashboard);
   for (const pages of opts.modulePages ?? []) await app.register(pages);
-  await app.register(webhooksDashboard);
 }

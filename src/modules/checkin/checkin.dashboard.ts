@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
-import * as checkin from '../../checkin/checkin-admin.service.js';
-import type { Actor } from '../../../platform/actor.js';
-import { listOrganisersFor } from '../organisers.service.js';
-import { formOf, idParam, pageContext, redirect, sendPage } from './kit/dashboard.http.js';
-import * as F from './kit/dashboard.form.js';
-import { html, type SafeHtml } from './kit/dashboard.html.js';
-import { actionButton, checkboxes, csrf, field, page, select, table, when } from './kit/dashboard.layout.js';
+import * as checkin from './checkin-admin.service.js';
+import type { Actor } from '../../platform/actor.js';
+import { formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import * as F from '../admin/dashboard/kit/dashboard.form.js';
+import { html, type SafeHtml } from '../admin/dashboard/kit/dashboard.html.js';
+import { actionButton, checkboxes, csrf, field, page, select, table, when } from '../admin/dashboard/kit/dashboard.layout.js';
 
 // Dashboard pages of check-in (issue 18, docs/checkin.md): lists and devices at /admin/checkin, the
 // live door view of a list (counts per session and gate, scans, who tried to enter twice), and the
@@ -43,7 +42,7 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
       checkin.listListsFor(ctx, pc.actor),
       checkin.listDevicesFor(ctx, pc.actor),
       checkin.listChoicesFor(ctx, pc.actor),
-      listOrganisersFor(ctx, pc.actor),
+      organisersFor(ctx, pc.actor),
     ]);
     const listName = new Map(lists.map((l) => [l.id, l.name]));
     const body = html`

@@ -2,15 +2,15 @@ import crypto from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { databaseUnavailable } from '../../../http/error-handler.js';
-import { AppError, type ErrorCode } from '../../../http/errors.js';
-import { ok, type ErrorEnvelope } from '../../../http/envelope.js';
-import { PROJECT_ROOT } from '../../../lib/project-root.js';
-import type { Layout } from '../../catalogue/layout.schemas.js';
-import { createLayoutAs, getLayoutFor, getVenueFor } from '../../catalogue/layouts.service.js';
-import { idParam, pageContext, sendPage } from './kit/dashboard.http.js';
-import { html } from './kit/dashboard.html.js';
-import { page } from './kit/dashboard.layout.js';
+import { databaseUnavailable } from '../../http/error-handler.js';
+import { AppError, type ErrorCode } from '../../http/errors.js';
+import { ok, type ErrorEnvelope } from '../../http/envelope.js';
+import { PROJECT_ROOT } from '../../lib/project-root.js';
+import type { Layout } from './layout.schemas.js';
+import { createLayoutAs, getLayoutFor, getVenueFor } from './layouts.service.js';
+import { idParam, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { html } from '../admin/dashboard/kit/dashboard.html.js';
+import { page } from '../admin/dashboard/kit/dashboard.layout.js';
 
 // The seat-map designer (D65, docs/venues.md) at /admin/venues/{id}/designer: a dashboard page that
 // loads the designer's bundle (designer/, built by `npm run build:designer`), which reads the venue's

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { invalidData, schemaErrors } from '../../../http/errors.js';
-import { VenueCreate } from '../../catalogue/layout.schemas.js';
-import { createLayoutAs, createVenueAs, getLayoutFor, getVenueFor, listLayoutsFor, listVenueViewsFor, type LayoutFormat } from '../../catalogue/layouts.service.js';
-import { listOrganisersFor } from '../organisers.service.js';
-import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './kit/dashboard.http.js';
-import * as F from './kit/dashboard.form.js';
-import { html } from './kit/dashboard.html.js';
-import { csrf, field, page, select, table, textArea, when, type PageContext } from './kit/dashboard.layout.js';
+import { invalidData, schemaErrors } from '../../http/errors.js';
+import { VenueCreate } from './layout.schemas.js';
+import { createLayoutAs, createVenueAs, getLayoutFor, getVenueFor, listLayoutsFor, listVenueViewsFor, type LayoutFormat } from './layouts.service.js';
+import { formOf, idParam, organisersFor, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import * as F from '../admin/dashboard/kit/dashboard.form.js';
+import { html } from '../admin/dashboard/kit/dashboard.html.js';
+import { csrf, field, page, select, table, textArea, when, type PageContext } from '../admin/dashboard/kit/dashboard.layout.js';
 
 // Venues and their seat-map versions in the dashboard (D64, D65, docs/venues.md), over the venues
 // service of the catalogue module (its rules, not copies of them): the venues the account may use,
@@ -28,7 +27,7 @@ const planErrors = (errors: Errors) =>
 
 export default async function venuesDashboard(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
-  const organiserNames = async (pc: PageContext) => new Map((await listOrganisersFor(ctx, pc.actor)).map((o) => [o.id, o.name]));
+  const organiserNames = async (pc: PageContext) => new Map((await organisersFor(ctx, pc.actor)).map((o) => [o.id, o.name]));
 
   async function venuesPage(pc: PageContext, errors: Errors = {}, values: F.Form = {}) {
     const venues = await listVenueViewsFor(ctx, pc.actor);

@@ -1,14 +1,15 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ok } from '../../http/envelope.js';
-import * as checkin from '../checkin/checkin-admin.service.js';
-import * as S from '../checkin/checkin-admin.schemas.js';
+import { adminErrors } from '../../http/admin-api.js';
 import { Envelope } from '../../http/schemas.js';
-import { adminErrors } from './admin.schemas.js';
+import * as checkin from './checkin-admin.service.js';
+import * as S from './checkin-admin.schemas.js';
 
 /**
  * The admin API's check-in routes (issue 18, docs/checkin.md): lists, devices, counts and scans,
- * and the ticket signing keys. Registered inside adminRoutes, behind its token hook.
+ * and the ticket signing keys. The admin shell (modules/admin/admin.routes.ts)
+ * mounts it behind its token hook; src/app.ts hands it in.
  */
 const adminCheckinRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;

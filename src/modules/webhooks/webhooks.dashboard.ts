@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import * as channels from '../../channels/channels-admin.service.js';
-import { WEBHOOK_EVENT_TYPES } from '../../webhooks/webhooks.outbox.js';
-import * as webhooks from '../../webhooks/webhooks.service.js';
-import { formOf, idParam, pageContext, redirect, sendPage } from './kit/dashboard.http.js';
-import * as F from './kit/dashboard.form.js';
-import { html, type SafeHtml } from './kit/dashboard.html.js';
-import { actionButton, csrf, field, page, table, when, type PageContext } from './kit/dashboard.layout.js';
+import * as channels from '../channels/channels-admin.service.js';
+import { WEBHOOK_EVENT_TYPES } from './webhooks.outbox.js';
+import * as webhooks from './webhooks.service.js';
+import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import * as F from '../admin/dashboard/kit/dashboard.form.js';
+import { html, type SafeHtml } from '../admin/dashboard/kit/dashboard.html.js';
+import { actionButton, csrf, field, page, table, when, type PageContext } from '../admin/dashboard/kit/dashboard.layout.js';
 
 // The webhook pages of a channel (D51, docs/webhooks.md): its endpoints, a new secret shown once,
 // and per endpoint the deliveries with every attempt and a "Redeliver" button.

@@ -1,0 +1,298 @@
+import { buildHitGrid, seatIndexAt, type HitGrid } from '../hit-grid.js';
+import type { SeatMap, SeatView } from '../seat-map-model.js';
+import { seatPoints, type SeatState } from './seat-layer.js';
+
+/**
+ * The seats of a large map (CANVAS_FROM seats and more) painted on a <canvas> under the <svg> of
+ * the labels, instead of one SVG element per seat: measured with bench:widget, 100,000 polygons
+ * cost seconds of style and layout to open and tens of milliseconds of main-thread work per pan
+ * frame; a canvas costs one pass over the seats per view change and nothing while the map is
+ * dragged (the pan moves the painted pixels with a CSS transform, as before).
+ *
+ * What the seat elements gave for free is kept: a click or a tap finds its seat through a grid
+ * (hit-grid.ts); the keyboard's tab stop is one real SVG <polygon> (role checkbox, accessible name,
+ * data-id), drawn over the painted seat and moved from seat to seat by SeatMap's roving focus, so
+ * screen readers and the focus ring work as on a small map. Colours come from the stylesheet: one
+ * hidden probe element per state, read with getComputedStyle, so a theme restyles both layers.
+ */
+
+/** From this many numbered seats on, the widget paints seats on a canvas. */
+export const CANVAS_FROM = 8000;
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const STATES: SeatState[] = ['a', 'h', 'x', 'm'];
+const STATE: Record<SeatView['status'], SeatState> = { available: 'a', held: 'h', sold: 'x', blocked: 'x' };
+const HALF: Record<SeatState, number> = { a: 0.36, m: 0.36, h: 0.34, x: 0.2 };
+
+type Box = { x: number; y: number; w: number; h: number };
+interface Paint {
+  fill: string;
+  fillOpacity: number;
+  stroke: string | null;
+  strokeWidth: number;
+}
+
+export class CanvasSeatLayer {
+  private map: SeatMap;
+  private mine: Set<number>;
+  private view: Box;
+  /** Seats in one order: ids, positions, and the grid over them. */
+  private list: SeatView[] = [];
+  private grid: HitGrid | null = null;
+  private proxy: SVGPolygonElement;
+  private probes = new Map<SeatState, Element>();
+  private paints: Map<SeatState, Paint> | null = null;
+  private frame = 0;
+  private resize: ResizeObserver | null = null;
+  private drawnSize = [0, 0];
+
+  constructor(
+    private readonly root: SVGGElement,
+    private readonly canvas: HTMLCanvasElement,
+    map: SeatMap,
+    mine: Set<number>,
+    view: Box,
+  ) {
+    this.map = map;
+    this.mine = mine;
+    this.view = view;
+    const doc = root.ownerDocument;
+    root.textContent = '';
+    const probes = doc.createElementNS(SVG_NS, 'g');
+    probes.setAttribute('aria-hidden', 'true');
+    probes.setAttribute('class', 'probes');
+    for (const state of STATES) {
+      const el = doc.createElementNS(SVG_NS, 'polygon');
+      el.setAttribute('class', `s ${state}`);
+      probes.appendChild(el);
+      this.probes.set(state, el);
+    }
+    root.appendChild(probes);
+    this.proxy = doc.createElementNS(SVG_NS, 'polygon');
+    root.appendChild(this.proxy);
+    this.index();
+    this.draw();
+    if (typeof ResizeObserver !== 'undefined') {
+      // Its first call (on observe) finds the size just drawn: nothing to do.
+      this.resize = new ResizeObserver(() => {
+        if (canvas.clientWidth !== this.drawnSize[0] || canvas.clientHeight !== this.drawnSize[1]) this.schedule();
+      });
+      this.resize.observe(canvas);
+    }
+  }
+
+  private index() {
+    const list = [...this.map.seats.values()];
+    const xs = new Float64Array(list.length);
+    const ys = new Float64Array(list.length);
+    list.forEach((s, i) => {
+      xs[i] = s.x;
+      ys[i] = s.y;
+    });
+    this.list = list;
+    this.grid = buildHitGrid(xs, ys);
+  }
+
+  private state(seat: SeatView): SeatState {
+    return this.mine.has(seat.id) ? 'm' : STATE[seat.status];
+  }
+
+  /** The seat under a point of the map (map units), or null: the nearest centre within half a seat pitch. */
+  seatAt(x: number, y: number): SeatView | null {
+    const i = this.grid ? seatIndexAt(this.grid, x, y, 0.5) : -1;
+    return i < 0 ? null : this.list[i]!;
+  }
+
+  /** The keyboard's tab stop: the one SVG element, put on seat `id`. */
+  element(id: number): Element | null {
+    const seat = this.map.seats.get(id);
+    if (!seat) return null;
+    const state = this.state(seat);
+    const el = this.proxy;
+    el.setAttribute('class', `s ${state}`);
+    el.setAttribute('points', seatPoints(seat.x, seat.y, state));
+    el.setAttribute('data-id', String(seat.id));
+    return el;
+  }
+
+  update(map: SeatMap, mine: Set<number>) {
+    if (map === this.map && mine === this.mine) return;
+    const reindex = map.seats !== this.map.seats && !sameIds(this.map, map);
+    this.map = map;
+    this.mine = mine;
+    // Changed seats are new objects (applyAvailability): the list follows, in the same order.
+    if (reindex) this.index();
+    else this.list = [...map.seats.values()];
+    const id = Number(this.proxy.getAttribute('data-id'));
+    if (id && map.seats.has(id)) this.element(id);
+    this.draw();
+  }
+
+  setView(view: Box) {
+    this.view = view;
+    this.draw();
+  }
+
+  destroy() {
+    this.resize?.disconnect();
+    if (this.frame) cancelAnimationFrame(this.frame);
+  }
+
+  private schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.draw();
+    });
+  }
+
+  private readPaints(): Map<SeatState, Paint> {
+    const out = new Map<SeatState, Paint>();
+    for (const [state, el] of this.probes) {
+      const cs = getComputedStyle(el);
+      out.set(state, {
+        fill: cs.fill,
+        fillOpacity: Number(cs.fillOpacity || 1),
+        stroke: cs.stroke && cs.stroke !== 'none' ? cs.stroke : null,
+        strokeWidth: parseFloat(cs.strokeWidth) || 0,
+      });
+    }
+    return out;
+  }
+
+  /** Writes every seat in view as pixels: a square per seat, an outline where the state has one. */
+  private drawPixels(ctx: CanvasRenderingContext2D, w: number, h: number, k: number, tx: number, ty: number): number {
+    const img = ctx.createImageData(w, h);
+    const buf = new Uint32Array(img.data.buffer);
+    const colours = new Map<SeatState, { fill: number; edge: number | null }>();
+    for (const state of STATES) {
+      const p = this.paints!.get(state)!;
+      colours.set(state, { fill: pixel(rgba(p.fill), p.fillOpacity), edge: p.stroke ? pixel(rgba(p.stroke), 1) : null });
+    }
+    let drawn = 0;
+    for (const seat of this.list) {
+      const state = this.state(seat);
+      // The diamond of a held seat covers about half its box: a smaller square.
+      const r = (state === 'h' ? HALF.h * 0.75 : HALF[state]) * k;
+      const cx = tx + seat.x * k;
+      const cy = ty + seat.y * k;
+      let x0 = Math.floor(cx - r);
+      let y0 = Math.floor(cy - r);
+      let x1 = Math.max(x0 + 1, Math.round(cx + r));
+      let y1 = Math.max(y0 + 1, Math.round(cy + r));
+      if (x1 <= 0 || y1 <= 0 || x0 >= w || y0 >= h) continue;
+      drawn++;
+      const c = colours.get(state)!;
+      const outline = c.edge !== null && x1 - x0 >= 3 && y1 - y0 >= 3;
+      const ex0 = x0;
+      const ey0 = y0;
+      const ex1 = x1 - 1;
+      const ey1 = y1 - 1;
+      if (x0 < 0) x0 = 0;
+      if (y0 < 0) y0 = 0;
+      if (x1 > w) x1 = w;
+      if (y1 > h) y1 = h;
+      for (let y = y0; y < y1; y++) {
+        const row = y * w;
+        for (let x = x0; x < x1; x++) buf[row + x] = outline && (x === ex0 || x === ex1 || y === ey0 || y === ey1) ? c.edge! : c.edge !== null && !outline && state === 'a' ? c.edge : c.fill;
+      }
+    }
+    ctx.putImageData(img, 0, 0);
+    return drawn;
+  }
+
+  /** Paints the seats in view, one path per state; as the <svg> shows its viewBox (xMidYMid meet). */
+  draw() {
+    const canvas = this.canvas;
+    const cssW = canvas.clientWidth;
+    const cssH = canvas.clientHeight;
+    if (!cssW || !cssH) return;
+    const dpr = Math.min(3, globalThis.devicePixelRatio || 1);
+    const w = Math.round(cssW * dpr);
+    const h = Math.round(cssH * dpr);
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;
+      canvas.height = h;
+    }
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return;
+    this.drawnSize = [cssW, cssH];
+    this.paints ??= this.readPaints();
+    const b = this.view;
+    const scale = Math.min(cssW / b.w, cssH / b.h);
+    const ox = (cssW - b.w * scale) / 2;
+    const oy = (cssH - b.h * scale) / 2;
+    // Seats a few device pixels wide (a whole stadium in view): written as pixels, which costs a
+    // few milliseconds for 100,000 seats where filling and stroking paths costs most of a second
+    // in a software-rendered canvas. Closer, the seats in view are drawn as paths.
+    if (scale * dpr < PIXEL_BELOW) {
+      canvas.setAttribute('data-drawn', String(this.drawPixels(ctx, w, h, scale * dpr, (ox - b.x * scale) * dpr, (oy - b.y * scale) * dpr)));
+      return;
+    }
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    ctx.setTransform(scale * dpr, 0, 0, scale * dpr, (ox - b.x * scale) * dpr, (oy - b.y * scale) * dpr);
+    // The map units in view, with a seat's margin.
+    const x0 = b.x - ox / scale - 1;
+    const x1 = b.x + (cssW - ox) / scale + 1;
+    const y0 = b.y - oy / scale - 1;
+    const y1 = b.y + (cssH - oy) / scale + 1;
+    const paths = new Map<SeatState, Path2D>(STATES.map((s) => [s, new Path2D()]));
+    let drawn = 0;
+    for (const seat of this.list) {
+      const { x, y } = seat;
+      if (x < x0 || x > x1 || y < y0 || y > y1) continue;
+      const state = this.state(seat);
+      const path = paths.get(state)!;
+      const r = HALF[state];
+      if (state === 'h') {
+        path.moveTo(x, y - r);
+        path.lineTo(x + r, y);
+        path.lineTo(x, y + r);
+        path.lineTo(x - r, y);
+        path.closePath();
+      } else path.rect(x - r, y - r, 2 * r, 2 * r);
+      drawn++;
+    }
+    for (const state of STATES) {
+      const paint = this.paints.get(state)!;
+      const path = paths.get(state)!;
+      ctx.globalAlpha = paint.fillOpacity;
+      ctx.fillStyle = paint.fill;
+      ctx.fill(path);
+      ctx.globalAlpha = 1;
+      // At least one device pixel: a free seat is a white square drawn by its outline.
+      if (paint.stroke && paint.strokeWidth > 0) {
+        ctx.strokeStyle = paint.stroke;
+        ctx.lineWidth = Math.max(paint.strokeWidth, 1 / (scale * dpr));
+        ctx.stroke(path);
+      }
+    }
+    canvas.setAttribute('data-drawn', String(drawn));
+  }
+}
+
+/** Device pixels per map unit below which seats are written as pixels (see draw). */
+const PIXEL_BELOW = 8;
+
+/** "rgb(1, 2, 3)" or "rgba(1, 2, 3, 0.5)" -> [r, g, b, a 0..1]. */
+function rgba(color: string): [number, number, number, number] {
+  const m = /rgba?\(([^)]*)\)/.exec(color);
+  if (!m) return [0, 0, 0, 1];
+  const [r = 0, g = 0, b = 0, a = 1] = m[1]!.split(/[ ,/]+/).filter(Boolean).map(Number);
+  return [r, g, b, a];
+}
+
+/** One RGBA pixel as the little-endian Uint32 view of ImageData holds it. */
+const pixel = ([r, g, b, a]: [number, number, number, number], opacity: number) => ((Math.round(a * opacity * 255) << 24) | (b << 16) | (g << 8) | r) >>> 0;
+
+/** The same seats at the same places in the same order: the grid's indices still hold. */
+function sameIds(a: SeatMap, b: SeatMap): boolean {
+  if (a.seats.size !== b.seats.size) return false;
+  const old = a.seats.values();
+  for (const seat of b.seats.values()) {
+    const o = old.next().value as SeatView;
+    if (o.id !== seat.id || o.x !== seat.x || o.y !== seat.y) return false;
+  }
+  return true;
+}
