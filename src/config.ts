@@ -45,6 +45,11 @@ export interface Config {
   waitingListOfferMinutes: number;
   /** Live carts one buyer may hold at once (D44). */
   maxLiveOrdersPerBuyer: number;
+  /**
+   * Above this many numbered seats a portal seat page draws each sector as the UI kit's compact map
+   * (one canvas from a compact seat list) instead of one button per seat (PORTAL_COMPACT_MAP_ABOVE, issue 29).
+   */
+  portalCompactMapAbove: number;
   currency: string;
   timezone: string;
   /** Secret for HMAC signatures (ticket links, sandbox payments). */
@@ -234,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
     bestAvailableViewMs: int(env, 'BEST_AVAILABLE_VIEW_MS', 250),
     waitingListOfferMinutes: int(env, 'WAITINGLIST_OFFER_MINUTES', 30),
     maxLiveOrdersPerBuyer: int(env, 'MAX_LIVE_ORDERS_PER_BUYER', 2),
+    portalCompactMapAbove: int(env, 'PORTAL_COMPACT_MAP_ABOVE', 5000, 0),
     currency,
     timezone,
     signingSecret: signingSecret || 'dev-only-signing-secret-change-me-in-production',

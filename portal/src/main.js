@@ -435,6 +435,8 @@ function render() {
     b.setAttribute('aria-pressed', String(pressed));
     if (pressed) b.disabled = false;
   });
+  mySeats = mine;
+  if (compact) compact.draw(mine);
   renderCounts(list);
   renderBar(list);
   renderCountdown();
@@ -506,10 +508,7 @@ async function change(work, retryOnNew, errorPlace = 'cart-error', tapped = null
       saveQueue();
     }
     if (err.code === 'queue_pass_required' || err.code === 'queue_pass_invalid') queueRefresh();
-    if (err.code === 'seat_unavailable' && tapped) {
-      setSeat(tapped, 'held');
-      seatNote(tapped, err.message);
-    }
+    if (err.code === 'seat_unavailable' && tapped) lostSeat(tapped, err.message);
   } finally {
     changesInFlight--;
   }
@@ -525,18 +524,28 @@ function setSeat(button, status) {
   button.disabled = status !== 'available';
 }
 
+/** A seat another buyer won as this one tapped it: grey, with the message beside it. */
+function lostSeat(seatId, message) {
+  const button = seatButton(seatId);
+  if (button) {
+    setSeat(button, 'held');
+    seatNote(button.closest('.seatscroll'), { left: button.offsetLeft, top: button.offsetTop, size: button.offsetHeight }, message);
+  } else if (compact) compact.lost(seatId, message);
+}
+
+const seatButton = (seatId) => document.querySelector(`button.seat[data-seat="${seatId}"]`);
+
 /** The message of a lost race, beside the seat that was tapped (on a phone the cart is off-screen). */
-function seatNote(button, message) {
+function seatNote(box, seat, message) {
   document.querySelectorAll('.seat-note').forEach((n) => n.remove());
-  const box = button.closest('.seatscroll');
   if (!box) return;
   const note = document.createElement('p');
   note.className = 'seat-note';
   note.setAttribute('role', 'alert');
   note.textContent = message;
   box.appendChild(note);
-  const top = button.offsetTop + button.offsetHeight + 6;
-  const left = Math.max(0, Math.min(button.offsetLeft - 8, box.scrollWidth - note.offsetWidth));
+  const top = seat.top + seat.size + 6;
+  const left = Math.max(0, Math.min(seat.left - 8, box.scrollWidth - note.offsetWidth));
   note.style.top = `${top}px`;
   note.style.left = `${left}px`;
   setTimeout(() => note.remove(), 6000);
@@ -552,10 +561,13 @@ function applyAvailability(body) {
     seats.forEach((b) => setSeat(b, taken.get(Number(b.dataset.seat)) || 'available'));
   } else {
     for (const c of body.changes) {
-      const b = document.querySelector(`button.seat[data-seat="${c.session_seat_id}"]`);
+      const b = seatButton(c.session_seat_id);
       if (b) setSeat(b, c.status);
     }
   }
+  // The compact maps take every message, kept until their chunk has loaded.
+  if (compact) compact.apply(body);
+  else if (compactSections.length) compactPending.push(body);
   // The zones' free places are the live figures: this cart's places are counted in them already.
   // Not while a cart change is under way: the figures may count its places before this page
   // has its answer, and would be taken off twice; the next message after it brings them.
@@ -629,8 +641,7 @@ followAvailability();
 let seatRunning = false;
 let pickedSeats = [];
 
-async function onSeat(button) {
-  const seatId = Number(button.dataset.seat);
+async function onSeat(seatId) {
   if (seatRunning) {
     if (!pickedSeats.includes(seatId)) pickedSeats.push(seatId);
     return;
@@ -660,12 +671,11 @@ async function seatChange(seatIds) {
   if (!adds.length) return;
   const rateId = Number($('seat-rate').value);
   const one = (id) => ({ session_seat_id: id, rate_id: rateId });
-  // The tapped seat's button shows a lost race (live map, D62).
-  const tapped = (id) => document.querySelector(`button.seat[data-seat="${id}"]`);
+  // The tapped seat shows a lost race (live map, D62).
   const create = () => api('POST', '/orders', adds.length === 1 ? one(adds[0]) : { items: adds.map(one) });
-  if (!token) return change(create, null, 'cart-error', adds.length === 1 ? tapped(adds[0]) : null);
+  if (!token) return change(create, null, 'cart-error', adds.length === 1 ? adds[0] : null);
   for (const id of adds) {
-    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, one(id)), () => api('POST', '/orders', one(id)), 'cart-error', tapped(id));
+    await change(() => api('POST', `/orders/${encodeURIComponent(token)}/items`, one(id)), () => api('POST', '/orders', one(id)), 'cart-error', id);
   }
 }
 
@@ -679,7 +689,7 @@ function onZone(form) {
 document.addEventListener('click', (event) => {
   const target = event.target instanceof Element ? event.target.closest('button') : null;
   if (!target) return;
-  if (target.classList.contains('seat')) onSeat(target);
+  if (target.classList.contains('seat')) onSeat(Number(target.dataset.seat));
   else if (target.dataset.zoom) zoomSector(target);
   else if (target.dataset.remove) change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${target.dataset.remove}`));
   else if (target.dataset.voucher) change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/vouchers/${encodeURIComponent(target.dataset.voucher)}`));
@@ -763,7 +773,17 @@ function zoomSector(button) {
   button.setAttribute('aria-pressed', String(zoomed));
   button.firstChild.textContent = zoomed ? button.dataset.out : button.dataset.in;
   section.querySelector('.seatscroll').scrollLeft = 0;
+  if (compact && section.classList.contains('compact')) compact.draw(mySeats);
 }
+
+// ---- The compact map of a big session (issue 29) ----
+// Its sectors are the UI kit's CompactSeatMap (ui/seat-canvas.tsx), hydrated and kept up to date by
+// ./compact-map.js: a chunk of its own, loaded only by a page that has such a map, so that the
+// script of every other page stays small.
+const compactSections = document.querySelectorAll('.sector.compact');
+const compactPending = [];
+let compact = null;
+let mySeats = new Set();
 
 // Seat maps are one Tab stop each (roving tabindex); arrow keys move between the free seats.
 function rovingFocus(map) {
@@ -818,6 +838,12 @@ document.querySelectorAll('.sector').forEach((section) => {
   const button = section.querySelector('button.zoom');
   if (seat && button && seat.getBoundingClientRect().width < 24) zoomSector(button);
 });
+if (compactSections.length) {
+  import('./compact-map').then(({ startCompactMaps }) => {
+    compact = startCompactMaps(compactSections, { t, mine: mySeats, onPick: onSeat, seatNote, zoom: zoomSector });
+    for (const body of compactPending.splice(0)) compact.apply(body);
+  });
+}
 
 if (data.page === 'order-pending') {
   // The provider's notification may arrive a moment after the buyer: look again shortly.

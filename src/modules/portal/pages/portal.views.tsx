@@ -5,6 +5,7 @@ import type { BuyerDetails, BuyerRefund, OrderView, PaymentRow, StoreEvent, Stor
 import { gridCol, gridRow, rowLines, sectorGrid, stageSide, type RowLine } from '../../../lib/seat-layout.js';
 import { channelHome, JsonData } from './portal.layout.js';
 import { CartLines } from '../../../../ui/cart.js';
+import { CompactSeatMap, decodeSector, encodeSector } from '../../../../ui/seat-canvas.js';
 import { texts } from './portal.texts.js';
 
 // The buyer-facing pages as Preact components (rendered on the server by portal.layout's
@@ -229,6 +230,21 @@ function Available({ sectorId, count, t }: { sectorId: number; count: number; t:
   );
 }
 
+/** A numbered sector's heading (its name and free places, `sector-<id>`) and its zoom button: both maps have it. */
+function SectorHead({ sector, t }: { sector: StoreSessionDetail['sectors'][number]; t: Texts }) {
+  return (
+    <div class="sector-head">
+      <h3 id={`sector-${sector.id}`}>
+        {sector.name} <Available sectorId={sector.id} count={sector.available} t={t} />
+      </h3>
+      <button type="button" class="zoom" aria-pressed="false" aria-controls={`map-${sector.id}`} data-zoom={sector.id} data-in={t.zoomSector} data-out={t.zoomSectorOut}>
+        {t.zoomSector}
+        <span class="sr-only">: {sector.name}</span>
+      </button>
+    </div>
+  );
+}
+
 /**
  * One numbered sector: a grid with the row names in the first column and each seat at its place
  * (x, y rounded to the grid). The grid fits the width (an overview on a phone); "zoom in" gives
@@ -243,15 +259,7 @@ function SectorMap({ sector, seats, lines, t }: { sector: StoreSessionDetail['se
   const head = `sector-${sector.id}`;
   return (
     <section class="sector" data-sector={sector.id}>
-      <div class="sector-head">
-        <h3 id={head}>
-          {sector.name} <Available sectorId={sector.id} count={sector.available} t={t} />
-        </h3>
-        <button type="button" class="zoom" aria-pressed="false" aria-controls={`map-${sector.id}`} data-zoom={sector.id} data-in={t.zoomSector} data-out={t.zoomSectorOut}>
-          {t.zoomSector}
-          <span class="sr-only">: {sector.name}</span>
-        </button>
-      </div>
+      <SectorHead sector={sector} t={t} />
       <div class="seatscroll" id={`map-${sector.id}`}>
         <div class="seatmap" role="group" aria-labelledby={head} data-name={sector.name} style={`--cols:${grid.cols}`}>
           {lines.map((l) => (
@@ -275,6 +283,36 @@ function SectorMap({ sector, seats, lines, t }: { sector: StoreSessionDetail['se
           ))}
         </div>
       </div>
+    </section>
+  );
+}
+
+/** The words of the compact map (ui/seat-canvas.tsx). */
+const compactWords = (t: Texts) => ({ row: t.row, seat: t.seat, seatFree: t.seatFree, seatTaken: t.seatTaken, seatMine: t.seatMine, keys: t.compactKeys });
+
+/**
+ * A numbered sector of a big session (issue 29): the heading and zoom button of SectorMap, then the
+ * UI kit's compact map, a canvas that the page's script hydrates from the sector's compact seat list
+ * (a few bytes a seat in the page's data, instead of a <button> of about 150 bytes).
+ */
+function CompactSectorMap({ sector, seats, t }: { sector: StoreSessionDetail['sectors'][number]; seats: StoreSessionDetail['seats']; t: Texts }) {
+  if (seats.length === 0) return null;
+  const grid = sectorGrid(seats);
+  const compact = encodeSector(
+    sector.id,
+    seats.map((s) => ({ id: s.id, row: s.row, number: s.number, r: gridRow(grid, s.y), c: gridCol(grid, s.x), free: s.free })),
+    grid.cols,
+    grid.rows,
+  );
+  const head = `sector-${sector.id}`;
+  const decoded = decodeSector(compact);
+  return (
+    <section class="sector compact" data-sector={sector.id} data-name={sector.name}>
+      <SectorHead sector={sector} t={t} />
+      <div class="seatscroll" id={`map-${sector.id}`} role="group" aria-labelledby={head}>
+        <CompactSeatMap grid={decoded} name={sector.name} zoomed={false} state={(i) => (decoded.free[i] ? 'free' : 'taken')} version={0} t={compactWords(t)} />
+      </div>
+      <JsonData id={`seats-${sector.id}`} value={compact} />
     </section>
   );
 }
@@ -316,7 +354,7 @@ function WaitingListForm({ t }: { t: ReturnType<typeof texts> }) {
   );
 }
 
-export function SessionPage({ channel, lang, event, session, detail, f, queueClient = '' }: {
+export function SessionPage({ channel, lang, event, session, detail, f, queueClient = '', compactAbove = Infinity }: {
   channel: ChannelRecord;
   lang: string;
   event: StoreEvent;
@@ -324,6 +362,8 @@ export function SessionPage({ channel, lang, event, session, detail, f, queueCli
   detail: StoreSessionDetail;
   f: Formats;
   queueClient?: string;
+  /** Above this many seats the sectors are drawn as the UI kit's compact map (config portalCompactMapAbove). */
+  compactAbove?: number;
 }) {
   const t = texts(lang);
   const RateOptions = ({ sectorId }: { sectorId: number }) => (
@@ -344,7 +384,14 @@ export function SessionPage({ channel, lang, event, session, detail, f, queueCli
   const lines = rowLines(detail.seats.map((s) => ({ sectorId: s.sector_id, row: s.row, x: s.x, y: s.y })));
   const side = stageSide(lines);
   const stage = numbered.length ? <p class={`stage ${side}`}>{t.stage}</p> : null;
-  const maps = numbered.map((sector) => <SectorMap sector={sector} seats={detail.seats.filter((s) => s.sector_id === sector.id)} lines={lines.filter((l) => l.sectorId === sector.id)} t={t} />);
+  const compact = detail.seats.length > compactAbove;
+  const maps = numbered.map((sector) =>
+    compact ? (
+      <CompactSectorMap sector={sector} seats={detail.seats.filter((s) => s.sector_id === sector.id)} t={t} />
+    ) : (
+      <SectorMap sector={sector} seats={detail.seats.filter((s) => s.sector_id === sector.id)} lines={lines.filter((l) => l.sectorId === sector.id)} t={t} />
+    ),
+  );
   const zoneForms = zones.map((z) => (
     <form class="zone" data-sector={z.id}>
       <h3 id={`zone-${z.id}`}>
@@ -387,7 +434,7 @@ export function SessionPage({ channel, lang, event, session, detail, f, queueCli
               {t.queueJoin}
             </button>
           </section>
-          <p id="map-help" class="help">{`${t.mapHelp} ${t.zoomHint} ${t.mapKeys}`}</p>
+          <p id="map-help" class="help">{`${t.mapHelp} ${t.zoomHint} ${compact ? t.compactKeys : t.mapKeys}`}</p>
           <label for="seat-rate">{t.rate}</label>
           <select id="seat-rate">{firstNumbered ? <RateOptions sectorId={firstNumbered.id} /> : null}</select>
           <ul class="legend" aria-hidden="true">
@@ -432,7 +479,7 @@ export function SessionPage({ channel, lang, event, session, detail, f, queueCli
         <CartPanel lang={lang} withCheckout={true} />
       </div>
       <CartBar t={t} />
-      <JsonData value={{ page: 'session', slug: channel.slug, lang, eventId: event.id, sessionId: session.id, queueClient, editable: true, texts: t }} />
+      <JsonData value={{ page: 'session', slug: channel.slug, lang, eventId: event.id, sessionId: session.id, queueClient, editable: true, compact, texts: t }} />
     </>
   );
 }
