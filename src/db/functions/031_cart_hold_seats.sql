@@ -39,9 +39,10 @@ CREATE OR REPLACE FUNCTION cart_hold_seats(
 ) RETURNS json
 -- Generic plans, always: the statements take the requested seats as arrays, and PostgreSQL's
 -- choice between a custom and a generic plan judges a custom plan (which sees the array's length)
--- cheaper every time, so it planned every statement again on every call: a third of a hold's
--- instructions (bench:flash's purchase replayed under callgrind). The generic plans are the same
--- index lookups by primary key; nothing here depends on a skewed value.
+-- cheaper every time, so it planned every statement again on every call: 2.7 M of the 12 M
+-- instructions of a purchase (bench:flash's purchase replayed under callgrind, docs/operations.md).
+-- The generic plans reach the seats, the order and the rates by key; no statement here has a
+-- value whose frequency should change its plan.
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_order_id bigint;
