@@ -92,7 +92,18 @@ export async function buildTestApp(
   const db = await createTestDatabase({ poolSize: opts.poolSize, connectTimeoutMs: opts.connectTimeoutMs });
   // Most test files play many buyers through one token (or one portal address): they lift the
   // live-cart cap of D44, which test/orders/hold-caps.test.ts tests at its real default.
-  const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://taquilla.test', MAX_LIVE_ORDERS_PER_BUYER: '100000', ...TEST_RATE_LIMITS, ...opts.env });
+  // Overload protection stays off whatever APP_ENV a file asks for (development and production turn
+  // it on at 200 ms of event-loop delay): on a machine running two suites side by side that delay is
+  // the machine's, and a test about something else got 503 `overloaded` (test/http/overload.test.ts
+  // sets it where it is the subject).
+  const config = loadConfig({
+    APP_ENV: 'test',
+    PUBLIC_BASE_URL: 'http://taquilla.test',
+    MAX_LIVE_ORDERS_PER_BUYER: '100000',
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...TEST_RATE_LIMITS,
+    ...opts.env,
+  });
   const clock = opts.clock ?? new ManualClock(new Date());
   const app = await buildApp({ config, database: db.database, clock, logger: false });
   if (opts.demo !== false) await loadDemoDataIfEmpty(app.ctx);

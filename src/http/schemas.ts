@@ -38,7 +38,7 @@ export const EmailAddress = (description = 'e-mail address') =>
 /** A string of at most `maxLength` characters. */
 export const Text = (maxLength: number, opts: TStringOptions = {}) => Type.String({ maxLength, ...opts });
 
-/** A sales channel's slug, the name in its API paths (the database CHECK of 0001_foundation says the same). */
+/** A sales channel's slug, the name in its API paths (the database CHECK of sales_channels, 0340_baseline.sql, says the same). */
 const CHANNEL_SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
 export const ChannelSlug = Text(63, { pattern: CHANNEL_SLUG_PATTERN });
 

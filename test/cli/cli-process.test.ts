@@ -10,7 +10,7 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 it('tsx src/cli/index.ts and bin/taquilla.js run commands against DATA_DIR, with exit codes', async () => {
   const load = await runTsx('src/cli/index.ts', ['demo:load'], { DATA_DIR: dataDir });
-  expect(load.stderr).toContain('applied migration 0001_foundation.sql');
+  expect(load.stderr).toContain('applied migration 0340_baseline.sql');
   expect(load.stdout).toContain('Demo catalogue loaded');
   expect(load.code).toBe(0);
 

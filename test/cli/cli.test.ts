@@ -70,7 +70,7 @@ describe('help and usage', () => {
 describe('migrate and demo:load', () => {
   it('migrate lists the applied migrations', async () => {
     expect(await cli(['migrate'])).toBe(0);
-    expect(stdout()).toContain('0001_foundation.sql');
+    expect(stdout()).toContain('0340_baseline.sql');
     expect(stdout()).toMatch(/is up to date: \d+ migration/);
   });
 
