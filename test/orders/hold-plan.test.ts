@@ -8,7 +8,7 @@ import { demoSession, type DemoSession } from './cart-helpers.js';
 // index of taken seats and walked every seat sold so far, so that a hold cost more the more the
 // session had sold (bench:flash: PostgreSQL per purchase rose through the run). cart_hold_seats
 // (src/db/functions/031_cart_hold_seats.sql) now reaches session_seats by primary key only,
-// whatever the statistics. PostgreSQL only: the per-transaction
+// whatever the statistics, and keeps its generic plans. PostgreSQL only: the per-transaction
 // scan counters and the plan cache are the server's.
 
 let t: TestApp;
@@ -109,4 +109,9 @@ describe.runIf(isPostgres)('cart_hold_seats reaches the seats by primary key wha
       }
     }
   }, 60_000);
+
+  it('the function keeps generic plans (its array parameters made PostgreSQL plan every statement on every call)', async () => {
+    const { config } = await one<{ config: string[] | null }>(`SELECT proconfig AS config FROM pg_proc WHERE proname = 'cart_hold_seats'`);
+    expect(config).toContain('plan_cache_mode=force_generic_plan');
+  });
 });

@@ -37,7 +37,13 @@ CREATE OR REPLACE FUNCTION cart_hold_seats(
   p_new_expiry timestamptz, p_seat_ids bigint[], p_rate_ids bigint[], p_max_items integer, p_now timestamptz,
   p_buyer_key text, p_max_live_orders integer, p_in_tx boolean
 ) RETURNS json
-LANGUAGE plpgsql AS $$
+-- Generic plans, always: the statements take the requested seats as arrays, and PostgreSQL's
+-- choice between a custom and a generic plan judges a custom plan (which sees the array's length)
+-- cheaper every time, so it planned every statement again on every call: 2.7 M of the 12 M
+-- instructions of a purchase (bench:flash's purchase replayed under callgrind, docs/operations.md).
+-- The generic plans reach the seats, the order and the rates by key; no statement here has a
+-- value whose frequency should change its plan.
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_order_id bigint;
   v_status text;
