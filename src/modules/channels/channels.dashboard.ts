@@ -117,6 +117,16 @@ const MODE_LABELS: Record<string, string> = {
   widget_external_payment: 'D · widget, own payment',
 };
 
+/** The channel form's fields that creating and editing share. */
+const channelFormFields = (form: F.Form) => ({
+  name: F.text(form, 'name'),
+  integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
+  checkout_url: F.nullable(form, 'checkout_url'),
+  website_url: F.nullable(form, 'website_url'),
+  cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
+  default_lang: F.optional(form, 'default_lang'),
+});
+
 export default async function channelsDashboard(app: FastifyInstance, sources: ChannelPagesSources): Promise<void> {
   const ctx = app.ctx;
 
@@ -161,12 +171,7 @@ ${table(
     const channel = await channels.createChannelAs(ctx, actor, {
       organiser_id: actor.role === 'admin' ? F.number(form, 'organiser_id') : undefined,
       slug: F.text(form, 'slug'),
-      name: F.text(form, 'name'),
-      integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
-      checkout_url: F.nullable(form, 'checkout_url'),
-      website_url: F.nullable(form, 'website_url'),
-      cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
-      default_lang: F.optional(form, 'default_lang'),
+      ...channelFormFields(form),
       event_ids: F.ids(form, 'event_ids'),
     });
     return redirect(reply, `/admin/channels/${channel.id}?notice=created`);
@@ -215,12 +220,7 @@ ${checklistSection(pc, checklist)}
     const form = formOf(request);
     const id = idParam(request, 'channelId');
     await channels.updateChannelAs(ctx, request.dashboard!.actor, id, {
-      name: F.text(form, 'name'),
-      integration_mode: F.text(form, 'integration_mode') as channels.ChannelInput['integration_mode'],
-      checkout_url: F.nullable(form, 'checkout_url'),
-      website_url: F.nullable(form, 'website_url'),
-      cart_ttl_seconds: F.nullableNumber(form, 'cart_ttl_seconds'),
-      default_lang: F.optional(form, 'default_lang'),
+      ...channelFormFields(form),
       branding: {
         name: F.text(form, 'branding_name'),
         logo_url: F.text(form, 'branding_logo_url'),
