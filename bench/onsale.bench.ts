@@ -280,10 +280,22 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     const sender = new Sender(CONNECTIONS);
     const queue = `/api/queue/v1/sessions/${queued}`;
     const call = (method: string, p: string, body?: unknown, token?: string, headers?: Record<string, string>): Promise<Answer> => request(agent, base, method, p, body, token, headers);
+    // At the draw every pre-queue buyer asks once for its number (as the widget's join again does):
+    // those requests have sockets and slots of their own, as each buyer's browser has its own
+    // connection, so that an admitted buyer's purchase does not wait in this process behind
+    // thousands of them (it did: the purchases then came in bursts, long after their admission).
+    const learnAgent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+    const learnSender = new Sender(CONNECTIONS);
 
     const joins = new Latencies();
     const bought = new Latencies();
     const bestAvailable = new Latencies();
+    /** Each step of a purchase, with and without the queue (the pass request only with it). */
+    const steps = { queued: { pass: new Latencies(), token: new Latencies(), best: new Latencies(), confirm: new Latencies() }, plain: { pass: new Latencies(), token: new Latencies(), best: new Latencies(), confirm: new Latencies() }, plainPolls: { pass: new Latencies(), token: new Latencies(), best: new Latencies(), confirm: new Latencies() } };
+    /** From the clock's admission of a buyer's number to its pass request (the buyer's poll interval: not the purchase path). */
+    const learnDelay = new Latencies();
+    /** Requests of the buyers' driver waiting for a free slot (its CONNECTIONS), when the pass request starts. */
+    const senderBacklog = new Latencies();
     let errors = 0;
     const firstErrors: string[] = [];
     const fail = (what: string, a: Answer | unknown) => {
@@ -302,9 +314,26 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     // A buyer asks for its pass: the first time after the draw to learn its number (409
     // not_admitted_yet carries it), then once `admitted_through` reaches that number; with the pass
     // it buys: a token, best available with `Queue-Pass`, confirm.
-    const tryPass = async (b: Buyer) => {
+    // Learning the number: one pass request, answered 409 not_admitted_yet with it (or 200: then it buys).
+    const learn = async (b: Buyer) => {
+      const pass = await request(learnAgent, base, 'POST', `${queue}/pass`, { ticket: b.ticket });
+      if (pass.status === 409 && pass.body?.code === 'not_admitted_yet') {
+        b.number = pass.body.data.number;
+        b.busy = false;
+        return;
+      }
+      b.busy = false;
+      if (pass.status !== 200) return fail('pass (number)', pass);
+      // Admitted already: it buys as any admitted buyer (the pass asked again, the same pass).
+      b.number = pass.body.data.number as number;
       b.busy = true;
+      sender.push(() => tryPass(b));
+    };
+    const purchaseStarts: number[] = [];
+    const tryPass = async (b: Buyer) => {
       const t0 = performance.now();
+      const askedAt = Date.now();
+      purchaseStarts.push(askedAt);
       const pass = await call('POST', `${queue}/pass`, { ticket: b.ticket });
       if (pass.status === 409 && pass.body?.code === 'not_admitted_yet') {
         b.number = pass.body.data.number;
@@ -314,22 +343,30 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
       b.done = true;
       if (pass.status !== 200) return fail('pass', pass);
       passesGranted++;
+      steps.queued.pass.add(performance.now() - t0);
+      senderBacklog.add(sender.backlog);
       b.number = pass.body.data.number as number;
+      learnDelay.add(askedAt - (salesStartAt.getTime() + (b.number * 60_000) / RATE));
       // A pass far beyond what the status document admitted (the monitor reads it every second).
       if (b.number > admittedSeen + Math.ceil(RATE / 60) * 2) passesAhead++;
-      await purchase(b.id, queued, { 'queue-pass': pass.body.data.pass });
+      await purchase(b.id, queued, { 'queue-pass': pass.body.data.pass }, steps.queued);
       bought.add(performance.now() - t0);
     };
-    const purchase = async (clientId: string, sessionId: number, headers: Record<string, string> = {}) => {
+    const purchase = async (clientId: string, sessionId: number, headers: Record<string, string>, timed: (typeof steps)['plain']) => {
+      const t0 = performance.now();
       const token = await call('POST', '/api/sales-channel/v1/auth/token', { sales_channel_slug: SLUG, server_key: SERVER_KEY, client_id: clientId });
       if (token.status !== 200) return fail('token', token);
       const bearer = token.body.data.access_token as string;
       const t1 = performance.now();
+      timed.token.add(t1 - t0);
       const created = await call('POST', `${B2B}/orders/best-available`, { session_id: sessionId, quantity: 2, rate_id: rateOf.get(sessionId) }, bearer, headers);
-      bestAvailable.add(performance.now() - t1);
+      const t2 = performance.now();
+      bestAvailable.add(t2 - t1);
+      timed.best.add(t2 - t1);
       if (created.status !== 201) return fail('best available', created);
       const { order_token: order, total_amount: amount } = created.body.data;
       const confirmed = await call('POST', `${B2B}/orders/${order}/confirm`, { amount, name: 'Ana', surname: 'García', email: 'ana@example.com', transaction_id: `tx-${clientId}`, payment_method: 'card' }, bearer);
+      timed.confirm.add(performance.now() - t2);
       if (confirmed.status !== 200) fail('confirm', confirmed);
     };
 
@@ -346,17 +383,23 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     };
     let admittedThrough = 0;
     let state = 'pre_queue';
-    const step = async (b: Buyer) => {
+    const step = (b: Buyer) => {
       if (!stopping && !b.done) schedule(b, POLL_MS * (0.8 + Math.random() * 0.4));
       if (b.busy || b.done || !b.ticket || state !== 'admitting') return;
-      if (b.number === undefined || b.number === null || b.number <= admittedThrough) await tryPass(b);
+      if (b.number === undefined || b.number === null) {
+        b.busy = true;
+        learnSender.push(() => learn(b));
+      } else if (b.number <= admittedThrough) {
+        b.busy = true;
+        sender.push(() => tryPass(b));
+      }
     };
     const wheelTimer = setInterval(() => {
       const now = Math.floor(Date.now() / SLOT_MS);
       for (const [slot, list] of wheel) {
         if (slot > now) continue;
         wheel.delete(slot);
-        for (const b of list) sender.push(() => step(b));
+        for (const b of list) step(b);
       }
     }, SLOT_MS / 2);
 
@@ -433,15 +476,37 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     clearInterval(wheelTimer);
     const purchasesWithQueue = bought.values.length;
     // Let what is in flight end (passes and purchases, up to a minute); the polls go on.
-    for (let i = 0; i < 600 && sender.pending > 0; i++) await sleep(100);
+    for (let i = 0; i < 600 && sender.pending + learnSender.pending > 0; i++) await sleep(100);
     await sleep(1_000);
     // The polls alone: no joins, passes or purchases; the service's CPU per poll with nothing else.
     await pollGenerator.window();
     const pollOnlyCpu = cpuAt();
     await sleep(POLL_ONLY_S * 1000);
-    const pollOnly = (await pollGenerator.stop())!;
+    const pollOnly = (await pollGenerator.window())!;
     const pollOnlyService = cpuSince(pollOnlyCpu).service.reduce((a, b) => a + b, 0);
     const pollOnlyNet = Math.max(0, pollOnlyService - (idleMsPerSecond * pollOnly.windowMs) / 1000);
+
+    // The purchases of the twin session without a waiting room, evenly at the admission rate: the
+    // comparison of issue 28 (below, with nothing else running), and, as a second figure, the same
+    // while the status polls still run, which tells the polls' load from the queue's own steps.
+    const n = Math.max(1, purchasesWithQueue);
+    const plainPurchases = async (count: number, tag: string, timed: (typeof steps)['plain'], total: Latencies) => {
+      const every = 60_000 / RATE;
+      const plainStart = Date.now();
+      await Promise.all(
+        Array.from({ length: count }, async (_, i) => {
+          await sleep(Math.max(0, plainStart + i * every - Date.now()));
+          const t0 = performance.now();
+          await purchase(`plain-${tag}-${part}-${i}`, plain, {}, timed);
+          total.add(performance.now() - t0);
+        }),
+      );
+    };
+    // The twin session has SEATS seats, two a purchase: what the run below leaves.
+    const underPollsCount = Math.min(n, Math.floor(SEATS / 2) - n - 10);
+    const withoutUnderPolls = new Latencies();
+    if (underPollsCount > 0) await plainPurchases(underPollsCount, 'polls', steps.plainPolls, withoutUnderPolls);
+    const pollsWithPlain = underPollsCount > 0 ? (await pollGenerator.stop())! : (await pollGenerator.stop(), null);
     pollGenerator = undefined;
     const memory = instances.map((p) => peakMemoryMb(p.child));
 
@@ -462,21 +527,13 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
 
     // 4. The same purchases at the same rate on the twin session without a waiting room.
     const without = new Latencies();
-    const withoutBest = bestAvailable.values.length;
-    const n = Math.max(1, purchasesWithQueue);
-    const every = 60_000 / RATE;
-    const plainStart = Date.now();
-    await Promise.all(
-      Array.from({ length: n }, async (_, i) => {
-        await sleep(Math.max(0, plainStart + i * every - Date.now()));
-        const t0 = performance.now();
-        await purchase(`plain-${part}-${i}`, plain);
-        without.add(performance.now() - t0);
-      }),
-    );
-    const bestWithQueue = new Latencies();
-    const bestWithout = new Latencies();
-    bestAvailable.values.forEach((v, i) => (i < withoutBest ? bestWithQueue : bestWithout).add(v));
+    await plainPurchases(n, 'alone', steps.plain, without);
+    const bestWithQueue = steps.queued.best;
+    const bestWithout = steps.plain.best;
+    // How evenly the admitted buyers came: purchases started in each second of the admissions.
+    const perSecond = new Map<number, number>();
+    for (const at of purchaseStarts) if (at < admitStart + admitSeconds * 1000) perSecond.set(Math.floor((at - admitStart) / 1000), (perSecond.get(Math.floor((at - admitStart) / 1000)) ?? 0) + 1);
+    const secondsSorted = [...perSecond.values()].sort((a, b) => a - b);
 
     const { rows: [check] } = await pool.query<{ twice: number; completed: number }>(
       `SELECT (SELECT count(*)::int FROM (SELECT oi.session_seat_id FROM order_items oi JOIN orders o ON o.id = oi.order_id
@@ -484,6 +541,7 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
               (SELECT count(*)::int FROM orders WHERE status = 'completed') AS completed`,
     );
     agent.destroy();
+    learnAgent.destroy();
 
     const per = (x: number, count: number) => (count ? (x / count).toFixed(3) : '-');
     const ms = (x: number | null) => (x === null ? '-' : x.toFixed(1));
@@ -498,6 +556,11 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
       `admissions: ${measuredRate.toFixed(0)} a minute measured against ${RATE} configured (goal within 5 %); admitted through ${last?.through ?? 0}; passes granted ${passesGranted}`,
       `out-of-order admissions: ${offDraw} numbers off the published draw (goal 0); ${passesAhead} passes for a number more than 2 s of admissions beyond the admitted_through the monitor last read (the monitor's reads wait behind the generator's own queue when it is saturated: a lagging reading, not an admission, unless the draw check fails too)`,
       `purchases through the queue: ${purchasesWithQueue} in ${admitSeconds.toFixed(0)} s, pass to confirmed ${bought.figures()}; without the queue at the same rate: ${without.figures()} (goal: p99 no worse)`,
+      `  each step, through the queue: pass request ${steps.queued.pass.figures()}; token ${steps.queued.token.figures()}; best available ${steps.queued.best.figures()}; confirm ${steps.queued.confirm.figures()}`,
+      `  purchases started per second of the admissions (${RATE / 60} admitted a second): p50 ${percentile(secondsSorted, 0.5) ?? '-'}, p99 ${percentile(secondsSorted, 0.99) ?? '-'}, max ${secondsSorted.at(-1) ?? '-'}`,
+      `  without the queue while the status polls still run (the polls' load, not the goal's figure): ${withoutUnderPolls.figures()}; token ${steps.plainPolls.token.figures()}; best available ${steps.plainPolls.best.figures()}; confirm ${steps.plainPolls.confirm.figures()}${pollsWithPlain ? `; the polls meanwhile ${pollRate(pollsWithPlain)} served/s, ${dist(pollsWithPlain.latency)}` : ''}`,
+      `  each step, without the queue: token ${steps.plain.token.figures()}; best available ${steps.plain.best.figures()}; confirm ${steps.plain.confirm.figures()}`,
+      `  not in the purchase path: admission by the clock to the buyer's pass request ${learnDelay.figures()} (the buyer's poll interval and the monitor's 1 s reading); the driver's requests waiting for one of its ${CONNECTIONS} slots when a pass came ${senderBacklog.figures().replace(/ ms/g, '')}`,
       `best-available request (the hold included): with the queue ${bestWithQueue.figures()}, without ${bestWithout.figures()}; goal for the selection p99 under 10 ms (npm run bench:best-available measures the selection alone)`,
       `oversell: ${check!.twice} seats in two completed orders (${check!.completed} orders completed)`,
       `errors (joins, passes, purchases): ${errors}${firstErrors.length ? ` (first: ${firstErrors.join(' | ')})` : ''}`,
