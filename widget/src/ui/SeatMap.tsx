@@ -338,7 +338,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
           onPointerUp={onPointerUp}
           onPointerCancel={onPointerUp}
         >
-          <MapLabels map={map} t={t} />
+          <MapLabels map={map} t={t} rowNames={!painted} />
           {/* SeatLayer's: Preact renders this group empty and never touches its children. */}
           <g ref={seatsRef} />
         </svg>
@@ -351,8 +351,10 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
 /**
  * The stage, the sectors' names and the rows' names, drawn once per map (a few hundred texts for
  * thousands of seats). Hidden from assistive technology: each seat's name says its sector and row.
+ * On a painted map (CANVAS_FROM seats on) the canvas paints the row names: there they would be
+ * hundreds of <text>s, whose style, layout and paint cost more on the first frame than the seats.
  */
-function MapLabels({ map, t }: { map: Model; t: Translate }) {
+function MapLabels({ map, t, rowNames }: { map: Model; t: Translate; rowNames: boolean }) {
   const s = map.stage;
   return useMemo(
     () => (
@@ -369,14 +371,14 @@ function MapLabels({ map, t }: { map: Model; t: Translate }) {
             </text>
           ) : null;
         })}
-        {map.rows.map((r) => (
+        {(rowNames ? map.rows : []).map((r) => (
           <text class="row-label" x={r.minX - 0.7} y={r.y}>
             {r.row}
           </text>
         ))}
       </g>
     ),
-    [map, t],
+    [map, t, rowNames],
   );
 }
 

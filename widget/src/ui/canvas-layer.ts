@@ -31,6 +31,13 @@ interface Paint {
   stroke: string | null;
   strokeWidth: number;
 }
+/** The row names' font, read from the stylesheet (`.row-label`): size in map units. */
+interface LabelFont {
+  weight: string;
+  family: string;
+  size: number;
+  fill: string;
+}
 
 export class CanvasSeatLayer {
   private map: SeatMap;
@@ -41,7 +48,10 @@ export class CanvasSeatLayer {
   private grid: HitGrid | null = null;
   private proxy: SVGPolygonElement;
   private probes = new Map<SeatState, Element>();
+  private labelProbe: Element;
   private paints: Map<SeatState, Paint> | null = null;
+  private labelFont: LabelFont | null = null;
+  private idle = 0;
   private frame = 0;
   private resize: ResizeObserver | null = null;
   private drawnSize = [0, 0];
@@ -67,6 +77,11 @@ export class CanvasSeatLayer {
       probes.appendChild(el);
       this.probes.set(state, el);
     }
+    // The row names are painted too (SeatMap leaves them out of the <svg> on a painted map): one
+    // <text> per row cost more style, layout and paint on the first frame than the seats.
+    this.labelProbe = doc.createElementNS(SVG_NS, 'text');
+    this.labelProbe.setAttribute('class', 'row-label');
+    probes.appendChild(this.labelProbe);
     root.appendChild(probes);
     this.proxy = doc.createElementNS(SVG_NS, 'polygon');
     root.appendChild(this.proxy);
@@ -81,16 +96,32 @@ export class CanvasSeatLayer {
     }
   }
 
+  /**
+   * The seats in one order; the grid over them is built when first needed (a click) or in idle
+   * time after the first paint, not before it.
+   */
   private index() {
-    const list = [...this.map.seats.values()];
+    this.list = [...this.map.seats.values()];
+    this.grid = null;
+    if (this.idle) return;
+    const build = () => {
+      this.idle = 0;
+      this.hitGrid();
+    };
+    const w = globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => number };
+    this.idle = w.requestIdleCallback ? w.requestIdleCallback(build, { timeout: 500 }) : (setTimeout(build, 50) as unknown as number);
+  }
+
+  private hitGrid(): HitGrid {
+    if (this.grid) return this.grid;
+    const list = this.list;
     const xs = new Float64Array(list.length);
     const ys = new Float64Array(list.length);
-    list.forEach((s, i) => {
-      xs[i] = s.x;
-      ys[i] = s.y;
-    });
-    this.list = list;
-    this.grid = buildHitGrid(xs, ys);
+    for (let i = 0; i < list.length; i++) {
+      xs[i] = list[i]!.x;
+      ys[i] = list[i]!.y;
+    }
+    return (this.grid = buildHitGrid(xs, ys));
   }
 
   private state(seat: SeatView): SeatState {
@@ -99,7 +130,7 @@ export class CanvasSeatLayer {
 
   /** The seat under a point of the map (map units), or null: the nearest centre within half a seat pitch. */
   seatAt(x: number, y: number): SeatView | null {
-    const i = this.grid ? seatIndexAt(this.grid, x, y, 0.5) : -1;
+    const i = this.list.length ? seatIndexAt(this.hitGrid(), x, y, 0.5) : -1;
     return i < 0 ? null : this.list[i]!;
   }
 
@@ -136,6 +167,12 @@ export class CanvasSeatLayer {
   destroy() {
     this.resize?.disconnect();
     if (this.frame) cancelAnimationFrame(this.frame);
+    if (this.idle) {
+      const w = globalThis as { cancelIdleCallback?: (id: number) => void };
+      if (w.cancelIdleCallback) w.cancelIdleCallback(this.idle);
+      else clearTimeout(this.idle);
+      this.idle = 0;
+    }
   }
 
   private schedule() {
@@ -157,7 +194,29 @@ export class CanvasSeatLayer {
         strokeWidth: parseFloat(cs.strokeWidth) || 0,
       });
     }
+    const cs = getComputedStyle(this.labelProbe);
+    this.labelFont = { weight: cs.fontWeight || '700', family: cs.fontFamily || 'sans-serif', size: parseFloat(cs.fontSize) || 0.5, fill: cs.fill || '#555d6e' };
     return out;
+  }
+
+  /**
+   * The row names in view, where the <svg> drew them (right-aligned 0.7 units left of the row's
+   * first seat, centred on the row), in device pixels; none while they would be under 2 px high.
+   */
+  private drawRowNames(ctx: CanvasRenderingContext2D, k: number, tx: number, ty: number, x0: number, x1: number, y0: number, y1: number) {
+    const font = this.labelFont;
+    if (!font || font.size * k < 2) return;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.globalAlpha = 1;
+    ctx.font = `${font.weight} ${font.size * k}px ${font.family}`;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    ctx.fillStyle = font.fill;
+    for (const r of this.map.rows) {
+      const x = r.minX - 0.7;
+      if (r.y < y0 || r.y > y1 || x < x0 - 2 || x > x1 + 2) continue;
+      ctx.fillText(r.row, tx + x * k, ty + r.y * k);
+    }
   }
 
   /** Writes every seat in view as pixels: a square per seat, an outline where the state has one. */
@@ -225,18 +284,23 @@ export class CanvasSeatLayer {
     // Seats a few device pixels wide (a whole stadium in view): written as pixels, which costs a
     // few milliseconds for 100,000 seats where filling and stroking paths costs most of a second
     // in a software-rendered canvas. Closer, the seats in view are drawn as paths.
-    if (scale * dpr < PIXEL_BELOW) {
-      canvas.setAttribute('data-drawn', String(this.drawPixels(ctx, w, h, scale * dpr, (ox - b.x * scale) * dpr, (oy - b.y * scale) * dpr)));
-      return;
-    }
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    ctx.setTransform(scale * dpr, 0, 0, scale * dpr, (ox - b.x * scale) * dpr, (oy - b.y * scale) * dpr);
+    const k = scale * dpr;
+    const tx = (ox - b.x * scale) * dpr;
+    const ty = (oy - b.y * scale) * dpr;
     // The map units in view, with a seat's margin.
     const x0 = b.x - ox / scale - 1;
     const x1 = b.x + (cssW - ox) / scale + 1;
     const y0 = b.y - oy / scale - 1;
     const y1 = b.y + (cssH - oy) / scale + 1;
+    if (k < PIXEL_BELOW) {
+      const drawn = this.drawPixels(ctx, w, h, k, tx, ty);
+      this.drawRowNames(ctx, k, tx, ty, x0, x1, y0, y1);
+      canvas.setAttribute('data-drawn', String(drawn));
+      return;
+    }
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    ctx.setTransform(k, 0, 0, k, tx, ty);
     const paths = new Map<SeatState, Path2D>(STATES.map((s) => [s, new Path2D()]));
     let drawn = 0;
     for (const seat of this.list) {
@@ -268,6 +332,7 @@ export class CanvasSeatLayer {
         ctx.stroke(path);
       }
     }
+    this.drawRowNames(ctx, k, tx, ty, x0, x1, y0, y1);
     canvas.setAttribute('data-drawn', String(drawn));
   }
 }

@@ -1,0 +1,94 @@
+/**
+ * Diagnostic for bench:widget (issue 29): one init -> interactive run of the widget in headless
+ * Chromium with a CPU profile and the resource timings, printed as a breakdown (where the time goes).
+ * `BENCH_SEATS=20000 tsx bench/widget-profile.ts` (one seat count; BENCH_RUNS profiles, default 3).
+ */
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { chromium } from 'playwright-core';
+import { build } from 'vite';
+import { startSyntheticService } from './widget-page.js';
+
+const SEATS = Number(process.env.BENCH_SEATS ?? 20000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** BENCH_CPU=0: marks and requests only (the sampling profiler slows the page down). */
+const CPU = process.env.BENCH_CPU !== '0';
+
+interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+
+async function main() {
+  const outDir = '/tmp/taquilla-widget-profile';
+  await build({ configFile: new URL('../widget/vite.config.ts', import.meta.url).pathname, logLevel: 'warn', build: { minify: false, outDir, emptyOutDir: true } });
+  const code = readFileSync(`${outDir}/widget.iife.js`, 'utf8');
+  const service = await startSyntheticService(code, SEATS);
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+  console.log(`${SEATS} seats, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.addInitScript('globalThis.__name = (f) => f;');
+      await page.goto(`${service.origin}/`);
+      const cdp = await page.context().newCDPSession(page);
+      if (CPU) {
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+        await cdp.send('Profiler.start');
+      }
+      const result = await page.evaluate(
+        (seats) =>
+          new Promise<{ total: number; t0: number; marks: [string, number][]; resources: [string, number, number, number][] }>((resolve) => {
+            const w = window as unknown as { TicketWidget: { init(c: object): unknown } };
+            const t0 = performance.now();
+            w.TicketWidget.init({ container: '#w', channelSlug: 'bench', sessionId: 1, apiKey: 'wk_bench', lang: 'es' });
+            const host = document.querySelector('taquilla-widget')!;
+            const poll = () => {
+              const drawn = host.shadowRoot?.querySelector('[data-drawn]');
+              const count = drawn ? Number(drawn.getAttribute('data-drawn')) : (host.shadowRoot?.querySelectorAll('polygon[data-id]').length ?? 0);
+              if (count >= seats) {
+                const tDrawn = performance.now();
+                requestAnimationFrame(() => {
+                  const total = performance.now() - t0;
+                  const marks: [string, number][] = performance.getEntriesByType('mark').map((m) => [m.name, m.startTime - t0]);
+                  marks.push(['drawn seen by poll', tDrawn - t0]);
+                  const resources = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+                    .filter((r) => r.startTime >= t0)
+                    .map((r) => [r.name.replace(/^.*\/bench\//, ''), r.startTime - t0, r.responseEnd - t0, r.encodedBodySize] as [string, number, number, number]);
+                  resolve({ total, t0, marks, resources });
+                });
+              } else requestAnimationFrame(poll);
+            };
+            poll();
+          }),
+        SEATS,
+      );
+      console.log(`run ${run + 1}: init -> interactive ${result.total.toFixed(0)} ms`);
+      for (const [name, start, end, size] of result.resources) console.log(`  request ${name.padEnd(60)} ${start.toFixed(0).padStart(5)} -> ${end.toFixed(0).padStart(5)} ms  ${(size / 1024).toFixed(0)} KB`);
+      for (const [name, at] of result.marks.sort((a, b) => a[1] - b[1])) console.log(`  mark ${name.padEnd(40)} ${at.toFixed(1)} ms`);
+      if (!CPU) {
+        await page.close();
+        continue;
+      }
+      const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number } };
+      // Self time by function over the profile.
+      const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+      const self = new Map<string, number>();
+      let total = 0;
+      profile.samples.forEach((id, i) => {
+        const n = byId.get(id)!;
+        const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+        const key = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url ? `${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber + 1}` : ''}`;
+        self.set(key, (self.get(key) ?? 0) + dt);
+        total += dt;
+      });
+      const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
+      console.log(`  self time, top functions (profile ${total.toFixed(0)} ms, from before init to after the frame):`);
+      for (const [k, v] of top) console.log(`    ${v.toFixed(1).padStart(6)} ms  ${k}`);
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    await service.close();
+  }
+}
+
+void main();
