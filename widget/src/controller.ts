@@ -9,7 +9,7 @@ import {
 } from './persistence.js';
 import { feesOfSession, type FeeRule } from './prices.js';
 import { createQueue, queueBlocks, type QueueView } from './queue.js';
-import { applyAvailability, buildSeatMap, detailFromLayout, type AvailabilityBody, type SeatMap } from './seat-map-model.js';
+import { applyAvailability, buildSeatMap, seatMapFromLayout, type AvailabilityBody, type SeatMap } from './seat-map-model.js';
 import type { MessageKey } from './i18n.js';
 import type { ChannelConfig, EventSummary, MapSector, Order, OrderItem, Policy, SessionDetail, SessionLayout } from './types.js';
 
@@ -277,7 +277,7 @@ export function createController(deps: ControllerDeps) {
     }
   }
 
-  /** The session's event, detail and (only when the detail lacks positions) the maps; null when the session is not on sale. */
+  /** The session's event, detail, seat map (from the layout, else the detail and, when it lacks positions, the maps) and fees; null when the session is not on sale. */
   async function loadSession() {
     const events = await api.call<EventSummary[]>('GET', `/${lang}/events`);
     const event = (events ?? []).find((e) => (e.sessions ?? []).some((s) => Number(s.id) === sessionId));
@@ -291,17 +291,18 @@ export function createController(deps: ControllerDeps) {
     const bareCall = settle(api.call<SessionDetail>('GET', `${path}?seats=none`));
     const layoutCall = settle(api.call<SessionLayout>('GET', `${path}/layout`));
     const snapshotCall = settle(api.call<AvailabilityBody>('GET', `${path}/availability`));
-    const detailCall = (async () => {
+    const detailCall = (async (): Promise<{ detail: SessionDetail; map?: SeatMap }> => {
       const [bare, layout, snapshot] = [await bareCall, await layoutCall, await snapshotCall];
       if (bare.value && layout.value?.seats && snapshot.value?.snapshot) {
         fromLayout = true;
         liveCursor = snapshot.value.cursor;
-        return detailFromLayout(bare.value, layout.value, snapshot.value);
+        // The map straight from the columns: no full-detail seats in between.
+        return { detail: bare.value, map: seatMapFromLayout(bare.value, layout.value, snapshot.value) };
       }
       fromLayout = false;
       // An older service ignores `seats=none` and answers the full detail: that is the answer.
-      if (bare.value?.elements?.seats?.length) return bare.value;
-      return api.call<SessionDetail>('GET', path);
+      if (bare.value?.elements?.seats?.length) return { detail: bare.value };
+      return { detail: await api.call<SessionDetail>('GET', path) };
     })();
     // The event's fee rules (D71), side by side with the detail; without them prices show without fees.
     const feesCall = settle(api.call<{ fees?: FeeRule[] }>('GET', `/${lang}/events/${event.id}`));
@@ -312,13 +313,13 @@ export function createController(deps: ControllerDeps) {
     } catch {
       // ignored
     }
-    const detail = await detailCall;
+    const { detail, map: built } = await detailCall;
     // The session detail carries each seat's position (D34); the maps endpoint is read only when
     // it does not, which spares parsing a second 5,000-seat payload on large venues.
-    const needsLayout = detail.elements.seats.some((seat) => !Number.isFinite(seat.x) || !Number.isFinite(seat.y));
+    const needsLayout = !built && detail.elements.seats.some((seat) => !Number.isFinite(seat.x) || !Number.isFinite(seat.y));
     const maps = needsLayout ? await api.call<MapSector[]>('GET', `/${lang}/events/${event.id}/maps`).catch(() => null) : null;
     const fees = feesOfSession((await feesCall).value?.fees, sessionId);
-    return { event, detail, maps: Array.isArray(maps) ? maps : null, fees };
+    return { event, detail, map: built ?? buildSeatMap(detail, Array.isArray(maps) ? maps : null), fees };
   }
 
   /** A promise that never rejects, so calls started side by side leave no unhandled rejection. */
@@ -384,13 +385,13 @@ export function createController(deps: ControllerDeps) {
       }
       let order = orderCall ? (await orderCall).value : null;
       if (order && order.expires_at && Date.parse(order.expires_at) <= deps.now()) order = null;
-      const { event, detail, maps, fees } = loaded;
+      const { event, detail, map, fees } = loaded;
       await queueCall;
       update({
         phase: 'ready',
         eventName: event.name ?? detail.session?.event_name ?? detail.event?.name ?? null,
         sessionStart: detail.session?.start_datetime ?? null,
-        map: buildSeatMap(detail, maps),
+        map,
         fees,
       });
       failures = 0;

@@ -52,60 +52,40 @@ function normaliseStatus(status: string): SeatStatus {
   return 'blocked';
 }
 
-/**
- * The map the widget draws: the session detail gives every seat's status and rates (D34); the maps
- * endpoint gives sector names and, where the detail lacks them, seat coordinates.
- */
-export function buildSeatMap(detail: SessionDetail, maps: MapSector[] | null): SeatMap {
+/** The sectors of a session detail, seats still to add; `available` from the availability's zones where it has them. */
+function sectorsOf(detail: SessionDetail, maps: MapSector[] | null, zones?: Map<number, number>) {
   const layoutBySector = new Map<number, MapSector>();
-  const layoutByKey = new Map<string, { x: number; y: number }>();
-  for (const sector of maps ?? []) {
-    layoutBySector.set(sector.id, sector);
-    for (const s of sector.seats ?? []) layoutByKey.set(`${sector.id}:${s.row}:${s.number}`, s);
-  }
+  for (const sector of maps ?? []) layoutBySector.set(sector.id, sector);
   const sectors: SectorView[] = detail.elements.sectors.map((s) => ({
     id: s.id,
     name: s.name ?? layoutBySector.get(s.id)?.name ?? `#${s.id}`,
     numbered: s.numbered,
     capacity: s.capacity ?? 0,
-    available: s.available ?? 0,
+    available: zones?.get(s.id) ?? s.available ?? 0,
     rates: s.rates ?? [],
     seats: [],
   }));
   const byId = new Map(sectors.map((s) => [s.id, s]));
-  const seats = new Map<number, SeatView>();
+  /** The sector of a seat; one the detail does not list is added, numbered, without rates. */
+  const sectorOf = (id: number): SectorView => {
+    let sector = byId.get(id);
+    if (!sector) {
+      sector = { id, name: layoutBySector.get(id)?.name ?? `#${id}`, numbered: true, capacity: 0, available: 0, rates: [], seats: [] };
+      byId.set(id, sector);
+      sectors.push(sector);
+    }
+    return sector;
+  };
+  return { sectors, sectorOf };
+}
+
+/** The map from its sectors and seats (each already in its sector's list): bounds, reading order, rows, stage. */
+function assemble(sectors: SectorView[], seats: Map<number, SeatView>): SeatMap {
   let minX = Infinity;
   let minY = Infinity;
   let maxX = -Infinity;
   let maxY = -Infinity;
-  // Runs once per load over thousands of seats: no per-seat string keys unless the maps are needed.
-  const withLayout = layoutByKey.size > 0;
-  for (const raw of detail.elements.seats) {
-    let x = raw.x;
-    let y = raw.y;
-    if (!Number.isFinite(x) || !Number.isFinite(y)) {
-      const layout = withLayout ? layoutByKey.get(`${raw.sector_id}:${raw.row}:${raw.number}`) : undefined;
-      x = Number.isFinite(x) ? x : (layout?.x ?? 0);
-      y = Number.isFinite(y) ? y : (layout?.y ?? 0);
-    }
-    let sector = byId.get(raw.sector_id);
-    if (!sector) {
-      sector = { id: raw.sector_id, name: layoutBySector.get(raw.sector_id)?.name ?? `#${raw.sector_id}`, numbered: true, capacity: 0, available: 0, rates: [], seats: [] };
-      byId.set(sector.id, sector);
-      sectors.push(sector);
-    }
-    const seat: SeatView = {
-      id: raw.id,
-      sectorId: raw.sector_id,
-      row: String(raw.row),
-      number: String(raw.number),
-      x,
-      y,
-      status: normaliseStatus(raw.status),
-      rates: raw.rates?.length ? raw.rates : sector.rates,
-    };
-    sector.seats.push(seat);
-    seats.set(seat.id, seat);
+  for (const { x, y } of seats.values()) {
     if (x < minX) minX = x;
     if (x > maxX) maxX = x;
     if (y < minY) minY = y;
@@ -140,22 +120,78 @@ export function buildSeatMap(detail: SessionDetail, maps: MapSector[] | null): S
 }
 
 /**
- * The session detail as the full form has it, from its `seats=none` form, the layout's columns
- * and an availability snapshot (issue 29): a seat is available unless the snapshot lists it, and
- * takes its sector's rates (as in the full form).
+ * The map the widget draws: the session detail gives every seat's status and rates (D34); the maps
+ * endpoint gives sector names and, where the detail lacks them, seat coordinates.
  */
-export function detailFromLayout(detail: SessionDetail, layout: SessionLayout, snapshot: AvailabilityBody): SessionDetail {
-  const status = new Map<number, string>();
-  for (const c of snapshot.changes) status.set(c.session_seat_id, c.status);
+export function buildSeatMap(detail: SessionDetail, maps: MapSector[] | null): SeatMap {
+  const layoutByKey = new Map<string, { x: number; y: number }>();
+  for (const sector of maps ?? []) {
+    for (const s of sector.seats ?? []) layoutByKey.set(`${sector.id}:${s.row}:${s.number}`, s);
+  }
+  const { sectors, sectorOf } = sectorsOf(detail, maps);
+  const seats = new Map<number, SeatView>();
+  // Runs once per load over thousands of seats: no per-seat string keys unless the maps are needed.
+  const withLayout = layoutByKey.size > 0;
+  for (const raw of detail.elements.seats) {
+    let x = raw.x;
+    let y = raw.y;
+    if (!Number.isFinite(x) || !Number.isFinite(y)) {
+      const layout = withLayout ? layoutByKey.get(`${raw.sector_id}:${raw.row}:${raw.number}`) : undefined;
+      x = Number.isFinite(x) ? x : (layout?.x ?? 0);
+      y = Number.isFinite(y) ? y : (layout?.y ?? 0);
+    }
+    const sector = sectorOf(raw.sector_id);
+    const seat: SeatView = {
+      id: raw.id,
+      sectorId: raw.sector_id,
+      row: String(raw.row),
+      number: String(raw.number),
+      x,
+      y,
+      status: normaliseStatus(raw.status),
+      rates: raw.rates?.length ? raw.rates : sector.rates,
+    };
+    sector.seats.push(seat);
+    seats.set(seat.id, seat);
+  }
+  return assemble(sectors, seats);
+}
+
+/**
+ * The same map from the session's `seats=none` detail, the layout's columns and an availability
+ * snapshot (issue 29), without the full detail's form in between: a seat is available unless the
+ * snapshot lists it, takes its sector's rates (as in the full form), and a zone its free places
+ * from the snapshot. One object per seat, made straight from the columns.
+ */
+export function seatMapFromLayout(detail: SessionDetail, layout: SessionLayout, snapshot: AvailabilityBody): SeatMap {
+  const status = new Map<number, SeatStatus>();
+  for (const c of snapshot.changes) status.set(c.session_seat_id, normaliseStatus(c.status));
+  const zones = new Map((snapshot.zones ?? []).map((z) => [z.sector_id, z.available]));
+  const { sectors, sectorOf } = sectorsOf(detail, null, zones);
   const c = layout.seats;
-  const seats = new Array<SessionDetail['elements']['seats'][number]>(c.id.length);
+  const seats = new Map<number, SeatView>();
+  let sector: SectorView | null = null;
   for (let i = 0; i < c.id.length; i++) {
     const id = c.id[i]!;
-    seats[i] = { id, sector_id: c.sector_id[i]!, row: c.row[i]!, number: c.number[i]!, x: c.x[i]!, y: c.y[i]!, status: status.get(id) ?? 'available' };
+    const sectorId = c.sector_id[i]!;
+    // The layout lists a sector's seats together: one look-up per sector, not per seat.
+    if (sector?.id !== sectorId) sector = sectorOf(sectorId);
+    const x = c.x[i]!;
+    const y = c.y[i]!;
+    const seat: SeatView = {
+      id,
+      sectorId,
+      row: String(c.row[i]),
+      number: String(c.number[i]),
+      x: Number.isFinite(x) ? x : 0,
+      y: Number.isFinite(y) ? y : 0,
+      status: status.get(id) ?? 'available',
+      rates: sector.rates,
+    };
+    sector.seats.push(seat);
+    seats.set(id, seat);
   }
-  const zones = new Map((snapshot.zones ?? []).map((z) => [z.sector_id, z.available]));
-  const sectors = detail.elements.sectors.map((s) => (zones.has(s.id) ? { ...s, available: zones.get(s.id)! } : s));
-  return { ...detail, elements: { seats, sectors } };
+  return assemble(sectors, seats);
 }
 
 /** Map units per CSS pixel so that a free seat (0.72 units wide) is at least 24 px: WCAG 2.2 2.5.8. */
@@ -179,8 +215,12 @@ export function sectorView(map: SeatMap, sectorId: number, width: number, height
   return { x, y, w, h };
 }
 
-/** Free places of each sector now: the seats free and not in this cart (they follow the cart). */
+/** The last answer of freeBySector: the map and the waiting-list form ask for the same one in a render. */
+let lastFree: { map: SeatMap; mine: Set<number>; out: Map<number, number> } | null = null;
+
+/** Free places of each sector now: the seats free and not in this cart (they follow the cart). Read-only: shared between callers. */
 export function freeBySector(map: SeatMap, mine: Set<number>): Map<number, number> {
+  if (lastFree && lastFree.map === map && lastFree.mine === mine) return lastFree.out;
   const out = new Map<number, number>();
   for (const sector of map.sectors) {
     if (!sector.numbered || sector.seats.length === 0) {
@@ -191,6 +231,7 @@ export function freeBySector(map: SeatMap, mine: Set<number>): Map<number, numbe
     for (const seat of sector.seats) if (seat.status === 'available' && !mine.has(seat.id)) n++;
     out.set(sector.id, n);
   }
+  lastFree = { map, mine, out };
   return out;
 }
 

@@ -9,7 +9,7 @@ import {
   ordersOfOtherSessions,
   saveOrder,
 } from '../src/persistence.js';
-import { buildSeatMap, freeBySector, MIN_PX_PER_UNIT, neighbour, sectorView, zoomBox } from '../src/seat-map-model.js';
+import { buildSeatMap, freeBySector, MIN_PX_PER_UNIT, neighbour, seatMapFromLayout, sectorView, zoomBox } from '../src/seat-map-model.js';
 import type { Order, SessionDetail } from '../src/types.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
@@ -194,6 +194,26 @@ describe('seat map model', () => {
     // Free: seats 1, 4, 5, 6 (2 sold, 3 held); with seat 4 in the cart, 3; a zone keeps its figure.
     expect(freeBySector(map, new Set())).toEqual(new Map([[10, 4], [11, 150]]));
     expect(freeBySector(map, new Set([4]))).toEqual(new Map([[10, 3], [11, 150]]));
+  });
+
+  it('builds the same map from the layout columns and an availability snapshot as from the full detail', () => {
+    const full = detail();
+    const seats = full.elements.seats;
+    const bare: SessionDetail = { ...full, elements: { ...full.elements, seats: [] } };
+    const layout = {
+      session_id: 7,
+      seats: { id: seats.map((s) => s.id), sector_id: seats.map((s) => s.sector_id), row: seats.map((s) => s.row), number: seats.map((s) => s.number), x: seats.map((s) => s.x), y: seats.map((s) => s.y) },
+    };
+    // The snapshot lists the seats that are not free, in the service's words ('reserved' is held);
+    // the zone's free places come from it too.
+    const snapshot = { cursor: 'c1', snapshot: true, changes: [{ session_seat_id: 2, status: 'sold' }, { session_seat_id: 3, status: 'reserved' }], zones: [{ sector_id: 11, available: 120 }] };
+    const fromLayout = seatMapFromLayout(bare, layout, snapshot);
+    const expected = buildSeatMap({ ...full, elements: { ...full.elements, sectors: full.elements.sectors.map((s) => (s.id === 11 ? { ...s, available: 120 } : s)) } }, null);
+    expect(fromLayout).toEqual(expected);
+    expect(fromLayout.seats.get(3)?.status).toBe('held');
+    expect(fromLayout.sectors[1]!.available).toBe(120);
+    // A seat's rates are its sector's (the layout carries none).
+    expect(fromLayout.seats.get(1)!.rates).toBe(fromLayout.sectors[0]!.rates);
   });
 
   it('takes coordinates from the maps endpoint when the detail has none', () => {
