@@ -26,24 +26,27 @@ function group(keys: Iterable<SeatKey>): Map<number, Map<number, Set<number>>> {
   return out;
 }
 
-/** The plan with the seats of `keys` changed by `change` (which returns the same seat for no change). */
-function mapSeats(plan: Plan, keys: Iterable<SeatKey>, change: (seat: Seat) => Seat): Plan {
+/** The plan with the rows of every sector holding seats of `keys` replaced by `change` (given those rows and the selected seats by row). */
+function mapSelectedRows(plan: Plan, keys: Iterable<SeatKey>, change: (rows: Row[], selected: Map<number, Set<number>>) => Row[]): Plan {
   const groups = group(keys);
   if (!groups.size) return plan;
   return {
     ...plan,
     sectors: plan.sectors.map((sector, s) => {
-      const rows = groups.get(s);
-      if (!rows || !sector.rows) return sector;
-      return {
-        ...sector,
-        rows: sector.rows.map((row, r) => {
-          const seats = rows.get(r);
-          return seats ? { ...row, seats: row.seats.map((seat, i) => (seats.has(i) ? change(seat) : seat)) } : row;
-        }),
-      };
+      const selected = groups.get(s);
+      return selected && sector.rows ? { ...sector, rows: change(sector.rows, selected) } : sector;
     }),
   };
+}
+
+/** The plan with the seats of `keys` changed by `change` (which returns the same seat for no change). */
+function mapSeats(plan: Plan, keys: Iterable<SeatKey>, change: (seat: Seat) => Seat): Plan {
+  return mapSelectedRows(plan, keys, (rows, selected) =>
+    rows.map((row, r) => {
+      const seats = selected.get(r);
+      return seats ? { ...row, seats: row.seats.map((seat, i) => (seats.has(i) ? change(seat) : seat)) } : row;
+    }),
+  );
 }
 
 export const seatCount = (plan: Plan) => plan.sectors.reduce((n, s) => n + (s.rows ?? []).reduce((m, r) => m + r.seats.length, 0), 0);
@@ -119,24 +122,14 @@ export function renumber(plan: Plan, keys: Iterable<SeatKey>, numbering: Numberi
 
 /** Removes the seats; rows left without seats go too. */
 export function deleteSeats(plan: Plan, keys: Iterable<SeatKey>): Plan {
-  const groups = group(keys);
-  if (!groups.size) return plan;
-  return {
-    ...plan,
-    sectors: plan.sectors.map((sector, s) => {
-      const rows = groups.get(s);
-      if (!rows || !sector.rows) return sector;
-      return {
-        ...sector,
-        rows: sector.rows
-          .map((row, r) => {
-            const gone = rows.get(r);
-            return gone ? { ...row, seats: row.seats.filter((_, i) => !gone.has(i)) } : row;
-          })
-          .filter((row) => row.seats.length > 0),
-      };
-    }),
-  };
+  return mapSelectedRows(plan, keys, (rows, selected) =>
+    rows
+      .map((row, r) => {
+        const gone = selected.get(r);
+        return gone ? { ...row, seats: row.seats.filter((_, i) => !gone.has(i)) } : row;
+      })
+      .filter((row) => row.seats.length > 0),
+  );
 }
 
 /**

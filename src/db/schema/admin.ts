@@ -1,11 +1,10 @@
-import { pgTable, serial, bigserial, integer, text, timestamp, jsonb } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { pgTable, integer, text, jsonb } from 'drizzle-orm/pg-core';
+import { ts, serialId, bigserialId } from './columns.js';
 
 export type UserRole = 'admin' | 'promoter';
 
 export const users = pgTable('users', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   email: text('email').notNull(),
   passwordHash: text('password_hash').notNull(),
   role: text('role').$type<UserRole>().notNull(),
@@ -23,7 +22,7 @@ export const userSessions = pgTable('user_sessions', {
 });
 
 export const adminApiTokens = pgTable('admin_api_tokens', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   userId: integer('user_id').notNull(),
   name: text('name').notNull(),
   tokenHash: text('token_hash').notNull(),
@@ -36,7 +35,7 @@ export const adminApiTokens = pgTable('admin_api_tokens', {
 
 /** Invitation links of new accounts (D65, 0225): only the token's HMAC is stored. */
 export const accountInvitations = pgTable('account_invitations', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   userId: integer('user_id').notNull(),
   tokenHash: text('token_hash').notNull(),
   createdBy: integer('created_by'),
@@ -49,7 +48,7 @@ export const accountInvitations = pgTable('account_invitations', {
 });
 
 export const auditLog = pgTable('audit_log', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   userId: integer('user_id'),
   userEmail: text('user_email').notNull(),
   action: text('action').notNull(),

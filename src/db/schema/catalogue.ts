@@ -1,9 +1,8 @@
-import { pgTable, serial, bigserial, integer, text, boolean, real, timestamp, jsonb, primaryKey } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { pgTable, integer, text, boolean, real, jsonb, primaryKey } from 'drizzle-orm/pg-core';
+import { ts, serialId, bigserialId } from './columns.js';
 
 export const organisers = pgTable('organisers', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   name: text('name').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
   /** Whether a refund gives the fees back too (D58, migration 0141). */
@@ -13,7 +12,7 @@ export const organisers = pgTable('organisers', {
 });
 
 export const venues = pgTable('venues', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   organiserId: integer('organiser_id').notNull(),
   name: text('name').notNull(),
   address: text('address'),
@@ -22,7 +21,7 @@ export const venues = pgTable('venues', {
 });
 
 export const sectors = pgTable('sectors', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   venueId: integer('venue_id').notNull(),
   name: text('name').notNull(),
   numbered: boolean('numbered').notNull(),
@@ -34,7 +33,7 @@ export const sectors = pgTable('sectors', {
 
 /** A version of a venue's seat map (D64, 0215): its document exactly as saved, and its focal point. */
 export const venueLayouts = pgTable('venue_layouts', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   venueId: integer('venue_id').notNull(),
   version: integer('version').notNull(),
   document: jsonb('document').$type<Record<string, unknown>>().notNull(),
@@ -44,7 +43,7 @@ export const venueLayouts = pgTable('venue_layouts', {
 });
 
 export const seats = pgTable('seats', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   sectorId: integer('sector_id').notNull(),
   row: text('row').notNull(),
   number: text('number').notNull(),
@@ -61,7 +60,7 @@ export const seats = pgTable('seats', {
 });
 
 export const events = pgTable('events', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   organiserId: integer('organiser_id').notNull(),
   venueId: integer('venue_id').notNull(),
   defaultLang: text('default_lang').notNull().default('es'),
@@ -83,7 +82,7 @@ export const eventTranslations = pgTable(
 );
 
 export const sessions = pgTable('sessions', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   eventId: integer('event_id').notNull(),
   venueId: integer('venue_id').notNull(),
   startDatetime: ts('start_datetime').notNull(),
@@ -124,7 +123,7 @@ export const sessionQueueDraws = pgTable('session_queue_draws', {
 });
 
 export const rates = pgTable('rates', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   sessionId: integer('session_id').notNull(),
   sectorId: integer('sector_id'),
   name: text('name').notNull(),
@@ -137,7 +136,7 @@ export const rates = pgTable('rates', {
 });
 
 export const fees = pgTable('fees', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   eventId: integer('event_id'),
   sessionId: integer('session_id'),
   name: text('name').notNull(),
@@ -146,7 +145,7 @@ export const fees = pgTable('fees', {
 });
 
 export const vouchers = pgTable('vouchers', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   organiserId: integer('organiser_id').notNull(),
   code: text('code').notNull(),
   kind: text('kind').$type<'percent' | 'fixed'>().notNull(),
@@ -180,7 +179,7 @@ export const catalogueImportKeys = pgTable(
 
 /** Changes of a session that buyers and channels are told about (D74, 0170): a cancellation or a move. */
 export const sessionChanges = pgTable('session_changes', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   sessionId: integer('session_id').notNull(),
   kind: text('kind').$type<'cancelled' | 'moved'>().notNull(),
   oldStart: ts('old_start').notNull(),
@@ -191,7 +190,7 @@ export const sessionChanges = pgTable('session_changes', {
 
 /** A message to every ticket holder of a session (D67, 0190), e-mailed once per recipient through the queue. */
 export const sessionMessages = pgTable('session_messages', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   sessionId: integer('session_id').notNull(),
   subject: text('subject').notNull(),
   body: text('body').notNull(),

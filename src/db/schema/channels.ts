@@ -1,6 +1,5 @@
-import { pgTable, serial, bigserial, integer, smallint, text, timestamp, jsonb, primaryKey } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { pgTable, integer, smallint, text, jsonb, primaryKey } from 'drizzle-orm/pg-core';
+import { ts, serialId, bigserialId } from './columns.js';
 
 export const INTEGRATION_MODES = [
   'portal_only',
@@ -19,7 +18,7 @@ export interface Branding {
 }
 
 export const salesChannels = pgTable('sales_channels', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   organiserId: integer('organiser_id').notNull(),
   slug: text('slug').notNull(),
   name: text('name').notNull(),
@@ -42,8 +41,9 @@ export const channelEvents = pgTable(
   (t) => [primaryKey({ columns: [t.channelId, t.eventId] })],
 );
 
-export const widgetKeys = pgTable('widget_keys', {
-  id: serial('id').primaryKey(),
+/** A channel's key (widget `pk_` or server `sk_`): stored as its hash and last four characters. */
+const channelKeyColumns = () => ({
+  id: serialId(),
   channelId: integer('channel_id').notNull(),
   keyHash: text('key_hash').notNull(),
   lastFour: text('last_four').notNull(),
@@ -51,15 +51,10 @@ export const widgetKeys = pgTable('widget_keys', {
   revokedAt: ts('revoked_at'),
 });
 
+export const widgetKeys = pgTable('widget_keys', channelKeyColumns());
+
 /** Server keys (`sk_`, D39): the credential of the channel's own server, hashed like widget keys. */
-export const serverKeys = pgTable('server_keys', {
-  id: serial('id').primaryKey(),
-  channelId: integer('channel_id').notNull(),
-  keyHash: text('key_hash').notNull(),
-  lastFour: text('last_four').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  revokedAt: ts('revoked_at'),
-});
+export const serverKeys = pgTable('server_keys', channelKeyColumns());
 
 /**
  * How many tokens of a channel and scope are live: the sum of its rows (migration 0130, D41). Kept
@@ -77,7 +72,7 @@ export const accessTokenCounts = pgTable(
 );
 
 export const accessTokens = pgTable('access_tokens', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   channelId: integer('channel_id').notNull(),
   /** `widget` or `server`: the kind of key the token was issued for (D39, migration 0070). */
   scope: text('scope').$type<'widget' | 'server'>().notNull(),

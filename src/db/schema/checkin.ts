@@ -1,8 +1,7 @@
-import { pgTable, serial, bigserial, bigint, integer, text, boolean, timestamp, uuid, primaryKey } from 'drizzle-orm/pg-core';
+import { pgTable, bigint, integer, text, boolean, uuid, primaryKey } from 'drizzle-orm/pg-core';
+import { ts, serialId, bigserialId } from './columns.js';
 
 // Check-in (issue 18, migration 0100, docs/checkin.md).
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export type ScanResult = 'valid' | 'already_used' | 'invalid' | 'wrong_list' | 'refunded' | 'not_yet_valid' | 'exited';
 export type ScanDirection = 'entry' | 'exit';
@@ -18,7 +17,7 @@ export const ticketSigningKeys = pgTable('ticket_signing_keys', {
 });
 
 export const checkinLists = pgTable('checkin_lists', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   organiserId: integer('organiser_id').notNull(),
   name: text('name').notNull(),
   allowReentry: boolean('allow_reentry').notNull().default(false),
@@ -39,7 +38,7 @@ export const checkinListSectors = pgTable(
 );
 
 export const checkinDevices = pgTable('checkin_devices', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   organiserId: integer('organiser_id').notNull(),
   name: text('name').notNull(),
   tokenHash: text('token_hash').notNull(),
@@ -56,7 +55,7 @@ export const checkinDeviceLists = pgTable(
 );
 
 export const checkinScans = pgTable('checkin_scans', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   listId: integer('list_id').notNull(),
   deviceId: integer('device_id').notNull(),
   ticketId: bigint('ticket_id', { mode: 'number' }),

@@ -1,4 +1,5 @@
-import { pgTable, integer, text, timestamp, primaryKey } from 'drizzle-orm/pg-core';
+import { pgTable, integer, text, primaryKey } from 'drizzle-orm/pg-core';
+import { ts } from './columns.js';
 
 /** The pre-production integration checklist: first completion of each step per channel (migration 0095). */
 export const channelIntegrationSteps = pgTable(
@@ -6,7 +7,7 @@ export const channelIntegrationSteps = pgTable(
   {
     channelId: integer('channel_id').notNull(),
     step: text('step').notNull(),
-    completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }).notNull(),
+    completedAt: ts('completed_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.channelId, t.step] })],
 );

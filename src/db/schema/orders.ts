@@ -1,13 +1,12 @@
-import { pgTable, serial, bigserial, bigint, integer, text, timestamp, primaryKey } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { pgTable, bigint, integer, text, primaryKey } from 'drizzle-orm/pg-core';
+import { ts, serialId, bigserialId } from './columns.js';
 
 export type OrderType = 'purchase' | 'refund' | 'reservation';
 export type OrderStatus = 'pending' | 'completed' | 'cancelled' | 'expired';
 export type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
 
 export const customers = pgTable('customers', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   name: text('name').notNull(),
   surname: text('surname').notNull(),
   email: text('email').notNull(),
@@ -16,7 +15,7 @@ export const customers = pgTable('customers', {
 });
 
 export const orders = pgTable('orders', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   orderToken: text('order_token').notNull(),
   reference: text('reference').notNull(),
   channelId: integer('channel_id').notNull(),
@@ -41,7 +40,7 @@ export const orders = pgTable('orders', {
 });
 
 export const sessionSeats = pgTable('session_seats', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   sessionId: integer('session_id').notNull(),
   sectorId: integer('sector_id').notNull(),
   seatId: integer('seat_id'),
@@ -51,7 +50,7 @@ export const sessionSeats = pgTable('session_seats', {
 });
 
 export const orderItems = pgTable('order_items', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   orderId: bigint('order_id', { mode: 'number' }).notNull(),
   eventId: integer('event_id').notNull(),
   sessionId: integer('session_id').notNull(),
@@ -80,7 +79,7 @@ export type WaitingListStatus = 'waiting' | 'offered' | 'converted' | 'lapsed' |
 
 /** D69 (migration 0220): a buyer waiting for seats of a session; at most one offer (a held order) in its life. */
 export const waitingListEntries = pgTable('waiting_list_entries', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   tokenHash: text('token_hash').notNull(),
   channelId: integer('channel_id').notNull(),
   sessionId: integer('session_id').notNull(),

@@ -1,6 +1,5 @@
-import { pgTable, bigint, bigserial, integer, text, timestamp, primaryKey } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { pgTable, bigint, integer, text, primaryKey } from 'drizzle-orm/pg-core';
+import { ts, bigserialId } from './columns.js';
 
 export type PaymentProviderName = 'sandbox' | 'stripe';
 /**
@@ -43,7 +42,7 @@ export const payments = pgTable('payments', {
 
 /** What the card provider gave back (D58, migration 0140): at most one refund per key. */
 export const paymentRefunds = pgTable('payment_refunds', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   paymentId: text('payment_id').notNull(),
   provider: text('provider').$type<PaymentProviderName>().notNull(),
   amount: integer('amount').notNull(),

@@ -1,4 +1,5 @@
-import { pgTable, bigint, integer, primaryKey, smallint, timestamp } from 'drizzle-orm/pg-core';
+import { pgTable, bigint, integer, primaryKey, smallint } from 'drizzle-orm/pg-core';
+import { ts } from './columns.js';
 
 /**
  * The events of each report transaction (migration 0041): written by triggers on orders when an
@@ -9,7 +10,7 @@ export const orderEvents = pgTable(
   {
     channelId: integer('channel_id').notNull(),
     eventId: integer('event_id').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: ts('created_at').notNull(),
     orderId: bigint('order_id', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.channelId, t.eventId, t.createdAt, t.orderId] })],
@@ -45,7 +46,7 @@ export const salesFiguresHourly = pgTable(
   'sales_figures_hourly',
   {
     sessionId: integer('session_id').notNull(),
-    hour: timestamp('hour', { withTimezone: true, mode: 'date' }).notNull(),
+    hour: ts('hour').notNull(),
     slot: smallint('slot').notNull(),
     items: integer('items').notNull(),
     totalAmount: bigint('total_amount', { mode: 'number' }).notNull(),

@@ -1,6 +1,5 @@
-import { pgTable, bigserial, bigint, boolean, integer, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { pgTable, bigint, boolean, integer, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
+import { ts, bigserialId } from './columns.js';
 
 export type TicketStatus = 'valid' | 'void';
 /**
@@ -13,7 +12,7 @@ export type EmailKind = 'tickets' | 'refund' | 'payment_refunded' | 'order_looku
 export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped';
 
 export const tickets = pgTable('tickets', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   code: text('code').notNull(),
   orderId: bigint('order_id', { mode: 'number' }).notNull(),
   orderItemId: bigint('order_item_id', { mode: 'number' }).notNull(),
@@ -70,7 +69,7 @@ export const refundItems = pgTable('refund_items', {
 });
 
 export const emailOutbox = pgTable('email_outbox', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   kind: text('kind').$type<EmailKind>().notNull(),
   /** The refunded card payment of a payment_refunded e-mail (D73, 0145). */
   paymentId: text('payment_id'),

@@ -1,10 +1,9 @@
-import { pgTable, serial, bigserial, bigint, integer, text, timestamp, boolean, json } from 'drizzle-orm/pg-core';
+import { pgTable, bigint, integer, text, boolean, json } from 'drizzle-orm/pg-core';
+import { ts, serialId, bigserialId } from './columns.js';
 
 // Signed webhooks (D51, migration 0090, docs/webhooks.md).
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
-
 export const webhookEndpoints = pgTable('webhook_endpoints', {
-  id: serial('id').primaryKey(),
+  id: serialId(),
   channelId: integer('channel_id').notNull(),
   url: text('url').notNull(),
   description: text('description').notNull().default(''),
@@ -19,7 +18,7 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
 });
 
 export const webhookEvents = pgTable('webhook_events', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   messageId: text('message_id').notNull().unique(),
   channelId: integer('channel_id').notNull(),
   type: text('type').notNull(),
@@ -32,7 +31,7 @@ export const webhookEvents = pgTable('webhook_events', {
 });
 
 export const webhookDeliveries = pgTable('webhook_deliveries', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   eventId: bigint('event_id', { mode: 'number' }).notNull(),
   endpointId: integer('endpoint_id').notNull(),
   status: text('status').$type<'pending' | 'delivered' | 'failed'>().notNull().default('pending'),
@@ -42,7 +41,7 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
 });
 
 export const webhookAttempts = pgTable('webhook_attempts', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserialId(),
   deliveryId: bigint('delivery_id', { mode: 'number' }).notNull(),
   attemptedAt: ts('attempted_at').notNull(),
   statusCode: integer('status_code'),

@@ -10,21 +10,7 @@ import { attendeesPage, type AttendeeRow } from './attendees.repo.js';
 import { ATTENDEE_CSV_COLUMNS } from './audience.schemas.js';
 
 /** An attendee as the admin API answers it (D67): amounts in the currency, times with an offset. */
-export interface AttendeeView {
-  ticket_id: number;
-  ticket_code: string;
-  holder_name: string | null;
-  holder_surname: string | null;
-  email: string | null;
-  phone: string | null;
-  lang: string;
-  sector: string;
-  row: string | null;
-  seat: string | null;
-  rate: string;
-  channel: string;
-  order_reference: string;
-  total_amount: number;
+export interface AttendeeView extends Omit<AttendeeRow, 'purchased_at' | 'checked_in_at'> {
   purchased_at: string;
   checked_in: boolean;
   checked_in_at: string | null;

@@ -70,8 +70,18 @@ export function sectorsOfLists(db: Db, listIds: number[]) {
 
 const inList = (ids: number[]) => sql`(${sql.join(ids.length ? ids.map((id) => sql`${id}`) : [sql`NULL`], sql`, `)})`;
 
+/** Where a ticket sits and whose it is, as both the scan and the scanner's download read it. */
+interface TicketPlaceRow {
+  sector: string;
+  numbered: boolean;
+  row: string | null;
+  seat: string | null;
+  rate: string;
+  buyer_name: string | null;
+}
+
 /** A ticket as the door sees it, and where it stands against one list. */
-export interface ScanTicketRow {
+export interface ScanTicketRow extends TicketPlaceRow {
   id: string | number;
   code: string;
   status: 'valid' | 'void';
@@ -82,12 +92,6 @@ export interface ScanTicketRow {
   channel_id: number;
   starts_at: Date | string;
   event_name: string;
-  sector: string;
-  numbered: boolean;
-  row: string | null;
-  seat: string | null;
-  rate: string;
-  buyer_name: string | null;
   in_list: boolean;
 }
 
@@ -228,19 +232,13 @@ export async function snapshotFloor(db: Db): Promise<number> {
   return Number(rows[0]!.xmin);
 }
 
-export interface ListTicketRow {
+export interface ListTicketRow extends TicketPlaceRow {
   id: string | number;
   kid: string | null;
   v: number;
   secret_format: number;
   code: string;
   session_id: number;
-  sector: string;
-  numbered: boolean;
-  row: string | null;
-  seat: string | null;
-  rate: string;
-  buyer_name: string | null;
   status: 'valid' | 'void';
   first_scanned_at: Date | string | null;
   inside: boolean | null;

@@ -42,17 +42,22 @@ export const ScanBody = Type.Object(
 );
 export type ScanInput = Static<typeof ScanBody>;
 
-const TicketInfo = Type.Object({
-  id: Type.Integer(),
-  session_id: Type.Integer(),
-  event_name: Type.String(),
-  starts_at: Type.String(),
+/** Where a ticket sits and whose it is: the same fields in a scan's answer and in the scanner's download. */
+const ticketPlace = {
   sector: Type.String(),
   row: Nullable(Type.String()),
   seat: Nullable(Type.String()),
   zone: Nullable(Type.String()),
   rate: Type.String(),
   buyer_name: Nullable(Type.String()),
+};
+
+const TicketInfo = Type.Object({
+  id: Type.Integer(),
+  session_id: Type.Integer(),
+  event_name: Type.String(),
+  starts_at: Type.String(),
+  ...ticketPlace,
 });
 const FirstScan = Type.Object({ scanned_at: Type.String(), device_name: Type.String() });
 
@@ -101,12 +106,7 @@ export const TicketsAnswer = Type.Object({
       v: Type.Integer({ description: 'issue version: a secret with another version is not this ticket any more' }),
       legacy_code_sha256: Type.Optional(Type.String({ description: 'SHA-256 (b64url) of the ticket code printed under the QR (the whole QR of a format-1 ticket): a code typed in at the gate is matched by it offline' })),
       session_id: Type.Integer(),
-      sector: Type.String(),
-      row: Nullable(Type.String()),
-      seat: Nullable(Type.String()),
-      zone: Nullable(Type.String()),
-      rate: Type.String(),
-      buyer_name: Nullable(Type.String()),
+      ...ticketPlace,
       status: Type.Union([Type.Literal('valid'), Type.Literal('revoked')]),
       checked_in_at: Type.Optional(Type.String()),
     }),

@@ -49,23 +49,25 @@ export interface ClosedOrder {
   rows: OrderRows;
 }
 
+/** close_order's outcome once it had codes enough. */
+type ClosingOutcome = Exclude<repo.CloseResult, { outcome: 'need_codes' }>;
+
 /**
- * The one closing process (D21), shared by confirm and the portal's payment notification: one
- * statement, so one transaction and one round trip (close_order, src/db/functions). It locks the
- * order, returns the existing result if it is completed already, sells its held seats (all of them
- * or nothing), writes the buyer, issues one ticket per item, completes the order and queues the
- * ticket e-mail (not in model D). Concurrent calls for one order queue on the row lock, so exactly
- * one of them closes and the others see its result.
+ * close_order with ticket codes made here (crypto) and handed in: as many as most orders have
+ * (issue 27: not MAX_ITEMS_PER_ORDER on every confirm); a bigger order answers need_codes with its
+ * count, and the second call costs one more round trip (a read under the order's lock, no commit of data).
  */
-export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promise<ClosedOrder> {
+async function closeWithCodes(
+  ctx: AppContext,
+  db: Db,
+  ref: repo.OrderRef,
+  input: CloseOrderInput,
+): Promise<ClosingOutcome> {
   const now = ctx.clock.now();
-  // Ticket codes are made here (crypto) and handed in: as many as most orders have (issue 27: not
-  // MAX_ITEMS_PER_ORDER on every confirm); a bigger order answers need_codes with its count, and
-  // the second call costs one more round trip (a read under the order's lock, no commit of data).
   let codeCount = firstCodeCount(ctx);
   for (;;) {
-    const result = await repo.closeOrderInDatabase(ctx.db, {
-      ref: input.orderRef ?? { orderId: input.orderId! },
+    const result = await repo.closeOrderInDatabase(db, {
+      ref,
       now,
       allowExpired: input.allowExpired ?? false,
       expectedAmount: input.expectedAmount ?? null,
@@ -75,36 +77,46 @@ export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promi
       codes: Array.from({ length: codeCount }, newTicketCode),
       withRows: input.withRows ?? false,
     });
-    switch (result.outcome) {
-      case 'closed':
-        inventoryChanged(ctx, result.sessionIds);
-        countOrderCompleted('purchase');
-        return { orderId: result.orderId, alreadyCompleted: false, ticketCodes: result.codes, rows: result.rows };
-      case 'already_completed':
-        return { orderId: result.orderId, alreadyCompleted: true, ticketCodes: result.codes, rows: result.rows };
-      case 'need_codes':
-        codeCount = result.count;
-        continue;
-      case 'not_found':
-        throw new AppError('not_found', 'Order not found');
-      case 'cancelled':
-        throw new AppError('order_not_modifiable', 'The order was cancelled and cannot be confirmed');
-      case 'empty':
-        throw new AppError('order_empty', 'The order has no items');
-      case 'expired':
-        throw new AppError('order_expired', 'The order has expired');
-      case 'amount_mismatch':
-        throw new AppError('amount_mismatch', 'The declared amount does not match the order total', {
-          amount: [`must equal the order total ${toAmount(result.totalAmount).toFixed(2)}`],
-        });
-      case 'seat_unavailable':
-        throw new AppError('seat_unavailable', 'Some seats of the order are no longer available');
-      case 'voucher_withdrawn':
-        // D75: confirm (by token) of a cart whose voucher the organiser withdrew: removed, 409 with the new total.
-        throw await withdrawVoucherAtConfirm(ctx, result.orderId, input.lang ?? 'en');
-      case 'not_on_sale':
-        throw await notOnSaleError(ctx.db, result.sessionId);
-    }
+    if (result.outcome !== 'need_codes') return result;
+    codeCount = result.count;
+  }
+}
+
+/**
+ * The one closing process (D21), shared by confirm and the portal's payment notification: one
+ * statement, so one transaction and one round trip (close_order, src/db/functions). It locks the
+ * order, returns the existing result if it is completed already, sells its held seats (all of them
+ * or nothing), writes the buyer, issues one ticket per item, completes the order and queues the
+ * ticket e-mail (not in model D). Concurrent calls for one order queue on the row lock, so exactly
+ * one of them closes and the others see its result.
+ */
+export async function closeOrder(ctx: AppContext, input: CloseOrderInput): Promise<ClosedOrder> {
+  const result = await closeWithCodes(ctx, ctx.db, input.orderRef ?? { orderId: input.orderId! }, input);
+  switch (result.outcome) {
+    case 'closed':
+      announceClosed(ctx, result.sessionIds);
+      return { orderId: result.orderId, alreadyCompleted: false, ticketCodes: result.codes, rows: result.rows };
+    case 'already_completed':
+      return { orderId: result.orderId, alreadyCompleted: true, ticketCodes: result.codes, rows: result.rows };
+    case 'not_found':
+      throw new AppError('not_found', 'Order not found');
+    case 'cancelled':
+      throw new AppError('order_not_modifiable', 'The order was cancelled and cannot be confirmed');
+    case 'empty':
+      throw new AppError('order_empty', 'The order has no items');
+    case 'expired':
+      throw new AppError('order_expired', 'The order has expired');
+    case 'amount_mismatch':
+      throw new AppError('amount_mismatch', 'The declared amount does not match the order total', {
+        amount: [`must equal the order total ${toAmount(result.totalAmount).toFixed(2)}`],
+      });
+    case 'seat_unavailable':
+      throw new AppError('seat_unavailable', 'Some seats of the order are no longer available');
+    case 'voucher_withdrawn':
+      // D75: confirm (by token) of a cart whose voucher the organiser withdrew: removed, 409 with the new total.
+      throw await withdrawVoucherAtConfirm(ctx, result.orderId, input.lang ?? 'en');
+    case 'not_on_sale':
+      throw await notOnSaleError(ctx.db, result.sessionId);
   }
 }
 
@@ -118,23 +130,8 @@ export async function closeOrderWithin(
   ctx: AppContext,
   tx: Db,
   input: Omit<CloseOrderInput, 'orderRef' | 'withRows'> & { orderId: number },
-): Promise<Exclude<repo.CloseResult, { outcome: 'need_codes' }>> {
-  let codeCount = firstCodeCount(ctx);
-  for (;;) {
-    const result = await repo.closeOrderInDatabase(tx, {
-      ref: { orderId: input.orderId },
-      now: ctx.clock.now(),
-      allowExpired: input.allowExpired ?? false,
-      expectedAmount: input.expectedAmount ?? null,
-      buyer: input.buyer,
-      paymentMethod: input.paymentMethod ?? null,
-      transactionId: input.transactionId ?? null,
-      codes: Array.from({ length: codeCount }, newTicketCode),
-      withRows: false,
-    });
-    if (result.outcome !== 'need_codes') return result;
-    codeCount = result.count;
-  }
+): Promise<ClosingOutcome> {
+  return closeWithCodes(ctx, tx, { orderId: input.orderId }, { ...input, withRows: false });
 }
 
 /** After a closing by closeOrderWithin has committed: inventory news and the metric, as closeOrder does. */

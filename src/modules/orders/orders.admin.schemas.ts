@@ -15,13 +15,17 @@ export const OrdersQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export const OrderRow = Type.Object({
+/** The fields that name an order, first in its row of the list and in its detail. */
+const orderHead = {
   id: Type.Integer(),
   reference: Type.String(),
   channel_id: Type.Integer(),
   sales_channel_slug: Type.String(),
   type: Type.String(),
   status: Type.String(),
+};
+export const OrderRow = Type.Object({
+  ...orderHead,
   total_amount: Type.Number(),
   currency: Type.String(),
   created_at: Timestamp,
@@ -29,12 +33,7 @@ export const OrderRow = Type.Object({
   buyer_email: Nullable(Type.String()),
 });
 export const OrderDetail = Type.Object({
-  id: Type.Integer(),
-  reference: Type.String(),
-  channel_id: Type.Integer(),
-  sales_channel_slug: Type.String(),
-  type: Type.String(),
-  status: Type.String(),
+  ...orderHead,
   lang: Type.String(),
   total_amount: Type.Number(),
   currency: Type.String(),

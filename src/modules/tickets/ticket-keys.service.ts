@@ -6,6 +6,7 @@ import { isoWithOffset } from '../../lib/time.js';
 import { randomBase62 } from '../../lib/secrets.js';
 import { namedCache } from '../../platform/cache.js';
 import * as repo from './ticket-keys.repo.js';
+import type { SecretSource } from './tickets.repo.js';
 import { decryptPrivateKey, encryptPrivateKey, generateKeyPair, parseSecret, publicKeyFromRaw, signSecret, verifySecret, type SecretClaims } from './ticket-secrets.js';
 
 // The deployment's ticket signing keys (D53, docs/checkin.md "Key rotation"): one active key signs
@@ -80,15 +81,6 @@ export const publishedKeys = async (ctx: AppContext) =>
   (await repo.publishedKeys(ctx.db, ctx.clock.now())).map((k) => ({ kid: k.kid, public_key: k.public_key }));
 
 /** What a ticket's QR code holds: the signed secret (format 2) or, for a format-1 ticket, its code. */
-export interface SecretSource {
-  id: number;
-  code: string;
-  sessionId: number;
-  issueVersion: number;
-  secretFormat: 1 | 2;
-  signingKid: string | null;
-}
-
 export async function qrSecretOf(ctx: AppContext, t: SecretSource): Promise<string> {
   if (t.secretFormat === 1) return t.code;
   const kid = t.signingKid ?? (await repo.assignKid(ctx.db, t.id, await ensureSigningKey(ctx)));

@@ -3,14 +3,18 @@ import { queryRows, type Db } from '../../db/client.js';
 import { eventTextSql, languageChain, translatedName } from '../../platform/i18n.js';
 import { itemPlaceJoins } from '../../db/ticket-place.js';
 
-/** Everything printed on one ticket. */
-export interface TicketDocument {
+/** What a ticket's QR code is made from (qrSecretOf): its code, or the fields its signed secret carries. */
+export interface SecretSource {
   id: number;
   code: string;
   sessionId: number;
   issueVersion: number;
   secretFormat: 1 | 2;
   signingKid: string | null;
+}
+
+/** Everything printed on one ticket. */
+export interface TicketDocument extends SecretSource {
   status: 'valid' | 'void';
   orderId: number;
   orderReference: string;

@@ -60,8 +60,8 @@ export async function freeSeatsInScope(db: Db, sessionId: number, sectorId: numb
   return Number(row?.n ?? 0);
 }
 
-export interface NewEntry {
-  tokenHash: string;
+/** What a visitor asks for when joining the list: shared by a new entry and a stored one. */
+interface EntryRequest {
   channelId: number;
   sessionId: number;
   sectorId: number | null;
@@ -70,6 +70,10 @@ export interface NewEntry {
   email: string;
   name: string | null;
   lang: string;
+}
+
+export interface NewEntry extends EntryRequest {
+  tokenHash: string;
   at: Date;
 }
 
@@ -85,16 +89,8 @@ export async function insertEntry(db: Db, e: NewEntry): Promise<number | null> {
   return rows[0] ? Number(rows[0].id) : null;
 }
 
-export interface EntryRow {
+export interface EntryRow extends EntryRequest {
   id: number;
-  channelId: number;
-  sessionId: number;
-  sectorId: number | null;
-  rateId: number | null;
-  quantity: number;
-  email: string;
-  name: string | null;
-  lang: string;
   status: WaitingListStatus;
   /** 1 for the head of the list; null unless waiting. */
   position: number | null;

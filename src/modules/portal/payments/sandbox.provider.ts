@@ -4,16 +4,8 @@ import type { Db } from '../../../db/client.js';
 import type { Clock } from '../../../lib/clock.js';
 import { AppError } from '../../../http/errors.js';
 import { hmac, safeEqual } from '../../../lib/secrets.js';
-import {
-  header,
-  type Headers,
-  type PaymentNotice,
-  type PaymentProvider,
-  type PaymentRequest,
-  type PaymentStart,
-  type ProviderRefundRequest,
-  type ProviderRefundResult,
-} from './payments.provider.js';
+import { header, type Headers, type PaymentNotice, type PaymentProvider } from './payments.provider.js';
+import type { PaymentRequest, PaymentStart, ProviderRefundRequest, ProviderRefundResult } from './payments.provider.js';
 import { insertSandboxRefund, sandboxCapture, sandboxRefundByKey } from './sandbox.repo.js';
 
 /** Test cards of the sandbox (the same numbers Stripe's test mode uses). */

@@ -1,16 +1,8 @@
 import Stripe from 'stripe';
 import { AppError } from '../../../http/errors.js';
 import { spokenLanguage } from '../../../platform/i18n.js';
-import {
-  header,
-  type Headers,
-  type PaymentNotice,
-  type PaymentProvider,
-  type PaymentRequest,
-  type PaymentStart,
-  type ProviderRefundRequest,
-  type ProviderRefundResult,
-} from './payments.provider.js';
+import { header, type Headers, type PaymentNotice, type PaymentProvider } from './payments.provider.js';
+import type { PaymentRequest, PaymentStart, ProviderRefundRequest, ProviderRefundResult } from './payments.provider.js';
 
 export interface StripeSettings {
   secretKey: string;
