@@ -9,6 +9,15 @@ export interface Job {
   describe?(): string;
 }
 
+/** A job whose pass is one call of `pass` (its result is not used). */
+export const periodicJob = (name: string, intervalMs: number, pass: () => Promise<unknown>): Job => ({
+  name,
+  intervalMs,
+  async run() {
+    await pass();
+  },
+});
+
 interface SchedulerLog {
   info(msg: string): void;
   error(obj: object, msg: string): void;

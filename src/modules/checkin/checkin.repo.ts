@@ -71,7 +71,7 @@ export function sectorsOfLists(db: Db, listIds: number[]) {
 const inList = (ids: number[]) => sql`(${sql.join(ids.length ? ids.map((id) => sql`${id}`) : [sql`NULL`], sql`, `)})`;
 
 /** Where a ticket sits and whose it is, as both the scan and the scanner's download read it. */
-interface TicketPlaceRow {
+export interface TicketPlaceRow {
   sector: string;
   numbered: boolean;
   row: string | null;

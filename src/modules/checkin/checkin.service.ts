@@ -89,17 +89,22 @@ async function ticketOfSecret(ctx: AppContext, list: repo.ListRow, secret: strin
   return ticket && ticket.organiser_id === list.organiser_id ? ticket : null;
 }
 
-const ticketView = (t: repo.ScanTicketRow) => ({
-  id: Number(t.id),
-  session_id: t.session_id,
-  event_name: t.event_name,
-  starts_at: iso(t.starts_at),
+/** Where the ticket sits as the door shows it: row and seat of a numbered seat, else the zone (its sector). */
+const placeView = (t: repo.TicketPlaceRow) => ({
   sector: t.sector,
   row: t.numbered ? t.row : null,
   seat: t.numbered ? t.seat : null,
   zone: t.numbered ? null : t.sector,
   rate: t.rate,
   buyer_name: t.buyer_name,
+});
+
+const ticketView = (t: repo.ScanTicketRow) => ({
+  id: Number(t.id),
+  session_id: t.session_id,
+  event_name: t.event_name,
+  starts_at: iso(t.starts_at),
+  ...placeView(t),
 });
 
 interface ScanRequest {
@@ -293,12 +298,7 @@ export async function downloadTickets(ctx: AppContext, device: Device, listId: n
     // Every ticket: the code printed under its QR scans offline by this hash (format 1: the QR itself).
     legacy_code_sha256: legacyCodeHash(r.code),
     session_id: r.session_id,
-    sector: r.sector,
-    row: r.numbered ? r.row : null,
-    seat: r.numbered ? r.seat : null,
-    zone: r.numbered ? null : r.sector,
-    rate: r.rate,
-    buyer_name: r.buyer_name,
+    ...placeView(r),
     status: r.status === 'void' ? ('revoked' as const) : ('valid' as const),
     // With re-entry, only a holder who is inside counts as checked in for an offline device.
     ...(r.first_scanned_at && (r.inside || !list.allow_reentry) ? { checked_in_at: iso(r.first_scanned_at) } : {}),

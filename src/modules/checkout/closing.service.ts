@@ -50,7 +50,7 @@ export interface ClosedOrder {
 }
 
 /** close_order's outcome once it had codes enough. */
-type ClosingOutcome = Exclude<repo.CloseResult, { outcome: 'need_codes' }>;
+export type ClosingOutcome = Exclude<repo.CloseResult, { outcome: 'need_codes' }>;
 
 /**
  * close_order with ticket codes made here (crypto) and handed in: as many as most orders have

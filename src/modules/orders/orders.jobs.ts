@@ -1,17 +1,9 @@
 import type { AppContext } from '../../app-context.js';
-import type { Job } from '../../platform/scheduler.js';
+import { periodicJob, type Job } from '../../platform/scheduler.js';
 import { sweepExpiredOrders } from './orders.service.js';
 
 /** How often each instance sweeps expired carts (the claims never wait for it, D15). */
 const SWEEP_INTERVAL_MS = 30_000;
 
 /** Marks expired carts `expired` and frees their holds, in batches (run by the scheduler). */
-export function expirySweepJob(ctx: AppContext): Job {
-  return {
-    name: 'expiry-sweep',
-    intervalMs: SWEEP_INTERVAL_MS,
-    async run() {
-      await sweepExpiredOrders(ctx);
-    },
-  };
-}
+export const expirySweepJob = (ctx: AppContext): Job => periodicJob('expiry-sweep', SWEEP_INTERVAL_MS, () => sweepExpiredOrders(ctx));

@@ -424,6 +424,24 @@ async function addSeats(
   );
 }
 
+/**
+ * Claims `quantity` places of the unnumbered zone for the order until `holdUntil` (claimZonePlaces)
+ * and adds them as items at the rate, repriced: the places, or null when fewer were free (then
+ * the caller throws, and its transaction undoes the claim).
+ */
+async function holdZonePlaces(tx: Db, zone: repo.ZoneInfo, rate: repo.RateInfo, orderId: number, quantity: number, holdUntil: Date, now: Date): Promise<number[] | null> {
+  const claimed = await repo.claimZonePlaces(tx, { sessionId: zone.sessionId, sectorId: zone.sectorId, quantity, orderId, holdUntil, now });
+  if (claimed.length < quantity) return null;
+  await repo.insertItems(
+    tx,
+    orderId,
+    claimed.map((id) => ({ eventId: zone.eventId, sessionId: zone.sessionId, sectorId: zone.sectorId, sessionSeatId: id, rateId: rate.id, price: rate.price })),
+    now,
+  );
+  await repriceOrder(tx, orderId, now);
+  return claimed;
+}
+
 /** A cart change that holds `count` seats or places (all or nothing): counted once it has committed. */
 async function holding(count: number, change: Promise<OrderView>): Promise<OrderView> {
   const view = await change;
@@ -452,24 +470,9 @@ export const addSectorItems = (ctx: AppContext, channel: CartChannel, orderToken
     const claim = { sessionId: zone.sessionId, maxTicketsPerBuyer: zone.maxTicketsPerBuyer, quantity: req.quantity };
     await assertHoldCaps(ctx, tx, order, await repo.countItems(tx, order.id), [claim], now);
     const until = await holdUntil(ctx, tx, channel, order, now);
-    const claimed = await repo.claimZonePlaces(tx, {
-      sessionId: zone.sessionId,
-      sectorId: zone.sectorId,
-      quantity: req.quantity,
-      orderId: order.id,
-      holdUntil: until,
-      now,
-    });
-    if (claimed.length < req.quantity) {
+    if (!(await holdZonePlaces(tx, zone, rate, order.id, req.quantity, until, now))) {
       throw new AppError('zone_capacity_exceeded', { zone: zone.sectorName, quantity: req.quantity });
     }
-    await repo.insertItems(
-      tx,
-      order.id,
-      claimed.map((id) => ({ eventId: zone.eventId, sessionId: zone.sessionId, sectorId: zone.sectorId, sessionSeatId: id, rateId: rate.id, price: rate.price })),
-      now,
-    );
-    await repriceOrder(tx, order.id, now);
     return [zone.sessionId];
   }));
 
@@ -644,15 +647,8 @@ export async function holdZoneForOffer(
       });
       if (!order) return { held: false as const, outcome: 'retry' };
       await assertHoldCaps(ctx, sp, order, 0, [{ sessionId: zone.sessionId, maxTicketsPerBuyer: zone.maxTicketsPerBuyer, quantity: offer.quantity }], now);
-      const claimed = await repo.claimZonePlaces(sp, { sessionId: zone.sessionId, sectorId: zone.sectorId, quantity: offer.quantity, orderId: order.id, holdUntil: offer.until, now });
-      if (claimed.length < offer.quantity) throw new ZoneShort();
-      await repo.insertItems(
-        sp,
-        order.id,
-        claimed.map((id) => ({ eventId: zone.eventId, sessionId: zone.sessionId, sectorId: zone.sectorId, sessionSeatId: id, rateId: rate.id, price: rate.price })),
-        now,
-      );
-      await repriceOrder(sp, order.id, now);
+      const claimed = await holdZonePlaces(sp, zone, rate, order.id, offer.quantity, offer.until, now);
+      if (!claimed) throw new ZoneShort();
       countHolds(offer.quantity);
       return { held: true as const, orderId: order.id, orderToken: order.orderToken, reference, sessionSeatIds: claimed };
     });

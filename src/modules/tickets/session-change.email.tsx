@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
-import { formatDateTime, pickByLanguage, spokenLanguage } from '../../platform/i18n.js';
+import { formatDateTime, spokenLanguage } from '../../platform/i18n.js';
 import { emailDocument, envelopeOf } from './email-layout.js';
 import type { OutboxRow } from './email.repo.js';
+import { eventNameFor, sessionEmailColumns, sessionEmailJoins, type SessionEmailFacts } from './session-email.js';
 import type { TicketEmail } from './tickets.email.js';
 
 /**
@@ -14,28 +15,16 @@ import type { TicketEmail } from './tickets.email.js';
  */
 export async function composeSessionChangeEmail(ctx: AppContext, row: OutboxRow): Promise<TicketEmail | null> {
   if (row.sessionChangeId === null) return null;
-  const [change] = await queryRows<{
-    old_start: Date | string;
-    new_start: Date | string;
-    default_lang: string;
-    venue_name: string | null;
-    reply_to: string | null;
-    names: { lang: string; name: string }[] | string;
-  }>(
+  const [change] = await queryRows<SessionEmailFacts & { old_start: Date | string; new_start: Date | string }>(
     ctx.db,
-    sql`SELECT c.old_start, c.new_start, e.default_lang, v.name AS venue_name, org.reply_to_email AS reply_to,
-               (SELECT coalesce(json_agg(json_build_object('lang', tr.lang, 'name', tr.name)), '[]'::json)
-                  FROM event_translations tr WHERE tr.event_id = e.id) AS names
-        FROM session_changes c JOIN sessions s ON s.id = c.session_id JOIN events e ON e.id = s.event_id
-        JOIN organisers org ON org.id = e.organiser_id
-        LEFT JOIN venues v ON v.id = s.venue_id
+    sql`SELECT c.old_start, c.new_start, ${sessionEmailColumns}
+        FROM session_changes c JOIN sessions s ON s.id = c.session_id ${sessionEmailJoins}
         WHERE c.id = ${row.sessionChangeId}`,
   );
   if (!change) return null;
   const lang = row.lang ?? change.default_lang;
   const es = spokenLanguage(lang) === 'es';
-  const names = typeof change.names === 'string' ? (JSON.parse(change.names) as { lang: string; name: string }[]) : change.names;
-  const eventName = pickByLanguage(new Map(names.map((n) => [n.lang, n.name])), [lang.slice(0, 2), change.default_lang]) ?? '';
+  const eventName = eventNameFor(change, lang);
   const tz = ctx.config.timezone;
   const before = formatDateTime(new Date(change.old_start), lang, tz);
   const after = formatDateTime(new Date(change.new_start), lang, tz);

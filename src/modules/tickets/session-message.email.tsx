@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
-import { formatDateTime, pickByLanguage, spokenLanguage } from '../../platform/i18n.js';
+import { formatDateTime, spokenLanguage } from '../../platform/i18n.js';
 import { emailDocument, envelopeOf } from './email-layout.js';
 import type { OutboxRow } from './email.repo.js';
+import { eventNameFor, sessionEmailColumns, sessionEmailJoins, type SessionEmailFacts } from './session-email.js';
 import type { TicketEmail } from './tickets.email.js';
 
 /**
@@ -13,30 +14,16 @@ import type { TicketEmail } from './tickets.email.js';
  */
 export async function composeSessionMessageEmail(ctx: AppContext, row: OutboxRow): Promise<TicketEmail | null> {
   if (row.sessionMessageId === null) return null;
-  const [m] = await queryRows<{
-    subject: string;
-    body: string;
-    start_datetime: Date | string;
-    default_lang: string;
-    venue_name: string | null;
-    organiser_name: string;
-    reply_to: string | null;
-    names: { lang: string; name: string }[] | string;
-  }>(
+  const [m] = await queryRows<SessionEmailFacts & { subject: string; body: string; start_datetime: Date | string; organiser_name: string }>(
     ctx.db,
-    sql`SELECT m.subject, m.body, s.start_datetime, e.default_lang, v.name AS venue_name, org.name AS organiser_name, org.reply_to_email AS reply_to,
-               (SELECT coalesce(json_agg(json_build_object('lang', tr.lang, 'name', tr.name)), '[]'::json)
-                  FROM event_translations tr WHERE tr.event_id = e.id) AS names
-        FROM session_messages m JOIN sessions s ON s.id = m.session_id JOIN events e ON e.id = s.event_id
-        JOIN organisers org ON org.id = e.organiser_id
-        LEFT JOIN venues v ON v.id = s.venue_id
+    sql`SELECT m.subject, m.body, s.start_datetime, org.name AS organiser_name, ${sessionEmailColumns}
+        FROM session_messages m JOIN sessions s ON s.id = m.session_id ${sessionEmailJoins}
         WHERE m.id = ${row.sessionMessageId}`,
   );
   if (!m) return null;
   const lang = row.lang ?? m.default_lang;
   const es = spokenLanguage(lang) === 'es';
-  const names = typeof m.names === 'string' ? (JSON.parse(m.names) as { lang: string; name: string }[]) : m.names;
-  const eventName = pickByLanguage(new Map(names.map((n) => [n.lang, n.name])), [lang.slice(0, 2), m.default_lang]) ?? '';
+  const eventName = eventNameFor(m, lang);
   const when = formatDateTime(new Date(m.start_datetime), lang, ctx.config.timezone);
   const venue = m.venue_name ? `, ${m.venue_name}` : '';
   const about = es

@@ -241,17 +241,10 @@ export async function settleOffers(tx: Db, sessionId: number, now: Date): Promis
       AND (o.status IN ('completed', 'cancelled', 'expired') OR o.expires_at <= ${now}::timestamptz)`);
 }
 
-export interface WaitingEntry {
+export interface WaitingEntry extends Omit<EntryRequest, 'sessionId'> {
   id: number;
-  channelId: number;
   channelSlug: string;
   integrationMode: string;
-  sectorId: number | null;
-  rateId: number | null;
-  quantity: number;
-  email: string;
-  name: string | null;
-  lang: string;
 }
 
 /** The waiting entries of a session, head first. */

@@ -9,7 +9,7 @@ import { openSecret, randomBase62 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { recordIntegrationStep } from '../../platform/integration-checklist.js';
 import type { GaugeSource } from '../../platform/metrics.js';
-import type { Job } from '../../platform/scheduler.js';
+import { periodicJob, type Job } from '../../platform/scheduler.js';
 import { orderViewFromRows } from '../orders/orders.view.js';
 import { pinnedLookup, resolveDestination, type Destination } from './webhooks.destination.js';
 import * as repo from './webhooks.repo.js';
@@ -277,26 +277,10 @@ export async function sweepOldWebhookEvents(ctx: AppContext, opts: { now?: Date 
 }
 
 /** The retention sweep as a scheduler job. */
-export function webhookRetentionJob(ctx: AppContext): Job {
-  return {
-    name: 'webhook-retention',
-    intervalMs: HOUR,
-    async run() {
-      await sweepOldWebhookEvents(ctx);
-    },
-  };
-}
+export const webhookRetentionJob = (ctx: AppContext): Job => periodicJob('webhook-retention', HOUR, () => sweepOldWebhookEvents(ctx));
 
 /** The worker as a scheduler job (started by src/server.ts with the others). */
-export function webhookDeliveryJob(ctx: AppContext): Job {
-  return {
-    name: 'webhook-delivery',
-    intervalMs: PASS_INTERVAL_MS,
-    async run() {
-      await deliverDueWebhooks(ctx);
-    },
-  };
-}
+export const webhookDeliveryJob = (ctx: AppContext): Job => periodicJob('webhook-delivery', PASS_INTERVAL_MS, () => deliverDueWebhooks(ctx));
 
 /** The delivery queue on the app's metrics (docs/operations.md#metrics), read at each scrape. */
 export function webhookQueueGauges(ctx: AppContext): GaugeSource[] {

@@ -1,11 +1,27 @@
 import type { AppContext } from '../../../app-context.js';
 import type { Db } from '../../../db/client.js';
-import { announceClosed, closeOrderWithin } from '../../checkout/closing.service.js';
+import { announceClosed, closeOrderWithin, type ClosingOutcome } from '../../checkout/closing.service.js';
 import type { PaymentRow } from './payments.repo.js';
 
 export type CloseOutcome =
   | { outcome: 'completed'; sessionIds: number[] }
   | { outcome: 'seats_unavailable' | 'amount_mismatch' | 'order_cancelled' | 'order_expired' | 'order_empty' | 'order_already_paid' | 'order_missing' };
+
+/** What each refusal of close_order means for the payment. */
+const REFUSED: Record<Exclude<ClosingOutcome['outcome'], 'closed'>, Exclude<CloseOutcome['outcome'], 'completed'>> = {
+  // What the caller's checks under the same lock rule out; mapped anyway, never a second completion.
+  already_completed: 'order_already_paid',
+  seat_unavailable: 'seats_unavailable',
+  amount_mismatch: 'amount_mismatch',
+  cancelled: 'order_cancelled',
+  expired: 'order_expired',
+  empty: 'order_empty',
+  not_found: 'order_missing',
+  // close_order answers it only to a confirm by token (D75: a cart paying by card keeps its voucher).
+  voucher_withdrawn: 'amount_mismatch',
+  // D74: the session is no longer on sale (cancelled, started, window ended): the money goes back.
+  not_on_sale: 'order_cancelled',
+};
 
 /**
  * Runs the one closing process (D21, close_order: seats sold, buyer written, tickets issued and
@@ -23,31 +39,7 @@ export async function closePaidOrderInTransaction(ctx: AppContext, tx: Db, order
     paymentMethod: 'card',
     transactionId: payment.id,
   });
-  switch (result.outcome) {
-    case 'closed':
-      return { outcome: 'completed', sessionIds: result.sessionIds };
-    // What the caller's checks under the same lock rule out; mapped anyway, never a second completion.
-    case 'already_completed':
-      return { outcome: 'order_already_paid' };
-    case 'seat_unavailable':
-      return { outcome: 'seats_unavailable' };
-    case 'amount_mismatch':
-      return { outcome: 'amount_mismatch' };
-    case 'cancelled':
-      return { outcome: 'order_cancelled' };
-    case 'expired':
-      return { outcome: 'order_expired' };
-    case 'empty':
-      return { outcome: 'order_empty' };
-    case 'not_found':
-      return { outcome: 'order_missing' };
-    // close_order answers it only to a confirm by token (D75: a cart paying by card keeps its voucher).
-    case 'voucher_withdrawn':
-      return { outcome: 'amount_mismatch' };
-    // D74: the session is no longer on sale (cancelled, started, window ended): the money goes back.
-    case 'not_on_sale':
-      return { outcome: 'order_cancelled' };
-  }
+  return result.outcome === 'closed' ? { outcome: 'completed', sessionIds: result.sessionIds } : { outcome: REFUSED[result.outcome] };
 }
 
 /** After the completing transaction has committed: inventory news and the metric. */
