@@ -35,17 +35,24 @@ export interface RowLine {
  */
 export function rowLines(seats: Iterable<LayoutSeat>): RowLine[] {
   const sectors = new Map<number, Map<string, RowLine & { sumY: number; n: number }>>();
+  // Seats mostly come row by row: the last seat's row is looked up once, not per seat.
+  let last: (RowLine & { sumY: number; n: number }) | undefined;
   for (const s of seats) {
-    let rows = sectors.get(s.sectorId);
-    if (!rows) sectors.set(s.sectorId, (rows = new Map()));
-    const line = rows.get(s.row);
-    if (!line) rows.set(s.row, { sectorId: s.sectorId, row: s.row, y: s.y, minX: s.x, maxX: s.x, sumY: s.y, n: 1 });
-    else {
-      if (s.x < line.minX) line.minX = s.x;
-      if (s.x > line.maxX) line.maxX = s.x;
-      line.sumY += s.y;
-      line.n += 1;
+    let line = last && last.sectorId === s.sectorId && last.row === s.row ? last : undefined;
+    if (!line) {
+      let rows = sectors.get(s.sectorId);
+      if (!rows) sectors.set(s.sectorId, (rows = new Map()));
+      line = rows.get(s.row);
+      if (!line) {
+        rows.set(s.row, (last = { sectorId: s.sectorId, row: s.row, y: s.y, minX: s.x, maxX: s.x, sumY: s.y, n: 1 }));
+        continue;
+      }
+      last = line;
     }
+    if (s.x < line.minX) line.minX = s.x;
+    if (s.x > line.maxX) line.maxX = s.x;
+    line.sumY += s.y;
+    line.n += 1;
   }
   const out: RowLine[] = [];
   for (const rows of sectors.values()) {

@@ -205,6 +205,8 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   // which also spares hit-testing thousands of seats on every move.
   function onPointerDown(e: PointerEvent) {
     if (e.button !== 0) return;
+    // A painted map's hit-test grid, built at the first press rather than before the first paint.
+    if (layer.current instanceof CanvasSeatLayer) layer.current.prepareHits();
     pointers.current.set(e.pointerId, { x: e.clientX, y: e.clientY });
     if (pointers.current.size === 2) return startPinch();
     suppressClick.current = false;

@@ -51,7 +51,6 @@ export class CanvasSeatLayer {
   private labelProbe: Element;
   private paints: Map<SeatState, Paint> | null = null;
   private labelFont: LabelFont | null = null;
-  private idle = 0;
   private frame = 0;
   private resize: ResizeObserver | null = null;
   private drawnSize = [0, 0];
@@ -97,19 +96,17 @@ export class CanvasSeatLayer {
   }
 
   /**
-   * The seats in one order; the grid over them is built when first needed (a click) or in idle
-   * time after the first paint, not before it.
+   * The seats in one order; the grid over them is built when first needed (the first press on the
+   * map, see prepareHits, or a click), not before the first paint.
    */
   private index() {
     this.list = [...this.map.seats.values()];
     this.grid = null;
-    if (this.idle) return;
-    const build = () => {
-      this.idle = 0;
-      this.hitGrid();
-    };
-    const w = globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => number };
-    this.idle = w.requestIdleCallback ? w.requestIdleCallback(build, { timeout: 500 }) : (setTimeout(build, 50) as unknown as number);
+  }
+
+  /** Builds the hit-test grid now if it is not built: on a press, before its click needs it. */
+  prepareHits() {
+    if (this.list.length) this.hitGrid();
   }
 
   private hitGrid(): HitGrid {
@@ -167,12 +164,6 @@ export class CanvasSeatLayer {
   destroy() {
     this.resize?.disconnect();
     if (this.frame) cancelAnimationFrame(this.frame);
-    if (this.idle) {
-      const w = globalThis as { cancelIdleCallback?: (id: number) => void };
-      if (w.cancelIdleCallback) w.cancelIdleCallback(this.idle);
-      else clearTimeout(this.idle);
-      this.idle = 0;
-    }
   }
 
   private schedule() {
@@ -223,10 +214,10 @@ export class CanvasSeatLayer {
   private drawPixels(ctx: CanvasRenderingContext2D, w: number, h: number, k: number, tx: number, ty: number): number {
     const img = ctx.createImageData(w, h);
     const buf = new Uint32Array(img.data.buffer);
-    const colours = new Map<SeatState, { fill: number; edge: number | null }>();
+    const colours = {} as Record<SeatState, { fill: number; edge: number | null }>;
     for (const state of STATES) {
       const p = this.paints!.get(state)!;
-      colours.set(state, { fill: pixel(rgba(p.fill), p.fillOpacity), edge: p.stroke ? pixel(rgba(p.stroke), 1) : null });
+      colours[state] = { fill: pixel(rgba(p.fill), p.fillOpacity), edge: p.stroke ? pixel(rgba(p.stroke), 1) : null };
     }
     let drawn = 0;
     for (const seat of this.list) {
@@ -241,7 +232,7 @@ export class CanvasSeatLayer {
       let y1 = Math.max(y0 + 1, Math.round(cy + r));
       if (x1 <= 0 || y1 <= 0 || x0 >= w || y0 >= h) continue;
       drawn++;
-      const c = colours.get(state)!;
+      const c = colours[state];
       const outline = c.edge !== null && x1 - x0 >= 3 && y1 - y0 >= 3;
       const ex0 = x0;
       const ey0 = y0;
@@ -251,9 +242,15 @@ export class CanvasSeatLayer {
       if (y0 < 0) y0 = 0;
       if (x1 > w) x1 = w;
       if (y1 > h) y1 = h;
+      if (!outline) {
+        // Too small for an outline: one colour (a free seat's outline colour, else its fill).
+        const solid = c.edge !== null && state === 'a' ? c.edge : c.fill;
+        for (let y = y0; y < y1; y++) buf.fill(solid, y * w + x0, y * w + x1);
+        continue;
+      }
       for (let y = y0; y < y1; y++) {
         const row = y * w;
-        for (let x = x0; x < x1; x++) buf[row + x] = outline && (x === ex0 || x === ex1 || y === ey0 || y === ey1) ? c.edge! : c.edge !== null && !outline && state === 'a' ? c.edge : c.fill;
+        for (let x = x0; x < x1; x++) buf[row + x] = x === ex0 || x === ex1 || y === ey0 || y === ey1 ? c.edge! : c.fill;
       }
     }
     ctx.putImageData(img, 0, 0);
