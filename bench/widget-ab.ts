@@ -2,7 +2,8 @@
  * Before and after, alternately (issue 29): `tsx bench/widget-ab.ts <before.iife.js> <after.iife.js>`
  * measures init -> interactive of two widget builds as bench:widget does (fresh page each run,
  * synthetic service), interleaving them run by run so that both see the same machine load.
- * BENCH_SEATS (one count or several, default 20000), BENCH_RUNS per build (default 7).
+ * BENCH_SEATS (one count or several, default 20000), BENCH_RUNS per build (default 7). Prints the
+ * wall-clock medians and the renderer main thread's work meanwhile (less sensitive to load).
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -14,10 +15,15 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
-async function once(browser: Browser, origin: string, seats: number): Promise<number> {
+/** One fresh page: init -> interactive (wall clock), and the renderer main thread's busy time meanwhile (Chromium's TaskDuration). */
+async function once(browser: Browser, origin: string, seats: number): Promise<[number, number]> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.addInitScript('globalThis.__name = (f) => f;');
   await page.goto(`${origin}/`);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const busy = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value * 1000;
+  const busy0 = await busy();
   const ms = await page.evaluate(
     (n) =>
       new Promise<number>((resolve) => {
@@ -35,8 +41,9 @@ async function once(browser: Browser, origin: string, seats: number): Promise<nu
       }),
     seats,
   );
+  const work = (await busy()) - busy0;
   await page.close();
-  return ms;
+  return [ms, work];
 }
 
 async function main() {
@@ -49,15 +56,22 @@ async function main() {
       const sb = await startSyntheticService(b, seats);
       const ta: number[] = [];
       const tb: number[] = [];
+      const wa: number[] = [];
+      const wb: number[] = [];
+      const run = async (origin: string, t: number[], w: number[]) => {
+        const [ms, work] = await once(browser, origin, seats);
+        t.push(ms);
+        w.push(work);
+      };
       const before = load();
       for (let i = 0; i < RUNS; i++) {
         // Alternate which goes first, so neither always follows the other.
         if (i % 2 === 0) {
-          ta.push(await once(browser, sa.origin, seats));
-          tb.push(await once(browser, sb.origin, seats));
+          await run(sa.origin, ta, wa);
+          await run(sb.origin, tb, wb);
         } else {
-          tb.push(await once(browser, sb.origin, seats));
-          ta.push(await once(browser, sa.origin, seats));
+          await run(sb.origin, tb, wb);
+          await run(sa.origin, ta, wa);
         }
       }
       await sa.close();
@@ -67,6 +81,9 @@ async function main() {
       console.log(`${seats} seats (load average ${before} -> ${load()}): before ${ma.toFixed(0)} ms, after ${mb.toFixed(0)} ms median of ${RUNS}; after/before ${(mb / ma).toFixed(2)}`);
       console.log(`  before: ${ta.map((x) => x.toFixed(0)).join(' ')}`);
       console.log(`  after:  ${tb.map((x) => x.toFixed(0)).join(' ')}`);
+      // Main-thread work is less sensitive to the machine's load than the wall clock (it still
+      // includes the page's share of Playwright's evaluate and the polling frames).
+      console.log(`  main-thread work init -> interactive (TaskDuration): before ${median(wa).toFixed(0)} ms, after ${median(wb).toFixed(0)} ms median; after/before ${(median(wb) / median(wa)).toFixed(2)}`);
     }
   } finally {
     await browser.close();
