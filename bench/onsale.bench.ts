@@ -9,8 +9,8 @@
 // Each part has a database of its own. In each:
 //   1. ONSALE_BUYERS buyers join the pre-queue, spread over the pre-queue's seconds, then poll the
 //      status document every ONSALE_POLL_MS (with 20 % jitter, sending the ETag they last saw);
-//   2. at the sales start the pre-queue is drawn; each buyer learns its number (one pass request,
-//      answered 409 not_admitted_yet with the number) and keeps polling;
+//   2. at the sales start the pre-queue is drawn; each buyer learns its number (a status poll that
+//      names its ticket_id, or with ONSALE_LEARN=pass a pass request answered 409 with it) and keeps polling;
 //   3. when `admitted_through` reaches its number, a buyer takes its pass and buys two seats through
 //      best available with it: a token (server key), best available with `Queue-Pass`, confirm;
 //   4. after ONSALE_SECONDS of admissions, the same number of purchases is made on the twin session
@@ -30,7 +30,8 @@
 // minute), ONSALE_PREQUEUE (60 s), ONSALE_SECONDS (60), ONSALE_POLL_MS (5000), ONSALE_CONNECTIONS
 // (sockets of the buyers' joins, passes and purchases, 256), ONSALE_POLL_CONNECTIONS (sockets of the
 // poll generator, 128), ONSALE_POLL_ONLY (seconds of polls alone after the admissions, 10),
-// ONSALE_PARTS, ONSALE_BUILD=0 (use dist/ as it is), ONSALE_CPU_PROF (a directory: each instance's
+// ONSALE_PARTS, ONSALE_LEARN (poll: a pre-queue buyer learns its number from a status poll naming its
+// ticket_id; pass: from a pass request answered 409, as before that existed), ONSALE_BUILD=0 (use dist/ as it is), ONSALE_CPU_PROF (a directory: each instance's
 // V8 CPU profile), BENCH_PG_URL.
 // A quick check: ONSALE_BUYERS=2000 ONSALE_PREQUEUE=10 ONSALE_SECONDS=10 ONSALE_PARTS=one
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
@@ -57,6 +58,8 @@ const CONNECTIONS = Number(env.ONSALE_CONNECTIONS || 256);
 const POLL_CONNECTIONS = Number(env.ONSALE_POLL_CONNECTIONS || 128);
 const POLL_ONLY_S = Number(env.ONSALE_POLL_ONLY || 10);
 const PARTS = (env.ONSALE_PARTS || 'one,two').split(',');
+/** How a buyer of the pre-queue learns its number after the draw: its status poll naming its ticket (poll), or a pass request (pass). */
+const LEARN = env.ONSALE_LEARN === 'pass' ? 'pass' : 'poll';
 const SLUG = 'onsale';
 const SERVER_KEY = 'sk_onsale_bench_server_key';
 /** The instances' and the import's: the queue's seed is sealed with it. */
@@ -314,8 +317,17 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     // A buyer asks for its pass: the first time after the draw to learn its number (409
     // not_admitted_yet carries it), then once `admitted_through` reaches that number; with the pass
     // it buys: a token, best available with `Queue-Pass`, confirm.
-    // Learning the number: one pass request, answered 409 not_admitted_yet with it (or 200: then it buys).
+    // Learning the number: by default a status poll that names the ticket (ONSALE_LEARN=poll: the
+    // answer carries its number); ONSALE_LEARN=pass: one pass request, answered 409 not_admitted_yet
+    // with it (or 200: then it buys).
     const learn = async (b: Buyer) => {
+      if (LEARN === 'poll') {
+        const doc = await request(learnAgent, base, 'GET', `${queue}?ticket_id=${b.ticketId}`, undefined);
+        b.busy = false;
+        if (doc.status !== 200) return fail('status with ticket_id', doc);
+        if (typeof doc.body.data.number === 'number') b.number = doc.body.data.number;
+        return;
+      }
       const pass = await request(learnAgent, base, 'POST', `${queue}/pass`, { ticket: b.ticket });
       if (pass.status === 409 && pass.body?.code === 'not_admitted_yet') {
         b.number = pass.body.data.number;
@@ -581,7 +593,7 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
 async function main() {
   if (env.ONSALE_BUILD !== '0') execFileSync('npm', ['run', 'build:server'], { cwd: HERE, stdio: ['ignore', 'ignore', 'inherit'] });
   console.log(
-    `on-sale through the waiting room: ${BUYERS} buyers polling every ${POLL_MS / 1000} s, ${SEATS} seats, ${RATE} admissions a minute, ${PREQUEUE_S} s of pre-queue, ${ADMIT_S} s of admissions; ` +
+    `on-sale through the waiting room: ${BUYERS} buyers polling every ${POLL_MS / 1000} s, ${SEATS} seats, ${RATE} admissions a minute, ${PREQUEUE_S} s of pre-queue, ${ADMIT_S} s of admissions; numbers learnt by ${LEARN === 'poll' ? 'a status poll naming the ticket' : 'a pass request'}; ` +
       `machine: ${os.cpus().length} CPUs, load ${load()}`,
   );
   for (const part of PARTS) {

@@ -1447,7 +1447,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The status document of a session's waiting room, the same for every buyer (D60; public, no token) */
+        /** The status document of a session's waiting room, the same for every buyer (with `ticket_id`: that ticket's number too) (D60; public, no token) */
         get: operations["getQueueStatus"];
         put?: never;
         post?: never;
@@ -12653,7 +12653,10 @@ export interface operations {
     };
     getQueueStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a ticket id (the join's `ticket_id`): the answer adds that ticket's `number`, so that a buyer who joined the pre-queue learns it on its next poll after the draw */
+                ticket_id?: string;
+            };
             header?: never;
             path: {
                 sessionId: number;
@@ -12674,6 +12677,7 @@ export interface operations {
                             /** @description every number up to this one may ask for its pass */
                             admitted_through: number;
                             challenge: string | null;
+                            number?: number | null;
                             opens_at: string | null;
                             pass_ttl_seconds: number | null;
                             /** @description the pre-queue before the draw; the numbers not yet admitted after it */

@@ -122,8 +122,15 @@ async function queueRefresh() {
   if (data.page !== 'session' || !data.sessionId) return;
   clearTimeout(queueTimer);
   try {
-    queueDoc = await queueCall('');
+    // Until the number is known, the poll names the ticket: the answer brings the number once drawn,
+    // so the draw costs no extra request per buyer (docs/onsale.md).
+    const naming = queue.ticketId && queue.number == null ? `?ticket_id=${encodeURIComponent(queue.ticketId)}` : '';
+    queueDoc = await queueCall(naming);
     queueSkew = Date.parse(queueDoc.server_time) - Date.now();
+    if (naming && typeof queueDoc.number === 'number') {
+      queue.number = queueDoc.number;
+      saveQueue();
+    }
   } catch {
     /* the next poll tries again */
   }
@@ -133,7 +140,7 @@ async function queueRefresh() {
   if (queueOn() && !queue.pass && !queue.expired && queueDoc.state !== 'ended') queueTimer = setTimeout(queueRefresh, 2000 + Math.random() * 1000);
 }
 
-/** After the draw: learn the ticket's number (joining again answers the same ticket), then ask for the pass at its turn. */
+/** After the draw: learn the ticket's number (the poll naming the ticket brings it; else joining again answers the same ticket), then ask for the pass at its turn. */
 async function queueStep() {
   if (!queue.ticket || queue.pass || queue.expired || queueDoc.state !== 'admitting') return;
   try {
@@ -167,7 +174,7 @@ async function queueJoin() {
     // The solver (the UI kit's, the widget's too) is loaded only for a session that asks for it.
     if (queueDoc.challenge === 'proof_of_work') solution = await (await import('../../ui/pow')).solveChallenge(await queueCall('/challenge'));
     const joined = await queueCall('/join', { client_id: data.queueClient, ...(solution ? { challenge_solution: solution } : {}) });
-    queue = { ticket: joined.ticket, number: joined.number };
+    queue = { ticket: joined.ticket, ticketId: joined.ticket_id, number: joined.number };
     saveQueue();
   } catch (err) {
     queueError = err.message;

@@ -45,8 +45,10 @@ describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
     const context = await browser.newContext({ viewport: VIEWPORTS.phone, locale: 'es-ES' });
     const page = await context.newPage();
     const creates: Record<string, string | undefined>[] = [];
+    const queueCalls: string[] = [];
     page.on('request', (r) => {
       if (r.method() === 'POST' && r.url().endsWith(`/api/portal/${slug}/es/orders`)) creates.push(r.headers());
+      if (r.url().includes('/api/queue/v1/')) queueCalls.push(`${r.method()} ${new URL(r.url()).pathname.replace(/^.*\/sessions\/\d+/, '')}${new URL(r.url()).search}`);
     });
     await page.goto(`${base}/${slug}/es/events/${s.eventId}/sessions/${s.sessionId}`);
 
@@ -82,8 +84,13 @@ describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
       });
       expect(joined.statusCode, joined.body).toBe(200);
     }
+    const beforeDraw = queueCalls.length;
     t.clock.set(new Date(start));
     await expect.poll(() => queueState(page), { timeout: 10_000 }).toBe('queuePosition');
+    // The number came with the poll that names the ticket: no second join after the draw.
+    const afterDraw = queueCalls.slice(beforeDraw);
+    expect(afterDraw.some((c) => /^GET \?ticket_id=[A-Za-z0-9]+$/.test(c)), afterDraw.join(', ')).toBe(true);
+    expect(afterDraw.filter((c) => c.startsWith('POST /join'))).toEqual([]);
     const text = await status(page).innerText();
     const number = Number(/Tu número: (\d+)/.exec(text)![1]);
     expect(number).toBeGreaterThanOrEqual(1);

@@ -109,6 +109,8 @@ describe('the queue with an injected clock', () => {
     expect(doc.seed_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(await pass(s1.sessionId, tickets.c1!.ticket)).toMatchObject({ status: 409, body: { code: 'not_admitted_yet', data: { number: null, admitted_through: 0 } } });
     expect(await call('GET', Q(s1.sessionId, '/draw'))).toMatchObject({ status: 409, body: { code: 'queue_not_drawn' } });
+    // A poll naming its ticket: no number before the draw.
+    expect((await call('GET', Q(s1.sessionId, `?ticket_id=${tickets.c1!.ticket_id}`))).body.data).toMatchObject({ state: 'pre_queue', number: null });
   });
 
   it('serves the status document with an ETag and 304, cacheable for a second', async () => {
@@ -142,6 +144,25 @@ describe('the queue with an injected clock', () => {
     for (const [client, x] of Object.entries(tickets)) {
       expect((await join(s1.sessionId, client)).body.data!.number).toBe(drawn.indexOf(x.ticket_id) + 1);
     }
+  });
+
+  it('tells a poll that names its ticket_id that ticket\'s number once drawn, with an ETag of its own', async () => {
+    at(0);
+    const plain = await t.app.inject({ url: Q(s1.sessionId) });
+    const drawn = (await call('GET', Q(s1.sessionId, '/draw'))).body.data!.ticket_ids as string[];
+    for (const x of Object.values(tickets)) {
+      const r = await t.app.inject({ url: Q(s1.sessionId, `?ticket_id=${x.ticket_id}`) });
+      expect(r.statusCode).toBe(200);
+      const body = r.json();
+      // The shared document with the number after server_time.
+      expect(body).toEqual({ ...plain.json(), data: { ...plain.json().data, server_time: body.data.server_time, number: drawn.indexOf(x.ticket_id) + 1 } });
+      expect(r.headers.etag).not.toBe(plain.headers.etag);
+      expect((await t.app.inject({ url: Q(s1.sessionId, `?ticket_id=${x.ticket_id}`), headers: { 'if-none-match': String(r.headers.etag) } })).statusCode).toBe(304);
+      // Another ticket's ETag is not this one's.
+      expect(r.headers.etag).not.toBe((await t.app.inject({ url: Q(s1.sessionId, `?ticket_id=${drawn.find((id) => id !== x.ticket_id)}`) })).headers.etag);
+    }
+    expect((await call('GET', Q(s1.sessionId, '?ticket_id=unknownTicket0000000'))).body.data).toMatchObject({ state: 'admitting', number: null });
+    expect(await call('GET', Q(s1.sessionId, '?ticket_id=not-a-ticket!'))).toMatchObject({ status: 422 });
   });
 
   it('numbers later arrivals in arrival order after the drawn ones', async () => {
@@ -313,11 +334,12 @@ describe('the proof-of-work challenge (altcha)', () => {
 });
 
 describe('cost', () => {
-  it('serves 1,000 polls, joins and passes without one PostgreSQL statement', async () => {
+  it('serves 1,000 polls (with and without a ticket_id), joins and passes without one PostgreSQL statement', async () => {
     at(3_200_000);
     // The instance reads a session's queue facts again every 30 s: start the count with a fresh copy.
     queueSessionChanged(t.ctx, s1.sessionId);
-    const ticket = (await join(s1.sessionId, 'counter')).body.data!.ticket as string;
+    const joined = (await join(s1.sessionId, 'counter')).body.data!;
+    const [ticket, ticketId] = [joined.ticket as string, joined.ticket_id as string];
     t.clock.advance(10_000);
     await status(s1.sessionId);
     await pass(s1.sessionId, ticket);
@@ -335,8 +357,9 @@ describe('cost', () => {
     }
     try {
       for (let i = 0; i < 1000; i++) {
-        const kind = i % 3;
-        const r = kind === 0 ? await call('GET', Q(s1.sessionId)) : kind === 1 ? await join(s1.sessionId, `bulk-${i}`) : await pass(s1.sessionId, ticket);
+        const kind = i % 4;
+        const r =
+          kind === 0 ? await call('GET', Q(s1.sessionId)) : kind === 1 ? await join(s1.sessionId, `bulk-${i}`) : kind === 2 ? await pass(s1.sessionId, ticket) : await call('GET', Q(s1.sessionId, `?ticket_id=${ticketId}`));
         expect(r.status).toBe(200);
       }
     } finally {

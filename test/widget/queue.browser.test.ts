@@ -63,8 +63,10 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     await context.addInitScript('globalThis.__name = (f) => f;');
     const page = await context.newPage();
     const creates: Record<string, string>[] = [];
+    const queueCalls: string[] = [];
     page.on('request', (r) => {
       if (r.method() === 'POST' && /\/api\/sales-channel\/v1\/demo-d\/es\/orders$/.test(r.url())) creates.push(r.headers());
+      if (r.url().includes('/api/queue/v1/')) queueCalls.push(`${r.method()} ${new URL(r.url()).pathname.replace(/^.*\/sessions\/\d+/, '')}${new URL(r.url()).search}`);
     });
     await page.goto(`${examplesUrl}/model-d.html?session=${sessionId}`);
 
@@ -83,8 +85,13 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     await shots(page, 'queue-joined');
 
     // The draw (a queue of one): number 1, nobody ahead, not admitted in the sale's first second.
+    const beforeDraw = queueCalls.length;
     t.clock.set(new Date(start));
     await expect.poll(() => stage(page), { timeout: 10_000 }).toBe('position');
+    // The number came with the poll that names the ticket: no second join after the draw.
+    const afterDraw = queueCalls.slice(beforeDraw);
+    expect(afterDraw.some((c) => /^GET \?ticket_id=[A-Za-z0-9]+$/.test(c)), afterDraw.join(', ')).toBe(true);
+    expect(afterDraw.filter((c) => c.startsWith('POST /join'))).toEqual([]);
     expect(await statusText(page)).toBe('Tu número: 1. Personas delante de ti: 0.');
     expect(await page.locator(`${W} .queue .sub`).innerText()).toMatch(/Espera estimada: unos 1 min/);
     await shots(page, 'queue-position');

@@ -19,10 +19,14 @@ export interface QueueDoc {
   pass_ttl_seconds: number | null;
   challenge: string | null;
   server_time: string;
+  /** Only in an answer to a poll naming a `ticket_id`: its number once drawn. */
+  number?: number | null;
 }
 
 interface Stored {
   ticket?: string;
+  /** The ticket's id: polls name it until they bring the number (after the draw). */
+  ticketId?: string;
   number?: number | null;
   pass?: string;
   expiresAt?: string;
@@ -120,7 +124,10 @@ export function createQueue(opts: { api: ApiClient; channelSlug: string; session
     if (!stopped) opts.onChange(view());
   };
 
-  /** After the draw: the ticket's number (joining again answers the same ticket), then the pass at its turn. */
+  /**
+   * After the draw: the ticket's number (the poll naming the ticket brings it; else joining again
+   * answers the same ticket), then the pass at its turn.
+   */
   async function step() {
     if (!doc || !stored.ticket || stored.pass || stored.expired || doc.state !== 'admitting') return;
     try {
@@ -149,8 +156,15 @@ export function createQueue(opts: { api: ApiClient; channelSlug: string; session
     if (timer) clearTimeout(timer);
     timer = null;
     try {
-      doc = await api.queue<QueueDoc>('GET', path());
+      // Until the number is known, the poll names the ticket: the answer brings the number once
+      // drawn, so the draw costs no extra request per buyer (docs/onsale.md).
+      const naming = stored.ticketId && stored.number == null ? `?ticket_id=${encodeURIComponent(stored.ticketId)}` : '';
+      doc = await api.queue<QueueDoc>('GET', path(naming));
       skew = Date.parse(doc.server_time) - Date.now();
+      if (naming && typeof doc.number === 'number') {
+        stored.number = doc.number;
+        save();
+      }
     } catch {
       // A service without waiting rooms, or the network: the next poll (if any) tries again.
     }
@@ -173,8 +187,8 @@ export function createQueue(opts: { api: ApiClient; channelSlug: string; session
       try {
         let solution: string | undefined;
         if (doc.challenge === 'proof_of_work') solution = await solveChallenge(await api.queue<PowChallenge>('GET', path('/challenge')));
-        const joined = await api.queue<{ ticket: string; number: number | null }>('POST', path('/join'), { client_id: clientId, ...(solution ? { challenge_solution: solution } : {}) });
-        stored = { ticket: joined.ticket, number: joined.number };
+        const joined = await api.queue<{ ticket: string; ticket_id: string; number: number | null }>('POST', path('/join'), { client_id: clientId, ...(solution ? { challenge_solution: solution } : {}) });
+        stored = { ticket: joined.ticket, ticketId: joined.ticket_id, number: joined.number };
         save();
       } catch (err) {
         error = err instanceof Error ? err.message : String(err);

@@ -5,7 +5,7 @@ import { etagMatches } from '../../http/etag.js';
 import { invalidData } from '../../http/errors.js';
 import { buyerCookieId, registerBuyerCookies } from '../../http/buyer-cookie.js';
 import { newChallenge } from './queue.challenge.js';
-import { ChallengeResponse, DrawResponse, JoinBody, JoinResponse, PassBody, PassResponse, QueueParams, QueueStatusResponse } from './queue.schemas.js';
+import { ChallengeResponse, DrawResponse, JoinBody, JoinResponse, PassBody, PassResponse, QueueParams, QueueStatusQuery, QueueStatusResponse } from './queue.schemas.js';
 import * as queue from './queue.service.js';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -44,7 +44,12 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     polls.get(
       '/sessions/:sessionId',
       {
-        schema: { ...doc('getQueueStatus', 'The status document of a session\'s waiting room, the same for every buyer'), params: QueueParams, response: { 200: QueueStatusResponse, ...errors } },
+        schema: {
+          ...doc('getQueueStatus', 'The status document of a session\'s waiting room, the same for every buyer (with `ticket_id`: that ticket\'s number too)'),
+          params: QueueParams,
+          querystring: QueueStatusQuery,
+          response: { 200: QueueStatusResponse, ...errors },
+        },
         logLevel: statusPollLogLevel(app.ctx.config.logLevel),
       },
       async (request, reply) => {
@@ -53,13 +58,18 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const sessionId = request.params.sessionId;
         const shared = queue.statusDocumentNow(app.ctx, sessionId) ?? (await queue.buildStatusDocument(app.ctx, sessionId));
         count.answered++;
-        reply.header('etag', shared.etag).header('cache-control', 'public, max-age=1');
-        if (etagMatches(request.headers['if-none-match'], shared.etag)) {
+        // A buyer of the pre-queue names its ticket until it knows its number (given once drawn).
+        const ticketId = request.query.ticket_id;
+        const number = ticketId === undefined ? undefined : await queue.statusNumberOf(app.ctx, shared, ticketId);
+        const etag = number === undefined ? shared.etag : queue.statusNumberEtag(shared, number);
+        reply.header('etag', etag).header('cache-control', 'public, max-age=1');
+        if (etagMatches(request.headers['if-none-match'], etag)) {
           count.notModified++;
           return reply.status(304).send();
         }
         // Already JSON (Fastify sends a JSON-typed string as it is): the same bytes as the schema's serializer.
-        return reply.type(JSON_UTF8).send(shared.head + queue.statusServerTime(app.ctx) + queue.STATUS_DOCUMENT_TAIL);
+        const tail = number === undefined ? queue.STATUS_DOCUMENT_TAIL : queue.statusNumberTail(number);
+        return reply.type(JSON_UTF8).send(shared.head + queue.statusServerTime(app.ctx) + tail);
       },
     );
   });

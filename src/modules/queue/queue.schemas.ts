@@ -31,6 +31,16 @@ export const QueueParams = Type.Object({ sessionId: IdParam });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const State = Type.Union(['closed', 'pre_queue', 'drawing', 'admitting', 'ended'].map((s) => Type.Literal(s)));
 
+export const QueueStatusQuery = Type.Object({
+  ticket_id: Type.Optional(
+    Text(40, {
+      minLength: 1,
+      pattern: '^[A-Za-z0-9]+$',
+      description: 'a ticket id (the join\'s `ticket_id`): the answer adds that ticket\'s `number`, so that a buyer who joined the pre-queue learns it on its next poll after the draw',
+    }),
+  ),
+});
+
 export const QueueStatusResponse = Envelope(
   Type.Object({
     session_id: Type.Integer(),
@@ -45,6 +55,7 @@ export const QueueStatusResponse = Envelope(
     seed_sha256: Nullable(Type.String({ description: 'SHA-256 of the draw\'s seed, published before the draw' })),
     seed: Nullable(Type.String({ description: 'the draw\'s seed, once drawn' })),
     server_time: Type.String({ format: 'date-time', description: 'the service\'s clock, for countdowns' }),
+    number: Type.Optional(Nullable(Type.Integer({ description: 'only when the poll names a `ticket_id`: its number once drawn (`state` admitting), else null' }))),
   }),
 );
 

@@ -294,6 +294,25 @@ export function statusDocumentNow(ctx: AppContext, sessionId: number): StatusDoc
   return doc;
 }
 
+/**
+ * The number of the ticket a status poll names (`?ticket_id=`), so that a buyer of the pre-queue
+ * learns its number on a poll it makes anyway instead of one more request per buyer at the draw
+ * (docs/onsale.md): null while the document is not admitting and for a ticket the queue does not
+ * know. Not a secret: once drawn, every ticket id and its place are published (GET .../draw). A
+ * Map look-up in memory; one Redis read in a fleet, made only by polls that name a ticket (a buyer
+ * names it until it knows its number).
+ */
+export async function statusNumberOf(ctx: AppContext, doc: StatusDocument, ticketId: string): Promise<number | null> {
+  if (doc.status.state !== 'admitting') return null;
+  return queueStore(ctx).numberOf(doc.facts.q, ticketId);
+}
+
+/** The end of a status answer that names a ticket: its number after `server_time`. */
+export const statusNumberTail = (number: number | null) => `","number":${number === null ? 'null' : number}},"message":"Queue status"}`;
+
+/** The ETag of a status answer that names a ticket: the document's, and the number. */
+export const statusNumberEtag = (doc: StatusDocument, number: number | null) => `${doc.etag.slice(0, -1)}.${number ?? 'none'}"`;
+
 /** The `server_time` of an answer: the clock now, as the document writes it. */
 export const statusServerTime = (ctx: AppContext) => serverTime(ctx.clock.now().getTime());
 
