@@ -419,6 +419,12 @@ describe.runIf(isPostgres)('two instances behind HAProxy (deploy/haproxy.cfg), o
     expect(draws.map((d) => d.status)).toEqual([200, 200]);
     expect(draws[0]!.body.data.ticket_ids).toEqual(draws[1]!.body.data.ticket_ids);
     expect(draws[0]!.body.data.ticket_ids).toHaveLength(20);
+    // A poll naming a ticket brings its number from Redis on either instance.
+    const drawnIds = draws[0]!.body.data.ticket_ids as string[];
+    for (const [i, base] of direct.entries()) {
+      const id = drawnIds[i * 7]!;
+      expect((await call('GET', `${Q}?ticket_id=${id}`, { base })).body.data).toMatchObject({ state: 'admitting', number: i * 7 + 1 });
+    }
     // Later arrivals, on alternating instances, are numbered 21, 22, ... in arrival order.
     const late: number[] = [];
     for (let i = 0; i < 6; i++) late.push((await call('POST', `${Q}/join`, { base: direct[i % 2], body: { client_id: `fleet-late-${i}` } })).body.data.number);
