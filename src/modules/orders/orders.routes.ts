@@ -54,6 +54,10 @@ function b2bPassCreation(request: FastifyRequest, rateIds: readonly (number | un
 
 /** Orders and items (SPEC "Order and items"), under /sales-channel/v1/{slug}. */
 const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  /** The cart a request names, as the orders service's cart operations take it: context, channel with its caller, token, language. */
+  const cartOf = (request: Pick<FastifyRequest, 'channel' | 'credential'> & { params: { lang: string; orderToken: string } }) =>
+    [app.ctx, cartChannelOf(request), request.params.orderToken, request.params.lang] as const;
+
   app.post(
     '/:lang/orders',
     { config: CART_BUILT, schema: { ...doc('createOrder', 'Create an order with its first item, or with every seat of the cart (items, D63)'), params: ChannelLangParams, body: CreateOrderBody, response: { 200: OrderResponse, 201: OrderResponse, ...errors } } },
@@ -97,74 +101,49 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/:lang/orders/:orderToken',
     { config: CART_READ, schema: { ...doc('getOrder', 'Read an order'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await orders.getOrder(app.ctx, cartChannelOf(request), orderToken, lang), 'Order');
-    },
+    async (request) => ok(await orders.getOrder(...cartOf(request)), 'Order'),
   );
 
   app.delete(
     '/:lang/orders/:orderToken',
     { config: CART_EMPTIED, schema: { ...doc('cancelOrder', 'Cancel an order (its seats are released at once)'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await orders.cancelOrder(app.ctx, cartChannelOf(request), orderToken, lang), 'Order cancelled');
-    },
+    async (request) => ok(await orders.cancelOrder(...cartOf(request)), 'Order cancelled'),
   );
 
   app.post(
     '/:lang/orders/:orderToken/items',
     { config: CART_WRITE, schema: { ...doc('addOrderItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await orders.addItem(app.ctx, cartChannelOf(request), orderToken, lang, request.body), 'Item added');
-    },
+    async (request) => ok(await orders.addItem(...cartOf(request), request.body), 'Item added'),
   );
 
   app.post(
     '/:lang/orders/:orderToken/items-bulk',
     { config: CART_WRITE, schema: { ...doc('addOrderItemsBulk', 'Add seats in bulk (all or nothing)'), params: OrderParams, body: AddItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await orders.addItemsBulk(app.ctx, cartChannelOf(request), orderToken, lang, request.body.items), 'Items added');
-    },
+    async (request) => ok(await orders.addItemsBulk(...cartOf(request), request.body.items), 'Items added'),
   );
 
   app.post(
     '/:lang/orders/:orderToken/items/sector',
     { config: CART_WRITE, schema: { ...doc('addOrderSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await orders.addSectorItems(app.ctx, cartChannelOf(request), orderToken, lang, request.body), 'Items added');
-    },
+    async (request) => ok(await orders.addSectorItems(...cartOf(request), request.body), 'Items added'),
   );
 
   app.delete(
     '/:lang/orders/:orderToken/items/bulk',
     { config: CART_EMPTIED, schema: { ...doc('removeOrderItemsBulk', 'Remove items in bulk (all or nothing)'), params: OrderParams, body: RemoveItemsBulkBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await orders.removeItemsBulk(app.ctx, cartChannelOf(request), orderToken, lang, request.body.item_ids), 'Items removed');
-    },
+    async (request) => ok(await orders.removeItemsBulk(...cartOf(request), request.body.item_ids), 'Items removed'),
   );
 
   app.delete(
     '/:lang/orders/:orderToken/items/:itemId',
     { config: CART_EMPTIED, schema: { ...doc('removeOrderItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken, itemId } = request.params;
-      return ok(await orders.removeItem(app.ctx, cartChannelOf(request), orderToken, lang, itemId), 'Item removed');
-    },
+    async (request) => ok(await orders.removeItem(...cartOf(request), request.params.itemId), 'Item removed'),
   );
 
   app.put(
     '/:lang/orders/:orderToken/items/change-rate',
     { config: CART_WRITE, schema: { ...doc('changeOrderItemsRate', 'Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      const { item_ids, rate_id } = request.body;
-      return ok(await orders.changeRate(app.ctx, cartChannelOf(request), orderToken, lang, item_ids, rate_id), 'Rate changed');
-    },
+    async (request) => ok(await orders.changeRate(...cartOf(request), request.body.item_ids, request.body.rate_id), 'Rate changed'),
   );
 };
 

@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { ok } from '../../http/envelope.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import { ChannelLangParams, IdParam, Int32, LangParam, SlugParam } from '../../http/schemas.js';
@@ -54,6 +55,9 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     request.channel = channel;
   });
+  /** The cart a request names, as the cart and voucher services take it: context, channel, token, language. */
+  const cartOf = (request: Pick<FastifyRequest, 'channel'> & { params: { lang: string; orderToken: string } }) =>
+    [app.ctx, request.channel!, request.params.orderToken, request.params.lang] as const;
 
   app.post(
     '/:salesChannelSlug/:lang/orders',
@@ -106,55 +110,37 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/:salesChannelSlug/:lang/orders/:orderToken',
     { config: CART_WRITE, schema: { ...doc('cancelPortalCart', 'Cancel a cart'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await orders.cancelOrder(app.ctx, request.channel!, orderToken, lang), 'Order cancelled');
-    },
+    async (request) => ok(await orders.cancelOrder(...cartOf(request)), 'Order cancelled'),
   );
 
   app.post(
     '/:salesChannelSlug/:lang/orders/:orderToken/items',
     { config: CART_WRITE, schema: { ...doc('addPortalCartItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await orders.addItem(app.ctx, request.channel!, orderToken, lang, request.body), 'Item added');
-    },
+    async (request) => ok(await orders.addItem(...cartOf(request), request.body), 'Item added'),
   );
 
   app.post(
     '/:salesChannelSlug/:lang/orders/:orderToken/items/sector',
     { config: CART_WRITE, schema: { ...doc('addPortalCartSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await orders.addSectorItems(app.ctx, request.channel!, orderToken, lang, request.body), 'Items added');
-    },
+    async (request) => ok(await orders.addSectorItems(...cartOf(request), request.body), 'Items added'),
   );
 
   app.delete(
     '/:salesChannelSlug/:lang/orders/:orderToken/items/:itemId',
     { config: CART_WRITE, schema: { ...doc('removePortalCartItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken, itemId } = request.params;
-      return ok(await orders.removeItem(app.ctx, request.channel!, orderToken, lang, itemId), 'Item removed');
-    },
+    async (request) => ok(await orders.removeItem(...cartOf(request), request.params.itemId), 'Item removed'),
   );
 
   app.put(
     '/:salesChannelSlug/:lang/orders/:orderToken/items/change-rate',
     { config: CART_WRITE, schema: { ...doc('changePortalCartItemsRate', 'Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await orders.changeRate(app.ctx, request.channel!, orderToken, lang, request.body.item_ids, request.body.rate_id), 'Rate changed');
-    },
+    async (request) => ok(await orders.changeRate(...cartOf(request), request.body.item_ids, request.body.rate_id), 'Rate changed'),
   );
 
   app.post(
     '/:salesChannelSlug/:lang/orders/:orderToken/apply-voucher',
     { config: VOUCHER, schema: { ...doc('applyPortalCartVoucher', 'Apply a voucher'), params: OrderParams, body: Type.Object({ code: VoucherCode }), response: { 200: OrderResponse, ...errors } } },
-    async (request) => {
-      const { lang, orderToken } = request.params;
-      return ok(await applyVoucher(app.ctx, request.channel!, orderToken, lang, request.body.code), 'Voucher applied');
-    },
+    async (request) => ok(await applyVoucher(...cartOf(request), request.body.code), 'Voucher applied'),
   );
 
   app.delete(
@@ -167,10 +153,7 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: OrderResponse, ...errors },
       },
     },
-    async (request) => {
-      const { lang, orderToken, voucherCode } = request.params;
-      return ok(await removeVoucher(app.ctx, request.channel!, orderToken, lang, voucherCode), 'Voucher removed');
-    },
+    async (request) => ok(await removeVoucher(...cartOf(request), request.params.voucherCode), 'Voucher removed'),
   );
 };
 

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
-import { formatDateTime, spokenLanguage } from '../../platform/i18n.js';
+import { formatDateTime } from '../../platform/i18n.js';
 import { emailDocument, envelopeOf } from './email-layout.js';
 import type { OutboxRow } from './email.repo.js';
-import { eventNameFor, sessionEmailColumns, sessionEmailJoins, type SessionEmailFacts } from './session-email.js';
+import { readerOf, sessionEmailColumns, sessionEmailJoins, type SessionEmailFacts } from './session-email.js';
 import type { TicketEmail } from './tickets.email.js';
 
 /**
@@ -22,9 +22,7 @@ export async function composeSessionChangeEmail(ctx: AppContext, row: OutboxRow)
         WHERE c.id = ${row.sessionChangeId}`,
   );
   if (!change) return null;
-  const lang = row.lang ?? change.default_lang;
-  const es = spokenLanguage(lang) === 'es';
-  const eventName = eventNameFor(change, lang);
+  const { lang, es, eventName } = readerOf(change, row.lang);
   const tz = ctx.config.timezone;
   const before = formatDateTime(new Date(change.old_start), lang, tz);
   const after = formatDateTime(new Date(change.new_start), lang, tz);

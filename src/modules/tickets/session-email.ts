@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { pickByLanguage } from '../../platform/i18n.js';
+import { pickByLanguage, spokenLanguage } from '../../platform/i18n.js';
 
 // What the e-mails about a session (its change of date, D74; the organiser's message, D67) read of
 // it alike: the event's names in every language, the venue and the organiser's box office.
@@ -22,8 +22,10 @@ export const sessionEmailJoins = sql`JOIN events e ON e.id = s.event_id
         JOIN organisers org ON org.id = e.organiser_id
         LEFT JOIN venues v ON v.id = s.venue_id`;
 
-/** The event's name in the reader's language, else in the event's own. */
-export function eventNameFor(facts: SessionEmailFacts, lang: string): string {
+/** The reader's language (the outbox row's, else the event's), whether it is Spanish, and the event's name in it. */
+export function readerOf(facts: SessionEmailFacts, rowLang: string | null): { lang: string; es: boolean; eventName: string } {
+  const lang = rowLang ?? facts.default_lang;
   const names = typeof facts.names === 'string' ? (JSON.parse(facts.names) as { lang: string; name: string }[]) : facts.names;
-  return pickByLanguage(new Map(names.map((n) => [n.lang, n.name])), [lang.slice(0, 2), facts.default_lang]) ?? '';
+  const eventName = pickByLanguage(new Map(names.map((n) => [n.lang, n.name])), [lang.slice(0, 2), facts.default_lang]) ?? '';
+  return { lang, es: spokenLanguage(lang) === 'es', eventName };
 }

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../app-context.js';
 import { queryRows } from '../../db/client.js';
-import { formatDateTime, spokenLanguage } from '../../platform/i18n.js';
+import { formatDateTime } from '../../platform/i18n.js';
 import { emailDocument, envelopeOf } from './email-layout.js';
 import type { OutboxRow } from './email.repo.js';
-import { eventNameFor, sessionEmailColumns, sessionEmailJoins, type SessionEmailFacts } from './session-email.js';
+import { readerOf, sessionEmailColumns, sessionEmailJoins, type SessionEmailFacts } from './session-email.js';
 import type { TicketEmail } from './tickets.email.js';
 
 /**
@@ -21,9 +21,7 @@ export async function composeSessionMessageEmail(ctx: AppContext, row: OutboxRow
         WHERE m.id = ${row.sessionMessageId}`,
   );
   if (!m) return null;
-  const lang = row.lang ?? m.default_lang;
-  const es = spokenLanguage(lang) === 'es';
-  const eventName = eventNameFor(m, lang);
+  const { lang, es, eventName } = readerOf(m, row.lang);
   const when = formatDateTime(new Date(m.start_datetime), lang, ctx.config.timezone);
   const venue = m.venue_name ? `, ${m.venue_name}` : '';
   const about = es

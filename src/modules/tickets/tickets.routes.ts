@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { Text } from '../../http/schemas.js';
@@ -24,6 +25,21 @@ const PKPASS_PATTERN = /^([A-Za-z0-9]{16,64})\.pkpass$/;
 const CODE_PATTERN = /^[A-Za-z0-9]{16,64}$/;
 const ORDER_FILE_PATTERN = /^([A-Za-z0-9_-]{8,128})\.(pdf|ics)$/;
 
+/** The query of every signed link (tickets.links.ts). */
+const SignedLinkQuery = Type.Object({
+  expires: Type.Optional(Text(20, { description: 'unix time the link expires' })),
+  signature: Type.Optional(Text(128, { description: 'HMAC-SHA256 of the path and expiry' })),
+});
+/** A link that was tampered with, has expired or names nothing. */
+const refused = { 403: Type.Ref('ErrorEnvelope'), 404: Type.Ref('ErrorEnvelope') };
+/** A path that cannot be one we signed: the same answer as a tampered link. */
+const invalidLink = () => new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+/** An API client that asks for JSON (and not for a page). */
+const wantsJson = (request: FastifyRequest) => /application\/json/.test(request.headers.accept ?? '') && !/text\/html/.test(request.headers.accept ?? '');
+/** A ticket file: its holder's alone, never kept by a shared cache. */
+const sendPrivate = (reply: FastifyReply, type: string, disposition: string, body: Buffer | string) =>
+  reply.type(type).header('content-disposition', disposition).header('cache-control', 'private, no-store').send(body);
+
 /**
  * GET /api/tickets/{code}.pdf?expires=&signature= : public, but only through a signed link (D23).
  */
@@ -36,14 +52,10 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getTicketPdf',
         summary: 'Ticket PDF through a signed link (from ticket_pdf_urls; valid 7 days)',
         params: Type.Object({ file: Text(80, { description: '<ticket code>.pdf' }) }),
-        querystring: Type.Object({
-          expires: Type.Optional(Text(20, { description: 'unix time the link expires' })),
-          signature: Type.Optional(Text(128, { description: 'HMAC-SHA256 of the path and expiry' })),
-        }),
+        querystring: SignedLinkQuery,
         response: {
           200: Type.Any({ description: 'application/pdf' }),
-          403: Type.Ref('ErrorEnvelope'),
-          404: Type.Ref('ErrorEnvelope'),
+          ...refused,
           410: Type.Ref('ErrorEnvelope'),
         },
       },
@@ -51,24 +63,19 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const match = FILE_PATTERN.exec(request.params.file);
       // A path that cannot be a ticket was not issued by us: same answer as a tampered link.
-      if (!match) throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+      if (!match) throw invalidLink();
       let pdf: Buffer;
       try {
         pdf = await ticketPdfFromLink(app.ctx, { code: match[1]!, expires: request.query.expires, signature: request.query.signature });
       } catch (err) {
         // A buyer following the link reads a page in the order's language (D58); an API client
         // that asks for JSON keeps the envelope. Still 410: the ticket is gone for good.
-        const wantsJson = /application\/json/.test(request.headers.accept ?? '') && !/text\/html/.test(request.headers.accept ?? '');
-        if (err instanceof TicketVoidError && !wantsJson) {
+        if (err instanceof TicketVoidError && !wantsJson(request)) {
           return reply.status(410).type('text/html; charset=utf-8').header('cache-control', 'private, no-store').send(voidTicketPage(err.lang, err.orderReference));
         }
         throw err;
       }
-      return reply
-        .type('application/pdf')
-        .header('content-disposition', `inline; filename="ticket-${match[1]}.pdf"`)
-        .header('cache-control', 'private, no-store')
-        .send(pdf);
+      return sendPrivate(reply, 'application/pdf', `inline; filename="ticket-${match[1]}.pdf"`, pdf);
     },
   );
 
@@ -80,35 +87,22 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getOrderTicketsFile',
         summary: "All of an order's tickets as one PDF (<order token>.pdf), or its sessions as an iCalendar file (<order token>.ics), through a signed link",
         params: Type.Object({ file: Text(140, { description: '<order token>.pdf or <order token>.ics' }) }),
-        querystring: Type.Object({
-          expires: Type.Optional(Text(20, { description: 'unix time the link expires' })),
-          signature: Type.Optional(Text(128, { description: 'HMAC-SHA256 of the path and expiry' })),
-        }),
+        querystring: SignedLinkQuery,
         response: {
           200: Type.Any({ description: 'application/pdf or text/calendar' }),
-          403: Type.Ref('ErrorEnvelope'),
-          404: Type.Ref('ErrorEnvelope'),
+          ...refused,
           410: Type.Ref('ErrorEnvelope'),
         },
       },
     },
     async (request, reply) => {
       const match = ORDER_FILE_PATTERN.exec(request.params.file);
-      if (!match) throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+      if (!match) throw invalidLink();
       const kind = match[2] as 'pdf' | 'ics';
       const body = await orderFileFromLink(app.ctx, { orderToken: match[1]!, kind, expires: request.query.expires, signature: request.query.signature });
-      return reply
-        .type(kind === 'pdf' ? 'application/pdf' : 'text/calendar; charset=utf-8')
-        .header('content-disposition', `${kind === 'pdf' ? 'inline' : 'attachment'}; filename="tickets.${kind}"`)
-        .header('cache-control', 'private, no-store')
-        .send(body);
+      return sendPrivate(reply, kind === 'pdf' ? 'application/pdf' : 'text/calendar; charset=utf-8', `${kind === 'pdf' ? 'inline' : 'attachment'}; filename="tickets.${kind}"`, body);
     },
   );
-  const walletQuery = Type.Object({
-    expires: Type.Optional(Text(20, { description: 'unix time the link expires' })),
-    signature: Type.Optional(Text(128, { description: 'HMAC-SHA256 of the path and expiry' })),
-  });
-
   app.get(
     '/wallet/apple/:file',
     {
@@ -117,23 +111,18 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getTicketApplePass',
         summary: 'The ticket as a signed Apple Wallet pass (<ticket code>.pkpass) through a signed link (D70); voided once refunded',
         params: Type.Object({ file: Text(80, { description: '<ticket code>.pkpass' }) }),
-        querystring: walletQuery,
+        querystring: SignedLinkQuery,
         response: {
           200: Type.Any({ description: 'application/vnd.apple.pkpass' }),
-          403: Type.Ref('ErrorEnvelope'),
-          404: Type.Ref('ErrorEnvelope'),
+          ...refused,
         },
       },
     },
     async (request, reply) => {
       const match = PKPASS_PATTERN.exec(request.params.file);
-      if (!match) throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+      if (!match) throw invalidLink();
       const pass = await applePassFromLink(app.ctx, { code: match[1]!, expires: request.query.expires, signature: request.query.signature });
-      return reply
-        .type('application/vnd.apple.pkpass')
-        .header('content-disposition', `attachment; filename="ticket-${match[1]}.pkpass"`)
-        .header('cache-control', 'private, no-store')
-        .send(pass);
+      return sendPrivate(reply, 'application/vnd.apple.pkpass', `attachment; filename="ticket-${match[1]}.pkpass"`, pass);
     },
   );
 
@@ -145,7 +134,7 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getTicketGoogleWalletLink',
         summary: "Redirects to Google Wallet's save page with the ticket's signed JWT, through a signed link (D70); INACTIVE once refunded",
         params: Type.Object({ code: Text(80, { description: 'ticket code' }) }),
-        querystring: walletQuery,
+        querystring: SignedLinkQuery,
         response: {
           200: Type.Object(
             {
@@ -157,17 +146,15 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
             { description: 'With Accept: application/json, the save link itself instead of the redirect' },
           ),
           302: Type.Null({ description: 'Location: https://pay.google.com/gp/v/save/<jwt>' }),
-          403: Type.Ref('ErrorEnvelope'),
-          404: Type.Ref('ErrorEnvelope'),
+          ...refused,
         },
       },
     },
     async (request, reply) => {
-      if (!CODE_PATTERN.test(request.params.code)) throw new AppError('invalid_signature', 'The ticket link is invalid or has expired');
+      if (!CODE_PATTERN.test(request.params.code)) throw invalidLink();
       const url = await googleSaveUrlFromLink(app.ctx, { code: request.params.code, expires: request.query.expires, signature: request.query.signature });
       reply.header('cache-control', 'private, no-store');
-      const wantsJson = /application\/json/.test(request.headers.accept ?? '') && !/text\/html/.test(request.headers.accept ?? '');
-      if (wantsJson) return ok({ save_url: url });
+            if (wantsJson(request)) return ok({ save_url: url });
       return reply.redirect(url, 302);
     },
   );

@@ -102,16 +102,30 @@ export interface EntryRow extends EntryRequest {
   orderReference: string | null;
 }
 
-interface RawEntry {
-  id: string | number;
+/** The columns of an entry's request but its session, as the database answers them. */
+interface RawRequest {
   channel_id: number;
-  session_id: number;
   sector_id: number | null;
   rate_id: number | null;
   quantity: number;
   email: string;
   name: string | null;
   lang: string;
+}
+
+const requestOf = (r: RawRequest): Omit<EntryRequest, 'sessionId'> => ({
+  channelId: r.channel_id,
+  sectorId: r.sector_id,
+  rateId: r.rate_id,
+  quantity: r.quantity,
+  email: r.email,
+  name: r.name,
+  lang: r.lang,
+});
+
+interface RawEntry extends RawRequest {
+  id: string | number;
+  session_id: number;
   status: WaitingListStatus;
   position: string | number | null;
   created_at: Date | string;
@@ -124,14 +138,8 @@ interface RawEntry {
 
 const entryRow = (r: RawEntry): EntryRow => ({
   id: Number(r.id),
-  channelId: r.channel_id,
   sessionId: r.session_id,
-  sectorId: r.sector_id,
-  rateId: r.rate_id,
-  quantity: r.quantity,
-  email: r.email,
-  name: r.name,
-  lang: r.lang,
+  ...requestOf(r),
   status: r.status,
   position: r.position === null ? null : Number(r.position),
   createdAt: toDate(r.created_at)!,
@@ -249,24 +257,13 @@ export interface WaitingEntry extends Omit<EntryRequest, 'sessionId'> {
 
 /** The waiting entries of a session, head first. */
 export async function waitingEntries(tx: Db, sessionId: number, limit: number): Promise<WaitingEntry[]> {
-  const rows = await queryRows<{ id: string | number; channel_id: number; slug: string; integration_mode: string; sector_id: number | null; rate_id: number | null; quantity: number; email: string; name: string | null; lang: string }>(
+  const rows = await queryRows<RawRequest & { id: string | number; slug: string; integration_mode: string }>(
     tx,
     sql`SELECT e.id, e.channel_id, ch.slug, ch.integration_mode, e.sector_id, e.rate_id, e.quantity, e.email, e.name, e.lang
         FROM waiting_list_entries e JOIN sales_channels ch ON ch.id = e.channel_id
         WHERE e.session_id = ${sessionId} AND e.status = 'waiting' ORDER BY e.id LIMIT ${limit}`,
   );
-  return rows.map((r) => ({
-    id: Number(r.id),
-    channelId: r.channel_id,
-    channelSlug: r.slug,
-    integrationMode: r.integration_mode,
-    sectorId: r.sector_id,
-    rateId: r.rate_id,
-    quantity: r.quantity,
-    email: r.email,
-    name: r.name,
-    lang: r.lang,
-  }));
+  return rows.map((r) => ({ id: Number(r.id), channelSlug: r.slug, integrationMode: r.integration_mode, ...requestOf(r) }));
 }
 
 export interface FreeSeat {
