@@ -69,6 +69,16 @@ function order(request: FastifyRequest): string {
 const ORDER_LOOKUP_PER_ADDRESS_PER_HOUR = 20;
 const ORDER_LOOKUP_PER_EMAIL_PER_HOUR = 3;
 
+/** The admin sign-in's failure limits: alike but for their maximum (per account and address, account, address). */
+const adminLogin = (max: Limit['max']): Limit => ({
+  max,
+  windowMs: (c) => c.adminLoginWindowSeconds * 1000,
+  countsRequests: false,
+  failureCost: () => 1,
+  failureCodes: ['invalid_credentials'],
+  message: 'Too many failed sign-in attempts',
+});
+
 export const LIMITS: Record<LimitName, Limit> = {
   order_lookup_address: {
     max: () => ORDER_LOOKUP_PER_ADDRESS_PER_HOUR,
@@ -144,30 +154,9 @@ export const LIMITS: Record<LimitName, Limit> = {
     key: address,
     message: 'Too many voucher attempts from this address',
   },
-  admin_login_account_address: {
-    max: (c) => c.adminLoginFailuresPerAccountAddress,
-    windowMs: (c) => c.adminLoginWindowSeconds * 1000,
-    countsRequests: false,
-    failureCost: () => 1,
-    failureCodes: ['invalid_credentials'],
-    message: 'Too many failed sign-in attempts',
-  },
-  admin_login_account: {
-    max: (c) => c.adminLoginFailuresPerAccount,
-    windowMs: (c) => c.adminLoginWindowSeconds * 1000,
-    countsRequests: false,
-    failureCost: () => 1,
-    failureCodes: ['invalid_credentials'],
-    message: 'Too many failed sign-in attempts',
-  },
-  admin_login_address: {
-    max: (c) => c.adminLoginFailuresPerAddress,
-    windowMs: (c) => c.adminLoginWindowSeconds * 1000,
-    countsRequests: false,
-    failureCost: () => 1,
-    failureCodes: ['invalid_credentials'],
-    message: 'Too many failed sign-in attempts',
-  },
+  admin_login_account_address: adminLogin((c) => c.adminLoginFailuresPerAccountAddress),
+  admin_login_account: adminLogin((c) => c.adminLoginFailuresPerAccount),
+  admin_login_address: adminLogin((c) => c.adminLoginFailuresPerAddress),
   // A gate scans a person every second or two; 600 a minute leaves room for a hardware scanner
   // and the offline catch-up, and stops a runaway client.
   checkin_device: {
