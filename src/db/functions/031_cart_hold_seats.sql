@@ -104,17 +104,24 @@ BEGIN
 
   -- The requested seats as the channel may sell them, with their rates, read once in request
   -- order into arrays (the claim and the items below are set-based over them).
+  -- Each seat and rate is looked up by its key in a LATERAL subquery that LIMIT keeps from being
+  -- flattened into a join: as a plain join, the generic plan made with statistics from when the
+  -- sessions had few seats (a catalogue just imported) joined the requested seats by hash to
+  -- every seat of the channel's sessions, a walk of the whole session on every hold (bench:holds,
+  -- auto_explain; test/orders/hold-plan.test.ts).
   FOR v_req IN
-    SELECT r.n, r.seat, r.rate, ss.id IS NOT NULL AS found, ss.session_id, se.event_id, ss.sector_id,
-           ss.seat_id IS NOT NULL AS numbered, session_is_on_sale(se.id, p_now) AS on_sale,
-           se.max_tickets_per_buyer AS max_tickets, ra.price,
-           (ra.id IS NOT NULL AND rate_fits_seat(ra.session_id, ra.sector_id, ss.session_id, ss.sector_id)) AS fits
+    SELECT r.n, r.seat, r.rate, s.id IS NOT NULL AS found, s.session_id, s.event_id, s.sector_id,
+           s.seat_id IS NOT NULL AS numbered, session_is_on_sale(s.session_id, p_now) AS on_sale,
+           s.max_tickets, ra.price,
+           (ra.id IS NOT NULL AND rate_fits_seat(ra.session_id, ra.sector_id, s.session_id, s.sector_id)) AS fits
     FROM unnest(p_seat_ids, p_rate_ids) WITH ORDINALITY AS r(seat, rate, n)
-    LEFT JOIN (session_seats ss
-               JOIN sessions se ON se.id = ss.session_id
-               JOIN events e ON e.id = se.event_id
-               JOIN channel_events ce ON ce.event_id = e.id AND ce.channel_id = p_channel_id) ON ss.id = r.seat
-    LEFT JOIN rates ra ON ra.id = r.rate
+    LEFT JOIN LATERAL (
+      SELECT ss.id, ss.session_id, se.event_id, ss.sector_id, ss.seat_id, se.max_tickets_per_buyer AS max_tickets
+      FROM session_seats ss
+      JOIN sessions se ON se.id = ss.session_id
+      JOIN channel_events ce ON ce.event_id = se.event_id AND ce.channel_id = p_channel_id
+      WHERE ss.id = r.seat LIMIT 1) s ON true
+    LEFT JOIN LATERAL (SELECT ra.id, ra.price, ra.session_id, ra.sector_id FROM rates ra WHERE ra.id = r.rate LIMIT 1) ra ON true
     ORDER BY r.n
   LOOP
     IF NOT v_req.found THEN
