@@ -1,11 +1,11 @@
-// What the end-to-end benchmarks share (bench:flash, bench:onsale): processes and their CPU,
-// PostgreSQL backends' CPU, a plain HTTP client on a keep-alive agent, percentiles.
+// What the benchmarks share: a fresh database per run, processes and their CPU (bench:flash,
+// bench:onsale), PostgreSQL backends' CPU, a plain HTTP client on a keep-alive agent, percentiles.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
-import type pg from 'pg';
+import pg from 'pg';
 
 /** The URL of database `name` on the server of `serverUrl`. */
 export const dbUrl = (serverUrl: string, name: string) => {
@@ -14,10 +14,57 @@ export const dbUrl = (serverUrl: string, name: string) => {
   return u.toString();
 };
 
+export interface BenchDatabase {
+  /** postgres:// URL of the new database. */
+  url: string;
+  /** The connection to the server that made it (the bench may use it, e.g. to set options). */
+  admin: pg.Client;
+  /** Drops the database (WITH FORCE) and ends `admin`. */
+  drop(): Promise<void>;
+}
+
+/** A new, empty database `name` on the server at `serverUrl` (dropped first if a crashed run left it). */
+export async function freshDatabase(serverUrl: string, name: string): Promise<BenchDatabase> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  return {
+    url: dbUrl(serverUrl, name),
+    admin,
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/**
+ * The environment of a built instance (dist/server.mjs) that the bench's buyers reach at
+ * 127.0.0.1:`port`, over the database at `url`: every simulated buyer comes from 127.0.0.1, so the
+ * per-address limits are lifted; the bench measures what a purchase costs, not load shedding (on a
+ * busy machine the event-loop delay passes 200 ms and the instance would answer 503 overloaded,
+ * counted as errors), so overload protection is off unless OVERLOAD_MAX_EVENT_LOOP_DELAY_MS says.
+ */
+export function instanceEnv(url: string, port: number): NodeJS.ProcessEnv {
+  return {
+    DEMO_DATA: 'false',
+    DATABASE_URL: url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    TOKEN_RATE_LIMIT_PER_MINUTE: '10000000',
+    TOKEN_FAILURE_LIMIT_PER_MINUTE: '10000000',
+    CART_WRITE_RATE_LIMIT_PER_MINUTE: '10000000',
+    TRUST_PROXY: '127.0.0.1',
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: process.env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? '0',
+  };
+}
+
 /** /proc/<pid>/stat counts CPU in ticks of 10 ms (USER_HZ 100). */
 const TICK_MS = 10;
 
-
+/** A port that was free a moment ago. */
 export async function freePort(): Promise<number> {
   const srv = net.createServer();
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));

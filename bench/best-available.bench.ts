@@ -16,7 +16,6 @@
 // The parallel behaviour is test/orders/best-available.race.test.ts.
 // Environment: BENCH_PG_URL (or TEST_PG_URL).
 import os from 'node:os';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { createAppContext } from '../src/app-context.js';
 import { loadConfig } from '../src/config.js';
@@ -30,6 +29,7 @@ import { bestAvailable } from '../src/modules/orders/best-available.service.js';
 import { changeMark, keepTaken, keptTaken } from '../src/modules/orders/best-available.taken.js';
 import type { ChannelRecord } from '../src/db/channel-record.js';
 import { flashSaleCatalogue } from './bench-catalogue.js';
+import { freshDatabase } from './bench-processes.js';
 
 const PG_URL = process.env.BENCH_PG_URL || process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const SEATS = 20_000;
@@ -45,17 +45,11 @@ const figures = (values: number[]) => {
 const ms = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e6;
 
 async function main() {
-  const dbName = `taquilla_bench_best_available_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const url = new URL(PG_URL);
-  url.pathname = `/${dbName}`;
-  const database = await openDatabase({ url: url.toString(), poolSize: 4 });
+  const fresh = await freshDatabase(PG_URL, `taquilla_bench_best_available_${process.pid}`);
+  const database = await openDatabase({ url: fresh.url, poolSize: 4 });
   try {
     await migrate(database);
-    const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: url.toString(), MAX_ITEMS_PER_ORDER: '10' });
+    const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: fresh.url, MAX_ITEMS_PER_ORDER: '10' });
     const ctx = createAppContext({ config, database, clock: systemClock });
     await importCatalogue(ctx, flashSaleCatalogue(SEATS, { slug: 'best', server_keys: ['sk_best_available_bench'] }));
     const [ids] = await queryRows<{ session: number; channel: number }>(ctx.db, sql`SELECT (SELECT id FROM sessions) AS session, (SELECT id FROM sales_channels) AS channel`);
@@ -115,8 +109,7 @@ async function main() {
     console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
     await database.close().catch(() => {});
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await fresh.drop();
   }
 }
 

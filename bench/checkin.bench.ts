@@ -16,7 +16,6 @@ import http from 'node:http';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -28,6 +27,7 @@ import { createDeviceAs, createListAs } from '../src/modules/checkin/checkin-adm
 import { qrSecretOf } from '../src/modules/tickets/ticket-keys.service.js';
 import { ticketsOfOrder } from '../src/modules/tickets/tickets.repo.js';
 import { bulkTickets } from '../test/checkin/bulk-tickets.js';
+import { freshDatabase } from './bench-processes.js';
 import { measureScanner } from './checkin-scanner.bench.js';
 
 const PG_URL = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -62,14 +62,8 @@ async function offlineVerification(): Promise<number | null> {
 }
 
 async function main() {
-  const dbName = `taquilla_bench_checkin_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const url = new URL(PG_URL);
-  url.pathname = `/${dbName}`;
-  const database = await openDatabase({ url: url.toString(), poolSize: POOL_SIZE });
+  const fresh = await freshDatabase(PG_URL, `taquilla_bench_checkin_${process.pid}`);
+  const database = await openDatabase({ url: fresh.url, poolSize: POOL_SIZE });
   try {
     await migrate(database);
     const config = loadConfig({
@@ -183,8 +177,7 @@ async function main() {
     await app.close();
   } finally {
     await database.close().catch(() => {});
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await fresh.drop();
   }
 }
 

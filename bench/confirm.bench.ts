@@ -31,6 +31,7 @@ import { closeOrder } from '../src/modules/checkout/closing.service.js';
 import { buildOrderView, orderViewFromRows } from '../src/modules/orders/orders.view.js';
 import { CLI_ACTOR } from '../src/platform/actor.js';
 import { createEndpointAs } from '../src/modules/webhooks/webhooks.service.js';
+import { freshDatabase } from './bench-processes.js';
 
 const SERVER_URL = process.env.BENCH_PG_URL || process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const ORDERS = Number(process.env.BENCH_ORDERS || 1000); // per run; the demo has 2280 sellable units, handed back before each run
@@ -40,11 +41,6 @@ const POOL = Number(process.env.BENCH_POOL || 20);
 const PDFS = Number(process.env.BENCH_PDFS || 200);
 const WEBHOOK = process.env.BENCH_WEBHOOK !== '0';
 
-const dbUrl = (name: string) => {
-  const u = new URL(SERVER_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
 
 interface BenchOrder {
   id: number;
@@ -240,12 +236,9 @@ function startServer(url: string): Promise<{ child: ChildProcess; address: strin
 
 async function main() {
   const name = `taquilla_bench_confirm_${process.pid}`;
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  const database = await openDatabase({ url: dbUrl(name), poolSize: POOL });
-  const pool = new pg.Pool({ connectionString: dbUrl(name), max: POOL });
+  const benchDb = await freshDatabase(SERVER_URL, name);
+  const database = await openDatabase({ url: benchDb.url, poolSize: POOL });
+  const pool = new pg.Pool({ connectionString: benchDb.url, max: POOL });
   pool.on('error', () => {});
   try {
     await migrate(database);
@@ -256,7 +249,7 @@ async function main() {
       const { rows: [demoB] } = await pool.query<{ id: number }>(`SELECT id FROM sales_channels WHERE slug = 'demo-b'`);
       await createEndpointAs(app.ctx, CLI_ACTOR, demoB!.id, { url: 'http://127.0.0.1:9/bench', event_types: ['order.completed'] });
     }
-    const { child, address } = await startServer(dbUrl(name));
+    const { child, address } = await startServer(benchDb.url);
     const stopServer = () => new Promise((resolve) => child.once('exit', resolve).send('exit'));
     const tokenRes = await app.inject({ method: 'POST', url: '/api/sales-channel/v1/auth/token', payload: { sales_channel_slug: 'demo-b', widget_key: 'wk_demo_b' } });
     const accessToken = tokenRes.json().data.access_token as string;
@@ -320,8 +313,7 @@ async function main() {
   } finally {
     await pool.end();
     await database.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await benchDb.drop();
   }
 }
 

@@ -46,7 +46,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { DatabaseCpu, cpuOf, dbUrl, freePort, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
+import { DatabaseCpu, cpuOf, freePort, freshDatabase, instanceEnv, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
 import { StatementCapture, pgbenchScript, type CapturedPurchase } from './pg-capture.js';
 
 const HERE = path.resolve(import.meta.dirname, '..');
@@ -271,21 +271,9 @@ function startInstance(url: string, port: number, cpuProf?: string): Proc {
     SIGNING_SECRET: 'flash-bench-signing-secret-0123456789abcdef',
     STRIPE_SECRET_KEY: 'sk_test_flash_bench',
     STRIPE_WEBHOOK_SECRET: 'whsec_flash_bench',
-    DEMO_DATA: 'false',
-    DATABASE_URL: url,
+    ...instanceEnv(url, port),
     DB_POOL_SIZE: POOL,
-    PORT: String(port),
-    HOST: '127.0.0.1',
     LOG_LEVEL,
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    // The bench's buyers all come from 127.0.0.1: the per-address limits would stop them.
-    TOKEN_RATE_LIMIT_PER_MINUTE: '10000000',
-    TOKEN_FAILURE_LIMIT_PER_MINUTE: '10000000',
-    CART_WRITE_RATE_LIMIT_PER_MINUTE: '10000000',
-    TRUST_PROXY: '127.0.0.1',
-    // The bench measures what a purchase costs, not load shedding: on a busy machine the event-loop
-    // delay passes 200 ms and the instance would answer 503 overloaded (counted as errors).
-    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? '0',
   };
   for (const name of ['TEST_DB', 'VITEST', 'NODE_ENV', 'REDIS_URL']) delete childEnv[name];
   return spawnProc(process.execPath, [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), 'dist/server.mjs'], { cwd: TARGET, env: childEnv });
@@ -662,12 +650,10 @@ async function printFunctionTimes(pool: pg.Pool, completed: number) {
 
 async function main() {
   const name = `taquilla_bench_flash_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-  await admin.query(`CREATE DATABASE ${name}`);
+  const fresh = await freshDatabase(PG_URL, name);
+  const admin = fresh.admin;
   if (env.FLASH_FUNCTIONS === '1') await admin.query(`ALTER DATABASE ${name} SET track_functions = 'all'`);
-  const url = dbUrl(PG_URL, name);
+  const url = fresh.url;
   const commit = (() => {
     try {
       return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: TARGET, encoding: 'utf8' }).trim();
@@ -716,9 +702,10 @@ async function main() {
   } finally {
     await monitor.end().catch(() => undefined);
     await pool.end();
-    if (env.FLASH_KEEP) console.log(`  kept database ${name} (FLASH_KEEP)`);
-    else await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    if (env.FLASH_KEEP) {
+      console.log(`  kept database ${name} (FLASH_KEEP)`);
+      await admin.end();
+    } else await fresh.drop();
   }
 }
 

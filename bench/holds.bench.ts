@@ -27,7 +27,6 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import Fastify from 'fastify';
 import { buildApp } from '../src/app.js';
@@ -35,6 +34,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { flashSaleCatalogue } from './bench-catalogue.js';
+import { freshDatabase } from './bench-processes.js';
 import { importCatalogue } from '../src/modules/catalogue/import.service.js';
 import { orderViewFromRows } from '../src/modules/orders/orders.view.js';
 import { holdSeats } from '../src/modules/orders/orders.repo.js';
@@ -70,14 +70,8 @@ const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math
 // ---------------------------------------------------------------- child: the service and the baseline
 async function server() {
   const dbName = `taquilla_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${dbName}`;
-  const database = await openDatabase({ url: url.toString(), poolSize: POOL_SIZE });
+  const fresh = await freshDatabase(PG_URL, dbName);
+  const database = await openDatabase({ url: fresh.url, poolSize: POOL_SIZE });
   await migrate(database);
   console.log(`setup: database ${dbName} migrated; importing ${SEATS} seats`);
   // One bench client stands for thousands of buyers: its cart writes are out of the per-buyer limit's
@@ -86,7 +80,7 @@ async function server() {
   // live-cart cap (D44) is lifted; it is still checked on every create (lock and count per buyer).
   const config = loadConfig({
     APP_ENV: 'test',
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: fresh.url,
     DB_POOL_SIZE: String(POOL_SIZE),
     PORT: '0',
     CART_WRITE_RATE_LIMIT_PER_MINUTE: process.env.CART_WRITE_RATE_LIMIT_PER_MINUTE ?? '100000000',
@@ -248,10 +242,7 @@ async function server() {
     } else if (msg.cmd === 'exit') {
       await app.close();
       await database.close();
-      const a = new pg.Client({ connectionString: PG_URL });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await a.end();
+      await fresh.drop();
       process.exit(0);
     }
   });

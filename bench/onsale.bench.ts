@@ -40,7 +40,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { DatabaseCpu, cpuOf, dbUrl, freePort, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
+import { DatabaseCpu, cpuOf, freePort, freshDatabase, instanceEnv, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
 import { flashSaleCatalogue } from './bench-catalogue.js';
 import type { PollFigures, PollGeneratorOptions } from './poll-generator.js';
 
@@ -104,17 +104,7 @@ function startInstance(url: string, port: number, redis: boolean): Proc {
     SIGNING_SECRET,
     STRIPE_SECRET_KEY: 'sk_test_onsale_bench',
     STRIPE_WEBHOOK_SECRET: 'whsec_onsale_bench',
-    DEMO_DATA: 'false',
-    DATABASE_URL: url,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    // Every simulated buyer comes from 127.0.0.1: the per-address limits would stop them.
-    TOKEN_RATE_LIMIT_PER_MINUTE: '10000000',
-    TOKEN_FAILURE_LIMIT_PER_MINUTE: '10000000',
-    CART_WRITE_RATE_LIMIT_PER_MINUTE: '10000000',
-    TRUST_PROXY: '127.0.0.1',
-    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? '0',
+    ...instanceEnv(url, port),
     ...(redis ? { REDIS_URL } : {}),
   };
   for (const name of ['TEST_DB', 'VITEST', 'NODE_ENV', ...(redis ? [] : ['REDIS_URL'])]) delete childEnv[name];
@@ -232,11 +222,8 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     }
   }
   const dbName = `taquilla_bench_onsale_${process.pid}_${part}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const url = dbUrl(PG_URL, dbName);
+  const fresh = await freshDatabase(PG_URL, dbName);
+  const url = fresh.url;
   // The instances need a few seconds to start: the sales start is counted from after that.
   const salesStartAt = new Date(Date.now() + (PREQUEUE_S + 20) * 1000);
   makeSale(url, salesStartAt);
@@ -585,8 +572,7 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     await stop(procs);
     await monitor.end().catch(() => undefined);
     await pool.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await fresh.drop();
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
+import { freePort } from './bench-processes.js';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -22,17 +22,6 @@ const runs = Number(arg('runs') ?? 3);
 const cwd = path.resolve(arg('cwd') ?? path.join(import.meta.dirname, '..'));
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * CPU seconds spent so far by the process group `pgid` (npm, its script, the server, and the

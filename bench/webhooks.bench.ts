@@ -22,16 +22,12 @@ import { closeOrder } from '../src/modules/checkout/closing.service.js';
 import { CLI_ACTOR } from '../src/platform/actor.js';
 import { deliverDueWebhooks } from '../src/modules/webhooks/webhooks.delivery.js';
 import { createEndpointAs } from '../src/modules/webhooks/webhooks.service.js';
+import { freshDatabase } from './bench-processes.js';
 
 const SERVER_URL = process.env.BENCH_PG_URL || process.env.TEST_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const EVENTS = Number(process.env.BENCH_EVENTS || 10_000);
 const POOL = Number(process.env.BENCH_POOL || 10);
 
-const dbUrl = (name: string) => {
-  const u = new URL(SERVER_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
 
 function receiver() {
   let count = 0;
@@ -54,19 +50,16 @@ async function main() {
   const child = fork(fileURLToPath(import.meta.url), ['--receiver'], { execArgv: process.execArgv, stdio: 'inherit' });
   const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
   const name = `taquilla_bench_webhooks_${process.pid}`;
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  const database = await openDatabase({ url: dbUrl(name), poolSize: POOL });
-  const pool = new pg.Pool({ connectionString: dbUrl(name), max: 2 });
+  const fresh = await freshDatabase(SERVER_URL, name);
+  const database = await openDatabase({ url: fresh.url, poolSize: POOL });
+  const pool = new pg.Pool({ connectionString: fresh.url, max: 2 });
   pool.on('error', () => {});
   try {
     await migrate(database);
     const config = loadConfig({ APP_ENV: 'test', PUBLIC_BASE_URL: 'http://localhost:3000', LOG_LEVEL: 'silent', DB_POOL_SIZE: String(POOL) });
     const app = await buildApp({ config, database, logger: false });
     // A second instance: its own app and its own connection pool on the same database.
-    const database2 = await openDatabase({ url: dbUrl(name), poolSize: POOL });
+    const database2 = await openDatabase({ url: fresh.url, poolSize: POOL });
     const second = await buildApp({ config, database: database2, logger: false });
     await loadDemoDataIfEmpty(app.ctx);
     const { rows: [channel] } = await pool.query<{ id: number }>(`SELECT id FROM sales_channels WHERE slug = 'demo-d'`);
@@ -135,8 +128,7 @@ async function main() {
   } finally {
     await pool.end();
     await database.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await fresh.drop();
   }
 }
 

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 // A real SMTP peer for the e-mail tests (test/tickets/email.test.ts, test/fleet/fleet.test.ts).
@@ -144,10 +143,4 @@ export class SmtpPeer {
   }
 }
 
-export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
+export { freePort } from '../bench/bench-processes.js';

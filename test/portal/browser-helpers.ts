@@ -1,21 +1,11 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 const SCREENSHOT_DIR = path.resolve('test-results/portal');
 
 /** A port that was free a moment ago (the app's public address must be known before it is built). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../bench/bench-processes.js';
 
 /** Debian's Chromium, headless (Playwright cannot download its own browser here). */
 export function launchChromium(): Promise<Browser> {
