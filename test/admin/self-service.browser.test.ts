@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountAs } from '../../src/modules/admin/accounts-admin.service.js';
 import { createOrganiser } from '../../src/modules/admin/organisers.service.js';
 import { createLayoutAs, createVenueAs } from '../../src/modules/catalogue/layouts.service.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { checkPage as checkScreen, startBrowserApp, type BrowserApp } from '../browser-app.js';
+import type { TestApp } from '../helpers.js';
 import { account, PASSWORD, signInToDashboard } from './admin-helpers.js';
 
 // The self-service pages (D65) in a real browser at phone (390 px) and desktop (1280 px) widths:
@@ -28,43 +28,26 @@ let t: TestApp;
 let base: string;
 let browser: Browser;
 let venueId: number;
+let started: BrowserApp;
 
 beforeAll(async () => {
-  t = await buildTestApp({ demo: false });
+  ({ t, base, browser } = started = await startBrowserApp({ demo: false, shots: SHOTS }));
   await account(t.ctx, 'root@taquilla.test');
   const organiser = await createOrganiser(t.ctx, CLI_ACTOR, { name: 'Teatro del Mar' });
   await createAccountAs(t.ctx, CLI_ACTOR, { email: 'promoter@mar.test', role: 'promoter', organiserId: organiser.id, method: 'password', password: PASSWORD });
   await createAccountAs(t.ctx, CLI_ACTOR, { email: 'invited@mar.test', role: 'promoter', organiserId: organiser.id, method: 'invitation', password: '' });
   venueId = (await createVenueAs(t.ctx, CLI_ACTOR, { organiser_id: organiser.id, name: 'Sala del Mar', city: 'Cádiz' })).id;
   await createLayoutAs(t.ctx, CLI_ACTOR, venueId, { format: 'taquilla', plan: LAYOUT });
-  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'],
-  });
-  fs.mkdirSync(SHOTS, { recursive: true });
 }, 240_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 async function signIn(page: Page, email: string) {
   await signInToDashboard(page, base, email);
 }
 
-async function checkPage(page: Page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow).toBeLessThanOrEqual(0);
-  const unlabelled = await page.evaluate(
-    () => [...document.querySelectorAll('input:not([type=hidden]), select, textarea')].filter((el) => !(el as HTMLInputElement).labels?.length).length,
-  );
-  expect(unlabelled).toBe(0);
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
+/** No sideways scroll, every field labelled, no serious or critical axe finding. */
+const checkPage = (page: Page) => checkScreen(page, { labelled: true });
 
 describe('self-service pages in a browser', () => {
   for (const [label, width, height] of [['phone', 390, 844], ['desktop', 1280, 900]] as const) {

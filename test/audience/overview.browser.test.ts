@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +6,9 @@ import { account, api, signInToDashboard } from '../admin/admin-helpers.js';
 import { flashSaleCatalogue } from '../../bench/bench-catalogue.js';
 import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
-import { launchChromium, VIEWPORTS } from '../portal/browser-helpers.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { VIEWPORTS } from '../portal/browser-helpers.js';
+import { checkPage, startBrowserApp, type BrowserApp } from '../browser-app.js';
+import type { TestApp } from '../helpers.js';
 import { forgetTokens, sell } from './audience-fixtures.js';
 
 // The sales overview (D66) in Chromium at a phone's and a desktop's width: the event's page and a
@@ -24,9 +23,10 @@ let base: string;
 let browser: Browser;
 let eventId: number;
 let sessionId: number;
+let started: BrowserApp;
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  ({ t, base, browser } = started = await startBrowserApp({ shots: SHOTS }));
   forgetTokens();
   await account(t.ctx, 'overview-clerk@taquilla.test');
   const admin = api(t.app, (await account(t.ctx, 'overview-root@taquilla.test')).token);
@@ -40,24 +40,12 @@ beforeAll(async () => {
   await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked' WHERE id IN (SELECT id FROM session_seats WHERE session_id = ${sessionId} AND seat_id IS NOT NULL AND status = 'available' ORDER BY id DESC LIMIT 6)`);
   const [s] = await queryRows<{ event_id: number }>(t.ctx.db, sql`SELECT event_id FROM sessions WHERE id = ${sessionId}`);
   eventId = Number(s!.event_id);
-  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await launchChromium();
-  fs.mkdirSync(SHOTS, { recursive: true });
 }, 240_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 /** Nothing scrolls sideways; axe finds no serious or critical violation; a full-page screenshot. */
-async function check(page: Page, shot: string) {
-  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${shot} overflows`).toBe(true);
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), shot).toEqual([]);
-  await page.screenshot({ path: `${SHOTS}/${shot}.png`, fullPage: true });
-}
+const check = (page: Page, shot: string) => checkPage(page, { shot: `${SHOTS}/${shot}.png` });
 
 /** The smallest rendered font size and text height of the charts' labels and figures, in CSS px. */
 const smallestChartText = (page: Page) =>

@@ -1,10 +1,10 @@
-import fs from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import { sql } from 'drizzle-orm';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import type { TestApp } from '../helpers.js';
 import { account, api, signInToDashboard } from '../admin/admin-helpers.js';
 import { makeBlock } from '../../designer/src/plan/geometry.js';
 
@@ -18,20 +18,15 @@ let t: TestApp;
 let base: string;
 let browser: Browser;
 let token: string;
+let started: BrowserApp;
 
 beforeAll(async () => {
-  t = await buildTestApp({ demo: false });
+  ({ t, base, browser } = started = await startBrowserApp({ demo: false, shots: SHOTS }));
   const [organiser] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name) VALUES ('Uno') RETURNING id`);
   token = (await account(t.ctx, 'promoter@taquilla.test', organiser!.id)).token;
-  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
-  fs.mkdirSync(SHOTS, { recursive: true });
 }, 240_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 async function signIn(page: Page) {
   await signInToDashboard(page, base, 'promoter@taquilla.test');

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
-import { freePort, launchChromium } from '../portal/browser-helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { DEMO, type TestApp } from '../helpers.js';
 
 // The Content-Security-Policy of each page kind (D50) in a real browser: a policy that forgot
 // something the page loads shows up as a violation here, not as a quietly unstyled page.
@@ -9,17 +9,11 @@ import { freePort, launchChromium } from '../portal/browser-helpers.js';
 let t: TestApp;
 let base: string;
 let browser: Browser;
+let started: BrowserApp;
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { APP_ENV: 'development', PUBLIC_BASE_URL: base } });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  browser = await launchChromium();
+  ({ t, base, browser } = started = await startBrowserApp({ publicBase: true, env: { APP_ENV: 'development' } }));
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 /** Opens `url`, waits for `ready`, and returns every CSP violation the page reported. */
 async function violationsOf(url: string, ready: string, check?: (page: import('playwright-core').Page) => Promise<void>) {

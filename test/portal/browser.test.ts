@@ -3,25 +3,20 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
-import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
-import { freePort, launchChromium, screenshots, VIEWPORTS } from './browser-helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { bearer, tokenFor, type TestApp } from '../helpers.js';
+import { screenshots, VIEWPORTS } from './browser-helpers.js';
 import { startModelBChannel } from './model-b-channel.js';
 
 let t: TestApp;
+let started: BrowserApp;
 let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  browser = await launchChromium();
+  ({ t, base, browser } = started = await startBrowserApp({ portal: true }));
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 async function newPage(): Promise<Page> {
   const context = await browser.newContext({ viewport: VIEWPORTS.desktop, locale: 'es-ES' });

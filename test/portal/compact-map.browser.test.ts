@@ -3,8 +3,9 @@ import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
-import { freePort, launchChromium, screenshots } from './browser-helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { DEMO, type TestApp } from '../helpers.js';
+import { screenshots } from './browser-helpers.js';
 
 // Issue 29: a session above PORTAL_COMPACT_MAP_ABOVE seats (here 10, so that the demo session is
 // one) gets the UI kit's compact map: per sector a compact seat list and one canvas, hydrated by
@@ -12,15 +13,13 @@ import { freePort, launchChromium, screenshots } from './browser-helpers.js';
 // pointer and by keyboard; the live map greys a seat another buyer holds.
 
 let t: TestApp;
+let started: BrowserApp;
 let browser: Browser;
 let base: string;
 let path: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000', PORTAL_COMPACT_MAP_ABOVE: '10' } });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, base, browser } = started = await startBrowserApp({ portal: true, env: { PORTAL_COMPACT_MAP_ABOVE: '10' } }));
   const [row] = await queryRows<{ event_id: number; session_id: number }>(
     t.ctx.db,
     sql`SELECT s.event_id, s.id AS session_id FROM sessions s
@@ -33,12 +32,8 @@ beforeAll(async () => {
          ORDER BY s.start_datetime LIMIT 1`,
   );
   path = `/${DEMO.a.slug}/es/events/${row!.event_id}/sessions/${row!.session_id}`;
-  browser = await launchChromium();
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 interface Seat {
   id: number;

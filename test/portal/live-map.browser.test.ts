@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { DEMO, type TestApp } from '../helpers.js';
 import { demoSession, type DemoSession } from '../orders/cart-helpers.js';
-import { freePort, launchChromium, screenshots, VIEWPORTS } from './browser-helpers.js';
+import { screenshots, VIEWPORTS } from './browser-helpers.js';
 
 // D62 and D59 on the portal, in Chromium: two pages on one session, a hold on one shows on the other
 // within 2 s (Server-Sent Events); the loser of a race sees the seat taken where it tapped, with the
@@ -11,23 +12,17 @@ import { freePort, launchChromium, screenshots, VIEWPORTS } from './browser-help
 // to its sales start, an ended one says so.
 
 let t: TestApp;
+let started: BrowserApp;
 let browser: Browser;
 let base: string;
 let s: DemoSession;
 const slug = DEMO.a.slug;
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  browser = await launchChromium();
+  ({ t, base, browser } = started = await startBrowserApp({ portal: true }));
   s = await demoSession(t, 0);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 async function sessionPage(sess: DemoSession, viewport: { width: number; height: number } = VIEWPORTS.desktop, before?: (page: Page) => Promise<unknown>): Promise<Page> {
   const context = await browser.newContext({ viewport, locale: 'es-ES' });

@@ -3,8 +3,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { account, api } from '../admin/admin-helpers.js';
-import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
-import { freePort, launchChromium, screenshots, VIEWPORTS } from './browser-helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { DEMO, type TestApp } from '../helpers.js';
+import { screenshots, VIEWPORTS } from './browser-helpers.js';
 import { createHeldOrder } from './fixtures.js';
 
 // The buyer's order page after refunds (D58): what was refunded (which tickets, how much, when, the
@@ -12,22 +13,16 @@ import { createHeldOrder } from './fixtures.js';
 // Chromium at phone and desktop widths.
 
 let t: TestApp;
+let started: BrowserApp;
 let base: string;
 let browser: Browser;
 let admin: ReturnType<typeof api>;
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, base, browser } = started = await startBrowserApp({ portal: true }));
   admin = api(t.app, (await account(t.ctx, 'order-page@taquilla.test')).token);
-  browser = await launchChromium();
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 /** A model A order of `seats` paid with the sandbox's test card: its token, reference and tickets. */
 async function paidByCard(seats: number) {

@@ -1,9 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { account, api } from '../admin/admin-helpers.js';
-import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { DEMO, type TestApp } from '../helpers.js';
 import { demoSession, type DemoSession } from '../orders/cart-helpers.js';
-import { freePort, launchChromium, screenshots, VIEWPORTS } from './browser-helpers.js';
+import { screenshots, VIEWPORTS } from './browser-helpers.js';
 
 // The waiting room on the portal (D60), in Chromium, with the service's clock in the test's hand:
 // before the sales start a countdown and "join the queue" (the browser solves the proof of work);
@@ -11,6 +12,7 @@ import { freePort, launchChromium, screenshots, VIEWPORTS } from './browser-help
 // buyer's turn the pass, and the seat map buys with it (Queue-Pass); later the pass has expired.
 
 let t: TestApp;
+let started: BrowserApp;
 let browser: Browser;
 let base: string;
 let s: DemoSession;
@@ -18,11 +20,7 @@ let start: number;
 const slug = DEMO.a.slug;
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  browser = await launchChromium();
+  ({ t, base, browser } = started = await startBrowserApp({ portal: true }));
   s = await demoSession(t, 0);
   start = Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 5 * 60_000;
   const admin = api(t.app, (await account(t.ctx, 'queue-portal@taquilla.test')).token);
@@ -32,10 +30,7 @@ beforeAll(async () => {
   });
   expect(saved.status, JSON.stringify(saved.body)).toBe(200);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 const status = (page: Page) => page.locator('#queue-status');
 const queueState = (page: Page) => status(page).getAttribute('data-queue');

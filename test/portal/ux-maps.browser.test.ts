@@ -6,8 +6,9 @@ import { sql } from 'drizzle-orm';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
-import { freePort, launchChromium } from './browser-helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import type { TestApp } from '../helpers.js';
+
 
 // Issue 16, parts 3 and 4 in a real browser at a phone's and a desktop's size: the storefront's
 // images, "from" prices and search; the seat map's row names, stage, zoom and finger-sized seats,
@@ -19,6 +20,7 @@ const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, heig
 type Size = keyof typeof SIZES;
 
 let t: TestApp;
+let started: BrowserApp;
 let browser: Browser;
 let base: string;
 let images: http.Server;
@@ -27,21 +29,16 @@ let images: http.Server;
 const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360"><rect width="640" height="360" fill="#7b2d8e"/><circle cx="320" cy="180" r="120" fill="#f4c542"/></svg>`;
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, base, browser } = started = await startBrowserApp({ portal: true }));
   images = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(SVG));
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
   const imagePort = (images.address() as { port: number }).port;
   await t.ctx.db.execute(sql`UPDATE events SET image_url = ${`http://127.0.0.1:${imagePort}/concierto.svg`} WHERE id = (SELECT min(id) FROM events)`);
-  browser = await launchChromium();
   fs.mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
+  await started?.close();
   await new Promise((resolve) => images?.close(resolve));
-  await t?.close();
 });
 
 async function open(size: Size): Promise<Page> {

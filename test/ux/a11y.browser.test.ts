@@ -1,11 +1,8 @@
-import fs from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
-import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelExample } from '../../examples/widget-channel-server.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
-import { freePort, launchChromium, VIEWPORTS } from '../portal/browser-helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { VIEWPORTS } from '../portal/browser-helpers.js';
 
 // Accessibility (issue 16): axe-core on the storefront, the seat map with a cart, the checkout,
 // the order page and the widget (axe walks its open shadow root): no violation of impact serious
@@ -13,28 +10,16 @@ import { freePort, launchChromium, VIEWPORTS } from '../portal/browser-helpers.j
 // (The dashboard's pages are checked the same way in office.browser.test.ts.)
 
 const SHOTS = 'test-results/ux-office';
-let t: TestApp;
 let base: string;
 let browser: Browser;
-let examples: FastifyInstance;
 let examplesUrl: string;
 
+let started: BrowserApp;
+
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  examples = Fastify({ logger: false });
-  await examples.register(channelExample, { serviceUrl: base, widgetUrl: `${base}/widget` });
-  examplesUrl = await examples.listen({ port: 0, host: '127.0.0.1' });
-  browser = await launchChromium();
-  fs.mkdirSync(SHOTS, { recursive: true });
+  ({ base, browser, examplesUrl } = started = await startBrowserApp({ portal: true, examples: true, shots: SHOTS }));
 }, 240_000);
-afterAll(async () => {
-  await browser?.close();
-  await examples?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 /** How many checked nodes lay inside a shadow root at the last analysis (axe names them by nested selectors). */
 let shadowNodes = 0;

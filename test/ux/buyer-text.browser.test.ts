@@ -1,14 +1,11 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelExample } from '../../examples/widget-channel-server.js';
 import { queryRows } from '../../src/db/client.js';
 import { account, signInToDashboard } from '../admin/admin-helpers.js';
-import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
-import { freePort, launchChromium } from '../portal/browser-helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { bearer, tokenFor, type TestApp } from '../helpers.js';
 
 // Issue 16, parts 1, 2 and 7, as a buyer sees them in Chromium: the BROWSER runs in New York while
 // the deployment is in Madrid; both languages; phone (390x844) and desktop (1280x800) widths.
@@ -21,26 +18,14 @@ const PARTNER = 'https://partner.example/tickets';
 let t: TestApp;
 let base: string;
 let browser: Browser;
-let examples: FastifyInstance;
 let examplesUrl: string;
+let started: BrowserApp;
 
 beforeAll(async () => {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, TIMEZONE: 'Europe/Madrid', PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  examples = Fastify({ logger: false });
-  await examples.register(channelExample, { serviceUrl: base, widgetUrl: `${base}/widget` });
-  examplesUrl = await examples.listen({ port: 0, host: '127.0.0.1' });
+  ({ t, base, browser, examplesUrl } = started = await startBrowserApp({ portal: true, examples: true, env: { TIMEZONE: 'Europe/Madrid' }, shots: SHOTS }));
   await t.ctx.db.execute(sql`UPDATE sales_channels SET website_url = ${PARTNER} WHERE slug = 'demo-c'`);
-  browser = await launchChromium();
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await examples?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 async function newPage(width: keyof typeof WIDTHS, lang = 'es'): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: WIDTHS[width], timezoneId: 'America/New_York', locale: lang === 'en' ? 'en-US' : 'es-ES' });

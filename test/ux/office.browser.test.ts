@@ -1,6 +1,4 @@
-import fs from 'node:fs';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
@@ -11,7 +9,8 @@ import { createHeldOrder } from '../portal/fixtures.js';
 import { account, signInToDashboard } from '../admin/admin-helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { freePort, SmtpPeer } from '../smtp-peer.js';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { checkPage, startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { bearer, DEMO, tokenFor, type TestApp } from '../helpers.js';
 
 // The box office as an operator sees it (issue 16 part 6), in Chromium at a phone's and a
 // desktop's width: find an order by e-mail, read its page, resend its tickets to a real SMTP
@@ -30,21 +29,18 @@ let base: string;
 let browser: Browser;
 let peer: SmtpPeer;
 let widgetToken = '';
+let started: BrowserApp;
 
 beforeAll(async () => {
   peer = new SmtpPeer(await freePort());
   await peer.start();
-  t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${peer.port}`, MAIL_FROM: 'Taquilla <tickets@taquilla.test>' } });
+  ({ t, base, browser } = started = await startBrowserApp({ env: { SMTP_URL: `smtp://127.0.0.1:${peer.port}`, MAIL_FROM: 'Taquilla <tickets@taquilla.test>' }, shots: SHOTS }));
   await account(t.ctx, 'clerk@taquilla.test');
   widgetToken = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
-  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
-  fs.mkdirSync(SHOTS, { recursive: true });
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await t?.close();
+  await started?.close();
   await peer?.stop();
 });
 
@@ -57,13 +53,7 @@ async function completedOrder(email: string) {
 }
 
 /** Nothing scrolls sideways; axe finds no serious or critical violation; a full-page screenshot. */
-async function check(page: Page, shot: string) {
-  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${shot} overflows`).toBe(true);
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), shot).toEqual([]);
-  await page.screenshot({ path: `${SHOTS}/${shot}.png`, fullPage: true });
-}
+const check = (page: Page, shot: string) => checkPage(page, { shot: `${SHOTS}/${shot}.png` });
 
 describe.each(WIDTHS)('box office at $name width', ({ name, viewport }) => {
   it('finds an order by e-mail, shows it, resends its tickets, refunds it there; new channel with events; key snippet; report dates', async () => {

@@ -4,8 +4,8 @@ import { sql } from 'drizzle-orm';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
-import { freePort, launchChromium } from '../portal/browser-helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { DEMO, type TestApp } from '../helpers.js';
 import { sellOut } from './fixtures.js';
 
 // D69 as a buyer sees it: the storefront's seat page of a sold-out session offers the waiting
@@ -14,6 +14,7 @@ import { sellOut } from './fixtures.js';
 const SHOTS = path.resolve('test-results/ux');
 
 let t: TestApp;
+let started: BrowserApp;
 let base: string;
 let browser: Browser;
 let sessionId: number;
@@ -21,18 +22,11 @@ let eventId: number;
 
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { PUBLIC_BASE_URL: base, PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, base, browser } = started = await startBrowserApp({ portal: true }));
   sessionId = (await sellOut(t.ctx, { channel: DEMO.a.slug, sessionIndex: 0, carts: 1 })).sessionId;
   eventId = (await queryRows<{ event_id: number }>(t.ctx.db, sql`SELECT event_id FROM sessions WHERE id = ${sessionId}`))[0]!.event_id;
-  browser = await launchChromium();
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 describe('the waiting list on the storefront (D69)', () => {
   for (const [width, height, lang] of [[390, 844, 'es'], [1280, 800, 'en']] as const) {

@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { channelExample } from '../../examples/widget-channel-server.js';
-import { bearer, buildTestApp, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { bearer, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 
 /**
  * What a buyer sees: the example host pages (served by the example channel server on its own
@@ -13,8 +12,7 @@ import { bearer, buildTestApp, serverTokenFor, tokenFor, type TestApp } from '..
 
 const SHOTS = 'test-results/widget';
 let t: TestApp;
-let serviceUrl: string;
-let examples: FastifyInstance;
+let started: BrowserApp;
 let examplesUrl: string;
 let browser: Browser;
 let context: BrowserContext;
@@ -23,28 +21,11 @@ let sessions: number[] = [];
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  t = await buildTestApp();
-  serviceUrl = (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
-  examples = Fastify({ logger: false });
-  await examples.register(channelExample, { serviceUrl, widgetUrl: `${serviceUrl}/widget` });
-  examplesUrl = await examples.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'],
-  });
-  const token = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup');
-  const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as {
-    sessions: { id: number }[];
-  }[];
-  sessions = events.flatMap((e) => e.sessions.map((s) => s.id));
+  ({ t, browser, examplesUrl } = started = await startBrowserApp({ examples: true }));
+  sessions = await channelSessionIds(t, 'demo-d', await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup'));
 }, 180_000); // a fresh database with demo data is slow on a loaded machine
 
-afterAll(async () => {
-  await browser?.close();
-  await examples?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 const consoleLines: string[] = [];
 beforeEach(async () => {

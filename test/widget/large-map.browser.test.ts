@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSyntheticService, syntheticSession } from '../../bench/widget-page.js';
+import { launchChromium } from '../portal/browser-helpers.js';
 
 /**
  * Issue 29: a 20,000-seat map in the widget. From CANVAS_FROM seats on the seats are painted on a
@@ -22,7 +23,7 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   const code = readFileSync(new URL('../../widget/dist/v1/widget.iife.js', import.meta.url), 'utf8');
   service = await startSyntheticService(code, SEATS);
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

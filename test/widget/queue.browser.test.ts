@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelExample } from '../../examples/widget-channel-server.js';
 import { account, api } from '../admin/admin-helpers.js';
-import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
+import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { bearer, tokenFor, type TestApp } from '../helpers.js';
 
 // The waiting room in the widget (D60), in Chromium on the example host page (another origin), with
 // the service's clock in the test's hand: countdown and "join the queue" (with the proof of work),
@@ -14,8 +13,7 @@ import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
 const SHOTS = 'test-results/widget';
 const W = 'taquilla-widget';
 let t: TestApp;
-let serviceUrl: string;
-let examples: FastifyInstance;
+let started: BrowserApp;
 let examplesUrl: string;
 let browser: Browser;
 let sessionId: number;
@@ -23,15 +21,8 @@ let start: number;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  t = await buildTestApp();
-  serviceUrl = (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
-  examples = Fastify({ logger: false });
-  await examples.register(channelExample, { serviceUrl, widgetUrl: `${serviceUrl}/widget` });
-  examplesUrl = await examples.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
-  const token = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup');
-  const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as { sessions: { id: number }[] }[];
-  sessionId = events[0]!.sessions[0]!.id;
+  ({ t, browser, examplesUrl } = started = await startBrowserApp({ examples: true }));
+  sessionId = (await channelSessionIds(t, 'demo-d', await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup')))[0]!;
   start = Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 5 * 60_000;
   const admin = api(t.app, (await account(t.ctx, 'queue-widget@taquilla.test')).token);
   const saved = await admin.patch(`/sessions/${sessionId}`, {
@@ -41,11 +32,7 @@ beforeAll(async () => {
   expect(saved.status, JSON.stringify(saved.body)).toBe(200);
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await examples?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 const stage = (page: Page) => page.locator(`${W} [data-queue]`).getAttribute('data-queue');
 const statusText = (page: Page) => page.locator(`${W} [data-queue-status]`).innerText();

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, buildTestApp, serverTokenFor, type TestApp } from '../helpers.js';
-import { launchChromium } from '../portal/browser-helpers.js';
+import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { bearer, serverTokenFor, type TestApp } from '../helpers.js';
 
 /**
  * Issue 26 item 8: the widget on a strict partner page. The page is served by a second HTTP server
@@ -16,6 +16,7 @@ import { launchChromium } from '../portal/browser-helpers.js';
 
 const W = 'taquilla-widget';
 let t: TestApp;
+let started: BrowserApp;
 let serviceUrl: string;
 let partner: FastifyInstance;
 let partnerUrl: string;
@@ -40,11 +41,8 @@ window.widget = TicketWidget.init({
 `;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  serviceUrl = (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
-  const token = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'strict-setup');
-  const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as { sessions: { id: number }[] }[];
-  sessionId = events[0]!.sessions[0]!.id;
+  ({ t, base: serviceUrl, browser } = started = await startBrowserApp());
+  sessionId = (await channelSessionIds(t, 'demo-d', await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'strict-setup')))[0]!;
 
   partner = Fastify({ logger: false });
   partner.get('/shop.html', async (_request, reply) => {
@@ -72,13 +70,11 @@ beforeAll(async () => {
   partner.get('/favicon.ico', (_request, reply) => reply.status(204).send());
   partner.get('/shop.js', (_request, reply) => reply.type('text/javascript').send(HOST_JS));
   partnerUrl = await partner.listen({ port: 0, host: '127.0.0.1' });
-  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
   await partner?.close();
-  await t?.close();
+  await started?.close();
 });
 
 /** Collects CSP violations (the event is composed, so shadow-root elements report here too) and console errors. */

@@ -1,11 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelExample } from '../../examples/widget-channel-server.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
-import { launchChromium } from '../portal/browser-helpers.js';
+import { startBrowserApp, type BrowserApp } from '../browser-app.js';
 
 // Issue 16, part 3 in the widget (model D example page) at a phone's and a desktop's size: row
 // names and the stage drawn, "zoom to sector" gives seats of >= 24 CSS px, the map's controls
@@ -16,25 +13,15 @@ const SHOTS = path.resolve('test-results/ux-maps');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 const W = 'taquilla-widget';
 
-let t: TestApp;
-let examples: FastifyInstance;
+let started: BrowserApp;
 let examplesUrl: string;
 let browser: Browser;
 
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  t = await buildTestApp();
-  const serviceUrl = (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
-  examples = Fastify({ logger: false });
-  await examples.register(channelExample, { serviceUrl, widgetUrl: `${serviceUrl}/widget` });
-  examplesUrl = await examples.listen({ port: 0, host: '127.0.0.1' });
-  browser = await launchChromium();
+  ({ browser, examplesUrl } = started = await startBrowserApp({ examples: true }));
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await examples?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 type Rect = { x: number; y: number; width: number; height: number };
 const overlaps = (a: Rect, b: Rect) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;

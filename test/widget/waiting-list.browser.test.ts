@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelExample } from '../../examples/widget-channel-server.js';
 import { queryRows } from '../../src/db/client.js';
-import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
+import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { tokenFor, type TestApp } from '../helpers.js';
 
 // The waiting list in the widget (D69), in Chromium on the example host page (model D, another
 // origin): a sold-out session (every place blocked through SQL) offers "join the waiting list";
@@ -16,32 +15,21 @@ import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
 const SHOTS = 'test-results/widget';
 const W = 'taquilla-widget';
 let t: TestApp;
-let examples: FastifyInstance;
+let started: BrowserApp;
 let examplesUrl: string;
 let browser: Browser;
 let sessionId: number;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  t = await buildTestApp();
-  const serviceUrl = (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
-  examples = Fastify({ logger: false });
-  await examples.register(channelExample, { serviceUrl, widgetUrl: `${serviceUrl}/widget` });
-  examplesUrl = await examples.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
-  const token = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup');
-  const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as { sessions: { id: number }[] }[];
-  sessionId = events[0]!.sessions[0]!.id;
+  ({ t, browser, examplesUrl } = started = await startBrowserApp({ examples: true }));
+  sessionId = (await channelSessionIds(t, 'demo-d', await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup')))[0]!;
   // Sold out: every seat and zone place of the session gone; at most 4 tickets per buyer.
   await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked' WHERE session_id = ${sessionId} AND status = 'available'`);
   await t.ctx.db.execute(sql`UPDATE sessions SET max_tickets_per_buyer = 4 WHERE id = ${sessionId}`);
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await examples?.close();
-  await t?.close();
-});
+afterAll(() => started?.close());
 
 const panel = (page: Page) => page.locator(`${W} [data-waitlist]`);
 const field = (page: Page, label: RegExp) => panel(page).getByLabel(label);

@@ -1,8 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, buildTestApp, serverTokenFor, type TestApp } from '../helpers.js';
-import { freePort, launchChromium, screenshots, VIEWPORTS } from '../portal/browser-helpers.js';
+import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { bearer, serverTokenFor, type TestApp } from '../helpers.js';
+import { screenshots, VIEWPORTS } from '../portal/browser-helpers.js';
 
 /**
  * Issue 31 / D70: the widget's confirmation offers the wallet passes the order page offers. A model
@@ -14,6 +15,7 @@ import { freePort, launchChromium, screenshots, VIEWPORTS } from '../portal/brow
 
 const W = 'taquilla-widget';
 let t: TestApp;
+let started: BrowserApp;
 let serviceUrl: string;
 let partner: FastifyInstance;
 let partnerUrl: string;
@@ -27,13 +29,8 @@ window.widget = TicketWidget.init({ container: '#tickets', channelSlug: 'demo-d'
 
 beforeAll(async () => {
   // The service's public address is the one the browser reaches, so the wallet links work as given.
-  const port = await freePort();
-  serviceUrl = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({ env: { PUBLIC_BASE_URL: serviceUrl } });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  const token = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'wallet-setup');
-  const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as { sessions: { id: number }[] }[];
-  sessionId = events[0]!.sessions[0]!.id;
+  ({ t, base: serviceUrl, browser } = started = await startBrowserApp({ publicBase: true }));
+  sessionId = (await channelSessionIds(t, 'demo-d', await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'wallet-setup')))[0]!;
 
   partner = Fastify({ logger: false });
   partner.get('/shop.html', async (_request, reply) => {
@@ -49,13 +46,11 @@ beforeAll(async () => {
   partner.get('/favicon.ico', (_request, reply) => reply.status(204).send());
   partner.get('/shop.js', (_request, reply) => reply.type('text/javascript').send(HOST_JS));
   partnerUrl = await partner.listen({ port: 0, host: '127.0.0.1' });
-  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
   await partner?.close();
-  await t?.close();
+  await started?.close();
 });
 
 /** Two seats into the cart, the channel's server confirms, the page tells the widget. */
