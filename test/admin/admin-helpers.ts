@@ -72,6 +72,14 @@ export function api(app: FastifyInstance, token: string) {
   };
 }
 
+/** An admin, root@taquilla.test, imports otherOrganiserDocument: the admin's API and organiser B's id. */
+export async function adminWithOrganiserB(ctx: AppContext, app: FastifyInstance) {
+  const admin = api(app, (await account(ctx, 'root@taquilla.test')).token);
+  expect((await admin.post('/catalogue/import', otherOrganiserDocument)).status).toBe(201);
+  const [org] = await queryRows<{ id: number }>(ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
+  return { admin, organiserB: org!.id };
+}
+
 /**
  * Organiser B for the isolation tests: imports otherOrganiserDocument as `admin`, makes B's
  * promoter, and reads back through B's own API the ids of B's records, which promoters of other

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, createPendingOrder, seatRows } from '../checkout/fixtures.js';
-import { account, otherOrganiserDocument, api } from './admin-helpers.js';
+import { account, adminWithOrganiserB } from './admin-helpers.js';
 import { DashboardClient } from './dashboard-client.js';
 import { createHeldOrder } from '../portal/fixtures.js';
 import { device, makeDevice, makeList } from '../checkin/checkin-helpers.js';
@@ -18,10 +18,8 @@ let widgetToken = '';
 
 beforeAll(async () => {
   t = await buildTestApp();
-  const admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
-  expect((await admin.post('/catalogue/import', otherOrganiserDocument)).status).toBe(201);
-  const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
-  await account(t.ctx, 'promoter-b@taquilla.test', org!.id);
+  const { organiserB } = await adminWithOrganiserB(t.ctx, t.app);
+  await account(t.ctx, 'promoter-b@taquilla.test', organiserB);
   await account(t.ctx, 'promoter-a@taquilla.test', 1);
   channelB = (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = 'channel-b'`))[0]!.id;
   demoB = (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = ${DEMO.b.slug}`))[0]!.id;

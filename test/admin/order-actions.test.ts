@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, count, createPendingOrder, seatRows } from '../checkout/fixtures.js';
-import { account, api, otherOrganiserDocument } from './admin-helpers.js';
+import { account, adminWithOrganiserB, api } from './admin-helpers.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof api>;
@@ -13,10 +13,9 @@ const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   t = await buildTestApp();
-  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
-  expect((await admin.post('/catalogue/import', otherOrganiserDocument)).status).toBe(201);
-  const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
-  promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', org!.id)).token);
+  let organiserB: number;
+  ({ admin, organiserB } = await adminWithOrganiserB(t.ctx, t.app));
+  promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', organiserB)).token);
   channelB = (await promoterB.get('/channels')).body.data[0].id;
   tokens.b = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
 }, 180_000);

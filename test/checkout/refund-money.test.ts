@@ -6,7 +6,7 @@ import type { TicketEmail } from '../../src/modules/tickets/tickets.email.js';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { account, api } from '../admin/admin-helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from './fixtures.js';
-import { createHeldOrder } from '../portal/fixtures.js';
+import { paidByCard as paidByCardOn } from '../portal/fixtures.js';
 
 // Refunds that return the money (D58, D30): whole and partial, fees, the card through the sandbox,
 // the buyer's e-mail, order.refunded, strict bodies, used tickets, parallel refunds.
@@ -39,18 +39,9 @@ async function confirmed(slug: string, seats: number, opts: { fee?: number; lang
 
 /** A model A order paid with the sandbox's test card. */
 async function paidByCard(seats: number) {
-  const order = await createHeldOrder(t, DEMO.a.slug, { seats });
-  const start = await t.app.inject({
-    method: 'POST',
-    url: `/api/portal/${DEMO.a.slug}/en/checkout`,
-    payload: { order_token: order.token, name: 'Bo', surname: 'Lee', email: 'bo@example.com' },
-  });
-  const paymentId = start.json().data.payment_id as string;
-  const paid = await t.app.inject({ method: 'POST', url: `/sandbox/pay/${paymentId}`, payload: { card_number: '4242424242424242', expiry: '12/34', cvc: '123' } });
-  expect(paid.statusCode).toBe(303);
-  const [row] = await queryRows<{ reference: string; status: string }>(t.ctx.db, sql`SELECT reference, status FROM orders WHERE id = ${order.id}`);
-  expect(row!.status).toBe('completed');
-  return { ...order, reference: row!.reference, paymentId, tickets: await ticketsOf(order.id) };
+  const order = await paidByCardOn(t, seats);
+  expect(order.status).toBe('completed');
+  return { ...order, tickets: order.tickets.map((x) => x.id) };
 }
 
 const ticketsOf = async (orderId: number) =>

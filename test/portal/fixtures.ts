@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import type { TestApp } from '../helpers.js';
+import { DEMO, type TestApp } from '../helpers.js';
 
 export interface HeldOrder {
   id: number;
@@ -58,6 +59,43 @@ export async function createHeldOrder(t: TestApp, slug: string, opts: { seats?: 
     );
   }
   return { id: orderId, token, total: perSeat * seatCount, sessionSeatIds: seats.map((s) => s.id) };
+}
+
+/**
+ * A model A order of `seats` (createHeldOrder on demo-a) paid on the sandbox's card page in `lang`
+ * (default en) by `buyer` (default Bo Lee) with `card` (default the test card): its token,
+ * reference, payment, status and tickets (ids and codes, in item order).
+ */
+export async function paidByCard(
+  t: TestApp,
+  seats: number,
+  opts: { lang?: string; buyer?: { name: string; surname: string; email: string }; card?: string } = {},
+) {
+  const order = await createHeldOrder(t, DEMO.a.slug, { seats });
+  const start = await t.app.inject({
+    method: 'POST',
+    url: `/api/portal/${DEMO.a.slug}/${opts.lang ?? 'en'}/checkout`,
+    payload: { order_token: order.token, ...(opts.buyer ?? { name: 'Bo', surname: 'Lee', email: 'bo@example.com' }) },
+  });
+  const paymentId = start.json().data.payment_id as string;
+  const paid = await t.app.inject({ method: 'POST', url: `/sandbox/pay/${paymentId}`, payload: { card_number: opts.card ?? '4242424242424242', expiry: '12/34', cvc: '123' } });
+  expect(paid.statusCode).toBe(303);
+  const [row] = await queryRows<{ reference: string; status: string }>(t.ctx.db, sql`SELECT reference, status FROM orders WHERE id = ${order.id}`);
+  const tickets = await queryRows<{ id: string | number; code: string }>(t.ctx.db, sql`SELECT id, code FROM tickets WHERE order_id = ${order.id} ORDER BY order_item_id`);
+  return { ...order, paymentId, reference: row!.reference, status: row!.status, tickets: tickets.map((x) => ({ id: Number(x.id), code: x.code })) };
+}
+
+export const SANDBOX_NOTIFY_URL = '/api/portal/payments/sandbox/notifications';
+
+/** Starts the portal's checkout (es) of `order` on `slug` for Ana García: the sandbox payment's id. */
+export async function startPayment(t: TestApp, slug: string, order: HeldOrder): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/portal/${slug}/es/checkout`,
+    payload: { order_token: order.token, name: 'Ana', surname: 'García', email: 'ana@example.com' },
+  });
+  expect(res.statusCode).toBe(200);
+  return res.json().data.payment_id;
 }
 
 export async function orderStatus(t: TestApp, orderId: number): Promise<string> {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { newSandboxNotification, signSandboxNotification, SANDBOX_SIGNATURE_HEADER } from '../../src/modules/portal/payments/sandbox.provider.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
-import { createHeldOrder, orderStatus, paymentStatus, type HeldOrder } from './fixtures.js';
+import { createHeldOrder, orderStatus, paymentStatus, SANDBOX_NOTIFY_URL, startPayment } from './fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -11,14 +11,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t.close());
 
-const NOTIFY_URL = '/api/portal/payments/sandbox/notifications';
-const buyer = { name: 'Ana', surname: 'García', email: 'ana@example.com' };
-
-async function startPayment(slug: string, order: HeldOrder): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/portal/${slug}/es/checkout`, payload: { order_token: order.token, ...buyer } });
-  expect(res.statusCode).toBe(200);
-  return res.json().data.payment_id;
-}
+const NOTIFY_URL = SANDBOX_NOTIFY_URL;
 
 function signed(paymentId: string, outcome: 'succeeded' | 'declined', amount: number, at = t.clock.now()) {
   const body = JSON.stringify(newSandboxNotification(paymentId, outcome, amount, 'EUR', '4242424242424242', at));
@@ -41,7 +34,7 @@ const count = async (table: 'tickets' | 'email_outbox', orderId: number) => {
 describe('sandbox payment notifications', () => {
   it('a valid success notification completes the order through the closing process (tickets, e-mail)', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug, { seats: 2 });
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     const res = await post(signed(paymentId, 'succeeded', order.total));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ success: true, data: { result: 'completed', payment_id: paymentId } });
@@ -58,7 +51,7 @@ describe('sandbox payment notifications', () => {
 
   it('a forged signature is 403 and changes nothing', async () => {
     const order = await createHeldOrder(t, DEMO.c.slug);
-    const paymentId = await startPayment(DEMO.c.slug, order);
+    const paymentId = await startPayment(t, DEMO.c.slug, order);
     const good = signed(paymentId, 'succeeded', order.total);
     const wrongKey = await post({ body: good.body, signature: good.signature.replace(/v1=.*/, 'v1=' + 'A'.repeat(43)) });
     expect(wrongKey.statusCode).toBe(403);
@@ -73,7 +66,7 @@ describe('sandbox payment notifications', () => {
 
   it('a signature older than five minutes is refused (a captured notification cannot be replayed later)', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug);
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     const old = signed(paymentId, 'succeeded', order.total, new Date(t.clock.now().getTime() - 301_000));
     const res = await post(old);
     expect(res.statusCode).toBe(403);
@@ -82,7 +75,7 @@ describe('sandbox payment notifications', () => {
 
   it('a replayed notification is processed once: the second answer is duplicate and nothing runs again', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug);
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     const n = signed(paymentId, 'succeeded', order.total);
     const first = await post(n);
     expect(first.json().data.result).toBe('completed');
@@ -98,7 +91,7 @@ describe('sandbox payment notifications', () => {
 
   it('a replay racing the original still closes the order once', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug, { seats: 2 });
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     const n = signed(paymentId, 'succeeded', order.total);
     const results = await Promise.all([post(n), post(n), post(n)]);
     expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200]);
@@ -108,19 +101,19 @@ describe('sandbox payment notifications', () => {
 
   it('a declined card leaves the cart pending until it expires; another card may still pay it', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug);
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     const res = await post(signed(paymentId, 'declined', order.total));
     expect(res.json().data.result).toBe('declined');
     expect(await orderStatus(t, order.id)).toBe('pending');
     expect(await paymentStatus(t, paymentId)).toEqual({ status: 'declined', failure_reason: 'card_declined' });
     expect(await count('tickets', order.id)).toBe(0);
-    const retry = await startPayment(DEMO.a.slug, order);
+    const retry = await startPayment(t, DEMO.a.slug, order);
     expect((await post(signed(retry, 'succeeded', order.total))).json().data.result).toBe('completed');
   });
 
   it('a late notification of a payment taken before the cart expired completes it when its seats are still free (D73)', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     // The checkout extended the cart to CHECKOUT_HOLD_SECONDS (1800): paid at 1790 s, notified at 1810 s.
     t.clock.advance(1790_000);
     const taken = signed(paymentId, 'succeeded', order.total);
@@ -132,7 +125,7 @@ describe('sandbox payment notifications', () => {
 
   it('a late notification whose seats were sold meanwhile flags the payment for refund', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     t.clock.advance(1790_000);
     const paid = signed(paymentId, 'succeeded', order.total);
     t.clock.advance(20_000);
@@ -159,7 +152,7 @@ describe('sandbox payment notifications', () => {
 
   it('a paid amount that differs from the order total flags the payment for refund', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug);
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     const res = await post(signed(paymentId, 'succeeded', order.total - 100));
     expect(res.json().data.result).toBe('refund_required');
     expect(await paymentStatus(t, paymentId)).toMatchObject({ status: 'refund_required', failure_reason: 'amount_mismatch' });

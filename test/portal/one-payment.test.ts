@@ -8,7 +8,7 @@ import { newSandboxNotification, signSandboxNotification, SANDBOX_SIGNATURE_HEAD
 import { processEmailQueue, type MailSender } from '../../src/modules/tickets/email-queue.service.js';
 import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, type TestApp } from '../helpers.js';
 import { account, api } from '../admin/admin-helpers.js';
-import { createHeldOrder, orderStatus, paymentStatus, type HeldOrder } from './fixtures.js';
+import { createHeldOrder, orderStatus, paymentStatus, SANDBOX_NOTIFY_URL, startPayment } from './fixtures.js';
 
 // D73: one order, one payment. The cart freezes while a card attempt is open, the attempt ends
 // with its cart, a completion decides under the order's lock, and every payment that cannot
@@ -20,14 +20,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t.close());
 
-const NOTIFY_URL = '/api/portal/payments/sandbox/notifications';
+const NOTIFY_URL = SANDBOX_NOTIFY_URL;
 const buyer = { name: 'Ana', surname: 'García', email: 'ana@example.com' };
-
-async function startPayment(slug: string, order: HeldOrder): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/portal/${slug}/es/checkout`, payload: { order_token: order.token, ...buyer } });
-  expect(res.statusCode).toBe(200);
-  return res.json().data.payment_id;
-}
 
 function signed(paymentId: string, amount: number, at = t.clock.now()) {
   const body = JSON.stringify(newSandboxNotification(paymentId, 'succeeded', amount, 'EUR', '4242424242424242', at));
@@ -65,7 +59,7 @@ const itemsOf = (orderId: number) => queryRows<{ id: number }>(t.ctx.db, sql`SEL
 describe('the cart freezes while a card attempt is open (D73)', () => {
   it('cart writes answer 409 payment_in_progress (B2B and portal routes); the cancel link reopens the cart', async () => {
     const order = await createHeldOrder(t, DEMO.c.slug, { seats: 2 });
-    const paymentId = await startPayment(DEMO.c.slug, order);
+    const paymentId = await startPayment(t, DEMO.c.slug, order);
     const token = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key);
     const [first] = await itemsOf(order.id);
     const base = `/api/sales-channel/v1/${DEMO.c.slug}/es/orders/${order.token}`;
@@ -84,7 +78,7 @@ describe('the cart freezes while a card attempt is open (D73)', () => {
       expect(res.json()).toMatchObject({ success: false, code: 'payment_in_progress' });
     }
     const portalA = await createHeldOrder(t, DEMO.a.slug);
-    await startPayment(DEMO.a.slug, portalA);
+    await startPayment(t, DEMO.a.slug, portalA);
     const [item] = await itemsOf(portalA.id);
     const portal = await t.app.inject({ method: 'DELETE', url: `/api/portal/${DEMO.a.slug}/es/orders/${portalA.token}/items/${item!.id}` });
     expect(portal.statusCode, portal.body).toBe(409);
@@ -106,7 +100,7 @@ describe('the cart freezes while a card attempt is open (D73)', () => {
   it('the checkout extends the cart once to CHECKOUT_HOLD_SECONDS', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
     const start = t.clock.now().getTime();
-    await startPayment(DEMO.a.slug, order);
+    await startPayment(t, DEMO.a.slug, order);
     const [row] = await queryRows<{ expires_at: Date | string; held: Date | string }>(
       t.ctx.db,
       sql`SELECT o.expires_at, (SELECT max(hold_expires_at) FROM session_seats WHERE order_id = o.id) AS held FROM orders o WHERE o.id = ${order.id}`,
@@ -119,8 +113,8 @@ describe('the cart freezes while a card attempt is open (D73)', () => {
 describe('an attempt ends with its cart; what is paid anyway is refunded (D73)', () => {
   it('a second checkout closes the first attempt: one completes, the other is refunded once', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug);
-    const first = await startPayment(DEMO.a.slug, order);
-    const second = await startPayment(DEMO.a.slug, order);
+    const first = await startPayment(t, DEMO.a.slug, order);
+    const second = await startPayment(t, DEMO.a.slug, order);
     expect(await paymentStatus(t, first)).toEqual({ status: 'cancelled', failure_reason: 'superseded' });
     const page = await t.app.inject({ url: `/sandbox/pay/${first}` });
     expect(page.body).not.toContain('<form');
@@ -137,7 +131,7 @@ describe('an attempt ends with its cart; what is paid anyway is refunded (D73)',
 
   it('a cancelled cart (DELETE) closes the attempt; a late payment is refunded', async () => {
     const order = await createHeldOrder(t, DEMO.c.slug);
-    const paymentId = await startPayment(DEMO.c.slug, order);
+    const paymentId = await startPayment(t, DEMO.c.slug, order);
     const token = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key);
     const del = await t.app.inject({ method: 'DELETE', url: `/api/sales-channel/v1/${DEMO.c.slug}/es/orders/${order.token}`, headers: bearer(token) });
     expect(del.statusCode).toBe(200);
@@ -150,7 +144,7 @@ describe('an attempt ends with its cart; what is paid anyway is refunded (D73)',
 
   it('an expired cart (the sweep) closes the attempt; a payment after it is refunded once, also when the provider fails first', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug);
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     t.clock.advance(1801_000);
     await sweepExpiredOrders(t.ctx);
     expect(await orderStatus(t, order.id)).toBe('expired');
@@ -195,7 +189,7 @@ describe('an attempt ends with its cart; what is paid anyway is refunded (D73)',
 
   it('a payment of the wrong amount is refunded and completes nothing', async () => {
     const order = await createHeldOrder(t, DEMO.a.slug);
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     expect(await notify(signed(paymentId, order.total + 3150))).toBe('refund_required');
     expect(await orderStatus(t, order.id)).toBe('pending');
     await refundDuePayments(t.ctx);
@@ -205,7 +199,7 @@ describe('an attempt ends with its cart; what is paid anyway is refunded (D73)',
   it('the admin API lists payments by status (refund_required until refunded)', async () => {
     const admin = api(t.app, (await account(t.ctx, 'payments-admin@taquilla.test')).token);
     const order = await createHeldOrder(t, DEMO.a.slug);
-    const paymentId = await startPayment(DEMO.a.slug, order);
+    const paymentId = await startPayment(t, DEMO.a.slug, order);
     await notify(signed(paymentId, order.total - 100));
     const due = await admin.get('/payments?status=refund_required');
     expect(due.status).toBe(200);
@@ -224,7 +218,7 @@ describe.skipIf(!isPostgres)('two tabs paying one order at once, 20 times (Postg
   it('signed notifications: exactly one completes the order, every other captured payment is refunded once', async () => {
     for (let round = 0; round < 20; round++) {
       const order = await createHeldOrder(t, DEMO.a.slug);
-      const [a, b] = await Promise.all([startPayment(DEMO.a.slug, order), startPayment(DEMO.a.slug, order)]);
+      const [a, b] = await Promise.all([startPayment(t, DEMO.a.slug, order), startPayment(t, DEMO.a.slug, order)]);
       const results = await Promise.all([notify(signed(a!, order.total)), notify(signed(b!, order.total))]);
       expect(results.filter((r) => r === 'completed')).toHaveLength(1);
       expect(results.filter((r) => r === 'refund_required')).toHaveLength(1);
@@ -239,7 +233,7 @@ describe.skipIf(!isPostgres)('two tabs paying one order at once, 20 times (Postg
   it('the sandbox page: exactly one tab completes the order; a captured second payment is refunded once', async () => {
     for (let round = 0; round < 20; round++) {
       const order = await createHeldOrder(t, DEMO.a.slug);
-      const [a, b] = await Promise.all([startPayment(DEMO.a.slug, order), startPayment(DEMO.a.slug, order)]);
+      const [a, b] = await Promise.all([startPayment(t, DEMO.a.slug, order), startPayment(t, DEMO.a.slug, order)]);
       const pages = await Promise.all([payOnPage(a!), payOnPage(b!)]);
       expect(pages.filter((p) => p.statusCode === 303)).toHaveLength(1); // the superseded page takes no card
       expect(await orderStatus(t, order.id)).toBe('completed');

@@ -1,12 +1,10 @@
-import { sql } from 'drizzle-orm';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/client.js';
 import { account, api } from '../admin/admin-helpers.js';
 import { startBrowserApp, type BrowserApp } from '../browser-app.js';
 import { DEMO, type TestApp } from '../helpers.js';
 import { screenshots, VIEWPORTS } from './browser-helpers.js';
-import { createHeldOrder } from './fixtures.js';
+import { paidByCard as paidByCardOn } from './fixtures.js';
 
 // The buyer's order page after refunds (D58): what was refunded (which tickets, how much, when, the
 // card's reference), voided tickets marked and without a link, the rest still downloadable; read in
@@ -26,18 +24,8 @@ afterAll(() => started?.close());
 
 /** A model A order of `seats` paid with the sandbox's test card: its token, reference and tickets. */
 async function paidByCard(seats: number) {
-  const order = await createHeldOrder(t, DEMO.a.slug, { seats });
-  const start = await t.app.inject({
-    method: 'POST',
-    url: `/api/portal/${DEMO.a.slug}/es/checkout`,
-    payload: { order_token: order.token, name: 'Bo', surname: 'Lee', email: 'bo@example.com' },
-  });
-  const paymentId = start.json().data.payment_id as string;
-  const paid = await t.app.inject({ method: 'POST', url: `/sandbox/pay/${paymentId}`, payload: { card_number: '4242424242424242', expiry: '12/34', cvc: '123' } });
-  expect(paid.statusCode).toBe(303);
-  const [row] = await queryRows<{ reference: string }>(t.ctx.db, sql`SELECT reference FROM orders WHERE id = ${order.id}`);
-  const tickets = await queryRows<{ id: string | number }>(t.ctx.db, sql`SELECT id FROM tickets WHERE order_id = ${order.id} ORDER BY order_item_id`);
-  return { ...order, reference: row!.reference, tickets: tickets.map((x) => Number(x.id)) };
+  const order = await paidByCardOn(t, seats, { lang: 'es' });
+  return { ...order, tickets: order.tickets.map((x) => x.id) };
 }
 
 const orderPage = async (token: string, lang = 'es') => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { refundPayment } from '../../src/modules/portal/payments/payments.refunds.js';
 import { buildTestApp, DEMO, isPostgres, type TestApp } from '../helpers.js';
-import { createHeldOrder, orderStatus } from './fixtures.js';
+import { createHeldOrder, orderStatus, paidByCard } from './fixtures.js';
 
 // The sandbox provider's refunds (D58): its own books, its card page, once per key.
 
@@ -15,15 +15,7 @@ afterAll(() => t.close());
 
 /** A model A order paid on the sandbox's card page. */
 async function paidOrder(seats = 1) {
-  const order = await createHeldOrder(t, DEMO.a.slug, { seats });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/portal/${DEMO.a.slug}/en/checkout`,
-    payload: { order_token: order.token, name: 'Ana', surname: 'García', email: 'ana@example.com' },
-  });
-  const paymentId = res.json().data.payment_id as string;
-  const paid = await t.app.inject({ method: 'POST', url: `/sandbox/pay/${paymentId}`, payload: { card_number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123' } });
-  expect(paid.statusCode).toBe(303);
+  const { paymentId, ...order } = await paidByCard(t, seats, { buyer: { name: 'Ana', surname: 'García', email: 'ana@example.com' }, card: '4242 4242 4242 4242' });
   expect(await orderStatus(t, order.id)).toBe('completed');
   return { order, paymentId };
 }

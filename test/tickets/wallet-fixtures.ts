@@ -1,27 +1,10 @@
 import zlib from 'node:zlib';
-import { sql } from 'drizzle-orm';
 import { expect } from 'vitest';
-import { queryRows } from '../../src/db/client.js';
-import { DEMO, type TestApp } from '../helpers.js';
-import { createHeldOrder } from '../portal/fixtures.js';
 
 // Shared by the wallet tests (D70): a paid order with tickets, and the reading of a .pkpass.
 
 /** A model A order of `seats` paid with the sandbox's test card: its token, reference and tickets. */
-export async function paidByCard(t: TestApp, seats: number) {
-  const order = await createHeldOrder(t, DEMO.a.slug, { seats });
-  const start = await t.app.inject({
-    method: 'POST',
-    url: `/api/portal/${DEMO.a.slug}/en/checkout`,
-    payload: { order_token: order.token, name: 'Bo', surname: 'Lee', email: 'bo@example.com' },
-  });
-  const paymentId = start.json().data.payment_id as string;
-  const paid = await t.app.inject({ method: 'POST', url: `/sandbox/pay/${paymentId}`, payload: { card_number: '4242424242424242', expiry: '12/34', cvc: '123' } });
-  expect(paid.statusCode).toBe(303);
-  const [row] = await queryRows<{ reference: string }>(t.ctx.db, sql`SELECT reference FROM orders WHERE id = ${order.id}`);
-  const tickets = await queryRows<{ id: string | number; code: string }>(t.ctx.db, sql`SELECT id, code FROM tickets WHERE order_id = ${order.id} ORDER BY order_item_id`);
-  return { ...order, reference: row!.reference, tickets: tickets.map((x) => ({ id: Number(x.id), code: x.code })) };
-}
+export { paidByCard } from '../portal/fixtures.js';
 
 /** The entries of a zip file (stored or deflated), read from its central directory. */
 export function unzip(buf: Buffer): Map<string, Buffer> {

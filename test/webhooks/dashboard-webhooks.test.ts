@@ -5,7 +5,7 @@ import { queryRows } from '../../src/db/client.js';
 import { deliverDueWebhooks } from '../../src/modules/webhooks/webhooks.delivery.js';
 import { bearer, buildTestApp, DEMO, serverTokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
-import { account, api, otherOrganiserDocument } from '../admin/admin-helpers.js';
+import { account, adminWithOrganiserB } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { startReceiver } from './receiver.js';
 
@@ -17,10 +17,8 @@ let t: TestApp;
 let demoD = 0;
 beforeAll(async () => {
   t = await buildTestApp();
-  const admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
-  expect((await admin.post('/catalogue/import', otherOrganiserDocument)).status).toBe(201);
-  const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
-  await account(t.ctx, 'promoter-b@taquilla.test', org!.id);
+  const { organiserB } = await adminWithOrganiserB(t.ctx, t.app);
+  await account(t.ctx, 'promoter-b@taquilla.test', organiserB);
   await account(t.ctx, 'promoter-a@taquilla.test', 1);
   demoD = (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = ${DEMO.d.slug}`))[0]!.id;
 }, 180_000);

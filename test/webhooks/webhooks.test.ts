@@ -9,7 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/client.js';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
-import { account, api, otherOrganiserDocument } from '../admin/admin-helpers.js';
+import { account, adminWithOrganiserB, api } from '../admin/admin-helpers.js';
 import { startReceiver, type Received } from './receiver.js';
 import { newSandboxNotification, signSandboxNotification, SANDBOX_SIGNATURE_HEADER } from '../../src/modules/portal/payments/sandbox.provider.js';
 import { createHeldOrder } from '../portal/fixtures.js';
@@ -25,10 +25,9 @@ const channelId = async (slug: string) => (await queryRows<{ id: number }>(t.ctx
 
 beforeAll(async () => {
   t = await buildTestApp();
-  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
-  expect((await admin.post('/catalogue/import', otherOrganiserDocument)).status).toBe(201);
-  const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
-  promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', org!.id)).token);
+  let organiserB: number;
+  ({ admin, organiserB } = await adminWithOrganiserB(t.ctx, t.app));
+  promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', organiserB)).token);
   tokens.d = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
   tokens.dServer = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey);
 }, 180_000);
