@@ -41,6 +41,7 @@ import channelRoutes from './modules/channels/channels.routes.js';
 import type { ChannelRecord } from './db/channel-record.js';
 import catalogueRoutes from './modules/catalogue/catalogue.routes.js';
 import { expirySweepJob } from './modules/orders/orders.jobs.js';
+import { statisticsJob } from './db/statistics-keeper.js';
 import ordersRoutes from './modules/orders/orders.routes.js';
 import vouchersRoutes from './modules/vouchers/vouchers.routes.js';
 import checkoutRoutes from './modules/checkout/checkout.routes.js';
@@ -156,6 +157,8 @@ const jobsPlugin = fp(
     app.scheduler.add(personalDataRetentionJob(app.ctx));
     app.scheduler.add(paymentAttemptsJob(app.ctx));
     app.scheduler.add(waitingListJob(app.ctx));
+    const statistics = statisticsJob(app.ctx);
+    if (statistics) app.scheduler.add(statistics);
     const walletPush = walletPushJob(app.ctx, app.log);
     if (walletPush) app.scheduler.add(walletPush);
     const googleSync = googleWalletSyncJob(app.ctx, app.log);

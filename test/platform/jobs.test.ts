@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
 
 // The background work of the modules is registered with the app's scheduler by buildApp, and runs
 // only when started (src/server.ts) or asked: building an app (a test, the CLI) runs nothing.
@@ -27,6 +27,8 @@ describe('background jobs', () => {
       'personal-data-retention',
       'payment-attempts',
       'waiting-list',
+      // On PostgreSQL, the planner statistics of fast-growing tables (src/db/statistics-keeper.ts).
+      ...(isPostgres ? ['statistics'] : []),
       // Apple pass updates: the development signer makes Apple passes in test (google-wallet-sync
       // only with a configured Google issuer).
       'wallet-push',
