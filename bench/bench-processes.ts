@@ -6,6 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import pg from 'pg';
+import { analyseTablesBehind, STATISTICS_INTERVAL_MS, type RunSql } from '../src/db/statistics-keeper.js';
 
 /** The URL of database `name` on the server of `serverUrl`. */
 export const dbUrl = (serverUrl: string, name: string) => {
@@ -213,3 +214,12 @@ export async function stop(procs: Proc[]) {
   );
 }
 
+/**
+ * The service's statistics job (src/db/statistics-keeper.ts) at its interval, for the parts of a
+ * bench that do not start dist/server.mjs (whose scheduler runs it): an app built in the bench's
+ * own process, or pgbench on the API's SQL. Answers the function that stops it.
+ */
+export function keepStatistics(run: RunSql): () => void {
+  const timer = setInterval(() => void analyseTablesBehind(run).catch(() => {}), STATISTICS_INTERVAL_MS);
+  return () => clearInterval(timer);
+}

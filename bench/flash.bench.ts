@@ -10,7 +10,8 @@
 //   db    the API's exact SQL through pgbench: the statements of one API purchase, read off the wire
 //         by a proxy (bench/pg-capture.ts) while two purchases go through a capture instance, sent
 //         with the same parameters (fresh seats, tokens, references and codes per purchase; one
-//         extra statement per purchase makes them), FLASH_PGBENCH_CLIENTS clients;
+//         extra statement per purchase makes them), FLASH_PGBENCH_CLIENTS clients, with the
+//         service's statistics job run beside it (src/db/statistics-keeper.ts) as the instances run it;
 //   bare  the bare baseline: a minimal Fastify 5 + pg service (bench/bare-server.ts), one request
 //         per call, same buyers: the floor of CPU per request on this machine;
 //   one   one instance (node dist/server.mjs of the checkout under test, built first), HTTP to it;
@@ -46,7 +47,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { DatabaseCpu, cpuOf, freePort, freshDatabase, instanceEnv, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
+import { DatabaseCpu, cpuOf, freePort, freshDatabase, instanceEnv, keepStatistics, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
 import { StatementCapture, pgbenchScript, type CapturedPurchase } from './pg-capture.js';
 
 const HERE = path.resolve(import.meta.dirname, '..');
@@ -519,6 +520,8 @@ async function databaseOnly(run: Run): Promise<Result | null> {
   }
   const flag = until();
   let proc: Proc | null = null;
+  // The service's statistics job, as the instances of the other parts run it (docs/operations.md).
+  const stopStatistics = keepStatistics((text) => run.pool.query(text).then((r) => r.rows));
   try {
     const measured = await windowed(
       run,
@@ -567,6 +570,7 @@ async function databaseOnly(run: Run): Promise<Result | null> {
       note: `${generated.statements} statements per purchase as the API sends them (${generated.mode}), plus one that makes its values; ${check.completed} orders completed in all`,
     };
   } finally {
+    stopStatistics();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -16,6 +16,9 @@
 // (autocannon shares the 2 cores; a lighter generator, wrk, lifted the floor from ~0.5 to ~0.8 of
 // the baseline in a cross-check, and the API's creates to 0.32, see docs/cart.md.)
 //
+// The service's statistics job runs in the child as in a serving instance (the bench's orders and
+// items grow from none, docs/operations.md "Statistics that keep up with an on-sale").
+//
 // The service runs in a child process (this file with --server) so that the load generator does
 // not share its CPU; the baseline runs in that child too, on the service's own pool.
 //
@@ -34,7 +37,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, queryRows } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { flashSaleCatalogue } from './bench-catalogue.js';
-import { freshDatabase } from './bench-processes.js';
+import { freshDatabase, keepStatistics } from './bench-processes.js';
 import { importCatalogue } from '../src/modules/catalogue/import.service.js';
 import { orderViewFromRows } from '../src/modules/orders/orders.view.js';
 import { holdSeats } from '../src/modules/orders/orders.repo.js';
@@ -94,6 +97,8 @@ async function server() {
   const [channel] = await queryRows<{ id: number }>(app.ctx.db, sql`SELECT id FROM sales_channels`);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
+  // As a serving instance does: the orders grow from none during the run (the planner's statistics).
+  const stopStatistics = keepStatistics((text) => queryRows(app.ctx.db, sql.raw(text)));
 
   const db = app.ctx.db;
   process.on('message', async (msg: { cmd: string; seed?: number }) => {
@@ -240,6 +245,7 @@ async function server() {
       process.on('message', onMessage);
       process.send!({ cmd: 'floor', port: (bare.server.address() as { port: number }).port });
     } else if (msg.cmd === 'exit') {
+      stopStatistics();
       await app.close();
       await database.close();
       await fresh.drop();

@@ -22,23 +22,20 @@ export const STATISTICS_INTERVAL_MS = 5_000;
 /** Fewer changes than this never call for an ANALYZE (a table of a few pages is read whole anyway). */
 export const MIN_CHANGES = 500;
 
+/** Runs one SQL text and answers its rows: the app's database, or a bench's own pool. */
+export type RunSql = (text: string) => Promise<Record<string, unknown>[]>;
+
 /** The tables whose statistics are behind, as above (PostgreSQL's cumulative statistics). */
-export async function tablesBehind(ctx: AppContext): Promise<string[]> {
-  const rows = await queryRows<{ name: string }>(
-    ctx.db,
-    sql`SELECT format('%I.%I', s.schemaname, s.relname) AS name
-        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-        WHERE s.n_mod_since_analyze >= ${MIN_CHANGES} AND s.n_mod_since_analyze > GREATEST(c.reltuples, 0)
-        ORDER BY s.n_mod_since_analyze DESC`,
-  );
-  return rows.map((r) => r.name);
-}
+const TABLES_BEHIND = `SELECT format('%I.%I', s.schemaname, s.relname) AS name
+  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+  WHERE s.n_mod_since_analyze >= ${MIN_CHANGES} AND s.n_mod_since_analyze > GREATEST(c.reltuples, 0)
+  ORDER BY s.n_mod_since_analyze DESC`;
 
 /** Analyses the tables whose statistics are behind; answers their names. */
-export async function analyseTablesBehind(ctx: AppContext): Promise<string[]> {
-  const names = await tablesBehind(ctx);
+export async function analyseTablesBehind(run: RunSql): Promise<string[]> {
+  const names = (await run(TABLES_BEHIND)).map((r) => String(r.name));
   // One table at a time: ANALYZE samples at most 30,000 rows, a few milliseconds for these tables.
-  for (const name of names) await ctx.db.execute(sql.raw(`ANALYZE ${name}`));
+  for (const name of names) await run(`ANALYZE ${name}`);
   return names;
 }
 
@@ -48,4 +45,4 @@ export async function analyseTablesBehind(ctx: AppContext): Promise<string[]> {
  * queue on its lock and the second finds little to do.
  */
 export const statisticsJob = (ctx: AppContext): Job | null =>
-  ctx.database.kind === 'postgres' ? periodicJob('statistics', STATISTICS_INTERVAL_MS, () => analyseTablesBehind(ctx)) : null;
+  ctx.database.kind === 'postgres' ? periodicJob('statistics', STATISTICS_INTERVAL_MS, () => analyseTablesBehind((text) => queryRows(ctx.db, sql.raw(text)))) : null;
