@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { chromium, type Browser } from 'playwright-core';
-import { startSyntheticService } from './widget-page.js';
+import { initToMap, startSyntheticService } from './widget-page.js';
 
 const SEATS = (process.env.BENCH_SEATS ?? '20000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -24,23 +24,7 @@ async function once(browser: Browser, origin: string, seats: number): Promise<[n
   await cdp.send('Performance.enable');
   const busy = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value * 1000;
   const busy0 = await busy();
-  const ms = await page.evaluate(
-    (n) =>
-      new Promise<number>((resolve) => {
-        const w = window as unknown as { TicketWidget: { init(c: object): unknown } };
-        const t0 = performance.now();
-        w.TicketWidget.init({ container: '#w', channelSlug: 'bench', sessionId: 1, apiKey: 'wk_bench', lang: 'es' });
-        const host = document.querySelector('taquilla-widget')!;
-        const poll = () => {
-          const drawn = host.shadowRoot?.querySelector('[data-drawn]');
-          const count = drawn ? Number(drawn.getAttribute('data-drawn')) : (host.shadowRoot?.querySelectorAll('polygon[data-id]').length ?? 0);
-          if (count >= n) requestAnimationFrame(() => resolve(performance.now() - t0));
-          else requestAnimationFrame(poll);
-        };
-        poll();
-      }),
-    seats,
-  );
+  const ms = await initToMap(page, seats);
   const work = (await busy()) - busy0;
   await page.close();
   return [ms, work];

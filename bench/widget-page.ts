@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Page } from 'playwright-core';
 import type { AddressInfo } from 'node:net';
 
 /** Synthetic data in the shapes of D33-D35 for the widget benchmark. */
@@ -155,4 +156,30 @@ export async function startSyntheticService(
     origin: `http://127.0.0.1:${port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * On a page of the synthetic service: TicketWidget.init, then milliseconds until every seat is drawn
+ * and a frame has been painted with them (interactive). The map says how many seats it drew in
+ * data-drawn (the canvas layer); before it, a seat was a <polygon data-id> in the DOM.
+ * bench:widget and bench/widget-ab.ts measure with it.
+ */
+export function initToMap(page: Page, seats: number): Promise<number> {
+  return page.evaluate(
+    (n) =>
+      new Promise<number>((resolve) => {
+        const w = window as unknown as { TicketWidget: { init(c: object): unknown } };
+        const t0 = performance.now();
+        w.TicketWidget.init({ container: '#w', channelSlug: 'bench', sessionId: 1, apiKey: 'wk_bench', lang: 'es' });
+        const host = document.querySelector('taquilla-widget')!;
+        const poll = () => {
+          const drawn = host.shadowRoot?.querySelector('[data-drawn]');
+          const count = drawn ? Number(drawn.getAttribute('data-drawn')) : (host.shadowRoot?.querySelectorAll('polygon[data-id]').length ?? 0);
+          if (count >= n) requestAnimationFrame(() => resolve(performance.now() - t0));
+          else requestAnimationFrame(poll);
+        };
+        poll();
+      }),
+    seats,
+  );
 }

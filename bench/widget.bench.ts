@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
 import { build } from 'vite';
 import { loadavg } from 'node:os';
-import { startSyntheticService } from './widget-page.js';
+import { initToMap, startSyntheticService } from './widget-page.js';
 
 /** Seat counts to measure: BENCH_SEATS=20000 or BENCH_SEATS=5000,20000,100000 (the default). */
 const SEAT_COUNTS = (process.env.BENCH_SEATS ?? '5000,20000,100000').split(',').map((x) => Number(x.trim())).filter((n) => n > 0);
@@ -68,26 +68,7 @@ async function measure(browser: Browser, code: string, SEATS: number): Promise<b
       // tsx compiles functions passed to page.evaluate with esbuild's keepNames helper; define it.
       await page.addInitScript('globalThis.__name = (f) => f;');
       await page.goto(`${service.origin}/`);
-      const ms = await page.evaluate(
-        (seats) =>
-          new Promise<number>((resolve) => {
-            const w = window as unknown as { TicketWidget: { init(c: object): unknown } };
-            const t0 = performance.now();
-            w.TicketWidget.init({ container: '#w', channelSlug: 'bench', sessionId: 1, apiKey: 'wk_bench', lang: 'es' });
-            const host = document.querySelector('taquilla-widget')!;
-            // Interactive: every seat is drawn and a frame has been painted with them. The map says
-            // how many seats it drew in data-drawn (the canvas layer); before it, a seat was a
-            // <polygon data-id> in the DOM.
-            const poll = () => {
-              const drawn = host.shadowRoot?.querySelector('[data-drawn]');
-              const count = drawn ? Number(drawn.getAttribute('data-drawn')) : (host.shadowRoot?.querySelectorAll('polygon[data-id]').length ?? 0);
-              if (count >= seats) requestAnimationFrame(() => resolve(performance.now() - t0));
-              else requestAnimationFrame(poll);
-            };
-            poll();
-          }),
-        SEATS,
-      );
+      const ms = await initToMap(page, SEATS);
       times.push(ms);
       // The floor no widget can beat on this machine right now: fetch and parse the same session
       // payload, insert as many bare circles, paint one frame.
