@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bearer, buildTestApp, serverTokenFor, tokenFor, type TestApp } from '../../test/helpers.js';
 import { createController, type ControllerDeps } from '../src/controller.js';
 import { createApiClient } from '../src/http.js';
@@ -20,6 +20,13 @@ beforeAll(async () => {
   sessions = events.flatMap((e) => e.sessions.map((s) => s.id));
 }, 180_000); // a fresh database with demo data is slow on a loaded machine
 afterAll(() => t.close());
+// Every widget stops polling the live map (every 1.5 s) when its test ends: a poll landing while a
+// test has moved the clock forward would read held seats as free, and the map would keep saying so
+// after the clock is back, so that later tests pick seats that are in fact held.
+const started: Harness[] = [];
+afterEach(() => {
+  for (const h of started.splice(0)) h.controller.destroy();
+});
 
 interface Harness {
   controller: ReturnType<typeof createController>;
@@ -61,6 +68,7 @@ function widget(
     retryDelaysMs: opts.retryDelaysMs,
   };
   h.controller = createController(deps);
+  started.push(h);
   return h;
 }
 
