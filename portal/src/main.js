@@ -404,7 +404,10 @@ if (bestForm) {
 }
 
 // The cart is the UI kit's component (ui/cart.tsx), the one the server drew the page's empty cart
-// with: hydrated over that markup the first time, re-rendered on every change after.
+// with: hydrated over that markup the first time while it is still the empty cart, re-rendered on
+// every change after. A first cart with lines replaces the server's markup instead: hydrating it, or
+// rendering over it (Preact leaves a container's unmatched children in place), kept the server's
+// "your cart is empty" under the lines.
 let cartDrawn = false;
 const cartWords = () => ({ emptyCart: t.emptyCart, remove: t.remove, voucher: t.voucher, subtotal: t.subtotal, discount: t.discount, fees: t.fees, total: t.total });
 
@@ -422,7 +425,8 @@ function render() {
     amount: i.total_amount,
   }));
   const cart = h(CartLines, { lines, totals: order, editable: Boolean(data.editable), t: cartWords(), money: (amount) => money(amount, cur) });
-  if (cartDrawn) preactRender(cart, body);
+  if (!cartDrawn && lines.length) body.replaceChildren();
+  if (cartDrawn || lines.length) preactRender(cart, body);
   else hydrate(cart, body);
   if (voucherForm) voucherForm.hidden = list.length === 0 || !data.editable;
   // The checkout button comes after the voucher box (CartPanel's order), not inside the list.

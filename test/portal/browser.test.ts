@@ -96,6 +96,8 @@ describe('portal in a real browser', { timeout: 90_000 }, () => {
     await page.getByRole('link', { name: 'Finalizar compra' }).click();
     await page.waitForURL(/\/checkout\?order_token=/);
     await page.locator('#cart-body li.item').nth(1).waitFor();
+    // The page's cart is the order's, not the empty cart the server drew under it.
+    expect(await page.locator('#cart-body').textContent()).not.toContain('Tu carrito está vacío');
     await screenshots(page, 'a-checkout');
     await fillBuyer(page, 'lucia@example.com');
     await page.getByRole('button', { name: 'Pagar con tarjeta' }).click();
@@ -180,6 +182,7 @@ describe('portal in a real browser', { timeout: 90_000 }, () => {
     // Where the widget sends the buyer (SPEC Redirects 2): the configured base, never hard-coded.
     await page.goto(`${config.portal_checkout_base_url}/demo-c/en/checkout?order_token=${token}`);
     await page.locator('#cart-body li.item').first().waitFor();
+    expect(await page.locator('#cart-body').textContent()).not.toContain('Your cart is empty');
     expect(await page.locator('#countdown').textContent()).toMatch(/Your hold expires in \d\d:\d\d/);
     // The widget built this cart: the checkout page shows it without editing controls.
     expect(await page.locator('[data-remove]').count()).toBe(0);
