@@ -72,19 +72,20 @@ describe('admin API', () => {
   });
 
   it("isolates organisers: another organiser's lists and devices are 404, its sessions unknown", async () => {
-    expect((await b.promoterB.get(`/checkin/lists/${listId}`)).status).toBe(404);
-    expect((await b.promoterB.get(`/checkin/lists/${listId}/counts`)).status).toBe(404);
-    expect((await b.promoterB.get(`/checkin/lists/${listId}/scans`)).status).toBe(404);
-    expect((await b.promoterB.patch(`/checkin/lists/${listId}`, { name: 'mine' })).status).toBe(404);
+    const notFound = { status: 404, body: { code: 'not_found' } };
+    expect(await b.promoterB.get(`/checkin/lists/${listId}`)).toMatchObject(notFound);
+    expect(await b.promoterB.get(`/checkin/lists/${listId}/counts`)).toMatchObject(notFound);
+    expect(await b.promoterB.get(`/checkin/lists/${listId}/scans`)).toMatchObject(notFound);
+    expect(await b.promoterB.patch(`/checkin/lists/${listId}`, { name: 'mine' })).toMatchObject(notFound);
     expect((await b.promoterB.get('/checkin/lists')).body.data).toEqual([]);
     const devices = (await promoterA.get('/checkin/devices')).body.data;
-    expect((await b.promoterB.del(`/checkin/devices/${devices[0].id}`)).status).toBe(404);
+    expect(await b.promoterB.del(`/checkin/devices/${devices[0].id}`)).toMatchObject(notFound);
     const foreign = await b.promoterB.post('/checkin/lists', { name: 'Steal', session_ids: [session] });
     expect(foreign.status).toBe(422);
     expect(foreign.body.errors.session_ids).toBeDefined();
     const foreignList = await b.promoterB.post('/checkin/devices', { name: 'Steal', list_ids: [listId] });
     expect(foreignList.status).toBe(422);
-    expect((await b.promoterB.post('/checkin/lists', { organiser_id: demoOrganiser, name: 'x', session_ids: [b.ids.session] })).status).toBe(404);
+    expect(await b.promoterB.post('/checkin/lists', { organiser_id: demoOrganiser, name: 'x', session_ids: [b.ids.session] })).toMatchObject(notFound);
     // B's own list of B's session is fine; a device of B for A's list is not, even through the admin.
     const own = await b.promoterB.post('/checkin/lists', { name: 'B door', session_ids: [b.ids.session] });
     expect(own.status).toBe(201);

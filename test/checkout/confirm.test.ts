@@ -97,6 +97,14 @@ describe('confirm: success', () => {
     const save = await t.app.inject({ url: local(data.ticket_wallet_urls[1]!.google) });
     expect(save.statusCode).toBe(302);
     expect(save.headers.location).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\//);
+    // Only a valid ticket offers a pass, as on the order page: a voided one answers nulls for its item.
+    const [voided, kept] = data.ticket_wallet_urls;
+    await t.ctx.db.execute(sql`UPDATE tickets SET status = 'void', voided_at = now() WHERE order_item_id = ${voided!.item_id}`);
+    const again = await confirm('d', o.token, body(o.total));
+    expect(again.json().data.ticket_wallet_urls).toEqual([
+      { item_id: voided!.item_id, apple: null, google: null },
+      { item_id: kept!.item_id, apple: expect.stringContaining('/api/tickets/wallet/apple/'), google: expect.stringContaining('/api/tickets/wallet/google/') },
+    ]);
 
     // A deployment that offers only Google Wallet (production with GOOGLE_WALLET_* alone): no Apple link; neither wallet: no link at all.
     const config = t.ctx.config;
@@ -119,16 +127,42 @@ describe('confirm: success', () => {
   });
 
   it('the alias /confirm-payment behaves identically (D19)', async () => {
-    const o = await order('d');
-    const res = await confirm('d', o.token, body(o.total), 'confirm-payment');
+    const viaConfirm = await order('d', { seats: 2 });
+    const viaAlias = await order('d', { seats: 2 });
+    const canonical = await confirm('d', viaConfirm.token, body(viaConfirm.total));
+    const res = await confirm('d', viaAlias.token, body(viaAlias.total), 'confirm-payment');
     expect(res.statusCode).toBe(200);
-    expect(res.json().data.status).toBe('completed');
+    // The same envelope and the same fields as /confirm, for this order.
+    const { data, ...envelope } = res.json();
+    const { data: canonicalData, ...canonicalEnvelope } = canonical.json();
+    expect(envelope).toEqual(canonicalEnvelope);
+    expect(Object.keys(data).sort()).toEqual(Object.keys(canonicalData).sort());
+    expect(data).toMatchObject({ order_token: viaAlias.token, reference: viaAlias.reference, status: 'completed', total_amount: viaAlias.total / 100 });
+    expect(data.ticket_pdf_urls).toHaveLength(2);
+    expect((await seatRows(t.ctx.db, viaAlias.sessionSeatIds)).map((s) => [s.status, Number(s.order_id)])).toEqual([['sold', viaAlias.id], ['sold', viaAlias.id]]);
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM tickets WHERE order_id = ${viaAlias.id} AND status = 'valid'`)).toBe(2);
+    // Repeated through the alias: the first result (D22).
+    const again = await confirm('d', viaAlias.token, body(viaAlias.total), 'confirm-payment');
+    expect(again.statusCode).toBe(200);
+    expect(again.json().message).toBe('Order already confirmed');
+    const paths = (r: typeof res) => r.json().data.ticket_pdf_urls.map((u: string) => new URL(u).pathname);
+    expect(paths(again)).toEqual(paths(res));
+    // And the same refusal for an order it cannot close.
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const refused = await confirm('d', unknown, body(100), 'confirm-payment');
+    expect(refused.statusCode).toBe(404);
+    expect(refused.json()).toEqual((await confirm('d', unknown, body(100))).json());
   });
 
   it('transaction_id, payment_method and phone are optional', async () => {
     const o = await order('b');
     const res = await confirm('b', o.token, { name: 'Luis', surname: 'Pérez', email: 'luis@example.org', amount: o.total / 100 });
     expect(res.statusCode).toBe(200);
+    expect(res.json().data.status).toBe('completed');
+    const [row] = await queryRows(t.ctx.db, sql`
+      SELECT o.status, o.payment_method, o.transaction_id, c.name, c.surname, c.email, c.phone
+      FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = ${o.id}`);
+    expect(row).toEqual({ status: 'completed', payment_method: null, transaction_id: null, name: 'Luis', surname: 'Pérez', email: 'luis@example.org', phone: null });
   });
 
   it('an unnumbered zone item is confirmed like a seat', async () => {
@@ -292,10 +326,14 @@ describe('confirm: every 4xx', () => {
     const o = await order('d', { ttlMs: 60_000 });
     t.clock.advance(59_000);
     try {
-      expect((await confirm('d', o.token, body(o.total))).statusCode).toBe(200);
+      const res = await confirm('d', o.token, body(o.total));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ message: 'Order confirmed', data: { order_token: o.token, status: 'completed', expires_at: null } });
     } finally {
       t.clock.advance(-59_000);
     }
+    expect((await seatRows(t.ctx.db, o.sessionSeatIds)).map((s) => [s.status, s.hold_expires_at])).toEqual([['sold', null]]);
+    expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM tickets WHERE order_id = ${o.id} AND status = 'valid'`)).toBe(1);
   });
 
   it('409 for a cancelled order', async () => {

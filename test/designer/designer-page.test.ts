@@ -145,7 +145,7 @@ describe('the designer page', () => {
     expect(read.statusCode).toBe(404);
     expect(read.json()).toMatchObject({ code: 'not_found', message: 'Venue not found' });
     const write = await postJson(c, `/admin/venues/${otherVenueId}/designer/plan`, { _csrf: c.csrf, plan: plan() });
-    expect(write.status).toBe(404);
-    expect((await c.get('/admin/venues/abc/designer/plan')).statusCode).toBe(404);
+    expect(write).toMatchObject({ status: 404, body: { code: 'not_found', message: 'Venue not found' } });
+    expect((await c.get('/admin/venues/abc/designer/plan')).json()).toMatchObject({ status: 404, code: 'not_found' });
   });
 });

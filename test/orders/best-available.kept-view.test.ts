@@ -67,7 +67,7 @@ describe('best available from the kept view of taken seats', () => {
     await setStatus(free.slice(2).map((s) => s.id), 'sold');
     const last = await best(2);
     expect(last.status, JSON.stringify(last.body)).toBe(201);
-    expect((await best(1)).status).toBe(409);
+    expect(await best(1)).toMatchObject({ status: 409, body: { code: 'no_seats_together' } });
     // "Another instance" gives two seats back.
     const back = free.slice(10, 12).map((s) => s.id);
     await setStatus(back, 'available');

@@ -164,7 +164,7 @@ describe('POST /orders with items (D63)', () => {
     expect(first.body.data.order_token).toBe(chosen);
     expect((await post(await newBuyer(), { items: [general(x!)] })).status).toBe(201);
     const refused = await post(token, { items: [general(b!), general(x!)], order_token: chosen });
-    expect(refused.status).toBe(409);
+    expect(refused).toMatchObject({ status: 409, body: { code: 'seat_unavailable' } });
     const again = await post(token, { items: [general(b!), general(c!)], order_token: chosen });
     expect(again.status).toBe(200);
     expect(again.body.message).toBe('Item added to the existing order');
@@ -194,7 +194,7 @@ describe('POST /orders with items (D63)', () => {
     expect((await post(await newBuyer(), { items: [general(taken)] })).status).toBe(201);
     for (let i = 0; i < WRITES_PER_MINUTE; i++) {
       // Refused creates (the seat is taken) are writes all the same.
-      expect((await post(token, { items: [general(taken), general(s0.seats[next + i]!)] })).status).toBe(409);
+      expect(await post(token, { items: [general(taken), general(s0.seats[next + i]!)] })).toMatchObject({ status: 409, body: { code: 'seat_unavailable' } });
     }
     const limited = await post(token, { items: [general(s0.seats[next]!)] });
     expect(limited.status).toBe(429);

@@ -73,6 +73,7 @@ describe('POST /api/portal/{slug}/{lang}/checkout', () => {
     expect(other.json().code).toBe('not_found');
     const unknown = await t.app.inject({ method: 'POST', url: checkoutUrl('no-such-channel'), payload: { order_token: order.token, ...buyer } });
     expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('not_found');
   });
 
   it('an expired cart: 409 order_expired', async () => {

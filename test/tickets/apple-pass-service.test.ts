@@ -90,10 +90,10 @@ describe('registration', () => {
     expect((await d.register(pass)).statusCode).toBe(200);
     const wrongType = await d.register({ ...pass, passTypeIdentifier: 'pass.com.example.other' });
     expect(wrongType.statusCode).toBe(404);
-    expect(wrongType.json().success).toBe(false);
+    expect(wrongType.json()).toMatchObject({ status: 404, success: false, code: 'not_found' });
     // a serial that is no ticket, with a token made for it by this deployment: 404, not a 500
     const ghost = await d.register({ ...pass, serialNumber: 'ticket-999999999' }, { authorization: `ApplePass ${passAuthenticationToken(t.ctx.config, 'ticket-999999999')}` });
-    expect(ghost.statusCode).toBe(404);
+    expect(ghost.json()).toMatchObject({ status: 404, success: false, code: 'not_found' });
   });
 
   it('parallel registrations of one device and pass: exactly one 201', async () => {
@@ -207,7 +207,7 @@ describe('updates', () => {
     // the token stays valid (the serial is the ticket id), and the old link (old code) is gone
     expect(latest.authenticationToken).toBe(pass.authenticationToken);
     const u = new URL(oldLink!.appleWalletUrl!);
-    expect((await t.app.inject({ url: `${u.pathname}${u.search}` })).statusCode).toBe(404);
+    expect((await t.app.inject({ url: `${u.pathname}${u.search}` })).json()).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('the log endpoint takes device messages', async () => {

@@ -155,6 +155,6 @@ describe('find my order', () => {
     expect(byAddress.slice(0, 20).every((c) => c === 200)).toBe(true);
     expect(byAddress[20]).toBe(429);
     expect((await lookup('not-an-address', '10.5.0.1')).statusCode).toBe(422);
-    expect((await t.app.inject({ method: 'POST', url: '/api/portal/no-such-channel/es/orders/lookup', payload: { email: 'a@b.example' }, remoteAddress: '10.6.0.1' })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url: '/api/portal/no-such-channel/es/orders/lookup', payload: { email: 'a@b.example' }, remoteAddress: '10.6.0.1' })).json()).toMatchObject({ status: 404, code: 'not_found' });
   });
 });

@@ -119,11 +119,12 @@ describe('joining (D69)', () => {
   });
 
   it('404 for an unknown session and an unknown or foreign entry token; 409 not_on_sale outside the sale', async () => {
-    expect((await join({ email: 'z@example.com', quantity: 1 }, DEMO.c.slug, 999_999)).statusCode).toBe(404);
-    expect((await entry(`wl_${'x'.repeat(32)}`)).statusCode).toBe(404);
+    const notFound = { status: 404, success: false, code: 'not_found' };
+    expect((await join({ email: 'z@example.com', quantity: 1 }, DEMO.c.slug, 999_999)).json()).toMatchObject(notFound);
+    expect((await entry(`wl_${'x'.repeat(32)}`)).json()).toMatchObject(notFound);
     const mine = await join({ email: 'fourth@example.com', quantity: 1 });
     // demo-c's entry is not demo-b's.
-    expect((await entry(mine.json().data.token, DEMO.b.slug)).statusCode).toBe(404);
+    expect((await entry(mine.json().data.token, DEMO.b.slug)).json()).toMatchObject(notFound);
     await t.ctx.db.execute(sql`UPDATE sessions SET sales_end_at = ${new Date(t.clock.now().getTime() - MINUTE)} WHERE id = ${sessionId}`);
     const closed = await join({ email: 'late@example.com', quantity: 1 });
     await t.ctx.db.execute(sql`UPDATE sessions SET sales_end_at = NULL WHERE id = ${sessionId}`);

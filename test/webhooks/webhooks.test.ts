@@ -119,14 +119,14 @@ describe('the admin API of webhook endpoints', () => {
       await promoterB.post(`/channels/${demoB}/webhooks/${id}/rotate-secret`),
       await promoterB.get(`/channels/${demoB}/webhooks/${id}/deliveries`),
       await promoterB.del(`/channels/${demoB}/webhooks/${id}`),
-    ]) expect(r.status).toBe(404);
+    ]) expect(r).toMatchObject({ status: 404, body: { code: 'not_found' } });
     const channelB = (await promoterB.get('/channels')).body.data[0].id;
     // an endpoint id under the wrong channel is not found either
-    expect((await promoterB.get(`/channels/${channelB}/webhooks/${id}`)).status).toBe(404);
+    expect(await promoterB.get(`/channels/${channelB}/webhooks/${id}`)).toMatchObject({ status: 404, body: { code: 'not_found' } });
     expect((await admin.get(`/channels/${demoB}/webhooks/${id}`)).body.data.enabled).toBe(false);
 
     expect((await admin.del(`/channels/${demoB}/webhooks/${id}`)).status).toBe(200);
-    expect((await admin.get(`/channels/${demoB}/webhooks/${id}`)).status).toBe(404);
+    expect(await admin.get(`/channels/${demoB}/webhooks/${id}`)).toMatchObject({ status: 404, body: { code: 'not_found' } });
     const [audit] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM audit_log WHERE target_type = 'webhook_endpoint' AND target_id = ${String(id)}`);
     expect(audit!.n).toBe(4);
   });
@@ -257,7 +257,7 @@ describe('delivery', () => {
       verify(b.secret, receiver.received[4]!);
       const after = (await admin.get(`/channels/${b.channel}/webhooks/${b.id}/deliveries`)).body.data[0];
       expect(after.attempts.map((a: { manual: boolean }) => a.manual)).toEqual([false, false, false, false, true]);
-      expect((await promoterB.post(`/channels/${b.channel}/webhooks/${b.id}/deliveries/${d.id}/redeliver`)).status).toBe(404);
+      expect(await promoterB.post(`/channels/${b.channel}/webhooks/${b.id}/deliveries/${d.id}/redeliver`)).toMatchObject({ status: 404, body: { code: 'not_found' } });
       await admin.del(`/channels/${b.channel}/webhooks/${b.id}`);
     } finally {
       await receiver.close();
