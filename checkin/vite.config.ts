@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
+import { browserApp } from '../vite.browser-app.js';
 import { ICON_SIZES, icon, manifest } from './build-assets.js';
-
-const root = fileURLToPath(new URL('.', import.meta.url));
 
 /**
  * Adds the manifest and icons, then writes the list of the app shell and a version (a hash of the
@@ -32,23 +31,17 @@ function appShell(): Plugin {
 }
 
 /** The scanner at /checkin: a page, its module script and style, the service worker at /checkin/sw.js. */
-export default defineConfig({
-  root,
-  base: '/checkin/',
-  publicDir: false,
-  esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
-  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-  plugins: [appShell()],
-  build: {
-    outDir: 'dist',
-    emptyOutDir: true,
-    // WebCrypto Ed25519 needs Chromium 137+, Safari 17+, Firefox 129+ anyway.
-    target: 'es2022',
-    minify: 'esbuild',
-    sourcemap: false,
-    rollupOptions: {
-      input: { index: fileURLToPath(new URL('index.html', import.meta.url)), sw: fileURLToPath(new URL('src/sw.ts', import.meta.url)) },
-      output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+export default defineConfig(
+  browserApp(import.meta.url, {
+    base: '/checkin/',
+    plugins: [appShell()],
+    build: {
+      // WebCrypto Ed25519 needs Chromium 137+, Safari 17+, Firefox 129+ anyway.
+      target: 'es2022',
+      rollupOptions: {
+        input: { index: fileURLToPath(new URL('index.html', import.meta.url)), sw: fileURLToPath(new URL('src/sw.ts', import.meta.url)) },
+        output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+      },
     },
-  },
-});
+  }),
+);

@@ -29,34 +29,32 @@ export interface DeviceInfo {
   time_zone?: string;
 }
 
+/** What the door shows of a ticket besides its event: its place (sector, row and seat, or zone), rate and buyer. */
+interface TicketLabels {
+  sector?: string | null;
+  row?: string | null;
+  seat?: string | null;
+  zone?: string | null;
+  rate?: string | null;
+  buyer_name?: string | null;
+}
+
 /** One ticket of the list download. */
-export interface ListTicket {
+export interface ListTicket extends TicketLabels {
   id: number | string;
   kid?: string | null;
   v: number;
   legacy_code_sha256?: string | null;
   session_id: number | string;
   sector_id?: number | string | null;
-  sector?: string | null;
-  row?: string | null;
-  seat?: string | null;
-  zone?: string | null;
-  rate?: string | null;
-  buyer_name?: string | null;
   status: 'valid' | 'revoked';
   checked_in_at?: string | null;
 }
 
 /** What the door sees of a ticket: from the server's answer or the downloaded list. */
-export interface TicketView {
+export interface TicketView extends TicketLabels {
   id: number | string;
   event_name?: string | null;
-  sector?: string | null;
-  row?: string | null;
-  seat?: string | null;
-  zone?: string | null;
-  rate?: string | null;
-  buyer_name?: string | null;
 }
 
 export interface FirstScan {

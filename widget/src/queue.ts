@@ -1,6 +1,7 @@
 import { ApiError, type ApiClient } from './http.js';
 import { solveChallenge, type PowChallenge } from '../../ui/pow.js';
 import type { KeyValueStorage } from './persistence.js';
+import type { ApiData } from './types.js';
 
 /**
  * The waiting room of the widget's session (D60), without any DOM: the status document (polled
@@ -9,19 +10,8 @@ import type { KeyValueStorage } from './persistence.js';
  * are kept in sessionStorage, so that a reload keeps the buyer's place.
  */
 
-export interface QueueDoc {
-  state: 'closed' | 'pre_queue' | 'drawing' | 'admitting' | 'ended';
-  sales_start_at: string | null;
-  opens_at: string | null;
-  admitted_through: number;
-  queue_length: number;
-  admission_per_minute: number | null;
-  pass_ttl_seconds: number | null;
-  challenge: string | null;
-  server_time: string;
-  /** Only in an answer to a poll naming a `ticket_id`: its number once drawn. */
-  number?: number | null;
-}
+/** The status document (`GET /api/queue/v1/sessions/{sessionId}`); `number` only in an answer to a poll naming a `ticket_id`. */
+export type QueueDoc = ApiData<'getQueueStatus'>;
 
 interface Stored {
   ticket?: string;

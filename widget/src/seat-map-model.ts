@@ -1,15 +1,12 @@
-import { rowLines, stageSide, type RowLine, type StageSide } from '../../src/lib/seat-layout.js';
+import { rowLines, stageSide, type LayoutSeat, type RowLine, type StageSide } from '../../src/lib/seat-layout.js';
 import type { MapSector, Rate, SessionDetail, SessionLayout } from './types.js';
 
 type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
 
-export interface SeatView {
+/** A seat as the map draws it: where it is (sector, row, x, y), its label, its state and its rates. */
+export interface SeatView extends LayoutSeat {
   id: number;
-  sectorId: number;
-  row: string;
   number: string;
-  x: number;
-  y: number;
   status: SeatStatus;
   rates: Rate[];
 }

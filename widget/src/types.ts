@@ -1,32 +1,20 @@
 /** Shapes of the service's responses the widget reads (DECISIONS D33-D36). */
+import type { operations } from '../../clients/typescript/schema.js';
 
-type IntegrationMode =
-  | 'portal_only'
-  | 'portal_external_payment'
-  | 'widget_platform_payment'
-  | 'widget_external_payment';
-
-export interface Branding {
-  name?: string;
-  logo_url?: string | null;
-  primary_color?: string;
-  accent_color?: string;
-  font_family?: string | null;
+/**
+ * The `data` of an operation's 200 answer, as the API's generated types say (clients/typescript/
+ * schema.ts, `npm run client:generate`): the route schemas are the one place such a shape is written.
+ */
+export type ApiData<Operation extends keyof operations> = operations[Operation]['responses'] extends {
+  200: { content: { 'application/json': { data: infer Data } } };
 }
+  ? Data
+  : never;
 
-export interface ChannelConfig {
-  sales_channel_slug: string;
-  integration_mode: IntegrationMode;
-  allows_widget: boolean;
-  portal_checkout_base_url: string | null;
-  requires_external_payment_callback: boolean;
-  show_checkout_button?: boolean;
-  default_lang?: string;
-  currency?: string;
-  /** The deployment's IANA time zone: session times are shown in it, whatever the browser's zone. */
-  timezone?: string;
-  branding?: Branding;
-}
+/** The channel's public configuration (`GET .../config`). */
+export type ChannelConfig = ApiData<'getChannelConfig'>;
+export type Branding = ChannelConfig['branding'];
+type IntegrationMode = ChannelConfig['integration_mode'];
 
 export interface Rate {
   id: number;
@@ -101,16 +89,10 @@ export interface SessionDetail {
 }
 
 /** The session's seat layout in columns (`GET .../sessions/{id}/layout`, issue 29): seat i is id[i], sector_id[i], ... */
-export interface SessionLayout {
-  session_id: number;
-  seats: { id: number[]; sector_id: number[]; row: string[]; number: string[]; x: number[]; y: number[] };
-}
+export type SessionLayout = ApiData<'getSessionLayout'>;
 
-export interface EventSummary {
-  id: number;
-  name?: string;
-  sessions?: { id: number; start_datetime?: string }[];
-}
+/** An event of the channel's list (`GET .../events`). */
+export type EventSummary = ApiData<'listEvents'>[number];
 
 export interface MapSector {
   id: number;
