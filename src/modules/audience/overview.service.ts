@@ -61,7 +61,7 @@ export async function salesOverviewFor(ctx: AppContext, actor: Actor, eventId: n
     session_id: query.session_id ?? null,
     currency: ctx.config.currency,
     timezone: ctx.config.timezone,
-    totals: amounts({ ...totals } as unknown as MoneyFigures & Record<string, number>),
+    totals: amounts({ ...totals } as unknown as MoneyFigures & InventoryFigures & { checked_in: number }),
     sessions: o.sessions.map((s) => ({ ...amounts(s), start_datetime: isoWithOffset(s.start_datetime)!, checked_in: Number(s.checked_in) })),
     channels: o.channels.map(amounts),
     rates: o.rates.map(amounts),

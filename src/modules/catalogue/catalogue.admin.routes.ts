@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { adminActorOf as actorOf, adminErrors, adminOperation, Params } from '../../http/admin-api.js';
+import { adminRouter } from '../../http/admin-routes.js';
 import { Envelope } from '../../http/schemas.js';
 import { requireAdmin } from '../../platform/actor.js';
 import * as catalogue from './catalogue-admin.service.js';
@@ -17,135 +18,113 @@ import { createSeriesAs, previewSeriesAs } from './session-series.service.js';
  */
 const catalogueAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;
-  const d = (operationId: string, summary: string) => adminOperation('catalogue', operationId, summary);
+  const route = adminRouter(app, 'catalogue');
 
-  app.post(
+  route.post(
     '/catalogue/import',
-    {
-      schema: {
-        ...d('importCatalogue', 'Import a catalogue document (admins only; see docs/catalogue-import.md)'),
-        body: Type.Unknown(),
-        response: { 201: Envelope(ImportSummary), ...adminErrors },
-      },
-    },
-    async (req, reply) => {
-      requireAdmin(actorOf(req));
-      return reply.status(201).send(ok({ ...(await importCatalogue(ctx, req.body)) }, 'Catalogue imported', 201));
+    { operationId: 'importCatalogue', summary: 'Import a catalogue document (admins only; see docs/catalogue-import.md)', body: Type.Unknown(), data: ImportSummary, status: 201, message: 'Catalogue imported' },
+    async (req, actor) => {
+      requireAdmin(actor);
+      return { ...(await importCatalogue(ctx, req.body)) };
     },
   );
-  app.get('/events', { schema: { ...d('listAdminEvents', 'Events you may see'), response: { 200: Envelope(Type.Array(Event)), ...adminErrors } } }, async (req) =>
-    ok(await catalogue.listEventsFor(ctx, actorOf(req))),
+  route.get('/events', { operationId: 'listAdminEvents', summary: 'Events you may see', data: Type.Array(Event) }, (_req, actor) => catalogue.listEventsFor(ctx, actor));
+  route.post('/events', { operationId: 'createEvent', summary: 'Create an event (a draft unless a status is given)', body: EventCreate, data: EventDetail, status: 201, message: 'Event created' }, (req, actor) =>
+    catalogue.createEventAs(ctx, actor, req.body),
   );
-  app.post(
-    '/events',
-    { schema: { ...d('createEvent', 'Create an event (a draft unless a status is given)'), body: EventCreate, response: { 201: Envelope(EventDetail), ...adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await catalogue.createEventAs(ctx, actorOf(req), req.body), 'Event created', 201)),
+  route.get('/events/:eventId', { operationId: 'getAdminEvent', summary: 'An event with its sessions and fees', params: Params.event, data: EventDetail }, (req, actor) =>
+    catalogue.getEventFor(ctx, actor, req.params.eventId),
   );
-  app.get(
-    '/events/:eventId',
-    { schema: { ...d('getAdminEvent', 'An event with its sessions and fees'), params: Params.event, response: { 200: Envelope(EventDetail), ...adminErrors } } },
-    async (req) => ok(await catalogue.getEventFor(ctx, actorOf(req), req.params.eventId)),
+  route.patch('/events/:eventId', { operationId: 'updateEvent', summary: 'Edit an event', params: Params.event, body: EventUpdate, data: EventDetail, message: 'Event updated' }, (req, actor) =>
+    catalogue.updateEventAs(ctx, actor, req.params.eventId, req.body),
   );
-  app.patch(
-    '/events/:eventId',
-    { schema: { ...d('updateEvent', 'Edit an event'), params: Params.event, body: EventUpdate, response: { 200: Envelope(EventDetail), ...adminErrors } } },
-    async (req) => ok(await catalogue.updateEventAs(ctx, actorOf(req), req.params.eventId, req.body), 'Event updated'),
+  route.post('/events/:eventId/publish', { operationId: 'publishEvent', summary: 'Publish an event', params: Params.event, data: EventDetail, message: 'Event published' }, (req, actor) =>
+    catalogue.publishEventAs(ctx, actor, req.params.eventId),
   );
-  app.post(
-    '/events/:eventId/publish',
-    { schema: { ...d('publishEvent', 'Publish an event'), params: Params.event, response: { 200: Envelope(EventDetail), ...adminErrors } } },
-    async (req) => ok(await catalogue.publishEventAs(ctx, actorOf(req), req.params.eventId), 'Event published'),
-  );
-  app.post(
+  route.post(
     '/events/:eventId/sessions',
-    {
-      schema: { ...d('createSession', 'Add a session (with its inventory) to an event'), params: Params.event, body: SessionCreate, response: { 201: Envelope(SessionDetail), ...adminErrors } },
-    },
-    async (req, reply) => reply.status(201).send(ok(await catalogue.createSessionAs(ctx, actorOf(req), req.params.eventId, req.body), 'Session created', 201)),
+    { operationId: 'createSession', summary: 'Add a session (with its inventory) to an event', params: Params.event, body: SessionCreate, data: SessionDetail, status: 201, message: 'Session created' },
+    (req, actor) => catalogue.createSessionAs(ctx, actor, req.params.eventId, req.body),
   );
-  app.post(
+  route.post(
     '/events/:eventId/fees',
-    { schema: { ...d('createEventFee', 'Add a management fee to every session of an event'), params: Params.event, body: FeeCreate, response: { 201: Envelope(Fee), ...adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await catalogue.createFeeAs(ctx, actorOf(req), { eventId: req.params.eventId }, req.body), 'Fee created', 201)),
+    { operationId: 'createEventFee', summary: 'Add a management fee to every session of an event', params: Params.event, body: FeeCreate, data: Fee, status: 201, message: 'Fee created' },
+    (req, actor) => catalogue.createFeeAs(ctx, actor, { eventId: req.params.eventId }, req.body),
   );
-  app.get(
-    '/sessions/:sessionId',
-    { schema: { ...d('getAdminSession', 'A session with its rates and fees'), params: Params.session, response: { 200: Envelope(SessionDetail), ...adminErrors } } },
-    async (req) => ok(await catalogue.getSessionFor(ctx, actorOf(req), req.params.sessionId)),
+  route.get('/sessions/:sessionId', { operationId: 'getAdminSession', summary: 'A session with its rates and fees', params: Params.session, data: SessionDetail }, (req, actor) =>
+    catalogue.getSessionFor(ctx, actor, req.params.sessionId),
   );
-  app.patch(
-    '/sessions/:sessionId',
-    { schema: { ...d('updateSession', 'Edit a session'), params: Params.session, body: SessionUpdate, response: { 200: Envelope(SessionDetail), ...adminErrors } } },
-    async (req) => ok(await catalogue.updateSessionAs(ctx, actorOf(req), req.params.sessionId, req.body), 'Session updated'),
+  route.patch('/sessions/:sessionId', { operationId: 'updateSession', summary: 'Edit a session', params: Params.session, body: SessionUpdate, data: SessionDetail, message: 'Session updated' }, (req, actor) =>
+    catalogue.updateSessionAs(ctx, actor, req.params.sessionId, req.body),
   );
-  app.post(
-    '/sessions/:sessionId/publish',
-    { schema: { ...d('publishSession', 'Put a session on sale'), params: Params.session, response: { 200: Envelope(SessionDetail), ...adminErrors } } },
-    async (req) => ok(await catalogue.publishSessionAs(ctx, actorOf(req), req.params.sessionId), 'Session on sale'),
+  route.post('/sessions/:sessionId/publish', { operationId: 'publishSession', summary: 'Put a session on sale', params: Params.session, data: SessionDetail, message: 'Session on sale' }, (req, actor) =>
+    catalogue.publishSessionAs(ctx, actor, req.params.sessionId),
   );
-  app.post(
+  route.post(
     '/sessions/:sessionId/cancel',
     {
-      schema: {
-        ...d('cancelSession', 'Cancel a session (D74): its live carts end at once, its channels get session.cancelled; refund: true refunds every completed order'),
-        params: Params.session,
-        body: SessionCancel,
-        response: { 200: Envelope(SessionCancelResult), ...adminErrors },
-      },
+      operationId: 'cancelSession',
+      summary: 'Cancel a session (D74): its live carts end at once, its channels get session.cancelled; refund: true refunds every completed order',
+      params: Params.session,
+      body: SessionCancel,
+      data: SessionCancelResult,
+      message: 'Session cancelled',
     },
-    async (req) => ok(await cancelSessionAs(ctx, actorOf(req), req.params.sessionId, req.body ?? {}), 'Session cancelled'),
+    (req, actor) => cancelSessionAs(ctx, actor, req.params.sessionId, req.body ?? {}),
   );
-  app.post(
+  route.post(
     '/sessions/:sessionId/rates',
-    { schema: { ...d('createRate', 'Add a rate to a session'), params: Params.session, body: RateCreate, response: { 201: Envelope(Rate), ...adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await catalogue.createRateAs(ctx, actorOf(req), req.params.sessionId, req.body), 'Rate created', 201)),
+    { operationId: 'createRate', summary: 'Add a rate to a session', params: Params.session, body: RateCreate, data: Rate, status: 201, message: 'Rate created' },
+    (req, actor) => catalogue.createRateAs(ctx, actor, req.params.sessionId, req.body),
   );
-  app.post(
+  route.post(
     '/sessions/:sessionId/fees',
-    { schema: { ...d('createSessionFee', 'Add a management fee to one session'), params: Params.session, body: FeeCreate, response: { 201: Envelope(Fee), ...adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await catalogue.createFeeAs(ctx, actorOf(req), { sessionId: req.params.sessionId }, req.body), 'Fee created', 201)),
+    { operationId: 'createSessionFee', summary: 'Add a management fee to one session', params: Params.session, body: FeeCreate, data: Fee, status: 201, message: 'Fee created' },
+    (req, actor) => catalogue.createFeeAs(ctx, actor, { sessionId: req.params.sessionId }, req.body),
   );
-  app.patch(
-    '/rates/:rateId',
-    { schema: { ...d('updateRate', 'Edit a rate'), params: Params.rate, body: RateUpdate, response: { 200: Envelope(Rate), ...adminErrors } } },
-    async (req) => ok(await catalogue.updateRateAs(ctx, actorOf(req), req.params.rateId, req.body), 'Rate updated'),
+  route.patch('/rates/:rateId', { operationId: 'updateRate', summary: 'Edit a rate', params: Params.rate, body: RateUpdate, data: Rate, message: 'Rate updated' }, (req, actor) =>
+    catalogue.updateRateAs(ctx, actor, req.params.rateId, req.body),
   );
-  app.patch(
-    '/fees/:feeId',
-    { schema: { ...d('updateFee', 'Edit a fee'), params: Params.fee, body: FeeUpdate, response: { 200: Envelope(Fee), ...adminErrors } } },
-    async (req) => ok(await catalogue.updateFeeAs(ctx, actorOf(req), req.params.feeId, req.body), 'Fee updated'),
+  route.patch('/fees/:feeId', { operationId: 'updateFee', summary: 'Edit a fee', params: Params.fee, body: FeeUpdate, data: Fee, message: 'Fee updated' }, (req, actor) =>
+    catalogue.updateFeeAs(ctx, actor, req.params.feeId, req.body),
   );
-  app.post(
+  route.post(
     '/sessions/:sessionId/rates/copy',
     {
-      schema: {
-        ...d('copyRates', "Copy another session's rates onto this one (same organiser); rates whose name this session has already are left alone"),
-        params: Params.session,
-        body: RatesCopy,
-        response: { 201: Envelope(RatesCopied), ...adminErrors },
-      },
+      operationId: 'copyRates',
+      summary: "Copy another session's rates onto this one (same organiser); rates whose name this session has already are left alone",
+      params: Params.session,
+      body: RatesCopy,
+      data: RatesCopied,
+      status: 201,
+      message: 'Rates copied',
     },
-    async (req, reply) => reply.status(201).send(ok(await copyRatesAs(ctx, actorOf(req), req.params.sessionId, req.body.from_session_id), 'Rates copied', 201)),
+    (req, actor) => copyRatesAs(ctx, actor, req.params.sessionId, req.body.from_session_id),
   );
-  app.delete(
+  route.delete(
     '/rates/:rateId',
     {
-      schema: {
-        ...d('deleteRate', 'Delete a rate nothing uses: 409 rate_in_use while it has tickets (sold, held or of past orders), vouchers or waiting-list entries'),
-        params: Params.rate,
-        response: { 200: Envelope(Type.Null()), ...adminErrors },
-      },
+      operationId: 'deleteRate',
+      summary: 'Delete a rate nothing uses: 409 rate_in_use while it has tickets (sold, held or of past orders), vouchers or waiting-list entries',
+      params: Params.rate,
+      data: Type.Null(),
+      message: 'Rate deleted',
     },
-    async (req) => {
-      await deleteRateAs(ctx, actorOf(req), req.params.rateId);
-      return ok(null, 'Rate deleted');
+    async (req, actor) => {
+      await deleteRateAs(ctx, actor, req.params.rateId);
+      return null;
     },
   );
+  // A dry run answers 200 with the dates, the series itself 201: two statuses, so not through route.
   app.post(
     '/events/:eventId/sessions/series',
     {
       schema: {
-        ...d('createSessionSeries', 'Create a series of sessions at once (daily or weekly, at one time of day in the deployment time zone, at most 100), each with copied rates; dry_run: only the dates'),
+        ...adminOperation(
+          'catalogue',
+          'createSessionSeries',
+          'Create a series of sessions at once (daily or weekly, at one time of day in the deployment time zone, at most 100), each with copied rates; dry_run: only the dates',
+        ),
         params: Params.event,
         body: SessionSeriesCreate,
         response: { 200: Envelope(SessionSeries), 201: Envelope(SessionSeries), ...adminErrors },
@@ -161,14 +140,10 @@ const catalogueAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.status(201).send(ok(await createSeriesAs(ctx, actorOf(req), req.params.eventId, input), 'Sessions created', 201));
     },
   );
-  app.delete(
-    '/fees/:feeId',
-    { schema: { ...d('deleteFee', 'Delete a fee'), params: Params.fee, response: { 200: Envelope(Type.Null()), ...adminErrors } } },
-    async (req) => {
-      await catalogue.deleteFeeAs(ctx, actorOf(req), req.params.feeId);
-      return ok(null, 'Fee deleted');
-    },
-  );
+  route.delete('/fees/:feeId', { operationId: 'deleteFee', summary: 'Delete a fee', params: Params.fee, data: Type.Null(), message: 'Fee deleted' }, async (req, actor) => {
+    await catalogue.deleteFeeAs(ctx, actor, req.params.feeId);
+    return null;
+  });
 };
 
 export default catalogueAdminRoutes;

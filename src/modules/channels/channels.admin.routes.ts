@@ -1,7 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ok } from '../../http/envelope.js';
-import { adminActorOf as actorOf, adminErrors, adminOperation, Params } from '../../http/admin-api.js';
-import { Envelope } from '../../http/schemas.js';
+import { Params } from '../../http/admin-api.js';
+import { adminRouter } from '../../http/admin-routes.js';
 import * as channels from './channels-admin.service.js';
 import { Channel, ChannelCreate, ChannelUpdate, NewServerKey, NewWidgetKey, WidgetKey } from './channels.admin.schemas.js';
 
@@ -12,71 +11,64 @@ import { Channel, ChannelCreate, ChannelUpdate, NewServerKey, NewWidgetKey, Widg
  */
 const channelsAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;
-  const d = (operationId: string, summary: string) => adminOperation('channels', operationId, summary);
+  const route = adminRouter(app, 'channels');
 
-  app.get('/channels', { schema: { ...d('listChannels', 'Sales channels you may see'), response: { 200: Envelope(Type.Array(Channel)), ...adminErrors } } }, async (req) =>
-    ok(await channels.listChannelViewsFor(ctx, actorOf(req))),
+  route.get('/channels', { operationId: 'listChannels', summary: 'Sales channels you may see', data: Type.Array(Channel) }, (_req, actor) => channels.listChannelViewsFor(ctx, actor));
+  route.post('/channels', { operationId: 'createChannel', summary: 'Create a sales channel', body: ChannelCreate, data: Channel, status: 201, message: 'Sales channel created' }, (req, actor) =>
+    channels.createChannelAs(ctx, actor, req.body),
   );
-  app.post(
-    '/channels',
-    { schema: { ...d('createChannel', 'Create a sales channel'), body: ChannelCreate, response: { 201: Envelope(Channel), ...adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await channels.createChannelAs(ctx, actorOf(req), req.body), 'Sales channel created', 201)),
+  route.get('/channels/:channelId', { operationId: 'getChannel', summary: 'One sales channel', params: Params.channel, data: Channel }, (req, actor) =>
+    channels.getChannelFor(ctx, actor, req.params.channelId),
   );
-  app.get(
-    '/channels/:channelId',
-    { schema: { ...d('getChannel', 'One sales channel'), params: Params.channel, response: { 200: Envelope(Channel), ...adminErrors } } },
-    async (req) => ok(await channels.getChannelFor(ctx, actorOf(req), req.params.channelId)),
-  );
-  app.patch(
+  route.patch(
     '/channels/:channelId',
     {
-      schema: {
-        ...d('updateChannel', 'Edit a channel: mode, checkout URL, branding, cart lifetime, events (mode changes are audited)'),
-        params: Params.channel,
-        body: ChannelUpdate,
-        response: { 200: Envelope(Channel), ...adminErrors },
-      },
+      operationId: 'updateChannel',
+      summary: 'Edit a channel: mode, checkout URL, branding, cart lifetime, events (mode changes are audited)',
+      params: Params.channel,
+      body: ChannelUpdate,
+      data: Channel,
+      message: 'Sales channel updated',
     },
-    async (req) => ok(await channels.updateChannelAs(ctx, actorOf(req), req.params.channelId, req.body), 'Sales channel updated'),
+    (req, actor) => channels.updateChannelAs(ctx, actor, req.params.channelId, req.body),
   );
-  app.get(
+  route.get(
     '/channels/:channelId/keys',
-    { schema: { ...d('listWidgetKeys', 'Widget keys of a channel (creation date and last four only)'), params: Params.channel, response: { 200: Envelope(Type.Array(WidgetKey)), ...adminErrors } } },
-    async (req) => ok(await channels.listKeysFor(ctx, actorOf(req), req.params.channelId)),
+    { operationId: 'listWidgetKeys', summary: 'Widget keys of a channel (creation date and last four only)', params: Params.channel, data: Type.Array(WidgetKey) },
+    (req, actor) => channels.listKeysFor(ctx, actor, req.params.channelId),
   );
-  app.post(
+  route.post(
     '/channels/:channelId/keys',
-    { schema: { ...d('createWidgetKey', 'Generate a widget key (returned once)'), params: Params.channel, response: { 201: Envelope(NewWidgetKey), ...adminErrors } } },
-    async (req, reply) =>
-      reply.status(201).send(ok(await channels.generateKeyAs(ctx, actorOf(req), req.params.channelId), 'Widget key generated; it is shown only this once', 201)),
+    { operationId: 'createWidgetKey', summary: 'Generate a widget key (returned once)', params: Params.channel, data: NewWidgetKey, status: 201, message: 'Widget key generated; it is shown only this once' },
+    (req, actor) => channels.generateKeyAs(ctx, actor, req.params.channelId),
   );
-  app.delete(
+  route.delete(
     '/channels/:channelId/keys/:keyId',
-    { schema: { ...d('revokeWidgetKey', 'Revoke a widget key: every widget-scope token of the channel stops working at once'), params: Params.key, response: { 200: Envelope(WidgetKey), ...adminErrors } } },
-    async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId), 'Widget key revoked'),
+    { operationId: 'revokeWidgetKey', summary: 'Revoke a widget key: every widget-scope token of the channel stops working at once', params: Params.key, data: WidgetKey, message: 'Widget key revoked' },
+    (req, actor) => channels.revokeKeyAs(ctx, actor, req.params.channelId, req.params.keyId),
   );
   // Server keys (D39): the same three routes, beside the widget keys'.
-  app.get(
+  route.get(
     '/channels/:channelId/server-keys',
-    { schema: { ...d('listServerKeys', 'Server keys of a channel (creation date and last four only)'), params: Params.channel, response: { 200: Envelope(Type.Array(WidgetKey)), ...adminErrors } } },
-    async (req) => ok(await channels.listKeysFor(ctx, actorOf(req), req.params.channelId, 'server')),
+    { operationId: 'listServerKeys', summary: 'Server keys of a channel (creation date and last four only)', params: Params.channel, data: Type.Array(WidgetKey) },
+    (req, actor) => channels.listKeysFor(ctx, actor, req.params.channelId, 'server'),
   );
-  app.post(
+  route.post(
     '/channels/:channelId/server-keys',
     {
-      schema: {
-        ...d('createServerKey', "Generate a server key (returned once; for the channel's server only: confirm and the report of models C and D need it)"),
-        params: Params.channel,
-        response: { 201: Envelope(NewServerKey), ...adminErrors },
-      },
+      operationId: 'createServerKey',
+      summary: "Generate a server key (returned once; for the channel's server only: confirm and the report of models C and D need it)",
+      params: Params.channel,
+      data: NewServerKey,
+      status: 201,
+      message: 'Server key generated; it is shown only this once',
     },
-    async (req, reply) =>
-      reply.status(201).send(ok(await channels.generateServerKeyAs(ctx, actorOf(req), req.params.channelId), 'Server key generated; it is shown only this once', 201)),
+    (req, actor) => channels.generateServerKeyAs(ctx, actor, req.params.channelId),
   );
-  app.delete(
+  route.delete(
     '/channels/:channelId/server-keys/:keyId',
-    { schema: { ...d('revokeServerKey', 'Revoke a server key: the tokens issued from it stop working at once'), params: Params.key, response: { 200: Envelope(WidgetKey), ...adminErrors } } },
-    async (req) => ok(await channels.revokeKeyAs(ctx, actorOf(req), req.params.channelId, req.params.keyId, 'server'), 'Server key revoked'),
+    { operationId: 'revokeServerKey', summary: 'Revoke a server key: the tokens issued from it stop working at once', params: Params.key, data: WidgetKey, message: 'Server key revoked' },
+    (req, actor) => channels.revokeKeyAs(ctx, actor, req.params.channelId, req.params.keyId, 'server'),
   );
 };
 

@@ -1,8 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { ok } from '../../http/envelope.js';
-import { adminErrors } from '../../http/admin-api.js';
-import { Envelope } from '../../http/schemas.js';
+import { adminRouter } from '../../http/admin-routes.js';
 import * as checkin from './checkin-admin.service.js';
 import * as S from './checkin-admin.schemas.js';
 
@@ -13,75 +10,60 @@ import * as S from './checkin-admin.schemas.js';
  */
 const adminCheckinRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;
-  const d = (operationId: string, summary: string) => ({ tags: ['Admin: check-in'], operationId, summary });
-  const actor = (req: FastifyRequest) => req.adminActor!;
+  const route = adminRouter(app, 'check-in');
 
-  app.get('/checkin/lists', { schema: { ...d('listCheckinLists', 'Check-in lists you may see'), response: { 200: Envelope(Type.Array(S.List)), ...adminErrors } } }, async (req) =>
-    ok(await checkin.listListsFor(ctx, actor(req))),
-  );
-  app.post(
+  route.get('/checkin/lists', { operationId: 'listCheckinLists', summary: 'Check-in lists you may see', data: Type.Array(S.List) }, (_req, actor) => checkin.listListsFor(ctx, actor));
+  route.post(
     '/checkin/lists',
-    { schema: { ...d('createCheckinList', 'Create a check-in list: sessions, optionally some sectors, re-entry or not'), body: S.ListCreate, response: { 201: Envelope(S.List), ...adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await checkin.createListAs(ctx, actor(req), req.body), 'Check-in list created', 201)),
+    { operationId: 'createCheckinList', summary: 'Create a check-in list: sessions, optionally some sectors, re-entry or not', body: S.ListCreate, data: S.List, status: 201, message: 'Check-in list created' },
+    (req, actor) => checkin.createListAs(ctx, actor, req.body),
   );
-  app.get(
-    '/checkin/lists/:listId',
-    { schema: { ...d('getCheckinList', 'One check-in list'), params: S.ListParams, response: { 200: Envelope(S.List), ...adminErrors } } },
-    async (req) => ok(await checkin.getListFor(ctx, actor(req), req.params.listId)),
+  route.get('/checkin/lists/:listId', { operationId: 'getCheckinList', summary: 'One check-in list', params: S.ListParams, data: S.List }, (req, actor) => checkin.getListFor(ctx, actor, req.params.listId));
+  route.patch('/checkin/lists/:listId', { operationId: 'updateCheckinList', summary: 'Edit a check-in list', params: S.ListParams, body: S.ListUpdate, data: S.List, message: 'Check-in list updated' }, (req, actor) =>
+    checkin.updateListAs(ctx, actor, req.params.listId, req.body),
   );
-  app.patch(
-    '/checkin/lists/:listId',
-    { schema: { ...d('updateCheckinList', 'Edit a check-in list'), params: S.ListParams, body: S.ListUpdate, response: { 200: Envelope(S.List), ...adminErrors } } },
-    async (req) => ok(await checkin.updateListAs(ctx, actor(req), req.params.listId, req.body), 'Check-in list updated'),
+  route.get('/checkin/lists/:listId/counts', { operationId: 'getCheckinCounts', summary: 'Checked in / sold per session, entries per gate', params: S.ListParams, data: S.Counts }, (req, actor) =>
+    checkin.listCountsFor(ctx, actor, req.params.listId),
   );
-  app.get(
-    '/checkin/lists/:listId/counts',
-    { schema: { ...d('getCheckinCounts', 'Checked in / sold per session, entries per gate'), params: S.ListParams, response: { 200: Envelope(S.Counts), ...adminErrors } } },
-    async (req) => ok(await checkin.listCountsFor(ctx, actor(req), req.params.listId)),
-  );
-  app.get(
+  route.get(
     '/checkin/lists/:listId/scans',
-    {
-      schema: {
-        ...d('listCheckinScans', 'Scans of a list, newest first (twice=true: who tried to enter twice)'),
-        params: S.ListParams,
-        querystring: S.ScansQuery,
-        response: { 200: Envelope(Type.Array(S.Scan)), ...adminErrors },
-      },
-    },
-    async (req) => ok(await checkin.listScansFor(ctx, actor(req), req.params.listId, { twice: req.query.twice, beforeId: req.query.before_id, limit: req.query.limit })),
+    { operationId: 'listCheckinScans', summary: 'Scans of a list, newest first (twice=true: who tried to enter twice)', params: S.ListParams, querystring: S.ScansQuery, data: Type.Array(S.Scan) },
+    (req, actor) => checkin.listScansFor(ctx, actor, req.params.listId, { twice: req.query.twice, beforeId: req.query.before_id, limit: req.query.limit }),
   );
-  app.get('/checkin/devices', { schema: { ...d('listCheckinDevices', 'Check-in devices you may see'), response: { 200: Envelope(Type.Array(S.Device)), ...adminErrors } } }, async (req) =>
-    ok(await checkin.listDevicesFor(ctx, actor(req))),
-  );
-  app.post(
+  route.get('/checkin/devices', { operationId: 'listCheckinDevices', summary: 'Check-in devices you may see', data: Type.Array(S.Device) }, (_req, actor) => checkin.listDevicesFor(ctx, actor));
+  route.post(
     '/checkin/devices',
-    { schema: { ...d('createCheckinDevice', 'Create a device for a gate (its token and setup URL are returned once)'), body: S.DeviceCreate, response: { 201: Envelope(S.NewDevice), ...adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await checkin.createDeviceAs(ctx, actor(req), req.body), 'Device created; its token is shown only this once', 201)),
+    {
+      operationId: 'createCheckinDevice',
+      summary: 'Create a device for a gate (its token and setup URL are returned once)',
+      body: S.DeviceCreate,
+      data: S.NewDevice,
+      status: 201,
+      message: 'Device created; its token is shown only this once',
+    },
+    (req, actor) => checkin.createDeviceAs(ctx, actor, req.body),
   );
-  app.delete(
+  route.delete(
     '/checkin/devices/:deviceId',
-    { schema: { ...d('revokeCheckinDevice', 'Revoke a device: its next request is refused'), params: S.DeviceParams, response: { 200: Envelope(S.Device), ...adminErrors } } },
-    async (req) => ok(await checkin.revokeDeviceAs(ctx, actor(req), req.params.deviceId), 'Device revoked'),
+    { operationId: 'revokeCheckinDevice', summary: 'Revoke a device: its next request is refused', params: S.DeviceParams, data: S.Device, message: 'Device revoked' },
+    (req, actor) => checkin.revokeDeviceAs(ctx, actor, req.params.deviceId),
   );
-  app.post(
+  route.post(
     '/checkin/tickets/:ticketId/reissue',
     {
-      schema: {
-        ...d('reissueTicket', "Reissue a ticket: a new version, so that its old QR code stops scanning; its PDF (signed links) shows the new one"),
-        params: S.TicketParams,
-        response: { 200: Envelope(S.Reissued), ...adminErrors },
-      },
+      operationId: 'reissueTicket',
+      summary: 'Reissue a ticket: a new version, so that its old QR code stops scanning; its PDF (signed links) shows the new one',
+      params: S.TicketParams,
+      data: S.Reissued,
+      message: 'Ticket reissued',
     },
-    async (req) => ok(await checkin.reissueTicketAs(ctx, actor(req), req.params.ticketId), 'Ticket reissued'),
+    (req, actor) => checkin.reissueTicketAs(ctx, actor, req.params.ticketId),
   );
-  app.get('/checkin/signing-keys', { schema: { ...d('listTicketSigningKeys', 'Ticket signing keys (admins only)'), response: { 200: Envelope(Type.Array(S.SigningKey)), ...adminErrors } } }, async (req) =>
-    ok(await checkin.listKeysAs(ctx, actor(req))),
-  );
-  app.post(
+  route.get('/checkin/signing-keys', { operationId: 'listTicketSigningKeys', summary: 'Ticket signing keys (admins only)', data: Type.Array(S.SigningKey) }, (_req, actor) => checkin.listKeysAs(ctx, actor));
+  route.post(
     '/checkin/signing-keys/rotate',
-    { schema: { ...d('rotateTicketSigningKey', 'A new key signs new tickets; the old one stays published while its tickets may scan (admins only)'), response: { 201: Envelope(S.Rotated), ...adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await checkin.rotateKeyAs(ctx, actor(req)), 'Signing key rotated', 201)),
+    { operationId: 'rotateTicketSigningKey', summary: 'A new key signs new tickets; the old one stays published while its tickets may scan (admins only)', data: S.Rotated, status: 201, message: 'Signing key rotated' },
+    (_req, actor) => checkin.rotateKeyAs(ctx, actor),
   );
 };
 

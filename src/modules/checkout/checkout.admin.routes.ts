@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ok } from '../../http/envelope.js';
-import { adminActorOf as actorOf, adminErrors, adminOperation, Params, ReferenceParam, refuseUnknownFields } from '../../http/admin-api.js';
-import { Envelope } from '../../http/schemas.js';
+import { adminErrors, Params, ReferenceParam, refuseUnknownFields } from '../../http/admin-api.js';
+import { adminRouter } from '../../http/admin-routes.js';
 import { API_REFUND_REASON, Refund, RefundCreate, Reservation, ReservationCreate, TicketResend } from './checkout.admin.schemas.js';
 import { createReservationAs, refundOrderAs, resendTicketsAs } from './order-actions.service.js';
 
@@ -12,60 +11,52 @@ import { createReservationAs, refundOrderAs, resendTicketsAs } from './order-act
  */
 const checkoutAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;
-  const d = (operationId: string, summary: string) => adminOperation('orders', operationId, summary);
+  const route = adminRouter(app, 'orders');
 
-  app.post(
+  route.post(
     '/orders/:reference/resend-tickets',
     {
-      schema: {
-        ...d('resendTickets', "Queue the order's ticket e-mail once more to the buyer (audited); one e-mail per call"),
-        params: ReferenceParam,
-        response: { 202: Envelope(TicketResend), ...adminErrors },
-      },
+      operationId: 'resendTickets',
+      summary: "Queue the order's ticket e-mail once more to the buyer (audited); one e-mail per call",
+      params: ReferenceParam,
+      data: TicketResend,
+      status: 202,
+      message: 'Ticket e-mail queued',
     },
-    async (req, reply) => reply.status(202).send(ok(await resendTicketsAs(ctx, actorOf(req), req.params.reference), 'Ticket e-mail queued', 202)),
+    (req, actor) => resendTicketsAs(ctx, actor, req.params.reference),
   );
-  app.post(
+  route.post(
     '/orders/:reference/refund',
     {
-      schema: {
-        ...d(
-          'refundOrder',
-          'Refund a completed order, whole or chosen tickets (ticket_ids): seats released, tickets voided, a refund order with negative amounts recorded, ' +
-            'the card payment refunded through the provider (models A and C; 502 payment_provider_refused when it refuses, and nothing changes), ' +
-            'the buyer e-mailed (models A-C), order.refunded sent (audited)',
-        ),
-        params: ReferenceParam,
-        body: RefundCreate,
-        response: { 201: Envelope(Refund), 502: { $ref: 'ErrorEnvelope' }, ...adminErrors },
-      },
+      operationId: 'refundOrder',
+      summary:
+        'Refund a completed order, whole or chosen tickets (ticket_ids): seats released, tickets voided, a refund order with negative amounts recorded, ' +
+        'the card payment refunded through the provider (models A and C; 502 payment_provider_refused when it refuses, and nothing changes), ' +
+        'the buyer e-mailed (models A-C), order.refunded sent (audited)',
+      params: ReferenceParam,
+      body: RefundCreate,
+      data: Refund,
+      status: 201,
+      message: 'Order refunded',
+      errors: { 502: { $ref: 'ErrorEnvelope' }, ...adminErrors },
       // D56/D58: a field the refund does not know is refused, never dropped (a misspelt ticket_ids
       // must not refund the whole order).
       preValidation: refuseUnknownFields(RefundCreate),
     },
-    async (req, reply) =>
-      reply
-        .status(201)
-        .send(
-          ok(
-            await refundOrderAs(ctx, actorOf(req), req.params.reference, req.body.reason ?? API_REFUND_REASON, { ticketIds: req.body.ticket_ids, allowUsed: req.body.allow_used }),
-            'Order refunded',
-            201,
-          ),
-        ),
+    (req, actor) => refundOrderAs(ctx, actor, req.params.reference, req.body.reason ?? API_REFUND_REASON, { ticketIds: req.body.ticket_ids, allowUsed: req.body.allow_used }),
   );
-  app.post(
+  route.post(
     '/channels/:channelId/reservations',
     {
-      schema: {
-        ...d('createReservation', 'Issue an order without payment (type reservation): seats sold, tickets issued (audited)'),
-        params: Params.channel,
-        body: ReservationCreate,
-        response: { 201: Envelope(Reservation), ...adminErrors },
-      },
+      operationId: 'createReservation',
+      summary: 'Issue an order without payment (type reservation): seats sold, tickets issued (audited)',
+      params: Params.channel,
+      body: ReservationCreate,
+      data: Reservation,
+      status: 201,
+      message: 'Reservation issued',
     },
-    async (req, reply) =>
-      reply.status(201).send(ok(await createReservationAs(ctx, actorOf(req), req.params.channelId, req.body), 'Reservation issued', 201)),
+    (req, actor) => createReservationAs(ctx, actor, req.params.channelId, req.body),
   );
 };
 

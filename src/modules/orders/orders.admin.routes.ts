@@ -1,7 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ok } from '../../http/envelope.js';
-import { adminActorOf as actorOf, adminErrors, adminOperation, Params, ReferenceParam } from '../../http/admin-api.js';
-import { Envelope } from '../../http/schemas.js';
+import { Params, ReferenceParam } from '../../http/admin-api.js';
+import { adminRouter } from '../../http/admin-routes.js';
 import * as channels from '../channels/channels-admin.service.js';
 import { getOrderFor, listOrdersFor } from './orders-admin.service.js';
 import { OrderDetail, OrderRow, OrdersQuery } from './orders.admin.schemas.js';
@@ -14,44 +13,27 @@ import { OrderDetail, OrderRow, OrdersQuery } from './orders.admin.schemas.js';
  */
 const ordersAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;
-  const d = (operationId: string, summary: string) => adminOperation('orders', operationId, summary);
+  const route = adminRouter(app, 'orders');
 
-  app.get(
+  route.get(
     '/channels/:channelId/orders',
-    {
-      schema: {
-        ...d('listChannelOrders', "A channel's orders, newest first (read-only)"),
-        params: Params.channel,
-        querystring: Type.Omit(OrdersQuery, ['channel_id']),
-        response: { 200: Envelope(Type.Array(OrderRow)), ...adminErrors },
-      },
-    },
-    async (req) => {
-      await channels.getChannelFor(ctx, actorOf(req), req.params.channelId);
+    { operationId: 'listChannelOrders', summary: "A channel's orders, newest first (read-only)", params: Params.channel, querystring: Type.Omit(OrdersQuery, ['channel_id']), data: Type.Array(OrderRow) },
+    async (req, actor) => {
+      await channels.getChannelFor(ctx, actor, req.params.channelId);
       const q = req.query;
-      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: req.params.channelId, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit }));
+      return listOrdersFor(ctx, actor, { channelId: req.params.channelId, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit });
     },
   );
 
-  app.get(
-    '/orders',
-    { schema: { ...d('listOrders', 'Orders of the channels you may see, newest first (read-only)'), querystring: OrdersQuery, response: { 200: Envelope(Type.Array(OrderRow)), ...adminErrors } } },
-    async (req) => {
-      const q = req.query;
-      if (q.channel_id) await channels.getChannelFor(ctx, actorOf(req), q.channel_id);
-      return ok(await listOrdersFor(ctx, actorOf(req), { channelId: q.channel_id, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit }));
-    },
-  );
-  app.get(
+  route.get('/orders', { operationId: 'listOrders', summary: 'Orders of the channels you may see, newest first (read-only)', querystring: OrdersQuery, data: Type.Array(OrderRow) }, async (req, actor) => {
+    const q = req.query;
+    if (q.channel_id) await channels.getChannelFor(ctx, actor, q.channel_id);
+    return listOrdersFor(ctx, actor, { channelId: q.channel_id, status: q.status, type: q.type, beforeId: q.before_id, search: q.search, limit: q.limit });
+  });
+  route.get(
     '/orders/:reference',
-    {
-      schema: {
-        ...d('getAdminOrder', 'One order with its buyer, items, tickets, payments and history (audit log)'),
-        params: ReferenceParam,
-        response: { 200: Envelope(OrderDetail), ...adminErrors },
-      },
-    },
-    async (req) => ok(await getOrderFor(ctx, actorOf(req), req.params.reference)),
+    { operationId: 'getAdminOrder', summary: 'One order with its buyer, items, tickets, payments and history (audit log)', params: ReferenceParam, data: OrderDetail },
+    (req, actor) => getOrderFor(ctx, actor, req.params.reference),
   );
 };
 

@@ -1,7 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ok } from '../../http/envelope.js';
-import { adminActorOf as actorOf, adminErrors, adminOperation, Params } from '../../http/admin-api.js';
-import { Envelope } from '../../http/schemas.js';
+import { Params } from '../../http/admin-api.js';
+import { adminRouter } from '../../http/admin-routes.js';
 import { createVoucherAs, getVoucherFor, listVouchersFor, updateVoucherAs } from './vouchers-admin.service.js';
 import { Voucher, VoucherCreate, VoucherUpdate } from './vouchers.admin.schemas.js';
 
@@ -11,25 +10,17 @@ import { Voucher, VoucherCreate, VoucherUpdate } from './vouchers.admin.schemas.
  */
 const vouchersAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;
-  const d = (operationId: string, summary: string) => adminOperation('vouchers', operationId, summary);
+  const route = adminRouter(app, 'vouchers');
 
-  app.get('/vouchers', { schema: { ...d('listVouchers', 'Vouchers you may see'), response: { 200: Envelope(Type.Array(Voucher)), ...adminErrors } } }, async (req) =>
-    ok(await listVouchersFor(ctx, actorOf(req))),
+  route.get('/vouchers', { operationId: 'listVouchers', summary: 'Vouchers you may see', data: Type.Array(Voucher) }, (_req, actor) => listVouchersFor(ctx, actor));
+  route.post('/vouchers', { operationId: 'createVoucher', summary: 'Create a voucher', body: VoucherCreate, data: Voucher, status: 201, message: 'Voucher created' }, (req, actor) =>
+    createVoucherAs(ctx, actor, req.body),
   );
-  app.post(
-    '/vouchers',
-    { schema: { ...d('createVoucher', 'Create a voucher'), body: VoucherCreate, response: { 201: Envelope(Voucher), ...adminErrors } } },
-    async (req, reply) => reply.status(201).send(ok(await createVoucherAs(ctx, actorOf(req), req.body), 'Voucher created', 201)),
-  );
-  app.get(
+  route.get('/vouchers/:voucherId', { operationId: 'getVoucher', summary: 'One voucher', params: Params.voucher, data: Voucher }, (req, actor) => getVoucherFor(ctx, actor, req.params.voucherId));
+  route.patch(
     '/vouchers/:voucherId',
-    { schema: { ...d('getVoucher', 'One voucher'), params: Params.voucher, response: { 200: Envelope(Voucher), ...adminErrors } } },
-    async (req) => ok(await getVoucherFor(ctx, actorOf(req), req.params.voucherId)),
-  );
-  app.patch(
-    '/vouchers/:voucherId',
-    { schema: { ...d('updateVoucher', 'Edit a voucher'), params: Params.voucher, body: VoucherUpdate, response: { 200: Envelope(Voucher), ...adminErrors } } },
-    async (req) => ok(await updateVoucherAs(ctx, actorOf(req), req.params.voucherId, req.body), 'Voucher updated'),
+    { operationId: 'updateVoucher', summary: 'Edit a voucher', params: Params.voucher, body: VoucherUpdate, data: Voucher, message: 'Voucher updated' },
+    (req, actor) => updateVoucherAs(ctx, actor, req.params.voucherId, req.body),
   );
 };
 

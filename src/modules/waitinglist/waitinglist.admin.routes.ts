@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ok } from '../../http/envelope.js';
-import { Envelope, IdParam } from '../../http/schemas.js';
+import { adminRouter } from '../../http/admin-routes.js';
+import { IdParam } from '../../http/schemas.js';
 import { AdminWaitingList } from './waitinglist.schemas.js';
 import { sessionWaitingListFor } from './waitinglist.service.js';
 
@@ -8,19 +8,17 @@ const errors = { 401: Type.Ref('ErrorEnvelope'), 403: Type.Ref('ErrorEnvelope'),
 
 /** The organiser's waiting lists in the admin API (D69); inside the admin routes, behind their token hook. */
 const waitingListAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
+  adminRouter(app, 'audience').get(
     '/sessions/:sessionId/waiting-list',
     {
-      schema: {
-        tags: ['Admin: audience'],
-        operationId: 'getSessionWaitingList',
-        summary: "A session's waiting list: conversion figures and every entry in list order (D69)",
-        description: 'Statuses as of now: an offer whose order was paid is converted, one whose hold ran out has lapsed (and passed on). At most 2000 entries.',
-        params: Type.Object({ sessionId: IdParam }),
-        response: { 200: Envelope(AdminWaitingList), ...errors },
-      },
+      operationId: 'getSessionWaitingList',
+      summary: "A session's waiting list: conversion figures and every entry in list order (D69)",
+      description: 'Statuses as of now: an offer whose order was paid is converted, one whose hold ran out has lapsed (and passed on). At most 2000 entries.',
+      params: Type.Object({ sessionId: IdParam }),
+      data: AdminWaitingList,
+      errors,
     },
-    async (req) => ok(await sessionWaitingListFor(app.ctx, req.adminActor!, req.params.sessionId)),
+    (req, actor) => sessionWaitingListFor(app.ctx, actor, req.params.sessionId),
   );
 };
 

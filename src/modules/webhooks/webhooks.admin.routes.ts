@@ -1,12 +1,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { ok } from '../../http/envelope.js';
-import { adminErrors, Params } from '../../http/admin-api.js';
-import { Envelope } from '../../http/schemas.js';
+import { Params } from '../../http/admin-api.js';
+import { adminRouter } from '../../http/admin-routes.js';
 import * as webhooks from './webhooks.service.js';
 import * as W from './webhooks.schemas.js';
-
-const actorOf = (request: FastifyRequest) => request.adminActor!;
 
 /**
  * The webhook endpoints of a channel in the admin API (D51, docs/webhooks.md), mounted by the admin
@@ -14,88 +10,81 @@ const actorOf = (request: FastifyRequest) => request.adminActor!;
  */
 const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;
-  const d = (operationId: string, summary: string) => ({ tags: ['Admin: webhooks'], operationId, summary });
+  const route = adminRouter(app, 'webhooks');
 
-  app.get(
+  route.get(
     '/channels/:channelId/webhooks',
-    { schema: { ...d('listWebhookEndpoints', "A channel's webhook endpoints (secrets are never shown again)"), params: Params.channel, response: { 200: Envelope(Type.Array(W.WebhookEndpoint)), ...adminErrors } } },
-    async (req) => ok(await webhooks.listEndpointsFor(ctx, actorOf(req), req.params.channelId)),
+    { operationId: 'listWebhookEndpoints', summary: "A channel's webhook endpoints (secrets are never shown again)", params: Params.channel, data: Type.Array(W.WebhookEndpoint) },
+    (req, actor) => webhooks.listEndpointsFor(ctx, actor, req.params.channelId),
   );
-  app.post(
+  route.post(
     '/channels/:channelId/webhooks',
     {
-      schema: {
-        ...d('createWebhookEndpoint', 'Register a webhook endpoint; the answer carries its signing secret, shown only this once'),
-        params: Params.channel,
-        body: W.WebhookEndpointCreate,
-        response: { 201: Envelope(W.WebhookEndpointWithSecret), ...adminErrors },
-      },
+      operationId: 'createWebhookEndpoint',
+      summary: 'Register a webhook endpoint; the answer carries its signing secret, shown only this once',
+      params: Params.channel,
+      body: W.WebhookEndpointCreate,
+      data: W.WebhookEndpointWithSecret,
+      status: 201,
+      message: 'Webhook endpoint created; its secret is shown only this once',
     },
-    async (req, reply) =>
-      reply.status(201).send(ok(await webhooks.createEndpointAs(ctx, actorOf(req), req.params.channelId, req.body), 'Webhook endpoint created; its secret is shown only this once', 201)),
+    (req, actor) => webhooks.createEndpointAs(ctx, actor, req.params.channelId, req.body),
   );
-  app.get(
-    '/channels/:channelId/webhooks/:endpointId',
-    { schema: { ...d('getWebhookEndpoint', 'One webhook endpoint'), params: W.WebhookParams.endpoint, response: { 200: Envelope(W.WebhookEndpoint), ...adminErrors } } },
-    async (req) => ok(await webhooks.getEndpointFor(ctx, actorOf(req), req.params.channelId, req.params.endpointId)),
+  route.get('/channels/:channelId/webhooks/:endpointId', { operationId: 'getWebhookEndpoint', summary: 'One webhook endpoint', params: W.WebhookParams.endpoint, data: W.WebhookEndpoint }, (req, actor) =>
+    webhooks.getEndpointFor(ctx, actor, req.params.channelId, req.params.endpointId),
   );
-  app.patch(
+  route.patch(
     '/channels/:channelId/webhooks/:endpointId',
     {
-      schema: {
-        ...d('updateWebhookEndpoint', 'Edit a webhook endpoint: URL, event types, description, enabled (re-enabling resumes its pending deliveries)'),
-        params: W.WebhookParams.endpoint,
-        body: W.WebhookEndpointUpdate,
-        response: { 200: Envelope(W.WebhookEndpoint), ...adminErrors },
-      },
+      operationId: 'updateWebhookEndpoint',
+      summary: 'Edit a webhook endpoint: URL, event types, description, enabled (re-enabling resumes its pending deliveries)',
+      params: W.WebhookParams.endpoint,
+      body: W.WebhookEndpointUpdate,
+      data: W.WebhookEndpoint,
+      message: 'Webhook endpoint updated',
     },
-    async (req) => ok(await webhooks.updateEndpointAs(ctx, actorOf(req), req.params.channelId, req.params.endpointId, req.body), 'Webhook endpoint updated'),
+    (req, actor) => webhooks.updateEndpointAs(ctx, actor, req.params.channelId, req.params.endpointId, req.body),
   );
-  app.delete(
+  route.delete(
     '/channels/:channelId/webhooks/:endpointId',
-    { schema: { ...d('deleteWebhookEndpoint', 'Delete a webhook endpoint with its deliveries and their log'), params: W.WebhookParams.endpoint, response: { 200: Envelope(Type.Null()), ...adminErrors } } },
-    async (req) => {
-      await webhooks.deleteEndpointAs(ctx, actorOf(req), req.params.channelId, req.params.endpointId);
-      return ok(null, 'Webhook endpoint deleted');
+    { operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint with its deliveries and their log', params: W.WebhookParams.endpoint, data: Type.Null(), message: 'Webhook endpoint deleted' },
+    async (req, actor) => {
+      await webhooks.deleteEndpointAs(ctx, actor, req.params.channelId, req.params.endpointId);
+      return null;
     },
   );
-  app.post(
+  route.post(
     '/channels/:channelId/webhooks/:endpointId/rotate-secret',
     {
-      schema: {
-        ...d('rotateWebhookSecret', 'Replace the signing secret (shown only this once); the previous one also signs for 24 hours'),
-        params: W.WebhookParams.endpoint,
-        response: { 200: Envelope(W.WebhookEndpointWithSecret), ...adminErrors },
-      },
+      operationId: 'rotateWebhookSecret',
+      summary: 'Replace the signing secret (shown only this once); the previous one also signs for 24 hours',
+      params: W.WebhookParams.endpoint,
+      data: W.WebhookEndpointWithSecret,
+      message: 'Secret rotated; it is shown only this once',
     },
-    async (req) => ok(await webhooks.rotateSecretAs(ctx, actorOf(req), req.params.channelId, req.params.endpointId), 'Secret rotated; it is shown only this once'),
+    (req, actor) => webhooks.rotateSecretAs(ctx, actor, req.params.channelId, req.params.endpointId),
   );
-  app.get(
+  route.get(
     '/channels/:channelId/webhooks/:endpointId/deliveries',
     {
-      schema: {
-        ...d('listWebhookDeliveries', "An endpoint's deliveries, newest first, each with its attempts (status, time, duration, response excerpt)"),
-        params: W.WebhookParams.endpoint,
-        querystring: W.DeliveriesQuery,
-        response: { 200: Envelope(Type.Array(W.WebhookDelivery)), ...adminErrors },
-      },
+      operationId: 'listWebhookDeliveries',
+      summary: "An endpoint's deliveries, newest first, each with its attempts (status, time, duration, response excerpt)",
+      params: W.WebhookParams.endpoint,
+      querystring: W.DeliveriesQuery,
+      data: Type.Array(W.WebhookDelivery),
     },
-    async (req) =>
-      ok(await webhooks.listDeliveriesFor(ctx, actorOf(req), req.params.channelId, req.params.endpointId, { status: req.query.status, beforeId: req.query.before_id, limit: req.query.limit })),
+    (req, actor) => webhooks.listDeliveriesFor(ctx, actor, req.params.channelId, req.params.endpointId, { status: req.query.status, beforeId: req.query.before_id, limit: req.query.limit }),
   );
-  app.post(
+  route.post(
     '/channels/:channelId/webhooks/:endpointId/deliveries/:deliveryId/redeliver',
     {
-      schema: {
-        ...d('redeliverWebhook', 'Send a delivery again now, with the same webhook-id and body; the attempt is logged'),
-        params: W.WebhookParams.delivery,
-        response: { 200: Envelope(W.WebhookAttemptResult), ...adminErrors },
-      },
+      operationId: 'redeliverWebhook',
+      summary: 'Send a delivery again now, with the same webhook-id and body; the attempt is logged',
+      params: W.WebhookParams.delivery,
+      data: W.WebhookAttemptResult,
+      message: (result) => (result.delivered ? 'Delivered' : 'Not delivered'),
     },
-    async (req) => {
-      const result = await webhooks.redeliverAs(ctx, actorOf(req), req.params.channelId, req.params.endpointId, req.params.deliveryId);
-      return ok(result, result.delivered ? 'Delivered' : 'Not delivered');
-    },
+    (req, actor) => webhooks.redeliverAs(ctx, actor, req.params.channelId, req.params.endpointId, req.params.deliveryId),
   );
 };
 
