@@ -74,6 +74,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'widget/**/*.test.ts', 'portal/**/*.test.ts'],
     exclude: ['**/node_modules/**', ...(browserHere ? [] : BROWSER_TESTS), ...(neutralHere ? [] : DATABASE_NEUTRAL_TESTS)],
+    // At the top of every test file: the clocks of test apps go back after each test (test/test-clocks.ts).
+    setupFiles: ['test/setup-each-file.ts'],
     globalSetup: ['test/global-setup.ts', 'test/widget/build-widget.global.ts', 'test/checkin/scanner-build.global.ts', 'test/designer/designer-build.global.ts', 'test/portal/portal-build.global.ts', 'test/server/build-server.global.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

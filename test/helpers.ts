@@ -10,6 +10,7 @@ import { openDatabase, type Database } from '../src/db/client.js';
 import { loadDemoDataIfEmpty } from '../src/demo/demo-data.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { serverUrl, TEST_PG_URL } from './global-setup.js';
+import { openClocks } from './test-clocks.js';
 
 export const isPostgres = process.env.TEST_DB === 'postgres';
 
@@ -84,7 +85,9 @@ export const TEST_RATE_LIMITS = {
 
 /**
  * The whole service on a fresh database with the demo catalogue, a manual clock (starting at the
- * real now) and test configuration. `env` overrides environment variables of the config.
+ * real now) and test configuration. `env` overrides environment variables of the config. Until the
+ * app closes, its clock is put back after each test to where it was when the test started
+ * (test/test-clocks.ts).
  */
 export async function buildTestApp(
   opts: { env?: Record<string, string>; demo?: boolean; clock?: ManualClock; poolSize?: number; connectTimeoutMs?: number } = {},
@@ -108,6 +111,7 @@ export async function buildTestApp(
   const app = await buildApp({ config, database: db.database, clock, logger: false });
   if (opts.demo !== false) await loadDemoDataIfEmpty(app.ctx);
   await app.ready();
+  openClocks.add(clock);
   return {
     app,
     ctx: app.ctx,
@@ -115,6 +119,7 @@ export async function buildTestApp(
     config,
     db,
     async close() {
+      openClocks.delete(clock);
       await app.close();
       await db.drop();
     },

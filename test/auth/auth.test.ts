@@ -94,12 +94,8 @@ describe('bearer tokens on B2B routes', () => {
     const token = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key, 'expiry-test');
     expect((await t.app.inject({ url: configUrl('demo-b'), headers: bearer(token) })).statusCode).toBe(200);
     t.clock.advance(t.config.tokenTtlSeconds * 1000 + 1000);
-    try {
-      const res = await t.app.inject({ url: configUrl('demo-b'), headers: bearer(token) });
-      expect(res.statusCode).toBe(401);
-    } finally {
-      t.clock.advance(-(t.config.tokenTtlSeconds * 1000 + 1000));
-    }
+    const res = await t.app.inject({ url: configUrl('demo-b'), headers: bearer(token) });
+    expect(res.statusCode).toBe(401);
   });
 
   it('revoking the widget key invalidates tokens issued earlier, and the key itself', async () => {
