@@ -208,7 +208,7 @@ describe('the per-session overview page (D66)', () => {
       // The figures of the sale counted by hand (as the API's test above): 2 tickets kept, 2 refunded, 3 held.
       const gross = two.total + one.total + zone.total;
       const refunds = two.total / 2 + one.total;
-      const eur = (minor: number) => `${(minor / 100).toFixed(2)} EUR`;
+      const eur = (minor: number) => `€${(minor / 100).toFixed(2)}`; // the UI kit's money in English (amounts under €1,000)
       const [cap] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM session_seats WHERE session_id = ${sessionId}`);
       expect(body).toContain(`<dt>Tickets sold</dt><dd>2 of ${cap!.n} (2 refunded, not counted)</dd>`);
       expect(body).toContain('<dt>Held in carts now</dt><dd>3</dd>');

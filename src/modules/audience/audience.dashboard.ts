@@ -12,13 +12,13 @@ import { salesOverviewFor, sessionOverviewFor } from './overview.service.js';
 import { eraseBuyer } from './personal-data.service.js';
 import { sessionWaitingListFor } from '../waitinglist/waitinglist.service.js';
 import { BODY_MAX, listSessionMessagesFor, sendSessionMessageAs, SUBJECT_MAX } from './session-messages.service.js';
+import { money } from '../admin/dashboard/kit/dashboard.money.js';
 
 // The audience pages of the dashboard (D66-D68): the sales overview of each event and of each of
 // its sessions, with charts and the session's seat map as a heat map drawn here as SVG
 // (overview.charts.ts: no script, no outside service), a session's attendee list and waiting list
 // (D69), and the erasure of a buyer.
 
-const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
 
 const inventorySegments = (f: { sold: number; held: number; free: number; blocked: number }): Segment[] => [
   { value: f.sold, label: 'sold', cls: 'sold' },

@@ -14,6 +14,7 @@ import type { ReportQuery } from '../reports/reports.schemas.js';
 import { parseReport, salesReport } from '../reports/reports.service.js';
 import * as channels from './channels-admin.service.js';
 import { integrationChecklist, LANGUAGES } from './channels.service.js';
+import { money } from '../admin/dashboard/kit/dashboard.money.js';
 
 // The channel pages of the dashboard: the channels, one channel's settings, widget and server keys,
 // pre-production checklist, and its sales report. The dashboard shell
@@ -278,7 +279,7 @@ ${scope === 'widget' ? embedSnippet(ctx.config.widgetUrl, channel.slug, key, cha
     const { data: rows, summary } = parseReport(await salesReport(ctx, id, channel.default_lang, query));
     const events = (await sources.eventsFor(ctx, pc.actor)).filter((e) => channel.event_ids.includes(e.id));
     const eventOptions: [string | number, string][] = [['', 'All events'], ...events.map((e) => [e.id, pickByLanguage(e.names, languageChain(channel.default_lang, e.default_lang)) ?? `#${e.id}`] as [number, string])];
-    const money = (n: number) => `${n.toFixed(2)} ${summary.currency}`;
+    const inCurrency = (n: number) => money(n, summary.currency);
     // The SPEC summary's `tickets` counts the tickets issued (D30); a refund row's tickets are
     // negative: what the page shows as tickets is what remains after the refunds listed.
     const refundedTickets = -rows.filter((r) => r.type === 'refund' && r.status === 'completed').reduce((n, r) => n + r.tickets, 0);
@@ -296,9 +297,9 @@ ${select('event_id', 'Event', eventOptions, query.event_id ?? '')}
 <dl class="facts">
 <dt>Transactions</dt><dd>${summary.transactions}: ${summary.purchases} purchases, ${summary.reservations} reservations, ${summary.refunds} refunds</dd>
 <dt>Tickets</dt><dd>${summary.tickets - refundedTickets} (${summary.tickets} issued, ${refundedTickets} refunded)</dd>
-<dt>Total</dt><dd>${money(summary.total_amount)}</dd>
-<dt>Refunded</dt><dd>${money(summary.refund_amount)}</dd>
-<dt>Net</dt><dd>${money(summary.net_amount)}</dd>
+<dt>Total</dt><dd>${inCurrency(summary.total_amount)}</dd>
+<dt>Refunded</dt><dd>${inCurrency(summary.refund_amount)}</dd>
+<dt>Net</dt><dd>${inCurrency(summary.net_amount)}</dd>
 </dl></section>
 <section class="card" aria-labelledby="rows-h"><h2 id="rows-h">Orders</h2>
 ${table(
@@ -306,7 +307,7 @@ ${table(
   rows.map(
     (r) => html`<tr><td>${r.order_reference}</td><td>${r.type}</td><td>${r.status}</td><td>${when(r.datetime, pc.timeZone)}</td>
       <td>${[r.customer_name, r.customer_email].filter(Boolean).join(' · ')}</td><td>${r.event_name ?? ''}</td><td>${r.tickets}</td>
-      <td>${money(r.total_amount)}</td><td>${r.payment_method ?? ''}</td></tr>`,
+      <td>${inCurrency(r.total_amount)}</td><td>${r.payment_method ?? ''}</td></tr>`,
   ),
   'Read-only',
 )}</section>

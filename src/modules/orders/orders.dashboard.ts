@@ -4,6 +4,7 @@ import { getOrderFor, listOrdersFor, type OrderDetail } from './orders-admin.ser
 import { pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import { html, type SafeHtml } from '../admin/dashboard/kit/dashboard.html.js';
 import { actionButton, csrf, field, page, table, when, type PageContext } from '../admin/dashboard/kit/dashboard.layout.js';
+import { money } from '../admin/dashboard/kit/dashboard.money.js';
 
 // The box office: order search (reference, buyer's e-mail or name) and one page per order with
 // its buyer, items, tickets, payments and history. Refunds and resends are made there only, so
@@ -13,7 +14,6 @@ import { actionButton, csrf, field, page, table, when, type PageContext } from '
 // sign-in and CSRF hooks; src/app.ts hands them in.
 
 const orderHref = (reference: string) => `/admin/orders/${encodeURIComponent(reference)}`;
-const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
 
 /**
  * The first step of a refund (D58): choose the tickets and give a reason; nothing happens until

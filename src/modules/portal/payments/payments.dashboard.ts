@@ -4,12 +4,12 @@ import { pageContext, sendPage } from '../../admin/dashboard/kit/dashboard.http.
 import { html } from '../../admin/dashboard/kit/dashboard.html.js';
 import { page, table, when } from '../../admin/dashboard/kit/dashboard.layout.js';
 import { listPaymentsFor } from './payments-admin.service.js';
+import { money } from '../../admin/dashboard/kit/dashboard.money.js';
 
 // The card payments page of the dashboard (D73), beside the orders (section "orders"). The
 // dashboard shell (modules/admin/dashboard/dashboard.routes.ts) mounts it behind its sign-in hook.
 
 const orderHref = (reference: string) => `/admin/orders/${encodeURIComponent(reference)}`;
-const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;
 
 export default async function paymentsDashboard(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
