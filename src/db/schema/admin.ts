@@ -1,5 +1,5 @@
 import { pgTable, integer, text, jsonb } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId } from './columns.js';
+import { ts, serialId, bigserialId, createdAt } from './columns.js';
 
 export type UserRole = 'admin' | 'promoter';
 
@@ -9,7 +9,7 @@ export const users = pgTable('users', {
   passwordHash: text('password_hash').notNull(),
   role: text('role').$type<UserRole>().notNull(),
   organiserId: integer('organiser_id'),
-  createdAt: ts('created_at').notNull().defaultNow(),
+  createdAt: createdAt().defaultNow(),
   disabledAt: ts('disabled_at'),
 });
 
@@ -17,7 +17,7 @@ export const userSessions = pgTable('user_sessions', {
   idHash: text('id_hash').primaryKey(),
   userId: integer('user_id').notNull(),
   csrfToken: text('csrf_token').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   expiresAt: ts('expires_at').notNull(),
 });
 
@@ -27,7 +27,7 @@ export const adminApiTokens = pgTable('admin_api_tokens', {
   name: text('name').notNull(),
   tokenHash: text('token_hash').notNull(),
   lastFour: text('last_four').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   revokedAt: ts('revoked_at'),
   /** Set at most once a minute by the token check (0225). */
   lastUsedAt: ts('last_used_at'),
@@ -39,7 +39,7 @@ export const accountInvitations = pgTable('account_invitations', {
   userId: integer('user_id').notNull(),
   tokenHash: text('token_hash').notNull(),
   createdBy: integer('created_by'),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   expiresAt: ts('expires_at').notNull(),
   acceptedAt: ts('accepted_at'),
   revokedAt: ts('revoked_at'),
@@ -56,5 +56,5 @@ export const auditLog = pgTable('audit_log', {
   targetId: text('target_id').notNull(),
   organiserId: integer('organiser_id'),
   details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
 });

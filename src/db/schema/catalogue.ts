@@ -1,10 +1,10 @@
 import { pgTable, integer, text, boolean, real, jsonb, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId } from './columns.js';
+import { ts, serialId, bigserialId, createdAt, timestamps } from './columns.js';
 
 export const organisers = pgTable('organisers', {
   id: serialId(),
   name: text('name').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
+  createdAt: createdAt().defaultNow(),
   /** Whether a refund gives the fees back too (D58, migration 0141). */
   refundFees: boolean('refund_fees').notNull().default(true),
   /** The box office address: Reply-To of the organiser's buyer e-mails (0175). */
@@ -17,7 +17,7 @@ export const venues = pgTable('venues', {
   name: text('name').notNull(),
   address: text('address'),
   city: text('city'),
-  createdAt: ts('created_at').notNull().defaultNow(),
+  createdAt: createdAt().defaultNow(),
 });
 
 export const sectors = pgTable('sectors', {
@@ -39,7 +39,7 @@ export const venueLayouts = pgTable('venue_layouts', {
   document: jsonb('document').$type<Record<string, unknown>>().notNull(),
   focalX: real('focal_x'),
   focalY: real('focal_y'),
-  createdAt: ts('created_at').notNull().defaultNow(),
+  createdAt: createdAt().defaultNow(),
 });
 
 export const seats = pgTable('seats', {
@@ -66,8 +66,7 @@ export const events = pgTable('events', {
   defaultLang: text('default_lang').notNull().default('es'),
   status: text('status').$type<'draft' | 'published' | 'archived'>().notNull().default('published'),
   imageUrl: text('image_url'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
+  ...timestamps(),
 });
 
 export const eventTranslations = pgTable(
@@ -99,8 +98,7 @@ export const sessions = pgTable('sessions', {
   layoutId: integer('layout_id'),
   /** The waiting room's settings (D60, migration 0200); null = never had a queue. */
   queue: jsonb('queue').$type<SessionQueueSettings | null>(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
+  ...timestamps(),
 });
 
 /** A session's waiting-room settings as stored (D60): every field present, defaults filled in. */
@@ -119,7 +117,7 @@ export const sessionQueueDraws = pgTable('session_queue_draws', {
   seedSha256: text('seed_sha256').notNull(),
   drawnAt: ts('drawn_at'),
   drawnCount: integer('drawn_count'),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
 });
 
 export const rates = pgTable('rates', {
@@ -131,8 +129,7 @@ export const rates = pgTable('rates', {
   price: integer('price').notNull(),
   meta: jsonb('meta').$type<Record<string, unknown>>().notNull().default({}),
   sortOrder: integer('sort_order').notNull().default(0),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
+  ...timestamps(),
 });
 
 export const fees = pgTable('fees', {
@@ -158,7 +155,7 @@ export const vouchers = pgTable('vouchers', {
   eventId: integer('event_id'),
   sessionId: integer('session_id'),
   rateId: integer('rate_id'),
-  createdAt: ts('created_at').notNull().defaultNow(),
+  createdAt: createdAt().defaultNow(),
 });
 
 /**
@@ -172,7 +169,7 @@ export const catalogueImportKeys = pgTable(
     kind: text('kind').notNull(),
     key: text('key').notNull(),
     objectId: integer('object_id').notNull(),
-    createdAt: ts('created_at').notNull().defaultNow(),
+    createdAt: createdAt().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.scope, t.kind, t.key] })],
 );
@@ -185,7 +182,7 @@ export const sessionChanges = pgTable('session_changes', {
   oldStart: ts('old_start').notNull(),
   newStart: ts('new_start').notNull(),
   refund: boolean('refund').notNull().default(false),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
 });
 
 /** A message to every ticket holder of a session (D67, 0190), e-mailed once per recipient through the queue. */
@@ -196,7 +193,7 @@ export const sessionMessages = pgTable('session_messages', {
   body: text('body').notNull(),
   actor: text('actor').notNull(),
   recipients: integer('recipients').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
 });
 
 /** An organiser's automatic erasure of buyers' data, days after each session (D68, 0180); no row: never. */

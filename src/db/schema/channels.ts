@@ -1,5 +1,5 @@
 import { pgTable, integer, smallint, text, jsonb, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId } from './columns.js';
+import { ts, serialId, bigserialId, createdAt, timestamps } from './columns.js';
 
 export const INTEGRATION_MODES = [
   'portal_only',
@@ -28,8 +28,7 @@ export const salesChannels = pgTable('sales_channels', {
   branding: jsonb('branding').$type<Branding>().notNull().default({}),
   cartTtlSeconds: integer('cart_ttl_seconds'),
   defaultLang: text('default_lang').notNull().default('es'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
+  ...timestamps(),
 });
 
 export const channelEvents = pgTable(
@@ -47,7 +46,7 @@ const channelKeyColumns = () => ({
   channelId: integer('channel_id').notNull(),
   keyHash: text('key_hash').notNull(),
   lastFour: text('last_four').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
+  createdAt: createdAt().defaultNow(),
   revokedAt: ts('revoked_at'),
 });
 
@@ -81,7 +80,7 @@ export const accessTokens = pgTable('access_tokens', {
   serverKeyId: integer('server_key_id'),
   clientId: text('client_id').notNull().default(''),
   tokenHash: text('token_hash').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
+  createdAt: createdAt().defaultNow(),
   expiresAt: ts('expires_at').notNull(),
   revokedAt: ts('revoked_at'),
 });

@@ -1,5 +1,5 @@
 import { pgTable, bigint, integer, text, boolean, uuid, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId } from './columns.js';
+import { ts, serialId, bigserialId, createdAt } from './columns.js';
 
 // Check-in (issue 18, migration 0100, docs/checkin.md).
 
@@ -11,7 +11,7 @@ export const ticketSigningKeys = pgTable('ticket_signing_keys', {
   kid: text('kid').primaryKey(),
   publicKey: text('public_key').notNull(),
   privateKeyEnc: text('private_key_enc').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   retiredAt: ts('retired_at'),
   withdrawnAt: ts('withdrawn_at'),
 });
@@ -22,7 +22,7 @@ export const checkinLists = pgTable('checkin_lists', {
   name: text('name').notNull(),
   allowReentry: boolean('allow_reentry').notNull().default(false),
   opensMinutesBefore: integer('opens_minutes_before').notNull().default(360),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
 });
 
 export const checkinListSessions = pgTable(
@@ -43,7 +43,7 @@ export const checkinDevices = pgTable('checkin_devices', {
   name: text('name').notNull(),
   tokenHash: text('token_hash').notNull(),
   tokenLast4: text('token_last4').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   lastSeenAt: ts('last_seen_at'),
   revokedAt: ts('revoked_at'),
 });

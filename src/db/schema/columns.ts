@@ -10,3 +10,12 @@ export const serialId = () => serial('id').primaryKey();
 
 /** The `id bigserial PRIMARY KEY` of a table, read as a number. */
 export const bigserialId = () => bigserial('id', { mode: 'number' }).primaryKey();
+
+/** When the row was made: `created_at timestamptz NOT NULL` (add `.defaultNow()` where the table defaults it). */
+export const createdAt = () => ts('created_at').notNull();
+
+/** When the row was made and last changed: `created_at` and `updated_at`, both `timestamptz NOT NULL DEFAULT now()`. */
+export const timestamps = () => ({
+  createdAt: createdAt().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});

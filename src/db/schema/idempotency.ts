@@ -1,5 +1,5 @@
 import { pgTable, integer, text, primaryKey } from 'drizzle-orm/pg-core';
-import { ts } from './columns.js';
+import { ts, createdAt } from './columns.js';
 
 /** Idempotency-Key claims and the first responses they keep for 24 hours (D52, migrations 0080, 0150). */
 export const idempotencyKeys = pgTable(
@@ -13,7 +13,7 @@ export const idempotencyKeys = pgTable(
     responseStatus: integer('response_status'),
     responseType: text('response_type'),
     responseBody: text('response_body'),
-    createdAt: ts('created_at').notNull(),
+    createdAt: createdAt(),
     /** The process that holds a running claim (D55, migration 0150). */
     owner: text('owner'),
     /** A running claim counts until then (the database's clock); its process renews it while the request runs. */

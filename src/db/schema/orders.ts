@@ -1,5 +1,5 @@
 import { pgTable, bigint, integer, text, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId } from './columns.js';
+import { ts, serialId, bigserialId, createdAt, timestamps } from './columns.js';
 
 export type OrderType = 'purchase' | 'refund' | 'reservation';
 export type OrderStatus = 'pending' | 'completed' | 'cancelled' | 'expired';
@@ -11,7 +11,7 @@ export const customers = pgTable('customers', {
   surname: text('surname').notNull(),
   email: text('email').notNull(),
   phone: text('phone'),
-  createdAt: ts('created_at').notNull().defaultNow(),
+  createdAt: createdAt().defaultNow(),
 });
 
 export const orders = pgTable('orders', {
@@ -34,8 +34,7 @@ export const orders = pgTable('orders', {
   refundedOrderId: bigint('refunded_order_id', { mode: 'number' }),
   /** Who the cart's holds count against (D44, src/modules/orders/orders.buyer.ts); null = no per-buyer caps. */
   buyerKey: text('buyer_key'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
+  ...timestamps(),
   completedAt: ts('completed_at'),
 });
 
@@ -61,7 +60,7 @@ export const orderItems = pgTable('order_items', {
   discountAmount: integer('discount_amount').notNull().default(0),
   feeAmount: integer('fee_amount').notNull().default(0),
   totalAmount: integer('total_amount').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
+  createdAt: createdAt().defaultNow(),
 });
 
 export const orderVouchers = pgTable(
@@ -70,7 +69,7 @@ export const orderVouchers = pgTable(
     orderId: bigint('order_id', { mode: 'number' }).notNull(),
     voucherId: integer('voucher_id').notNull(),
     code: text('code').notNull(),
-    createdAt: ts('created_at').notNull().defaultNow(),
+    createdAt: createdAt().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.orderId, t.voucherId] })],
 );
@@ -90,7 +89,7 @@ export const waitingListEntries = pgTable('waiting_list_entries', {
   name: text('name'),
   lang: text('lang').notNull(),
   status: text('status').$type<WaitingListStatus>().notNull().default('waiting'),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   offerOrderId: bigint('offer_order_id', { mode: 'number' }),
   offeredAt: ts('offered_at'),
   offerExpiresAt: ts('offer_expires_at'),

@@ -1,5 +1,5 @@
 import { pgTable, bigint, integer, text, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, bigserialId } from './columns.js';
+import { ts, bigserialId, createdAt } from './columns.js';
 
 export type PaymentProviderName = 'sandbox' | 'stripe';
 /**
@@ -34,7 +34,7 @@ export const payments = pgTable('payments', {
   refundError: text('refund_error'),
   refundedAt: ts('refunded_at'),
   refundRef: text('refund_ref'),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   updatedAt: ts('updated_at').notNull(),
   /** The provider's reference of the captured money (a Stripe payment intent), migration 0140. */
   transactionRef: text('transaction_ref'),
@@ -50,7 +50,7 @@ export const paymentRefunds = pgTable('payment_refunds', {
   providerRefundRef: text('provider_refund_ref').notNull(),
   reason: text('reason').notNull(),
   key: text('key').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
 });
 
 /** The sandbox provider's own ledger of refunds (its test page shows them), migration 0140. */
@@ -61,7 +61,7 @@ export const sandboxRefunds = pgTable('sandbox_refunds', {
   currency: text('currency').notNull(),
   reason: text('reason').notNull(),
   idempotencyKey: text('idempotency_key').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
 });
 
 /** Provider notifications already processed: the primary key makes each one count once. */

@@ -1,5 +1,5 @@
 import { pgTable, bigint, integer, primaryKey, smallint } from 'drizzle-orm/pg-core';
-import { ts } from './columns.js';
+import { ts, createdAt } from './columns.js';
 
 /**
  * The events of each report transaction (migration 0041): written by triggers on orders when an
@@ -10,7 +10,7 @@ export const orderEvents = pgTable(
   {
     channelId: integer('channel_id').notNull(),
     eventId: integer('event_id').notNull(),
-    createdAt: ts('created_at').notNull(),
+    createdAt: createdAt(),
     orderId: bigint('order_id', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.channelId, t.eventId, t.createdAt, t.orderId] })],

@@ -1,5 +1,5 @@
 import { pgTable, bigint, boolean, integer, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
-import { ts, bigserialId } from './columns.js';
+import { ts, bigserialId, createdAt } from './columns.js';
 
 export type TicketStatus = 'valid' | 'void';
 /**
@@ -38,7 +38,7 @@ export const walletRegistrations = pgTable(
     serialNumber: text('serial_number').notNull(),
     ticketId: bigint('ticket_id', { mode: 'number' }).notNull(),
     pushToken: text('push_token').notNull(),
-    createdAt: ts('created_at').notNull(),
+    createdAt: createdAt(),
     pushedUntil: ts('pushed_until').notNull(),
   },
   (t) => [primaryKey({ columns: [t.deviceLibraryId, t.passTypeId, t.serialNumber] })],
@@ -49,7 +49,7 @@ export const orderRefunds = pgTable('order_refunds', {
   refundedOrderId: bigint('refunded_order_id', { mode: 'number' }).notNull(),
   reason: text('reason').notNull(),
   actor: text('actor').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   /** The card refund (D58, migration 0141): payment, provider and the provider's reference. */
   paymentId: text('payment_id'),
   provider: text('provider'),
@@ -82,7 +82,7 @@ export const emailOutbox = pgTable('email_outbox', {
   leaseUntil: ts('lease_until'),
   leaseOwner: text('lease_owner'),
   lastError: text('last_error'),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   sentAt: ts('sent_at'),
   /** How often the box office queued it again (0125); part of the Message-ID. */
   resends: integer('resends').notNull().default(0),
@@ -103,7 +103,7 @@ export const emailOutbox = pgTable('email_outbox', {
 export const googleWalletObjects = pgTable('google_wallet_objects', {
   ticketId: bigint('ticket_id', { mode: 'number' }).primaryKey(),
   objectId: text('object_id').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   syncedUntil: ts('synced_until').notNull(),
   attempts: integer('attempts').notNull().default(0),
   nextAttemptAt: ts('next_attempt_at'),
@@ -119,5 +119,5 @@ export const walletDevelopmentSigners = pgTable('wallet_development_signers', {
   certificate: text('certificate'),
   /** The PEM private key sealed under SIGNING_SECRET (lib/secrets.ts sealSecret). */
   privateKeySealed: text('private_key_sealed').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
 });

@@ -1,5 +1,5 @@
 import { pgTable, bigint, integer, text, boolean, json } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId } from './columns.js';
+import { ts, serialId, bigserialId, createdAt } from './columns.js';
 
 // Signed webhooks (D51, migration 0090, docs/webhooks.md).
 export const webhookEndpoints = pgTable('webhook_endpoints', {
@@ -13,7 +13,7 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   previousUntil: ts('previous_until'),
   enabled: boolean('enabled').notNull().default(true),
   disabledReason: text('disabled_reason'),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   updatedAt: ts('updated_at').notNull(),
 });
 
@@ -22,7 +22,7 @@ export const webhookEvents = pgTable('webhook_events', {
   messageId: text('message_id').notNull().unique(),
   channelId: integer('channel_id').notNull(),
   type: text('type').notNull(),
-  createdAt: ts('created_at').notNull(),
+  createdAt: createdAt(),
   data: json('data'),
   orderRows: json('order_rows'),
   extra: json('extra'),

@@ -1,4 +1,4 @@
-import { Type } from '@fastify/type-provider-typebox';
+import { Type, type TString } from '@fastify/type-provider-typebox';
 import { Lang, Nullable, Timestamp } from '../../http/admin-api.js';
 import { ChannelSlug, IdParam as Id, Int32, Text } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
@@ -73,17 +73,14 @@ export const WidgetKey = Type.Object({
   created_at: Timestamp,
   revoked_at: Nullable(Timestamp),
 });
-export const NewWidgetKey = Type.Object({
-  id: Type.Integer(),
-  widget_key: Type.String({ description: 'shown once: store it now, it cannot be read again' }),
-  last_four: Type.String(),
-  created_at: Timestamp,
-  revoked_at: Type.Null(),
-});
-export const NewServerKey = Type.Object({
-  id: Type.Integer(),
-  server_key: Type.String({ description: "shown once: store it in the channel's server configuration now, it cannot be read again; never put it in a web page" }),
-  last_four: Type.String(),
-  created_at: Timestamp,
-  revoked_at: Type.Null(),
-});
+/** A key just generated: as listed, with the key itself in `field`, shown only this once. */
+const newKey = <K extends string>(field: K, description: string) =>
+  Type.Object({
+    id: Type.Integer(),
+    ...({ [field]: Type.String({ description }) } as Record<K, TString>),
+    last_four: Type.String(),
+    created_at: Timestamp,
+    revoked_at: Type.Null(),
+  });
+export const NewWidgetKey = newKey('widget_key', 'shown once: store it now, it cannot be read again');
+export const NewServerKey = newKey('server_key', "shown once: store it in the channel's server configuration now, it cannot be read again; never put it in a web page");
