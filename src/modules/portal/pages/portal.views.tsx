@@ -677,11 +677,12 @@ export function OrderPage({ channel, lang, view, status, tickets, refunds, order
               }
               return (
                 <li>
+                  {/* The seat first, its buttons under it: on a phone each ticket reads as one block. */}
+                  <span class="what">{what}</span>{' '}
                   <a class="button" href={ticket.url} download>
                     {`${t.download} ${n + 1}`}
                     <span class="sr-only">: {what}</span>
                   </a>{' '}
-                  <span>{what}</span>
                   {ticket.appleWalletUrl || ticket.googleWalletUrl ? (
                     <span class="wallet-links">
                       {ticket.appleWalletUrl ? (
