@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { browserApp } from '../vite.browser-app.js';
 import { ICON_SIZES, icon, manifest } from './build-assets.js';
@@ -32,16 +31,17 @@ function appShell(): Plugin {
 
 /** The scanner at /checkin: a page, its module script and style, the service worker at /checkin/sw.js. */
 export default defineConfig(
-  browserApp(import.meta.url, {
-    base: '/checkin/',
-    plugins: [appShell()],
-    build: {
-      // WebCrypto Ed25519 needs Chromium 137+, Safari 17+, Firefox 129+ anyway.
-      target: 'es2022',
-      rollupOptions: {
-        input: { index: fileURLToPath(new URL('index.html', import.meta.url)), sw: fileURLToPath(new URL('src/sw.ts', import.meta.url)) },
-        output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+  browserApp(
+    import.meta.url,
+    {
+      base: '/checkin/',
+      plugins: [appShell()],
+      build: {
+        // WebCrypto Ed25519 needs Chromium 137+, Safari 17+, Firefox 129+ anyway.
+        target: 'es2022',
+        rollupOptions: { output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') } },
       },
     },
-  }),
+    { index: 'index.html', sw: 'src/sw.ts' },
+  ),
 );

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { browserApp } from '../vite.browser-app.js';
 
@@ -8,14 +7,15 @@ import { browserApp } from '../vite.browser-app.js';
  * the query (src/modules/admin/dashboard/dashboard-designer.routes.ts).
  */
 export default defineConfig(
-  browserApp(import.meta.url, {
-    build: {
-      target: 'es2022',
-      cssCodeSplit: false,
-      rollupOptions: {
-        input: fileURLToPath(new URL('src/main.tsx', import.meta.url)),
-        output: { format: 'es', entryFileNames: 'designer.js', assetFileNames: 'designer[extname]', inlineDynamicImports: true },
+  browserApp(
+    import.meta.url,
+    {
+      build: {
+        target: 'es2022',
+        cssCodeSplit: false,
+        rollupOptions: { output: { format: 'es', entryFileNames: 'designer.js', assetFileNames: 'designer[extname]', inlineDynamicImports: true } },
       },
     },
-  }),
+    'src/main.tsx',
+  ),
 );

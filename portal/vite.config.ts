@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { browserApp } from '../vite.browser-app.js';
 
@@ -9,16 +8,17 @@ import { browserApp } from '../vite.browser-app.js';
  * Preact goes in only with the components that need it.
  */
 export default defineConfig(
-  browserApp(import.meta.url, {
-    build: {
-      target: 'es2020',
-      // The proof-of-work solver is a chunk of its own (portal-pow-<hash>.js), loaded only by a session
-      // whose waiting room asks for it; no preload helper (the chunk is one small file).
-      modulePreload: false,
-      rollupOptions: {
-        input: fileURLToPath(new URL('src/main.js', import.meta.url)),
-        output: { format: 'es', entryFileNames: 'portal.js', chunkFileNames: 'portal-[name]-[hash].js' },
+  browserApp(
+    import.meta.url,
+    {
+      build: {
+        target: 'es2020',
+        // The proof-of-work solver is a chunk of its own (portal-pow-<hash>.js), loaded only by a session
+        // whose waiting room asks for it; no preload helper (the chunk is one small file).
+        modulePreload: false,
+        rollupOptions: { output: { format: 'es', entryFileNames: 'portal.js', chunkFileNames: 'portal-[name]-[hash].js' } },
       },
     },
-  }),
+    'src/main.js',
+  ),
 );

@@ -62,13 +62,14 @@ export interface Order {
   ticket_wallet_urls?: WalletLinks[];
 }
 
-interface SessionSeat {
-  id: number;
-  sector_id: number;
-  row: string;
-  number: string;
-  x: number;
-  y: number;
+/** The session's seat layout in columns (`GET .../sessions/{id}/layout`, issue 29): seat i is id[i], sector_id[i], ... */
+export type SessionLayout = ApiData<'getSessionLayout'>;
+
+/** One seat of SessionLayout: `{ id: id[i], sector_id: sector_id[i], row: row[i], ... }`. */
+type SeatPlace = { [Column in keyof SessionLayout['seats']]: SessionLayout['seats'][Column][number] };
+
+/** A numbered seat of the session detail: its place (a row of SessionLayout's columns), state and rates. */
+interface SessionSeat extends SeatPlace {
   status: string;
   rates?: Rate[];
 }
@@ -88,9 +89,6 @@ export interface SessionDetail {
   elements: { seats: SessionSeat[]; sectors: SessionSector[] };
 }
 
-/** The session's seat layout in columns (`GET .../sessions/{id}/layout`, issue 29): seat i is id[i], sector_id[i], ... */
-export type SessionLayout = ApiData<'getSessionLayout'>;
-
 /** An event of the channel's list (`GET .../events`). */
 export type EventSummary = ApiData<'listEvents'>[number];
 
@@ -98,7 +96,7 @@ export interface MapSector {
   id: number;
   name?: string;
   numbered?: boolean;
-  seats?: { id: number; row: string; number: string; x: number; y: number }[];
+  seats?: Omit<SeatPlace, 'sector_id'>[];
 }
 
 /** The public config of `TicketWidget.init` (SPEC "Widget"). */
