@@ -6,6 +6,7 @@ import nodemailer from 'nodemailer';
 import { appSingleton, type AppContext } from '../../app-context.js';
 import type { Config } from '../../config.js';
 import type { GaugeSource } from '../../platform/metrics.js';
+import { queueGauges } from '../../lib/queue-gauges.js';
 import type { Db } from '../../db/client.js';
 import type { Job } from '../../platform/scheduler.js';
 import * as emailRepo from './email.repo.js';
@@ -187,19 +188,11 @@ export function emailQueueJob(ctx: AppContext, log: { warn(obj: object, msg: str
 
 /** The queue as metrics gauges (docs/operations.md "Metrics"): read from the database at each scrape. */
 export function emailQueueGauges(ctx: AppContext): GaugeSource[] {
-  const stats = () => emailRepo.queueStats(ctx.db, ctx.clock.now());
-  return [
-    {
-      name: 'taquilla_email_queue_depth',
-      help: 'Ticket e-mails queued and not yet sent (due now or waiting for a retry)',
-      read: async () => [{ value: (await stats()).depth }],
-    },
-    {
-      name: 'taquilla_email_queue_oldest_age_seconds',
-      help: 'Age of the oldest queued ticket e-mail (0 when the queue is empty)',
-      read: async () => [{ value: (await stats()).oldestAgeSeconds }],
-    },
-  ];
+  return queueGauges(
+    () => emailRepo.queueStats(ctx.db, ctx.clock.now()),
+    { name: 'taquilla_email_queue_depth', help: 'Ticket e-mails queued and not yet sent (due now or waiting for a retry)' },
+    { name: 'taquilla_email_queue_oldest_age_seconds', help: 'Age of the oldest queued ticket e-mail (0 when the queue is empty)' },
+  );
 }
 /** Queues an order's ticket e-mail again (the box office's resend); pass the transaction of its audit entry. */
 export const requeueTicketEmail = (db: Db, orderId: number, recipient: string, at: Date) => emailRepo.requeueTicketEmail(db, orderId, recipient, at);

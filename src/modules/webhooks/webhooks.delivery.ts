@@ -9,6 +9,7 @@ import { openSecret, randomBase62 } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { recordIntegrationStep } from '../../platform/integration-checklist.js';
 import type { GaugeSource } from '../../platform/metrics.js';
+import { queueGauges } from '../../lib/queue-gauges.js';
 import { periodicJob, type Job } from '../../platform/scheduler.js';
 import { orderViewFromRows } from '../orders/orders.view.js';
 import { pinnedLookup, resolveDestination, type Destination } from './webhooks.destination.js';
@@ -284,20 +285,13 @@ export const webhookDeliveryJob = (ctx: AppContext): Job => periodicJob('webhook
 
 /** The delivery queue on the app's metrics (docs/operations.md#metrics), read at each scrape. */
 export function webhookQueueGauges(ctx: AppContext): GaugeSource[] {
-  const stats = () => repo.queueStats(ctx.db);
-  return [
-    {
-      name: 'taquilla_webhook_queue_depth',
-      help: 'Webhook deliveries not yet delivered (due now or waiting for a retry)',
-      read: async () => [{ value: (await stats()).depth }],
-    },
-    {
-      name: 'taquilla_webhook_queue_oldest_age_seconds',
-      help: 'Age of the event of the oldest pending webhook delivery (0 when the queue is empty)',
-      read: async () => {
-        const { oldest } = await stats();
-        return [{ value: oldest ? Math.max(0, (ctx.clock.now().getTime() - oldest.getTime()) / 1000) : 0 }];
-      },
-    },
-  ];
+  const stats = async () => {
+    const { depth, oldest } = await repo.queueStats(ctx.db);
+    return { depth, oldestAgeSeconds: oldest ? Math.max(0, (ctx.clock.now().getTime() - oldest.getTime()) / 1000) : 0 };
+  };
+  return queueGauges(
+    stats,
+    { name: 'taquilla_webhook_queue_depth', help: 'Webhook deliveries not yet delivered (due now or waiting for a retry)' },
+    { name: 'taquilla_webhook_queue_oldest_age_seconds', help: 'Age of the event of the oldest pending webhook delivery (0 when the queue is empty)' },
+  );
 }
