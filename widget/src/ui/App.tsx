@@ -209,14 +209,16 @@ function RateSelect({ rates, value, label, disabled, fmt, fees, t, onChange }: {
   );
 }
 
-function Zones({ map, busy, t, fmt, fees, onAdd }: {
-  map: Model;
+/** What the zones' pickers need besides their zone. */
+interface ZonePickerProps {
   busy: boolean;
   t: Translate;
   fmt: (n: number) => string;
   fees: FeeRule[];
   onAdd: (sectorId: number, rateId: number, quantity: number) => void;
-}) {
+}
+
+function Zones({ map, busy, t, fmt, fees, onAdd }: ZonePickerProps & { map: Model }) {
   const zones = map.sectors.filter((s) => !s.numbered);
   if (zones.length === 0) return null;
   return (
@@ -229,14 +231,7 @@ function Zones({ map, busy, t, fmt, fees, onAdd }: {
   );
 }
 
-function ZonePicker({ zone, busy, t, fmt, fees, onAdd }: {
-  zone: SectorView;
-  busy: boolean;
-  t: Translate;
-  fmt: (n: number) => string;
-  fees: FeeRule[];
-  onAdd: (sectorId: number, rateId: number, quantity: number) => void;
-}) {
+function ZonePicker({ zone, busy, t, fmt, fees, onAdd }: ZonePickerProps & { zone: SectorView }) {
   const [qty, setQty] = useState(1);
   const [rateId, setRateId] = useState<number | undefined>(zone.rates[0]?.id);
   const max = Math.max(0, Math.min(zone.available, 20));
