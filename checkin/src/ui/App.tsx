@@ -23,7 +23,7 @@ function useScanner(scanner: Scanner) {
 /** A time the staff read, in the deployment's zone (GET /device `time_zone`). */
 const when = (iso: string | undefined, lang: Lang, t: T, timeZone: string | undefined) => (iso ? formatMoment(iso, lang, timeZone) : t.never);
 
-/** The camera, on while `active`; every code it reads goes to `onCode`. */
+/** The camera, on while it is shown; every code it reads goes to `onCode`. */
 function Camera({ onCode, t, onStop }: { onCode: (code: string) => void; t: T; onStop: () => void }) {
   const video = useRef<HTMLVideoElement>(null);
   const [error, setError] = useState(false);
@@ -55,6 +55,17 @@ function Camera({ onCode, t, onStop }: { onCode: (code: string) => void; t: T; o
         {t.cameraStop}
       </button>
     </div>
+  );
+}
+
+/** The camera while `on` (its stop button turns it off), else the button labelled `label` that starts it. */
+function CameraOrStart({ on, setOn, label, t, onCode }: { on: boolean; setOn: (on: boolean) => void; label: string; t: T; onCode: (code: string) => void }) {
+  return on ? (
+    <Camera t={t} onCode={onCode} onStop={() => setOn(false)} />
+  ) : (
+    <button type="button" class="primary" onClick={() => setOn(true)}>
+      {label}
+    </button>
   );
 }
 
@@ -131,13 +142,7 @@ function Setup({ scanner, t, lang, setLang }: { scanner: Scanner; t: T; lang: La
             {t.problem[state.problem]}
           </p>
         )}
-        {camera ? (
-          <Camera t={t} onCode={submit} onStop={() => setCamera(false)} />
-        ) : (
-          <button type="button" class="primary" onClick={() => setCamera(true)}>
-            {t.setupScan}
-          </button>
-        )}
+        <CameraOrStart on={camera} setOn={setCamera} label={t.setupScan} t={t} onCode={submit} />
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -238,13 +243,7 @@ function Main({ scanner, t, lang, setLang }: { scanner: Scanner; t: T; lang: Lan
             ))}
           </div>
         )}
-        {camera ? (
-          <Camera t={t} onCode={scan} onStop={() => setCamera(false)} />
-        ) : (
-          <button type="button" class="primary" onClick={() => setCamera(true)}>
-            {t.camera}
-          </button>
-        )}
+        <CameraOrStart on={camera} setOn={setCamera} label={t.camera} t={t} onCode={scan} />
         <form
           class="code"
           onSubmit={(e) => {
