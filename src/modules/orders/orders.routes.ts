@@ -4,21 +4,18 @@ import { ok } from '../../http/envelope.js';
 import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
 import { b2bBuyer, cartChannelOf } from './orders.buyer.js';
 import {
-  AddItemBody,
   AddItemsBulkBody,
   BestAvailableBody,
   BestAvailableResponse,
-  ChangeRateBody,
   CreateOrderBody,
-  ItemParams,
   OrderParams,
   OrderResponse,
   RemoveItemsBulkBody,
-  SectorItemsBody,
 } from './orders.schemas.js';
 import * as orders from './orders.service.js';
 import { withQueuePass } from '../queue/queue.service.js';
 import { bestAvailable } from './best-available.service.js';
+import { cartChangeServer } from './cart-changes.http.js';
 
 const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope'), 409: Type.Ref('ErrorEnvelope') };
 const doc = (operationId: string, summary: string) => ({ tags: ['Orders'], operationId, summary });
@@ -57,6 +54,8 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** The cart a request names, as the orders service's cart operations take it: context, channel with its caller, token, language. */
   const cartOf = (request: Pick<FastifyRequest, 'channel' | 'credential'> & { params: { lang: string; orderToken: string } }) =>
     [app.ctx, cartChannelOf(request), request.params.orderToken, request.params.lang] as const;
+  /** The cart changes the portal serves too (cart-changes.http.ts), as this API names them. */
+  const serveChange = cartChangeServer(app, { url: '/:lang/orders/:orderToken', errors, cartOf });
 
   app.post(
     '/:lang/orders',
@@ -104,17 +103,9 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => ok(await orders.getOrder(...cartOf(request)), 'Order'),
   );
 
-  app.delete(
-    '/:lang/orders/:orderToken',
-    { config: CART_EMPTIED, schema: { ...doc('cancelOrder', 'Cancel an order (its seats are released at once)'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
-    async (request) => ok(await orders.cancelOrder(...cartOf(request)), 'Order cancelled'),
-  );
+  serveChange('cancel', doc('cancelOrder', 'Cancel an order (its seats are released at once)'), CART_EMPTIED);
 
-  app.post(
-    '/:lang/orders/:orderToken/items',
-    { config: CART_WRITE, schema: { ...doc('addOrderItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => ok(await orders.addItem(...cartOf(request), request.body), 'Item added'),
-  );
+  serveChange('addItem', doc('addOrderItem', 'Add a seat'), CART_WRITE);
 
   app.post(
     '/:lang/orders/:orderToken/items-bulk',
@@ -122,11 +113,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => ok(await orders.addItemsBulk(...cartOf(request), request.body.items), 'Items added'),
   );
 
-  app.post(
-    '/:lang/orders/:orderToken/items/sector',
-    { config: CART_WRITE, schema: { ...doc('addOrderSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => ok(await orders.addSectorItems(...cartOf(request), request.body), 'Items added'),
-  );
+  serveChange('addSectorItems', doc('addOrderSectorItems', 'Add places of an unnumbered zone'), CART_WRITE);
 
   app.delete(
     '/:lang/orders/:orderToken/items/bulk',
@@ -134,17 +121,9 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => ok(await orders.removeItemsBulk(...cartOf(request), request.body.item_ids), 'Items removed'),
   );
 
-  app.delete(
-    '/:lang/orders/:orderToken/items/:itemId',
-    { config: CART_EMPTIED, schema: { ...doc('removeOrderItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
-    async (request) => ok(await orders.removeItem(...cartOf(request), request.params.itemId), 'Item removed'),
-  );
+  serveChange('removeItem', doc('removeOrderItem', 'Remove an item'), CART_EMPTIED);
 
-  app.put(
-    '/:lang/orders/:orderToken/items/change-rate',
-    { config: CART_WRITE, schema: { ...doc('changeOrderItemsRate', 'Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => ok(await orders.changeRate(...cartOf(request), request.body.item_ids, request.body.rate_id), 'Rate changed'),
-  );
+  serveChange('changeRate', doc('changeOrderItemsRate', 'Change the rate of items'), CART_WRITE);
 };
 
 export default ordersRoutes;

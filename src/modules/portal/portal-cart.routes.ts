@@ -4,7 +4,8 @@ import { ok } from '../../http/envelope.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import { ChannelLangParams, IdParam, Int32, LangParam, SlugParam } from '../../http/schemas.js';
 import { policyOf } from '../../lib/integration-policy.js';
-import { AddItemBody, BestAvailableBody, BestAvailableResponse, ChangeRateBody, ItemParams, OrderParams, OrderResponse, OrderToken, SectorItemsBody } from '../orders/orders.schemas.js';
+import { AddItemBody, BestAvailableBody, BestAvailableResponse, OrderParams, OrderResponse, OrderToken } from '../orders/orders.schemas.js';
+import { cartChangeServer } from '../orders/cart-changes.http.js';
 import { bestAvailable } from '../orders/best-available.service.js';
 import * as orders from '../orders/orders.service.js';
 import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
@@ -107,35 +108,13 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.delete(
-    '/:salesChannelSlug/:lang/orders/:orderToken',
-    { config: CART_WRITE, schema: { ...doc('cancelPortalCart', 'Cancel a cart'), params: OrderParams, response: { 200: OrderResponse, ...errors } } },
-    async (request) => ok(await orders.cancelOrder(...cartOf(request)), 'Order cancelled'),
-  );
-
-  app.post(
-    '/:salesChannelSlug/:lang/orders/:orderToken/items',
-    { config: CART_WRITE, schema: { ...doc('addPortalCartItem', 'Add a seat'), params: OrderParams, body: AddItemBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => ok(await orders.addItem(...cartOf(request), request.body), 'Item added'),
-  );
-
-  app.post(
-    '/:salesChannelSlug/:lang/orders/:orderToken/items/sector',
-    { config: CART_WRITE, schema: { ...doc('addPortalCartSectorItems', 'Add places of an unnumbered zone'), params: OrderParams, body: SectorItemsBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => ok(await orders.addSectorItems(...cartOf(request), request.body), 'Items added'),
-  );
-
-  app.delete(
-    '/:salesChannelSlug/:lang/orders/:orderToken/items/:itemId',
-    { config: CART_WRITE, schema: { ...doc('removePortalCartItem', 'Remove an item'), params: ItemParams, response: { 200: OrderResponse, ...errors } } },
-    async (request) => ok(await orders.removeItem(...cartOf(request), request.params.itemId), 'Item removed'),
-  );
-
-  app.put(
-    '/:salesChannelSlug/:lang/orders/:orderToken/items/change-rate',
-    { config: CART_WRITE, schema: { ...doc('changePortalCartItemsRate', 'Change the rate of items'), params: OrderParams, body: ChangeRateBody, response: { 200: OrderResponse, ...errors } } },
-    async (request) => ok(await orders.changeRate(...cartOf(request), request.body.item_ids, request.body.rate_id), 'Rate changed'),
-  );
+  // The cart changes the B2B API serves too (orders/cart-changes.http.ts), as the portal names them.
+  const serveChange = cartChangeServer(app, { url: '/:salesChannelSlug/:lang/orders/:orderToken', errors, cartOf });
+  serveChange('cancel', doc('cancelPortalCart', 'Cancel a cart'), CART_WRITE);
+  serveChange('addItem', doc('addPortalCartItem', 'Add a seat'), CART_WRITE);
+  serveChange('addSectorItems', doc('addPortalCartSectorItems', 'Add places of an unnumbered zone'), CART_WRITE);
+  serveChange('removeItem', doc('removePortalCartItem', 'Remove an item'), CART_WRITE);
+  serveChange('changeRate', doc('changePortalCartItemsRate', 'Change the rate of items'), CART_WRITE);
 
   app.post(
     '/:salesChannelSlug/:lang/orders/:orderToken/apply-voucher',
