@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { AppContext } from '../src/app-context.js';
@@ -160,3 +160,18 @@ export const DEMO = {
   c: { slug: 'demo-c', key: 'wk_demo_c', serverKey: 'sk_demo_c' },
   d: { slug: 'demo-d', key: 'wk_demo_d', serverKey: 'sk_demo_d' },
 } as const;
+
+/** An answer as the tests hold it: an inject response, or the `{ status, body }` of test/admin/admin-helpers.ts's api(). */
+type Answer = { statusCode: number; json(): unknown } | { status: number; body: unknown };
+
+/**
+ * An error answer of the API: its HTTP status and the envelope of D4 with the stable code that
+ * integrators branch on (a bare 404 would pass for an unknown route's `route_not_found` too). A 422
+ * says SPEC's "The given data was invalid" and names the fields.
+ */
+export function expectRefused(res: Answer, status: number, code: string): void {
+  const [got, body] = 'statusCode' in res ? [res.statusCode, res.json()] : [res.status, res.body];
+  expect(got, JSON.stringify(body)).toBe(status);
+  expect(body).toMatchObject({ status, success: false, code, message: expect.any(String) });
+  if (status === 422) expect(body).toMatchObject({ message: 'The given data was invalid', errors: expect.any(Object) });
+}

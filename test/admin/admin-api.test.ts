@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, expectRefused, tokenFor, type TestApp } from '../helpers.js';
 import { account, api, otherOrganiserDocument, setUpOtherOrganiser } from './admin-helpers.js';
 
 let t: TestApp;
@@ -21,19 +21,6 @@ beforeAll(async () => {
   promoterA = api(t.app, promoterAToken);
 }, 180_000);
 afterAll(() => t.close());
-
-/**
- * A refusal in the error envelope of D4 with its stable code; a 422 also carries SPEC's message and
- * the offending fields.
- */
-function expectRefused(res: { status: number; body: Record<string, unknown> }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ status, success: false, code, message: expect.any(String) });
-  if (status === 422) {
-    expect(res.body.message).toBe('The given data was invalid');
-    expect(Object.keys(res.body.errors as object).length).toBeGreaterThan(0);
-  }
-}
 
 describe('admin API authentication', () => {
   it('401 without a token, with an unknown token, and in the error envelope', async () => {
@@ -83,13 +70,18 @@ describe('admin API authentication', () => {
 });
 
 describe('channels and widget keys', () => {
-  let channelId = 0;
+  /** A new model C channel of promoter A's organiser, made through the API: its id. */
+  async function channelOfA(slug: string): Promise<number> {
+    const res = await promoterA.post('/channels', { slug, name: `Partner ${slug}`, integration_mode: 'widget_platform_payment', cart_ttl_seconds: 600 });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.data.id;
+  }
+  const configOf = (slug: string, token: string) => t.app.inject({ url: `/api/sales-channel/v1/${slug}/config`, headers: bearer(token) });
 
   it('a promoter creates a channel for its own organiser; naming another organiser is 404', async () => {
     const res = await promoterA.post('/channels', { slug: 'partner-a', name: 'Partner A', integration_mode: 'widget_platform_payment', cart_ttl_seconds: 600 });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ slug: 'partner-a', organiser_id: DEMO_ORGANISER, cart_ttl_seconds: 600, event_ids: [] });
-    channelId = res.body.data.id;
     const foreign = await promoterA.post('/channels', { organiser_id: b.organiser, slug: 'sneaky', name: 'Sneaky', integration_mode: 'portal_only' });
     expectRefused(foreign, 404, 'not_found');
   });
@@ -110,21 +102,23 @@ describe('channels and widget keys', () => {
   });
 
   it('lists: a promoter sees only its organiser\'s channels, an admin all', async () => {
+    await channelOfA('listed-a');
     const mine = (await promoterA.get('/channels')).body.data.map((c: { slug: string }) => c.slug);
-    expect(mine).toContain('partner-a');
+    expect(mine).toContain('listed-a');
     expect(mine).toContain('demo-d');
     expect(mine).not.toContain('channel-b');
     const all = (await admin.get('/channels')).body.data.map((c: { slug: string }) => c.slug);
-    expect(all).toEqual(expect.arrayContaining(['partner-a', 'channel-b', 'demo-a']));
+    expect(all).toEqual(expect.arrayContaining(['listed-a', 'channel-b', 'demo-a']));
   });
 
   it('generate a key (shown once), use it, list it by last four, revoke it: its tokens stop at once', async () => {
+    const channelId = await channelOfA('keys-a');
     const gen = await promoterA.post(`/channels/${channelId}/keys`);
     expect(gen.status).toBe(201);
     const key: string = gen.body.data.widget_key;
     expect(key).toMatch(/^wk_[A-Za-z0-9]{40}$/);
-    const token = await tokenFor(t.app, 'partner-a', key);
-    expect((await t.app.inject({ url: '/api/sales-channel/v1/partner-a/config', headers: bearer(token) })).statusCode).toBe(200);
+    const token = await tokenFor(t.app, 'keys-a', key);
+    expect((await configOf('keys-a', token)).statusCode).toBe(200);
 
     const list = await promoterA.get(`/channels/${channelId}/keys`);
     expect(list.body.data).toEqual([{ id: gen.body.data.id, last_four: key.slice(-4), created_at: expect.stringMatching(/\+00:00$/), revoked_at: null }]);
@@ -133,7 +127,7 @@ describe('channels and widget keys', () => {
     const revoked = await promoterA.del(`/channels/${channelId}/keys/${gen.body.data.id}`);
     expect(revoked.status).toBe(200);
     expect(revoked.body.data.revoked_at).toMatch(/\+00:00$/);
-    const refused = await t.app.inject({ url: '/api/sales-channel/v1/partner-a/config', headers: bearer(token) });
+    const refused = await configOf('keys-a', token);
     expect(refused.statusCode).toBe(401);
     expect(refused.json()).toEqual({ status: 401, success: false, code: 'invalid_token', message: 'The access token is invalid, expired or revoked' });
     expectRefused(await promoterA.del(`/channels/${channelId}/keys/${gen.body.data.id}`), 409, 'conflict');
@@ -141,9 +135,10 @@ describe('channels and widget keys', () => {
   });
 
   it('edit mode, checkout URL, branding, cart lifetime and events; the channel config shows it at once', async () => {
+    const channelId = await channelOfA('edited-a');
     const gen = await promoterA.post(`/channels/${channelId}/keys`);
-    let token = await tokenFor(t.app, 'partner-a', gen.body.data.widget_key);
-    const config = async () => (await t.app.inject({ url: '/api/sales-channel/v1/partner-a/config', headers: bearer(token) })).json().data;
+    let token = await tokenFor(t.app, 'edited-a', gen.body.data.widget_key);
+    const config = async () => (await configOf('edited-a', token)).json().data;
     expect((await config()).integration_mode).toBe('widget_platform_payment');
 
     const events = (await promoterA.get('/events')).body.data.map((e: { id: number }) => e.id);
@@ -157,9 +152,9 @@ describe('channels and widget keys', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ integration_mode: 'portal_external_payment', cart_ttl_seconds: 300, event_ids: events });
     // A mode change revokes the channel's tokens (D42, D74): the old one is 401, a new one sees the change.
-    const stale = await t.app.inject({ url: '/api/sales-channel/v1/partner-a/config', headers: bearer(token) });
+    const stale = await configOf('edited-a', token);
     expect(stale.json()).toMatchObject({ status: 401, code: 'invalid_token' });
-    token = await tokenFor(t.app, 'partner-a', gen.body.data.widget_key);
+    token = await tokenFor(t.app, 'edited-a', gen.body.data.widget_key);
     const after = await config();
     expect(after).toMatchObject({ integration_mode: 'portal_external_payment', checkout_url: 'https://partner.example/checkout', cart_ttl_seconds: 300 });
     expect(after.branding).toMatchObject({ primary_color: '#112233', name: 'Partner' });
@@ -170,10 +165,16 @@ describe('channels and widget keys', () => {
   });
 
   it('audits key generation, revocation and mode changes with who and when', async () => {
+    const channelId = await channelOfA('audited-a');
+    const gen = await promoterA.post(`/channels/${channelId}/keys`);
+    expect((await promoterA.del(`/channels/${channelId}/keys/${gen.body.data.id}`)).status).toBe(200);
+    const edit = await promoterA.patch(`/channels/${channelId}`, { integration_mode: 'portal_external_payment', checkout_url: 'https://partner.example/checkout' });
+    expect(edit.status).toBe(200);
     const log = (await promoterA.get('/audit-log?limit=200')).body.data as { action: string; user_email: string; target_id: string; details: Record<string, unknown>; created_at: string }[];
-    const actions = log.map((e) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(['channel.create', 'widget_key.generate', 'widget_key.revoke', 'channel.mode_change', 'channel.update']));
-    const mode = log.find((e) => e.action === 'channel.mode_change')!;
+    const actionsOn = (id: number, kind: string) => log.filter((e) => e.target_id === String(id) && e.action.startsWith(kind)).map((e) => e.action).sort();
+    expect(actionsOn(channelId, 'channel.')).toEqual(['channel.create', 'channel.mode_change', 'channel.update']);
+    expect(actionsOn(gen.body.data.id, 'widget_key.')).toEqual(['widget_key.generate', 'widget_key.revoke']);
+    const mode = log.find((e) => e.action === 'channel.mode_change' && e.target_id === String(channelId))!;
     expect(mode).toMatchObject({ user_email: 'promoter-a@taquilla.test', target_id: String(channelId), details: { from: 'widget_platform_payment', to: 'portal_external_payment' } });
     expect(mode.created_at).toMatch(/\+00:00$/);
     expect(log.every((e) => e.user_email !== 'promoter-b@taquilla.test')).toBe(true);
@@ -187,6 +188,7 @@ describe('channels and widget keys', () => {
   });
 
   it('concurrent revocations of one key: one succeeds, one audit entry', async () => {
+    const channelId = await channelOfA('revoked-a');
     const gen = await promoterA.post(`/channels/${channelId}/keys`);
     const url = `/channels/${channelId}/keys/${gen.body.data.id}`;
     const results = await Promise.all(Array.from({ length: 4 }, () => promoterA.del(url)));
@@ -197,6 +199,7 @@ describe('channels and widget keys', () => {
   });
 
   it('a failed change writes no audit entry (same transaction)', async () => {
+    const channelId = await channelOfA('unchanged-a');
     const before = (await admin.get('/audit-log?limit=200')).body.data.length;
     expectRefused(await promoterA.del(`/channels/${channelId}/keys/999999`), 404, 'not_found');
     expect((await admin.get('/audit-log?limit=200')).body.data.length).toBe(before);
@@ -204,22 +207,40 @@ describe('channels and widget keys', () => {
 });
 
 describe('events, sessions, rates and fees', () => {
-  let eventId = 0;
-  let sessionId = 0;
   const venueOfA = async () => (await promoterA.get('/venues')).body.data[0];
+  const OPERA = { names: { es: 'Ópera', en: 'Opera' }, descriptions: { en: 'Arias' } };
+  /** A draft event of promoter A on its organiser's venue, made through the API: its id. */
+  async function draftEvent(): Promise<number> {
+    const res = await promoterA.post('/events', { venue_id: (await venueOfA()).id, ...OPERA });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.data.id;
+  }
+  async function publishedEvent(): Promise<number> {
+    const eventId = await draftEvent();
+    expect((await promoterA.post(`/events/${eventId}/publish`)).status).toBe(200);
+    return eventId;
+  }
+  const addSession = (eventId: number) => promoterA.post(`/events/${eventId}/sessions`, { start_datetime: '2031-05-01T18:00:00Z', end_datetime: '2031-05-01T21:00:00Z' });
+  /** A published event with one draft session (the venue's whole inventory): their ids. */
+  async function eventWithSession(): Promise<{ eventId: number; sessionId: number }> {
+    const eventId = await publishedEvent();
+    const res = await addSession(eventId);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return { eventId, sessionId: res.body.data.id };
+  }
 
   it('create an event as a draft on an own venue; another organiser\'s venue is 404', async () => {
     const venue = await venueOfA();
     expect(venue.sectors.length).toBe(3);
-    const res = await promoterA.post('/events', { venue_id: venue.id, names: { es: 'Ópera', en: 'Opera' }, descriptions: { en: 'Arias' } });
+    const res = await promoterA.post('/events', { venue_id: venue.id, ...OPERA });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ status: 'draft', organiser_id: DEMO_ORGANISER, names: { es: 'Ópera', en: 'Opera' }, descriptions: { en: 'Arias' }, sessions: [], fees: [] });
-    eventId = res.body.data.id;
+    expect(res.body.data).toMatchObject({ status: 'draft', organiser_id: DEMO_ORGANISER, ...OPERA, sessions: [], fees: [] });
     expectRefused(await promoterA.post('/events', { venue_id: b.venue, names: { es: 'X' } }), 404, 'not_found');
     expectRefused(await promoterA.post('/events', { venue_id: venue.id, names: {} }), 422, 'validation_failed');
   });
 
   it('edit and publish the event', async () => {
+    const eventId = await draftEvent();
     const edited = await promoterA.patch(`/events/${eventId}`, { names: { es: 'Ópera nueva', en: 'New opera' }, image_url: 'https://img.example/o.png' });
     expect(edited.body.data).toMatchObject({ names: { es: 'Ópera nueva', en: 'New opera' }, descriptions: { en: 'Arias' }, image_url: 'https://img.example/o.png', status: 'draft' });
     const published = await promoterA.post(`/events/${eventId}/publish`);
@@ -228,10 +249,11 @@ describe('events, sessions, rates and fees', () => {
   });
 
   it('add a session with its whole inventory, edit and publish it', async () => {
-    const res = await promoterA.post(`/events/${eventId}/sessions`, { start_datetime: '2031-05-01T18:00:00Z', end_datetime: '2031-05-01T21:00:00Z' });
+    const eventId = await publishedEvent();
+    const res = await addSession(eventId);
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ event_id: eventId, status: 'draft', start_datetime: '2031-05-01T18:00:00+00:00', rates: [] });
-    sessionId = res.body.data.id;
+    const sessionId = res.body.data.id;
     const [inv] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM session_seats WHERE session_id = ${sessionId}`);
     expect(Number(inv!.n)).toBe(560 + 200);
     const edited = await promoterA.patch(`/sessions/${sessionId}`, { start_datetime: '2031-05-02T18:00:00Z', end_datetime: null });
@@ -241,6 +263,7 @@ describe('events, sessions, rates and fees', () => {
   });
 
   it('rates: create in decimal amounts, restrict to a sector of the venue, edit', async () => {
+    const { sessionId } = await eventWithSession();
     const venue = await venueOfA();
     const rate = await promoterA.post(`/sessions/${sessionId}/rates`, { name: 'VIP', names: { en: 'VIP' }, price: 45.5, sector_id: venue.sectors[0].id, meta: { perks: 'drink' } });
     expect(rate.status).toBe(201);
@@ -255,6 +278,7 @@ describe('events, sessions, rates and fees', () => {
   });
 
   it('fees on the event and on the session, edit and delete', async () => {
+    const { eventId, sessionId } = await eventWithSession();
     const eventFee = await promoterA.post(`/events/${eventId}/fees`, { name: 'Gestión', kind: 'percent', amount: 7.5 });
     expect(eventFee.body.data).toMatchObject({ event_id: eventId, session_id: null, kind: 'percent', amount: 7.5 });
     const sessionFee = await promoterA.post(`/sessions/${sessionId}/fees`, { name: 'Cloakroom', kind: 'fixed', amount: 2 });
@@ -329,8 +353,9 @@ describe('vouchers', () => {
   });
 
   it('lists only the organiser\'s vouchers', async () => {
+    expect((await promoterA.post('/vouchers', { code: 'AUTUMN24', kind: 'fixed', value: 2 })).status).toBe(201);
     const codes = (await promoterA.get('/vouchers')).body.data.map((v: { code: string }) => v.code);
-    expect(codes).toEqual(expect.arrayContaining(['DEMO10', 'DEMO5', 'SPRING24']));
+    expect(codes).toEqual(expect.arrayContaining(['DEMO10', 'DEMO5', 'AUTUMN24']));
     expect(codes).not.toContain('BONLY');
   });
 });
@@ -411,6 +436,7 @@ describe('promoter isolation: another organiser\'s ids are 404 on every route', 
   it('an unknown id answers the same 404 body as a foreign one', async () => {
     const foreign = await promoterA.get(`/events/${b.event}`);
     const unknown = await promoterA.get('/events/999999');
+    expectRefused(unknown, 404, 'not_found');
     expect(foreign).toEqual(unknown);
   });
 

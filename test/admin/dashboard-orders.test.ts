@@ -34,6 +34,16 @@ async function completedOrder() {
   return o;
 }
 
+/**
+ * The dashboard's 404 page of a record the user may not see: the record's own "not found", as for an
+ * unknown id, and not the page of an address that does not exist ("No page at ...").
+ */
+function expectNotFoundPage(res: { statusCode: number; body: string }, message: string) {
+  expect(res.statusCode).toBe(404);
+  expect(res.body).toContain(message);
+  expect(res.body).not.toContain('No page at');
+}
+
 async function signedIn(email: string) {
   const client = new DashboardClient(t.app);
   expect((await client.login(email)).statusCode).toBe(303);
@@ -55,8 +65,10 @@ describe('dashboard sales report page', () => {
     const filtered = await client.get(`/admin/channels/${demoB}/report?date_from=2001-01-01&date_to=2001-01-31`);
     expect(filtered.statusCode).toBe(200);
     expect(filtered.body).not.toContain(o.reference);
-    // malformed filters are the report's 422, shown as an error page
-    expect((await client.get(`/admin/channels/${demoB}/report?date_from=2026-02-30`)).statusCode).toBe(422);
+    // malformed filters are the report's 422, shown as an error page naming the field
+    const malformed = await client.get(`/admin/channels/${demoB}/report?date_from=2026-02-30`);
+    expect(malformed.statusCode).toBe(422);
+    expect(malformed.body).toContain('<strong>date_from</strong>');
     const csv = await client.get(`/admin/channels/${demoB}/report.csv`);
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toContain('text/csv');
@@ -93,13 +105,11 @@ describe('dashboard sales report page', () => {
 
   it("is 404 for a promoter on another organiser's channel, and shown to the channel's own promoter", async () => {
     const promoterB = await signedIn('promoter-b@taquilla.test');
-    expect((await promoterB.get(`/admin/channels/${demoB}/report`)).statusCode).toBe(404);
-    expect((await promoterB.get(`/admin/channels/${demoB}/report.csv`)).statusCode).toBe(404);
-    expect((await promoterB.get(`/admin/channels/${demoB}/report.xlsx`)).statusCode).toBe(404);
+    for (const page of ['report', 'report.csv', 'report.xlsx']) expectNotFoundPage(await promoterB.get(`/admin/channels/${demoB}/${page}`), 'Sales channel not found');
     expect((await promoterB.get(`/admin/channels/${channelB}/report`)).statusCode).toBe(200);
     const promoterA = await signedIn('promoter-a@taquilla.test');
     expect((await promoterA.get(`/admin/channels/${demoB}/report`)).statusCode).toBe(200);
-    expect((await promoterA.get(`/admin/channels/${channelB}/report`)).statusCode).toBe(404);
+    expectNotFoundPage(await promoterA.get(`/admin/channels/${channelB}/report`), 'Sales channel not found');
   });
 });
 
@@ -147,7 +157,7 @@ describe('dashboard refund button', () => {
   it("a promoter cannot refund another organiser's order (404)", async () => {
     const o = await completedOrder();
     const promoterB = await signedIn('promoter-b@taquilla.test');
-    expect((await promoterB.post(`/admin/orders/${o.reference}/refund`, { reason: 'x' })).statusCode).toBe(404);
+    expectNotFoundPage(await promoterB.post(`/admin/orders/${o.reference}/refund`, { reason: 'x' }), 'Order not found');
     expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('sold');
   });
 

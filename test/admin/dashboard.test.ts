@@ -139,16 +139,20 @@ describe('CSRF on state-changing forms', () => {
 
 describe('channels and keys through the dashboard', () => {
   let client: DashboardClient;
-  let channelId = 0;
   beforeAll(async () => {
     client = new DashboardClient(t.app, '10.5.0.1');
     await client.login('promoter-a@taquilla.test');
   });
 
-  it('creates a channel and escapes what it shows', async () => {
-    const res = await client.post('/admin/channels', { slug: 'dash-c', name: '<script>alert(1)</script> Shop', integration_mode: 'widget_external_payment', cart_ttl_seconds: '600' });
+  /** A new channel made with the dashboard's form: its id, read from where the form sends the user. */
+  async function newChannel(slug: string, name = `Shop ${slug}`): Promise<number> {
+    const res = await client.post('/admin/channels', { slug, name, integration_mode: 'widget_external_payment', cart_ttl_seconds: '600' });
     expect(res.statusCode).toBe(303);
-    channelId = Number(/\/admin\/channels\/(\d+)/.exec(res.headers.location as string)![1]);
+    return Number(/\/admin\/channels\/(\d+)/.exec(res.headers.location as string)![1]);
+  }
+
+  it('creates a channel and escapes what it shows', async () => {
+    const channelId = await newChannel('dash-c', '<script>alert(1)</script> Shop');
     const page = await client.get(`/admin/channels/${channelId}?notice=created`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt; Shop');
@@ -163,7 +167,8 @@ describe('channels and keys through the dashboard', () => {
     expect(res.body).toContain('<strong>name</strong>');
   });
 
-  it('edits mode, checkout URL, branding, cart lifetime and events', async () => {
+  it('edits mode, checkout URL, branding, cart lifetime and events; the audit shows the mode change', async () => {
+    const channelId = await newChannel('dash-edit');
     const res = await client.post(`/admin/channels/${channelId}`, {
       name: 'Dash shop',
       integration_mode: 'portal_external_payment',
@@ -184,33 +189,34 @@ describe('channels and keys through the dashboard', () => {
       branding: { primary_color: '#123456' },
       event_ids: [1, 2],
     });
+    expect((await client.get('/admin/audit')).body).toContain('channel.mode_change');
   });
 
-  it('generates a key shown once with a copy button, revokes it, and its token is refused', async () => {
+  it('generates a key shown once with a copy button, revokes it, and its token is refused; the audit shows the revocation', async () => {
+    const channelId = await newChannel('dash-keys');
     await client.get(`/admin/channels/${channelId}`);
     const gen = await client.post(`/admin/channels/${channelId}/keys`);
     expect(gen.statusCode).toBe(201);
     const key = /id="new-key" readonly value="(wk_[A-Za-z0-9]+)"/.exec(gen.body)![1]!;
     expect(gen.body).toContain('data-copy-target="new-key"');
-    const token = await tokenFor(t.app, 'dash-c', key);
+    const token = await tokenFor(t.app, 'dash-keys', key);
     const page = await client.get(`/admin/channels/${channelId}`);
     expect(page.body).toContain(`…${key.slice(-4)}`);
     expect(page.body).not.toContain(key);
     const keyId = /\/keys\/(\d+)\/revoke/.exec(page.body)![1];
     expect((await client.post(`/admin/channels/${channelId}/keys/${keyId}/revoke`)).statusCode).toBe(303);
-    const refused = await t.app.inject({ url: '/api/sales-channel/v1/dash-c/config', headers: bearer(token) });
+    const refused = await t.app.inject({ url: '/api/sales-channel/v1/dash-keys/config', headers: bearer(token) });
     expect(refused.statusCode).toBe(401);
     expect((await client.get(`/admin/channels/${channelId}`)).body).toContain('revoked');
+    expect((await client.get('/admin/audit')).body).toContain('widget_key.revoke');
   });
 
   it('shows orders and the (empty) sales report of a new channel', async () => {
+    const channelId = await newChannel('dash-new');
     expect((await client.get(`/admin/orders?channel_id=${channelId}`)).statusCode).toBe(200);
     const report = await client.get(`/admin/channels/${channelId}/report`);
     expect(report.statusCode).toBe(200);
     expect(report.body).toContain('Nothing yet.');
-    const audit = await client.get('/admin/audit');
-    expect(audit.body).toContain('widget_key.revoke');
-    expect(audit.body).toContain('channel.mode_change');
   });
 });
 

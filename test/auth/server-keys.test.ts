@@ -7,7 +7,7 @@ import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { sha256 } from '../../src/lib/secrets.js';
 import { account, api } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
-import { bearer, buildTestApp, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, expectRefused, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 
 // Server keys (D39) are generated, listed and revoked like widget keys: admin API, dashboard and
 // command line; the import takes fixed ones for demo and test data (D43).
@@ -61,8 +61,8 @@ describe('admin API: /channels/{id}/server-keys', () => {
     expect(revoked.body.data.revoked_at).toMatch(/\+00:00$/);
     expect(await status(configUrl, token)).toBe(401);
     expect(await status(configUrl, widget)).toBe(200);
-    expect((await admin.del(`/channels/${channelId}/server-keys/${gen.body.data.id}`)).status).toBe(409);
-    expect((await admin.del(`/channels/${channelId}/server-keys/999999`)).status).toBe(404);
+    expectRefused(await admin.del(`/channels/${channelId}/server-keys/${gen.body.data.id}`), 409, 'conflict');
+    expectRefused(await admin.del(`/channels/${channelId}/server-keys/999999`), 404, 'not_found');
 
     const audit = (await admin.get('/audit-log?limit=200')).body.data as { action: string; target_id: string }[];
     const ofKey = audit.filter((e) => e.action.startsWith('server_key.') && e.target_id === String(gen.body.data.id));
@@ -72,8 +72,8 @@ describe('admin API: /channels/{id}/server-keys', () => {
   it('a promoter of another organiser reaches no server key of the channel (404)', async () => {
     const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name) VALUES ('Other') RETURNING id`);
     const other = api(t.app, (await account(t.ctx, 'other-promoter@taquilla.test', org!.id)).token);
-    expect((await other.get(`/channels/${channelId}/server-keys`)).status).toBe(404);
-    expect((await other.post(`/channels/${channelId}/server-keys`)).status).toBe(404);
+    expectRefused(await other.get(`/channels/${channelId}/server-keys`), 404, 'not_found');
+    expectRefused(await other.post(`/channels/${channelId}/server-keys`), 404, 'not_found');
   });
 });
 

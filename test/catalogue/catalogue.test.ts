@@ -5,7 +5,7 @@ import { queryRows } from '../../src/db/client.js';
 import { inventoryChanged } from '../../src/lib/inventory-events.js';
 import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import type { CatalogueDocument } from '../../src/modules/catalogue/import.schemas.js';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, expectRefused, tokenFor, type TestApp } from '../helpers.js';
 
 let t: TestApp;
 let token: string; // demo-d
@@ -197,11 +197,7 @@ describe('GET /{lang}/events/{eventId}', () => {
   });
 
   it('404 for an unknown event, one the channel does not sell, and an unpublished one', async () => {
-    for (const id of [999_999, hidden.id, draft.id]) {
-      const res = await get(`${base()}/es/events/${id}`);
-      expect(res.statusCode).toBe(404);
-      expect(res.json()).toMatchObject({ status: 404, success: false, code: 'not_found' });
-    }
+    for (const id of [999_999, hidden.id, draft.id]) expectRefused(await get(`${base()}/es/events/${id}`), 404, 'not_found');
   });
 });
 
@@ -215,8 +211,8 @@ describe('GET /{lang}/events/{eventId}/sessions', () => {
   });
 
   it('404 for an event the channel does not sell', async () => {
-    expect((await get(`${base()}/es/events/${hidden.id}/sessions`)).statusCode).toBe(404);
-    expect((await get(`${base('other-ch')}/en/events/${concert.id}/sessions`, {}, otherToken)).statusCode).toBe(404);
+    expectRefused(await get(`${base()}/es/events/${hidden.id}/sessions`), 404, 'not_found');
+    expectRefused(await get(`${base('other-ch')}/en/events/${concert.id}/sessions`, {}, otherToken), 404, 'not_found');
   });
 });
 
@@ -240,7 +236,7 @@ describe('GET /{lang}/events/{eventId}/maps', () => {
   });
 
   it('404 for an event the channel does not sell', async () => {
-    expect((await get(`${base()}/es/events/${hidden.id}/maps`)).statusCode).toBe(404);
+    expectRefused(await get(`${base()}/es/events/${hidden.id}/maps`), 404, 'not_found');
   });
 });
 
@@ -316,15 +312,11 @@ describe('GET /{lang}/events/{eventId}/sessions/{sessionId}', () => {
       sessionUrl(hidden.session, 'es', hidden.id), // not sold by demo-d
       sessionUrl(draft.session, 'es', draft.id), // event not published
     ];
-    for (const url of cases) {
-      const res = await get(url);
-      expect(res.statusCode, url).toBe(404);
-      expect(res.json()).toMatchObject({ status: 404, success: false, code: 'not_found' });
-    }
+    for (const url of cases) expectRefused(await get(url), 404, 'not_found');
     await t.ctx.db.execute(sql`UPDATE sessions SET status = 'draft' WHERE id = ${play.sessions[0]!}`);
     t.clock.advance(10_001); // catalogue edits show within 10 s without any notice
     try {
-      expect((await get(sessionUrl(play.sessions[0]!, 'es', play.id))).statusCode).toBe(404);
+      expectRefused(await get(sessionUrl(play.sessions[0]!, 'es', play.id)), 404, 'not_found');
     } finally {
       await t.ctx.db.execute(sql`UPDATE sessions SET status = 'on_sale' WHERE id = ${play.sessions[0]!}`);
     }
@@ -333,7 +325,7 @@ describe('GET /{lang}/events/{eventId}/sessions/{sessionId}', () => {
   it('a cached payload is still 404 for a channel that does not sell the event', async () => {
     expect((await get(sessionUrl())).statusCode).toBe(200); // cached now, through demo-d
     const res = await get(`${base('other-ch')}/es/events/${concert.id}/sessions/${concert.sessions[0]}`, {}, otherToken);
-    expect(res.statusCode).toBe(404);
+    expectRefused(res, 404, 'not_found');
     expect(res.body).not.toContain('Platea');
   });
 });

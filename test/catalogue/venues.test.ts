@@ -5,7 +5,7 @@ import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { PretixPlan } from '../../src/modules/catalogue/layout.schemas.js';
-import { bearer, buildTestApp, isPostgres, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, expectRefused, isPostgres, tokenFor, type TestApp } from '../helpers.js';
 import { account, api, setUpOtherOrganiser } from '../admin/admin-helpers.js';
 import { ordersUrl } from '../orders/cart-helpers.js';
 import { theatrePlan } from './pretix-fixture.js';
@@ -32,12 +32,6 @@ beforeAll(async () => {
   promoterA = api(t.app, (await account(t.ctx, 'promoter-a@taquilla.test', DEMO_ORGANISER)).token);
 }, 180_000);
 afterAll(() => t.close());
-
-function expectRefused(res: { status: number; body: Record<string, unknown> }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ status, success: false, code, message: expect.any(String) });
-  if (status === 422) expect(res.body.message).toBe('The given data was invalid');
-}
 
 async function newVenue(client = promoterA, name = 'Sala Nueva') {
   const res = await client.post('/venues', { name, city: 'Madrid' });
