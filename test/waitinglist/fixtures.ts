@@ -1,7 +1,11 @@
 import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
 import type { AppContext } from '../../src/app-context.js';
-import { queryRows } from '../../src/db/client.js';
+import { openDatabase, queryRows, type Database } from '../../src/db/client.js';
+import { offerFreedSeats } from '../../src/modules/waitinglist/waitinglist.service.js';
 import { createPendingOrder, type PendingOrder } from '../checkout/fixtures.js';
+import { buildTestApp, type TestApp } from '../helpers.js';
 
 // A sold-out session for the waiting-list tests (D69): `held` seats in live carts of `channel`,
 // every other numbered seat blocked (the session's unnumbered zone is left alone: the waiting list
@@ -34,3 +38,40 @@ export async function liveHolds(ctx: AppContext, sessionId: number): Promise<{ s
 
 export const joinUrl = (slug: string, sessionId: number, lang = 'es') => `/api/sales-channel/v1/${slug}/${lang}/sessions/${sessionId}/waiting-list`;
 export const portalJoinUrl = (slug: string, sessionId: number, lang = 'es') => `/api/portal/${slug}/${lang}/sessions/${sessionId}/waiting-list`;
+
+/** The entries of a session's waiting list, in list order. */
+export async function listEntries(ctx: AppContext, sessionId: number) {
+  return queryRows<{ email: string; status: string; offer_order_id: string | null }>(
+    ctx.db,
+    sql`SELECT email, status, offer_order_id FROM waiting_list_entries WHERE session_id = ${sessionId} ORDER BY id`,
+  );
+}
+
+/**
+ * Two instances of the service on one PostgreSQL database (pools of 30), as two servers run it:
+ * `passes(n)` runs n waiting-list passes at once, taking turns between the instances.
+ */
+export interface TwoInstances {
+  t: TestApp;
+  second: { app: FastifyInstance; database: Database };
+  passes(n: number): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export async function twoInstances(): Promise<TwoInstances> {
+  const t = await buildTestApp({ poolSize: 30 });
+  const database = await openDatabase({ url: t.db.url!, poolSize: 30 });
+  const app = await buildApp({ config: t.config, database, clock: t.clock, logger: false });
+  await app.ready();
+  const contexts: AppContext[] = [t.ctx, app.ctx];
+  return {
+    t,
+    second: { app, database },
+    passes: (n) => Promise.all(Array.from({ length: n }, (_, i) => offerFreedSeats(contexts[i % 2]!))),
+    async close() {
+      await app.close();
+      await database.close();
+      await t.close();
+    },
+  };
+}

@@ -1,14 +1,11 @@
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import type { AppContext } from '../../src/app-context.js';
-import { openDatabase, queryRows, type Database } from '../../src/db/client.js';
+import { queryRows } from '../../src/db/client.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.service.js';
 import { queueWaitingListOfferEmail } from '../../src/modules/tickets/waiting-list.email.js';
-import { joinWaitingList, offerFreedSeats } from '../../src/modules/waitinglist/waitinglist.service.js';
-import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
-import { liveHolds, sellOut, type SoldOut } from './fixtures.js';
+import { joinWaitingList } from '../../src/modules/waitinglist/waitinglist.service.js';
+import { bearer, DEMO, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
+import { listEntries, liveHolds, sellOut, twoInstances, type SoldOut, type TwoInstances } from './fixtures.js';
 
 // D69 once-only: 50 entries, 20 seats freed side by side by expiry and cancellation while two
 // instances (two apps on one PostgreSQL database) run the waiting-list job in parallel. Each seat
@@ -18,17 +15,13 @@ import { liveHolds, sellOut, type SoldOut } from './fixtures.js';
 const MINUTE = 60_000;
 
 describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D69)', () => {
+  let instances: TwoInstances;
   let t: TestApp;
-  let second: { app: FastifyInstance; database: Database };
   let soldOut: SoldOut;
   let server: string;
 
   beforeAll(async () => {
-    t = await buildTestApp({ poolSize: 30 });
-    const database = await openDatabase({ url: t.db.url!, poolSize: 30 });
-    const app = await buildApp({ config: t.config, database, clock: t.clock, logger: false });
-    await app.ready();
-    second = { app, database };
+    ({ t } = instances = await twoInstances());
     server = await serverTokenFor(t.app, DEMO.c.slug);
     // 20 one-seat carts of demo-c: the first 10 run out in 5 minutes, the other 10 are cancelled.
     soldOut = await sellOut(t.ctx, { channel: DEMO.c.slug, sessionIndex: 0, carts: 20, ttlMs: (i) => (i < 10 ? 5 : 60) * MINUTE });
@@ -37,21 +30,10 @@ describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D6
       await joinWaitingList(t.ctx, channel, 'es', soldOut.sessionId, { email: `w${String(i).padStart(2, '0')}@example.com`, quantity: 1 });
     }
   }, 300_000);
-  afterAll(async () => {
-    await second?.app.close();
-    await second?.database.close();
-    await t?.close();
-  });
+  afterAll(() => instances?.close());
 
-  const contexts = (): AppContext[] => [t.ctx, second.app.ctx];
-  const passes = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => offerFreedSeats(contexts()[i % 2]!)));
-
-  async function entries() {
-    return queryRows<{ email: string; status: string; offer_order_id: string | null }>(
-      t.ctx.db,
-      sql`SELECT email, status, offer_order_id FROM waiting_list_entries WHERE session_id = ${soldOut.sessionId} ORDER BY id`,
-    );
-  }
+  const passes = (n: number) => instances.passes(n);
+  const entries = () => listEntries(t.ctx, soldOut.sessionId);
 
   /** Every live offer holds one seat of its own; every seat is held by at most one order. */
   async function expectNoSeatTwice(offers: number) {
@@ -119,7 +101,7 @@ describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D6
       sql`SELECT offer_order_id, email, channel_id FROM waiting_list_entries WHERE status = 'offered' ORDER BY id LIMIT 1`,
     );
     const offer = { orderId: Number(row!.offer_order_id), recipient: row!.email, channelId: row!.channel_id, lang: 'es', at: t.clock.now() };
-    await Promise.all([t.ctx.db, second.database.db].map((db) => queueWaitingListOfferEmail(db, offer)));
+    await Promise.all([t.ctx.db, instances.second.database.db].map((db) => queueWaitingListOfferEmail(db, offer)));
     const mails = (await emailRows()).filter((m) => Number(m.order_id) === offer.orderId);
     expect(mails).toHaveLength(1);
   });

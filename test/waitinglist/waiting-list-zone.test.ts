@@ -1,14 +1,11 @@
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import type { AppContext } from '../../src/app-context.js';
-import { openDatabase, queryRows, type Database } from '../../src/db/client.js';
+import { queryRows } from '../../src/db/client.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.service.js';
 import { joinWaitingList, offerFreedSeats } from '../../src/modules/waitinglist/waitinglist.service.js';
 import { createPendingOrder, type PendingOrder } from '../checkout/fixtures.js';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
-import { joinUrl } from './fixtures.js';
+import { joinUrl, listEntries, twoInstances, type TwoInstances } from './fixtures.js';
 
 // D69 for unnumbered zones: a sold-out zone takes entries (sector_id of the zone); its freed places
 // (expiry, cancellation) are offered to the head of that zone's list as N places of the zone held
@@ -34,13 +31,6 @@ async function sellOutZone(t: TestApp, sessionIndex: number, carts: { places: nu
   const sessionId = orders[0]!.sessionId;
   await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked' WHERE session_id = ${sessionId} AND status = 'available'`);
   return { sessionId, orders };
-}
-
-async function entries(t: TestApp, sessionId: number) {
-  return queryRows<{ email: string; status: string; offer_order_id: string | null }>(
-    t.ctx.db,
-    sql`SELECT email, status, offer_order_id FROM waiting_list_entries WHERE session_id = ${sessionId} ORDER BY id`,
-  );
 }
 
 /** The places an offer order holds now, with their sector and whether they are zone places. */
@@ -94,7 +84,7 @@ describe('waiting list of an unnumbered zone (D69)', () => {
     t.clock.advance(6 * MINUTE);
     expect(await offerFreedSeats(t.ctx)).toBe(1);
     expect(await offerFreedSeats(t.ctx)).toBe(0);
-    const rows = await entries(t, sessionId);
+    const rows = await listEntries(t.ctx, sessionId);
     expect(rows.map((r) => [r.email, r.status])).toEqual([
       ['seats@example.com', 'waiting'],
       ['three@example.com', 'waiting'],
@@ -120,7 +110,7 @@ describe('waiting list of an unnumbered zone (D69)', () => {
     const res = await t.app.inject({ method: 'DELETE', url: `/api/sales-channel/v1/${DEMO.c.slug}/es/orders/${carts[1]!.token}`, headers: bearer(server) });
     expect(res.statusCode).toBe(200);
     expect(await offerFreedSeats(t.ctx)).toBe(1);
-    const rows = await entries(t, sessionId);
+    const rows = await listEntries(t.ctx, sessionId);
     expect(rows.map((r) => r.status)).toEqual(['waiting', 'waiting', 'offered', 'offered']);
     expect(await offerPlaces(t, rows[3]!.offer_order_id)).toHaveLength(1);
     // One place is left free: too few for the 3 of the zone's head, and not offered to a seats entry.
@@ -134,7 +124,7 @@ describe('waiting list of an unnumbered zone (D69)', () => {
   it('an offer not taken lapses: its 2 places and the free one make 3 for the zone head', async () => {
     t.clock.advance(31 * MINUTE);
     expect(await offerFreedSeats(t.ctx)).toBe(1);
-    const rows = await entries(t, sessionId);
+    const rows = await listEntries(t.ctx, sessionId);
     expect(rows.map((r) => r.status)).toEqual(['waiting', 'offered', 'lapsed', 'lapsed']);
     expect(await offerPlaces(t, rows[1]!.offer_order_id)).toHaveLength(3);
     // The entry without a sector still waits: zone places are not numbered seats.
@@ -143,19 +133,15 @@ describe('waiting list of an unnumbered zone (D69)', () => {
 });
 
 describe.runIf(isPostgres)('zone places under parallel passes on PostgreSQL (D69)', () => {
+  let instances: TwoInstances;
   let t: TestApp;
-  let second: { app: FastifyInstance; database: Database };
   let server: string;
   let sessionId: number;
   let zone: number;
   let carts: PendingOrder[];
 
   beforeAll(async () => {
-    t = await buildTestApp({ poolSize: 30 });
-    const database = await openDatabase({ url: t.db.url!, poolSize: 30 });
-    const app = await buildApp({ config: t.config, database, clock: t.clock, logger: false });
-    await app.ready();
-    second = { app, database };
+    ({ t } = instances = await twoInstances());
     server = await serverTokenFor(t.app, DEMO.c.slug);
     // 20 one-place zone carts: 10 run out in 5 minutes, 10 are cancelled.
     ({ sessionId, orders: carts } = await sellOutZone(
@@ -169,14 +155,9 @@ describe.runIf(isPostgres)('zone places under parallel passes on PostgreSQL (D69
       await joinWaitingList(t.ctx, channel, 'es', sessionId, { email: `z${String(i).padStart(2, '0')}@example.com`, quantity: 1, sector_id: zone });
     }
   }, 300_000);
-  afterAll(async () => {
-    await second?.app.close();
-    await second?.database.close();
-    await t?.close();
-  });
+  afterAll(() => instances?.close());
 
-  const contexts = (): AppContext[] => [t.ctx, second.app.ctx];
-  const passes = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => offerFreedSeats(contexts()[i % 2]!)));
+  const passes = (n: number) => instances.passes(n);
 
   it('20 places freed by expiry and cancellation during parallel passes go to the first 20 entries, one place each, never twice', async () => {
     t.clock.advance(6 * MINUTE);
@@ -184,7 +165,7 @@ describe.runIf(isPostgres)('zone places under parallel passes on PostgreSQL (D69
     const [cancelled] = await Promise.all([Promise.all(cancels), passes(8)]);
     expect(cancelled.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
     await passes(4);
-    const rows = await entries(t, sessionId);
+    const rows = await listEntries(t.ctx, sessionId);
     expect(rows.slice(0, 20).map((r) => r.status)).toEqual(Array(20).fill('offered'));
     expect(rows.slice(20).map((r) => r.status)).toEqual(Array(10).fill('waiting'));
     const held = (await Promise.all(rows.slice(0, 20).map((r) => offerPlaces(t, r.offer_order_id)))).map((p) => p.map((x) => x.id));
@@ -197,7 +178,7 @@ describe.runIf(isPostgres)('zone places under parallel passes on PostgreSQL (D69
   it('lapsed offers pass to the next 10 in order; 10 places stay free', async () => {
     t.clock.advance(31 * MINUTE);
     await passes(8);
-    const rows = await entries(t, sessionId);
+    const rows = await listEntries(t.ctx, sessionId);
     expect(rows.slice(0, 20).map((r) => r.status)).toEqual(Array(20).fill('lapsed'));
     expect(rows.slice(20).map((r) => r.status)).toEqual(Array(10).fill('offered'));
     const held = (await Promise.all(rows.slice(20).map((r) => offerPlaces(t, r.offer_order_id)))).flat();

@@ -8,7 +8,7 @@ import { DashboardClient } from '../admin/dashboard-client.js';
 import { buyer, confirmUrl } from '../checkout/fixtures.js';
 import { freePort, headerProblem, SmtpPeer } from '../smtp-peer.js';
 import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
-import { joinUrl, liveHolds, portalJoinUrl, sellOut, type SoldOut } from './fixtures.js';
+import { joinUrl, listEntries, liveHolds, portalJoinUrl, sellOut, type SoldOut } from './fixtures.js';
 
 // D69 waiting list: the join rules and every refusal, then the offer flow with a real (strict) SMTP
 // peer: a hold that expires frees a seat, the head of the list gets it held with one e-mail, an
@@ -201,8 +201,7 @@ describe('offers (D69)', () => {
     // next two entries get the seats.
     t.clock.advance(31 * MINUTE);
     await offerFreedSeats(t.ctx);
-    const state = async () =>
-      queryRows<{ email: string; status: string; offer_order_id: string | null }>(t.ctx.db, sql`SELECT email, status, offer_order_id FROM waiting_list_entries WHERE session_id = ${sessionId} ORDER BY id`);
+    const state = () => listEntries(t.ctx, sessionId);
     expect((await state()).map((r) => [r.email, r.status])).toEqual([
       ['first@example.com', 'lapsed'],
       ['second@example.com', 'lapsed'],
