@@ -2,10 +2,12 @@
 // until the cart branch lands: a pending order with items and its seats held until expires_at.
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { expect } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { queryRows, type Db } from '../../src/db/client.js';
 import { percentOf } from '../../src/lib/money.js';
 import { randomBase62 } from '../../src/lib/secrets.js';
+import { bearer, type TestApp } from '../helpers.js';
 
 export interface PendingOrder {
   id: number;
@@ -112,3 +114,19 @@ export const buyer = { name: 'Ana', surname: 'García Núñez', email: 'ana@exam
 
 export const confirmUrl = (slug: string, token: string, suffix = 'confirm', lang = 'es') =>
   `/api/sales-channel/v1/${slug}/${lang}/orders/${token}/${suffix}`;
+
+/**
+ * A pending order of `channel` (`seats` seats) confirmed through the API with `token` for `buyer`
+ * at `email`: the order and the confirm response's data.
+ */
+export async function confirmedOrder(t: TestApp, opts: { channel: string; token: string; email?: string; seats?: number }) {
+  const o = await createPendingOrder(t.ctx, { channel: opts.channel, seats: opts.seats });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: confirmUrl(opts.channel, o.token),
+    headers: bearer(opts.token),
+    payload: { ...buyer, email: opts.email ?? buyer.email, amount: o.total / 100 },
+  });
+  expect(res.statusCode).toBe(200);
+  return { ...o, data: res.json().data };
+}

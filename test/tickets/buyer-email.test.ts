@@ -3,35 +3,27 @@ import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../src/config.js';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
-import { freePort, headerProblem, headersOf, senderDomainProblem, SmtpPeer } from '../smtp-peer.js';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
-import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
+import { headerProblem, headersOf, senderDomainProblem, SmtpPeer } from '../smtp-peer.js';
+import { DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { confirmedOrder } from '../checkout/fixtures.js';
+import { appWithStrictMailServer, type AppWithMailServer } from './mail-fixtures.js';
 
 // Issue 31 items 4 and 5: buyer e-mails a strict mail server takes (Reply-To, whole HTML document
 // with lang, random Message-IDs, quoted display names), the order links (all tickets in one PDF,
 // .ics) and "find my order".
 
+let mail: AppWithMailServer;
 let t: TestApp;
 let peer: SmtpPeer;
 let token: string;
 beforeAll(async () => {
-  peer = new SmtpPeer(await freePort(), { strict: true });
-  await peer.start();
-  t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${peer.port}`, MAIL_FROM: 'Teatro, Real <tickets@taquilla.test>' } });
+  ({ t, peer } = mail = await appWithStrictMailServer('Teatro, Real <tickets@taquilla.test>'));
   token = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
   await t.ctx.db.execute(sql`UPDATE organisers SET reply_to_email = 'taquilla@teatro.example'`);
 }, 120_000);
-afterAll(async () => {
-  await peer.stop();
-  await t.close();
-});
+afterAll(() => mail?.close());
 
-async function confirmed(email: string, seats = 1) {
-  const o = await createPendingOrder(t.ctx, { channel: DEMO.b.slug, seats });
-  const res = await t.app.inject({ method: 'POST', url: confirmUrl(DEMO.b.slug, o.token), headers: bearer(token), payload: { ...buyer, email, amount: o.total / 100 } });
-  expect(res.statusCode).toBe(200);
-  return o;
-}
+const confirmed = (email: string, seats = 1) => confirmedOrder(t, { channel: DEMO.b.slug, token, email, seats });
 
 const mailsTo = (email: string) => peer.received.filter((m) => m.to.includes(email));
 

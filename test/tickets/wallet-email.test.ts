@@ -2,34 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
 import { composeTicketEmail } from '../../src/modules/tickets/tickets.email.js';
 import { ticketsOfOrder } from '../../src/modules/tickets/tickets.repo.js';
-import { freePort, SmtpPeer } from '../smtp-peer.js';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
-import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
+import { SmtpPeer } from '../smtp-peer.js';
+import { DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { confirmedOrder } from '../checkout/fixtures.js';
+import { appWithStrictMailServer, type AppWithMailServer } from './mail-fixtures.js';
 import { unzip } from './wallet-fixtures.js';
 
 // D70: the ticket e-mail offers "Add to Apple Wallet" / "Add to Google Wallet" per ticket when the
 // deployment offers them (the development signer counts), with the order page's signed links.
 
+let mail: AppWithMailServer;
 let t: TestApp;
 let peer: SmtpPeer;
 let token: string;
 beforeAll(async () => {
-  peer = new SmtpPeer(await freePort(), { strict: true });
-  await peer.start();
-  t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${peer.port}`, MAIL_FROM: 'Taquilla <tickets@taquilla.test>' } });
+  ({ t, peer } = mail = await appWithStrictMailServer());
   token = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
 }, 120_000);
-afterAll(async () => {
-  await peer.stop();
-  await t.close();
-});
+afterAll(() => mail?.close());
 
-async function confirmed(email: string, seats: number) {
-  const o = await createPendingOrder(t.ctx, { channel: DEMO.b.slug, seats });
-  const res = await t.app.inject({ method: 'POST', url: confirmUrl(DEMO.b.slug, o.token), headers: bearer(token), payload: { ...buyer, email, amount: o.total / 100 } });
-  expect(res.statusCode).toBe(200);
-  return o;
-}
+const confirmed = (email: string, seats: number) => confirmedOrder(t, { channel: DEMO.b.slug, token, email, seats });
 
 /** A message's body with quoted-printable undone (soft breaks, =XX). */
 const decoded = (raw: string) =>

@@ -6,8 +6,9 @@ import { offerFreedSeats } from '../../src/modules/waitinglist/waitinglist.servi
 import { account, api, PASSWORD } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { buyer, confirmUrl } from '../checkout/fixtures.js';
-import { freePort, headerProblem, SmtpPeer } from '../smtp-peer.js';
-import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { headerProblem, SmtpPeer } from '../smtp-peer.js';
+import { bearer, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { appWithStrictMailServer, type AppWithMailServer } from '../tickets/mail-fixtures.js';
 import { joinUrl, listEntries, liveHolds, portalJoinUrl, sellOut, type SoldOut } from './fixtures.js';
 
 // D69 waiting list: the join rules and every refusal, then the offer flow with a real (strict) SMTP
@@ -15,6 +16,7 @@ import { joinUrl, listEntries, liveHolds, portalJoinUrl, sellOut, type SoldOut }
 // offer not taken passes to the next, taking an offer completes a purchase; the organiser's list
 // and the sales overview's figures.
 
+let mail: AppWithMailServer;
 let t: TestApp;
 let peer: SmtpPeer;
 let widgetC: string;
@@ -26,9 +28,7 @@ const MINUTE = 60_000;
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
-  peer = new SmtpPeer(await freePort(), { strict: true });
-  await peer.start();
-  t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${peer.port}`, MAIL_FROM: 'Taquilla <tickets@taquilla.test>' } });
+  ({ t, peer } = mail = await appWithStrictMailServer());
   widgetC = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'buyer-1');
   serverB = await serverTokenFor(t.app, DEMO.b.slug);
   admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
@@ -36,10 +36,7 @@ beforeAll(async () => {
   soldOut = await sellOut(t.ctx, { channel: DEMO.b.slug, sessionIndex: 0, carts: 2, ttlMs: 10 * MINUTE });
   sessionId = soldOut.sessionId;
 }, 180_000);
-afterAll(async () => {
-  await peer.stop();
-  await t.close();
-});
+afterAll(() => mail?.close());
 
 const join = (payload: object, slug: string = DEMO.c.slug, session = sessionId, token = widgetC) =>
   t.app.inject({ method: 'POST', url: joinUrl(slug, session), headers: bearer(token), payload });
