@@ -5,6 +5,7 @@ import { processEmailQueue, type MailSender } from '../../src/modules/tickets/em
 import type { TicketEmail } from '../../src/modules/tickets/tickets.email.js';
 import { account, api } from '../admin/admin-helpers.js';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { postSandboxNotification, sandboxNotification } from '../portal/fixtures.js';
 import { demoSession, itemsOf, orderUrl, ordersUrl, type DemoSession, type OrderJson } from './cart-helpers.js';
 
 // The on-sale state (issue 28, D59 and D74): sales windows on every cart route of both interfaces
@@ -188,15 +189,7 @@ describe('only on sale is sold (D74)', () => {
     const paymentId = checkout.json().data.payment_id as string;
     await admin.patch(`/sessions/${s0.sessionId}`, { status: 'closed' });
     try {
-      const { newSandboxNotification, signSandboxNotification, SANDBOX_SIGNATURE_HEADER } = await import('../../src/modules/portal/payments/sandbox.provider.js');
-      const at = t.clock.now();
-      const body = JSON.stringify(newSandboxNotification(paymentId, 'succeeded', Math.round(cart.total_amount * 100), 'EUR', '4242424242424242', at));
-      await t.app.inject({
-        method: 'POST',
-        url: '/api/portal/payments/sandbox/notifications',
-        headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signSandboxNotification(t.config, body, at) },
-        payload: body,
-      });
+      await postSandboxNotification(t, sandboxNotification(t, paymentId, 'succeeded', Math.round(cart.total_amount * 100)));
       const [row] = await queryRows<{ status: string; tickets: number }>(
         t.ctx.db,
         sql`SELECT o.status, (SELECT count(*)::int FROM tickets WHERE order_id = o.id) AS tickets FROM orders o WHERE o.order_token = ${cart.order_token}`,

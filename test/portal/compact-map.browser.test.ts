@@ -1,11 +1,10 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/client.js';
 import { startBrowserApp, type BrowserApp } from '../browser-app.js';
 import { DEMO, type TestApp } from '../helpers.js';
 import { screenshots } from './browser-helpers.js';
+import { firstStorefrontSession } from './fixtures.js';
 
 // Issue 29: a session above PORTAL_COMPACT_MAP_ABOVE seats (here 10, so that the demo session is
 // one) gets the UI kit's compact map: per sector a compact seat list and one canvas, hydrated by
@@ -20,18 +19,8 @@ let path: string;
 
 beforeAll(async () => {
   ({ t, base, browser } = started = await startBrowserApp({ portal: true, env: { PORTAL_COMPACT_MAP_ABOVE: '10' } }));
-  const [row] = await queryRows<{ event_id: number; session_id: number }>(
-    t.ctx.db,
-    sql`SELECT s.event_id, s.id AS session_id FROM sessions s
-          JOIN channel_events ce ON ce.event_id = s.event_id
-          JOIN sales_channels c ON c.id = ce.channel_id AND c.slug = ${DEMO.a.slug}
-          JOIN events e ON e.id = s.event_id AND e.status = 'published'
-         WHERE s.status = 'on_sale' AND s.start_datetime > now()
-           AND EXISTS (SELECT 1 FROM rates r WHERE r.session_id = s.id)
-           AND (SELECT count(*) FROM session_seats ss WHERE ss.session_id = s.id AND ss.seat_id IS NOT NULL) > 10
-         ORDER BY s.start_datetime LIMIT 1`,
-  );
-  path = `/${DEMO.a.slug}/es/events/${row!.event_id}/sessions/${row!.session_id}`;
+  const { eventId, sessionId } = await firstStorefrontSession(t, { numberedSeatsAbove: 10 });
+  path = `/${DEMO.a.slug}/es/events/${eventId}/sessions/${sessionId}`;
 }, 120_000);
 afterAll(() => started?.close());
 

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
+import { firstStorefrontSession } from './fixtures.js';
 
 // D72 "findable and keepable" on the storefront pages (event pages carry schema.org Event JSON-LD,
 // Open Graph tags, a description and a favicon; "find my order" as a page) and D71 (every price a
@@ -12,16 +13,7 @@ let eventId: number;
 let sessionId: number;
 beforeAll(async () => {
   t = await buildTestApp();
-  const [row] = await queryRows<{ event_id: number; session_id: number }>(
-    t.ctx.db,
-    sql`SELECT s.event_id, s.id AS session_id FROM sessions s
-          JOIN channel_events ce ON ce.event_id = s.event_id
-          JOIN sales_channels c ON c.id = ce.channel_id AND c.slug = ${DEMO.a.slug}
-          JOIN events e ON e.id = s.event_id AND e.status = 'published'
-         WHERE s.status = 'on_sale' AND s.start_datetime > now() AND EXISTS (SELECT 1 FROM rates r WHERE r.session_id = s.id)
-         ORDER BY s.start_datetime LIMIT 1`,
-  );
-  ({ event_id: eventId, session_id: sessionId } = row!);
+  ({ eventId, sessionId } = await firstStorefrontSession(t));
   // A mandatory fee of 10 % on the event: every price shown must carry it (D71).
   await t.ctx.db.execute(sql`INSERT INTO fees (event_id, name, kind, amount) VALUES (${eventId}, 'Gestión', 'percent', 1000)`);
 }, 120_000);

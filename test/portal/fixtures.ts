@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
+import { newSandboxNotification, SANDBOX_SIGNATURE_HEADER, signSandboxNotification } from '../../src/modules/portal/payments/sandbox.provider.js';
 import { DEMO, type TestApp } from '../helpers.js';
 
 export interface HeldOrder {
@@ -87,6 +88,16 @@ export async function paidByCard(
 
 export const SANDBOX_NOTIFY_URL = '/api/portal/payments/sandbox/notifications';
 
+/** A sandbox notification of `paymentId` (test card, EUR) and its signature, as the sandbox sends it at `at`. */
+export function sandboxNotification(t: TestApp, paymentId: string, outcome: 'succeeded' | 'declined', amount: number, at = t.clock.now()) {
+  const body = JSON.stringify(newSandboxNotification(paymentId, outcome, amount, 'EUR', '4242424242424242', at));
+  return { body, signature: signSandboxNotification(t.config, body, at) };
+}
+
+/** Posts a signed notification to the sandbox's notification endpoint, as the provider does. */
+export const postSandboxNotification = (t: TestApp, n: { body: string; signature: string }) =>
+  t.app.inject({ method: 'POST', url: SANDBOX_NOTIFY_URL, headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: n.signature }, payload: n.body });
+
 /** Starts the portal's checkout (es) of `order` on `slug` for Ana García: the sandbox payment's id. */
 export async function startPayment(t: TestApp, slug: string, order: HeldOrder): Promise<string> {
   const res = await t.app.inject({
@@ -109,4 +120,25 @@ export async function paymentStatus(t: TestApp, paymentId: string): Promise<{ st
     sql`SELECT status, failure_reason FROM payments WHERE id = ${paymentId}`,
   );
   return row!;
+}
+
+/**
+ * The first upcoming on-sale session with rates of a published event demo-a sells (its storefront
+ * pages); with `numberedSeatsAbove`, the first with more numbered seats than that.
+ */
+export async function firstStorefrontSession(t: TestApp, opts: { numberedSeatsAbove?: number } = {}): Promise<{ eventId: number; sessionId: number }> {
+  const seats = opts.numberedSeatsAbove === undefined
+    ? sql``
+    : sql`AND (SELECT count(*) FROM session_seats ss WHERE ss.session_id = s.id AND ss.seat_id IS NOT NULL) > ${opts.numberedSeatsAbove}`;
+  const [row] = await queryRows<{ event_id: number; session_id: number }>(
+    t.ctx.db,
+    sql`SELECT s.event_id, s.id AS session_id FROM sessions s
+          JOIN channel_events ce ON ce.event_id = s.event_id
+          JOIN sales_channels c ON c.id = ce.channel_id AND c.slug = ${DEMO.a.slug}
+          JOIN events e ON e.id = s.event_id AND e.status = 'published'
+         WHERE s.status = 'on_sale' AND s.start_datetime > now() AND EXISTS (SELECT 1 FROM rates r WHERE r.session_id = s.id)
+           ${seats}
+         ORDER BY s.start_datetime LIMIT 1`,
+  );
+  return { eventId: row!.event_id, sessionId: row!.session_id };
 }

@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { newSandboxNotification, signSandboxNotification, SANDBOX_SIGNATURE_HEADER } from '../../src/modules/portal/payments/sandbox.provider.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
-import { createHeldOrder, orderStatus, paymentStatus, SANDBOX_NOTIFY_URL, startPayment } from './fixtures.js';
+import { createHeldOrder, orderStatus, paymentStatus, postSandboxNotification, SANDBOX_NOTIFY_URL, sandboxNotification, startPayment } from './fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -12,19 +11,21 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const NOTIFY_URL = SANDBOX_NOTIFY_URL;
+const signed = (paymentId: string, outcome: 'succeeded' | 'declined', amount: number, at = t.clock.now()) => sandboxNotification(t, paymentId, outcome, amount, at);
+const post = (n: { body: string; signature: string }) => postSandboxNotification(t, n);
 
-function signed(paymentId: string, outcome: 'succeeded' | 'declined', amount: number, at = t.clock.now()) {
-  const body = JSON.stringify(newSandboxNotification(paymentId, outcome, amount, 'EUR', '4242424242424242', at));
-  return { body, signature: signSandboxNotification(t.config, body, at) };
+/**
+ * A card payment of a one-seat cart whose checkout extended it to CHECKOUT_HOLD_SECONDS (1800): paid
+ * at 1790 s (the signed notification `paid`), the clock left at 1810 s, when it is notified late.
+ */
+async function paidJustBeforeExpiry() {
+  const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
+  const paymentId = await startPayment(t, DEMO.a.slug, order);
+  t.clock.advance(1790_000);
+  const paid = signed(paymentId, 'succeeded', order.total);
+  t.clock.advance(20_000);
+  return { order, paymentId, paid };
 }
-
-const post = (n: { body: string; signature: string }) =>
-  t.app.inject({
-    method: 'POST',
-    url: NOTIFY_URL,
-    headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: n.signature },
-    payload: n.body,
-  });
 
 const count = async (table: 'tickets' | 'email_outbox', orderId: number) => {
   const [row] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM ${sql.raw(table)} WHERE order_id = ${orderId}`);
@@ -112,23 +113,14 @@ describe('sandbox payment notifications', () => {
   });
 
   it('a late notification of a payment taken before the cart expired completes it when its seats are still free (D73)', async () => {
-    const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
-    const paymentId = await startPayment(t, DEMO.a.slug, order);
-    // The checkout extended the cart to CHECKOUT_HOLD_SECONDS (1800): paid at 1790 s, notified at 1810 s.
-    t.clock.advance(1790_000);
-    const taken = signed(paymentId, 'succeeded', order.total);
-    t.clock.advance(20_000);
-    const res = await post(taken);
+    const { order, paid } = await paidJustBeforeExpiry();
+    const res = await post(paid);
     expect(res.json().data.result).toBe('completed');
     expect(await orderStatus(t, order.id)).toBe('completed');
   });
 
   it('a late notification whose seats were sold meanwhile flags the payment for refund', async () => {
-    const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
-    const paymentId = await startPayment(t, DEMO.a.slug, order);
-    t.clock.advance(1790_000);
-    const paid = signed(paymentId, 'succeeded', order.total);
-    t.clock.advance(20_000);
+    const { order, paymentId, paid } = await paidJustBeforeExpiry();
     // Another buyer (model D channel, B2B cart) takes the freed seat.
     const [item] = await queryRows<{ session_seat_id: number; rate_id: number }>(
       t.ctx.db,

@@ -4,11 +4,10 @@ import { queryRows } from '../../src/db/client.js';
 import { sweepExpiredOrders } from '../../src/modules/orders/orders.service.js';
 import { installProvider, providerNamed } from '../../src/modules/portal/payments/payments.providers.js';
 import { refundDuePayments } from '../../src/modules/portal/payments/payments.refund-job.js';
-import { newSandboxNotification, signSandboxNotification, SANDBOX_SIGNATURE_HEADER } from '../../src/modules/portal/payments/sandbox.provider.js';
 import { processEmailQueue, type MailSender } from '../../src/modules/tickets/email-queue.service.js';
 import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, type TestApp } from '../helpers.js';
 import { account, api } from '../admin/admin-helpers.js';
-import { createHeldOrder, orderStatus, paymentStatus, SANDBOX_NOTIFY_URL, startPayment } from './fixtures.js';
+import { createHeldOrder, orderStatus, paymentStatus, postSandboxNotification, sandboxNotification, startPayment } from './fixtures.js';
 
 // D73: one order, one payment. The cart freezes while a card attempt is open, the attempt ends
 // with its cart, a completion decides under the order's lock, and every payment that cannot
@@ -20,16 +19,12 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t.close());
 
-const NOTIFY_URL = SANDBOX_NOTIFY_URL;
 const buyer = { name: 'Ana', surname: 'García', email: 'ana@example.com' };
 
-function signed(paymentId: string, amount: number, at = t.clock.now()) {
-  const body = JSON.stringify(newSandboxNotification(paymentId, 'succeeded', amount, 'EUR', '4242424242424242', at));
-  return { body, signature: signSandboxNotification(t.config, body, at) };
-}
+const signed = (paymentId: string, amount: number, at = t.clock.now()) => sandboxNotification(t, paymentId, 'succeeded', amount, at);
 
 const notify = async (n: { body: string; signature: string }): Promise<string> => {
-  const res = await t.app.inject({ method: 'POST', url: NOTIFY_URL, headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: n.signature }, payload: n.body });
+  const res = await postSandboxNotification(t, n);
   expect(res.statusCode).toBe(200);
   return res.json().data.result;
 };

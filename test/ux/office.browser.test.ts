@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
 import { refundDuePayments } from '../../src/modules/portal/payments/payments.refund-job.js';
-import { newSandboxNotification, SANDBOX_SIGNATURE_HEADER, signSandboxNotification } from '../../src/modules/portal/payments/sandbox.provider.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
-import { createHeldOrder } from '../portal/fixtures.js';
+import { createHeldOrder, postSandboxNotification, sandboxNotification } from '../portal/fixtures.js';
 import { account, signInToDashboard } from '../admin/admin-helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { freePort, SmtpPeer } from '../smtp-peer.js';
@@ -152,13 +151,7 @@ async function startCardPayment(email: string) {
 /** A payment that captured the wrong amount (D73): refund_required until the scheduler refunds it. */
 async function wrongAmountPayment(email: string) {
   const { held, paymentId } = await startCardPayment(email);
-  const body = JSON.stringify(newSandboxNotification(paymentId, 'succeeded', held.total + 150, 'EUR', '4242424242424242', t.clock.now()));
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/portal/payments/sandbox/notifications',
-    headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signSandboxNotification(t.config, body, t.clock.now()) },
-    payload: body,
-  });
+  const res = await postSandboxNotification(t, sandboxNotification(t, paymentId, 'succeeded', held.total + 150));
   expect(res.json().data.result).toBe('refund_required');
   return paymentId;
 }

@@ -11,8 +11,7 @@ import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type 
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { account, adminWithOrganiserB, api } from '../admin/admin-helpers.js';
 import { startReceiver, type Received } from './receiver.js';
-import { newSandboxNotification, signSandboxNotification, SANDBOX_SIGNATURE_HEADER } from '../../src/modules/portal/payments/sandbox.provider.js';
-import { createHeldOrder } from '../portal/fixtures.js';
+import { createHeldOrder, postSandboxNotification, sandboxNotification } from '../portal/fixtures.js';
 import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from '../checkin/checkin-helpers.js';
 
 let t: TestApp;
@@ -144,13 +143,7 @@ describe('delivery', () => {
       const held = await createHeldOrder(t, DEMO.a.slug);
       const start = await t.app.inject({ method: 'POST', url: `/api/portal/${DEMO.a.slug}/es/checkout`, payload: { order_token: held.token, ...buyer } });
       const paymentId = start.json().data.payment_id;
-      const note = JSON.stringify(newSandboxNotification(paymentId, 'succeeded', held.total, 'EUR', '4242424242424242', t.clock.now()));
-      const paid = await t.app.inject({
-        method: 'POST',
-        url: '/api/portal/payments/sandbox/notifications',
-        headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signSandboxNotification(t.config, note, t.clock.now()) },
-        payload: note,
-      });
+      const paid = await postSandboxNotification(t, sandboxNotification(t, paymentId, 'succeeded', held.total));
       expect(paid.statusCode).toBe(200);
       // cancellation
       const cancelled = await createPendingOrder(t.ctx, { channel: DEMO.d.slug });
