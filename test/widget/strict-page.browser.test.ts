@@ -1,8 +1,8 @@
-import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
-import { bearer, serverTokenFor, type TestApp } from '../helpers.js';
+import { serverTokenFor, type TestApp } from '../helpers.js';
+import { buyTwoSeats, cspViolations, recordCspViolations, startPartnerSite, W, type PartnerSite } from './partner-page.js';
 
 /**
  * Issue 26 item 8: the widget on a strict partner page. The page is served by a second HTTP server
@@ -14,12 +14,10 @@ import { bearer, serverTokenFor, type TestApp } from '../helpers.js';
  * violation may be reported (the page's `securitypolicyviolation` events, its console errors).
  */
 
-const W = 'taquilla-widget';
 let t: TestApp;
 let started: BrowserApp;
 let serviceUrl: string;
-let partner: FastifyInstance;
-let partnerUrl: string;
+let partner: PartnerSite;
 let browser: Browser;
 let sessionId: number;
 
@@ -44,32 +42,20 @@ beforeAll(async () => {
   ({ t, base: serviceUrl, browser } = started = await startBrowserApp());
   sessionId = (await channelSessionIds(t, 'demo-d', await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'strict-setup')))[0]!;
 
-  partner = Fastify({ logger: false });
-  partner.get('/shop.html', async (_request, reply) => {
+  partner = await startPartnerSite({
+    serviceUrl,
+    hostJs: HOST_JS,
     // The partner pins the build the alias serves now, with its integrity value (the manifest).
-    const manifest = (await (await fetch(`${serviceUrl}/widget/v1/manifest.json`)).json()) as { url: string; integrity: string };
-    const src = new URL(new URL(manifest.url).pathname, serviceUrl).href;
-    const csp = [
-      "default-src 'self'",
-      `script-src 'self' ${serviceUrl}`,
-      `style-src 'self' ${serviceUrl}`,
-      `connect-src ${serviceUrl}`,
-      "require-trusted-types-for 'script'",
-    ].join('; ');
-    return reply
-      .header('content-security-policy', csp)
-      .type('text/html; charset=utf-8')
-      .send(
-        `<!doctype html><html lang="ar" dir="rtl"><head><meta charset="utf-8"><title>Partner</title><link rel="stylesheet" href="/shop.css"></head>` +
-          `<body><h1>Entradas</h1><section id="tickets"></section>` +
-          `<script src="${src}" integrity="${manifest.integrity}" crossorigin="anonymous"></script><script src="/shop.js"></script></body></html>`,
-      );
+    widgetScript: async () => {
+      const manifest = (await (await fetch(`${serviceUrl}/widget/v1/manifest.json`)).json()) as { url: string; integrity: string };
+      const src = new URL(new URL(manifest.url).pathname, serviceUrl).href;
+      return `src="${src}" integrity="${manifest.integrity}" crossorigin="anonymous"`;
+    },
+    html: 'lang="ar" dir="rtl"',
+    head: '<link rel="stylesheet" href="/shop.css">',
+    body: '<h1>Entradas</h1>',
+    css: 'body { direction: rtl; font-family: serif; max-width: 70rem; margin: 1rem auto; }',
   });
-  partner.get('/shop.css', (_request, reply) => reply.type('text/css').send('body { direction: rtl; font-family: serif; max-width: 70rem; margin: 1rem auto; }'));
-  // Chromium asks every page for its icon; a 404 there would be logged as a console error.
-  partner.get('/favicon.ico', (_request, reply) => reply.status(204).send());
-  partner.get('/shop.js', (_request, reply) => reply.type('text/javascript').send(HOST_JS));
-  partnerUrl = await partner.listen({ port: 0, host: '127.0.0.1' });
 }, 180_000);
 
 afterAll(async () => {
@@ -77,14 +63,9 @@ afterAll(async () => {
   await started?.close();
 });
 
-/** Collects CSP violations (the event is composed, so shadow-root elements report here too) and console errors. */
+/** A page of `context` whose CSP violations are recorded, with its console errors, page errors and failed responses. */
 async function strictPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
-  // tsx compiles functions passed to the page with esbuild's keepNames helper; define it.
-  await context.addInitScript('globalThis.__name = (f) => f;');
-  await context.addInitScript(`
-    window.__violations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + (e.sample || '')), true);
-  `);
+  await recordCspViolations(context);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (m) => {
@@ -97,14 +78,13 @@ async function strictPage(context: BrowserContext): Promise<{ page: Page; proble
   return { page, problems };
 }
 
-const violations = (page: Page) => page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
 const inShadow = <T,>(page: Page, fn: string) => page.evaluate(`(() => { const root = document.querySelector('${W}').shadowRoot; return ${fn}; })()`) as Promise<T>;
 
 describe('the widget on a strict partner page (CSP, Trusted Types, another origin, rtl)', { timeout: 120_000 }, () => {
   it('is styled, draws every seat and runs a model D purchase without one violation', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const { page, problems } = await strictPage(context);
-    await page.goto(`${partnerUrl}/shop.html?session=${sessionId}`);
+    await page.goto(`${partner.url}/shop.html?session=${sessionId}`);
     await page.locator(`${W} polygon[data-id]`).first().waitFor({ timeout: 30_000 });
 
     // Trusted Types enforced: the seats are built without markup strings.
@@ -118,27 +98,12 @@ describe('the widget on a strict partner page (CSP, Trusted Types, another origi
     expect(await inShadow(page, `getComputedStyle(root.querySelector('.tw')).direction`)).toBe('ltr');
 
     // The purchase: two seats into the cart, the channel's server confirms, the page says so.
-    for (const n of [1, 2]) {
-      await page.locator(`${W} polygon.s.a`).first().click();
-      // A function, not a string: Playwright evaluates a string predicate with eval, which this page's CSP refuses.
-      await page.waitForFunction(([w, count]) => document.querySelector(w as string)!.shadowRoot!.querySelectorAll('.cart li[data-item]').length === count, [W, n] as const);
-    }
-    const order = await page.evaluate(() => (window as unknown as { widget: { getOrder(): { order_token: string; total_amount: number } } }).widget.getOrder());
-    const server = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'strict-partner-server');
-    const confirm = await t.app.inject({
-      method: 'POST',
-      url: `/api/sales-channel/v1/demo-d/es/orders/${order.order_token}/confirm`,
-      headers: bearer(server),
-      payload: { amount: order.total_amount, name: 'Ana', surname: 'García', email: 'ana@example.com', transaction_id: `strict-${Date.now()}` },
-    });
-    expect(confirm.statusCode).toBe(200);
-    await page.evaluate((data) => (window as unknown as { widget: { notifyPaymentComplete(o: unknown): void } }).widget.notifyPaymentComplete(data), confirm.json().data);
-    await page.locator(`${W} [data-notice="completed"]`).waitFor();
+    await buyTwoSeats(page, t, { lang: 'es', clientId: 'strict-partner' });
     const events = await page.evaluate(() => (window as unknown as { widgetEvents: { type: string; order?: { status: string } }[] }).widgetEvents);
     expect(events.find((e) => e.type === 'complete')?.order?.status).toBe('completed');
     expect(events.some((e) => e.type === 'error')).toBe(false);
 
-    expect(await violations(page)).toEqual([]);
+    expect(await cspViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -149,7 +114,7 @@ describe('the widget on a strict partner page (CSP, Trusted Types, another origi
     // The service cannot be reached for the token until the test lets it through.
     let down = true;
     await page.route('**/api/sales-channel/v1/auth/token', (route) => (down ? route.abort('connectionrefused') : route.continue()));
-    await page.goto(`${partnerUrl}/shop.html?session=${sessionId}`);
+    await page.goto(`${partner.url}/shop.html?session=${sessionId}`);
     const retry = page.locator(`${W} [data-retry]`);
     await retry.waitFor({ timeout: 30_000 });
     expect(await retry.innerText()).toBe('Reintentar');
@@ -161,7 +126,7 @@ describe('the widget on a strict partner page (CSP, Trusted Types, another origi
     await retry.click({ timeout: 5_000 }).catch(() => undefined);
     await page.locator(`${W} polygon[data-id]`).first().waitFor({ timeout: 30_000 });
     expect(await page.locator(`${W} [data-retry]`).count()).toBe(0);
-    expect(await violations(page)).toEqual([]);
+    expect(await cspViolations(page)).toEqual([]);
     // The refused connections are the only console errors.
     expect(problems.filter((p) => !p.includes('ERR_CONNECTION_REFUSED'))).toEqual([]);
     await context.close();

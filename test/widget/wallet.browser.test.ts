@@ -1,9 +1,9 @@
-import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
-import { bearer, serverTokenFor, type TestApp } from '../helpers.js';
+import { serverTokenFor, type TestApp } from '../helpers.js';
 import { screenshots, VIEWPORTS } from '../portal/browser-helpers.js';
+import { buyTwoSeats, cspViolations, recordCspViolations, startPartnerSite, W, type PartnerSite } from './partner-page.js';
 
 /**
  * Issue 31 / D70: the widget's confirmation offers the wallet passes the order page offers. A model
@@ -13,12 +13,10 @@ import { screenshots, VIEWPORTS } from '../portal/browser-helpers.js';
  * each ticket, named for the ticket, in the buyer's language; the .pkpass link answers a pass.
  */
 
-const W = 'taquilla-widget';
 let t: TestApp;
 let started: BrowserApp;
 let serviceUrl: string;
-let partner: FastifyInstance;
-let partnerUrl: string;
+let partner: PartnerSite;
 let browser: Browser;
 let sessionId: number;
 
@@ -32,20 +30,7 @@ beforeAll(async () => {
   ({ t, base: serviceUrl, browser } = started = await startBrowserApp({ publicBase: true }));
   sessionId = (await channelSessionIds(t, 'demo-d', await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'wallet-setup')))[0]!;
 
-  partner = Fastify({ logger: false });
-  partner.get('/shop.html', async (_request, reply) => {
-    const csp = ["default-src 'self'", `script-src 'self' ${serviceUrl}`, `style-src 'self' ${serviceUrl}`, `connect-src ${serviceUrl}`, "require-trusted-types-for 'script'"].join('; ');
-    return reply
-      .header('content-security-policy', csp)
-      .type('text/html; charset=utf-8')
-      .send(
-        `<!doctype html><html lang="es"><head><meta charset="utf-8"><title>Partner</title></head><body><section id="tickets"></section>` +
-          `<script src="${serviceUrl}/widget/v1/widget.iife.js"></script><script src="/shop.js"></script></body></html>`,
-      );
-  });
-  partner.get('/favicon.ico', (_request, reply) => reply.status(204).send());
-  partner.get('/shop.js', (_request, reply) => reply.type('text/javascript').send(HOST_JS));
-  partnerUrl = await partner.listen({ port: 0, host: '127.0.0.1' });
+  partner = await startPartnerSite({ serviceUrl, hostJs: HOST_JS, widgetScript: async () => `src="${serviceUrl}/widget/v1/widget.iife.js"`, html: 'lang="es"' });
 }, 180_000);
 
 afterAll(async () => {
@@ -53,27 +38,12 @@ afterAll(async () => {
   await started?.close();
 });
 
-/** Two seats into the cart, the channel's server confirms, the page tells the widget. */
+/** The partner's page in `lang`, CSP violations recorded; then two seats bought (buyTwoSeats). */
 async function buy(page: Page, lang: string): Promise<void> {
-  await page.addInitScript('globalThis.__name = (f) => f;');
-  await page.addInitScript(`window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI), true);`);
-  await page.goto(`${partnerUrl}/shop.html?session=${sessionId}&lang=${lang}`);
+  await recordCspViolations(page);
+  await page.goto(`${partner.url}/shop.html?session=${sessionId}&lang=${lang}`);
   await page.locator(`${W} polygon.s.a`).first().waitFor({ timeout: 30_000 });
-  for (const n of [1, 2]) {
-    await page.locator(`${W} polygon.s.a`).first().click();
-    await page.waitForFunction(([w, count]) => document.querySelector(w as string)!.shadowRoot!.querySelectorAll('.cart li[data-item]').length === count, [W, n] as const);
-  }
-  const order = await page.evaluate(() => (window as unknown as { widget: { getOrder(): { order_token: string; total_amount: number } } }).widget.getOrder());
-  const server = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', `wallet-${lang}`);
-  const confirm = await t.app.inject({
-    method: 'POST',
-    url: `/api/sales-channel/v1/demo-d/${lang}/orders/${order.order_token}/confirm`,
-    headers: bearer(server),
-    payload: { amount: order.total_amount, name: 'Ana', surname: 'García', email: 'ana@example.com', transaction_id: `wallet-${lang}-${Date.now()}` },
-  });
-  expect(confirm.statusCode).toBe(200);
-  await page.evaluate((data) => (window as unknown as { widget: { notifyPaymentComplete(o: unknown): void } }).widget.notifyPaymentComplete(data), confirm.json().data);
-  await page.locator(`${W} [data-notice="completed"]`).waitFor();
+  await buyTwoSeats(page, t, { lang, clientId: `wallet-${lang}` });
 }
 
 describe("the widget's confirmation offers the wallet passes (D70)", { timeout: 120_000 }, () => {
@@ -118,7 +88,7 @@ describe("the widget's confirmation offers the wallet passes (D70)", { timeout: 
       expect(save.status()).toBe(302);
       expect(save.headers().location).toMatch(/^https:\/\/pay\.google\.com\/gp\/v\/save\/[\w-]+\.[\w-]+\.[\w-]+$/);
 
-      expect(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).toEqual([]);
+      expect(await cspViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
       await context.close();
     });
