@@ -214,7 +214,6 @@ describe('confirm: idempotency (D22)', () => {
     t.clock.advance(60_000);
     // "any" condition (SPEC States): even a different body answers 200 with the first result.
     const again = await confirm('b', o.token, body(o.total + 100, { name: 'Otro', email: 'otro@example.com' }));
-    t.clock.advance(-60_000);
     expect(again.statusCode).toBe(200);
     expect(again.json().message).toBe('Order already confirmed');
     const codes = (r: typeof first) => r.json().data.ticket_pdf_urls.map((u: string) => new URL(u).pathname);
@@ -312,26 +311,18 @@ describe('confirm: every 4xx', () => {
   it('409 order_expired once expires_at has passed (injected clock)', async () => {
     const o = await order('d', { ttlMs: 60_000 });
     t.clock.advance(60_000);
-    try {
-      const res = await confirm('d', o.token, body(o.total));
-      expect(res.statusCode).toBe(409);
-      expect(res.json()).toEqual({ status: 409, success: false, code: 'order_expired', message: 'The order has expired' });
-    } finally {
-      t.clock.advance(-60_000);
-    }
+    const res = await confirm('d', o.token, body(o.total));
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({ status: 409, success: false, code: 'order_expired', message: 'The order has expired' });
     expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('held');
   });
 
   it('a second before expiry it still closes', async () => {
     const o = await order('d', { ttlMs: 60_000 });
     t.clock.advance(59_000);
-    try {
-      const res = await confirm('d', o.token, body(o.total));
-      expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ message: 'Order confirmed', data: { order_token: o.token, status: 'completed', expires_at: null } });
-    } finally {
-      t.clock.advance(-59_000);
-    }
+    const res = await confirm('d', o.token, body(o.total));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ message: 'Order confirmed', data: { order_token: o.token, status: 'completed', expires_at: null } });
     expect((await seatRows(t.ctx.db, o.sessionSeatIds)).map((s) => [s.status, s.hold_expires_at])).toEqual([['sold', null]]);
     expect(await count(t.ctx.db, sql`SELECT count(*) AS n FROM tickets WHERE order_id = ${o.id} AND status = 'valid'`)).toBe(1);
   });
