@@ -33,6 +33,22 @@ export async function makeDevice(t: TestApp, name: string, listIds: number[]) {
   return createDeviceAs(t.ctx, CLI_ACTOR, { name, list_ids: listIds });
 }
 
+/** A new device `name` on `listIds`: its scan API client. */
+export async function makeGate(t: TestApp, name: string, listIds: number[]) {
+  return device(t, (await makeDevice(t, name, listIds)).token);
+}
+
+/**
+ * Where most scan tests start: the first demo session starting in an hour (admission, 6 h before by
+ * default, is open) and a list `listName` of it.
+ */
+export async function openDoor(t: TestApp, listName: string): Promise<{ sessionId: number; listId: number }> {
+  const sessionId = (await demoSessions(t.ctx))[0]!.id;
+  await startSessionIn(t, sessionId, 3_600_000);
+  const listId = (await makeList(t, { name: listName, session_ids: [sessionId] })).id;
+  return { sessionId, listId };
+}
+
 /** Sells `seats` tickets of a demo session through the real confirm; their QR secrets and the order. */
 export async function sellTickets(t: TestApp, opts: { seats?: number; sessionId?: number; zone?: boolean } = {}) {
   const token = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey);

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
 import { account, api } from '../admin/admin-helpers.js';
-import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
+import { device, makeGate, openDoor, sellTickets } from './checkin-helpers.js';
 
 // Once-only entry is the database's (D54): many devices scanning the same tickets at once. On
 // PostgreSQL the requests really run side by side on a pool of connections; PGlite (one connection)
@@ -17,11 +17,9 @@ let gates: Array<ReturnType<typeof device>>;
 
 beforeAll(async () => {
   t = await buildTestApp({ poolSize: 16 });
-  sessionId = (await demoSessions(t.ctx))[0]!.id;
-  await startSessionIn(t, sessionId, 3_600_000);
-  listId = (await makeList(t, { name: 'Stadium', session_ids: [sessionId] })).id;
+  ({ sessionId, listId } = await openDoor(t, 'Stadium'));
   gates = [];
-  for (let i = 1; i <= 4; i++) gates.push(device(t, (await makeDevice(t, `Gate ${i}`, [listId])).token));
+  for (let i = 1; i <= 4; i++) gates.push(await makeGate(t, `Gate ${i}`, [listId]));
 }, 120_000);
 afterAll(() => t?.close());
 

@@ -7,7 +7,7 @@ import { reissueTicketAs } from '../../src/modules/checkin/checkin-admin.service
 import { ticketsOfOrder } from '../../src/modules/tickets/tickets.repo.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
+import { device, makeGate, openDoor, sellTickets } from './checkin-helpers.js';
 
 // The 24-character code printed under a ticket's QR (issue 31 item 5): a gate may type it in; the
 // scan API and the scanner's offline verification accept it under the signed secret's rules.
@@ -19,11 +19,9 @@ let gate2: ReturnType<typeof device>;
 
 beforeAll(async () => {
   t = await buildTestApp();
-  const sessionId = (await demoSessions(t.ctx))[0]!.id;
-  await startSessionIn(t, sessionId, 3_600_000);
-  listId = (await makeList(t, { name: 'Door', session_ids: [sessionId] })).id;
-  gate = device(t, (await makeDevice(t, 'Gate', [listId])).token);
-  gate2 = device(t, (await makeDevice(t, 'Gate 2', [listId])).token);
+  ({ listId } = await openDoor(t, 'Door'));
+  gate = await makeGate(t, 'Gate', [listId]);
+  gate2 = await makeGate(t, 'Gate 2', [listId]);
 }, 120_000);
 afterAll(() => t?.close());
 

@@ -6,7 +6,7 @@ import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { revokeDeviceAs } from '../../src/modules/checkin/checkin-admin.service.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
+import { demoSessions, device, makeDevice, makeGate, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
 
 // The scan API (D54) on a real database: each answer, exits, refunds, forged secrets, devices.
 
@@ -24,8 +24,8 @@ beforeAll(async () => {
   await startSessionIn(t, sessions[0]!.id, 3_600_000);
   listId = (await makeList(t, { name: 'Main door', session_ids: [sessions[0]!.id] })).id;
   reentryListId = (await makeList(t, { name: 'Re-entry', session_ids: [sessions[0]!.id], allow_reentry: true })).id;
-  gate1 = device(t, (await makeDevice(t, 'Gate 1', [listId, reentryListId])).token);
-  gate2 = device(t, (await makeDevice(t, 'Gate 2', [listId])).token);
+  gate1 = await makeGate(t, 'Gate 1', [listId, reentryListId]);
+  gate2 = await makeGate(t, 'Gate 2', [listId]);
 }, 120_000);
 afterAll(() => t?.close());
 
@@ -114,7 +114,7 @@ describe('scan answers', () => {
       sql`SELECT id FROM sectors WHERE venue_id = ${sessions[0]!.venue_id} AND id NOT IN (SELECT i.sector_id FROM tickets t JOIN order_items i ON i.id = t.order_item_id WHERE t.id = ${tickets[0]!.id})`,
     );
     const vip = await makeList(t, { name: 'VIP only', session_ids: [sessions[0]!.id], sector_ids: [sector!.id] });
-    const d = device(t, (await makeDevice(t, 'VIP gate', [vip.id])).token);
+    const d = await makeGate(t, 'VIP gate', [vip.id]);
     expect((await d.scan(vip.id, { secret: tickets[0]!.secret })).json().result).toBe('wrong_list');
   });
 
@@ -129,7 +129,7 @@ describe('scan answers', () => {
     const session = sessions[2]!;
     await startSessionIn(t, session.id, 24 * 3_600_000);
     const list = await makeList(t, { name: 'Tomorrow', session_ids: [session.id], opens_minutes_before: 120 });
-    const d = device(t, (await makeDevice(t, 'Early gate', [list.id])).token);
+    const d = await makeGate(t, 'Early gate', [list.id]);
     const { tickets } = await sellTickets(t, { sessionId: session.id });
     expect((await d.scan(list.id, { secret: tickets[0]!.secret })).json().result).toBe('not_yet_valid');
     await startSessionIn(t, session.id, 60 * 60_000);

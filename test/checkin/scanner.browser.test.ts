@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
+import { demoSessions, device, makeDevice, makeGate, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
 import { writeQrVideo } from './scanner-fake-camera.js';
 
 // The scanner in Debian's Chromium against the real service: set up from the device's set-up link,
@@ -43,7 +43,7 @@ beforeAll(async () => {
   await startSessionIn(t, sessions[0]!.id, 3_600_000);
   listId = (await makeList(t, { name: 'Puerta norte', session_ids: [sessions[0]!.id] })).id;
   token = (await makeDevice(t, 'Puerta 1', [listId])).token;
-  gate2 = device(t, (await makeDevice(t, 'Puerta 2', [listId])).token);
+  gate2 = await makeGate(t, 'Puerta 2', [listId]);
   tickets = (await sellTickets(t, { seats: 3, sessionId: sessions[0]!.id })).tickets;
   const video = path.resolve(SHOTS, 'ticket-qr.y4m');
   writeQrVideo(video, tickets[1]!.secret);

@@ -7,7 +7,7 @@ import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { listScansFor } from '../../src/modules/checkin/checkin-admin.service.js';
 import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
-import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
+import { device, makeDevice, makeGate, openDoor, sellTickets } from './checkin-helpers.js';
 
 // Offline devices (D54): scans uploaded later, the list download since a cursor.
 
@@ -19,11 +19,9 @@ let gateB: ReturnType<typeof device>;
 
 beforeAll(async () => {
   t = await buildTestApp();
-  sessionId = (await demoSessions(t.ctx))[0]!.id;
-  await startSessionIn(t, sessionId, 3_600_000);
-  listId = (await makeList(t, { name: 'Main door', session_ids: [sessionId] })).id;
-  gateA = device(t, (await makeDevice(t, 'Gate A', [listId])).token);
-  gateB = device(t, (await makeDevice(t, 'Gate B', [listId])).token);
+  ({ sessionId, listId } = await openDoor(t, 'Main door'));
+  gateA = await makeGate(t, 'Gate A', [listId]);
+  gateB = await makeGate(t, 'Gate B', [listId]);
 }, 120_000);
 afterAll(() => t?.close());
 

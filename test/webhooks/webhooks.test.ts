@@ -12,7 +12,7 @@ import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { account, adminWithOrganiserB, api } from '../admin/admin-helpers.js';
 import { startReceiver, type Received } from './receiver.js';
 import { createHeldOrder, postSandboxNotification, sandboxNotification } from '../portal/fixtures.js';
-import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from '../checkin/checkin-helpers.js';
+import { demoSessions, makeGate, makeList, sellTickets, startSessionIn } from '../checkin/checkin-helpers.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof api>;
@@ -408,7 +408,7 @@ describe('check-in (issue 18)', () => {
       const sessions = await demoSessions(t.ctx);
       await startSessionIn(t, sessions[0]!.id, 3_600_000);
       const list = await makeList(t, { name: 'Hook door', session_ids: [sessions[0]!.id] });
-      const gate = device(t, (await makeDevice(t, 'Hook gate', [list.id])).token);
+      const gate = await makeGate(t, 'Hook gate', [list.id]);
       const { tickets } = await sellTickets(t, { sessionId: sessions[0]!.id });
       expect((await gate.scan(list.id, { secret: tickets[0]!.secret })).json().result).toBe('valid');
       expect((await gate.scan(list.id, { secret: tickets[0]!.secret })).json().result).toBe('already_used');
