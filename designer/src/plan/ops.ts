@@ -26,27 +26,47 @@ function group(keys: Iterable<SeatKey>): Map<number, Map<number, Set<number>>> {
   return out;
 }
 
-/** The plan with the rows of every sector holding seats of `keys` replaced by `change` (given those rows and the selected seats by row). */
-function mapSelectedRows(plan: Plan, keys: Iterable<SeatKey>, change: (rows: Row[], selected: Map<number, Set<number>>) => Row[]): Plan {
+/**
+ * The plan with every sector holding seats of `keys` replaced by `change` (given that sector, which
+ * has rows, and its selected seats by row); the other sectors stay the same objects.
+ */
+function mapSelectedSectors(
+  plan: Plan,
+  keys: Iterable<SeatKey>,
+  change: (sector: Sector & { rows: Row[] }, selected: Map<number, Set<number>>) => Sector,
+): Plan {
   const groups = group(keys);
   if (!groups.size) return plan;
   return {
     ...plan,
     sectors: plan.sectors.map((sector, s) => {
       const selected = groups.get(s);
-      return selected && sector.rows ? { ...sector, rows: change(sector.rows, selected) } : sector;
+      return selected && sector.rows ? change({ ...sector, rows: sector.rows }, selected) : sector;
     }),
   };
 }
 
+/** The plan with the rows of every sector holding seats of `keys` replaced by `change` (given those rows and the selected seats by row). */
+function mapSelectedRows(plan: Plan, keys: Iterable<SeatKey>, change: (rows: Row[], selected: Map<number, Set<number>>) => Row[]): Plan {
+  return mapSelectedSectors(plan, keys, (sector, selected) => ({ ...sector, rows: change(sector.rows, selected) }));
+}
+
+/** The rows with their selected seats changed by `change` (which returns the same seat for no change). */
+const changeSeats = (rows: Row[], selected: Map<number, Set<number>>, change: (seat: Seat) => Seat): Row[] =>
+  rows.map((row, r) => {
+    const seats = selected.get(r);
+    return seats ? { ...row, seats: row.seats.map((seat, i) => (seats.has(i) ? change(seat) : seat)) } : row;
+  });
+
 /** The plan with the seats of `keys` changed by `change` (which returns the same seat for no change). */
 function mapSeats(plan: Plan, keys: Iterable<SeatKey>, change: (seat: Seat) => Seat): Plan {
-  return mapSelectedRows(plan, keys, (rows, selected) =>
-    rows.map((row, r) => {
-      const seats = selected.get(r);
-      return seats ? { ...row, seats: row.seats.map((seat, i) => (seats.has(i) ? change(seat) : seat)) } : row;
-    }),
-  );
+  return mapSelectedRows(plan, keys, (rows, selected) => changeSeats(rows, selected, change));
+}
+
+/** The sector moved as a whole by (dx, dy): its position, so its drawings come along. */
+function shiftSector(sector: Sector, dx: number, dy: number): Sector {
+  const p = pos(sector.position);
+  return { ...sector, position: { x: p.x + dx, y: p.y + dy } };
 }
 
 export const seatCount = (plan: Plan) => plan.sectors.reduce((n, s) => n + (s.rows ?? []).reduce((m, r) => m + r.seats.length, 0), 0);
@@ -138,35 +158,16 @@ export function deleteSeats(plan: Plan, keys: Iterable<SeatKey>): Plan {
  */
 export function moveSeats(plan: Plan, keys: Iterable<SeatKey>, dx: number, dy: number): Plan {
   if (dx === 0 && dy === 0) return plan;
-  const groups = group(keys);
-  if (!groups.size) return plan;
-  return {
-    ...plan,
-    sectors: plan.sectors.map((sector, s) => {
-      const rows = groups.get(s);
-      if (!rows || !sector.rows) return sector;
-      const whole = sector.rows.every((row, r) => rows.get(r)?.size === row.seats.length);
-      if (whole) {
-        const p = pos(sector.position);
-        return { ...sector, position: { x: p.x + dx, y: p.y + dy } };
-      }
-      return {
-        ...sector,
-        rows: sector.rows.map((row, r) => {
-          const seats = rows.get(r);
-          return seats ? { ...row, seats: row.seats.map((seat, i) => (seats.has(i) ? { ...seat, x: seat.x + dx, y: seat.y + dy } : seat)) } : row;
-        }),
-      };
-    }),
-  };
+  return mapSelectedSectors(plan, keys, (sector, selected) =>
+    sector.rows.every((row, r) => selected.get(r)?.size === row.seats.length)
+      ? shiftSector(sector, dx, dy)
+      : { ...sector, rows: changeSeats(sector.rows, selected, (seat) => ({ ...seat, x: seat.x + dx, y: seat.y + dy })) },
+  );
 }
 
 /** Moves whole sectors (their positions). */
 export function moveSector(plan: Plan, s: number, dx: number, dy: number): Plan {
-  return updateSector(plan, s, (sector) => {
-    const p = pos(sector.position);
-    return { ...sector, position: { x: p.x + dx, y: p.y + dy } };
-  });
+  return updateSector(plan, s, (sector) => shiftSector(sector, dx, dy));
 }
 
 /** Sets (or, with null, clears) the category of the seats. */
