@@ -1,12 +1,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { expect, inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { AppContext } from '../src/app-context.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { openDatabase, type Database } from '../src/db/client.js';
+import { openDatabase, queryRows, type Database } from '../src/db/client.js';
 import { loadDemoDataIfEmpty } from '../src/demo/demo-data.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { serverUrl, TEST_PG_URL } from './global-setup.js';
@@ -174,4 +175,11 @@ export function expectRefused(res: Answer, status: number, code: string): void {
   expect(got, JSON.stringify(body)).toBe(status);
   expect(body).toMatchObject({ status, success: false, code, message: expect.any(String) });
   if (status === 422) expect(body).toMatchObject({ message: 'The given data was invalid', errors: expect.any(Object) });
+}
+
+/** The demo catalogue's first session by start time, its event, and the session's first rate. */
+export async function firstDemoSession(t: TestApp): Promise<{ sessionId: number; eventId: number; rateId: number }> {
+  const [session] = await queryRows<{ id: number; event_id: number }>(t.ctx.db, sql`SELECT id, event_id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
+  const [rate] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM rates WHERE session_id = ${session!.id} ORDER BY id LIMIT 1`);
+  return { sessionId: session!.id, eventId: session!.event_id, rateId: rate!.id };
 }

@@ -1,9 +1,7 @@
-import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/client.js';
 import { checkPage as checkScreen, startBrowserApp, type BrowserApp } from '../browser-app.js';
-import type { TestApp } from '../helpers.js';
+import { firstDemoSession, type TestApp } from '../helpers.js';
 import { account, signInToDashboard } from './admin-helpers.js';
 
 // Issue 29 in Chromium at 390 and 1280 px: the event page's series form with its preview, the
@@ -21,9 +19,7 @@ let started: BrowserApp;
 beforeAll(async () => {
   ({ t, base, browser } = started = await startBrowserApp({ shots: SHOTS }));
   await account(t.ctx, 'root@taquilla.test');
-  const [s] = await queryRows<{ id: number; event_id: number }>(t.ctx.db, sql`SELECT id, event_id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
-  sessionId = Number(s!.id);
-  eventId = Number(s!.event_id);
+  ({ sessionId, eventId } = await firstDemoSession(t));
 }, 240_000);
 afterAll(() => started?.close());
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { buildTestApp, DEMO, isPostgres, type TestApp } from '../helpers.js';
+import { buildTestApp, DEMO, firstDemoSession, isPostgres, type TestApp } from '../helpers.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
 import { account, api } from './admin-helpers.js';
 import { DashboardClient } from './dashboard-client.js';
@@ -19,9 +19,7 @@ beforeAll(async () => {
   t = await buildTestApp();
   admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
   // The first demo session (by start) and its event: the source of the rates.
-  const [s] = await queryRows<{ id: number; event_id: number }>(t.ctx.db, sql`SELECT id, event_id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
-  sourceId = Number(s!.id);
-  eventId = Number(s!.event_id);
+  ({ sessionId: sourceId, eventId } = await firstDemoSession(t));
 }, 180_000);
 afterAll(() => t?.close());
 

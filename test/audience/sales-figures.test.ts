@@ -4,7 +4,7 @@ import { queryRows } from '../../src/db/client.js';
 import { eventOverview, eventOverviewFromItems } from '../../src/modules/audience/overview.repo.js';
 import { closeOrder } from '../../src/modules/checkout/closing.service.js';
 import { refundOrder } from '../../src/modules/checkout/refund.service.js';
-import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
+import { buildTestApp, firstDemoSession, isPostgres, type TestApp } from '../helpers.js';
 import { buyer, createPendingOrder } from '../checkout/fixtures.js';
 import { forgetTokens, sell } from './audience-fixtures.js';
 
@@ -108,8 +108,7 @@ const ticketsOf = async (orderId: number) =>
 
 describe('the kept sales figures and place counts (migrations 0270, 0271, 0330)', () => {
   it('equal a recomputation from the base tables after a mixed sequence of writes', async () => {
-    const [s] = await queryRows<{ id: number; event_id: number }>(t.ctx.db, sql`SELECT id, event_id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
-    const eventId = s!.event_id;
+    const { eventId } = await firstDemoSession(t);
     const sessions = (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sessions WHERE event_id = ${eventId} ORDER BY id`)).map((r) => r.id);
     // Sales through the confirm (close_order), on two channels, numbered seats and the zone.
     const ana = await sell(t, 'b', { name: 'Ana', surname: 'Uno', email: 'ana@example.com' }, { seats: 3 });

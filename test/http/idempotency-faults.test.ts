@@ -6,7 +6,7 @@ import { queryRows } from '../../src/db/client.js';
 import { ClaimKeeper } from '../../src/http/idempotency.js';
 import { claimKey, findKey } from '../../src/platform/idempotency.repo.js';
 import { account } from '../admin/admin-helpers.js';
-import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, firstDemoSession, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
 
 // D55: a key whose first request ended without a stored answer is free again as soon as the
 // database answers; 409 idempotency_key_in_use only while the first request really runs. The claim
@@ -26,10 +26,7 @@ let rateId: number;
 beforeAll(async () => {
   t = await buildTestApp({ env: { MAX_ITEMS_PER_ORDER: String(MAX_ITEMS) } });
   serverToken = await serverTokenFor(t.app, DEMO.d.slug);
-  const [session] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
-  sessionId = session!.id;
-  const [rate] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM rates WHERE session_id = ${sessionId} ORDER BY id LIMIT 1`);
-  rateId = rate!.id;
+  ({ sessionId, rateId } = await firstDemoSession(t));
 }, 120_000);
 afterAll(() => t?.close());
 
@@ -46,6 +43,16 @@ async function freeSeats(n: number): Promise<number[]> {
 const rowsOfKey = async (key: string) =>
   (await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM idempotency_keys WHERE key = ${key}`))[0]!.n;
 const newKey = () => crypto.randomUUID();
+
+/** Runs `during` while the idempotency_keys table cannot be reached (renamed away), then puts it back. */
+async function whileKeysTableAway(during: () => Promise<unknown>): Promise<void> {
+  await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys RENAME TO idempotency_keys_away`);
+  try {
+    await during();
+  } finally {
+    await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys_away RENAME TO idempotency_keys`);
+  }
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitFor(condition: () => Promise<boolean>, ms = 5000): Promise<void> {
@@ -174,62 +181,47 @@ describe('the claim keeper: a running claim counts while its request runs, and o
     }
   });
 
-  it('a release the database cannot take at the answer is made at a later beat', async () => {
-    const keeper = new ClaimKeeper(t.ctx.db, log, lease);
+  type Claim = Awaited<ReturnType<typeof claimOf>>;
+  /** A keeper that holds one fresh claim of a new key while `during` runs, closed after. */
+  async function withHeldClaim(keeperLease: typeof lease, during: (keeper: ClaimKeeper, row: Claim, key: string) => Promise<void>) {
+    const keeper = new ClaimKeeper(t.ctx.db, log, keeperLease);
     try {
       const key = newKey();
       const row = await claimOf(keeper, key);
       keeper.hold(row);
-      await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys RENAME TO idempotency_keys_away`);
-      try {
+      await during(keeper, row, key);
+    } finally {
+      await keeper.close();
+    }
+  }
+
+  it('a release the database cannot take at the answer is made at a later beat', () =>
+    withHeldClaim(lease, async (keeper, row, key) => {
+      await whileKeysTableAway(async () => {
         // The answer was a 503: the claim is to be released, but the table cannot be reached.
         await keeper.finish(row, null);
         expect(keeper.size).toBe(1);
         await sleep(2 * lease.renewEveryMs);
-      } finally {
-        await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys_away RENAME TO idempotency_keys`);
-      }
+      });
       await waitFor(async () => (await rowsOfKey(key)) === 0);
       expect(keeper.size).toBe(0);
-    } finally {
-      await keeper.close();
-    }
-  });
+    }));
 
-  it('a release that waits for the database is tried again soon after, not at the next renewal beat', async () => {
-    const keeper = new ClaimKeeper(t.ctx.db, log, { leaseMs: 400, renewEveryMs: 60_000 });
-    try {
-      const key = newKey();
-      const row = await claimOf(keeper, key);
-      keeper.hold(row);
-      await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys RENAME TO idempotency_keys_away`);
-      try {
-        await keeper.finish(row, null);
-      } finally {
-        await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys_away RENAME TO idempotency_keys`);
-      }
+  it('a release that waits for the database is tried again soon after, not at the next renewal beat', () =>
+    withHeldClaim({ leaseMs: 400, renewEveryMs: 60_000 }, async (keeper, row, key) => {
+      await whileKeysTableAway(() => keeper.finish(row, null));
       // The renewal beat is a minute away; the pending release is written within a second.
       await waitFor(async () => (await rowsOfKey(key)) === 0, 1000);
       expect(keeper.size).toBe(0);
-    } finally {
-      await keeper.close();
-    }
-  });
+    }));
 
-  it('an answer the database refuses to store is not waited for: the claim is released instead', async () => {
-    const keeper = new ClaimKeeper(t.ctx.db, log, lease);
-    try {
-      const key = newKey();
-      const row = await claimOf(keeper, key);
-      keeper.hold(row);
+  it('an answer the database refuses to store is not waited for: the claim is released instead', () =>
+    withHeldClaim(lease, async (keeper, row, key) => {
       // A NUL character: PostgreSQL's text refuses it, now and at every later beat.
       await keeper.finish(row, { status: 200, type: 'text/plain', body: 'a\u0000b' });
       await waitFor(async () => (await rowsOfKey(key)) === 0);
       expect(keeper.size).toBe(0);
-    } finally {
-      await keeper.close();
-    }
-  });
+    }));
 });
 
 // PGlite runs one statement at a time on one connection; a request held up inside the database

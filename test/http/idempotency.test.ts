@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { claimKey, findKey, storeResponse } from '../../src/platform/idempotency.repo.js';
 import { account } from '../admin/admin-helpers.js';
-import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, firstDemoSession, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 
 // D52: Idempotency-Key on every POST, PUT and DELETE of the B2B and admin interfaces.
 
@@ -22,10 +22,7 @@ beforeAll(async () => {
   // Tokens outlive the test's two simulated days, so that one token repeats a key across them.
   t = await buildTestApp({ poolSize: 30, env: { TOKEN_TTL_SECONDS: String(7 * 24 * 3600) } });
   widgetToken = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key, 'buyer-one');
-  const [session] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sessions ORDER BY start_datetime, id LIMIT 1`);
-  sessionId = session!.id;
-  const [rate] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM rates WHERE session_id = ${sessionId} ORDER BY id LIMIT 1`);
-  rateId = rate!.id;
+  ({ sessionId, rateId } = await firstDemoSession(t));
 }, 120_000);
 afterAll(() => t?.close());
 
