@@ -1,28 +1,17 @@
-import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { account, api } from '../admin/admin-helpers.js';
-import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
-import { bearer, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, tokenFor } from '../helpers.js';
+import { exampleHostForFile, newWidgetPage, SHOTS } from './example-host.js';
 
 // The waiting room in the widget (D60), in Chromium on the example host page (another origin), with
 // the service's clock in the test's hand: countdown and "join the queue" (with the proof of work),
 // the place kept over a reload, the number and the wait, then the map at the buyer's turn and a
 // cart created with the Queue-Pass header; at 390 and 1280 px.
 
-const SHOTS = 'test-results/widget';
 const W = 'taquilla-widget';
-let t: TestApp;
-let started: BrowserApp;
-let examplesUrl: string;
-let browser: Browser;
-let sessionId: number;
 let start: number;
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  ({ t, browser, examplesUrl } = started = await startBrowserApp({ examples: true }));
-  sessionId = (await channelSessionIds(t, 'demo-d', await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup')))[0]!;
+const host = exampleHostForFile(async ({ t, sessionId }) => {
   start = Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 5 * 60_000;
   const admin = api(t.app, (await account(t.ctx, 'queue-widget@taquilla.test')).token);
   const saved = await admin.patch(`/sessions/${sessionId}`, {
@@ -30,9 +19,7 @@ beforeAll(async () => {
     queue: { enabled: true, admission_per_minute: 60, challenge: 'proof_of_work' },
   });
   expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-}, 180_000);
-
-afterAll(() => started?.close());
+});
 
 const stage = (page: Page) => page.locator(`${W} [data-queue]`).getAttribute('data-queue');
 const statusText = (page: Page) => page.locator(`${W} [data-queue-status]`).innerText();
@@ -46,16 +33,14 @@ async function shots(page: Page, name: string) {
 
 describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
   it('joins before the sales start, keeps the place over a reload, waits its turn, then holds a seat with the pass', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    await context.addInitScript('globalThis.__name = (f) => f;');
-    const page = await context.newPage();
+    const page = await newWidgetPage(host, { width: 390, height: 844 });
     const creates: Record<string, string>[] = [];
     const queueCalls: string[] = [];
     page.on('request', (r) => {
       if (r.method() === 'POST' && /\/api\/sales-channel\/v1\/demo-d\/es\/orders$/.test(r.url())) creates.push(r.headers());
       if (r.url().includes('/api/queue/v1/')) queueCalls.push(`${r.method()} ${new URL(r.url()).pathname.replace(/^.*\/sessions\/\d+/, '')}${new URL(r.url()).search}`);
     });
-    await page.goto(`${examplesUrl}/model-d.html?session=${sessionId}`);
+    await page.goto(`${host.examplesUrl}/model-d.html?session=${host.sessionId}`);
 
     await expect.poll(() => stage(page), { timeout: 30_000 }).toBe('preOpen');
     expect(await statusText(page)).toMatch(/La venta empieza en 0[45]:\d\d\. Entra ya en la cola/);
@@ -73,7 +58,7 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
 
     // The draw (a queue of one): number 1, nobody ahead, not admitted in the sale's first second.
     const beforeDraw = queueCalls.length;
-    t.clock.set(new Date(start));
+    host.t.clock.set(new Date(start));
     await expect.poll(() => stage(page), { timeout: 10_000 }).toBe('position');
     // The number came with the poll that names the ticket: no second join after the draw.
     const afterDraw = queueCalls.slice(beforeDraw);
@@ -83,7 +68,7 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     expect(await page.locator(`${W} .queue .sub`).innerText()).toMatch(/Espera estimada: unos 1 min/);
     await shots(page, 'queue-position');
 
-    t.clock.set(new Date(start + 3_000));
+    host.t.clock.set(new Date(start + 3_000));
     await expect.poll(() => stage(page), { timeout: 10_000 }).toBe('admitted');
     expect(await statusText(page)).toMatch(/Tu acceso caduca en (09|10):\d\d/);
     const seat = page.locator(`${W} polygon.s.a`).first();
@@ -95,21 +80,19 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     // One primary button at a time: the queue's button is gone once admitted.
     expect(await page.locator(`${W} [data-queue-join]`).count()).toBe(0);
     await shots(page, 'queue-admitted-cart');
-    await context.close();
+    await page.context().close();
   });
 });
 
 describe('the widget follows the live map (D62) and shows all-in prices (D71)', { timeout: 120_000 }, () => {
   it('a seat held in one widget turns grey in another within 2 s; rates include the fees; the cart breaks the total down', async () => {
-    const token = await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'live-setup');
-    const events = (await t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as { sessions: { id: number }[] }[];
-    const other = events.flatMap((e) => e.sessions.map((s) => s.id)).find((id) => id !== sessionId)!;
+    const token = await tokenFor(host.t.app, 'demo-d', 'wk_demo_d', 'live-setup');
+    const events = (await host.t.app.inject({ url: '/api/sales-channel/v1/demo-d/es/events', headers: bearer(token) })).json().data as { sessions: { id: number }[] }[];
+    const other = events.flatMap((e) => e.sessions.map((s) => s.id)).find((id) => id !== host.sessionId)!;
     const pages: Page[] = [];
     for (const viewport of [{ width: 1280, height: 1000 }, { width: 390, height: 844 }]) {
-      const context = await browser.newContext({ viewport });
-      await context.addInitScript('globalThis.__name = (f) => f;');
-      const page = await context.newPage();
-      await page.goto(`${examplesUrl}/model-d.html?session=${other}`);
+      const page = await newWidgetPage(host, viewport);
+      await page.goto(`${host.examplesUrl}/model-d.html?session=${other}`);
       await page.locator(`${W} polygon[data-id]`).first().waitFor();
       pages.push(page);
     }

@@ -1,10 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
-import { tokenFor, type TestApp } from '../helpers.js';
+import { exampleHostForFile, newWidgetPage, SHOTS } from './example-host.js';
 
 // The waiting list in the widget (D69), in Chromium on the example host page (model D, another
 // origin): a sold-out session (every place blocked through SQL) offers "join the waiting list";
@@ -12,24 +10,12 @@ import { tokenFor, type TestApp } from '../helpers.js';
 // the position the API answers; the same address again says it is already on the list; a 429
 // (the service's rate limit, answered by the test's route) says to wait. At 390 and 1280 px.
 
-const SHOTS = 'test-results/widget';
 const W = 'taquilla-widget';
-let t: TestApp;
-let started: BrowserApp;
-let examplesUrl: string;
-let browser: Browser;
-let sessionId: number;
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  ({ t, browser, examplesUrl } = started = await startBrowserApp({ examples: true }));
-  sessionId = (await channelSessionIds(t, 'demo-d', await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup')))[0]!;
+const host = exampleHostForFile(async ({ t, sessionId }) => {
   // Sold out: every seat and zone place of the session gone; at most 4 tickets per buyer.
   await t.ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked' WHERE session_id = ${sessionId} AND status = 'available'`);
   await t.ctx.db.execute(sql`UPDATE sessions SET max_tickets_per_buyer = 4 WHERE id = ${sessionId}`);
-}, 180_000);
-
-afterAll(() => started?.close());
+});
 
 const panel = (page: Page) => page.locator(`${W} [data-waitlist]`);
 const field = (page: Page, label: RegExp) => panel(page).getByLabel(label);
@@ -43,10 +29,8 @@ async function join(page: Page, email: string, quantity: number) {
 describe('the waiting list in the widget (D69)', { timeout: 120_000 }, () => {
   for (const [width, height] of [[390, 844], [1280, 1000]] as const) {
     it(`a sold-out session: validation, joining with the position, already on the list, rate limited (${width} px)`, async () => {
-      const context = await browser.newContext({ viewport: { width, height } });
-      await context.addInitScript('globalThis.__name = (f) => f;');
-      const page = await context.newPage();
-      await page.goto(`${examplesUrl}/model-d.html?session=${sessionId}`);
+      const page = await newWidgetPage(host, { width, height });
+      await page.goto(`${host.examplesUrl}/model-d.html?session=${host.sessionId}`);
       await panel(page).waitFor({ timeout: 30_000 });
       expect(await panel(page).innerText()).toMatch(/Agotado\. Apúntate a la lista de espera/);
       // The sector picker: "any", then every sold-out sector and zone.
@@ -80,14 +64,14 @@ describe('the waiting list in the widget (D69)', { timeout: 120_000 }, () => {
       await join(page, `WL-${width}@example.com`, 1);
       await expect.poll(() => panel(page).locator('[data-waitlist-error]').innerText()).toBe('Este correo ya está en la lista de espera de esta sesión.');
       await page.screenshot({ path: `${SHOTS}/waiting-list-already-${width}.png`, fullPage: true });
-      await context.close();
+      await page.context().close();
     });
   }
 
   it('the entries the widget made are in the list, in order, with their quantities', async () => {
     const rows = await queryRows<{ email: string; quantity: number; status: string }>(
-      t.ctx.db,
-      sql`SELECT email, quantity, status FROM waiting_list_entries WHERE session_id = ${sessionId} ORDER BY id`,
+      host.t.ctx.db,
+      sql`SELECT email, quantity, status FROM waiting_list_entries WHERE session_id = ${host.sessionId} ORDER BY id`,
     );
     expect(rows).toEqual([
       { email: 'wl-390@example.com', quantity: 2, status: 'waiting' },
