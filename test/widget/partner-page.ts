@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
-import type { BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
 import { bearer, serverTokenFor, type TestApp } from '../helpers.js';
 
 // A partner's site for the widget's browser tests: its own origin (a second HTTP server) serving a
@@ -9,7 +10,7 @@ import { bearer, serverTokenFor, type TestApp } from '../helpers.js';
 
 export const W = 'taquilla-widget';
 
-export interface PartnerSite {
+interface PartnerSite {
   /** http://127.0.0.1:<port> */
   url: string;
   close(): Promise<void>;
@@ -22,7 +23,7 @@ export interface PartnerSite {
  * <service>; require-trusted-types-for 'script'`. `html` is the <html> tag's attributes, `head` and
  * `body` extra markup before the widget's container; `css` is served as /shop.css.
  */
-export async function startPartnerSite(opts: {
+async function startPartnerSite(opts: {
   serviceUrl: string;
   hostJs: string;
   widgetScript: () => Promise<string>;
@@ -56,6 +57,43 @@ export async function startPartnerSite(opts: {
   partner.get('/shop.js', (_request, reply) => reply.type('text/javascript').send(opts.hostJs));
   const url = await partner.listen({ port: 0, host: '127.0.0.1' });
   return { url, close: () => partner.close() };
+}
+
+export interface PartnerShop {
+  t: TestApp;
+  browser: Browser;
+  /** Where the service listens (the widget's and the API's origin). */
+  serviceUrl: string;
+  /** demo-d's first session, as the channel API lists them. */
+  sessionId: number;
+  partner: PartnerSite;
+}
+
+/**
+ * For a test file: before its tests the app and Chromium start (startBrowserApp; `publicBase`: the
+ * service's public address is the one the browser reaches), demo-d's first session is read and the
+ * partner's site `site(serviceUrl)` starts; after them all is closed. The fields are set when the
+ * file's tests run.
+ */
+export function partnerShopForFile(opts: {
+  publicBase?: boolean;
+  site: (serviceUrl: string) => Omit<Parameters<typeof startPartnerSite>[0], 'serviceUrl'>;
+}): PartnerShop {
+  const shop = {} as PartnerShop;
+  let started: BrowserApp | undefined;
+  let partner: PartnerSite | undefined;
+  beforeAll(async () => {
+    started = await startBrowserApp({ publicBase: opts.publicBase });
+    const { t, base: serviceUrl, browser } = started;
+    const sessionId = (await channelSessionIds(t, 'demo-d', await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'partner-setup')))[0]!;
+    partner = await startPartnerSite({ serviceUrl, ...opts.site(serviceUrl) });
+    Object.assign(shop, { t, browser, serviceUrl, sessionId, partner });
+  }, 180_000);
+  afterAll(async () => {
+    await partner?.close();
+    await started?.close();
+  });
+  return shop;
 }
 
 /**

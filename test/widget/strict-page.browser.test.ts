@@ -1,8 +1,6 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
-import { serverTokenFor, type TestApp } from '../helpers.js';
-import { buyTwoSeats, cspViolations, recordCspViolations, startPartnerSite, W, type PartnerSite } from './partner-page.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { buyTwoSeats, cspViolations, partnerShopForFile, recordCspViolations, W } from './partner-page.js';
 
 /**
  * Issue 26 item 8: the widget on a strict partner page. The page is served by a second HTTP server
@@ -13,13 +11,6 @@ import { buyTwoSeats, cspViolations, recordCspViolations, startPartnerSite, W, t
  * seats picked, the channel's server confirms, the page calls notifyPaymentComplete. Not one CSP
  * violation may be reported (the page's `securitypolicyviolation` events, its console errors).
  */
-
-let t: TestApp;
-let started: BrowserApp;
-let serviceUrl: string;
-let partner: PartnerSite;
-let browser: Browser;
-let sessionId: number;
 
 // The host page's own script: a file from its origin ('self'), no inline script. It records the
 // widget's callbacks for the test.
@@ -38,12 +29,8 @@ window.widget = TicketWidget.init({
 });
 `;
 
-beforeAll(async () => {
-  ({ t, base: serviceUrl, browser } = started = await startBrowserApp());
-  sessionId = (await channelSessionIds(t, 'demo-d', await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'strict-setup')))[0]!;
-
-  partner = await startPartnerSite({
-    serviceUrl,
+const shop = partnerShopForFile({
+  site: (serviceUrl) => ({
     hostJs: HOST_JS,
     // The partner pins the build the alias serves now, with its integrity value (the manifest).
     widgetScript: async () => {
@@ -55,12 +42,7 @@ beforeAll(async () => {
     head: '<link rel="stylesheet" href="/shop.css">',
     body: '<h1>Entradas</h1>',
     css: 'body { direction: rtl; font-family: serif; max-width: 70rem; margin: 1rem auto; }',
-  });
-}, 180_000);
-
-afterAll(async () => {
-  await partner?.close();
-  await started?.close();
+  }),
 });
 
 /** A page of `context` whose CSP violations are recorded, with its console errors, page errors and failed responses. */
@@ -82,9 +64,9 @@ const inShadow = <T,>(page: Page, fn: string) => page.evaluate(`(() => { const r
 
 describe('the widget on a strict partner page (CSP, Trusted Types, another origin, rtl)', { timeout: 120_000 }, () => {
   it('is styled, draws every seat and runs a model D purchase without one violation', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const context = await shop.browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const { page, problems } = await strictPage(context);
-    await page.goto(`${partner.url}/shop.html?session=${sessionId}`);
+    await page.goto(`${shop.partner.url}/shop.html?session=${shop.sessionId}`);
     await page.locator(`${W} polygon[data-id]`).first().waitFor({ timeout: 30_000 });
 
     // Trusted Types enforced: the seats are built without markup strings.
@@ -98,7 +80,7 @@ describe('the widget on a strict partner page (CSP, Trusted Types, another origi
     expect(await inShadow(page, `getComputedStyle(root.querySelector('.tw')).direction`)).toBe('ltr');
 
     // The purchase: two seats into the cart, the channel's server confirms, the page says so.
-    await buyTwoSeats(page, t, { lang: 'es', clientId: 'strict-partner' });
+    await buyTwoSeats(page, shop.t, { lang: 'es', clientId: 'strict-partner' });
     const events = await page.evaluate(() => (window as unknown as { widgetEvents: { type: string; order?: { status: string } }[] }).widgetEvents);
     expect(events.find((e) => e.type === 'complete')?.order?.status).toBe('completed');
     expect(events.some((e) => e.type === 'error')).toBe(false);
@@ -109,12 +91,12 @@ describe('the widget on a strict partner page (CSP, Trusted Types, another origi
   });
 
   it('a failed start shows "try again" and tells the host (onError); the retry loads the map', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+    const context = await shop.browser.newContext({ viewport: { width: 390, height: 900 } });
     const { page, problems } = await strictPage(context);
     // The service cannot be reached for the token until the test lets it through.
     let down = true;
     await page.route('**/api/sales-channel/v1/auth/token', (route) => (down ? route.abort('connectionrefused') : route.continue()));
-    await page.goto(`${partner.url}/shop.html?session=${sessionId}`);
+    await page.goto(`${shop.partner.url}/shop.html?session=${shop.sessionId}`);
     const retry = page.locator(`${W} [data-retry]`);
     await retry.waitFor({ timeout: 30_000 });
     expect(await retry.innerText()).toBe('Reintentar');

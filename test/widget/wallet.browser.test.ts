@@ -1,9 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
-import { serverTokenFor, type TestApp } from '../helpers.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { screenshots, VIEWPORTS } from '../portal/browser-helpers.js';
-import { buyTwoSeats, cspViolations, recordCspViolations, startPartnerSite, W, type PartnerSite } from './partner-page.js';
+import { buyTwoSeats, cspViolations, partnerShopForFile, recordCspViolations, W } from './partner-page.js';
 
 /**
  * Issue 31 / D70: the widget's confirmation offers the wallet passes the order page offers. A model
@@ -13,37 +11,23 @@ import { buyTwoSeats, cspViolations, recordCspViolations, startPartnerSite, W, t
  * each ticket, named for the ticket, in the buyer's language; the .pkpass link answers a pass.
  */
 
-let t: TestApp;
-let started: BrowserApp;
-let serviceUrl: string;
-let partner: PartnerSite;
-let browser: Browser;
-let sessionId: number;
-
 const HOST_JS = `
 const q = new URLSearchParams(location.search);
 window.widget = TicketWidget.init({ container: '#tickets', channelSlug: 'demo-d', apiKey: 'wk_demo_d', sessionId: Number(q.get('session')), lang: q.get('lang') });
 `;
 
-beforeAll(async () => {
-  // The service's public address is the one the browser reaches, so the wallet links work as given.
-  ({ t, base: serviceUrl, browser } = started = await startBrowserApp({ publicBase: true }));
-  sessionId = (await channelSessionIds(t, 'demo-d', await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'wallet-setup')))[0]!;
-
-  partner = await startPartnerSite({ serviceUrl, hostJs: HOST_JS, widgetScript: async () => `src="${serviceUrl}/widget/v1/widget.iife.js"`, html: 'lang="es"' });
-}, 180_000);
-
-afterAll(async () => {
-  await partner?.close();
-  await started?.close();
+// The service's public address is the one the browser reaches, so the wallet links work as given.
+const shop = partnerShopForFile({
+  publicBase: true,
+  site: (serviceUrl) => ({ hostJs: HOST_JS, widgetScript: async () => `src="${serviceUrl}/widget/v1/widget.iife.js"`, html: 'lang="es"' }),
 });
 
 /** The partner's page in `lang`, CSP violations recorded; then two seats bought (buyTwoSeats). */
 async function buy(page: Page, lang: string): Promise<void> {
   await recordCspViolations(page);
-  await page.goto(`${partner.url}/shop.html?session=${sessionId}&lang=${lang}`);
+  await page.goto(`${shop.partner.url}/shop.html?session=${shop.sessionId}&lang=${lang}`);
   await page.locator(`${W} polygon.s.a`).first().waitFor({ timeout: 30_000 });
-  await buyTwoSeats(page, t, { lang, clientId: `wallet-${lang}` });
+  await buyTwoSeats(page, shop.t, { lang, clientId: `wallet-${lang}` });
 }
 
 describe("the widget's confirmation offers the wallet passes (D70)", { timeout: 120_000 }, () => {
@@ -52,7 +36,7 @@ describe("the widget's confirmation offers the wallet passes (D70)", { timeout: 
     { lang: 'en', viewport: VIEWPORTS.phone, heading: 'Your tickets on your phone', apple: 'Add to Apple Wallet', google: 'Add to Google Wallet', seat: /^Add to Apple Wallet: .+, row \S+, seat \S+$/ },
   ]) {
     it(`${c.lang} at ${c.viewport.width} px: both wallet links per ticket, named for the ticket; the .pkpass answers a pass`, async () => {
-      const context = await browser.newContext({ viewport: c.viewport });
+      const context = await shop.browser.newContext({ viewport: c.viewport });
       const page = await context.newPage();
       const problems: string[] = [];
       page.on('console', (m) => {
@@ -77,7 +61,7 @@ describe("the widget's confirmation offers the wallet passes (D70)", { timeout: 
 
       // The .pkpass link, as the buyer's browser follows it.
       const appleHref = (await apple.first().getAttribute('href'))!;
-      expect(appleHref.startsWith(`${serviceUrl}/api/tickets/wallet/apple/`)).toBe(true);
+      expect(appleHref.startsWith(`${shop.serviceUrl}/api/tickets/wallet/apple/`)).toBe(true);
       const pass = await page.request.get(appleHref);
       expect(pass.status()).toBe(200);
       expect(pass.headers()['content-type']).toBe('application/vnd.apple.pkpass');
