@@ -177,6 +177,12 @@ export function expectRefused(res: Answer, status: number, code: string): void {
   if (status === 422) expect(body).toMatchObject({ message: 'The given data was invalid', errors: expect.any(Object) });
 }
 
+/** The whole error body of D4 and nothing else: status, code and message word for word, and a 422's field errors. */
+export function expectErrorBody(res: { statusCode: number; json(): unknown }, status: number, code: string, message: string, errors?: Record<string, string[]>): void {
+  expect(res.statusCode, JSON.stringify(res.json())).toBe(status);
+  expect(res.json()).toEqual({ status, success: false, code, message, ...(errors ? { errors } : {}) });
+}
+
 /** The demo catalogue's first session by start time, its event, and the session's first rate. */
 export async function firstDemoSession(t: TestApp): Promise<{ sessionId: number; eventId: number; rateId: number }> {
   const [session] = await queryRows<{ id: number; event_id: number }>(t.ctx.db, sql`SELECT id, event_id FROM sessions ORDER BY start_datetime, id LIMIT 1`);

@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
-import { account, api, setUpOtherOrganiser } from '../admin/admin-helpers.js';
+import type { TestApp } from '../helpers.js';
+import type { api } from '../admin/admin-helpers.js';
 import { XLSX_TYPE } from '../../src/lib/download.js';
 import { wallClock } from '../../src/lib/xlsx.js';
 import { readXlsx } from '../spreadsheet-helpers.js';
-import { forgetTokens, sell, type Sale } from './audience-fixtures.js';
+import { audienceApp, sell, type Sale } from './audience-fixtures.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof api>;
@@ -16,11 +16,7 @@ let ana: Sale;
 let bob: Sale;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  forgetTokens();
-  adminToken = (await account(t.ctx, 'root@taquilla.test')).token;
-  admin = api(t.app, adminToken);
-  ({ promoterB } = await setUpOtherOrganiser(t.ctx, t.app, admin));
+  ({ t, admin, adminToken, promoterB } = await audienceApp());
   ana = await sell(t, 'b', { name: 'Ana', surname: 'García Núñez', email: 'ana@example.com', phone: '+34 600 000 000' }, { seats: 2 });
   bob = await sell(t, 'd', { name: '=cmd', surname: 'Smith, Jr.', email: 'bob@example.org' }, { seats: 1, lang: 'en' });
 }, 180_000);

@@ -1,7 +1,8 @@
 // Completed sales for the audience tests: carts made by the checkout fixtures, closed through the
 // B2B confirm as a channel's server would (the real closing process: customers, tickets, e-mails).
 import { expect } from 'vitest';
-import { bearer, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { account, api, setUpOtherOrganiser } from '../admin/admin-helpers.js';
 import { confirmUrl, createPendingOrder, type PendingOrderOptions } from '../checkout/fixtures.js';
 
 export interface Buyer {
@@ -33,6 +34,19 @@ async function confirmingToken(t: TestApp, channel: keyof typeof DEMO): Promise<
 
 /** Forgets the cached tokens (a new test app has its own). */
 export const forgetTokens = () => tokens.clear();
+
+/**
+ * A new test app for an audience file: root's admin API (and its token), and the API of organiser
+ * B's promoter, who must never see the demo organiser's buyers.
+ */
+export async function audienceApp() {
+  const t = await buildTestApp();
+  forgetTokens();
+  const adminToken = (await account(t.ctx, 'root@taquilla.test')).token;
+  const admin = api(t.app, adminToken);
+  const { promoterB } = await setUpOtherOrganiser(t.ctx, t.app, admin);
+  return { t, admin, adminToken, promoterB };
+}
 
 /** Sells `seats` seats of a demo session to `buyer` through `channel`'s confirm. */
 export async function sell(t: TestApp, channel: keyof typeof DEMO, buyer: Buyer, opts: Partial<PendingOrderOptions> = {}): Promise<Sale> {

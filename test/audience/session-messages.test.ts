@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue, type MailSender } from '../../src/modules/tickets/email-queue.service.js';
 import type { TicketEmail } from '../../src/modules/tickets/tickets.email.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
-import { account, ADMIN_API, api, setUpOtherOrganiser } from '../admin/admin-helpers.js';
+import type { TestApp } from '../helpers.js';
+import { ADMIN_API, type api } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
-import { forgetTokens, sell, type Sale } from './audience-fixtures.js';
+import { audienceApp, sell, type Sale } from './audience-fixtures.js';
 
 // D67: a message to every ticket holder of a session, sent once per recipient through the durable
 // e-mail queue, audited; admin API and dashboard.
@@ -21,11 +21,7 @@ const sent: TicketEmail[] = [];
 const sender: MailSender = { describe: 'memory', send: async (m) => void sent.push(m) };
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  forgetTokens();
-  adminToken = (await account(t.ctx, 'root@taquilla.test')).token;
-  admin = api(t.app, adminToken);
-  ({ promoterB } = await setUpOtherOrganiser(t.ctx, t.app, admin));
+  ({ t, admin, adminToken, promoterB } = await audienceApp());
   await t.ctx.db.execute(sql`UPDATE organisers SET reply_to_email = 'taquilla@teatro.example' WHERE id = 1`);
   // Two orders of one buyer (the address written differently), one of another in English, one
   // refunded (no valid ticket: not a holder any more). Session 2 has no ticket holder.

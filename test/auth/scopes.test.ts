@@ -8,7 +8,7 @@ import { sha256 } from '../../src/lib/secrets.js';
 import { issueToken } from '../../src/modules/auth/auth.service.js';
 import { generateChannelKey, revokeChannelKey } from '../../src/modules/auth/auth.service.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.repo.js';
-import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, expectErrorBody, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 
 // Credential scopes (DECISIONS D39-D41): the token endpoint, the scope of each B2B route in each
 // integration model, the browser-origin rule, the CORS policy and the separate token caps.
@@ -36,14 +36,7 @@ describe('token endpoint: widget_key or server_key (D39)', () => {
 
   it('both keys, or neither: 422 in the envelope with a message on each field', async () => {
     const both = await requestToken({ sales_channel_slug: 'demo-d', widget_key: 'wk_demo_d', server_key: 'sk_demo_d' });
-    expect(both.statusCode).toBe(422);
-    expect(both.json()).toEqual({
-      status: 422,
-      success: false,
-      code: 'validation_failed',
-      message: 'The given data was invalid',
-      errors: { widget_key: ['give either widget_key or server_key, not both'], server_key: ['give either widget_key or server_key, not both'] },
-    });
+    expectErrorBody(both, 422, 'validation_failed', 'The given data was invalid', { widget_key: ['give either widget_key or server_key, not both'], server_key: ['give either widget_key or server_key, not both'] });
     const neither = await requestToken({ sales_channel_slug: 'demo-d' });
     expect(neither.statusCode).toBe(422);
     expect(neither.json()).toMatchObject({

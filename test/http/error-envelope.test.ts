@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { buildTestApp, expectErrorBody, type TestApp } from '../helpers.js';
 
 // Every error leaves as the envelope of D4, Fastify's own errors included, each with a stable code.
 let t: TestApp;
@@ -13,14 +13,8 @@ const TOKEN_URL = '/api/sales-channel/v1/auth/token';
 describe('error envelope', () => {
   it('unknown route: 404 route_not_found', async () => {
     const res = await t.app.inject({ url: '/api/sales-channel/v1/nope/nothing/here?x=1' });
-    expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.json()).toEqual({
-      status: 404,
-      success: false,
-      code: 'route_not_found',
-      message: 'Route GET /api/sales-channel/v1/nope/nothing/here not found',
-    });
+    expectErrorBody(res, 404, 'route_not_found', 'Route GET /api/sales-channel/v1/nope/nothing/here not found');
   });
 
   it('a known path with the wrong method is 404 too', async () => {
@@ -50,13 +44,7 @@ describe('error envelope', () => {
 
   it('a content type the service does not parse: 415 unsupported_media_type', async () => {
     const res = await t.app.inject({ method: 'POST', url: TOKEN_URL, headers: { 'content-type': 'application/xml' }, payload: '<token/>' });
-    expect(res.statusCode).toBe(415);
-    expect(res.json()).toEqual({
-      status: 415,
-      success: false,
-      code: 'unsupported_media_type',
-      message: 'Unsupported content type; send application/json',
-    });
+    expectErrorBody(res, 415, 'unsupported_media_type', 'Unsupported content type; send application/json');
   });
 
   it('validation: 422 validation_failed with errors keyed by field', async () => {

@@ -5,7 +5,7 @@ import { Value } from 'typebox/value';
 import { queryRows } from '../../src/db/client.js';
 import { toAmount } from '../../src/lib/money.js';
 import { ReportResponse, ReportRow, ReportSummary } from '../../src/modules/reports/reports.schemas.js';
-import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, expectErrorBody, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { parseReport, reportMessage, salesReport } from '../../src/modules/reports/reports.service.js';
 import { XLSX_TYPE } from '../../src/lib/download.js';
 import { readXlsx } from '../spreadsheet-helpers.js';
@@ -242,14 +242,7 @@ describe('filters', () => {
     expect(ok90.statusCode).toBe(200);
     expect(refsOf(ok90.json().data.data)).toEqual(names('after', 'late', 'ref1', 'can1', 'res1', 'p3', 'p2', 'p1'));
     const too = await report('date_from=2025-01-01&date_to=2025-04-02');
-    expect(too.statusCode).toBe(422);
-    expect(too.json()).toEqual({
-      status: 422,
-      success: false,
-      message: 'The date range cannot exceed 90 days',
-      code: 'date_range_too_long',
-      errors: { date_to: ['must be at most 90 days after date_from'] },
-    });
+    expectErrorBody(too, 422, 'date_range_too_long', 'The date range cannot exceed 90 days', { date_to: ['must be at most 90 days after date_from'] });
     // Across a leap day and a DST change the count is still in calendar days.
     expect((await report('date_from=2024-01-01&date_to=2024-03-31')).statusCode).toBe(200);
     expect((await report('date_from=2024-01-01&date_to=2024-04-01')).statusCode).toBe(422);
@@ -378,14 +371,7 @@ describe('422 "The given data was invalid"', () => {
 
   it('date_from after date_to, with errors.date_from', async () => {
     const res = await report('date_from=2025-03-02&date_to=2025-03-01');
-    expect(res.statusCode).toBe(422);
-    expect(res.json()).toEqual({
-      status: 422,
-      success: false,
-      message: 'The given data was invalid',
-      code: 'validation_failed',
-      errors: { date_from: ['must be on or before date_to'] },
-    });
+    expectErrorBody(res, 422, 'validation_failed', 'The given data was invalid', { date_from: ['must be on or before date_to'] });
   });
 });
 
