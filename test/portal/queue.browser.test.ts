@@ -1,27 +1,19 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { account, api } from '../admin/admin-helpers.js';
-import { startBrowserApp, type BrowserApp } from '../browser-app.js';
-import { DEMO, type TestApp } from '../helpers.js';
-import { demoSession, type DemoSession } from '../orders/cart-helpers.js';
+import { DEMO } from '../helpers.js';
+import { demoSession } from '../orders/cart-helpers.js';
 import { screenshots, VIEWPORTS } from './browser-helpers.js';
+import { portalForFile } from './portal-file.js';
 
 // The waiting room on the portal (D60), in Chromium, with the service's clock in the test's hand:
 // before the sales start a countdown and "join the queue" (the browser solves the proof of work);
 // a reload keeps the place; after the draw the number, the people ahead and the wait; at the
 // buyer's turn the pass, and the seat map buys with it (Queue-Pass); later the pass has expired.
 
-let t: TestApp;
-let started: BrowserApp;
-let browser: Browser;
-let base: string;
-let s: DemoSession;
 let start: number;
 const slug = DEMO.a.slug;
-
-beforeAll(async () => {
-  ({ t, base, browser } = started = await startBrowserApp({ portal: true }));
-  s = await demoSession(t, 0);
+const portal = portalForFile(async ({ t, s }) => {
   start = Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 5 * 60_000;
   const admin = api(t.app, (await account(t.ctx, 'queue-portal@taquilla.test')).token);
   const saved = await admin.patch(`/sessions/${s.sessionId}`, {
@@ -29,15 +21,14 @@ beforeAll(async () => {
     queue: { enabled: true, admission_per_minute: 60, pass_ttl_seconds: 300, challenge: 'proof_of_work' },
   });
   expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-}, 120_000);
-afterAll(() => started?.close());
+});
 
 const status = (page: Page) => page.locator('#queue-status');
 const queueState = (page: Page) => status(page).getAttribute('data-queue');
 
 describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
   it('joins before the sales start, keeps the place over a reload, waits its turn, then buys with the pass', async () => {
-    const context = await browser.newContext({ viewport: VIEWPORTS.phone, locale: 'es-ES' });
+    const context = await portal.browser.newContext({ viewport: VIEWPORTS.phone, locale: 'es-ES' });
     const page = await context.newPage();
     const creates: Record<string, string | undefined>[] = [];
     const queueCalls: string[] = [];
@@ -45,7 +36,7 @@ describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
       if (r.method() === 'POST' && r.url().endsWith(`/api/portal/${slug}/es/orders`)) creates.push(r.headers());
       if (r.url().includes('/api/queue/v1/')) queueCalls.push(`${r.method()} ${new URL(r.url()).pathname.replace(/^.*\/sessions\/\d+/, '')}${new URL(r.url()).search}`);
     });
-    await page.goto(`${base}/${slug}/es/events/${s.eventId}/sessions/${s.sessionId}`);
+    await page.goto(`${portal.base}/${slug}/es/events/${portal.s.eventId}/sessions/${portal.s.sessionId}`);
 
     // Before the sales start: the countdown and the button; the map waits behind the queue.
     await expect.poll(() => queueState(page)).toBe('queuePreOpen');
@@ -66,21 +57,21 @@ describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
 
     // Nine other buyers in the pre-queue, then the draw: the buyer gets a number among ten.
     for (let i = 0; i < 9; i++) {
-      const challenge = await t.app.inject({ url: `/api/queue/v1/sessions/${s.sessionId}/challenge` });
+      const challenge = await portal.t.app.inject({ url: `/api/queue/v1/sessions/${portal.s.sessionId}/challenge` });
       expect(challenge.statusCode).toBe(200);
       const { solveChallenge } = await import('altcha-lib');
       const { deriveKey } = await import('altcha-lib/algorithms/sha');
       const c = challenge.json().data;
       const solution = await solveChallenge({ challenge: c, deriveKey });
-      const joined = await t.app.inject({
+      const joined = await portal.t.app.inject({
         method: 'POST',
-        url: `/api/queue/v1/sessions/${s.sessionId}/join`,
+        url: `/api/queue/v1/sessions/${portal.s.sessionId}/join`,
         payload: { client_id: `other-${i}`, challenge_solution: Buffer.from(JSON.stringify({ challenge: c, solution })).toString('base64') },
       });
       expect(joined.statusCode, joined.body).toBe(200);
     }
     const beforeDraw = queueCalls.length;
-    t.clock.set(new Date(start));
+    portal.t.clock.set(new Date(start));
     await expect.poll(() => queueState(page), { timeout: 10_000 }).toBe('queuePosition');
     // The number came with the poll that names the ticket: no second join after the draw.
     const afterDraw = queueCalls.slice(beforeDraw);
@@ -98,19 +89,19 @@ describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
     // A seat tapped with no pass (from another page's script) would be refused: the service wants the pass.
     const refused = await page.evaluate(async ([url, body]) => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json(), [
       `/api/portal/${slug}/es/orders`,
-      JSON.stringify({ session_seat_id: s.seats[0]!.id, rate_id: s.rates.general }),
+      JSON.stringify({ session_seat_id: portal.s.seats[0]!.id, rate_id: portal.s.rates.general }),
     ] as const);
     expect(refused.code).toBe('queue_pass_required');
 
     // Its turn: the pass, the map, and a seat bought with Queue-Pass.
-    t.clock.set(new Date(start + 11_000));
+    portal.t.clock.set(new Date(start + 11_000));
     await expect.poll(() => queueState(page), { timeout: 10_000 }).toBe('queueAdmitted');
     expect(await status(page).innerText()).toMatch(/Tu acceso caduca en 0[45]:\d\d/);
     await page.locator('.maps').waitFor();
-    const seat = page.locator(`button.seat[data-seat="${s.seats[0]!.id}"]`);
+    const seat = page.locator(`button.seat[data-seat="${portal.s.seats[0]!.id}"]`);
     await seat.scrollIntoViewIfNeeded();
     await seat.click();
-    await page.locator(`button.seat[data-seat="${s.seats[0]!.id}"][aria-pressed="true"]`).waitFor();
+    await page.locator(`button.seat[data-seat="${portal.s.seats[0]!.id}"][aria-pressed="true"]`).waitFor();
     expect(creates.length).toBeGreaterThan(0);
     expect(creates.at(-1)!['queue-pass']).toMatch(/\S{20,}/);
     expect(await page.locator('#cart-error').isVisible()).toBe(false);
@@ -118,11 +109,11 @@ describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
 
     // The pass expires (pass_ttl_seconds 300): a new cart is refused, and the page says why. (The
     // cart there is needs no pass to grow: the test forgets it, as another tab's buyer would start one.)
-    t.clock.set(new Date(start + 11_000 + 301_000));
+    portal.t.clock.set(new Date(start + 11_000 + 301_000));
     await page.evaluate((key) => localStorage.removeItem(key), `taquilla.portal.${slug}.order`);
     await page.reload();
     await page.locator('.maps').waitFor();
-    const second = page.locator(`button.seat[data-seat="${s.seats[5]!.id}"]`);
+    const second = page.locator(`button.seat[data-seat="${portal.s.seats[5]!.id}"]`);
     await second.scrollIntoViewIfNeeded();
     await second.click();
     await expect.poll(() => queueState(page)).toBe('queuePassExpired');
@@ -133,20 +124,20 @@ describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
   });
 
   it('in English at 1280 px: a session whose waiting room has not opened counts down to it', async () => {
-    const other = await demoSession(t, 1);
-    const admin = api(t.app, (await account(t.ctx, 'queue-portal-2@taquilla.test')).token);
-    const later = t.clock.now().getTime() + 2 * 3600_000;
+    const other = await demoSession(portal.t, 1);
+    const admin = api(portal.t.app, (await account(portal.t.ctx, 'queue-portal-2@taquilla.test')).token);
+    const later = portal.t.clock.now().getTime() + 2 * 3600_000;
     expect((await admin.patch(`/sessions/${other.sessionId}`, { sales_start_at: new Date(later).toISOString(), queue: { enabled: true, admission_per_minute: 30 } })).status).toBe(200);
-    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, locale: 'en-GB' });
+    const context = await portal.browser.newContext({ viewport: VIEWPORTS.desktop, locale: 'en-GB' });
     const page = await context.newPage();
-    await page.goto(`${base}/${slug}/en/events/${other.eventId}/sessions/${other.sessionId}`);
+    await page.goto(`${portal.base}/${slug}/en/events/${other.eventId}/sessions/${other.sessionId}`);
     await expect.poll(() => queueState(page)).toBe('queueNotOpen');
     expect(await status(page).innerText()).toMatch(/The waiting room opens at \d\d:\d\d\. Sales open in 0[12]:\d\d:\d\d\./);
     expect(await page.locator('#queue-join').isVisible()).toBe(false);
     await screenshots(page, 'queue-not-open-en');
     // A session without a waiting room shows no queue box.
-    const plain = await demoSession(t, 2);
-    await page.goto(`${base}/${slug}/en/events/${plain.eventId}/sessions/${plain.sessionId}`);
+    const plain = await demoSession(portal.t, 2);
+    await page.goto(`${portal.base}/${slug}/en/events/${plain.eventId}/sessions/${plain.sessionId}`);
     await page.locator('.maps').waitFor();
     await page.waitForTimeout(500);
     expect(await page.locator('#queue').isVisible()).toBe(false);
