@@ -189,3 +189,12 @@ export async function firstDemoSession(t: TestApp): Promise<{ sessionId: number;
   const [rate] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM rates WHERE session_id = ${session!.id} ORDER BY id LIMIT 1`);
   return { sessionId: session!.id, eventId: session!.event_id, rateId: rate!.id };
 }
+
+/** Resolves once `condition` holds (asked every 25 ms); fails after `ms`. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

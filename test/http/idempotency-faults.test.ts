@@ -6,7 +6,7 @@ import { queryRows } from '../../src/db/client.js';
 import { ClaimKeeper } from '../../src/http/idempotency.js';
 import { claimKey, findKey } from '../../src/platform/idempotency.repo.js';
 import { account } from '../admin/admin-helpers.js';
-import { bearer, buildTestApp, DEMO, firstDemoSession, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, firstDemoSession, isPostgres, serverTokenFor, waitFor, type TestApp } from '../helpers.js';
 
 // D55: a key whose first request ended without a stored answer is free again as soon as the
 // database answers; 409 idempotency_key_in_use only while the first request really runs. The claim
@@ -44,6 +44,19 @@ const rowsOfKey = async (key: string) =>
   (await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM idempotency_keys WHERE key = ${key}`))[0]!.n;
 const newKey = () => crypto.randomUUID();
 
+/**
+ * A real admin write to repeat: a new voucher (a fresh code) of the first organiser, created by a new
+ * admin with one Idempotency-Key; `send` sends it again each time it is called.
+ */
+async function newVoucherRequest() {
+  const admin = (await account(t.ctx, `faults-${newKey()}@taquilla.test`)).token;
+  const key = newKey();
+  const [organiser] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers ORDER BY id LIMIT 1`);
+  const payload = { organiser_id: organiser!.id, code: `F${crypto.randomBytes(4).toString('hex').toUpperCase()}`, kind: 'percent', value: 10 };
+  const send = () => t.app.inject({ method: 'POST', url: '/api/admin/v1/vouchers', headers: { ...bearer(admin), 'idempotency-key': key }, payload });
+  return { key, send };
+}
+
 /** Runs `during` while the idempotency_keys table cannot be reached (renamed away), then puts it back. */
 async function whileKeysTableAway(during: () => Promise<unknown>): Promise<void> {
   await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys RENAME TO idempotency_keys_away`);
@@ -54,14 +67,6 @@ async function whileKeysTableAway(during: () => Promise<unknown>): Promise<void>
   }
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(condition: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(25);
-  }
-}
 
 describe('the claim of an answer that says "try again" is released (D55)', () => {
   it('a 429 (hold_limit_reached) is not kept: the retry with the same key runs again', async () => {
@@ -85,11 +90,7 @@ describe('the claim of an answer that says "try again" is released (D55)', () =>
 
   it('a 5xx is not kept, on the admin API too: the retry runs', async () => {
     // A real failure of a real admin write: the table it writes is away for a moment.
-    const admin = (await account(t.ctx, `faults-${newKey()}@taquilla.test`)).token;
-    const key = newKey();
-    const [organiser] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers ORDER BY id LIMIT 1`);
-    const payload = { organiser_id: organiser!.id, code: `F${crypto.randomBytes(4).toString('hex').toUpperCase()}`, kind: 'percent', value: 10 };
-    const send = () => t.app.inject({ method: 'POST', url: '/api/admin/v1/vouchers', headers: { ...bearer(admin), 'idempotency-key': key }, payload });
+    const { key, send } = await newVoucherRequest();
     await t.ctx.db.execute(sql`ALTER TABLE vouchers RENAME TO vouchers_away`);
     let failed;
     try {
@@ -110,11 +111,7 @@ describe('the claim of an answer that says "try again" is released (D55)', () =>
 
 describe('a repeat right after the database is back runs (D55)', () => {
   it('on the instance whose request ended while its key could not be released: settled at the repeat, not 409', async () => {
-    const admin = (await account(t.ctx, `faults-${newKey()}@taquilla.test`)).token;
-    const key = newKey();
-    const [organiser] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM organisers ORDER BY id LIMIT 1`);
-    const payload = { organiser_id: organiser!.id, code: `R${crypto.randomBytes(4).toString('hex').toUpperCase()}`, kind: 'percent', value: 10 };
-    const send = () => t.app.inject({ method: 'POST', url: '/api/admin/v1/vouchers', headers: { ...bearer(admin), 'idempotency-key': key }, payload });
+    const { key, send } = await newVoucherRequest();
     // The write fails (its table is away) and the release of its claim fails too (the key table
     // refuses deletes for a moment): the claim stays running, its release pending.
     await t.ctx.db.execute(sql`CREATE OR REPLACE FUNCTION test_refuse_key_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'away'; END $$`);

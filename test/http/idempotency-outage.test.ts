@@ -7,7 +7,7 @@ import { openDatabase, type Database } from '../../src/db/client.js';
 import { loadDemoDataIfEmpty } from '../../src/demo/demo-data.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { startDbProxy, type DbProxy } from '../db-proxy.js';
-import { bearer, createTestDatabase, DEMO, isPostgres, serverTokenFor, TEST_RATE_LIMITS, type TestDatabase } from '../helpers.js';
+import { bearer, createTestDatabase, DEMO, isPostgres, serverTokenFor, TEST_RATE_LIMITS, waitFor, type TestDatabase } from '../helpers.js';
 
 // D55, issue 25: a database outage in the middle of parallel confirms with Idempotency-Key. A model D
 // channel's server confirms 20 carts with `Idempotency-Key: <order token>` through a fleet of two
@@ -52,14 +52,6 @@ interface Cart {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(condition: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(25);
-  }
-}
 
 describe.runIf(isPostgres)('an outage between the service and its database during keyed confirms (D55)', () => {
   let testDb: TestDatabase;
@@ -177,7 +169,7 @@ describe.runIf(isPostgres)('an outage between the service and its database durin
       [...group('A'), ...group('B')].forEach((cart, i) => clients.push(client(cart, i % 2, deadline)));
       const running = async (n: number) =>
         (await direct.query<{ n: number }>(`SELECT count(*)::int AS n FROM idempotency_keys WHERE state = 'running'`)).rows[0]!.n === n;
-      await waitFor(() => running(GROUPS.A + GROUPS.B));
+      await waitFor(() => running(GROUPS.A + GROUPS.B), 10_000);
       // No answer can be stored now: B completes its orders, then waits to store its answer.
       await blockKeys.query('BEGIN');
       await blockKeys.query('LOCK TABLE idempotency_keys IN EXCLUSIVE MODE');
@@ -186,6 +178,7 @@ describe.runIf(isPostgres)('an outage between the service and its database durin
         async () =>
           (await direct.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE status = 'completed' AND order_token = ANY($1::text[])`, [group('B').map((c) => c.token)]))
             .rows[0]!.n === GROUPS.B,
+        10_000,
       );
       // C's first confirms wait for the key table too.
       group('C').forEach((cart, i) => clients.push(client(cart, i % 2, deadline)));

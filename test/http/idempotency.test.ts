@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { claimKey, findKey, storeResponse } from '../../src/platform/idempotency.repo.js';
 import { account } from '../admin/admin-helpers.js';
-import { bearer, buildTestApp, DEMO, firstDemoSession, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, firstDemoSession, isPostgres, serverTokenFor, tokenFor, waitFor, type TestApp } from '../helpers.js';
 
 // D52: Idempotency-Key on every POST, PUT and DELETE of the B2B and admin interfaces.
 
@@ -37,14 +37,6 @@ async function freeSeat(): Promise<number> {
 }
 
 const newKey = () => crypto.randomUUID();
-
-async function waitFor(condition: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function createOrder(token: string, key: string | undefined, body: object) {
   return t.app.inject({ method: 'POST', url: ORDERS, headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) }, payload: body });
