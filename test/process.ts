@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { afterAll } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -96,3 +99,19 @@ export async function runNode(nodeArgs: string[], env: Record<string, string>) {
 
 /** Runs `node --import tsx <script> ...args` to the end. */
 export const runTsx = (script: string, args: string[], env: Record<string, string>) => runNode(['--import', 'tsx', script, ...args], env);
+
+/**
+ * A maker of fresh folders under the system's temporary one (a process's DATA_DIR), named
+ * `prefix`...; all of them are removed once the calling file's tests are done.
+ */
+export function tempFolders(prefix: string): () => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
+}

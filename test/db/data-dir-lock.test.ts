@@ -1,23 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { DataDirBusyError, lockDataDir } from '../../src/db/data-dir-lock.js';
+import { tempFolders } from '../process.js';
 
 // The lock on an embedded database folder (D48), in this process. The process-level behaviour
 // (a running service, the command line refused) is in test/server/data-dir-owner.test.ts.
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-function freshFolder(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taquilla-lock-'));
-  dirs.push(dir);
-  return path.join(dir, 'pglite');
-}
+const tempFolder = tempFolders('taquilla-lock-');
+const freshFolder = () => path.join(tempFolder(), 'pglite');
 
 /** The pid of a process that has already ended. */
 function deadPid(): number {

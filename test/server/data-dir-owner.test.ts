@@ -1,26 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverUrl, TEST_PG_URL } from '../global-setup.js';
 import { isPostgres } from '../helpers.js';
-import { runTsx, startTsx } from '../process.js';
+import { runTsx, startTsx, tempFolders } from '../process.js';
 
 // One owner per embedded database folder (D48), with real processes: the service as `npm start`
 // runs it, and the operator command line run beside it, as the README once told people to do.
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-const freshDataDir = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taquilla-owner-'));
-  dirs.push(dir);
-  return dir;
-};
+const freshDataDir = tempFolders('taquilla-owner-');
 const cli = (args: string[], env: Record<string, string>) => runTsx('src/cli/index.ts', args, env);
 const slugs = (stdout: string) => (JSON.parse(stdout) as { slug: string }[]).map((c) => c.slug);
 const CREATE = ['channels:create', '--slug', 'late', '--name', 'Late', '--mode', 'A', '--organiser-id', '1'];

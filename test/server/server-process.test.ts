@@ -1,26 +1,17 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverUrl, TEST_PG_URL } from '../global-setup.js';
 import { isPostgres } from '../helpers.js';
-import { runTsx, startTsx } from '../process.js';
+import { runTsx, startTsx, tempFolders } from '../process.js';
 
 // The real program (tsx src/server.ts) as an operator starts it: first start on an empty database,
 // demo data, readiness, a token, then SIGTERM and a clean exit. The time limits are generous because
 // a loaded CI machine can take a minute to compile and start the service; on an idle one it is seconds.
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-const freshDataDir = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taquilla-server-'));
-  dirs.push(dir);
-  return dir;
-};
+const freshDataDir = tempFolders('taquilla-server-');
 
 async function startStopServer(env: Record<string, string>) {
   const server = startTsx('src/server.ts', [], { PORT: '0', HOST: '127.0.0.1', APP_ENV: 'development', LOG_LEVEL: 'info', ...env });
