@@ -4,6 +4,22 @@ import { startBrowserApp, type BrowserApp } from '../browser-app.js';
 import type { TestApp } from '../helpers.js';
 import { demoSession, type DemoSession } from '../orders/cart-helpers.js';
 
+/**
+ * A browser app for a test file: before its tests startBrowserApp(`opts`) runs and `read` reads
+ * what the file's tests use from it; after them all is closed. The returned object's fields are
+ * set when the file's tests run (not while the file is being collected).
+ */
+export function browserAppForFile<T extends object>(opts: Parameters<typeof startBrowserApp>[0], read: (started: BrowserApp) => Promise<T>): T {
+  const file = {} as T;
+  let started: BrowserApp | undefined;
+  beforeAll(async () => {
+    started = await startBrowserApp(opts);
+    Object.assign(file, await read(started));
+  }, 180_000);
+  afterAll(() => started?.close());
+  return file;
+}
+
 interface PortalFile {
   t: TestApp;
   /** Where the portal listens (its PUBLIC_BASE_URL). */
@@ -13,20 +29,11 @@ interface PortalFile {
   s: DemoSession;
 }
 
-/**
- * The portal's browser tests on one session: before the file's tests the app (portal: true) and
- * Chromium start, the first demo session is read and `setup` runs; after them all is closed. The
- * fields are set when the file's tests run.
- */
+/** The portal's browser tests on one session: the app (portal: true), Chromium and the first demo session; then the file's `setup`. */
 export function portalForFile(setup?: (portal: PortalFile) => Promise<void>): PortalFile {
-  const portal = {} as PortalFile;
-  let started: BrowserApp | undefined;
-  beforeAll(async () => {
-    started = await startBrowserApp({ portal: true });
-    const { t, base, browser } = started;
-    Object.assign(portal, { t, base, browser, s: await demoSession(t, 0) });
+  return browserAppForFile({ portal: true }, async ({ t, base, browser }) => {
+    const portal = { t, base, browser, s: await demoSession(t, 0) };
     await setup?.(portal);
-  }, 120_000);
-  afterAll(() => started?.close());
-  return portal;
+    return portal;
+  });
 }

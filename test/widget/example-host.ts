@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
-import { channelSessionIds, startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { channelSessionIds } from '../browser-app.js';
 import { tokenFor, type TestApp } from '../helpers.js';
+import { browserAppForFile } from '../portal/portal-file.js';
 
 // The widget's browser tests on the example host page of model D (the example channel server, on
 // another origin than the service).
@@ -22,17 +22,12 @@ export interface ExampleHost {
  * The fields are set when the file's tests run.
  */
 export function exampleHostForFile(setup?: (host: ExampleHost) => Promise<void>): ExampleHost {
-  const host = {} as ExampleHost;
-  let started: BrowserApp | undefined;
-  beforeAll(async () => {
-    started = await startBrowserApp({ examples: true, shots: SHOTS });
-    const { t, browser, examplesUrl } = started;
+  return browserAppForFile({ examples: true, shots: SHOTS }, async ({ t, browser, examplesUrl }) => {
     const sessionId = (await channelSessionIds(t, 'demo-d', await tokenFor(t.app, 'demo-d', 'wk_demo_d', 'test-setup')))[0]!;
-    Object.assign(host, { t, browser, examplesUrl, sessionId });
+    const host = { t, browser, examplesUrl, sessionId };
     await setup?.(host);
-  }, 180_000);
-  afterAll(() => started?.close());
-  return host;
+    return host;
+  });
 }
 
 /** A page in a new browser context of `viewport`, ready for tsx-compiled page functions (esbuild's keepNames helper). */
