@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
+import { productionBuild } from '../vite-build.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -9,7 +9,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const newest = (dir: string) =>
   Math.max(0, ...readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => statSync(path.join(e.parentPath, e.name)).mtimeMs));
 
-/** Builds the portal's script (portal/src + the UI kit ui/) once per test run when a source is newer than portal/dist/portal.js. */
+/** Builds the portal's script (portal/src, the UI kit ui/, its Vite config and the browser apps' factory vite.browser-app.ts) once per test run when a source is newer than portal/dist/portal.js. */
 export default async function setup(): Promise<void> {
   let built = 0;
   try {
@@ -17,7 +17,12 @@ export default async function setup(): Promise<void> {
   } catch {
     built = 0;
   }
-  const sources = Math.max(newest(path.join(root, 'portal/src')), newest(path.join(root, 'ui')), statSync(path.join(root, 'portal/vite.config.ts')).mtimeMs);
+  const sources = Math.max(
+    newest(path.join(root, 'portal/src')),
+    newest(path.join(root, 'ui')),
+    statSync(path.join(root, 'portal/vite.config.ts')).mtimeMs,
+    statSync(path.join(root, 'vite.browser-app.ts')).mtimeMs,
+  );
   if (built > sources) return;
-  await build({ configFile: path.join(root, 'portal/vite.config.ts'), mode: 'production', logLevel: 'warn' });
+  await productionBuild(path.join(root, 'portal/vite.config.ts'));
 }

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
+import { productionBuild } from '../vite-build.js';
 
 const root = fileURLToPath(new URL('../../widget/', import.meta.url));
 export const WIDGET_FILE = path.join(root, 'dist/v1/widget.iife.js');
@@ -24,11 +24,16 @@ export async function buildWidgetIfStale(): Promise<void> {
   } catch {
     built = 0;
   }
-  // The widget also bundles the shared seat layout rules of src/lib.
-  const shared = statSync(path.join(root, '../src/lib/seat-layout.ts')).mtimeMs;
+  // The widget also bundles the shared seat layout rules of src/lib and the UI kit (ui/), and its
+  // config is made by the browser apps' factory (vite.browser-app.ts).
+  const shared = Math.max(
+    statSync(path.join(root, '../src/lib/seat-layout.ts')).mtimeMs,
+    newestSource(path.join(root, '../ui')),
+    statSync(path.join(root, '../vite.browser-app.ts')).mtimeMs,
+  );
   const sources = Math.max(newestSource(path.join(root, 'src')), statSync(path.join(root, 'vite.config.ts')).mtimeMs, shared);
   if (built > sources) return;
-  await build({ configFile: path.join(root, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
+  await productionBuild(path.join(root, 'vite.config.ts'));
 }
 
 export default async function setup() {
