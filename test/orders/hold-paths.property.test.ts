@@ -167,6 +167,20 @@ const cartArb: fc.Arbitrary<Cart> = fc.record({
     .map(([first, rest]) => [first, ...rest]),
 });
 
+/** A seat, a 10 % voucher for the whole cart, a second seat: the fast path declines the second. */
+const VOUCHER_THEN_SEAT: Cart = {
+  prices: [3_001, 2_001, 1_001],
+  fees: [],
+  seatStates: Array.from({ length: SEATS }, () => 'available' as const),
+  sessionCap: null,
+  onSale: true,
+  steps: [
+    { kind: 'seat', seat: 0, rate: 0 },
+    { kind: 'voucher', voucherKind: 'percent', value: 1_000, scope: 'none' },
+    { kind: 'seat', seat: 1, rate: 0 },
+  ],
+};
+
 const rateId = (i: number) => fx.rates[i]?.id ?? 999_999;
 const seatId = (i: number) => (i < SEATS ? fx.seats[i]!.id : i === SEATS ? fx.zonePlaceId : 999_999);
 
@@ -314,7 +328,9 @@ it('the fast and the full hold path price and refuse alike', async () => {
       expect(viaFast).toEqual(viaFull);
       refusalsCompared += viaFull.filter((s) => !s.answer.ok).length;
     }),
-    { numRuns: RUNS },
+    // Besides the random carts, one that surely reaches the fast path's decline: a voucher applied
+    // between two seats (80 random carts missed it once in CI on PostgreSQL).
+    { numRuns: RUNS, examples: [[VOUCHER_THEN_SEAT]] },
   );
   // The generator reaches every kind of answer of the fast path, and refusals of the full one.
   expect(tally.fastOk).toBeGreaterThan(0);
