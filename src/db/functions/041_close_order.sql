@@ -50,6 +50,13 @@ BEGIN
       'rows', CASE WHEN p_with_rows THEN order_rows_json(v_order.id) END);
   END IF;
   IF v_order.status = 'cancelled' THEN
+    -- D74: a cart that a session's cancellation ended (or whose session is otherwise no longer on
+    -- sale) answers not_on_sale, as it would have had the confirm come first.
+    SELECT i.session_id INTO v_closed FROM order_items i
+    WHERE i.order_id = v_order.id AND NOT session_is_on_sale(i.session_id, p_now) LIMIT 1;
+    IF v_closed IS NOT NULL THEN
+      RETURN json_build_object('outcome', 'not_on_sale', 'session_id', v_closed);
+    END IF;
     RETURN json_build_object('outcome', 'cancelled');
   END IF;
 
