@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { account, api } from '../admin/admin-helpers.js';
-import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, DEMO, expectRefused, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
 import { demoSession, itemsOf, orderUrl, type DemoSession, type OrderJson } from './cart-helpers.js';
 
 // Cancelling a session with refund: true (D74 through D58): each completed order is refunded once,
@@ -99,6 +99,7 @@ describe('cancelling a session with refund: true refunds that session only (D74,
            WHERE o.order_token = ${single.order_token} ORDER BY i.id LIMIT 1`,
     );
     await markCheckedIn(Number(usedTicket!.id));
+    const unpaid = await cart(a, b);
 
     const res = await admin.post(`/sessions/${a.sessionId}/cancel`, { refund: true });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -123,6 +124,13 @@ describe('cancelling a session with refund: true refunds that session only (D74,
     expect(await stateOf(earlier.order_token)).toMatchObject({ refunds: 2, emails: 2, refunded_items: 2 });
     expect((await stateOf(earlier.order_token)).tickets.map((x) => x.status)).toEqual(['void', 'void']);
     expect(await stateOf(onlyB.order_token)).toMatchObject({ refunds: 0, emails: 0, tickets: [{ session_id: b.sessionId, status: 'valid', seat: 'sold' }] });
+
+    // A cart the cancellation ended answers its late confirm with D74's not_on_sale, as before it ended.
+    const [ended] = await queryRows<{ status: string }>(t.ctx.db, sql`SELECT status FROM orders WHERE order_token = ${unpaid.order_token}`);
+    expect(ended!.status).toBe('cancelled');
+    const late = await confirm(unpaid, 'late@example.com');
+    expectRefused(late, 409, 'not_on_sale');
+    expect(await stateOf(unpaid.order_token)).toMatchObject({ tickets: [], refunds: 0, emails: 0 });
 
     // Again: nothing is left of the session to refund; the other session is untouched.
     const again = await admin.post(`/sessions/${a.sessionId}/cancel`, { refund: true });
