@@ -75,3 +75,6 @@ const en: Record<BuyerTextKey, string> = {
 };
 
 export const buyerTexts: Record<Lang, Record<BuyerTextKey, string>> = { es, en };
+
+/** A text with its `{name}` placeholders filled (a missing parameter leaves nothing). */
+export const fillText = (text: string, params?: Record<string, string | number>): string => text.replace(/\{(\w+)\}/g, (_, name: string) => String(params?.[name] ?? ''));

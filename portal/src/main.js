@@ -6,6 +6,8 @@
 import { h, hydrate, render as preactRender } from 'preact';
 import { CartActions, CartLines } from '../../ui/cart';
 import { formatAmount, localeOf } from '../../ui/format';
+import { createQueue, queueBlocks, queueScreen, queueStartPassed, queueTextKey } from '../../ui/queue';
+import { fillText } from '../../ui/texts';
 
 const dataEl = document.getElementById('portal-data');
 const data = dataEl ? JSON.parse(dataEl.textContent || '{}') : {};
@@ -24,33 +26,34 @@ function safeRedirect(raw) {
   return url.href;
 }
 
+/** An error answer (the envelope of D4): its message, code, status, fields' messages and data. */
 class ApiError extends Error {
   constructor(body) {
     super((body && body.message) || t.error || 'Error');
     this.code = body && body.code;
     this.status = body && body.status;
     this.fields = body && body.errors;
+    this.data = body && body.data;
   }
 }
 
-async function api(method, path, body) {
-  const headers = body ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' };
-  // A cart create of a session with a waiting room carries this browser's pass (D60).
-  const pass = queuePass();
-  if (pass && method === 'POST' && (path === '/orders' || path === '/orders/best-available')) headers['queue-pass'] = pass;
-  const res = await fetch(base + path, {
+/** One call of the service; resolves with the envelope's `data`. */
+async function request(url, method, body, headers = {}) {
+  const res = await fetch(url, {
     method,
-    headers,
+    headers: body ? { ...headers, 'content-type': 'application/json', accept: 'application/json' } : { ...headers, accept: 'application/json' },
     body: body ? JSON.stringify(body) : undefined,
   });
-  let json = null;
-  try {
-    json = await res.json();
-  } catch {
-    /* not JSON */
-  }
+  const json = await res.json().catch(() => null);
   if (!res.ok || !json || !json.success) throw new ApiError(json);
   return json.data;
+}
+
+/** The portal API of the channel. A cart create of a session with a waiting room carries this browser's pass (D60). */
+function api(method, path, body) {
+  const pass = queue && queue.pass();
+  const carriesPass = pass && method === 'POST' && (path === '/orders' || path === '/orders/best-available');
+  return request(base + path, method, body, carriesPass ? { 'queue-pass': pass } : {});
 }
 
 const locale = localeOf(data.lang || 'es');
@@ -61,210 +64,58 @@ let order = null;
 let timer = null;
 
 // ---- Waiting room (D60) ----
-// With a queue on the session, the map waits behind it: a countdown to the sales start and "join
-// the queue" (after the browser's proof of work, when the session asks for one); once joined, the
-// number, the people ahead and the estimated wait, from the status document (the same for every
-// buyer, cached for a second: no database per poll), polled every 2 to 3 s; at the buyer's turn the
-// pass, sent as Queue-Pass on every cart create. Ticket and pass live in sessionStorage, so that a
-// reload keeps the place (and a new tab of the same browser joins again with the same client id,
-// getting the same ticket back).
-const queueKey = `taquilla.portal.${data.slug}.queue.${data.sessionId}`;
-let queue = readQueue();
-let queueDoc = null;
-let queueSkew = 0;
-let queueTimer = null;
+// With a queue on the session, the map waits behind it. The client (polling, joining, the pass sent
+// as Queue-Pass on every cart create, the place kept in sessionStorage) and what it says at each
+// stage are the UI kit's (ui/queue.ts), the widget's too; this page draws it into #queue.
+const queue =
+  data.page === 'session' && data.sessionId
+    ? createQueue({
+        call: (method, path, body) => request(`/api/queue/v1/sessions${path}`, method, body),
+        sessionId: data.sessionId,
+        clientId: data.queueClient,
+        storageKey: `taquilla.portal.${data.slug}.queue.${data.sessionId}`,
+        onChange: (view) => renderQueue(view),
+      })
+    : null;
+let queueView = null;
 let queueClock = null;
-let queueError = '';
-let queueBusy = false;
 let queueSaid = '';
+const fill = (key, params) => fillText(t[key], params);
 
-function readQueue() {
-  try {
-    return JSON.parse(sessionStorage.getItem(queueKey) || '{}') || {};
-  } catch {
-    return {};
-  }
-}
-function saveQueue() {
-  try {
-    sessionStorage.setItem(queueKey, JSON.stringify(queue));
-  } catch {
-    /* private mode: the place lasts as long as the page */
-  }
-}
-/** The service's clock (the countdowns follow it, not the buyer's). */
-const serverNow = () => Date.now() + queueSkew;
-function queuePass() {
-  return queue && queue.pass ? queue.pass : null;
-}
-
-class QueueError extends Error {
-  constructor(body) {
-    super((body && body.message) || t.error || 'Error');
-    this.code = body && body.code;
-    this.data = (body && body.data) || {};
-  }
-}
-async function queueCall(path, body) {
-  const res = await fetch(`/api/queue/v1/sessions/${data.sessionId}${path}`, {
-    method: body ? 'POST' : 'GET',
-    headers: body ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await res.json().catch(() => null);
-  if (!res.ok || !json || !json.success) throw new QueueError(json);
-  return json.data;
-}
-
-const queueOn = () => Boolean(queueDoc && queueDoc.admission_per_minute !== null);
-
-async function queueRefresh() {
-  if (data.page !== 'session' || !data.sessionId) return;
-  clearTimeout(queueTimer);
-  try {
-    // Until the number is known, the poll names the ticket: the answer brings the number once drawn,
-    // so the draw costs no extra request per buyer (docs/onsale.md).
-    const naming = queue.ticketId && queue.number == null ? `?ticket_id=${encodeURIComponent(queue.ticketId)}` : '';
-    queueDoc = await queueCall(naming);
-    queueSkew = Date.parse(queueDoc.server_time) - Date.now();
-    if (naming && typeof queueDoc.number === 'number') {
-      queue.number = queueDoc.number;
-      saveQueue();
-    }
-  } catch {
-    /* the next poll tries again */
-  }
-  if (queueOn()) await queueStep();
-  renderQueue();
-  // Polled with jitter, never more than once every 2 s (D60); not at all once admitted.
-  if (queueOn() && !queue.pass && !queue.expired && queueDoc.state !== 'ended') queueTimer = setTimeout(queueRefresh, 2000 + Math.random() * 1000);
-}
-
-/** After the draw: learn the ticket's number (the poll naming the ticket brings it; else joining again answers the same ticket), then ask for the pass at its turn. */
-async function queueStep() {
-  if (!queue.ticket || queue.pass || queue.expired || queueDoc.state !== 'admitting') return;
-  try {
-    if (queue.number == null) {
-      const again = await queueCall('/join', { client_id: data.queueClient });
-      queue.ticket = again.ticket;
-      queue.number = again.number;
-      saveQueue();
-    }
-    if (queue.number != null && queue.number <= queueDoc.admitted_through) {
-      const got = await queueCall('/pass', { ticket: queue.ticket });
-      queue.pass = got.pass;
-      queue.expiresAt = got.expires_at;
-      saveQueue();
-    }
-  } catch (err) {
-    if (err.code === 'not_admitted_yet' && err.data.number != null) queue.number = err.data.number;
-    else if (err.code === 'queue_pass_invalid') queue.expired = true;
-    else if (err.code === 'queue_ticket_invalid') queue = {};
-    saveQueue();
-  }
-}
-
-async function queueJoin() {
-  if (queueBusy) return;
-  queueBusy = true;
-  queueError = '';
-  renderQueue();
-  try {
-    let solution;
-    // The solver (the UI kit's, the widget's too) is loaded only for a session that asks for it.
-    if (queueDoc.challenge === 'proof_of_work') solution = await (await import('../../ui/pow')).solveChallenge(await queueCall('/challenge'));
-    const joined = await queueCall('/join', { client_id: data.queueClient, ...(solution ? { challenge_solution: solution } : {}) });
-    queue = { ticket: joined.ticket, ticketId: joined.ticket_id, number: joined.number };
-    saveQueue();
-  } catch (err) {
-    queueError = err.message;
-  }
-  queueBusy = false;
-  await queueRefresh();
-}
-
-const twoDigits = (n) => String(n).padStart(2, '0');
-/** "1 días 02:03:04", "02:03:04" or "03:04". */
-function span(seconds) {
-  const s = Math.max(0, Math.round(seconds));
-  const d = Math.floor(s / 86400);
-  const h = Math.floor(s / 3600) % 24;
-  const hms = `${h || d ? `${twoDigits(h)}:` : ''}${twoDigits(Math.floor(s / 60) % 60)}:${twoDigits(s % 60)}`;
-  return d ? `${d} ${t.days} ${hms}` : hms;
-}
-
-function renderQueue() {
+function renderQueue(view = queueView) {
+  queueView = view;
   const box = $('queue');
   if (!box) return;
-  const on = queueOn();
-  box.hidden = !on;
-  document.body.classList.toggle('queue-wait', on && !queue.pass && !queue.expired && queueDoc.state !== 'ended');
+  box.hidden = !view;
   clearInterval(queueClock);
-  if (!on) return;
-  const d = queueDoc;
-  const now = serverNow();
-  const until = (iso) => span((Date.parse(iso) - now) / 1000);
-  let key;
-  let text;
-  let detail = '';
-  let join = false;
-  if (queue.pass && !queue.expired && Date.parse(queue.expiresAt) > now) {
-    key = 'queueAdmitted';
-    text = t.queueAdmitted.replace('{left}', until(queue.expiresAt));
-  } else if (queue.pass || queue.expired) {
-    key = 'queuePassExpired';
-    text = t.queuePassExpired;
-  } else if (d.state === 'ended') {
-    key = 'queueEnded';
-    text = t.queueEnded;
-  } else if (d.state === 'closed') {
-    key = 'queueNotOpen';
-    const opens = new Date(Date.parse(d.opens_at)).toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
-    text = t.queueNotOpen.replace('{time}', opens).replace('{left}', until(d.sales_start_at));
-  } else if (!queue.ticket) {
-    join = true;
-    key = d.state === 'pre_queue' ? 'queuePreOpen' : 'queueJoinNow';
-    text = d.state === 'pre_queue' ? t.queuePreOpen.replace('{left}', until(d.sales_start_at)) : t.queueJoinNow;
-    if (queueBusy && d.challenge === 'proof_of_work') detail = t.queueSolving;
-  } else if (d.state === 'pre_queue') {
-    key = 'queueInPre';
-    text = t.queueInPre.replace('{left}', until(d.sales_start_at));
-  } else if (d.state === 'drawing' || queue.number == null) {
-    key = 'queueDrawing';
-    text = t.queueDrawing;
-  } else {
-    const ahead = Math.max(0, queue.number - d.admitted_through - 1);
-    key = `queuePosition${ahead}`;
-    text = t.queuePosition.replace('{number}', String(queue.number)).replace('{ahead}', String(ahead));
-    detail = t.queueWait.replace('{minutes}', String(Math.max(1, Math.ceil(ahead / d.admission_per_minute))));
-  }
+  const now = Date.now();
+  document.body.classList.toggle('queue-wait', queueBlocks(view, now));
+  if (!view) return;
+  const { stage, text, detail, canJoin } = queueScreen(view, now, fill, data.lang);
   const status = $('queue-status');
-  // Screen readers hear a new state once, not every tick of its countdown.
-  status.setAttribute('aria-live', key === queueSaid ? 'off' : 'polite');
-  queueSaid = key;
+  // Screen readers hear a new stage once, not every tick of its countdown (a new number of people ahead is news).
+  const said = stage === 'position' ? text : stage;
+  status.setAttribute('aria-live', said === queueSaid ? 'off' : 'polite');
+  queueSaid = said;
   status.textContent = text;
-  status.dataset.queue = key.replace(/\d+$/, '');
-  box.classList.toggle('admitted', key === 'queueAdmitted');
-  box.classList.toggle('expired', key === 'queuePassExpired');
-  $('queue-detail').textContent = queueError || detail;
-  $('queue-detail').hidden = !(queueError || detail);
+  status.dataset.queue = queueTextKey(stage);
+  box.classList.toggle('admitted', stage === 'admitted');
+  box.classList.toggle('expired', stage === 'passExpired');
+  $('queue-detail').textContent = detail || '';
+  $('queue-detail').hidden = !detail;
   const button = $('queue-join');
-  button.hidden = !join;
-  button.disabled = queueBusy;
-  // The countdowns tick between polls; the sales start and the pass's end ask for a poll at once.
+  button.hidden = !canJoin;
+  button.disabled = view.joining;
+  // The countdowns tick between polls; at the sales start the document changes (the draw): a poll at once.
+  if (!['notOpen', 'preOpen', 'inPre', 'admitted'].includes(stage)) return;
   queueClock = setInterval(() => {
-    const at = Date.parse(key === 'queueAdmitted' ? queue.expiresAt : d.sales_start_at);
-    if (Number.isFinite(at) && serverNow() >= at && (key === 'queueAdmitted' || d.state === 'pre_queue' || d.state === 'closed')) {
-      clearInterval(queueClock);
-      if (key !== 'queueAdmitted') queueRefresh();
-      else renderQueue();
-      return;
-    }
-    if (['queueAdmitted', 'queueNotOpen', 'queuePreOpen', 'queueInPre'].includes(key)) renderQueue();
+    if (!queueStartPassed(view, Date.now())) return renderQueue();
+    clearInterval(queueClock);
+    queue.refresh();
   }, 1000);
 }
 
-if ($('queue-join')) $('queue-join').addEventListener('click', () => queueJoin());
+if (queue && $('queue-join')) $('queue-join').addEventListener('click', () => queue.join());
 
 function showError(message, where = 'cart-error') {
   for (const id of ['cart-error', 'voucher-error']) {
@@ -512,13 +363,11 @@ async function change(work, retryOnNew, errorPlace = 'cart-error', tapped = null
       forget();
       return change(retryOnNew, null, errorPlace, tapped);
     }
-    showError(err.code === 'queue_pass_required' ? t.queueNeeded : err.code === 'queue_pass_invalid' && queue.pass ? t.queuePassExpired : err.message, errorPlace);
+    const refusedPass = err.code === 'queue_pass_invalid' && queue && queue.pass();
+    showError(err.code === 'queue_pass_required' ? t.queueNeeded : refusedPass ? t.queuePassExpired : err.message, errorPlace);
     // The service refused this browser's pass (its time is up): the waiting room says so.
-    if (err.code === 'queue_pass_invalid' && queue.pass) {
-      queue.expired = true;
-      saveQueue();
-    }
-    if (err.code === 'queue_pass_required' || err.code === 'queue_pass_invalid') queueRefresh();
+    if (refusedPass) queue.passRefused();
+    if (queue && (err.code === 'queue_pass_required' || err.code === 'queue_pass_invalid')) queue.refresh();
     if (err.code === 'seat_unavailable' && tapped) lostSeat(tapped, err.message);
   } finally {
     changesInFlight--;
@@ -861,5 +710,5 @@ if (data.page === 'order-pending') {
   setTimeout(() => window.location.reload(), 3000);
 } else if (data.page) {
   load();
-  if (data.page === 'session') queueRefresh();
+  if (queue) queue.refresh();
 }

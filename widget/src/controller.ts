@@ -8,7 +8,7 @@ import {
   type KeyValueStorage,
 } from './persistence.js';
 import { feesOfSession, type FeeRule } from './prices.js';
-import { createQueue, queueBlocks, type QueueView } from './queue.js';
+import { createQueue, queueBlocks, type QueueView } from '../../ui/queue.js';
 import { applyAvailability, buildSeatMap, seatMapFromLayout, type AvailabilityBody, type SeatMap } from './seat-map-model.js';
 import type { MessageKey } from './i18n.js';
 import type { ChannelConfig, EventSummary, MapSector, Order, OrderItem, Policy, SessionDetail, SessionLayout } from './types.js';
@@ -140,7 +140,7 @@ export function createController(deps: ControllerDeps) {
     canRetry: false,
     passes: [],
   };
-  const queue = createQueue({ api, channelSlug, sessionId, clientId: api.options.clientId, onChange: (view) => update({ queue: view }) });
+  const queue = createQueue({ call: api.queue, sessionId, clientId: api.options.clientId, storageKey: `taquilla:queue:${channelSlug}:${sessionId}`, onChange: (view) => update({ queue: view }) });
   /** The buyer's waiting-room pass on every cart create (D60); an existing cart needs none. */
   const passHeaders = (): Record<string, string> => {
     const pass = queue.pass();

@@ -1,4 +1,4 @@
-import { buyerTexts } from '../../ui/texts.js';
+import { buyerTexts, fillText } from '../../ui/texts.js';
 import { formatAmount, localeOf, pickLang } from '../../ui/format.js';
 /** Texts of the widget in Spanish and English; the language comes from `lang` (fallback: es). */
 const es = {
@@ -146,7 +146,7 @@ export type Translate = (key: MessageKey, params?: Record<string, string | numbe
 
 export function translator(lang: Lang): Translate {
   const table = widgetTexts[lang];
-  return (key, params) => table[key].replace(/\{(\w+)\}/g, (_, name: string) => String(params?.[name] ?? ''));
+  return (key, params) => fillText(table[key], params);
 }
 
 // The first Intl formatter of a page is slow to build (tens of milliseconds: the locale data is

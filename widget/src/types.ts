@@ -5,7 +5,7 @@ import type { operations } from '../../clients/typescript/schema.js';
  * The `data` of an operation's 200 answer, as the API's generated types say (clients/typescript/
  * schema.ts, `npm run client:generate`): the route schemas are the one place such a shape is written.
  */
-export type ApiData<Operation extends keyof operations> = operations[Operation]['responses'] extends {
+type ApiData<Operation extends keyof operations> = operations[Operation]['responses'] extends {
   200: { content: { 'application/json': { data: infer Data } } };
 }
   ? Data

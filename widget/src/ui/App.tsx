@@ -4,11 +4,10 @@ import { dateTime, money, translator, type Lang, type Translate } from '../i18n.
 import { formatCountdown, orderItems, seatIdsInOrder, secondsLeft } from '../order.js';
 import { freeBySector, type SeatMap as Model, type SectorView } from '../seat-map-model.js';
 import { allIn, feeOf, type FeeRule } from '../prices.js';
-import { queueBlocks, queueStage, type QueueView } from '../queue.js';
+import { queueBlocks, queueScreen, queueStartPassed, type QueueView } from '../../../ui/queue.js';
 import type { OrderItem, Rate } from '../types.js';
 import { Legend, SeatMap } from './SeatMap.js';
 import { themeStyle } from './styles.js';
-import { localeOf } from '../../../ui/format.js';
 
 interface Props {
   controller: Controller;
@@ -72,20 +71,10 @@ export function App({ controller, lang }: Props) {
   );
 }
 
-/** "1 d 02:03:04", "02:03:04" or "03:04". */
-function span(seconds: number, t: Translate): string {
-  const s = Math.max(0, Math.round(seconds));
-  const d = Math.floor(s / 86400);
-  const h = Math.floor(s / 3600) % 24;
-  const two = (n: number) => String(n).padStart(2, '0');
-  const hms = `${h || d ? `${two(h)}:` : ''}${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
-  return d ? `${d} ${t('days')} ${hms}` : hms;
-}
-
 /**
  * The waiting room (D60): the countdown to the sales start and "join the queue"; the number, the
- * people ahead and the estimated wait; the buyer's turn and its end. Countdowns follow the
- * service's clock (the status document's `server_time`).
+ * people ahead and the estimated wait; the buyer's turn and its end. What it says is the UI kit's
+ * (ui/queue.ts), the portal's too.
  */
 function QueuePanel({ queue, controller, t, lang }: { queue: QueueView; controller: Controller; t: Translate; lang: Lang }) {
   const [now, setNow] = useState(Date.now());
@@ -93,29 +82,11 @@ function QueuePanel({ queue, controller, t, lang }: { queue: QueueView; controll
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, []);
-  const stage = queueStage(queue, now);
-  const serverNow = now + queue.skew;
-  const until = (iso: string | null) => span(((iso ? Date.parse(iso) : serverNow) - serverNow) / 1000, t);
-  const start = queue.doc.sales_start_at ? Date.parse(queue.doc.sales_start_at) : NaN;
-  // At the sales start the document changes (the draw): ask for it at once rather than at the next poll.
-  const startPassed = Number.isFinite(start) && serverNow >= start && (queue.doc.state === 'pre_queue' || queue.doc.state === 'closed');
+  const { stage, text, detail, canJoin } = queueScreen(queue, now, t, lang);
+  const startPassed = queueStartPassed(queue, now);
   useEffect(() => {
     if (startPassed) void controller.refreshQueue();
   }, [startPassed, controller]);
-  const ahead = Math.max(0, (queue.number ?? 0) - queue.doc.admitted_through - 1);
-  const opens = queue.doc.opens_at ? new Date(queue.doc.opens_at).toLocaleTimeString(localeOf(lang), { hour: '2-digit', minute: '2-digit' }) : '';
-  const text: Record<typeof stage, string> = {
-    notOpen: t('queueNotOpen', { time: opens, left: until(queue.doc.sales_start_at) }),
-    preOpen: t('queuePreOpen', { left: until(queue.doc.sales_start_at) }),
-    inPre: t('queueInPre', { left: until(queue.doc.sales_start_at) }),
-    joinNow: t('queueJoinNow'),
-    drawing: t('queueDrawing'),
-    position: t('queuePosition', { number: queue.number ?? '', ahead }),
-    admitted: t('queueAdmitted', { left: until(queue.expiresAt) }),
-    passExpired: t('queuePassExpired'),
-    ended: t('queueEnded'),
-  };
-  const detail = queue.error ?? (stage === 'position' ? t('queueWait', { minutes: Math.max(1, Math.ceil(ahead / (queue.doc.admission_per_minute ?? 1))) }) : queue.joining && queue.doc.challenge === 'proof_of_work' ? t('queueSolving') : null);
   // Screen readers hear a new stage once, not every tick of its countdown.
   const [said, setSaid] = useState<string | null>(null);
   useEffect(() => setSaid(stage), [stage]);
@@ -123,10 +94,10 @@ function QueuePanel({ queue, controller, t, lang }: { queue: QueueView; controll
     <section class={`queue ${stage}`} aria-label={t('queueTitle')} data-queue={stage}>
       <h3>{t('queueTitle')}</h3>
       <p class="queue-status" aria-live={said === stage ? 'off' : 'polite'} data-queue-status="">
-        {text[stage]}
+        {text}
       </p>
       {detail ? <p class="sub">{detail}</p> : null}
-      {stage === 'preOpen' || stage === 'joinNow' ? (
+      {canJoin ? (
         <button type="button" class="primary" data-queue-join="" disabled={queue.joining} onClick={() => void controller.joinQueue()}>
           {t('queueJoin')}
         </button>
