@@ -11,18 +11,6 @@ const store = globalThis as { [KEY]?: Set<ManualClock> };
 export const openClocks = (store[KEY] ??= new Set<ManualClock>());
 
 /**
- * Files whose tests carry the clock from one to the next (each test goes on from where the one
- * before left the clock, the app's kept views and the offers' lifetimes): their clock is not put
- * back until they are written as tests that each stand alone.
- */
-const CLOCK_CARRIED_OVER = [
-  'test/orders/best-available.kept-view.test.ts',
-  'test/waitinglist/waiting-list.test.ts',
-  'test/waitinglist/waiting-list-zone.test.ts',
-  'test/waitinglist/waiting-list-parallel.test.ts',
-];
-
-/**
  * Registered at the top of every test file (test/setup-each-file.ts): each clock open when a test
  * starts (after the beforeAll hooks, before the beforeEach ones) is set back to that time once the
  * test and its afterEach hooks are done, whether it passed, failed or was interrupted. A test moves
@@ -31,9 +19,8 @@ const CLOCK_CARRIED_OVER = [
  */
 export function restoreClocksAfterEachTest(): void {
   const atStart = new Map<ManualClock, number>();
-  beforeEach(({ task }) => {
+  beforeEach(() => {
     atStart.clear();
-    if (CLOCK_CARRIED_OVER.some((file) => task.file.filepath.endsWith(file))) return;
     for (const clock of openClocks) atStart.set(clock, clock.now().getTime());
   });
   afterEach(() => {

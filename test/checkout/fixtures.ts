@@ -34,6 +34,8 @@ export interface PendingOrderOptions {
   lang?: string;
   /** Which demo session, by start time (default 0). */
   sessionIndex?: number;
+  /** A session by its id, instead of sessionIndex. */
+  sessionId?: number;
   /** 'pending' (default), 'cancelled' or an empty cart ('empty'). */
   state?: 'pending' | 'cancelled' | 'empty';
 }
@@ -50,7 +52,7 @@ export async function createPendingOrder(ctx: AppContext, opts: PendingOrderOpti
       tx,
       sql`SELECT id, event_id FROM sessions ORDER BY start_datetime, id`,
     );
-    const session = sessions[opts.sessionIndex ?? 0]!;
+    const session = opts.sessionId === undefined ? sessions[opts.sessionIndex ?? 0]! : sessions.find((s) => s.id === opts.sessionId)!;
     const count = opts.state === 'empty' ? 0 : (opts.seats ?? 1);
     const seats = await queryRows<{ id: number; sector_id: number }>(
       tx,

@@ -2,6 +2,9 @@ import type { OrderView } from '../../src/modules/orders/orders.view.js';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { queryRows } from '../../src/db/client.js';
+import { createEventAs, createFeeAs, createRateAs, createSessionAs, getSessionFor } from '../../src/modules/catalogue/catalogue-admin.service.js';
+import { linkChannelEvents } from '../../src/modules/channels/channels.repo.js';
+import { CLI_ACTOR } from '../../src/platform/actor.js';
 import type { TestApp } from '../helpers.js';
 import { bearer } from '../helpers.js';
 
@@ -21,7 +24,35 @@ export interface DemoSession {
 /** The demo catalogue's sessions, in id order (0, 1: the concert; 2: the play). */
 export async function demoSession(t: TestApp, index: number): Promise<DemoSession> {
   const sessions = await queryRows<{ id: number; event_id: number }>(t.ctx.db, sql`SELECT id, event_id FROM sessions ORDER BY id`);
-  const s = sessions[index]!;
+  return sessionOf(t, sessions[index]!);
+}
+
+/**
+ * A session of its own for one test: a new published event of the demo organiser at Teatro Demo,
+ * sold by the four demo channels, with the concert's fee and one on-sale session (after every
+ * other, so the demo sessions keep their places by start time) with the demo's two rates. What a
+ * test does to it (sells it out, fills its waiting list, keeps a view of it) and the event's figures
+ * are its own, whatever the file's other tests did to theirs.
+ */
+export async function newDemoSession(t: TestApp): Promise<DemoSession> {
+  const [concert] = await queryRows<{ id: number; venue_id: number; organiser_id: number; start: Date }>(
+    t.ctx.db,
+    sql`SELECT s.id, s.venue_id, e.organiser_id, (SELECT max(start_datetime) FROM sessions) AS start
+        FROM sessions s JOIN events e ON e.id = s.event_id ORDER BY s.id LIMIT 1`,
+  );
+  const template = await getSessionFor(t.ctx, CLI_ACTOR, concert!.id);
+  const event = await createEventAs(t.ctx, CLI_ACTOR, { organiser_id: concert!.organiser_id, venue_id: concert!.venue_id, names: { es: 'Sesión de una prueba', en: 'One test’s session' }, status: 'published' });
+  for (const channel of await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug LIKE 'demo-_'`)) {
+    await linkChannelEvents(t.ctx.db, channel.id, [event.id]);
+  }
+  for (const fee of template.fees.filter((f) => f.event_id !== null)) await createFeeAs(t.ctx, CLI_ACTOR, { eventId: event.id }, { name: fee.name, kind: fee.kind, amount: fee.amount });
+  const start = new Date(new Date(concert!.start).getTime() + 24 * 3600_000);
+  const session = await createSessionAs(t.ctx, CLI_ACTOR, event.id, { start_datetime: start.toISOString(), status: 'on_sale' });
+  for (const rate of template.rates) await createRateAs(t.ctx, CLI_ACTOR, session.id, { name: rate.name, names: rate.names, price: rate.price, meta: rate.meta });
+  return sessionOf(t, { id: session.id, event_id: event.id });
+}
+
+async function sessionOf(t: TestApp, s: { id: number; event_id: number }): Promise<DemoSession> {
   const seats = await queryRows<{ id: number; name: string; row: string; number: string }>(
     t.ctx.db,
     sql`SELECT ss.id, sec.name, st.row, st.number FROM session_seats ss JOIN seats st ON st.id = ss.seat_id

@@ -16,14 +16,27 @@ export interface SoldOut {
   orders: PendingOrder[];
 }
 
-export async function sellOut(ctx: AppContext, opts: { channel: string; sessionIndex: number; carts: number; seatsPerCart?: number; ttlMs?: number | ((cart: number) => number) }): Promise<SoldOut> {
+export async function sellOut(
+  ctx: AppContext,
+  opts: { channel: string; sessionIndex?: number; sessionId?: number; carts: number; seatsPerCart?: number; ttlMs?: number | ((cart: number) => number) },
+): Promise<SoldOut> {
   const orders: PendingOrder[] = [];
   for (let i = 0; i < opts.carts; i++) {
-    orders.push(await createPendingOrder(ctx, { channel: opts.channel, sessionIndex: opts.sessionIndex, seats: opts.seatsPerCart ?? 1, ttlMs: typeof opts.ttlMs === 'function' ? opts.ttlMs(i) : opts.ttlMs }));
+    const ttlMs = typeof opts.ttlMs === 'function' ? opts.ttlMs(i) : opts.ttlMs;
+    orders.push(await createPendingOrder(ctx, { channel: opts.channel, sessionIndex: opts.sessionIndex, sessionId: opts.sessionId, seats: opts.seatsPerCart ?? 1, ttlMs }));
   }
   const sessionId = orders[0]!.sessionId;
   await ctx.db.execute(sql`UPDATE session_seats SET status = 'blocked' WHERE session_id = ${sessionId} AND seat_id IS NOT NULL AND status = 'available'`);
   return { sessionId, orders };
+}
+
+/**
+ * Takes a test's waiting list out of the waiting-list job once the test is done: its entries still
+ * waiting or offered are marked as left. The job serves every session with such entries, so a later
+ * test's pass (and its count of offers made) would otherwise serve this test's list too.
+ */
+export async function retireList(ctx: AppContext, sessionId: number): Promise<void> {
+  await ctx.db.execute(sql`UPDATE waiting_list_entries SET status = 'left' WHERE session_id = ${sessionId} AND status IN ('waiting', 'offered')`);
 }
 
 /** The seats held now (D15: unexpired) by each live order of the session, by order id. */

@@ -1,46 +1,55 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as base } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.service.js';
 import { queueWaitingListOfferEmail } from '../../src/modules/tickets/waiting-list.email.js';
 import { joinWaitingList } from '../../src/modules/waitinglist/waitinglist.service.js';
 import { bearer, DEMO, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
-import { listEntries, liveHolds, sellOut, twoInstances, type SoldOut, type TwoInstances } from './fixtures.js';
+import { newDemoSession } from '../orders/cart-helpers.js';
+import { listEntries, liveHolds, retireList, sellOut, twoInstances, type SoldOut, type TwoInstances } from './fixtures.js';
 
 // D69 once-only: 50 entries, 20 seats freed side by side by expiry and cancellation while two
 // instances (two apps on one PostgreSQL database) run the waiting-list job in parallel. Each seat
 // goes to exactly one offer, in list order, with one e-mail each; offers that run out pass on
-// (manual clock); nothing is ever held twice.
+// (manual clock); nothing is ever held twice. Each test has a sold-out session of its own and plays
+// the rounds before the one it checks itself, from the clock's time when it starts.
 
 const MINUTE = 60_000;
 
 describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D69)', () => {
   let instances: TwoInstances;
   let t: TestApp;
-  let soldOut: SoldOut;
   let server: string;
 
   beforeAll(async () => {
     ({ t } = instances = await twoInstances());
     server = await serverTokenFor(t.app, DEMO.c.slug);
-    // 20 one-seat carts of demo-c: the first 10 run out in 5 minutes, the other 10 are cancelled.
-    soldOut = await sellOut(t.ctx, { channel: DEMO.c.slug, sessionIndex: 0, carts: 20, ttlMs: (i) => (i < 10 ? 5 : 60) * MINUTE });
-    const channel = (await findChannelBySlug(t.ctx, DEMO.c.slug))!;
-    for (let i = 0; i < 50; i++) {
-      await joinWaitingList(t.ctx, channel, 'es', soldOut.sessionId, { email: `w${String(i).padStart(2, '0')}@example.com`, quantity: 1 });
-    }
   }, 300_000);
   afterAll(() => instances?.close());
 
   const passes = (n: number) => instances.passes(n);
-  const entries = () => listEntries(t.ctx, soldOut.sessionId);
 
-  /** Every live offer holds one seat of its own; every seat is held by at most one order. */
-  async function expectNoSeatTwice(offers: number) {
+  /** A session of the test's own: 20 one-seat carts of demo-c (the first 10 run out in 5 minutes, the other 10 are cancelled), and 50 entries of one seat. */
+  const it = base.extend<{ soldOut: SoldOut }>({
+    // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its first parameter's pattern
+    soldOut: async ({}, use) => {
+      const { sessionId } = await newDemoSession(t);
+      const soldOut = await sellOut(t.ctx, { channel: DEMO.c.slug, sessionId, carts: 20, ttlMs: (i) => (i < 10 ? 5 : 60) * MINUTE });
+      const channel = (await findChannelBySlug(t.ctx, DEMO.c.slug))!;
+      for (let i = 0; i < 50; i++) {
+        await joinWaitingList(t.ctx, channel, 'es', sessionId, { email: `w${String(i).padStart(2, '0')}@example.com`, quantity: 1 });
+      }
+      await use(soldOut);
+      await retireList(t.ctx, sessionId);
+    },
+  });
+
+  /** Every live offer of the session holds one seat of its own; every seat is held by at most one order. */
+  async function expectNoSeatTwice(soldOut: SoldOut, offers: number) {
     const items = await queryRows<{ order_id: string; session_seat_id: number }>(
       t.ctx.db,
       sql`SELECT i.order_id, i.session_seat_id FROM order_items i
-          JOIN waiting_list_entries e ON e.offer_order_id = i.order_id WHERE e.status = 'offered'`,
+          JOIN waiting_list_entries e ON e.offer_order_id = i.order_id WHERE e.status = 'offered' AND e.session_id = ${soldOut.sessionId}`,
     );
     expect(items).toHaveLength(offers);
     expect(new Set(items.map((i) => i.session_seat_id)).size).toBe(offers);
@@ -49,45 +58,62 @@ describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D6
     for (const item of items) expect(holds).toContainEqual({ seat: item.session_seat_id, order: Number(item.order_id) });
   }
 
-  const emailRows = async () =>
-    queryRows<{ order_id: string; recipient: string }>(t.ctx.db, sql`SELECT order_id, recipient FROM email_outbox WHERE kind = 'waitinglist_offer' ORDER BY id`);
+  /** The offer e-mails of the session's list in the outbox. */
+  const emailRows = async (soldOut: SoldOut) =>
+    queryRows<{ order_id: string; recipient: string }>(
+      t.ctx.db,
+      sql`SELECT m.order_id, m.recipient FROM email_outbox m JOIN waiting_list_entries e ON e.offer_order_id = m.order_id
+          WHERE m.kind = 'waitinglist_offer' AND e.session_id = ${soldOut.sessionId} ORDER BY m.id`,
+    );
 
-  it('20 seats freed in parallel by expiry and cancellation go to the first 20 entries, one offer and one e-mail each', async () => {
-    t.clock.advance(6 * MINUTE); // the first 10 carts have run out (D15)
+  /** Round 1: the first 10 carts have run out (D15) and the other 10 are cancelled while 8 parallel passes run; then 4 passes more. */
+  async function seatsFreedDuringPasses(soldOut: SoldOut) {
+    t.clock.advance(6 * MINUTE);
     const cancels = soldOut.orders.slice(10).map((o) =>
       t.app.inject({ method: 'DELETE', url: `/api/sales-channel/v1/${DEMO.c.slug}/es/orders/${o.token}`, headers: bearer(server) }),
     );
     const [cancelled] = await Promise.all([Promise.all(cancels), passes(8)]);
     expect(cancelled.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
     await passes(4);
-    const rows = await entries();
+  }
+
+  /** Round 2 after round 1: nobody takes the offers; 31 minutes on, 8 parallel passes. */
+  async function offersLapsed(soldOut: SoldOut) {
+    await seatsFreedDuringPasses(soldOut);
+    t.clock.advance(31 * MINUTE);
+    await passes(8);
+  }
+
+  it('20 seats freed in parallel by expiry and cancellation go to the first 20 entries, one offer and one e-mail each', async ({ soldOut }) => {
+    await seatsFreedDuringPasses(soldOut);
+    const rows = await listEntries(t.ctx, soldOut.sessionId);
     expect(rows.slice(0, 20).every((r) => r.status === 'offered')).toBe(true);
     expect(rows.slice(20).every((r) => r.status === 'waiting')).toBe(true);
     expect(new Set(rows.slice(0, 20).map((r) => r.offer_order_id)).size).toBe(20);
-    await expectNoSeatTwice(20);
-    const mails = await emailRows();
+    await expectNoSeatTwice(soldOut, 20);
+    const mails = await emailRows(soldOut);
     expect(mails).toHaveLength(20);
     expect(mails.map((m) => m.recipient).sort()).toEqual(rows.slice(0, 20).map((r) => r.email));
   });
 
-  it('offers not taken run out and pass to the next 20 in order, under parallel passes again', async () => {
-    t.clock.advance(31 * MINUTE);
-    await passes(8);
-    const rows = await entries();
+  it('offers not taken run out and pass to the next 20 in order, under parallel passes again', async ({ soldOut }) => {
+    await offersLapsed(soldOut);
+    const rows = await listEntries(t.ctx, soldOut.sessionId);
     expect(rows.slice(0, 20).map((r) => r.status)).toEqual(Array(20).fill('lapsed'));
     expect(rows.slice(20, 40).map((r) => r.status)).toEqual(Array(20).fill('offered'));
     expect(rows.slice(40).map((r) => r.status)).toEqual(Array(10).fill('waiting'));
-    await expectNoSeatTwice(20);
-    expect(await emailRows()).toHaveLength(40);
+    await expectNoSeatTwice(soldOut, 20);
+    expect(await emailRows(soldOut)).toHaveLength(40);
   });
 
-  it('the last 10 get 10 of the 20 seats; the other 10 stay free (nothing oversold)', async () => {
+  it('the last 10 get 10 of the 20 seats; the other 10 stay free (nothing oversold)', async ({ soldOut }) => {
+    await offersLapsed(soldOut);
     t.clock.advance(31 * MINUTE);
     await passes(6);
-    const rows = await entries();
+    const rows = await listEntries(t.ctx, soldOut.sessionId);
     expect(rows.slice(40).map((r) => r.status)).toEqual(Array(10).fill('offered'));
-    await expectNoSeatTwice(10);
-    expect(await emailRows()).toHaveLength(50);
+    await expectNoSeatTwice(soldOut, 10);
+    expect(await emailRows(soldOut)).toHaveLength(50);
     const [free] = await queryRows<{ n: string }>(
       t.ctx.db,
       sql`SELECT count(*) AS n FROM session_seats WHERE session_id = ${soldOut.sessionId} AND seat_id IS NOT NULL AND seat_is_free(status, hold_expires_at, ${t.clock.now()}::timestamptz)`,
@@ -95,14 +121,15 @@ describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D6
     expect(Number(free!.n)).toBe(10);
   });
 
-  it('the database keeps the offer e-mail once per offer order, even when queued twice side by side', async () => {
+  it('the database keeps the offer e-mail once per offer order, even when queued twice side by side', async ({ soldOut }) => {
+    await seatsFreedDuringPasses(soldOut);
     const [row] = await queryRows<{ offer_order_id: string; email: string; channel_id: number }>(
       t.ctx.db,
-      sql`SELECT offer_order_id, email, channel_id FROM waiting_list_entries WHERE status = 'offered' ORDER BY id LIMIT 1`,
+      sql`SELECT offer_order_id, email, channel_id FROM waiting_list_entries WHERE session_id = ${soldOut.sessionId} AND status = 'offered' ORDER BY id LIMIT 1`,
     );
     const offer = { orderId: Number(row!.offer_order_id), recipient: row!.email, channelId: row!.channel_id, lang: 'es', at: t.clock.now() };
     await Promise.all([t.ctx.db, instances.second.database.db].map((db) => queueWaitingListOfferEmail(db, offer)));
-    const mails = (await emailRows()).filter((m) => Number(m.order_id) === offer.orderId);
+    const mails = (await emailRows(soldOut)).filter((m) => Number(m.order_id) === offer.orderId);
     expect(mails).toHaveLength(1);
   });
 });
