@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { TObject } from 'typebox';
 import type { Actor } from '../platform/actor.js';
@@ -17,8 +17,6 @@ declare module 'fastify' {
   }
 }
 
-export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-export const Timestamp = Text(40, { format: 'date-time' });
 export const Lang = Text(2, { pattern: '^[a-z]{2}$' });
 
 export const adminErrors = {

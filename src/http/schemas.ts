@@ -38,6 +38,12 @@ export const EmailAddress = (description = 'e-mail address') =>
 /** A string of at most `maxLength` characters. */
 export const Text = (maxLength: number, opts: TStringOptions = {}) => Type.String({ maxLength, ...opts });
 
+/** A value or `null` (a field the row may not have). */
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** A moment, ISO 8601 with an offset. */
+export const Timestamp = Text(40, { format: 'date-time' });
+
 /** A sales channel's slug, the name in its API paths (the database CHECK of sales_channels, 0340_baseline.sql, says the same). */
 const CHANNEL_SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
 export const ChannelSlug = Text(63, { pattern: CHANNEL_SLUG_PATTERN });

@@ -1,6 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Envelope, IdParam, Int32, EmailAddress } from '../../http/schemas.js';
-import { adminErrors, Nullable, Params, Timestamp } from '../../http/admin-api.js';
+import { EmailAddress, Envelope, IdParam, Int32, Nullable, Timestamp } from '../../http/schemas.js';
+import { adminErrors, Params } from '../../http/admin-api.js';
 
 // TypeBox schemas of the admin shell's own part of the admin API (/api/admin/v1): accounts,
 // organisers and the audit log. Each module's part has its own (<module>.admin.schemas.ts);

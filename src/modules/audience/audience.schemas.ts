@@ -1,8 +1,8 @@
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { EmailAddress, IdParam, Int32, Text } from '../../http/schemas.js';
+import { Type } from '@fastify/type-provider-typebox';
+import { EmailAddress, IdParam, Int32, Nullable, Text } from '../../http/schemas.js';
 import { OverviewWaitingList } from '../waitinglist/waitinglist.schemas.js';
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+// Answers only, documented without the shared Timestamp's length bound (http/schemas.ts).
 const Timestamp = Type.String({ format: 'date-time' });
 
 export const SessionParams = Type.Object({ sessionId: IdParam });

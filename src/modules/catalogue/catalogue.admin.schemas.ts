@@ -1,6 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Lang, Nullable, Timestamp } from '../../http/admin-api.js';
-import { Amount as AmountOf, IdParam, Int32 } from '../../http/schemas.js';
+import { Lang } from '../../http/admin-api.js';
+import { Amount as AmountOf, IdParam, Int32, Nullable, Timestamp } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 import { QueueSettingsInput, QueueSettingsView } from '../queue/queue.schemas.js';

@@ -1,5 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { ChannelLangParams, Envelope, IdParam, LangParam, SlugParam } from '../../http/schemas.js';
+import { ChannelLangParams, Envelope, IdParam, LangParam, Nullable, SlugParam } from '../../http/schemas.js';
 
 // Response schemas double as the serialiser: a key not listed here never leaves (SPEC Catalogue
 // rules 1-2 are enforced by omission as well as by the services).
@@ -8,7 +8,6 @@ export { ChannelLangParams };
 export const EventParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, eventId: IdParam });
 export const SessionParams = Type.Object({ salesChannelSlug: SlugParam, lang: LangParam, eventId: IdParam, sessionId: IdParam });
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 with UTC offset' });
 
 const Venue = Type.Object({ id: Type.Integer(), name: Type.String(), city: Nullable(Type.String()) });

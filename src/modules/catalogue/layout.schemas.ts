@@ -1,5 +1,5 @@
 import { Type, type Static, type TProperties, type TSchema } from '@fastify/type-provider-typebox';
-import { IdParam } from '../../http/schemas.js';
+import { IdParam, Nullable } from '../../http/schemas.js';
 
 // The two layout formats of D64 (docs/venues.md): Taquilla's own layout document, and pretix's
 // published seating-plan format (src/pretix/static/seating/seating-plan.schema.json in the pretix
@@ -214,7 +214,6 @@ export const LayoutCreate = Type.Object(
 );
 export type LayoutCreate = Static<typeof LayoutCreate>;
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 export const VenueView = Type.Object({
   id: Type.Integer(),

@@ -1,6 +1,6 @@
 import { Type, type TString } from '@fastify/type-provider-typebox';
-import { Lang, Nullable, Timestamp } from '../../http/admin-api.js';
-import { ChannelSlug, IdParam as Id, Int32, Text } from '../../http/schemas.js';
+import { Lang } from '../../http/admin-api.js';
+import { ChannelSlug, IdParam as Id, Int32, Nullable, Text, Timestamp } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
 
 // TypeBox schemas of the channels part of the admin API (/api/admin/v1/channels): channels, widget

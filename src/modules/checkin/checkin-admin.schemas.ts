@@ -1,9 +1,8 @@
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { IdParam, Int32, Text } from '../../http/schemas.js';
+import { Type } from '@fastify/type-provider-typebox';
+import { IdParam, Int32, Nullable, Text } from '../../http/schemas.js';
 
 // TypeBox schemas of the admin API's check-in routes (/api/admin/v1/checkin/...).
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Ids = Type.Array(IdParam, { maxItems: 200 });
 
 export const ListParams = Type.Object({ listId: IdParam });

@@ -1,11 +1,8 @@
-import { Type, type Static, type TSchema } from '@fastify/type-provider-typebox';
-import { IdParam, Int32, Text } from '../../http/schemas.js';
+import { Type, type Static } from '@fastify/type-provider-typebox';
+import { IdParam, Int32, Nullable, Text, Timestamp } from '../../http/schemas.js';
 
 // TypeBox schemas of the scan API /api/checkin/v1 (D54, docs/checkin.md). As the check-in contract
 // fixes them, answers are plain JSON objects (no success envelope); errors use the D4 envelope.
-
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const Timestamp = Text(40, { format: 'date-time' });
 
 const SCAN_RESULTS = ['valid', 'already_used', 'invalid', 'wrong_list', 'refunded', 'not_yet_valid', 'exited'] as const;
 const ScanResultSchema = Type.Union(SCAN_RESULTS.map((r) => Type.Literal(r)));

@@ -1,6 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Lang, Nullable } from '../../http/admin-api.js';
-import { EmailAddress, IdParam as Id } from '../../http/schemas.js';
+import { Lang } from '../../http/admin-api.js';
+import { EmailAddress, IdParam as Id, Nullable } from '../../http/schemas.js';
 
 // TypeBox schemas of the admin API's order actions (/api/admin/v1): refunds, reservations and the
 // ticket e-mail sent again.

@@ -1,6 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Nullable, Timestamp } from '../../http/admin-api.js';
-import { IdParam as Id, Int32, Text } from '../../http/schemas.js';
+import { IdParam as Id, Int32, Nullable, Text, Timestamp } from '../../http/schemas.js';
 
 // TypeBox schemas of the orders part of the admin API (/api/admin/v1): the order lists and one order.
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { Envelope, IdParam, Int32, LangParam, SlugParam, Text } from '../../http/schemas.js';
+import { Envelope, IdParam, Int32, LangParam, Nullable, SlugParam, Text } from '../../http/schemas.js';
 
 // Request bodies of DECISIONS D36 and the order view of D35. Arrays have a maxItems so that a
 // request cannot ask for unbounded work; the per-order item limit is checked by the service.
@@ -56,7 +56,6 @@ export const ChangeRateBody = Type.Object({
   rate_id: IdParam,
 });
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const OrderItemSchema = Type.Object({
   id: Type.Integer(),

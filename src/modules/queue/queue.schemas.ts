@@ -1,5 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Envelope, IdParam, Text } from '../../http/schemas.js';
+import { Envelope, IdParam, Nullable, Text } from '../../http/schemas.js';
 import { QUEUE_LIMITS } from './queue.service.js';
 
 /** A session's waiting-room settings in the admin API (D60): any subset on update, merged over the current ones. */
@@ -28,7 +28,6 @@ export const QueueSettingsView = Type.Object({
 
 export const QueueParams = Type.Object({ sessionId: IdParam });
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const State = Type.Union(['closed', 'pre_queue', 'drawing', 'admitting', 'ended'].map((s) => Type.Literal(s)));
 
 export const QueueStatusQuery = Type.Object({

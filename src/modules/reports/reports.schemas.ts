@@ -1,5 +1,5 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { Envelope, IdParam, Text } from '../../http/schemas.js';
+import { Envelope, IdParam, Nullable, Text } from '../../http/schemas.js';
 
 /** Most event ids one report call may name (event_id, event_ids[] and event_ids together). */
 const MAX_EVENT_IDS = 100;
@@ -23,7 +23,6 @@ export const ReportQuery = Type.Object({
 });
 export type ReportQuery = Static<typeof ReportQuery>;
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** SPEC "Sales report row". */
 export const ReportRow = Type.Object({

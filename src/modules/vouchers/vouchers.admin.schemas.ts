@@ -1,6 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Nullable, Timestamp } from '../../http/admin-api.js';
-import { Amount as AmountOf, IdParam as Id, Int32, Text } from '../../http/schemas.js';
+import { Amount as AmountOf, IdParam as Id, Int32, Nullable, Text, Timestamp } from '../../http/schemas.js';
 
 // TypeBox schemas of the vouchers part of the admin API (/api/admin/v1/vouchers).
 

@@ -1,10 +1,8 @@
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { ChannelLangParams, EmailAddress, Envelope, IdParam, Int32, LangParam, SlugParam, Text } from '../../http/schemas.js';
+import { Type } from '@fastify/type-provider-typebox';
+import { ChannelLangParams, EmailAddress, Envelope, IdParam, Int32, LangParam, Nullable, SlugParam, Text, Timestamp } from '../../http/schemas.js';
 
 // TypeBox schemas of the waiting list (D69, docs/waiting-list.md).
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const Timestamp = Text(40, { format: 'date-time' });
 
 const EntryToken = Text(64, { pattern: '^wl_[A-Za-z0-9]{32}$', description: 'the entry token of the join answer (wl_...)' });
 

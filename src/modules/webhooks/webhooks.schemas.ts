@@ -1,12 +1,10 @@
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { IdParam, Int32, Text } from '../../http/schemas.js';
+import { Type } from '@fastify/type-provider-typebox';
+import { IdParam, Int32, Nullable, Text, Timestamp } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
 import { WEBHOOK_EVENT_TYPES } from './webhooks.outbox.js';
 
 // TypeBox schemas of the webhook endpoints in the admin API (D51, docs/webhooks.md).
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const Timestamp = Text(40, { format: 'date-time' });
 const [T1, T2, T3, T4, T5, T6, T7, T8] = WEBHOOK_EVENT_TYPES;
 const EventType = Type.Union([
   Type.Literal(T1),
