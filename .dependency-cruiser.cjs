@@ -23,7 +23,7 @@ module.exports = {
         '(that would bypass the rules and transactions the owning service keeps) nor its routes.'),
     forbid('no-other-module-back-office', { path: '^src/modules/([^/]+)/' }, { path: '^src/modules/([^/]+)/.*[.](admin[.](routes|schemas)|dashboard)[.]tsx?$', pathNot: '^src/modules/$1/' },
       "Each module owns its back office (issue 26): its admin API routes and schemas " +
-        '(<module>.admin.routes.ts, <module>.admin.schemas.ts) and its dashboard pages (<module>.dashboard.ts), ' +
+        '(<module>.admin.routes.ts, <module>.admin.schemas.ts) and its dashboard pages (<module>.dashboard.tsx), ' +
         'mounted by the admin shell from src/app.ts. Another module never imports them: it uses the ' +
         "module's service, and the shared admin API pieces of src/http/admin-api.ts."),
     forbid('modules-use-only-the-dashboard-kit-of-admin', { path: '^src/modules/', pathNot: '^src/modules/admin/' }, { path: '^src/modules/admin/', pathNot: '^src/modules/admin/dashboard/kit/' },

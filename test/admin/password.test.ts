@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../src/modules/admin/accounts.password.js';
-import { escapeHtml, html } from '../../src/modules/admin/dashboard/kit/dashboard.html.js';
+import { h } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import { Field, Select } from '../../src/modules/admin/dashboard/kit/dashboard.controls.js';
 
 describe('password hashing (scrypt, per-user salt)', () => {
   it('verifies the right password only, and salts every hash', async () => {
@@ -15,11 +17,15 @@ describe('password hashing (scrypt, per-user salt)', () => {
 });
 
 describe('html escaping', () => {
-  it('escapes interpolated values but not nested templates', () => {
+  it("the dashboard kit's controls escape every text and attribute they are given", () => {
     const name = `<img src=x onerror="alert('1')">&`;
-    expect(escapeHtml(name)).toBe('&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;&amp;');
-    expect(html`<p title="${name}">${[html`<b>${name}</b>`, null, false]}</p>`.value).toBe(
-      `<p title="${escapeHtml(name)}"><b>${escapeHtml(name)}</b></p>`,
-    );
+    const escaped = `&lt;img src=x onerror=&quot;alert('1')&quot;>&amp;`;
+    const field = renderToString(h(Field, { name: 'n', label: name, value: name, hint: name, errors: [name] }));
+    expect(field).not.toContain('<img');
+    // the value attribute, the label, the hint and the error message
+    expect(field).toContain(`value="${escaped}"`);
+    expect(field.split(escaped)).toHaveLength(5);
+    const select = renderToString(h(Select, { name: 's', label: 'S', options: [[name, name]], selected: name }));
+    expect(select).toContain(`<option value="${escaped}" selected>${escaped}</option>`);
   });
 });

@@ -4,8 +4,8 @@ import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { refundOrderAs, resendTicketsAs } from './order-actions.service.js';
 
 // The order actions of the dashboard: a refund (after the confirmation page of
-// orders/orders.dashboard.ts) and the ticket e-mail sent again, both from an order's page. The
-// dashboard shell (modules/admin/dashboard/dashboard.routes.ts) mounts them behind its sign-in and
+// orders/orders.dashboard.tsx) and the ticket e-mail sent again, both from an order's page. The
+// dashboard shell (modules/admin/dashboard/dashboard.routes.tsx) mounts them behind its sign-in and
 // CSRF hooks; src/app.ts hands them in.
 
 const orderHref = (reference: string) => `/admin/orders/${encodeURIComponent(reference)}`;

@@ -3,12 +3,12 @@ import { AppError } from '../../../../http/errors.js';
 import type { AppContext } from '../../../../app-context.js';
 import { organiserScope, type Actor } from '../../../../platform/actor.js';
 import { listOrganisers } from '../../../../platform/organisers.repo.js';
+import type { VNode } from 'preact';
 import * as F from './dashboard.form.js';
-import type { SafeHtml } from './dashboard.html.js';
-import type { PageContext } from './dashboard.layout.js';
+import { renderDocument, type PageContext } from './dashboard.page.js';
 
 // Request helpers shared by the dashboard's route files: the shell's (modules/admin/dashboard) and
-// each module's own pages (<module>.dashboard.ts), which import this kit and nothing else of admin.
+// each module's own pages (<module>.dashboard.tsx), which import this kit and nothing else of admin.
 
 /** The dashboard session cookie (Path=/admin, HttpOnly, SameSite=Lax; docs/admin.md). */
 export const SESSION_COOKIE = 'taquilla_admin';
@@ -56,7 +56,8 @@ export function pageContext(request: FastifyRequest, section: PageContext['secti
   return { actor: s.actor, csrfToken: s.csrfToken, section, notice: notice ? (NOTICES[notice] ?? null) : null, timeZone: request.server.ctx.config.timezone };
 }
 
-export const sendPage = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.status(status).type('text/html; charset=utf-8').send(body.value);
+/** A whole page (<Page>, <PublicPage>...) as the reply. */
+export const sendPage = (reply: FastifyReply, page: VNode, status = 200) => reply.status(status).type('text/html; charset=utf-8').send(renderDocument(page));
 export const redirect = (reply: FastifyReply, to: string) => reply.redirect(to, 303);
 export const formOf = (request: FastifyRequest) => (request.body ?? {}) as F.Form;
 export const idParam = (request: FastifyRequest, name: string): number => {

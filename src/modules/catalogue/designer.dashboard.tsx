@@ -9,8 +9,7 @@ import { PROJECT_ROOT } from '../../lib/project-root.js';
 import type { Layout } from './layout.schemas.js';
 import { createLayoutAs, getLayoutFor, getVenueFor } from './layouts.service.js';
 import { idParam, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
-import { html } from '../admin/dashboard/kit/dashboard.html.js';
-import { page } from '../admin/dashboard/kit/dashboard.layout.js';
+import { Page } from '../admin/dashboard/kit/dashboard.page.js';
 
 // The seat-map designer (D65, docs/venues.md) at /admin/venues/{id}/designer: a dashboard page that
 // loads the designer's bundle (designer/, built by `npm run build:designer`), which reads the venue's
@@ -88,17 +87,34 @@ export default async function designerDashboard(app: FastifyInstance): Promise<v
   app.get('/venues/:venueId/designer', async (request, reply) => {
     const pc = pageContext(request, 'venues');
     const venue = await getVenueFor(ctx, pc.actor, idParam(request, 'venueId'));
-    const body = assets
-      ? html`<p><a href="/admin/venues/${venue.id}">Back to the venue</a></p>
-<p class="hint">Draw the seat map of ${venue.name}${venue.city ? `, ${venue.city}` : ''}: saving makes its next layout version (${venue.layout_version ? `now version ${venue.layout_version}` : 'none yet'}); upcoming sessions move onto it.</p>
-<link rel="stylesheet" href="/admin/designer/designer.css?v=${assets.css.hash}">
-<div id="designer-root" data-venue-id="${venue.id}" data-venue-name="${venue.name}" data-plan-url="/admin/venues/${venue.id}/designer/plan" data-csrf="${pc.csrfToken}">
-<p>Loading the designer…</p>
-<noscript><p class="error">The designer needs JavaScript. Layouts can also be saved as JSON through the admin API (docs/venues.md).</p></noscript>
-</div>
-<script type="module" src="/admin/designer/designer.js?v=${assets.js.hash}"></script>`
-      : html`<p class="error" role="alert">The designer is not built on this server: run <code>npm run build:designer</code> (part of <code>npm run build</code>).</p>`;
-    return sendPage(reply, page(pc, `Seat map: ${venue.name}`, body));
+    return sendPage(
+      reply,
+      <Page pc={pc} title={`Seat map: ${venue.name}`}>
+        {assets ? (
+          <>
+            <p>
+              <a href={`/admin/venues/${venue.id}`}>Back to the venue</a>
+            </p>
+            <p class="hint">
+              Draw the seat map of {venue.name}
+              {venue.city ? `, ${venue.city}` : ''}: saving makes its next layout version ({venue.layout_version ? `now version ${venue.layout_version}` : 'none yet'}); upcoming sessions move onto it.
+            </p>
+            <link rel="stylesheet" href={`/admin/designer/designer.css?v=${assets.css.hash}`} />
+            <div id="designer-root" data-venue-id={venue.id} data-venue-name={venue.name} data-plan-url={`/admin/venues/${venue.id}/designer/plan`} data-csrf={pc.csrfToken}>
+              <p>Loading the designer…</p>
+              <noscript>
+                <p class="error">The designer needs JavaScript. Layouts can also be saved as JSON through the admin API (docs/venues.md).</p>
+              </noscript>
+            </div>
+            <script type="module" src={`/admin/designer/designer.js?v=${assets.js.hash}`} />
+          </>
+        ) : (
+          <p class="error" role="alert">
+            The designer is not built on this server: run <code>npm run build:designer</code> (part of <code>npm run build</code>).
+          </p>
+        )}
+      </Page>,
+    );
   });
 
   app.get('/venues/:venueId/designer/plan', { errorHandler: jsonError }, async (request) => {

@@ -6,8 +6,9 @@ import { SESSION_TTL_SECONDS } from '../accounts.service.js';
 import { acceptInvitation, INVITATION_MESSAGES, invitationState } from '../invitations.service.js';
 import { formOf, redirect, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
-import { html } from './kit/dashboard.html.js';
-import { field, publicPage, when } from './kit/dashboard.layout.js';
+import { Field } from './kit/dashboard.controls.js';
+import { PublicPage } from './kit/dashboard.page.js';
+import { when } from './kit/dashboard.time.js';
 
 // The page at an invitation link (D65): the invitee chooses a password, is signed in and lands on
 // the venues. An expired, used or replaced link says so (410); an unknown one is 404. The form's
@@ -15,6 +16,18 @@ import { field, publicPage, when } from './kit/dashboard.layout.js';
 
 const FORM_COOKIE = 'taquilla_admin_invite';
 const base = '/admin/invitations';
+
+/** An invitation link that no longer (or never did) work. */
+const LinkRefused = ({ message }: { message: string }) => (
+  <PublicPage title="Invitation">
+    <p class="error" role="alert">
+      {message}
+    </p>
+    <p>
+      <a href="/admin/login">Go to sign in</a>
+    </p>
+  </PublicPage>
+);
 
 export default async function invitationsDashboard(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
@@ -25,21 +38,30 @@ export default async function invitationsDashboard(app: FastifyInstance): Promis
   async function showForm(reply: FastifyReply, token: string, errors: Record<string, string[]> = {}, status = 200) {
     const state = await invitationState(ctx, token);
     if (state.state !== 'open') {
-      const body = html`<p class="error" role="alert">${INVITATION_MESSAGES[state.state]}</p><p><a href="/admin/login">Go to sign in</a></p>`;
-      return sendPage(reply, publicPage('Invitation', body), state.state === 'unknown' ? 404 : 410);
+      return sendPage(reply, <LinkRefused message={INVITATION_MESSAGES[state.state]} />, state.state === 'unknown' ? 404 : 410);
     }
     const formToken = crypto.randomBytes(32).toString('base64url');
     reply.setCookie(FORM_COOKIE, formToken, { path: base, httpOnly: true, sameSite: 'strict', secure, maxAge: 3600 });
-    const body = html`<p>Choose the password of <strong>${state.email}</strong> for the Taquilla dashboard. This link works once, until
-${when(state.expiresAt.toISOString(), ctx.config.timezone)}.</p>
-${errors.whole ? html`<p class="error" role="alert">${errors.whole.join(' ')}</p>` : ''}
-<form method="post" action="${base}/${token}">
-  <input type="hidden" name="_csrf" value="${formToken}">
-  ${field('password', 'New password', { type: 'password', required: true, hint: 'at least 12 characters', errors: errors.password, attrs: html` autocomplete="new-password" minlength="12"` })}
-  ${field('confirm', 'Repeat the password', { type: 'password', required: true, errors: errors.confirm, attrs: html` autocomplete="new-password"` })}
-  <button type="submit">Set password and sign in</button>
-</form>`;
-    return sendPage(reply, publicPage('Welcome to Taquilla', body), status);
+    return sendPage(
+      reply,
+      <PublicPage title="Welcome to Taquilla">
+        <p>
+          Choose the password of <strong>{state.email}</strong> for the Taquilla dashboard. This link works once, until {when(state.expiresAt.toISOString(), ctx.config.timezone)}.
+        </p>
+        {errors.whole ? (
+          <p class="error" role="alert">
+            {errors.whole.join(' ')}
+          </p>
+        ) : null}
+        <form method="post" action={`${base}/${token}`}>
+          <input type="hidden" name="_csrf" value={formToken} />
+          <Field name="password" label="New password" type="password" required hint="at least 12 characters" errors={errors.password} attrs={{ autocomplete: 'new-password', minlength: 12 }} />
+          <Field name="confirm" label="Repeat the password" type="password" required errors={errors.confirm} attrs={{ autocomplete: 'new-password' }} />
+          <button type="submit">Set password and sign in</button>
+        </form>
+      </PublicPage>,
+      status,
+    );
   }
 
   app.get('/invitations/:token', publicRoute, async (request, reply) => showForm(reply, tokenOf(request.params)));
@@ -57,8 +79,7 @@ ${errors.whole ? html`<p class="error" role="alert">${errors.whole.join(' ')}</p
     } catch (err) {
       if (err instanceof AppError && err.status === 422 && err.fields) return showForm(reply, token, err.fields, 422);
       if (err instanceof AppError && (err.status === 410 || err.status === 404)) {
-        const body = html`<p class="error" role="alert">${err.message}</p><p><a href="/admin/login">Go to sign in</a></p>`;
-        return sendPage(reply, publicPage('Invitation', body), err.status);
+        return sendPage(reply, <LinkRefused message={err.message} />, err.status);
       }
       throw err;
     }

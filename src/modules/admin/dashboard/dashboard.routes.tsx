@@ -13,8 +13,9 @@ import accountsDashboard from './dashboard-accounts.routes.js';
 import invitationsDashboard from './dashboard-invitations.routes.js';
 import { formOf, pageContext, redirect, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
-import { html } from './kit/dashboard.html.js';
-import { errorPage, loginPage, page, table, when } from './kit/dashboard.layout.js';
+import { Table } from './kit/dashboard.controls.js';
+import { ErrorPage, LoginPage, Page } from './kit/dashboard.page.js';
+import { when } from './kit/dashboard.time.js';
 
 // The back-office dashboard at /admin: server-rendered pages over the same services as the admin
 // API. Sessions live in an HTTP-only SameSite=Lax cookie (Secure on https) holding a random id
@@ -79,10 +80,10 @@ export default async function dashboardRoutes(app: FastifyInstance, opts: Dashbo
     const referer = request.headers.referer;
     const back = referer && referer.startsWith(ctx.config.publicBaseUrl) ? referer.slice(ctx.config.publicBaseUrl.length) : '/admin/channels';
     const pc = request.dashboard ? pageContext(request, 'channels') : null;
-    return sendPage(reply, errorPage(pc ? { ...pc, notice: null } : null, status, message, fields, back.startsWith('/admin') ? back : '/admin/channels'), status);
+    return sendPage(reply, <ErrorPage pc={pc ? { ...pc, notice: null } : null} status={status} message={message} fields={fields} back={back.startsWith('/admin') ? back : '/admin/channels'} />, status);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendPage(reply, errorPage(null, 404, `No page at ${request.url.split('?')[0]}`, undefined, '/admin/channels'), 404),
+    sendPage(reply, <ErrorPage pc={null} status={404} message={`No page at ${request.url.split('?')[0]}`} fields={undefined} back="/admin/channels" />, 404),
   );
 
   // ---- assets and sign-in
@@ -95,7 +96,7 @@ export default async function dashboardRoutes(app: FastifyInstance, opts: Dashbo
   const freshLoginForm = (reply: FastifyReply, error: string | null, email = '', status = 200) => {
     const token = crypto.randomBytes(32).toString('base64url');
     reply.setCookie(LOGIN_COOKIE, token, { path: '/admin/login', httpOnly: true, sameSite: 'strict', secure, maxAge: 3600 });
-    return sendPage(reply, loginPage(token, error, email), status);
+    return sendPage(reply, <LoginPage loginCsrf={token} error={error} email={email} />, status);
   };
 
   app.get('/login', assetConfig, async (request, reply) => {
@@ -140,19 +141,30 @@ export default async function dashboardRoutes(app: FastifyInstance, opts: Dashbo
 
   app.get('/', async (_request, reply) => redirect(reply, '/admin/channels'));
 
-  // ---- audit log (orders and the box office: orders/orders.dashboard.ts)
+  // ---- audit log (orders and the box office: orders/orders.dashboard.tsx)
   app.get('/audit', async (request, reply) => {
     const pc = pageContext(request, 'audit');
     const entries = await listAudit(ctx.db, { organiserId: pc.actor.role === 'admin' ? null : pc.actor.organiserId, limit: 100 });
-    const body = table(
-      ['When', 'Who', 'What', 'Target', 'Details'],
-      entries.map(
-        (e) => html`<tr><td>${when(e.created_at, pc.timeZone)}</td><td>${e.user_email}</td><td>${e.action}</td><td>${e.target_type} ${e.target_id}</td>
-          <td><code>${JSON.stringify(e.details)}</code></td></tr>`,
-      ),
-      'The last 100 entries, newest first',
+    return sendPage(
+      reply,
+      <Page pc={pc} title="Audit log">
+        <Table
+          head={['When', 'Who', 'What', 'Target', 'Details']}
+          rows={entries.map((e) => (
+            <tr>
+              <td>{when(e.created_at, pc.timeZone)}</td>
+              <td>{e.user_email}</td>
+              <td>{e.action}</td>
+              <td>{`${e.target_type} ${e.target_id}`}</td>
+              <td>
+                <code>{JSON.stringify(e.details)}</code>
+              </td>
+            </tr>
+          ))}
+          caption="The last 100 entries, newest first"
+        />
+      </Page>,
     );
-    return sendPage(reply, page(pc, 'Audit log', body));
   });
 
   await app.register(accountsDashboard);

@@ -1,5 +1,4 @@
 import { gridCol, gridRow, rowLines, sectorGrid, stageSide } from '../../lib/seat-layout.js';
-import { html, SafeHtml } from '../admin/dashboard/kit/dashboard.html.js';
 import type { PlaceStatus, SeatMap, SeatMapSector } from './overview.repo.js';
 
 // The sales overview's charts (D66), drawn on the server: no script, no outside service, nothing
@@ -18,18 +17,33 @@ export interface Segment {
 const figureText = (segments: Segment[]) => segments.map((s) => s.text ?? `${s.value} ${s.label}`).join(' · ');
 
 /** One stacked bar on a scale of `max`, stretched to its box by admin.css; an image for the eye only. */
-function bar(segments: Segment[], max: number): SafeHtml {
+function Bar({ segments, max }: { segments: Segment[]; max: number }) {
   let x = 0;
-  return html`<svg class="bar" viewBox="0 0 ${max} 10" preserveAspectRatio="none" aria-hidden="true" focusable="false">${segments.map((s) => {
-    const rect = s.value > 0 ? html`<rect class="bar-${s.cls}" x="${x}" y="0" width="${s.value}" height="10"/>` : '';
-    x += Math.max(0, s.value);
-    return rect;
-  })}</svg>`;
+  return (
+    <svg class="bar" viewBox={`0 0 ${max} 10`} preserveAspectRatio="none" aria-hidden="true" focusable="false">
+      {segments.map((s) => {
+        const rect = s.value > 0 ? <rect class={`bar-${s.cls}`} x={x} y="0" width={s.value} height="10" /> : null;
+        x += Math.max(0, s.value);
+        return rect;
+      })}
+    </svg>
+  );
 }
 
 /** The colours of a chart's segments with what they mean. */
-function legend(kinds: { label: string; cls: string }[]): SafeHtml {
-  return html`<ul class="legend">${kinds.map((k) => html`<li><svg viewBox="0 0 10 10" aria-hidden="true" focusable="false"><rect class="bar-${k.cls}" width="10" height="10"/></svg>${k.label}</li>`)}</ul>`;
+function Legend({ kinds }: { kinds: { label: string; cls: string }[] }) {
+  return (
+    <ul class="legend">
+      {kinds.map((k) => (
+        <li>
+          <svg viewBox="0 0 10 10" aria-hidden="true" focusable="false">
+            <rect class={`bar-${k.cls}`} width="10" height="10" />
+          </svg>
+          {k.label}
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 /**
@@ -37,12 +51,24 @@ function legend(kinds: { label: string; cls: string }[]): SafeHtml {
  * HTML text beside (on a phone: above) each bar, at the page's type size whatever the width;
  * the bars only show the proportions of the figures written next to them.
  */
-export function barChart(title: string, rows: { label: string; segments: Segment[] }[]): SafeHtml {
+export function BarChart({ title, rows }: { title: string; rows: { label: string; segments: Segment[] }[] }) {
   const max = Math.max(1, ...rows.map((r) => r.segments.reduce((s, g) => s + Math.max(0, g.value), 0)));
   const kinds = rows[0]?.segments ?? [];
-  return html`<figure class="chart"><figcaption>${title}</figcaption>
-<ul class="bars">${rows.map((r) => html`<li><span class="bar-label">${r.label}</span>${bar(r.segments, max)}<span class="bar-figures">${figureText(r.segments)}</span></li>`)}</ul>
-${kinds.length > 1 ? legend(kinds) : ''}</figure>`;
+  return (
+    <figure class="chart">
+      <figcaption>{title}</figcaption>
+      <ul class="bars">
+        {rows.map((r) => (
+          <li>
+            <span class="bar-label">{r.label}</span>
+            <Bar segments={r.segments} max={max} />
+            <span class="bar-figures">{figureText(r.segments)}</span>
+          </li>
+        ))}
+      </ul>
+      {kinds.length > 1 ? <Legend kinds={kinds} /> : null}
+    </figure>
+  );
 }
 
 const STATUSES: PlaceStatus[] = ['sold', 'held', 'free', 'blocked'];
@@ -62,7 +88,7 @@ const MAX_CELL = 16;
  * a gap of 0.2), so a sold-out row of 100 seats is a dozen characters and 20,000 seats stay a
  * few hundred kilobytes at most.
  */
-function sectorHeatMap(sector: SeatMapSector, seats: SeatMap['seats']): SafeHtml {
+function SectorHeatMap({ sector, seats }: { sector: SeatMapSector; seats: SeatMap['seats'] }) {
   const grid = sectorGrid(seats);
   const cell = Math.max(1, Math.min(MAX_CELL, MAX_WIDTH / grid.cols, MAX_HEIGHT / grid.rows));
   const placed = seats.map((s) => ({ r: gridRow(grid, s.y), c: gridCol(grid, s.x), status: s.status })).sort((a, b) => a.r - b.r || a.c - b.c);
@@ -79,30 +105,52 @@ function sectorHeatMap(sector: SeatMapSector, seats: SeatMap['seats']): SafeHtml
     i += n;
   }
   const label = `${sector.name}: ${placesOf(sector)} seats, ${counts(sector)}`;
-  return html`<figure class="heatmap"><figcaption><strong>${sector.name}</strong> <span class="hint">${placesOf(sector)} seats: ${counts(sector)}</span></figcaption>
-<svg viewBox="0 0 ${grid.cols} ${grid.rows}" width="${Math.round(grid.cols * cell)}" height="${Math.round(grid.rows * cell)}" role="img" aria-label="${label}">
-${STATUSES.filter((s) => d[s].length).map((s) => html`<path class="heat-${s}" data-status="${s}" fill="none" stroke-width=".8" stroke-dasharray=".8 .2" d="${new SafeHtml(d[s].join(''))}"/>`)}
-</svg></figure>`;
+  return (
+    <figure class="heatmap">
+      <figcaption>
+        <strong>{sector.name}</strong>{' '}
+        <span class="hint">
+          {placesOf(sector)} seats: {counts(sector)}
+        </span>
+      </figcaption>
+      <svg viewBox={`0 0 ${grid.cols} ${grid.rows}`} width={Math.round(grid.cols * cell)} height={Math.round(grid.rows * cell)} role="img" aria-label={label}>
+        {STATUSES.filter((s) => d[s].length).map((s) => (
+          <path class={`heat-${s}`} data-status={s} fill="none" stroke-width=".8" stroke-dasharray=".8 .2" d={d[s].join('')} />
+        ))}
+      </svg>
+    </figure>
+  );
 }
 
 /** A zone (general admission): its places are not drawn one by one, its fill is one bar. */
-function zoneFill(sector: SeatMapSector): SafeHtml {
+function ZoneFill({ sector }: { sector: SeatMapSector }) {
   const total = Math.max(1, placesOf(sector));
   let x = 0;
-  return html`<figure class="heatmap zone"><figcaption><strong>${sector.name}</strong> <span class="hint">(general admission) ${placesOf(sector)} places: ${counts(sector)}</span></figcaption>
-<svg class="bar" viewBox="0 0 ${total} 10" preserveAspectRatio="none" role="img" aria-label="${sector.name}, general admission: ${placesOf(sector)} places, ${counts(sector)}">${STATUSES.map((s) => {
-    const w = sector[s];
-    const rect = w > 0 ? html`<rect class="bar-${s}" data-status="${s}" x="${x}" y="0" width="${w}" height="10"/>` : '';
-    x += w;
-    return rect;
-  })}</svg></figure>`;
+  return (
+    <figure class="heatmap zone">
+      <figcaption>
+        <strong>{sector.name}</strong>{' '}
+        <span class="hint">
+          (general admission) {placesOf(sector)} places: {counts(sector)}
+        </span>
+      </figcaption>
+      <svg class="bar" viewBox={`0 0 ${total} 10`} preserveAspectRatio="none" role="img" aria-label={`${sector.name}, general admission: ${placesOf(sector)} places, ${counts(sector)}`}>
+        {STATUSES.map((s) => {
+          const w = sector[s];
+          const rect = w > 0 ? <rect class={`bar-${s}`} data-status={s} x={x} y="0" width={w} height="10" /> : null;
+          x += w;
+          return rect;
+        })}
+      </svg>
+    </figure>
+  );
 }
 
 /**
  * The session's seat map as a heat map of sold, held, free and blocked places (D66): the numbered
  * sectors seat by seat, the zones as their fill; the counts in text beside each and in total.
  */
-export function heatMap(map: SeatMap): SafeHtml {
+export function HeatMap({ map }: { map: SeatMap }) {
   const bySector = new Map<number, SeatMap['seats']>();
   for (const s of map.seats) {
     const list = bySector.get(s.sectorId);
@@ -114,11 +162,31 @@ export function heatMap(map: SeatMap): SafeHtml {
   const numbered = map.sectors.filter((s) => s.numbered && bySector.has(s.id));
   const zones = map.sectors.filter((s) => !s.numbered || !bySector.has(s.id));
   const side = numbered.length ? stageSide(rowLines(map.seats)) : null;
-  const stage = html`<p class="stage" aria-hidden="true">Stage</p>`;
-  return html`<p class="heat-summary">${placesOf(total)} places: <strong>${total.sold} sold</strong>, ${total.held} held in a cart, ${total.free} free, ${total.blocked} blocked.</p>
-${legend(STATUSES.map((s) => ({ label: `${s[0]!.toUpperCase()}${s.slice(1)} ${total[s]}`, cls: s })))}
-${side === 'top' ? stage : ''}
-<div class="heatmaps">${numbered.map((s) => sectorHeatMap(s, bySector.get(s.id)!))}</div>
-${side === 'bottom' ? stage : ''}
-${zones.length ? html`<div class="heatmaps zones">${zones.map(zoneFill)}</div>` : ''}`;
+  const stage = (
+    <p class="stage" aria-hidden="true">
+      Stage
+    </p>
+  );
+  return (
+    <>
+      <p class="heat-summary">
+        {placesOf(total)} places: <strong>{total.sold} sold</strong>, {total.held} held in a cart, {total.free} free, {total.blocked} blocked.
+      </p>
+      <Legend kinds={STATUSES.map((s) => ({ label: `${s[0]!.toUpperCase()}${s.slice(1)} ${total[s]}`, cls: s }))} />
+      {side === 'top' ? stage : null}
+      <div class="heatmaps">
+        {numbered.map((s) => (
+          <SectorHeatMap sector={s} seats={bySector.get(s.id)!} />
+        ))}
+      </div>
+      {side === 'bottom' ? stage : null}
+      {zones.length ? (
+        <div class="heatmaps zones">
+          {zones.map((s) => (
+            <ZoneFill sector={s} />
+          ))}
+        </div>
+      ) : null}
+    </>
+  );
 }

@@ -1,0 +1,344 @@
+import type { FastifyInstance } from 'fastify';
+import { requireAdmin } from '../../../platform/actor.js';
+import { createAccountAs, listAccountsFor, resendInvitationAs, setAccountDisabledAs, type AccountView } from '../accounts-admin.service.js';
+import { INVITATION_TTL_HOURS } from '../invitations.service.js';
+import { createOrganiser, listOrganisersFor, organiserSummariesFor, updateOrganiser } from '../organisers.service.js';
+import { createTokenAs, listTokensFor, revokeTokenAs } from '../tokens-admin.service.js';
+import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './kit/dashboard.http.js';
+import * as F from './kit/dashboard.form.js';
+import { ActionButton, Field, Select, ShowOnce, Table } from './kit/dashboard.controls.js';
+import { Csrf, Page, type PageContext } from './kit/dashboard.page.js';
+import { when } from './kit/dashboard.time.js';
+
+// Self-service pages of the back office (D65, docs/admin.md "Starting from zero"): organisers and
+// accounts (admins only; a promoter sees its own account), invitation links, and admin API tokens
+// (an admin: every token; a promoter: its own). A refused form comes back with the errors beside
+// its fields (422).
+
+type Errors = Record<string, string[]>;
+
+const STATUS_LABELS: Record<AccountView['status'], [string, string]> = {
+  active: ['badge live', 'active'],
+  disabled: ['badge off', 'disabled'],
+  invited: ['badge', 'invited'],
+  invitation_expired: ['badge off', 'invitation expired'],
+};
+
+function StatusBadge({ status }: { status: AccountView['status'] }) {
+  const [cls, text] = STATUS_LABELS[status];
+  return <span class={cls}>{text}</span>;
+}
+
+export default async function accountsDashboard(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
+
+  // ---- organisers (admins only)
+  async function organisersPage(pc: PageContext, errors: Errors = {}, values: F.Form = {}, editing: number | null = null) {
+    requireAdmin(pc.actor);
+    const list = await organiserSummariesFor(ctx, pc.actor);
+    return (
+      <Page pc={pc} title="Organisers">
+        <section class="card" aria-labelledby="orgs-h">
+          <h2 id="orgs-h">Organisers</h2>
+          <Table
+            head={['Name', 'Events', 'Venues', 'Accounts', 'Created', 'Rename']}
+            rows={list.map((o) => (
+              <tr>
+                <td>{o.name}</td>
+                <td>{o.events}</td>
+                <td>{o.venues}</td>
+                <td>{o.accounts}</td>
+                <td>{when(o.created_at, pc.timeZone)}</td>
+                <td>
+                  <form class="search" method="post" action={`/admin/organisers/${o.id}`}>
+                    <Csrf pc={pc} />
+                    <Field
+                      name="name"
+                      label={`New name for ${o.name}`}
+                      value={editing === o.id ? F.text(values, 'name') : o.name}
+                      required
+                      errors={editing === o.id ? errors.name : undefined}
+                      attrs={{ maxlength: 200 }}
+                    />
+                    <button type="submit" class="secondary" aria-label={`Rename ${o.name}`}>
+                      Rename
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+            caption="Organisers: the tenants that venues, events, channels and promoter accounts belong to"
+          />
+        </section>
+        <section class="card" aria-labelledby="new-org-h">
+          <h2 id="new-org-h">New organiser</h2>
+          <form class="grid" method="post" action="/admin/organisers">
+            <Csrf pc={pc} />
+            <Field name="name" label="Name" required value={editing === null ? F.text(values, 'name') : ''} errors={editing === null ? errors.name : undefined} attrs={{ maxlength: 200 }} />
+            <div class="field">
+              <button type="submit">Create organiser</button>
+            </div>
+          </form>
+          <p class="hint">
+            Next: <a href="/admin/accounts">invite a promoter</a> for it.
+          </p>
+        </section>
+      </Page>
+    );
+  }
+
+  app.get('/organisers', async (request, reply) => sendPage(reply, await organisersPage(pageContext(request, 'organisers'))));
+
+  app.post('/organisers', async (request, reply) => {
+    const pc = pageContext(request, 'organisers');
+    const form = formOf(request);
+    try {
+      await createOrganiser(ctx, pc.actor, { name: F.text(form, 'name') });
+    } catch (err) {
+      return sendPage(reply, await organisersPage(pc, refusedFields(err), form), 422);
+    }
+    return redirect(reply, '/admin/organisers?notice=created');
+  });
+
+  app.post('/organisers/:organiserId', async (request, reply) => {
+    const pc = pageContext(request, 'organisers');
+    requireAdmin(pc.actor);
+    const id = idParam(request, 'organiserId');
+    const form = formOf(request);
+    try {
+      await updateOrganiser(ctx, pc.actor, id, { name: F.text(form, 'name') });
+    } catch (err) {
+      return sendPage(reply, await organisersPage(pc, refusedFields(err), form, id), 422);
+    }
+    return redirect(reply, '/admin/organisers?notice=saved');
+  });
+
+  // ---- accounts
+  async function accountsPage(pc: PageContext, errors: Errors = {}, values: F.Form = {}) {
+    const accounts = await listAccountsFor(ctx, pc.actor);
+    const admin = pc.actor.role === 'admin';
+    const organisers = admin ? await listOrganisersFor(ctx, pc.actor) : [];
+    const actions = (a: AccountView) =>
+      !admin || a.id === pc.actor.userId ? null : (
+        <>
+          {a.status === 'invited' || a.status === 'invitation_expired' ? (
+            <ActionButton pc={pc} action={`/admin/accounts/${a.id}/invitation`} label="New invitation link" accessibleName={`New invitation link for ${a.email}`} />
+          ) : null}{' '}
+          {a.status === 'disabled' ? (
+            <ActionButton pc={pc} action={`/admin/accounts/${a.id}/enable`} label="Enable" accessibleName={`Enable ${a.email}`} />
+          ) : (
+            <ActionButton pc={pc} action={`/admin/accounts/${a.id}/disable`} label="Disable" cls="danger" accessibleName={`Disable ${a.email}`} />
+          )}
+        </>
+      );
+    return (
+      <Page pc={pc} title="Accounts">
+        <section class="card" aria-labelledby="accounts-h">
+          <h2 id="accounts-h">{admin ? 'Accounts' : 'Your account'}</h2>
+          <Table
+            head={['E-mail', 'Role', 'Organiser', 'Status', 'Created', '']}
+            rows={accounts.map((a) => (
+              <tr>
+                <td>{a.email}</td>
+                <td>{a.role}</td>
+                <td>{a.organiser_name ?? <span class="hint">all (admin)</span>}</td>
+                <td>
+                  <StatusBadge status={a.status} />
+                  {a.status === 'invited' && a.invitation_expires_at ? (
+                    <>
+                      <br />
+                      <span class="hint">link valid until {when(a.invitation_expires_at, pc.timeZone)}</span>
+                    </>
+                  ) : null}
+                </td>
+                <td>{when(a.created_at, pc.timeZone)}</td>
+                <td>{actions(a)}</td>
+              </tr>
+            ))}
+            caption={admin ? 'Every admin and promoter account' : 'Only an admin manages accounts'}
+          />
+        </section>
+        {admin ? (
+          <section class="card" aria-labelledby="new-account-h">
+            <h2 id="new-account-h">New account</h2>
+            <form class="grid" method="post" action="/admin/accounts">
+              <Csrf pc={pc} />
+              <Field name="email" label="E-mail" type="email" required value={F.text(values, 'email')} errors={errors.email} attrs={{ autocomplete: 'off' }} />
+              <Select
+                name="role"
+                label="Role"
+                options={[
+                  ['promoter', 'promoter (one organiser)'],
+                  ['admin', 'admin (everything)'],
+                ]}
+                selected={F.text(values, 'role') || 'promoter'}
+                errors={errors.role}
+              />
+              <Select
+                name="organiser_id"
+                label="Organiser (promoters)"
+                options={[['', '—'], ...organisers.map((o) => [o.id, o.name] as [number, string])]}
+                selected={F.text(values, 'organiser_id')}
+                errors={errors.organiser_id}
+              />
+              <Select
+                name="method"
+                label="How the password is set"
+                options={[
+                  ['invitation', `an invitation link, valid ${INVITATION_TTL_HOURS} hours`],
+                  ['password', 'a password I type now'],
+                ]}
+                selected={F.text(values, 'method') || 'invitation'}
+                errors={errors.method}
+              />
+              <Field name="password" label="Password" type="password" hint={'only with "a password I type now"; at least 12 characters'} errors={errors.password} attrs={{ autocomplete: 'new-password' }} />
+              <div class="field">
+                <button type="submit">Create account</button>
+              </div>
+            </form>
+            <p class="hint">The invitation link is e-mailed to the person, and shown to you once on the next page, in case the e-mail does not arrive.</p>
+          </section>
+        ) : null}
+      </Page>
+    );
+  }
+
+  /** The page that shows a new invitation link once. */
+  const invitationPage = (pc: PageContext, email: string, invitation: { link: string; expires_at: string }, created: boolean) => (
+    <Page pc={pc} title={created ? 'Account created' : 'New invitation link'}>
+      <section class="card" aria-labelledby="link-h">
+        <h2 id="link-h">Invitation link for {email}</h2>
+        <p>
+          The link is on its way to {email} by e-mail. <strong>This is the only time it is shown here</strong>: copy it if the person does not receive the e-mail. It lets{' '}
+          {email} choose a password and sign in, once, until {when(invitation.expires_at, pc.timeZone)} ({INVITATION_TTL_HOURS} hours).
+          {created ? '' : ' Earlier links of this account no longer work, and their e-mails, if not sent yet, are not sent.'}
+        </p>
+        <ShowOnce id="invitation-link" label={`Invitation link for ${email}`} value={invitation.link} />
+        <p>
+          <a href="/admin/accounts">Back to the accounts</a>
+        </p>
+      </section>
+    </Page>
+  );
+
+  app.get('/accounts', async (request, reply) => sendPage(reply, await accountsPage(pageContext(request, 'accounts'))));
+
+  app.post('/accounts', async (request, reply) => {
+    const pc = pageContext(request, 'accounts');
+    requireAdmin(pc.actor);
+    const form = formOf(request);
+    let created;
+    try {
+      created = await createAccountAs(ctx, pc.actor, {
+        email: F.text(form, 'email'),
+        role: F.text(form, 'role'),
+        organiserId: F.text(form, 'role') === 'promoter' ? F.number(form, 'organiser_id') : undefined,
+        method: F.text(form, 'method'),
+        password: F.text(form, 'password'),
+      });
+    } catch (err) {
+      return sendPage(reply, await accountsPage(pc, refusedFields(err), form), 422);
+    }
+    if (!created.invitation) return redirect(reply, '/admin/accounts?notice=created');
+    return sendPage(reply, invitationPage(pc, created.email, created.invitation, true), 201);
+  });
+
+  app.post('/accounts/:userId/invitation', async (request, reply) => {
+    const pc = pageContext(request, 'accounts');
+    const { email, invitation } = await resendInvitationAs(ctx, pc.actor, idParam(request, 'userId'));
+    return sendPage(reply, invitationPage(pc, email, invitation, false), 201);
+  });
+
+  for (const [action, disabled] of [['disable', true], ['enable', false]] as const) {
+    app.post(`/accounts/:userId/${action}`, async (request, reply) => {
+      await setAccountDisabledAs(ctx, request.dashboard!.actor, idParam(request, 'userId'), disabled);
+      return redirect(reply, `/admin/accounts?notice=${disabled ? 'disabled' : 'enabled'}`);
+    });
+  }
+
+  // ---- admin API tokens
+  async function tokensPage(pc: PageContext, errors: Errors = {}, values: F.Form = {}) {
+    const tokens = await listTokensFor(ctx, pc.actor);
+    const admin = pc.actor.role === 'admin';
+    const owners = admin ? (await listAccountsFor(ctx, pc.actor)).filter((a) => a.status === 'active') : [];
+    return (
+      <Page pc={pc} title="API tokens">
+        <section class="card" aria-labelledby="tokens-h">
+          <h2 id="tokens-h">Admin API tokens</h2>
+          <p>
+            A token acts on <code>/api/admin/v1</code> with its owner's role and organiser (docs/admin.md). Revoking one stops it at once.
+          </p>
+          <Table
+            head={['Name', 'Owner', 'Created', 'Last used', 'Status', '']}
+            rows={tokens.map((t) => (
+              <tr>
+                <td>
+                  {t.name} <span class="hint">…{t.last_four}</span>
+                </td>
+                <td>{t.user_email}</td>
+                <td>{when(t.created_at, pc.timeZone)}</td>
+                <td>{t.last_used_at ? when(t.last_used_at, pc.timeZone) : <span class="hint">not yet</span>}</td>
+                <td>{t.revoked_at ? <span class="badge off">revoked {when(t.revoked_at, pc.timeZone)}</span> : <span class="badge live">active</span>}</td>
+                <td>{t.revoked_at ? null : <ActionButton pc={pc} action={`/admin/tokens/${t.id}/revoke`} label="Revoke" cls="danger" accessibleName={`Revoke token ${t.name} of ${t.user_email}`} />}</td>
+              </tr>
+            ))}
+            caption={admin ? 'Every token; "last used" is kept to the minute' : 'Your tokens; "last used" is kept to the minute'}
+          />
+        </section>
+        <section class="card" aria-labelledby="new-token-h">
+          <h2 id="new-token-h">New token</h2>
+          <form class="grid" method="post" action="/admin/tokens">
+            <Csrf pc={pc} />
+            <Field name="name" label="Name" required value={F.text(values, 'name')} hint={'what it is for, e.g. "nightly import"'} errors={errors.name} attrs={{ maxlength: 100 }} />
+            {admin ? (
+              <Select
+                name="user_id"
+                label="Owner"
+                options={owners.map((a) => [a.id, `${a.email} (${a.organiser_name ?? 'admin'})`] as [number, string])}
+                selected={F.text(values, 'user_id') || pc.actor.userId}
+                errors={errors.user_id}
+              />
+            ) : null}
+            <div class="field">
+              <button type="submit">Create token</button>
+            </div>
+          </form>
+        </section>
+      </Page>
+    );
+  }
+
+  app.get('/tokens', async (request, reply) => sendPage(reply, await tokensPage(pageContext(request, 'tokens'))));
+
+  app.post('/tokens', async (request, reply) => {
+    const pc = pageContext(request, 'tokens');
+    const form = formOf(request);
+    let created;
+    try {
+      created = await createTokenAs(ctx, pc.actor, { userId: F.number(form, 'user_id'), name: F.text(form, 'name') });
+    } catch (err) {
+      return sendPage(reply, await tokensPage(pc, refusedFields(err), form), 422);
+    }
+    return sendPage(
+      reply,
+      <Page pc={pc} title="New API token">
+        <section class="card" aria-labelledby="token-h">
+          <h2 id="token-h">Copy the token now</h2>
+          <p>
+            <strong>This is the only time the token is shown.</strong> Taquilla keeps only a hash. Send it as <code>Authorization: Bearer …</code> to <code>/api/admin/v1</code>.
+          </p>
+          <ShowOnce id="new-token" label={`Token ${created.name} of ${created.user_email}`} value={created.token} />
+          <p>
+            <a href="/admin/tokens">Back to the tokens</a>
+          </p>
+        </section>
+      </Page>,
+      201,
+    );
+  });
+
+  app.post('/tokens/:tokenId/revoke', async (request, reply) => {
+    await revokeTokenAs(ctx, request.dashboard!.actor, idParam(request, 'tokenId'));
+    return redirect(reply, '/admin/tokens?notice=token_revoked');
+  });
+}

@@ -1,0 +1,588 @@
+import type { FastifyInstance } from 'fastify';
+import * as catalogue from './catalogue-admin.service.js';
+import type { Actor } from '../../platform/actor.js';
+import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import * as F from '../admin/dashboard/kit/dashboard.form.js';
+import { ActionButton, Field, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
+import { when } from '../admin/dashboard/kit/dashboard.time.js';
+import { cancelSessionAs } from './session-changes.service.js';
+import { copyRatesAs, deleteRateAs, rateSourcesFor, type RateSource } from './session-rates.service.js';
+import { createSeriesAs, MAX_SERIES_SESSIONS, previewSeriesAs, type SeriesDate, type SeriesInput } from './session-series.service.js';
+import { isoToZonedInput, zonedToIso } from '../../lib/zoned-time.js';
+
+// Dashboard pages for events, sessions, rates and fees. Amounts are entered as decimal numbers of
+// the deployment currency. Session times are typed and shown in the deployment's zone (TIMEZONE).
+// The dashboard shell (modules/admin/dashboard/dashboard.routes.tsx) mounts them behind its sign-in
+// and CSRF hooks; src/app.ts hands them in.
+
+const LANGS = ['es', 'en'] as const;
+const EVENT_STATUS = catalogue.EVENT_STATUSES.map((s) => [s, s] as [string, string]);
+const SESSION_STATUS = catalogue.SESSION_STATUSES.map((s) => [s, s] as [string, string]);
+const FEE_KINDS: [string, string][] = [
+  ['fixed', 'fixed amount per ticket'],
+  ['percent', 'percentage of the base price'],
+];
+const eventName = (e: { names: Record<string, string>; id: number }) => e.names.en ?? e.names.es ?? Object.values(e.names)[0] ?? `#${e.id}`;
+
+/** A session to copy rates from, as a picker names it: event, start in the zone, how many rates. */
+const rateSourceOptions = (sources: RateSource[], timeZone: string, except?: number): [string | number, string][] =>
+  sources.filter((s) => s.id !== except).map((s) => [s.id, `${s.event_name} · ${when(s.start_datetime, timeZone)} (${s.rates} rate${s.rates === 1 ? '' : 's'})`]);
+
+/** The series form's fields as the service takes them. */
+const seriesInput = (form: F.Form): SeriesInput => ({
+  start_date: F.text(form, 'start_date'),
+  time: F.text(form, 'time'),
+  repeat: F.text(form, 'repeat') as SeriesInput['repeat'],
+  count: F.number(form, 'count') ?? NaN,
+  duration_minutes: F.nullableNumber(form, 'duration_minutes'),
+  rates_from_session_id: F.nullableNumber(form, 'rates_from_session_id'),
+});
+
+function FeeRows({ pc, fees }: { pc: PageContext; fees: catalogue.FeeView[] }) {
+  return (
+    <Table
+      head={['Fee', 'Kind', 'Amount', '']}
+      rows={fees.map((f) => (
+        <tr>
+          <td colspan={3}>
+            <form class="grid" method="post" action={`/admin/fees/${f.id}`}>
+              <Csrf pc={pc} />
+              <Field name="name" label="Name" value={f.name} required />
+              <Select name="kind" label="Kind" options={FEE_KINDS} selected={f.kind} />
+              <Field name="amount" label="Amount" type="number" value={f.amount} attrs={{ step: '0.01', min: 0 }} />
+              <div class="field">
+                <button type="submit" class="secondary" aria-label={`Save fee ${f.name}`}>
+                  Save
+                </button>
+              </div>
+            </form>
+          </td>
+          <td>
+            <ActionButton pc={pc} action={`/admin/fees/${f.id}/delete`} label="Delete" cls="danger" accessibleName={`Delete fee ${f.name}`} />
+          </td>
+        </tr>
+      ))}
+    />
+  );
+}
+
+const NewFeeForm = ({ pc, action }: { pc: PageContext; action: string }) => (
+  <form class="grid" method="post" action={action}>
+    <Csrf pc={pc} />
+    <Field name="name" label="Fee name" required />
+    <Select name="kind" label="Kind" options={FEE_KINDS} />
+    <Field name="amount" label="Amount" type="number" required hint="currency amount, or % for percent" attrs={{ step: '0.01', min: 0 }} />
+    <div class="field">
+      <button type="submit">Add fee</button>
+    </div>
+  </form>
+);
+
+const TranslationFields = ({ names = {}, descriptions = {} }: { names?: Record<string, string>; descriptions?: Record<string, string> }) => (
+  <>
+    {LANGS.map((l) => (
+      <>
+        <Field name={`name_${l}`} label={`Name (${l})`} value={names[l]} />
+        <Field name={`description_${l}`} label={`Description (${l})`} value={descriptions[l]} wide />
+      </>
+    ))}
+  </>
+);
+
+function translations(form: F.Form) {
+  const names: Record<string, string> = {};
+  const descriptions: Record<string, string> = {};
+  for (const l of LANGS) {
+    if (F.text(form, `name_${l}`)) names[l] = F.text(form, `name_${l}`);
+    if (F.text(form, `description_${l}`)) descriptions[l] = F.text(form, `description_${l}`);
+  }
+  return { names, descriptions };
+}
+
+export default async function catalogueDashboard(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
+  const actorOf = (request: { dashboard: { actor: Actor } | null }) => request.dashboard!.actor;
+
+  // ---- events
+  app.get('/events', async (request, reply) => {
+    const pc = pageContext(request, 'events');
+    const [events, venues] = await Promise.all([catalogue.listEventsFor(ctx, pc.actor), catalogue.listVenuesFor(ctx, pc.actor)]);
+    return sendPage(
+      reply,
+      <Page pc={pc} title="Events">
+        <section class="card" aria-labelledby="list-h">
+          <h2 id="list-h">Events</h2>
+          <Table
+            head={['Event', 'Status', 'Venue', 'Organiser']}
+            rows={events.map((e) => (
+              <tr>
+                <td>
+                  <a href={`/admin/events/${e.id}`}>{eventName(e)}</a>
+                </td>
+                <td>{e.status}</td>
+                <td>{e.venue_id}</td>
+                <td>{e.organiser_id}</td>
+              </tr>
+            ))}
+          />
+        </section>
+        <section class="card" aria-labelledby="new-h">
+          <h2 id="new-h">New event</h2>
+          {venues.length === 0 ? (
+            <p>There is no venue yet: venues and their seat maps come with the catalogue import.</p>
+          ) : (
+            <form class="grid" method="post" action="/admin/events">
+              <Csrf pc={pc} />
+              <Select name="venue_id" label="Venue" options={venues.map((v) => [v.id, `${v.name} (${v.id})`])} />
+              <TranslationFields />
+              <div class="field">
+                <button type="submit">Create event (draft)</button>
+              </div>
+            </form>
+          )}
+        </section>
+      </Page>,
+    );
+  });
+
+  app.post('/events', async (request, reply) => {
+    const form = formOf(request);
+    const actor = actorOf(request);
+    const venueId = F.number(form, 'venue_id');
+    const venue = (await catalogue.listVenuesFor(ctx, actor)).find((v) => v.id === venueId);
+    const event = await catalogue.createEventAs(ctx, actor, { organiser_id: venue?.organiser_id, venue_id: venueId ?? 0, ...translations(form) });
+    return redirect(reply, `/admin/events/${event.id}?notice=created`);
+  });
+
+  /** The event page; `series` carries the series form back with its errors, or its preview. */
+  async function eventPage(pc: PageContext, id: number, series: { form: F.Form; errors: Record<string, string[]>; preview: SeriesDate[] | null } | null = null) {
+    const event = await catalogue.getEventFor(ctx, pc.actor, id);
+    const sources = await rateSourcesFor(ctx, pc.actor);
+    const v = series?.form ?? {};
+    const e = series?.errors ?? {};
+    const zone = pc.timeZone;
+    const preview = series?.preview;
+    const copyFrom: [string | number, string][] = [['', 'no session (add rates later)'], ...rateSourceOptions(sources, zone)];
+    return (
+      <Page pc={pc} title={`Event: ${eventName(event)}`}>
+        <p>
+          Status: <strong>{event.status}</strong> {event.status === 'published' ? null : <ActionButton pc={pc} action={`/admin/events/${id}/publish`} label="Publish event" cls="" />}
+        </p>
+        <section class="card" aria-labelledby="edit-h">
+          <h2 id="edit-h">Details</h2>
+          <form class="grid" method="post" action={`/admin/events/${id}`}>
+            <Csrf pc={pc} />
+            <TranslationFields names={event.names} descriptions={event.descriptions} />
+            <Select name="default_lang" label="Default language" options={LANGS.map((l) => [l, l])} selected={event.default_lang} />
+            <Field name="image_url" label="Image URL" type="url" value={event.image_url} />
+            <Select name="status" label="Status" options={EVENT_STATUS} selected={event.status} />
+            <div class="field">
+              <button type="submit">Save event</button>
+            </div>
+          </form>
+        </section>
+        <section class="card" aria-labelledby="sessions-h">
+          <h2 id="sessions-h">Sessions</h2>
+          <Table
+            head={['Starts', 'Ends', 'Status']}
+            rows={event.sessions.map((s) => (
+              <tr>
+                <td>
+                  <a href={`/admin/sessions/${s.id}`}>{when(s.start_datetime, zone)}</a>
+                </td>
+                <td>{when(s.end_datetime, zone)}</td>
+                <td>{s.status}</td>
+              </tr>
+            ))}
+          />
+          <h3>New session</h3>
+          <form class="grid" method="post" action={`/admin/events/${id}/sessions`}>
+            <Csrf pc={pc} />
+            <Field name="start_datetime" label={`Starts (${zone} time)`} type="datetime-local" required />
+            <Field name="end_datetime" label={`Ends (${zone} time)`} type="datetime-local" />
+            <Select name="rates_from_session_id" label="Copy the rates of" options={copyFrom} />
+            <div class="field">
+              <button type="submit">Add session (draft)</button>
+            </div>
+          </form>
+          <h3 id="series-h">A series of sessions</h3>
+          <p class="hint">
+            For example every Friday at 21:00 for 8 weeks: the first day, the time ({zone} time, kept across summer-time changes), how often and how many (at most {MAX_SERIES_SESSIONS}). Preview the
+            dates first; a date the event already has is skipped.
+          </p>
+          <form class="grid" method="post" action={`/admin/events/${id}/series`} aria-labelledby="series-h">
+            <Csrf pc={pc} />
+            <Field name="start_date" label="First day" type="date" required value={F.text(v, 'start_date')} errors={e.start_date} />
+            <Field name="time" label={`Time (${zone})`} type="time" required value={F.text(v, 'time')} errors={e.time} />
+            <Select
+              name="repeat"
+              label="Repeat"
+              options={[
+                ['weekly', 'every week'],
+                ['daily', 'every day'],
+              ]}
+              selected={F.text(v, 'repeat') || 'weekly'}
+              errors={e.repeat}
+            />
+            <Field name="count" label="How many sessions" type="number" required value={F.text(v, 'count')} errors={e.count} attrs={{ min: 1, max: MAX_SERIES_SESSIONS }} />
+            <Field name="duration_minutes" label="Duration in minutes (empty: no end)" type="number" value={F.text(v, 'duration_minutes')} errors={e.duration_minutes} attrs={{ min: 1 }} />
+            <Select name="rates_from_session_id" label="Copy the rates of" options={copyFrom} selected={F.text(v, 'rates_from_session_id')} errors={e.rates_from_session_id} />
+            <div class="field">
+              <button type="submit" name="action" value="preview" class="secondary">
+                Preview dates
+              </button>{' '}
+              <button type="submit" name="action" value="create">
+                Create sessions (drafts)
+              </button>
+            </div>
+          </form>
+          {preview ? (
+            <div role="status">
+              <h4>
+                {preview.length} session{preview.length === 1 ? '' : 's'} would be created
+              </h4>
+              <ol class="series-preview">
+                {preview.map((d) => (
+                  <li>
+                    {when(d.start_datetime, zone)}
+                    {d.end_datetime ? ` – ${when(d.end_datetime, zone)}` : null}
+                    {d.exists ? (
+                      <>
+                        {' '}
+                        <span class="badge off">already exists: skipped</span>
+                      </>
+                    ) : null}
+                  </li>
+                ))}
+              </ol>
+            </div>
+          ) : null}
+        </section>
+        <section class="card" aria-labelledby="fees-h">
+          <h2 id="fees-h">Fees on every session</h2>
+          <FeeRows pc={pc} fees={event.fees} />
+          <NewFeeForm pc={pc} action={`/admin/events/${id}/fees`} />
+        </section>
+      </Page>
+    );
+  }
+
+  app.get('/events/:eventId', async (request, reply) => sendPage(reply, await eventPage(pageContext(request, 'events'), idParam(request, 'eventId'))));
+
+  app.post('/events/:eventId/series', async (request, reply) => {
+    const pc = pageContext(request, 'events');
+    const id = idParam(request, 'eventId');
+    const form = formOf(request);
+    try {
+      if (F.text(form, 'action') === 'preview') {
+        return sendPage(reply, await eventPage(pc, id, { form, errors: {}, preview: await previewSeriesAs(ctx, pc.actor, id, seriesInput(form)) }));
+      }
+      await createSeriesAs(ctx, pc.actor, id, seriesInput(form));
+      return redirect(reply, `/admin/events/${id}?notice=series`);
+    } catch (err) {
+      return sendPage(reply, await eventPage(pc, id, { form, errors: refusedFields(err), preview: null }), 422);
+    }
+  });
+
+  app.post('/events/:eventId', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'eventId');
+    await catalogue.updateEventAs(ctx, actorOf(request), id, {
+      ...translations(form),
+      default_lang: F.optional(form, 'default_lang'),
+      image_url: F.nullable(form, 'image_url'),
+      status: F.optional(form, 'status') as catalogue.EventStatus | undefined,
+    });
+    return redirect(reply, `/admin/events/${id}?notice=saved`);
+  });
+
+  app.post('/events/:eventId/publish', async (request, reply) => {
+    const id = idParam(request, 'eventId');
+    await catalogue.publishEventAs(ctx, actorOf(request), id);
+    return redirect(reply, `/admin/events/${id}?notice=published`);
+  });
+
+  app.post('/events/:eventId/sessions', async (request, reply) => {
+    const form = formOf(request);
+    const tz = ctx.config.timezone;
+    const session = await catalogue.createSessionAs(ctx, actorOf(request), idParam(request, 'eventId'), {
+      start_datetime: zonedToIso(F.text(form, 'start_datetime'), tz) ?? '',
+      end_datetime: zonedToIso(F.text(form, 'end_datetime'), tz),
+    });
+    const from = F.number(form, 'rates_from_session_id');
+    if (from !== undefined) await copyRatesAs(ctx, actorOf(request), session.id, from);
+    return redirect(reply, `/admin/sessions/${session.id}?notice=created`);
+  });
+
+  app.post('/events/:eventId/fees', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'eventId');
+    await catalogue.createFeeAs(ctx, actorOf(request), { eventId: id }, { name: F.text(form, 'name'), kind: F.text(form, 'kind') as 'fixed', amount: F.number(form, 'amount') });
+    return redirect(reply, `/admin/events/${id}?notice=created`);
+  });
+
+  // ---- sessions, rates, fees
+  app.get('/sessions/:sessionId', async (request, reply) => {
+    const pc = pageContext(request, 'events');
+    const id = idParam(request, 'sessionId');
+    const session = await catalogue.getSessionFor(ctx, pc.actor, id);
+    const venue = (await catalogue.listVenuesFor(ctx, pc.actor)).find((v) => v.id === session.venue_id);
+    const sectorOptions: [string | number, string][] = [['', 'every sector'], ...(venue?.sectors ?? []).map((s) => [s.id, s.name] as [number, string])];
+    const copyOptions = rateSourceOptions(await rateSourcesFor(ctx, pc.actor), pc.timeZone, id);
+    const zone = pc.timeZone;
+    const queue = session.queue;
+    return sendPage(
+      reply,
+      <Page pc={pc} title={`Session ${when(session.start_datetime, zone)}`}>
+        <p>
+          <a href={`/admin/events/${session.event_id}`}>Back to the event</a> · Status: <strong>{session.status}</strong>{' '}
+          {session.status === 'on_sale' || session.status === 'cancelled' ? null : <ActionButton pc={pc} action={`/admin/sessions/${id}/publish`} label="Put on sale" cls="" />}{' '}
+          {session.sales_start_at || session.sales_end_at ? ` · Sales window: ${when(session.sales_start_at, zone)} – ${when(session.sales_end_at, zone)}` : null}{' '}
+          {session.status === 'cancelled' ? null : (
+            <>
+              {' · '}
+              <a href={`/admin/sessions/${id}/cancel`}>Cancel this session…</a>
+            </>
+          )}
+        </p>
+        <section class="card" aria-labelledby="edit-h">
+          <h2 id="edit-h">Details</h2>
+          <form class="grid" method="post" action={`/admin/sessions/${id}`}>
+            <Csrf pc={pc} />
+            <Field name="start_datetime" label={`Starts (${zone} time)`} type="datetime-local" value={isoToZonedInput(session.start_datetime, zone)} required />
+            <Field name="end_datetime" label={`Ends (${zone} time)`} type="datetime-local" value={isoToZonedInput(session.end_datetime, zone)} />
+            <Select name="status" label="Status" options={SESSION_STATUS} selected={session.status} />
+            <Field name="max_tickets_per_buyer" label="Max tickets per buyer (empty: no cap)" type="number" value={session.max_tickets_per_buyer} attrs={{ min: 1 }} />
+            <Field name="sales_start_at" label={`Sales start (${zone} time; empty: when put on sale)`} type="datetime-local" value={isoToZonedInput(session.sales_start_at, zone)} />
+            <Field name="sales_end_at" label={`Sales end (${zone} time; empty: until the start)`} type="datetime-local" value={isoToZonedInput(session.sales_end_at, zone)} />
+            <div class="field">
+              <button type="submit">Save session</button>
+            </div>
+          </form>
+        </section>
+        <section class="card" aria-labelledby="queue-h">
+          <h2 id="queue-h">Waiting room</h2>
+          <p class="hint">
+            Buyers who arrive before the sales start wait in a pre-queue that is drawn at random when sales open; later buyers queue in arrival order. Buyers are let in at the rate below and may then start
+            carts for the pass time. Needs a sales start (docs/onsale.md).
+          </p>
+          <form class="grid" method="post" action={`/admin/sessions/${id}/queue`}>
+            <Csrf pc={pc} />
+            <label class="field wide">
+              <span>
+                <input type="checkbox" name="enabled" value="on" checked={!!queue?.enabled} /> Waiting room on
+              </span>
+            </label>
+            <Field name="admission_per_minute" label="Buyers let in per minute" type="number" value={queue?.admission_per_minute ?? ''} attrs={{ min: 1 }} />
+            <Field name="pass_ttl_seconds" label="Pass time (seconds)" type="number" value={queue?.pass_ttl_seconds ?? 600} attrs={{ min: 60 }} />
+            <Field name="opens_minutes_before" label="Pre-queue opens (minutes before the sales start)" type="number" value={queue?.opens_minutes_before ?? 30} attrs={{ min: 0 }} />
+            <Select
+              name="challenge"
+              label="Check at join"
+              options={[
+                ['none', 'none'],
+                ['proof_of_work', "proof of work (a second of the browser's work)"],
+              ]}
+              selected={queue?.challenge ?? 'none'}
+            />
+            <div class="field">
+              <button type="submit">Save waiting room</button>
+            </div>
+          </form>
+        </section>
+        <section class="card" aria-labelledby="rates-h">
+          <h2 id="rates-h">Rates</h2>
+          <Table
+            head={['Rate', '']}
+            rows={session.rates.map((r) => (
+              <tr>
+                <td>
+                  <form class="grid" method="post" action={`/admin/rates/${r.id}`}>
+                    <Csrf pc={pc} />
+                    <Field name="name" label="Name" value={r.name} required />
+                    <Field name="price" label="Price" type="number" value={r.price} attrs={{ step: '0.01', min: 0 }} />
+                    <Select name="sector_id" label="Sector" options={sectorOptions} selected={r.sector_id ?? ''} />
+                    <div class="field">
+                      <button type="submit" class="secondary" aria-label={`Save rate ${r.name}`}>
+                        Save
+                      </button>
+                    </div>
+                  </form>
+                </td>
+                <td>
+                  <ActionButton pc={pc} action={`/admin/rates/${r.id}/delete`} label="Delete" cls="danger" accessibleName={`Delete rate ${r.name}`} />
+                </td>
+              </tr>
+            ))}
+          />
+          <p class="hint">A rate can be deleted while nothing uses it: no ticket sold or held, no voucher restricted to it.</p>
+          {copyOptions.length ? (
+            <>
+              <h3>Copy rates from another session</h3>
+              <form class="grid" method="post" action={`/admin/sessions/${id}/rates/copy`}>
+                <Csrf pc={pc} />
+                <Select name="from_session_id" label="Session" options={copyOptions} />
+                <div class="field">
+                  <button type="submit" class="secondary">
+                    Copy its rates
+                  </button>
+                </div>
+              </form>
+              <p class="hint">Rates with a name this session has already are left alone.</p>
+            </>
+          ) : null}
+          <h3>New rate</h3>
+          <form class="grid" method="post" action={`/admin/sessions/${id}/rates`}>
+            <Csrf pc={pc} />
+            <Field name="name" label="Name" required />
+            <Field name="price" label="Price" type="number" required attrs={{ step: '0.01', min: 0 }} />
+            <Select name="sector_id" label="Sector" options={sectorOptions} />
+            <div class="field">
+              <button type="submit">Add rate</button>
+            </div>
+          </form>
+        </section>
+        <section class="card" aria-labelledby="fees-h">
+          <h2 id="fees-h">Fees</h2>
+          <p class="hint">Fees of the event apply too; they are edited on the event's page.</p>
+          <FeeRows pc={pc} fees={session.fees.filter((f) => f.session_id === id)} />
+          <NewFeeForm pc={pc} action={`/admin/sessions/${id}/fees`} />
+        </section>
+      </Page>,
+    );
+  });
+
+  app.post('/sessions/:sessionId', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'sessionId');
+    await catalogue.updateSessionAs(ctx, actorOf(request), id, {
+      // Typed in the deployment's time zone, like the sales window.
+      start_datetime: zonedToIso(F.text(form, 'start_datetime'), ctx.config.timezone) ?? '',
+      end_datetime: zonedToIso(F.text(form, 'end_datetime'), ctx.config.timezone),
+      status: F.optional(form, 'status') as catalogue.SessionStatus | undefined,
+      max_tickets_per_buyer: F.nullableNumber(form, 'max_tickets_per_buyer'),
+      // The sales window is typed in the deployment's time zone (D59).
+      ...(form.sales_start_at !== undefined ? { sales_start_at: zonedToIso(F.optional(form, 'sales_start_at'), ctx.config.timezone) } : {}),
+      ...(form.sales_end_at !== undefined ? { sales_end_at: zonedToIso(F.optional(form, 'sales_end_at'), ctx.config.timezone) } : {}),
+    });
+    return redirect(reply, `/admin/sessions/${id}?notice=saved`);
+  });
+
+  // D60: the waiting room's settings, a form of their own.
+  app.post('/sessions/:sessionId/queue', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'sessionId');
+    await catalogue.updateSessionAs(ctx, actorOf(request), id, {
+      queue: {
+        enabled: F.optional(form, 'enabled') === 'on',
+        admission_per_minute: F.number(form, 'admission_per_minute'),
+        pass_ttl_seconds: F.number(form, 'pass_ttl_seconds'),
+        opens_minutes_before: F.number(form, 'opens_minutes_before'),
+        challenge: F.text(form, 'challenge') as 'none' | 'proof_of_work',
+      },
+    });
+    return redirect(reply, `/admin/sessions/${id}?notice=saved`);
+  });
+
+  // D74: cancelling ends the live carts at once and tells the channels; this page asks first.
+  app.get('/sessions/:sessionId/cancel', async (request, reply) => {
+    const pc = pageContext(request, 'events');
+    const id = idParam(request, 'sessionId');
+    const session = await catalogue.getSessionFor(ctx, pc.actor, id);
+    return sendPage(
+      reply,
+      <Page pc={pc} title="Cancel a session">
+        <section class="card" aria-labelledby="cancel-h">
+          <h2 id="cancel-h">Cancel the session of {when(session.start_datetime, pc.timeZone)}?</h2>
+          <p>
+            Its carts end at once and nothing more of it is sold. Its channels are told (<code>session.cancelled</code>). Tickets already sold stay valid unless you refund them here: each order is
+            refunded once, and its buyer gets the refund e-mail.
+          </p>
+          <form class="grid" method="post" action={`/admin/sessions/${id}/cancel`}>
+            <Csrf pc={pc} />
+            <label class="field wide">
+              <span>
+                <input type="checkbox" name="refund" value="on" /> Refund every order of this session
+              </span>
+            </label>
+            <div class="field">
+              <button type="submit" class="danger">
+                Yes, cancel the session
+              </button>{' '}
+              <a href={`/admin/sessions/${id}`}>No, go back</a>
+            </div>
+          </form>
+        </section>
+      </Page>,
+    );
+  });
+
+  app.post('/sessions/:sessionId/cancel', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'sessionId');
+    await cancelSessionAs(ctx, actorOf(request), id, { refund: F.optional(form, 'refund') === 'on' || F.optional(form, 'refund') === 'true' });
+    return redirect(reply, `/admin/sessions/${id}?notice=cancelled`);
+  });
+
+  app.post('/sessions/:sessionId/publish', async (request, reply) => {
+    const id = idParam(request, 'sessionId');
+    await catalogue.publishSessionAs(ctx, actorOf(request), id);
+    return redirect(reply, `/admin/sessions/${id}?notice=published`);
+  });
+
+  app.post('/sessions/:sessionId/rates', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'sessionId');
+    await catalogue.createRateAs(ctx, actorOf(request), id, { name: F.text(form, 'name'), price: F.number(form, 'price'), sector_id: F.nullableNumber(form, 'sector_id') });
+    return redirect(reply, `/admin/sessions/${id}?notice=created`);
+  });
+
+  app.post('/sessions/:sessionId/fees', async (request, reply) => {
+    const form = formOf(request);
+    const id = idParam(request, 'sessionId');
+    await catalogue.createFeeAs(ctx, actorOf(request), { sessionId: id }, { name: F.text(form, 'name'), kind: F.text(form, 'kind') as 'fixed', amount: F.number(form, 'amount') });
+    return redirect(reply, `/admin/sessions/${id}?notice=created`);
+  });
+
+  app.post('/sessions/:sessionId/rates/copy', async (request, reply) => {
+    const id = idParam(request, 'sessionId');
+    const { added } = await copyRatesAs(ctx, actorOf(request), id, F.number(formOf(request), 'from_session_id') ?? 0);
+    return redirect(reply, `/admin/sessions/${id}?notice=${added.length ? 'rates_copied' : 'rates_none'}`);
+  });
+
+  app.post('/rates/:rateId/delete', async (request, reply) => {
+    const { session_id } = await deleteRateAs(ctx, actorOf(request), idParam(request, 'rateId'));
+    return redirect(reply, `/admin/sessions/${session_id}?notice=deleted`);
+  });
+
+  app.post('/rates/:rateId', async (request, reply) => {
+    const form = formOf(request);
+    const rate = await catalogue.updateRateAs(ctx, actorOf(request), idParam(request, 'rateId'), {
+      name: F.text(form, 'name'),
+      price: F.number(form, 'price'),
+      sector_id: F.nullableNumber(form, 'sector_id'),
+    });
+    return redirect(reply, `/admin/sessions/${rate.session_id}?notice=saved`);
+  });
+
+  const feePage = (fee: catalogue.FeeView) => (fee.session_id ? `/admin/sessions/${fee.session_id}` : `/admin/events/${fee.event_id}`);
+
+  app.post('/fees/:feeId', async (request, reply) => {
+    const form = formOf(request);
+    const fee = await catalogue.updateFeeAs(ctx, actorOf(request), idParam(request, 'feeId'), {
+      name: F.text(form, 'name'),
+      kind: F.text(form, 'kind') as 'fixed',
+      amount: F.number(form, 'amount'),
+    });
+    return redirect(reply, `${feePage(fee)}?notice=saved`);
+  });
+
+  app.post('/fees/:feeId/delete', async (request, reply) => {
+    const actor = actorOf(request);
+    const id = idParam(request, 'feeId');
+    const back = feePage(await catalogue.getFeeFor(ctx, actor, id));
+    await catalogue.deleteFeeAs(ctx, actor, id);
+    return redirect(reply, `${back}?notice=deleted`);
+  });
+}

@@ -1,0 +1,250 @@
+import type { FastifyInstance } from 'fastify';
+import * as channels from '../channels/channels-admin.service.js';
+import { WEBHOOK_EVENT_TYPES } from './webhooks.outbox.js';
+import * as webhooks from './webhooks.service.js';
+import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import * as F from '../admin/dashboard/kit/dashboard.form.js';
+import { ActionButton, Field, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
+import { when } from '../admin/dashboard/kit/dashboard.time.js';
+
+// The webhook pages of a channel (D51, docs/webhooks.md): its endpoints, a new secret shown once,
+// and per endpoint the deliveries with every attempt and a "Redeliver" button.
+
+const base = (channelId: number) => `/admin/channels/${channelId}/webhooks`;
+const eventTypesOf = (form: F.Form): string[] => [form.event_types ?? []].flat().filter((v): v is string => typeof v === 'string');
+
+function EventTypeBoxes({ checked }: { checked: readonly string[] }) {
+  return (
+    <fieldset class="field wide">
+      <legend>Events to send</legend>
+      {WEBHOOK_EVENT_TYPES.map((t) => (
+        <label>
+          <input type="checkbox" name="event_types" value={t} checked={checked.includes(t)} /> {t}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+const StatusBadge = ({ e }: { e: webhooks.EndpointView }) =>
+  e.enabled ? <span class="badge live">enabled</span> : <span class="badge off">{e.disabled_reason === 'gone' ? 'disabled: it answered 410 Gone' : 'disabled'}</span>;
+
+/** The secret page after a creation or a rotation: the only time the secret is shown. */
+function SecretPage({ pc, channelId, endpoint, secret, rotated }: { pc: PageContext; channelId: number; endpoint: webhooks.EndpointView; secret: string; rotated: boolean }) {
+  return (
+    <Page pc={pc} title={rotated ? 'New webhook secret' : 'Webhook endpoint added'}>
+      <section class="card" aria-labelledby="secret-h">
+        <h2 id="secret-h">Copy the signing secret now</h2>
+        <p>
+          <strong>This is the only time the secret is shown.</strong> Store it in the configuration of the server at {endpoint.url}: it verifies the <code>webhook-signature</code> header of every
+          event (docs/webhooks.md).
+          {rotated ? ' The previous secret also signs for the next 24 hours, so that you can switch without losing an event.' : ''}
+        </p>
+        <ShowOnce id="new-secret" label="Signing secret" value={secret} statusId="copy-status" />
+        <p>
+          <a href={base(channelId)}>Back to the webhooks</a>
+        </p>
+      </section>
+    </Page>
+  );
+}
+
+export default async function webhooksDashboard(app: FastifyInstance): Promise<void> {
+  const ctx = app.ctx;
+
+  app.get('/channels/:channelId/webhooks', async (request, reply) => {
+    const pc = pageContext(request, 'channels');
+    const id = idParam(request, 'channelId');
+    const channel = await channels.getChannelFor(ctx, pc.actor, id);
+    const endpoints = await webhooks.listEndpointsFor(ctx, pc.actor, id);
+    return sendPage(
+      reply,
+      <Page pc={pc} title={`Webhooks of ${channel.slug}`}>
+        <p>
+          <a href={`/admin/channels/${id}`}>Back to the channel</a> · Events are signed (Standard Webhooks) and retried for more than 3 days; see docs/webhooks.md.
+        </p>
+        <section class="card" aria-labelledby="endpoints-h">
+          <h2 id="endpoints-h">Endpoints</h2>
+          <Table
+            head={['URL', 'Events', 'Status', '']}
+            rows={endpoints.map((e) => (
+              <tr>
+                <td>
+                  <a href={`${base(id)}/${e.id}`}>{e.url}</a>
+                  {e.description ? (
+                    <>
+                      <br />
+                      <span class="hint">{e.description}</span>
+                    </>
+                  ) : null}
+                </td>
+                <td>{e.event_types.join(', ')}</td>
+                <td>
+                  <StatusBadge e={e} />
+                </td>
+                <td>
+                  <ActionButton pc={pc} action={`${base(id)}/${e.id}/${e.enabled ? 'disable' : 'enable'}`} label={e.enabled ? 'Disable' : 'Enable'} accessibleName={`${e.enabled ? 'Disable' : 'Enable'} ${e.url}`} />{' '}
+                  <ActionButton pc={pc} action={`${base(id)}/${e.id}/rotate`} label="Rotate secret" accessibleName={`Rotate the secret of ${e.url}`} />{' '}
+                  <ActionButton pc={pc} action={`${base(id)}/${e.id}/delete`} label="Delete" cls="danger" accessibleName={`Delete ${e.url}`} />
+                </td>
+              </tr>
+            ))}
+            caption="Click an endpoint for its deliveries and their attempts"
+          />
+        </section>
+        <section class="card" aria-labelledby="add-h">
+          <h2 id="add-h">Add an endpoint</h2>
+          <form class="grid" method="post" action={base(id)}>
+            <Csrf pc={pc} />
+            <Field name="url" label="URL" type="url" required wide hint={ctx.config.appEnv === 'production' ? 'https only' : 'http or https'} />
+            <Field name="description" label="Description" attrs={{ maxlength: 200 }} />
+            <EventTypeBoxes checked={WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('order.') || t.startsWith('session.'))} />
+            <div class="field">
+              <button type="submit">Add endpoint</button>
+            </div>
+          </form>
+        </section>
+      </Page>,
+    );
+  });
+
+  app.post('/channels/:channelId/webhooks', async (request, reply) => {
+    const pc = pageContext(request, 'channels');
+    const id = idParam(request, 'channelId');
+    const form = formOf(request);
+    const created = await webhooks.createEndpointAs(ctx, pc.actor, id, {
+      url: F.text(form, 'url'),
+      description: F.text(form, 'description'),
+      event_types: eventTypesOf(form),
+    });
+    return sendPage(reply, <SecretPage pc={pc} channelId={id} endpoint={created} secret={created.secret} rotated={false} />, 201);
+  });
+
+  app.post('/channels/:channelId/webhooks/:endpointId/rotate', async (request, reply) => {
+    const pc = pageContext(request, 'channels');
+    const id = idParam(request, 'channelId');
+    const rotated = await webhooks.rotateSecretAs(ctx, pc.actor, id, idParam(request, 'endpointId'));
+    return sendPage(reply, <SecretPage pc={pc} channelId={id} endpoint={rotated} secret={rotated.secret} rotated />);
+  });
+
+  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
+    app.post(`/channels/:channelId/webhooks/:endpointId/${action}`, async (request, reply) => {
+      const id = idParam(request, 'channelId');
+      await webhooks.updateEndpointAs(ctx, request.dashboard!.actor, id, idParam(request, 'endpointId'), { enabled });
+      return redirect(reply, `${base(id)}?notice=saved`);
+    });
+  }
+
+  app.post('/channels/:channelId/webhooks/:endpointId/delete', async (request, reply) => {
+    const id = idParam(request, 'channelId');
+    await webhooks.deleteEndpointAs(ctx, request.dashboard!.actor, id, idParam(request, 'endpointId'));
+    return redirect(reply, `${base(id)}?notice=deleted`);
+  });
+
+  app.get('/channels/:channelId/webhooks/:endpointId', async (request, reply) => {
+    const pc = pageContext(request, 'channels');
+    const id = idParam(request, 'channelId');
+    const endpointId = idParam(request, 'endpointId');
+    const endpoint = await webhooks.getEndpointFor(ctx, pc.actor, id, endpointId);
+    const deliveries = await webhooks.listDeliveriesFor(ctx, pc.actor, id, endpointId, { limit: 100 });
+    const attemptList = (d: webhooks.DeliveryView) =>
+      d.attempts.length === 0 ? (
+        <span class="hint">not sent yet</span>
+      ) : (
+        <ol class="attempts">
+          {d.attempts.map((a) => (
+            <li>
+              {when(a.attempted_at, pc.timeZone)} · <strong>{a.status_code ?? 'no answer'}</strong> · {a.duration_ms} ms{a.manual ? ' · by hand' : ''}{' '}
+              {a.error ? (
+                <>
+                  <br />
+                  <span class="hint">{a.error}</span>
+                </>
+              ) : null}
+              {a.response_excerpt ? (
+                <>
+                  <br />
+                  <code>{a.response_excerpt.slice(0, 200)}</code>
+                </>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      );
+    return sendPage(
+      reply,
+      <Page pc={pc} title="Webhook endpoint">
+        <p>
+          <a href={base(id)}>Back to the webhooks</a>
+        </p>
+        <section class="card" aria-labelledby="ep-h">
+          <h2 id="ep-h">{endpoint.url}</h2>
+          <p>
+            <StatusBadge e={endpoint} /> · {endpoint.event_types.join(', ')}
+          </p>
+          <form class="grid" method="post" action={`${base(id)}/${endpointId}`}>
+            <Csrf pc={pc} />
+            <Field name="url" label="URL" type="url" value={endpoint.url} required wide />
+            <Field name="description" label="Description" value={endpoint.description} attrs={{ maxlength: 200 }} />
+            <EventTypeBoxes checked={endpoint.event_types} />
+            <div class="field">
+              <button type="submit">Save</button>
+            </div>
+          </form>
+        </section>
+        <section class="card" aria-labelledby="deliveries-h">
+          <h2 id="deliveries-h">Deliveries</h2>
+          <Table
+            head={['Event', 'webhook-id', 'Status', 'Attempts (time, status, duration, answer)', '']}
+            rows={deliveries.map((d) => (
+              <tr>
+                <td>
+                  {d.type}
+                  <br />
+                  <span class="hint">{when(d.created_at, pc.timeZone)}</span>
+                </td>
+                <td>
+                  <code>{d.webhook_id}</code>
+                </td>
+                <td>
+                  {d.status}
+                  {d.next_attempt_at ? (
+                    <>
+                      <br />
+                      <span class="hint">next {when(d.next_attempt_at, pc.timeZone)}</span>
+                    </>
+                  ) : null}
+                </td>
+                <td>{attemptList(d)}</td>
+                <td>
+                  <ActionButton pc={pc} action={`${base(id)}/${endpointId}/deliveries/${d.id}/redeliver`} label="Redeliver" accessibleName={`Redeliver ${d.type} ${d.webhook_id}`} />
+                </td>
+              </tr>
+            ))}
+            caption="Newest first; a redelivery sends the same webhook-id and body again"
+          />
+        </section>
+      </Page>,
+    );
+  });
+
+  app.post('/channels/:channelId/webhooks/:endpointId', async (request, reply) => {
+    const id = idParam(request, 'channelId');
+    const endpointId = idParam(request, 'endpointId');
+    const form = formOf(request);
+    await webhooks.updateEndpointAs(ctx, request.dashboard!.actor, id, endpointId, {
+      url: F.text(form, 'url'),
+      description: F.text(form, 'description'),
+      event_types: eventTypesOf(form),
+    });
+    return redirect(reply, `${base(id)}/${endpointId}?notice=saved`);
+  });
+
+  app.post('/channels/:channelId/webhooks/:endpointId/deliveries/:deliveryId/redeliver', async (request, reply) => {
+    const id = idParam(request, 'channelId');
+    const endpointId = idParam(request, 'endpointId');
+    await webhooks.redeliverAs(ctx, request.dashboard!.actor, id, endpointId, idParam(request, 'deliveryId'));
+    return redirect(reply, `${base(id)}/${endpointId}?notice=redelivered`);
+  });
+}
