@@ -28,3 +28,10 @@ export function formatAmount(amount: number, currency: string, lang: string): st
 
 /** The same amount given in minor units (cents), as the service keeps them. */
 export const formatMinor = (minor: number, currency: string, lang: string): string => formatAmount(Math.round(minor) / 100, currency, lang);
+
+/** A cart's countdown, "mm:ss" (the widget's and the portal's). */
+export function formatCountdown(seconds: number): string {
+  const m = Math.floor(seconds / 60);
+  const s = seconds % 60;
+  return `${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
+}

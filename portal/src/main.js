@@ -5,7 +5,7 @@
 
 import { h, hydrate, render as preactRender } from 'preact';
 import { CartActions, CartLines } from '../../ui/cart';
-import { formatAmount, localeOf } from '../../ui/format';
+import { formatAmount, formatCountdown, localeOf } from '../../ui/format';
 import { createQueue, queueBlocks, queueScreen, queueStartPassed, queueTextKey } from '../../ui/queue';
 import { fillText } from '../../ui/texts';
 
@@ -183,12 +183,11 @@ function renderCountdown() {
       if (pay) pay.disabled = true;
       return;
     }
-    const mm = String(Math.floor(left / 60)).padStart(2, '0');
-    const ss = String(left % 60).padStart(2, '0');
+    const mmss = formatCountdown(left);
     const soon = left <= WARN_SECONDS;
-    el.textContent = soon ? `${t.expiresSoon} ${mm}:${ss}` : `${t.expiresIn} ${mm}:${ss}`;
+    el.textContent = `${soon ? t.expiresSoon : t.expiresIn} ${mmss}`;
     el.classList.toggle('warn', soon);
-    if (bar) bar.textContent = `${mm}:${ss}`;
+    if (bar) bar.textContent = mmss;
     if (bar) bar.classList.toggle('warn', soon);
     // Screen readers hear the remaining time once a minute, not every second, and the warning once.
     if (soon && !warned) {

@@ -17,13 +17,6 @@ export function secondsLeft(order: Order | null, now: number): number | null {
   return Math.max(0, Math.ceil((Date.parse(order.expires_at) - now) / 1000));
 }
 
-/** "mm:ss" for the countdown. */
-export function formatCountdown(seconds: number): string {
-  const m = Math.floor(seconds / 60);
-  const s = seconds % 60;
-  return `${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
-}
-
 /** True when the response data of an order call is the order itself (D35), not a fragment. */
 export function isOrder(data: unknown): data is Order {
   const o = data as Order | null;

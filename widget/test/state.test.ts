@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatCountdown, itemCount, orderFingerprint, secondsLeft, seatIdsInOrder } from '../src/order.js';
+import { itemCount, orderFingerprint, secondsLeft, seatIdsInOrder } from '../src/order.js';
+import { formatCountdown } from '../../ui/format.js';
 import {
   clientId,
   forgetOrder,

@@ -1,7 +1,8 @@
 import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import type { Controller, Notice, WidgetState } from '../controller.js';
 import { dateTime, money, translator, type Lang, type Translate } from '../i18n.js';
-import { formatCountdown, orderItems, seatIdsInOrder, secondsLeft } from '../order.js';
+import { orderItems, seatIdsInOrder, secondsLeft } from '../order.js';
+import { formatCountdown } from '../../../ui/format.js';
 import { freeBySector, type SeatMap as Model, type SectorView } from '../seat-map-model.js';
 import { allIn, feeOf, type FeeRule } from '../prices.js';
 import { queueBlocks, queueScreen, queueStartPassed, type QueueView } from '../../../ui/queue.js';
