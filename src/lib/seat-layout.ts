@@ -34,24 +34,45 @@ export interface RowLine {
  * over thousands of seats: maps by sector then row, no per-seat string keys.
  */
 export function rowLines(seats: Iterable<LayoutSeat>): RowLine[] {
-  const sectors = new Map<number, Map<string, RowLine & { sumY: number; n: number }>>();
+  const list = [...seats];
+  return rowLinesOfColumns({ sectorId: list.map((s) => s.sectorId), row: list.map((s) => s.row), x: list.map((s) => s.x), y: list.map((s) => s.y) });
+}
+
+/** Seats in columns: seat i is in row `row[i]` of sector `sectorId[i]`, at (x[i], y[i]). */
+export interface SeatColumns {
+  sectorId: ArrayLike<number>;
+  row: ArrayLike<string | number>;
+  x: ArrayLike<number>;
+  y: ArrayLike<number>;
+}
+
+/** rowLines of seats in columns (the widget keeps a large map's seats so: no object per seat). */
+export function rowLinesOfColumns(seats: SeatColumns): RowLine[] {
+  type Line = RowLine & { sumY: number; n: number };
+  const sectors = new Map<number, Map<string, Line>>();
   // Seats mostly come row by row: the last seat's row is looked up once, not per seat.
-  let last: (RowLine & { sumY: number; n: number }) | undefined;
-  for (const s of seats) {
-    let line = last && last.sectorId === s.sectorId && last.row === s.row ? last : undefined;
+  let last: Line | undefined;
+  let lastRow: string | number | undefined;
+  for (let i = 0; i < seats.x.length; i++) {
+    const sectorId = seats.sectorId[i]!;
+    const x = seats.x[i]!;
+    const y = seats.y[i]!;
+    let line = last && last.sectorId === sectorId && lastRow === seats.row[i] ? last : undefined;
     if (!line) {
-      let rows = sectors.get(s.sectorId);
-      if (!rows) sectors.set(s.sectorId, (rows = new Map()));
-      line = rows.get(s.row);
+      lastRow = seats.row[i]!;
+      const row = String(lastRow);
+      let rows = sectors.get(sectorId);
+      if (!rows) sectors.set(sectorId, (rows = new Map()));
+      line = rows.get(row);
       if (!line) {
-        rows.set(s.row, (last = { sectorId: s.sectorId, row: s.row, y: s.y, minX: s.x, maxX: s.x, sumY: s.y, n: 1 }));
+        rows.set(row, (last = { sectorId, row, y, minX: x, maxX: x, sumY: y, n: 1 }));
         continue;
       }
       last = line;
     }
-    if (s.x < line.minX) line.minX = s.x;
-    if (s.x > line.maxX) line.maxX = s.x;
-    line.sumY += s.y;
+    if (x < line.minX) line.minX = x;
+    if (x > line.maxX) line.maxX = x;
+    line.sumY += y;
     line.n += 1;
   }
   const out: RowLine[] = [];

@@ -1,9 +1,9 @@
-import { rowLines, stageSide, type LayoutSeat, type RowLine, type StageSide } from '../../src/lib/seat-layout.js';
+import { rowLinesOfColumns, stageSide, type LayoutSeat, type RowLine, type StageSide } from '../../src/lib/seat-layout.js';
 import type { MapSector, Rate, SessionDetail, SessionLayout } from './types.js';
 
 type SeatStatus = 'available' | 'held' | 'sold' | 'blocked';
 
-/** A seat as the map draws it: where it is (sector, row, x, y), its label, its state and its rates. */
+/** A seat as the map shows it: where it is (sector, row, x, y), its label, its state and its rates. Made on demand from the columns. */
 export interface SeatView extends LayoutSeat {
   id: number;
   number: string;
@@ -18,13 +18,15 @@ export interface SectorView {
   capacity: number;
   available: number;
   rates: Rate[];
-  seats: SeatView[];
+  /** Its seats are the map's seats first .. first + count - 1 (in reading order). */
+  first: number;
+  count: number;
 }
 
 export interface SeatMap {
   sectors: SectorView[];
-  /** Numbered sectors' seats by session_seat_id. */
-  seats: Map<number, SeatView>;
+  /** The numbered sectors' seats, in columns, sector by sector in reading order. */
+  seats: Seats;
   /** What the map shows: the seats, their row names, sector names and the stage, in map units. */
   box: Box;
   /** Every row with where it starts (its name is drawn there). */
@@ -42,11 +44,109 @@ const LABEL_ROOM = 2;
 const STAGE_GAP = 1.6;
 const STAGE_DEPTH = 1.4;
 
-function normaliseStatus(status: string): SeatStatus {
-  if (status === 'available' || status === 'free') return 'available';
-  if (status === 'held' || status === 'reserved' || status === 'in_cart') return 'held';
-  if (status === 'sold') return 'sold';
-  return 'blocked';
+/** The statuses of Seats.status by code: 0 is available (a fresh Uint8Array is all free). */
+export const STATUSES: readonly SeatStatus[] = ['available', 'held', 'sold', 'blocked'];
+
+function statusCode(status: string): number {
+  if (status === 'available' || status === 'free') return 0;
+  if (status === 'held' || status === 'reserved' || status === 'in_cart') return 1;
+  if (status === 'sold') return 2;
+  return 3;
+}
+
+/** Where each seat id is in the columns: a table over the ids' range when it is dense, else a Map. */
+type IdIndex = { min: number; table: Int32Array } | Map<number, number>;
+
+function idIndex(ids: Float64Array): IdIndex {
+  let min = Infinity;
+  let max = -Infinity;
+  let integers = true;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    if (id < min) min = id;
+    if (id > max) max = id;
+    if (id !== Math.floor(id)) integers = false;
+  }
+  if (ids.length && integers && max - min <= 4 * ids.length + 1024) {
+    const table = new Int32Array(max - min + 1).fill(-1);
+    for (let i = 0; i < ids.length; i++) table[ids[i]! - min] = i;
+    return { min, table };
+  }
+  const map = new Map<number, number>();
+  for (let i = 0; i < ids.length; i++) map.set(ids[i]!, i);
+  return map;
+}
+
+/**
+ * The seats of a map in columns (issue 29): typed arrays and the layout's own arrays, no object
+ * per seat, so that a 20,000-seat map is built, painted and hit-tested without allocating 20,000
+ * objects first. `get`, `has`, `values` and `size` read like the Map of seats by id they replace;
+ * a SeatView is made when one is asked for (a click, the tab stop, the cart).
+ */
+export class Seats {
+  readonly size: number;
+  constructor(
+    readonly ids: Float64Array,
+    readonly sectorIds: Float64Array,
+    readonly xs: Float64Array,
+    readonly ys: Float64Array,
+    readonly rowNames: ArrayLike<string | number>,
+    readonly numbers: ArrayLike<string | number>,
+    /** Each seat's rates: its own in the full detail, else its sector's. */
+    readonly rates: readonly Rate[][],
+    /** Each seat's status, an index of STATUSES. */
+    readonly status: Uint8Array,
+    private readonly index: IdIndex = idIndex(ids),
+  ) {
+    this.size = ids.length;
+  }
+
+  /** The index of seat `id` in the columns, or -1. */
+  indexOf(id: number): number {
+    const index = this.index;
+    if (index instanceof Map) return index.get(id) ?? -1;
+    const i = id - index.min;
+    return i >= 0 && i < index.table.length ? (index.table[i] ?? -1) : -1;
+  }
+
+  has(id: number): boolean {
+    return this.indexOf(id) >= 0;
+  }
+
+  get(id: number): SeatView | undefined {
+    const i = this.indexOf(id);
+    return i < 0 ? undefined : this.at(i);
+  }
+
+  /** The seat at index `i` of the columns. */
+  at(i: number): SeatView {
+    return {
+      id: this.ids[i]!,
+      sectorId: this.sectorIds[i]!,
+      row: String(this.rowNames[i]),
+      number: String(this.numbers[i]),
+      x: this.xs[i]!,
+      y: this.ys[i]!,
+      status: STATUSES[this.status[i]!]!,
+      rates: this.rates[i]!,
+    };
+  }
+
+  *values(): IterableIterator<SeatView> {
+    for (let i = 0; i < this.size; i++) yield this.at(i);
+  }
+
+  /** The same seats with other statuses. */
+  withStatus(status: Uint8Array): Seats {
+    return new Seats(this.ids, this.sectorIds, this.xs, this.ys, this.rowNames, this.numbers, this.rates, status, this.index);
+  }
+}
+
+/** The seats of one sector, as objects (the SVG layer of a small map, tests). */
+export function sectorSeats(map: SeatMap, sector: SectorView): SeatView[] {
+  const out: SeatView[] = [];
+  for (let i = sector.first; i < sector.first + sector.count; i++) out.push(map.seats.at(i));
+  return out;
 }
 
 /** The sectors of a session detail, seats still to add; `available` from the availability's zones where it has them. */
@@ -60,14 +160,15 @@ function sectorsOf(detail: SessionDetail, maps: MapSector[] | null, zones?: Map<
     capacity: s.capacity ?? 0,
     available: zones?.get(s.id) ?? s.available ?? 0,
     rates: s.rates ?? [],
-    seats: [],
+    first: 0,
+    count: 0,
   }));
   const byId = new Map(sectors.map((s) => [s.id, s]));
   /** The sector of a seat; one the detail does not list is added, numbered, without rates. */
   const sectorOf = (id: number): SectorView => {
     let sector = byId.get(id);
     if (!sector) {
-      sector = { id, name: layoutBySector.get(id)?.name ?? `#${id}`, numbered: true, capacity: 0, available: 0, rates: [], seats: [] };
+      sector = { id, name: layoutBySector.get(id)?.name ?? `#${id}`, numbered: true, capacity: 0, available: 0, rates: [], first: 0, count: 0 };
       byId.set(id, sector);
       sectors.push(sector);
     }
@@ -76,44 +177,109 @@ function sectorsOf(detail: SessionDetail, maps: MapSector[] | null, zones?: Map<
   return { sectors, sectorOf };
 }
 
-/** The map from its sectors and seats (each already in its sector's list): bounds, reading order, rows, stage. */
-function assemble(sectors: SectorView[], seats: Map<number, SeatView>): SeatMap {
+/** The seats as they come (the layout's columns, or the detail's seats put in columns), before the reading order. */
+interface RawColumns {
+  id: ArrayLike<number>;
+  sector_id: ArrayLike<number>;
+  row: ArrayLike<string | number>;
+  number: ArrayLike<string | number>;
+  x: ArrayLike<number>;
+  y: ArrayLike<number>;
+  /** A seat's own rates (the full detail), where it has any. */
+  rates?: (Rate[] | undefined)[];
+}
+
+/**
+ * The map from its sectors and raw seat columns: the seats in reading order (sector by sector as
+ * the sectors are listed, then row by row, left to right: keyboard navigation's natural sequence),
+ * their statuses from `statusOf`, bounds, rows and stage. The layout comes in that order already:
+ * then it is checked in one pass and kept, else sorted once.
+ */
+function assemble(sectors: SectorView[], sectorOf: (id: number) => SectorView, raw: RawColumns, statusOf: (seats: Seats) => Uint8Array): SeatMap {
+  const n = raw.id.length;
+  const rank = new Int32Array(n);
+  const xs = new Float64Array(n);
+  const ys = new Float64Array(n);
+  let sector: SectorView | null = null;
+  let sectorIndex = 0;
+  let ordered = true;
+  for (let i = 0; i < n; i++) {
+    const sectorId = raw.sector_id[i]!;
+    // The layout lists a sector's seats together: one look-up per sector, not per seat.
+    if (sector?.id !== sectorId) {
+      sector = sectorOf(sectorId);
+      sectorIndex = sectors.indexOf(sector);
+    }
+    rank[i] = sectorIndex;
+    const x = raw.x[i]!;
+    const y = raw.y[i]!;
+    xs[i] = Number.isFinite(x) ? x : 0;
+    ys[i] = Number.isFinite(y) ? y : 0;
+    if (i > 0 && ordered) ordered = rank[i - 1]! < rank[i]! || (rank[i - 1] === rank[i] && (ys[i - 1]! < ys[i]! || (ys[i - 1] === ys[i] && xs[i - 1]! <= xs[i]!)));
+  }
+  const order = ordered ? null : Array.from({ length: n }, (_, i) => i).sort((a, b) => rank[a]! - rank[b]! || ys[a]! - ys[b]! || xs[a]! - xs[b]!);
+  const pick = <T,>(column: ArrayLike<T>): ArrayLike<T> => (order ? order.map((i) => column[i]!) : column);
+  const floats = (column: ArrayLike<number>) => (order ? Float64Array.from(order, (i) => column[i]!) : Float64Array.from(column));
+  const sectorRank = order ? Int32Array.from(order, (i) => rank[i]!) : rank;
+  const rates: Rate[][] = new Array<Rate[]>(n);
+  for (let i = 0, k = 0; k < sectors.length; k++) {
+    const s = sectors[k]!;
+    s.first = i;
+    while (i < n && sectorRank[i] === k) i++;
+    s.count = i - s.first;
+    rates.fill(s.rates, s.first, i);
+  }
+  if (raw.rates) {
+    const own = pick(raw.rates);
+    for (let i = 0; i < n; i++) if (own[i]?.length) rates[i] = own[i]!;
+  }
+  const columns = new Seats(floats(raw.id), floats(raw.sector_id), order ? floats(xs) : xs, order ? floats(ys) : ys, pick(raw.row), pick(raw.number), rates, new Uint8Array(n));
+  const seats = columns.withStatus(statusOf(columns));
+  for (const s of sectors) if (s.numbered && s.count > 0) s.available = countFree(seats.status, s.first, s.first + s.count);
+
   let minX = Infinity;
   let minY = Infinity;
   let maxX = -Infinity;
   let maxY = -Infinity;
-  for (const { x, y } of seats.values()) {
-    if (x < minX) minX = x;
-    if (x > maxX) maxX = x;
-    if (y < minY) minY = y;
-    if (y > maxY) maxY = y;
+  const X = seats.xs;
+  const Y = seats.ys;
+  for (let i = 0; i < n; i++) {
+    if (X[i]! < minX) minX = X[i]!;
+    if (X[i]! > maxX) maxX = X[i]!;
+    if (Y[i]! < minY) minY = Y[i]!;
+    if (Y[i]! > maxY) maxY = Y[i]!;
   }
-  if (seats.size === 0) {
+  if (n === 0) {
     minX = minY = 0;
     maxX = maxY = 1;
   }
-  // Reading order (row by row, left to right) gives keyboard navigation a natural sequence.
   const sectorBoxes = new Map<number, Box>();
-  for (const sector of sectors) {
-    sector.seats.sort((a, b) => a.y - b.y || a.x - b.x);
-    if (sector.seats.length === 0) continue;
+  for (const s of sectors) {
+    if (s.count === 0) continue;
     let x0 = Infinity;
     let x1 = -Infinity;
-    for (const seat of sector.seats) {
-      if (seat.x < x0) x0 = seat.x;
-      if (seat.x > x1) x1 = seat.x;
+    for (let i = s.first; i < s.first + s.count; i++) {
+      if (X[i]! < x0) x0 = X[i]!;
+      if (X[i]! > x1) x1 = X[i]!;
     }
-    const y0 = sector.seats[0]!.y;
-    const y1 = sector.seats[sector.seats.length - 1]!.y;
-    sectorBoxes.set(sector.id, { x: x0 - LABEL_ROOM, y: y0 - LABEL_ROOM, w: x1 - x0 + LABEL_ROOM + 1, h: y1 - y0 + LABEL_ROOM + 1 });
+    const y0 = Y[s.first]!;
+    const y1 = Y[s.first + s.count - 1]!;
+    sectorBoxes.set(s.id, { x: x0 - LABEL_ROOM, y: y0 - LABEL_ROOM, w: x1 - x0 + LABEL_ROOM + 1, h: y1 - y0 + LABEL_ROOM + 1 });
   }
-  const rows = rowLines(seats.values());
+  const rows = rowLinesOfColumns({ sectorId: seats.sectorIds, row: seats.rowNames, x: X, y: Y });
   const side = stageSide(rows);
   const stageY = side === 'top' ? minY - LABEL_ROOM - STAGE_GAP - STAGE_DEPTH : maxY + STAGE_GAP;
   const stage = { side, x: minX, y: stageY, w: Math.max(1, maxX - minX), h: STAGE_DEPTH };
   const top = Math.min(minY - LABEL_ROOM, stage.y) - 0.5;
   const bottom = Math.max(maxY + 1, stage.y + stage.h + 0.5);
   return { sectors, seats, rows, stage, sectorBoxes, box: { x: minX - LABEL_ROOM - 0.5, y: top, w: maxX - minX + LABEL_ROOM + 1.5, h: bottom - top } };
+}
+
+/** Seats with status code 0 (available) among indices from .. to - 1. */
+function countFree(status: Uint8Array, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) if (status[i] === 0) n++;
+  return n;
 }
 
 /**
@@ -126,69 +292,50 @@ export function buildSeatMap(detail: SessionDetail, maps: MapSector[] | null): S
     for (const s of sector.seats ?? []) layoutByKey.set(`${sector.id}:${s.row}:${s.number}`, s);
   }
   const { sectors, sectorOf } = sectorsOf(detail, maps);
-  const seats = new Map<number, SeatView>();
+  const list = detail.elements.seats;
   // Runs once per load over thousands of seats: no per-seat string keys unless the maps are needed.
   const withLayout = layoutByKey.size > 0;
-  for (const raw of detail.elements.seats) {
-    let x = raw.x;
-    let y = raw.y;
-    if (!Number.isFinite(x) || !Number.isFinite(y)) {
-      const layout = withLayout ? layoutByKey.get(`${raw.sector_id}:${raw.row}:${raw.number}`) : undefined;
-      x = Number.isFinite(x) ? x : (layout?.x ?? 0);
-      y = Number.isFinite(y) ? y : (layout?.y ?? 0);
-    }
-    const sector = sectorOf(raw.sector_id);
-    const seat: SeatView = {
-      id: raw.id,
-      sectorId: raw.sector_id,
-      row: String(raw.row),
-      number: String(raw.number),
-      x,
-      y,
-      status: normaliseStatus(raw.status),
-      rates: raw.rates?.length ? raw.rates : sector.rates,
-    };
-    sector.seats.push(seat);
-    seats.set(seat.id, seat);
-  }
-  return assemble(sectors, seats);
+  const place = (raw: (typeof list)[number]) => {
+    if (Number.isFinite(raw.x) && Number.isFinite(raw.y)) return raw;
+    const layout = withLayout ? layoutByKey.get(`${raw.sector_id}:${raw.row}:${raw.number}`) : undefined;
+    return { x: Number.isFinite(raw.x) ? raw.x : (layout?.x ?? 0), y: Number.isFinite(raw.y) ? raw.y : (layout?.y ?? 0) };
+  };
+  const places = list.map(place);
+  const raw: RawColumns = {
+    id: list.map((s) => s.id),
+    sector_id: list.map((s) => s.sector_id),
+    row: list.map((s) => s.row),
+    number: list.map((s) => s.number),
+    x: places.map((p) => p.x),
+    y: places.map((p) => p.y),
+    rates: list.map((s) => s.rates),
+  };
+  return assemble(sectors, sectorOf, raw, (seats) => {
+    const status = new Uint8Array(seats.size);
+    for (const s of list) status[seats.indexOf(s.id)] = statusCode(s.status);
+    return status;
+  });
 }
 
 /**
  * The same map from the session's `seats=none` detail, the layout's columns and an availability
  * snapshot (issue 29), without the full detail's form in between: a seat is available unless the
  * snapshot lists it, takes its sector's rates (as in the full form), and a zone its free places
- * from the snapshot. One object per seat, made straight from the columns.
+ * from the snapshot. The layout's arrays are the map's columns.
  */
 export function seatMapFromLayout(detail: SessionDetail, layout: SessionLayout, snapshot: AvailabilityBody): SeatMap {
-  const status = new Map<number, SeatStatus>();
-  for (const c of snapshot.changes) status.set(c.session_seat_id, normaliseStatus(c.status));
   const zones = new Map((snapshot.zones ?? []).map((z) => [z.sector_id, z.available]));
   const { sectors, sectorOf } = sectorsOf(detail, null, zones);
-  const c = layout.seats;
-  const seats = new Map<number, SeatView>();
-  let sector: SectorView | null = null;
-  for (let i = 0; i < c.id.length; i++) {
-    const id = c.id[i]!;
-    const sectorId = c.sector_id[i]!;
-    // The layout lists a sector's seats together: one look-up per sector, not per seat.
-    if (sector?.id !== sectorId) sector = sectorOf(sectorId);
-    const x = c.x[i]!;
-    const y = c.y[i]!;
-    const seat: SeatView = {
-      id,
-      sectorId,
-      row: String(c.row[i]),
-      number: String(c.number[i]),
-      x: Number.isFinite(x) ? x : 0,
-      y: Number.isFinite(y) ? y : 0,
-      status: status.get(id) ?? 'available',
-      rates: sector.rates,
-    };
-    sector.seats.push(seat);
-    seats.set(id, seat);
+  return assemble(sectors, sectorOf, layout.seats, (seats) => statusesAfter(seats, new Uint8Array(seats.size), snapshot.changes));
+}
+
+/** `status` with the changes of an availability answer written in (seats the map does not have are skipped). */
+function statusesAfter(seats: Seats, status: Uint8Array, changes: AvailabilityBody['changes']): Uint8Array {
+  for (const c of changes) {
+    const i = seats.indexOf(c.session_seat_id);
+    if (i >= 0) status[i] = statusCode(c.status);
   }
-  return assemble(sectors, seats);
+  return status;
 }
 
 /** Map units per CSS pixel so that a free seat (0.72 units wide) is at least 24 px: WCAG 2.2 2.5.8. */
@@ -219,13 +366,17 @@ let lastFree: { map: SeatMap; mine: Set<number>; out: Map<number, number> } | nu
 export function freeBySector(map: SeatMap, mine: Set<number>): Map<number, number> {
   if (lastFree && lastFree.map === map && lastFree.mine === mine) return lastFree.out;
   const out = new Map<number, number>();
+  const { seats } = map;
   for (const sector of map.sectors) {
-    if (!sector.numbered || sector.seats.length === 0) {
+    if (!sector.numbered || sector.count === 0) {
       out.set(sector.id, sector.available);
       continue;
     }
-    let n = 0;
-    for (const seat of sector.seats) if (seat.status === 'available' && !mine.has(seat.id)) n++;
+    let n = countFree(seats.status, sector.first, sector.first + sector.count);
+    for (const id of mine) {
+      const i = seats.indexOf(id);
+      if (i >= sector.first && i < sector.first + sector.count && seats.status[i] === 0) n--;
+    }
     out.set(sector.id, n);
   }
   lastFree = { map, mine, out };
@@ -239,12 +390,13 @@ export type Direction = 'left' | 'right' | 'up' | 'down';
  * up and down to the closest seat on the nearest row above or below (across sectors).
  */
 export function neighbour(map: SeatMap, from: SeatView, direction: Direction): SeatView | null {
-  let best: SeatView | null = null;
+  const { ids, xs, ys, size } = map.seats;
+  let best = -1;
   let bestScore = Infinity;
-  for (const seat of map.seats.values()) {
-    if (seat === from) continue;
-    const dx = seat.x - from.x;
-    const dy = seat.y - from.y;
+  for (let i = 0; i < size; i++) {
+    if (ids[i] === from.id) continue;
+    const dx = xs[i]! - from.x;
+    const dy = ys[i]! - from.y;
     let score: number;
     if (direction === 'left' || direction === 'right') {
       if (Math.abs(dy) > 1e-6) continue;
@@ -257,10 +409,10 @@ export function neighbour(map: SeatMap, from: SeatView, direction: Direction): S
     }
     if (score < bestScore) {
       bestScore = score;
-      best = seat;
+      best = i;
     }
   }
-  return best;
+  return best < 0 ? null : map.seats.at(best);
 }
 
 /** Zooms a viewBox by `factor` (< 1 zooms in) around the point (cx, cy), within sane limits. */
@@ -286,33 +438,26 @@ export interface AvailabilityBody {
 }
 
 /**
- * The map after a live-map answer: seats whose status changed become new objects (the seat layer
- * redraws only those), the others stay; the same map when nothing changed.
+ * The map after a live-map answer: new statuses (the seat layers redraw the seats whose state
+ * changed), the same columns; the same map when nothing changed.
  */
 export function applyAvailability(map: SeatMap, body: AvailabilityBody): SeatMap {
-  const next = new Map<number, SeatStatus>();
-  if (body.snapshot) for (const id of map.seats.keys()) next.set(id, 'available');
-  for (const c of body.changes) next.set(c.session_seat_id, normaliseStatus(c.status));
-  const zones = new Map((body.zones ?? []).map((z) => [z.sector_id, z.available]));
+  const before = map.seats.status;
+  const status = statusesAfter(map.seats, body.snapshot ? new Uint8Array(before.length) : before.slice(), body.changes);
   let changed = false;
-  const seats = new Map(map.seats);
-  for (const [id, status] of next) {
-    const seat = seats.get(id);
-    if (seat && seat.status !== status) {
-      seats.set(id, { ...seat, status });
-      changed = true;
-    }
-  }
+  for (let i = 0; i < status.length && !changed; i++) changed = status[i] !== before[i];
+  const seats = changed ? map.seats.withStatus(status) : map.seats;
+  const zones = new Map((body.zones ?? []).map((z) => [z.sector_id, z.available]));
+  let zoneChanged = false;
   const sectors = map.sectors.map((sector) => {
     if (!sector.numbered) {
       const available = zones.get(sector.id);
       if (available === undefined || available === sector.available) return sector;
-      changed = true;
+      zoneChanged = true;
       return { ...sector, available };
     }
     if (!changed) return sector;
-    const list = sector.seats.map((s) => seats.get(s.id)!);
-    return { ...sector, seats: list, available: list.filter((s) => s.status === 'available').length };
+    return { ...sector, available: countFree(status, sector.first, sector.first + sector.count) };
   });
-  return changed ? { ...map, sectors, seats } : map;
+  return changed || zoneChanged ? { ...map, sectors, seats } : map;
 }

@@ -10,7 +10,7 @@ import {
   ordersOfOtherSessions,
   saveOrder,
 } from '../src/persistence.js';
-import { buildSeatMap, freeBySector, MIN_PX_PER_UNIT, neighbour, seatMapFromLayout, sectorView, zoomBox } from '../src/seat-map-model.js';
+import { applyAvailability, buildSeatMap, freeBySector, MIN_PX_PER_UNIT, neighbour, seatMapFromLayout, sectorSeats, sectorView, zoomBox } from '../src/seat-map-model.js';
 import type { Order, SessionDetail } from '../src/types.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
@@ -163,14 +163,14 @@ function detail(): SessionDetail {
 describe('seat map model', () => {
   it('builds sectors, seats by id, statuses and the bounding box', () => {
     const map = buildSeatMap(detail(), [{ id: 10, name: 'Platea baja' }]);
-    expect(map.sectors.map((s) => [s.name, s.numbered, s.seats.length])).toEqual([
+    expect(map.sectors.map((s) => [s.name, s.numbered, s.count])).toEqual([
       ['Platea', true, 6],
       ['Pista', false, 0],
     ]);
     expect(map.seats.get(2)?.status).toBe('sold');
     expect(map.seats.get(3)?.status).toBe('held');
     // Reading order: row A left to right, then row B.
-    expect(map.sectors[0]!.seats.map((s) => s.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(sectorSeats(map, map.sectors[0]!).map((s) => s.id)).toEqual([1, 2, 3, 4, 5, 6]);
     // Seats span x 0-2, y 0-1; room for the row names at the left (2 units) and the stage above
     // row A (gap 1.6, depth 1.4) plus half a unit of margin.
     expect(map.box).toEqual({ x: -2.5, y: -5.5, w: 5.5, h: 7.5 });
@@ -215,6 +215,21 @@ describe('seat map model', () => {
     expect(fromLayout.sectors[1]!.available).toBe(120);
     // A seat's rates are its sector's (the layout carries none).
     expect(fromLayout.seats.get(1)!.rates).toBe(fromLayout.sectors[0]!.rates);
+  });
+
+  it('applies a live-map answer: changes, a snapshot, the same map when nothing changed', () => {
+    const map = buildSeatMap(detail(), null);
+    const next = applyAvailability(map, { cursor: 'c2', snapshot: false, changes: [{ session_seat_id: 1, status: 'sold' }, { session_seat_id: 999, status: 'sold' }] });
+    expect(next.seats.get(1)?.status).toBe('sold');
+    expect(next.seats.get(2)?.status).toBe('sold');
+    expect(next.sectors[0]!.available).toBe(3);
+    // The map it came from is unchanged (the seat layers compare the two).
+    expect(map.seats.get(1)?.status).toBe('available');
+    expect(applyAvailability(next, { cursor: 'c3', snapshot: false, changes: [{ session_seat_id: 1, status: 'sold' }] })).toBe(next);
+    // A snapshot frees every seat it does not list; a zone's count changes alone.
+    const snap = applyAvailability(next, { cursor: 'c4', snapshot: true, changes: [{ session_seat_id: 3, status: 'held' }], zones: [{ sector_id: 11, available: 99 }] });
+    expect([...snap.seats.values()].filter((s) => s.status !== 'available').map((s) => s.id)).toEqual([3]);
+    expect(snap.sectors.map((s) => s.available)).toEqual([5, 99]);
   });
 
   it('takes coordinates from the maps endpoint when the detail has none', () => {

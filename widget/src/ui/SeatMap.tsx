@@ -56,15 +56,9 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
 
   // The seat in the tab order: the last focused one, else the first free seat.
   if (focusId.current === null || !map.seats.has(focusId.current)) {
-    let first: SeatView | undefined;
-    for (const seat of map.seats.values()) {
-      first ??= seat;
-      if (seat.status === 'available') {
-        first = seat;
-        break;
-      }
-    }
-    focusId.current = first ? first.id : null;
+    const { seats } = map;
+    const firstFree = seats.status.indexOf(0);
+    focusId.current = seats.size ? seats.ids[Math.max(0, firstFree)]! : null;
   }
 
   function setViewBox(box: Box) {
@@ -284,7 +278,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
     if (box) setViewBox(box);
   }
 
-  const numbered = map.sectors.filter((x) => x.numbered && x.seats.length > 0);
+  const numbered = map.sectors.filter((x) => x.numbered && x.count > 0);
   const b = view.current;
   return (
     // Focus is followed on the box, not on the <svg>: Chromium makes an SVG element with focus

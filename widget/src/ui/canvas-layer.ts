@@ -21,7 +21,9 @@ export const CANVAS_FROM = 8000;
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const STATES: SeatState[] = ['a', 'h', 'x', 'm'];
-const STATE: Record<SeatView['status'], SeatState> = { available: 'a', held: 'h', sold: 'x', blocked: 'x' };
+/** A seat's drawn state (an index of STATES) by its status code (seat-map-model's STATUSES: available, held, sold, blocked). */
+const STATE_OF_STATUS = [0, 1, 2, 2];
+const MINE = 3;
 const HALF: Record<SeatState, number> = { a: 0.36, m: 0.36, h: 0.34, x: 0.2 };
 
 type Box = { x: number; y: number; w: number; h: number };
@@ -43,8 +45,8 @@ export class CanvasSeatLayer {
   private map: SeatMap;
   private mine: Set<number>;
   private view: Box;
-  /** Seats in one order: ids, positions, and the grid over them. */
-  private list: SeatView[] = [];
+  /** Each seat's drawn state (an index of STATES), in the columns' order; the grid over the seats' centres. */
+  private states: Uint8Array = new Uint8Array(0);
   private grid: HitGrid | null = null;
   private proxy: SVGPolygonElement;
   private probes = new Map<SeatState, Element>();
@@ -84,7 +86,7 @@ export class CanvasSeatLayer {
     root.appendChild(probes);
     this.proxy = doc.createElementNS(SVG_NS, 'polygon');
     root.appendChild(this.proxy);
-    this.index();
+    this.states = statesOf(map, mine);
     this.draw();
     if (typeof ResizeObserver !== 'undefined') {
       // Its first call (on observe) finds the size just drawn: nothing to do.
@@ -95,47 +97,27 @@ export class CanvasSeatLayer {
     }
   }
 
-  /**
-   * The seats in one order; the grid over them is built when first needed (the first press on the
-   * map, see prepareHits, or a click), not before the first paint.
-   */
-  private index() {
-    this.list = [...this.map.seats.values()];
-    this.grid = null;
-  }
-
-  /** Builds the hit-test grid now if it is not built: on a press, before its click needs it. */
+  /** Builds the hit-test grid now if it is not built: on a press, before its click needs it (not before the first paint). */
   prepareHits() {
-    if (this.list.length) this.hitGrid();
+    if (this.map.seats.size) this.hitGrid();
   }
 
   private hitGrid(): HitGrid {
-    if (this.grid) return this.grid;
-    const list = this.list;
-    const xs = new Float64Array(list.length);
-    const ys = new Float64Array(list.length);
-    for (let i = 0; i < list.length; i++) {
-      xs[i] = list[i]!.x;
-      ys[i] = list[i]!.y;
-    }
-    return (this.grid = buildHitGrid(xs, ys));
-  }
-
-  private state(seat: SeatView): SeatState {
-    return this.mine.has(seat.id) ? 'm' : STATE[seat.status];
+    return (this.grid ??= buildHitGrid(this.map.seats.xs, this.map.seats.ys));
   }
 
   /** The seat under a point of the map (map units), or null: the nearest centre within half a seat pitch. */
   seatAt(x: number, y: number): SeatView | null {
-    const i = this.list.length ? seatIndexAt(this.hitGrid(), x, y, 0.5) : -1;
-    return i < 0 ? null : this.list[i]!;
+    const i = this.map.seats.size ? seatIndexAt(this.hitGrid(), x, y, 0.5) : -1;
+    return i < 0 ? null : this.map.seats.at(i);
   }
 
   /** The keyboard's tab stop: the one SVG element, put on seat `id`. */
   element(id: number): Element | null {
-    const seat = this.map.seats.get(id);
-    if (!seat) return null;
-    const state = this.state(seat);
+    const i = this.map.seats.indexOf(id);
+    if (i < 0) return null;
+    const seat = this.map.seats.at(i);
+    const state = STATES[this.states[i]!]!;
     const el = this.proxy;
     el.setAttribute('class', `s ${state}`);
     el.setAttribute('points', seatPoints(seat.x, seat.y, state));
@@ -145,12 +127,11 @@ export class CanvasSeatLayer {
 
   update(map: SeatMap, mine: Set<number>) {
     if (map === this.map && mine === this.mine) return;
-    const reindex = map.seats !== this.map.seats && !sameIds(this.map, map);
+    // Another layout (other columns): the grid's indices no longer hold.
+    if (map.seats.xs !== this.map.seats.xs || map.seats.ys !== this.map.seats.ys) this.grid = null;
     this.map = map;
     this.mine = mine;
-    // Changed seats are new objects (applyAvailability): the list follows, in the same order.
-    if (reindex) this.index();
-    else this.list = [...map.seats.values()];
+    this.states = statesOf(map, mine);
     const id = Number(this.proxy.getAttribute('data-id'));
     if (id && map.seats.has(id)) this.element(id);
     this.draw();
@@ -214,26 +195,34 @@ export class CanvasSeatLayer {
   private drawPixels(ctx: CanvasRenderingContext2D, w: number, h: number, k: number, tx: number, ty: number): number {
     const img = ctx.createImageData(w, h);
     const buf = new Uint32Array(img.data.buffer);
-    const colours = {} as Record<SeatState, { fill: number; edge: number | null }>;
-    for (const state of STATES) {
+    const fills = new Uint32Array(STATES.length);
+    const edges = new Uint32Array(STATES.length);
+    const hasEdge = STATES.map((state, k) => {
       const p = this.paints!.get(state)!;
-      colours[state] = { fill: pixel(rgba(p.fill), p.fillOpacity), edge: p.stroke ? pixel(rgba(p.stroke), 1) : null };
-    }
+      fills[k] = pixel(rgba(p.fill), p.fillOpacity);
+      edges[k] = p.stroke ? pixel(rgba(p.stroke), 1) : 0;
+      return p.stroke !== null;
+    });
+    // The half size of each state in device pixels; the diamond of a held seat covers about half
+    // its box: a smaller square.
+    const half = STATES.map((state) => (state === 'h' ? HALF.h * 0.75 : HALF[state]) * k);
+    const { xs, ys, size } = this.map.seats;
+    const states = this.states;
     let drawn = 0;
-    for (const seat of this.list) {
-      const state = this.state(seat);
-      // The diamond of a held seat covers about half its box: a smaller square.
-      const r = (state === 'h' ? HALF.h * 0.75 : HALF[state]) * k;
-      const cx = tx + seat.x * k;
-      const cy = ty + seat.y * k;
+    for (let i = 0; i < size; i++) {
+      const s = states[i]!;
+      const r = half[s]!;
+      const cx = tx + xs[i]! * k;
+      const cy = ty + ys[i]! * k;
       let x0 = Math.floor(cx - r);
       let y0 = Math.floor(cy - r);
       let x1 = Math.max(x0 + 1, Math.round(cx + r));
       let y1 = Math.max(y0 + 1, Math.round(cy + r));
       if (x1 <= 0 || y1 <= 0 || x0 >= w || y0 >= h) continue;
       drawn++;
-      const c = colours[state];
-      const outline = c.edge !== null && x1 - x0 >= 3 && y1 - y0 >= 3;
+      const fill = fills[s]!;
+      const edge = edges[s]!;
+      const outline = hasEdge[s] && x1 - x0 >= 3 && y1 - y0 >= 3;
       const ex0 = x0;
       const ey0 = y0;
       const ex1 = x1 - 1;
@@ -244,13 +233,13 @@ export class CanvasSeatLayer {
       if (y1 > h) y1 = h;
       if (!outline) {
         // Too small for an outline: one colour (a free seat's outline colour, else its fill).
-        const solid = c.edge !== null && state === 'a' ? c.edge : c.fill;
+        const solid = hasEdge[s] && s === 0 ? edge : fill;
         for (let y = y0; y < y1; y++) buf.fill(solid, y * w + x0, y * w + x1);
         continue;
       }
       for (let y = y0; y < y1; y++) {
         const row = y * w;
-        for (let x = x0; x < x1; x++) buf[row + x] = x === ex0 || x === ex1 || y === ey0 || y === ey1 ? c.edge! : c.fill;
+        for (let x = x0; x < x1; x++) buf[row + x] = x === ex0 || x === ex1 || y === ey0 || y === ey1 ? edge : fill;
       }
     }
     ctx.putImageData(img, 0, 0);
@@ -298,15 +287,17 @@ export class CanvasSeatLayer {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, w, h);
     ctx.setTransform(k, 0, 0, k, tx, ty);
-    const paths = new Map<SeatState, Path2D>(STATES.map((s) => [s, new Path2D()]));
+    const paths = STATES.map(() => new Path2D());
+    const { xs, ys, size } = this.map.seats;
     let drawn = 0;
-    for (const seat of this.list) {
-      const { x, y } = seat;
+    for (let i = 0; i < size; i++) {
+      const x = xs[i]!;
+      const y = ys[i]!;
       if (x < x0 || x > x1 || y < y0 || y > y1) continue;
-      const state = this.state(seat);
-      const path = paths.get(state)!;
-      const r = HALF[state];
-      if (state === 'h') {
+      const s = this.states[i]!;
+      const path = paths[s]!;
+      const r = HALF[STATES[s]!];
+      if (s === 1) {
         path.moveTo(x, y - r);
         path.lineTo(x + r, y);
         path.lineTo(x, y + r);
@@ -315,9 +306,9 @@ export class CanvasSeatLayer {
       } else path.rect(x - r, y - r, 2 * r, 2 * r);
       drawn++;
     }
-    for (const state of STATES) {
+    for (const [k, state] of STATES.entries()) {
       const paint = this.paints.get(state)!;
-      const path = paths.get(state)!;
+      const path = paths[k]!;
       ctx.globalAlpha = paint.fillOpacity;
       ctx.fillStyle = paint.fill;
       ctx.fill(path);
@@ -348,13 +339,14 @@ function rgba(color: string): [number, number, number, number] {
 /** One RGBA pixel as the little-endian Uint32 view of ImageData holds it. */
 const pixel = ([r, g, b, a]: [number, number, number, number], opacity: number) => ((Math.round(a * opacity * 255) << 24) | (b << 16) | (g << 8) | r) >>> 0;
 
-/** The same seats at the same places in the same order: the grid's indices still hold. */
-function sameIds(a: SeatMap, b: SeatMap): boolean {
-  if (a.seats.size !== b.seats.size) return false;
-  const old = a.seats.values();
-  for (const seat of b.seats.values()) {
-    const o = old.next().value as SeatView;
-    if (o.id !== seat.id || o.x !== seat.x || o.y !== seat.y) return false;
+/** Each seat's drawn state (an index of STATES): its status's, or mine for the seats in the cart. */
+function statesOf(map: SeatMap, mine: Set<number>): Uint8Array {
+  const { status, size } = map.seats;
+  const states = new Uint8Array(size);
+  for (let i = 0; i < size; i++) states[i] = STATE_OF_STATUS[status[i]!]!;
+  for (const id of mine) {
+    const i = map.seats.indexOf(id);
+    if (i >= 0) states[i] = MINE;
   }
-  return true;
+  return states;
 }

@@ -1,4 +1,4 @@
-import type { SeatMap, SeatView } from '../seat-map-model.js';
+import { sectorSeats, type SeatMap, type SeatView } from '../seat-map-model.js';
 
 /**
  * The seats of the map, drawn and updated outside Preact's diff: thousands of elements are built
@@ -74,12 +74,12 @@ export class SeatLayer {
     const out = doc.createDocumentFragment();
     const index = new Map<number, Element>();
     for (const sector of this.map.sectors) {
-      if (sector.seats.length === 0) continue;
+      if (sector.count === 0) continue;
       const group = doc.createElementNS(SVG_NS, 'g');
       group.setAttribute('role', 'group');
       group.setAttribute('aria-label', sector.name);
       group.setAttribute('data-sector', String(sector.id));
-      for (const seat of sector.seats) {
+      for (const seat of sectorSeats(this.map, sector)) {
         const state = seatState(seat, this.mine);
         const el = proto.cloneNode(false) as Element;
         el.setAttribute('class', `s ${state}`);
@@ -118,13 +118,14 @@ export class SeatLayer {
   }
 }
 
-/** Same seats at the same places and in the same sectors (the usual case of a refresh). */
+/** Same seats at the same places and in the same sectors (the usual case of a refresh: the same columns). */
 function sameSeats(a: SeatMap, b: SeatMap): boolean {
-  if (a === b) return true;
-  if (a.seats.size !== b.seats.size) return false;
-  for (const [id, seat] of b.seats) {
-    const old = a.seats.get(id);
-    if (!old || old.x !== seat.x || old.y !== seat.y || old.sectorId !== seat.sectorId) return false;
+  const [x, y] = [a.seats, b.seats];
+  if (x.ids === y.ids && x.xs === y.xs && x.ys === y.ys && x.sectorIds === y.sectorIds) return true;
+  if (x.size !== y.size) return false;
+  for (let i = 0; i < y.size; i++) {
+    const j = x.indexOf(y.ids[i]!);
+    if (j < 0 || x.xs[j] !== y.xs[i] || x.ys[j] !== y.ys[i] || x.sectorIds[j] !== y.sectorIds[i]) return false;
   }
   return true;
 }
