@@ -219,7 +219,8 @@ function assemble(sectors: SectorView[], sectorOf: (id: number) => SectorView, r
   }
   const order = ordered ? null : Array.from({ length: n }, (_, i) => i).sort((a, b) => rank[a]! - rank[b]! || ys[a]! - ys[b]! || xs[a]! - xs[b]!);
   const pick = <T,>(column: ArrayLike<T>): ArrayLike<T> => (order ? order.map((i) => column[i]!) : column);
-  const floats = (column: ArrayLike<number>) => (order ? Float64Array.from(order, (i) => column[i]!) : Float64Array.from(column));
+  // The typed array's constructor copies a plain array natively (Float64Array.from iterates it).
+  const floats = (column: ArrayLike<number>) => (order ? Float64Array.from(order, (i) => column[i]!) : new Float64Array(column));
   const sectorRank = order ? Int32Array.from(order, (i) => rank[i]!) : rank;
   const rates: Rate[][] = new Array<Rate[]>(n);
   for (let i = 0, k = 0; k < sectors.length; k++) {
@@ -235,7 +236,6 @@ function assemble(sectors: SectorView[], sectorOf: (id: number) => SectorView, r
   }
   const columns = new Seats(floats(raw.id), floats(raw.sector_id), order ? floats(xs) : xs, order ? floats(ys) : ys, pick(raw.row), pick(raw.number), rates, new Uint8Array(n));
   const seats = columns.withStatus(statusOf(columns));
-  for (const s of sectors) if (s.numbered && s.count > 0) s.available = countFree(seats.status, s.first, s.first + s.count);
 
   let minX = Infinity;
   let minY = Infinity;
