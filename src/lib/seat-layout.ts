@@ -39,7 +39,7 @@ export function rowLines(seats: Iterable<LayoutSeat>): RowLine[] {
 }
 
 /** Seats in columns: seat i is in row `row[i]` of sector `sectorId[i]`, at (x[i], y[i]). */
-export interface SeatColumns {
+interface SeatColumns {
   sectorId: ArrayLike<number>;
   row: ArrayLike<string | number>;
   x: ArrayLike<number>;

@@ -45,7 +45,7 @@ const STAGE_GAP = 1.6;
 const STAGE_DEPTH = 1.4;
 
 /** The statuses of Seats.status by code: 0 is available (a fresh Uint8Array is all free). */
-export const STATUSES: readonly SeatStatus[] = ['available', 'held', 'sold', 'blocked'];
+const STATUSES: readonly SeatStatus[] = ['available', 'held', 'sold', 'blocked'];
 
 function statusCode(status: string): number {
   if (status === 'available' || status === 'free') return 0;
@@ -83,7 +83,7 @@ function idIndex(ids: Float64Array): IdIndex {
  * objects first. `get`, `has`, `values` and `size` read like the Map of seats by id they replace;
  * a SeatView is made when one is asked for (a click, the tab stop, the cart).
  */
-export class Seats {
+class Seats {
   readonly size: number;
   constructor(
     readonly ids: Float64Array,
