@@ -128,8 +128,9 @@ describe('the kept sales figures and place counts (migrations 0270, 0271, 0330)'
 
     // Writes no path of the service makes today, which the triggers follow all the same: an item
     // of a sold order repriced, a refund undone, a sold order moved to another channel and hour,
-    // one cancelled after completion, a reservation inserted pending with items and completed by hand
-    // (items are inserted only into carts: inserts are not followed, migration 0331), then deleted.
+    // one cancelled after completion, a reservation inserted pending with items (items are inserted
+    // only into carts: inserts are not followed, migration 0331) and completed through complete_order
+    // (the one function that completes orders: it adds the figures, migration 0341), then deleted.
     const [evaItem] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM order_items WHERE order_id = ${eva.orderId} ORDER BY id LIMIT 1`);
     await t.ctx.db.execute(sql`UPDATE order_items SET base_amount = base_amount + 500, total_amount = total_amount + 500 WHERE id = ${evaItem!.id}`);
     await expectExact(eventId, sessions, { placesFollowOrders: false });
@@ -150,8 +151,12 @@ describe('the kept sales figures and place counts (migrations 0270, 0271, 0330)'
     await t.ctx.db.execute(sql`
       INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id, base_amount, discount_amount, fee_amount, total_amount)
       SELECT ${direct!.id}, event_id, session_id, sector_id, session_seat_id, rate_id, 1000, -100, 50, 950 FROM order_items WHERE order_id = ${eva.orderId}`);
-    await t.ctx.db.execute(sql`UPDATE orders SET status = 'completed', completed_at = now() - interval '3 days' WHERE id = ${direct!.id}`);
+    await t.ctx.db.execute(sql`
+      SELECT complete_order(${direct!.id}::bigint, ARRAY(SELECT id FROM order_items WHERE order_id = ${direct!.id} ORDER BY id),
+                            ARRAY(SELECT 'FIGDIRECT' || id FROM order_items WHERE order_id = ${direct!.id} ORDER BY id),
+                            false, 'Fig', 'Direct', 'fig@example.com', NULL, NULL, NULL, now() - interval '3 days')`);
     await expectExact(eventId, sessions, { placesFollowOrders: false });
+    await t.ctx.db.execute(sql`DELETE FROM tickets WHERE order_id = ${direct!.id}`);
     await t.ctx.db.execute(sql`DELETE FROM orders WHERE id = ${direct!.id}`);
     await expectExact(eventId, sessions, { placesFollowOrders: false });
 

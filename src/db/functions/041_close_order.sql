@@ -34,10 +34,12 @@ DECLARE
   v_closed integer;
 BEGIN
   IF p_order_id IS NOT NULL THEN
-    SELECT o.id, c.integration_mode, o.type, o.status, o.expires_at, o.total_amount INTO v_order
+    SELECT o.id, c.integration_mode, o.type, o.status, o.expires_at, o.total_amount,
+           EXISTS (SELECT 1 FROM order_vouchers ov WHERE ov.order_id = o.id) AS has_voucher INTO v_order
     FROM orders o JOIN sales_channels c ON c.id = o.channel_id WHERE o.id = p_order_id FOR UPDATE OF o;
   ELSE
-    SELECT o.id, c.integration_mode, o.type, o.status, o.expires_at, o.total_amount INTO v_order
+    SELECT o.id, c.integration_mode, o.type, o.status, o.expires_at, o.total_amount,
+           EXISTS (SELECT 1 FROM order_vouchers ov WHERE ov.order_id = o.id) AS has_voucher INTO v_order
     FROM orders o JOIN sales_channels c ON c.id = o.channel_id
     WHERE o.order_token = p_order_token AND o.channel_id = p_channel_id FOR UPDATE OF o;
   END IF;
@@ -82,7 +84,9 @@ BEGIN
   END IF;
   -- D75: a confirm (named by token: a cart that has not started a card payment) whose voucher the
   -- organiser withdrew does not close; the caller removes the voucher and answers with the new total.
-  IF p_order_id IS NULL AND voucher_withdrawn(v_order.id, p_now) THEN
+  -- has_voucher, read with the order, spares most confirms (no voucher) the check's call and query
+  -- (78 k of the closing's instructions under callgrind, docs/operations.md).
+  IF p_order_id IS NULL AND v_order.has_voucher AND voucher_withdrawn(v_order.id, p_now) THEN
     RETURN json_build_object('outcome', 'voucher_withdrawn', 'order_id', v_order.id);
   END IF;
   IF p_expected_amount IS NOT NULL AND p_expected_amount <> v_order.total_amount THEN

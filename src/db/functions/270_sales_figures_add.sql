@@ -13,7 +13,7 @@
 CREATE OR REPLACE FUNCTION sales_figures_add(p_deltas sales_figures_delta[]) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_slot smallint := (pg_backend_pid() % 64)::smallint;
+  v_slot smallint := sales_figures_slot();
 BEGIN
   IF COALESCE(cardinality(p_deltas), 0) = 0 THEN
     RETURN;
