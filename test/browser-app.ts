@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Browser, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { channelExample } from '../examples/widget-channel-server.js';
 import { buildTestApp, type TestApp } from './helpers.js';
 import { freePort, launchChromium } from './portal/browser-helpers.js';
@@ -59,6 +59,49 @@ export async function startBrowserApp(
       await t.close();
     },
   };
+}
+
+/** What a browser test gets (browserAppTest). */
+export interface BrowserFixtures {
+  /** The file's app and Chromium (startBrowserApp), started before its first test. */
+  app: BrowserApp;
+  /** The test's browser context: the file's (1280 x 900 unless it says otherwise), or a describe's with `it.scoped({ contextOptions })`. */
+  contextOptions: BrowserContextOptions;
+  /** A page in a browser context of the test's own, closed after the test whatever its outcome. */
+  page: Page;
+}
+
+/**
+ * The browser test's fixtures (vitest test.extend): startBrowserApp(opts) in beforeAll and its close
+ * in afterAll, registered here for the calling file, and a fresh `page` for each test in a context of
+ * `contextOptions` (the file's default; a describe sets its own with `it.scoped`). Returns the
+ * test function and `app()`, the started app for the file's own beforeAll hooks (they run after
+ * this one).
+ */
+export function browserAppTest(opts: Parameters<typeof startBrowserApp>[0] = {}, contextOptions: BrowserContextOptions = { viewport: { width: 1280, height: 900 } }) {
+  let started: BrowserApp | undefined;
+  beforeAll(async () => {
+    started = await startBrowserApp(opts);
+  }, 240_000);
+  afterAll(() => started?.close());
+  const app = (): BrowserApp => {
+    if (!started) throw new Error('the browser app has not started: app() is for beforeAll hooks and tests');
+    return started;
+  };
+  const it = test.extend<BrowserFixtures>({
+    // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its first parameter's pattern
+    app: async ({}, use) => use(app()),
+    contextOptions,
+    page: async ({ app, contextOptions }, use) => {
+      const context = await app.browser.newContext(contextOptions);
+      try {
+        await use(await context.newPage());
+      } finally {
+        await context.close();
+      }
+    },
+  });
+  return { it, app };
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPage as checkScreen, startBrowserApp, type BrowserApp } from '../browser-app.js';
-import { firstDemoSession, type TestApp } from '../helpers.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect } from 'vitest';
+import { browserAppTest, checkPage as checkScreen } from '../browser-app.js';
+import { firstDemoSession } from '../helpers.js';
 import { account, signInToDashboard } from './admin-helpers.js';
 
 // Issue 29 in Chromium at 390 and 1280 px: the event page's series form with its preview, the
@@ -9,27 +9,22 @@ import { account, signInToDashboard } from './admin-helpers.js';
 // every control labelled, no serious or critical axe finding. Screenshots in test-results/admin.
 
 const SHOTS = 'test-results/admin';
-let t: TestApp;
-let base: string;
-let browser: Browser;
+const { it, app } = browserAppTest({ shots: SHOTS });
 let eventId: number;
 let sessionId: number;
-let started: BrowserApp;
 
 beforeAll(async () => {
-  ({ t, base, browser } = started = await startBrowserApp({ shots: SHOTS }));
+  const { t } = app();
   await account(t.ctx, 'root@taquilla.test');
   ({ sessionId, eventId } = await firstDemoSession(t));
-}, 240_000);
-afterAll(() => started?.close());
+});
 
 /** No sideways scroll, every field labelled, no serious or critical axe finding; a screenshot. */
 const checkPage = (page: Page, shot: string) => checkScreen(page, { labelled: true, shot: `${SHOTS}/${shot}.png` });
 
 describe.each([390, 1280])('at %i px', (width) => {
-  it('series preview, session rates and an invitation page', async () => {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    const page = await context.newPage();
+  it.scoped({ contextOptions: { viewport: { width, height: 900 } } });
+  it('series preview, session rates and an invitation page', async ({ app: { base }, page }) => {
     await signInToDashboard(page, base, 'root@taquilla.test');
 
     await page.goto(`${base}/admin/events/${eventId}`);
@@ -52,6 +47,5 @@ describe.each([390, 1280])('at %i px', (width) => {
     await page.getByRole('button', { name: 'Create account' }).click();
     await expect.poll(() => page.getByText(`on its way to invitee${width}@example.com by e-mail`).count()).toBe(1);
     await checkPage(page, `invitation-sent-${width}`);
-    await context.close();
   });
 });

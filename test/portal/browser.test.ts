@@ -1,27 +1,21 @@
 import { sql } from 'drizzle-orm';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
-import { startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { browserAppTest } from '../browser-app.js';
 import { bearer, tokenFor, type TestApp } from '../helpers.js';
 import { screenshots, VIEWPORTS } from './browser-helpers.js';
 import { startModelBChannel } from './model-b-channel.js';
 
+// Every page of the file: a desktop in Spanish.
+const { it, app } = browserAppTest({ portal: true }, { viewport: VIEWPORTS.desktop, locale: 'es-ES' });
 let t: TestApp;
-let started: BrowserApp;
-let browser: Browser;
 let base: string;
 
-beforeAll(async () => {
-  ({ t, base, browser } = started = await startBrowserApp({ portal: true }));
-}, 120_000);
-afterAll(() => started?.close());
-
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: VIEWPORTS.desktop, locale: 'es-ES' });
-  return context.newPage();
-}
+beforeAll(() => {
+  ({ t, base } = app());
+});
 
 async function orderByToken(token: string) {
   const [row] = await queryRows<{ id: number; status: string; total_amount: number; discount_amount: number }>(
@@ -79,9 +73,10 @@ async function payWithCard(page: Page, card: string, shots = false) {
 }
 
 // A real browser on a shared CI machine: generous time per flow (each takes 5-20 s when the machine is idle).
-describe('portal in a real browser', { timeout: 90_000 }, () => {
-  it('model A: seats on the map, a voucher, the sandbox card; ticket links and an e-mail', async () => {
-    const page = await newPage();
+const FLOW = { timeout: 90_000 };
+
+describe('portal in a real browser', () => {
+  it('model A: seats on the map, a voucher, the sandbox card; ticket links and an e-mail', FLOW, async ({ page }) => {
     const token = await pickSeats(page, 'demo-a', 2, true);
     expect(token).toMatch(/^[0-9a-f-]{36}$/);
     await expect.poll(() => page.locator('#countdown').textContent()).toMatch(/caduca en \d\d:\d\d/);
@@ -118,11 +113,9 @@ describe('portal in a real browser', { timeout: 90_000 }, () => {
     const sent: { to: string }[] = [];
     await processEmailQueue(t.ctx, { sender: { describe: 'test capture', send: async (message) => void sent.push(message) } });
     expect(sent.map((m) => m.to)).toContain('lucia@example.com');
-    await page.context().close();
   });
 
-  it('model A: a declined card leaves the order unpaid and the buyer back on the checkout page', async () => {
-    const page = await newPage();
+  it('model A: a declined card leaves the order unpaid and the buyer back on the checkout page', FLOW, async ({ page }) => {
     const token = await pickSeats(page, 'demo-a', 1);
     await page.goto(`${base}/demo-a/es/checkout?order_token=${token}`);
     await fillBuyer(page, 'rechazo@example.com');
@@ -132,14 +125,12 @@ describe('portal in a real browser', { timeout: 90_000 }, () => {
     await page.getByText('El pago ha sido rechazado').waitFor();
     await screenshots(page, 'a-checkout-declined');
     expect((await orderByToken(token)).status).toBe('pending');
-    await page.context().close();
   });
 
-  it('model B: the storefront hands the buyer to the example channel server, which confirms', async () => {
+  it('model B: the storefront hands the buyer to the example channel server, which confirms', FLOW, async ({ page }) => {
     const channel = await startModelBChannel(base);
     try {
       await t.ctx.db.execute(sql`UPDATE sales_channels SET checkout_url = ${channel.url + '/checkout'} WHERE slug = 'demo-b'`);
-      const page = await newPage();
       const token = await pickSeats(page, 'demo-b', 1);
       await page.getByRole('link', { name: 'Finalizar compra' }).click();
       await page.waitForURL(/\/demo-b\/es\/checkout\?order_token=/);
@@ -155,13 +146,12 @@ describe('portal in a real browser', { timeout: 90_000 }, () => {
       await page.getByRole('heading', { name: '¡Gracias!' }).waitFor();
       expect(await page.getByRole('link', { name: /Entrada 1/ }).count()).toBe(1);
       expect((await orderByToken(token)).status).toBe('completed');
-      await page.context().close();
     } finally {
       await channel.close();
     }
   });
 
-  it('model C: an order made through the B2B routes is paid on the portal checkout page', async () => {
+  it('model C: an order made through the B2B routes is paid on the portal checkout page', FLOW, async ({ page }) => {
     const bearerToken = await tokenFor(t.app, 'demo-c', 'wk_demo_c');
     const config = (await t.app.inject({ url: '/api/sales-channel/v1/demo-c/config', headers: bearer(bearerToken) })).json().data;
     const [seat] = await queryRows<{ id: number; rate_id: number }>(
@@ -178,7 +168,6 @@ describe('portal in a real browser', { timeout: 90_000 }, () => {
     expect(created.statusCode).toBe(201);
     const token = created.json().data.order_token as string;
 
-    const page = await newPage();
     // Where the widget sends the buyer (SPEC Redirects 2): the configured base, never hard-coded.
     await page.goto(`${config.portal_checkout_base_url}/demo-c/en/checkout?order_token=${token}`);
     await page.locator('#cart-body li.item').first().waitFor();
@@ -210,7 +199,6 @@ describe('portal in a real browser', { timeout: 90_000 }, () => {
     await screenshots(page, 'c-order-completed');
     expect(await page.getByRole('link', { name: /Download ticket/ }).count()).toBe(1);
     expect((await orderByToken(token)).status).toBe('completed');
-    await page.context().close();
   });
 
   it('model D has no portal pages', async () => {

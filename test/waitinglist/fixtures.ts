@@ -5,7 +5,9 @@ import type { AppContext } from '../../src/app-context.js';
 import { openDatabase, queryRows, type Database } from '../../src/db/client.js';
 import { offerFreedSeats } from '../../src/modules/waitinglist/waitinglist.service.js';
 import { createPendingOrder, type PendingOrder } from '../checkout/fixtures.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { expect, test } from 'vitest';
+import { newDemoSession } from '../orders/cart-helpers.js';
+import { bearer, buildTestApp, DEMO, serverTokenFor, type TestApp } from '../helpers.js';
 
 // A sold-out session for the waiting-list tests (D69): `held` seats in live carts of `channel`,
 // every other numbered seat blocked (the session's unnumbered zone is left alone: the waiting list
@@ -39,6 +41,27 @@ export async function retireList(ctx: AppContext, sessionId: number): Promise<vo
   await ctx.db.execute(sql`UPDATE waiting_list_entries SET status = 'left' WHERE session_id = ${sessionId} AND status IN ('waiting', 'offered')`);
 }
 
+/**
+ * A vitest `it` whose tests each get a waiting list of their own (`list`): `make` fills it on a new
+ * session (newDemoSession, its own event) of the app that `app()` gives; once the test is done, the
+ * list leaves the job (retireList).
+ */
+export function ownListTest<L extends object>(app: () => TestApp, make: (t: TestApp, sessionId: number) => Promise<L>) {
+  return test.extend<{ list: L & { sessionId: number } }>({
+    // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its first parameter's pattern
+    list: async ({}, use) => {
+      const t = app();
+      const { sessionId } = await newDemoSession(t);
+      const list = await make(t, sessionId);
+      try {
+        await use({ ...list, sessionId });
+      } finally {
+        await retireList(t.ctx, sessionId);
+      }
+    },
+  });
+}
+
 /** The seats held now (D15: unexpired) by each live order of the session, by order id. */
 export async function liveHolds(ctx: AppContext, sessionId: number): Promise<{ seat: number; order: number }[]> {
   const rows = await queryRows<{ id: number; order_id: string }>(
@@ -69,6 +92,21 @@ export interface TwoInstances {
   second: { app: FastifyInstance; database: Database };
   passes(n: number): Promise<unknown>;
   close(): Promise<void>;
+}
+
+/**
+ * The first round of the parallel tests: the carts before `expiring` have run out (6 minutes on: they
+ * ran for 5) and the others are cancelled through demo-c's API while 8 parallel passes run; then 4
+ * passes more.
+ */
+export async function freedDuringPasses(instances: TwoInstances, carts: PendingOrder[], expiring: number): Promise<void> {
+  const { t } = instances;
+  const server = await serverTokenFor(t.app, DEMO.c.slug);
+  t.clock.advance(6 * 60_000);
+  const cancels = carts.slice(expiring).map((o) => t.app.inject({ method: 'DELETE', url: `/api/sales-channel/v1/${DEMO.c.slug}/es/orders/${o.token}`, headers: bearer(server) }));
+  const [cancelled] = await Promise.all([Promise.all(cancels), instances.passes(8)]);
+  expect(cancelled.map((r) => r.statusCode)).toEqual(Array(carts.length - expiring).fill(200));
+  await instances.passes(4);
 }
 
 export async function twoInstances(): Promise<TwoInstances> {

@@ -1,12 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it as base } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.service.js';
 import { queueWaitingListOfferEmail } from '../../src/modules/tickets/waiting-list.email.js';
 import { joinWaitingList } from '../../src/modules/waitinglist/waitinglist.service.js';
-import { bearer, DEMO, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
-import { newDemoSession } from '../orders/cart-helpers.js';
-import { listEntries, liveHolds, retireList, sellOut, twoInstances, type SoldOut, type TwoInstances } from './fixtures.js';
+import { DEMO, isPostgres, type TestApp } from '../helpers.js';
+import { freedDuringPasses, listEntries, liveHolds, ownListTest, sellOut, twoInstances, type SoldOut, type TwoInstances } from './fixtures.js';
 
 // D69 once-only: 50 entries, 20 seats freed side by side by expiry and cancellation while two
 // instances (two apps on one PostgreSQL database) run the waiting-list job in parallel. Each seat
@@ -19,30 +18,25 @@ const MINUTE = 60_000;
 describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D69)', () => {
   let instances: TwoInstances;
   let t: TestApp;
-  let server: string;
-
   beforeAll(async () => {
     ({ t } = instances = await twoInstances());
-    server = await serverTokenFor(t.app, DEMO.c.slug);
   }, 300_000);
   afterAll(() => instances?.close());
 
   const passes = (n: number) => instances.passes(n);
 
   /** A session of the test's own: 20 one-seat carts of demo-c (the first 10 run out in 5 minutes, the other 10 are cancelled), and 50 entries of one seat. */
-  const it = base.extend<{ soldOut: SoldOut }>({
-    // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its first parameter's pattern
-    soldOut: async ({}, use) => {
-      const { sessionId } = await newDemoSession(t);
-      const soldOut = await sellOut(t.ctx, { channel: DEMO.c.slug, sessionId, carts: 20, ttlMs: (i) => (i < 10 ? 5 : 60) * MINUTE });
-      const channel = (await findChannelBySlug(t.ctx, DEMO.c.slug))!;
+  const it = ownListTest(
+    () => t,
+    async (app, sessionId): Promise<Omit<SoldOut, 'sessionId'>> => {
+      const { orders } = await sellOut(app.ctx, { channel: DEMO.c.slug, sessionId, carts: 20, ttlMs: (i) => (i < 10 ? 5 : 60) * MINUTE });
+      const channel = (await findChannelBySlug(app.ctx, DEMO.c.slug))!;
       for (let i = 0; i < 50; i++) {
-        await joinWaitingList(t.ctx, channel, 'es', sessionId, { email: `w${String(i).padStart(2, '0')}@example.com`, quantity: 1 });
+        await joinWaitingList(app.ctx, channel, 'es', sessionId, { email: `w${String(i).padStart(2, '0')}@example.com`, quantity: 1 });
       }
-      await use(soldOut);
-      await retireList(t.ctx, sessionId);
+      return { orders };
     },
-  });
+  );
 
   /** Every live offer of the session holds one seat of its own; every seat is held by at most one order. */
   async function expectNoSeatTwice(soldOut: SoldOut, offers: number) {
@@ -66,26 +60,15 @@ describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D6
           WHERE m.kind = 'waitinglist_offer' AND e.session_id = ${soldOut.sessionId} ORDER BY m.id`,
     );
 
-  /** Round 1: the first 10 carts have run out (D15) and the other 10 are cancelled while 8 parallel passes run; then 4 passes more. */
-  async function seatsFreedDuringPasses(soldOut: SoldOut) {
-    t.clock.advance(6 * MINUTE);
-    const cancels = soldOut.orders.slice(10).map((o) =>
-      t.app.inject({ method: 'DELETE', url: `/api/sales-channel/v1/${DEMO.c.slug}/es/orders/${o.token}`, headers: bearer(server) }),
-    );
-    const [cancelled] = await Promise.all([Promise.all(cancels), passes(8)]);
-    expect(cancelled.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
-    await passes(4);
-  }
-
   /** Round 2 after round 1: nobody takes the offers; 31 minutes on, 8 parallel passes. */
   async function offersLapsed(soldOut: SoldOut) {
-    await seatsFreedDuringPasses(soldOut);
+    await freedDuringPasses(instances, soldOut.orders, 10);
     t.clock.advance(31 * MINUTE);
     await passes(8);
   }
 
-  it('20 seats freed in parallel by expiry and cancellation go to the first 20 entries, one offer and one e-mail each', async ({ soldOut }) => {
-    await seatsFreedDuringPasses(soldOut);
+  it('20 seats freed in parallel by expiry and cancellation go to the first 20 entries, one offer and one e-mail each', async ({ list: soldOut }) => {
+    await freedDuringPasses(instances, soldOut.orders, 10);
     const rows = await listEntries(t.ctx, soldOut.sessionId);
     expect(rows.slice(0, 20).every((r) => r.status === 'offered')).toBe(true);
     expect(rows.slice(20).every((r) => r.status === 'waiting')).toBe(true);
@@ -96,7 +79,7 @@ describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D6
     expect(mails.map((m) => m.recipient).sort()).toEqual(rows.slice(0, 20).map((r) => r.email));
   });
 
-  it('offers not taken run out and pass to the next 20 in order, under parallel passes again', async ({ soldOut }) => {
+  it('offers not taken run out and pass to the next 20 in order, under parallel passes again', async ({ list: soldOut }) => {
     await offersLapsed(soldOut);
     const rows = await listEntries(t.ctx, soldOut.sessionId);
     expect(rows.slice(0, 20).map((r) => r.status)).toEqual(Array(20).fill('lapsed'));
@@ -106,7 +89,7 @@ describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D6
     expect(await emailRows(soldOut)).toHaveLength(40);
   });
 
-  it('the last 10 get 10 of the 20 seats; the other 10 stay free (nothing oversold)', async ({ soldOut }) => {
+  it('the last 10 get 10 of the 20 seats; the other 10 stay free (nothing oversold)', async ({ list: soldOut }) => {
     await offersLapsed(soldOut);
     t.clock.advance(31 * MINUTE);
     await passes(6);
@@ -121,8 +104,8 @@ describe.runIf(isPostgres)('waiting list under parallel passes on PostgreSQL (D6
     expect(Number(free!.n)).toBe(10);
   });
 
-  it('the database keeps the offer e-mail once per offer order, even when queued twice side by side', async ({ soldOut }) => {
-    await seatsFreedDuringPasses(soldOut);
+  it('the database keeps the offer e-mail once per offer order, even when queued twice side by side', async ({ list: soldOut }) => {
+    await freedDuringPasses(instances, soldOut.orders, 10);
     const [row] = await queryRows<{ offer_order_id: string; email: string; channel_id: number }>(
       t.ctx.db,
       sql`SELECT offer_order_id, email, channel_id FROM waiting_list_entries WHERE session_id = ${soldOut.sessionId} AND status = 'offered' ORDER BY id LIMIT 1`,

@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it as base } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.service.js';
 import { joinWaitingList, offerFreedSeats } from '../../src/modules/waitinglist/waitinglist.service.js';
 import { createPendingOrder, type PendingOrder } from '../checkout/fixtures.js';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { newDemoSession } from '../orders/cart-helpers.js';
-import { joinUrl, listEntries, retireList, twoInstances, type TwoInstances } from './fixtures.js';
+import { freedDuringPasses, joinUrl, listEntries, ownListTest, retireList, twoInstances, type TwoInstances } from './fixtures.js';
 
 // D69 for unnumbered zones: a sold-out zone takes entries (sector_id of the zone); its freed places
 // (expiry, cancellation) are offered to the head of that zone's list as N places of the zone held
@@ -54,6 +54,13 @@ async function freeZonePlaces(t: TestApp, sessionId: number, zone: number): Prom
   return Number(free!.n);
 }
 
+/** A test's zone list: its session, the zone's sector and the zone carts that sold it out. */
+interface ZoneList {
+  sessionId: number;
+  zone: number;
+  carts: PendingOrder[];
+}
+
 /** The places an offer order holds now, with their sector and whether they are zone places. */
 async function offerPlaces(t: TestApp, orderId: string | null) {
   return queryRows<{ id: number; sector_id: number; zone: boolean; status: string }>(
@@ -81,23 +88,16 @@ describe('waiting list of an unnumbered zone (D69)', () => {
 
   const TWO_ZONE_CARTS = [{ places: 2, ttlMs: 5 * MINUTE }, { places: 2, ttlMs: 60 * MINUTE }];
 
-  interface ZoneList {
-    sessionId: number;
-    zone: number;
-    carts: PendingOrder[];
-  }
-
   /**
    * A session of the test's own with two zone carts (2 places that run out in 5 minutes, 2 places
    * cancelled later), the rest blocked; at the head of its list an entry without a sector (numbered
    * seats), then three zone entries: three@ (3 places), two@ (2), one@ (1).
    */
-  const it = base.extend<{ list: ZoneList }>({
-    // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its first parameter's pattern
-    list: async ({}, use) => {
-      const { sessionId } = await newDemoSession(t);
-      const { orders: carts } = await sellOutZone(t, sessionId, TWO_ZONE_CARTS);
-      const zone = (await zoneOf(t, sessionId)).sectorId;
+  const it = ownListTest(
+    () => t,
+    async (app, sessionId): Promise<Omit<ZoneList, 'sessionId'>> => {
+      const { orders: carts } = await sellOutZone(app, sessionId, TWO_ZONE_CARTS);
+      const zone = (await zoneOf(app, sessionId)).sectorId;
       const entries = [
         { email: 'seats@example.com', quantity: 1 },
         { email: 'three@example.com', quantity: 3, sector_id: zone },
@@ -109,10 +109,9 @@ describe('waiting list of an unnumbered zone (D69)', () => {
         expect(res.statusCode, res.body).toBe(201);
         expect(res.json().data).toMatchObject({ status: 'waiting', quantity: entry.quantity, sector_id: entry.sector_id ?? null, offer: null });
       }
-      await use({ sessionId, zone, carts });
-      await retireList(t.ctx, sessionId);
+      return { zone, carts };
     },
-  });
+  );
 
   /** The first zone cart runs out: a pass offers its 2 places to two@ (three@ waits: they are too few). */
   async function expiredCartOffered(): Promise<void> {
@@ -200,28 +199,15 @@ describe('waiting list of an unnumbered zone (D69)', () => {
 
 describe.runIf(isPostgres)('zone places under parallel passes on PostgreSQL (D69)', () => {
   let instances: TwoInstances;
-  let t: TestApp;
-  let server: string;
-
   beforeAll(async () => {
-    ({ t } = instances = await twoInstances());
-    server = await serverTokenFor(t.app, DEMO.c.slug);
+    instances = await twoInstances();
   }, 300_000);
   afterAll(() => instances?.close());
 
-  const passes = (n: number) => instances.passes(n);
-
-  interface ZoneList {
-    sessionId: number;
-    zone: number;
-    carts: PendingOrder[];
-  }
-
   /** A session of the test's own with 20 one-place zone carts (10 run out in 5 minutes, 10 are cancelled) and 30 zone entries of one place. */
-  const it = base.extend<{ list: ZoneList }>({
-    // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its first parameter's pattern
-    list: async ({}, use) => {
-      const { sessionId } = await newDemoSession(t);
+  const it = ownListTest(
+    () => instances.t,
+    async (t, sessionId): Promise<Omit<ZoneList, 'sessionId'>> => {
       const { orders: carts } = await sellOutZone(
         t,
         sessionId,
@@ -232,22 +218,13 @@ describe.runIf(isPostgres)('zone places under parallel passes on PostgreSQL (D69
       for (let i = 0; i < 30; i++) {
         await joinWaitingList(t.ctx, channel, 'es', sessionId, { email: `z${String(i).padStart(2, '0')}@example.com`, quantity: 1, sector_id: zone });
       }
-      await use({ sessionId, zone, carts });
-      await retireList(t.ctx, sessionId);
+      return { zone, carts };
     },
-  });
-
-  /** The first 10 carts run out and the other 10 are cancelled while parallel passes run; then 4 passes more. */
-  async function placesFreedDuringPasses(list: ZoneList) {
-    t.clock.advance(6 * MINUTE);
-    const cancels = list.carts.slice(10).map((o) => t.app.inject({ method: 'DELETE', url: `/api/sales-channel/v1/${DEMO.c.slug}/es/orders/${o.token}`, headers: bearer(server) }));
-    const [cancelled] = await Promise.all([Promise.all(cancels), passes(8)]);
-    expect(cancelled.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
-    await passes(4);
-  }
+  );
 
   it('20 places freed by expiry and cancellation during parallel passes go to the first 20 entries, one place each, never twice', async ({ list }) => {
-    await placesFreedDuringPasses(list);
+    const { t } = instances;
+    await freedDuringPasses(instances, list.carts, 10);
     const rows = await listEntries(t.ctx, list.sessionId);
     expect(rows.slice(0, 20).map((r) => r.status)).toEqual(Array(20).fill('offered'));
     expect(rows.slice(20).map((r) => r.status)).toEqual(Array(10).fill('waiting'));
@@ -258,9 +235,10 @@ describe.runIf(isPostgres)('zone places under parallel passes on PostgreSQL (D69
   });
 
   it('lapsed offers pass to the next 10 in order; 10 places stay free', async ({ list }) => {
-    await placesFreedDuringPasses(list);
+    const { t } = instances;
+    await freedDuringPasses(instances, list.carts, 10);
     t.clock.advance(31 * MINUTE);
-    await passes(8);
+    await instances.passes(8);
     const rows = await listEntries(t.ctx, list.sessionId);
     expect(rows.slice(0, 20).map((r) => r.status)).toEqual(Array(20).fill('lapsed'));
     expect(rows.slice(20).map((r) => r.status)).toEqual(Array(10).fill('offered'));

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it as base } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
 import { offerFreedSeats } from '../../src/modules/waitinglist/waitinglist.service.js';
@@ -10,7 +10,7 @@ import { newDemoSession } from '../orders/cart-helpers.js';
 import { headerProblem, SmtpPeer } from '../smtp-peer.js';
 import { bearer, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { appWithStrictMailServer, type AppWithMailServer } from '../tickets/mail-fixtures.js';
-import { joinUrl, listEntries, liveHolds, portalJoinUrl, retireList, sellOut } from './fixtures.js';
+import { joinUrl, listEntries, liveHolds, ownListTest, portalJoinUrl, sellOut } from './fixtures.js';
 
 // D69 waiting list: the join rules and every refusal, then the offer flow with a real (strict) SMTP
 // peer: a hold that expires frees a seat, the head of the list gets it held with one e-mail, an
@@ -42,15 +42,14 @@ interface List {
 }
 
 /** A sold-out session of the test's own: two one-seat carts of demo-b with 10 minutes left each, every other numbered seat blocked. */
-const it = base.extend<{ list: List }>({
-  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its first parameter's pattern
-  list: async ({}, use) => {
-    const { sessionId, eventId } = await newDemoSession(t);
-    await sellOut(t.ctx, { channel: DEMO.b.slug, sessionId, carts: 2, ttlMs: 10 * MINUTE });
-    await use({ sessionId, eventId, email: (name) => `${name}.s${sessionId}@example.com` });
-    await retireList(t.ctx, sessionId);
+const it = ownListTest(
+  () => t,
+  async (app, sessionId): Promise<Omit<List, 'sessionId'>> => {
+    await sellOut(app.ctx, { channel: DEMO.b.slug, sessionId, carts: 2, ttlMs: 10 * MINUTE });
+    const [s] = await queryRows<{ event_id: number }>(app.ctx.db, sql`SELECT event_id FROM sessions WHERE id = ${sessionId}`);
+    return { eventId: s!.event_id, email: (name) => `${name}.s${sessionId}@example.com` };
   },
-});
+);
 
 const join = (session: number, payload: object, slug: string = DEMO.c.slug, token = widgetC) =>
   t.app.inject({ method: 'POST', url: joinUrl(slug, session), headers: bearer(token), payload });
