@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { listEventsFor } from '../catalogue/catalogue-admin.service.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { Field, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Card, Field, PostForm, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { attachment, XLSX_TYPE } from '../../lib/download.js';
@@ -68,8 +68,7 @@ function OverviewSections({ pc, o, seatMap }: { pc: PageContext; o: Overview; se
   const wl = o.waiting_list;
   return (
     <div class="overview">
-      <section class="card" aria-labelledby="totals-h">
-        <h2 id="totals-h">Totals</h2>
+      <Card id="totals-h" title="Totals">
         <dl class="facts">
           <dt>Tickets sold</dt>
           <dd>
@@ -93,10 +92,9 @@ function OverviewSections({ pc, o, seatMap }: { pc: PageContext; o: Overview; se
             {t.checked_in} of {t.tickets}
           </dd>
         </dl>
-      </section>
+      </Card>
       {seatMap === null ? (
-        <section class="card" aria-labelledby="sessions-h">
-          <h2 id="sessions-h">Sessions: sold, held and free</h2>
+        <Card id="sessions-h" title="Sessions: sold, held and free">
           <BarChart title="Seats per session" rows={o.sessions.map((s) => ({ label: sessionName(s), segments: inventorySegments(s) }))} />
           <Table
             head={['Session', 'Capacity', 'Sold', 'Held', 'Free', 'Checked in', 'Net', '']}
@@ -118,16 +116,14 @@ function OverviewSections({ pc, o, seatMap }: { pc: PageContext; o: Overview; se
             ))}
             caption="Per session"
           />
-        </section>
+        </Card>
       ) : (
-        <section class="card" aria-labelledby="map-h">
-          <h2 id="map-h">Seat map: sold, held and free</h2>
+        <Card id="map-h" title="Seat map: sold, held and free">
           <HeatMap map={seatMap} />
-        </section>
+        </Card>
       )}
       {o.queue ? <QueueCard q={o.queue} sessions={o.sessions} sessionName={sessionName} /> : null}
-      <section class="card" aria-labelledby="wl-h">
-        <h2 id="wl-h">Waiting list</h2>
+      <Card id="wl-h" title="Waiting list">
         <dl class="facts">
           <dt>Waiting</dt>
           <dd>
@@ -166,9 +162,8 @@ function OverviewSections({ pc, o, seatMap }: { pc: PageContext; o: Overview; se
             <a href={`/admin/sessions/${o.session_id}/waiting-list`}>The waiting list of this session</a>
           </p>
         )}
-      </section>
-      <section class="card" aria-labelledby="time-h">
-        <h2 id="time-h">Sales over time</h2>
+      </Card>
+      <Card id="time-h" title="Sales over time">
         <p>
           <a href="?interval=day">Per day</a> · <a href="?interval=hour">Per hour</a> ({pc.timeZone})
         </p>
@@ -176,21 +171,18 @@ function OverviewSections({ pc, o, seatMap }: { pc: PageContext; o: Overview; se
           title="Tickets sold"
           rows={o.sales_over_time.points.map((p) => ({ label: o.sales_over_time.interval === 'day' ? p.at.slice(0, 10) : p.at.replace('T', ' '), segments: [{ value: p.tickets, label: 'tickets', cls: 'sold' }] }))}
         />
-      </section>
-      <section class="card" aria-labelledby="channels-h">
-        <h2 id="channels-h">By channel</h2>
+      </Card>
+      <Card id="channels-h" title="By channel">
         <BarChart title={`Net and refunded by channel (${c})`} rows={revenueRows(o.channels)} />
         {moneyTable('By channel', o.channels)}
-      </section>
-      <section class="card" aria-labelledby="rates-h">
-        <h2 id="rates-h">By rate</h2>
+      </Card>
+      <Card id="rates-h" title="By rate">
         {moneyTable('By rate', o.rates)}
-      </section>
-      <section class="card" aria-labelledby="sectors-h">
-        <h2 id="sectors-h">By sector</h2>
+      </Card>
+      <Card id="sectors-h" title="By sector">
         <BarChart title="Seats per sector" rows={o.sectors.map((s) => ({ label: s.name, segments: inventorySegments(s) }))} />
         {moneyTable('By sector', o.sectors)}
-      </section>
+      </Card>
     </div>
   );
 }
@@ -209,8 +201,7 @@ type QueueFigures = NonNullable<Awaited<ReturnType<typeof salesOverviewFor>>['qu
 /** The waiting rooms of the event's sessions (D66): state, waiting, admitted and rate. */
 function QueueCard({ q, sessions, sessionName }: { q: QueueFigures; sessions: { id: number; start_datetime: string }[]; sessionName: (s: { start_datetime: string }) => string }) {
   return (
-    <section class="card" aria-labelledby="queue-h">
-      <h2 id="queue-h">Waiting room</h2>
+    <Card id="queue-h" title="Waiting room">
       <dl class="facts">
         <dt>Waiting</dt>
         <dd>{q.queue_length}</dd>
@@ -233,7 +224,7 @@ function QueueCard({ q, sessions, sessionName }: { q: QueueFigures; sessions: { 
         })}
         caption="Per session"
       />
-    </section>
+    </Card>
   );
 }
 
@@ -255,8 +246,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
     return sendPage(
       reply,
       <Page pc={pc} title="Sales">
-        <section class="card" aria-labelledby="events-h">
-          <h2 id="events-h">Events</h2>
+        <Card id="events-h" title="Events">
           <Table
             head={['Event', 'Status', '']}
             rows={events.map((e) => (
@@ -269,7 +259,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
               </tr>
             ))}
           />
-        </section>
+        </Card>
       </Page>,
     );
   });
@@ -315,8 +305,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
     return sendPage(
       reply,
       <Page pc={pc} title="Waiting list">
-        <section class="card" aria-labelledby="wl-h">
-          <h2 id="wl-h">Waiting list</h2>
+        <Card id="wl-h" title="Waiting list">
           <p>
             Freed seats are held for the first entry they fit for {list.offer_minutes} minutes, with an e-mail to the buyer; an offer not taken passes to the next entry (docs/waiting-list.md).
           </p>
@@ -348,7 +337,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
             ))}
             caption={`${list.entries.length} entries`}
           />
-        </section>
+        </Card>
       </Page>,
     );
   });
@@ -362,8 +351,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
     return sendPage(
       reply,
       <Page pc={pc} title="Attendees">
-        <section class="card" aria-labelledby="att-h">
-          <h2 id="att-h">Attendees</h2>
+        <Card id="att-h" title="Attendees">
           <form class="grid" method="get">
             <Field name="q" label="Search by name, e-mail, order or ticket code" value={q ?? ''} type="search" />
             <div class="field">
@@ -391,7 +379,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
             ))}
             caption={`${rows.length} valid tickets${rows.length === 500 ? ' (the first 500: search or download the CSV)' : ''}`}
           />
-        </section>
+        </Card>
         {messages}
       </Page>,
     );
@@ -401,8 +389,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
   async function messagesSection(pc: ReturnType<typeof pageContext>, sessionId: number, sent: string | undefined) {
     const messages = await listSessionMessagesFor(ctx, pc.actor, sessionId);
     return (
-      <section class="card" aria-labelledby="msg-h">
-        <h2 id="msg-h">Message every ticket holder</h2>
+      <Card id="msg-h" title="Message every ticket holder">
         {sent ? (
           <p class="notice" role="status">
             Message queued for {sent} recipient(s).
@@ -411,17 +398,13 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
         <p>
           One e-mail per address of this session's valid tickets, in your organiser's name (replies go to its box office address). Use it for a time change, doors opening earlier, what to bring.
         </p>
-        <form class="grid" method="post" action={`/admin/sessions/${sessionId}/messages`}>
-          <Csrf pc={pc} />
+        <PostForm pc={pc} action={`/admin/sessions/${sessionId}/messages`} submit="Send to every ticket holder">
           <Field name="subject" label="Subject" required wide attrs={{ maxlength: SUBJECT_MAX }} />
           <div class="field wide">
             <label for="f-body">Message</label>
             <textarea id="f-body" name="body" rows={6} maxlength={BODY_MAX} required />
           </div>
-          <div class="field">
-            <button type="submit">Send to every ticket holder</button>
-          </div>
-        </form>
+        </PostForm>
         <Table
           head={['Sent', 'By', 'Subject', 'Recipients', 'E-mails sent', 'Waiting', 'Failed']}
           rows={messages.map((m) => (
@@ -437,7 +420,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
           ))}
           caption={messages.length ? `${messages.length} message(s) sent to this session's ticket holders` : 'No message sent yet'}
         />
-      </section>
+      </Card>
     );
   }
 
@@ -470,8 +453,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
     return sendPage(
       reply,
       <Page pc={pc} title="Personal data">
-        <section class="card" aria-labelledby="erase-h">
-          <h2 id="erase-h">Erase a buyer's personal data</h2>
+        <Card id="erase-h" title="Erase a buyer's personal data">
           <p>
             Names, e-mail addresses and phones are overwritten in orders, payments, the e-mail queue, webhook logs and the audit log. Amounts, seats and tickets stay: the tickets still scan. This
             cannot be undone. See docs/privacy.md.
@@ -500,7 +482,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
           ) : (
             <p>Only an admin may erase a buyer's data.</p>
           )}
-        </section>
+        </Card>
       </Page>,
     );
   });

@@ -3,7 +3,7 @@ import * as catalogue from './catalogue-admin.service.js';
 import type { Actor } from '../../platform/actor.js';
 import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { ActionButton, Field, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { ActionButton, Card, Field, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { cancelSessionAs } from './session-changes.service.js';
@@ -68,15 +68,11 @@ function FeeRows({ pc, fees }: { pc: PageContext; fees: catalogue.FeeView[] }) {
 }
 
 const NewFeeForm = ({ pc, action }: { pc: PageContext; action: string }) => (
-  <form class="grid" method="post" action={action}>
-    <Csrf pc={pc} />
+  <PostForm pc={pc} action={action} submit="Add fee">
     <Field name="name" label="Fee name" required />
     <Select name="kind" label="Kind" options={FEE_KINDS} />
     <Field name="amount" label="Amount" type="number" required hint="currency amount, or % for percent" attrs={{ step: '0.01', min: 0 }} />
-    <div class="field">
-      <button type="submit">Add fee</button>
-    </div>
-  </form>
+  </PostForm>
 );
 
 const TranslationFields = ({ names = {}, descriptions = {} }: { names?: Record<string, string>; descriptions?: Record<string, string> }) => (
@@ -111,8 +107,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
     return sendPage(
       reply,
       <Page pc={pc} title="Events">
-        <section class="card" aria-labelledby="list-h">
-          <h2 id="list-h">Events</h2>
+        <Card id="list-h" title="Events">
           <Table
             head={['Event', 'Status', 'Venue', 'Organiser']}
             rows={events.map((e) => (
@@ -126,22 +121,17 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
               </tr>
             ))}
           />
-        </section>
-        <section class="card" aria-labelledby="new-h">
-          <h2 id="new-h">New event</h2>
+        </Card>
+        <Card id="new-h" title="New event">
           {venues.length === 0 ? (
             <p>There is no venue yet: venues and their seat maps come with the catalogue import.</p>
           ) : (
-            <form class="grid" method="post" action="/admin/events">
-              <Csrf pc={pc} />
+            <PostForm pc={pc} action="/admin/events" submit="Create event (draft)">
               <Select name="venue_id" label="Venue" options={venues.map((v) => [v.id, `${v.name} (${v.id})`])} />
               <TranslationFields />
-              <div class="field">
-                <button type="submit">Create event (draft)</button>
-              </div>
-            </form>
+            </PostForm>
           )}
-        </section>
+        </Card>
       </Page>,
     );
   });
@@ -169,21 +159,15 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
         <p>
           Status: <strong>{event.status}</strong> {event.status === 'published' ? null : <ActionButton pc={pc} action={`/admin/events/${id}/publish`} label="Publish event" cls="" />}
         </p>
-        <section class="card" aria-labelledby="edit-h">
-          <h2 id="edit-h">Details</h2>
-          <form class="grid" method="post" action={`/admin/events/${id}`}>
-            <Csrf pc={pc} />
+        <Card id="edit-h" title="Details">
+          <PostForm pc={pc} action={`/admin/events/${id}`} submit="Save event">
             <TranslationFields names={event.names} descriptions={event.descriptions} />
             <Select name="default_lang" label="Default language" options={LANGS.map((l) => [l, l])} selected={event.default_lang} />
             <Field name="image_url" label="Image URL" type="url" value={event.image_url} />
             <Select name="status" label="Status" options={EVENT_STATUS} selected={event.status} />
-            <div class="field">
-              <button type="submit">Save event</button>
-            </div>
-          </form>
-        </section>
-        <section class="card" aria-labelledby="sessions-h">
-          <h2 id="sessions-h">Sessions</h2>
+          </PostForm>
+        </Card>
+        <Card id="sessions-h" title="Sessions">
           <Table
             head={['Starts', 'Ends', 'Status']}
             rows={event.sessions.map((s) => (
@@ -197,15 +181,11 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
             ))}
           />
           <h3>New session</h3>
-          <form class="grid" method="post" action={`/admin/events/${id}/sessions`}>
-            <Csrf pc={pc} />
+          <PostForm pc={pc} action={`/admin/events/${id}/sessions`} submit="Add session (draft)">
             <Field name="start_datetime" label={`Starts (${zone} time)`} type="datetime-local" required />
             <Field name="end_datetime" label={`Ends (${zone} time)`} type="datetime-local" />
             <Select name="rates_from_session_id" label="Copy the rates of" options={copyFrom} />
-            <div class="field">
-              <button type="submit">Add session (draft)</button>
-            </div>
-          </form>
+          </PostForm>
           <h3 id="series-h">A series of sessions</h3>
           <p class="hint">
             For example every Friday at 21:00 for 8 weeks: the first day, the time ({zone} time, kept across summer-time changes), how often and how many (at most {MAX_SERIES_SESSIONS}). Preview the
@@ -258,12 +238,11 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
               </ol>
             </div>
           ) : null}
-        </section>
-        <section class="card" aria-labelledby="fees-h">
-          <h2 id="fees-h">Fees on every session</h2>
+        </Card>
+        <Card id="fees-h" title="Fees on every session">
           <FeeRows pc={pc} fees={event.fees} />
           <NewFeeForm pc={pc} action={`/admin/events/${id}/fees`} />
-        </section>
+        </Card>
       </Page>
     );
   }
@@ -346,29 +325,22 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
             </>
           )}
         </p>
-        <section class="card" aria-labelledby="edit-h">
-          <h2 id="edit-h">Details</h2>
-          <form class="grid" method="post" action={`/admin/sessions/${id}`}>
-            <Csrf pc={pc} />
+        <Card id="edit-h" title="Details">
+          <PostForm pc={pc} action={`/admin/sessions/${id}`} submit="Save session">
             <Field name="start_datetime" label={`Starts (${zone} time)`} type="datetime-local" value={isoToZonedInput(session.start_datetime, zone)} required />
             <Field name="end_datetime" label={`Ends (${zone} time)`} type="datetime-local" value={isoToZonedInput(session.end_datetime, zone)} />
             <Select name="status" label="Status" options={SESSION_STATUS} selected={session.status} />
             <Field name="max_tickets_per_buyer" label="Max tickets per buyer (empty: no cap)" type="number" value={session.max_tickets_per_buyer} attrs={{ min: 1 }} />
             <Field name="sales_start_at" label={`Sales start (${zone} time; empty: when put on sale)`} type="datetime-local" value={isoToZonedInput(session.sales_start_at, zone)} />
             <Field name="sales_end_at" label={`Sales end (${zone} time; empty: until the start)`} type="datetime-local" value={isoToZonedInput(session.sales_end_at, zone)} />
-            <div class="field">
-              <button type="submit">Save session</button>
-            </div>
-          </form>
-        </section>
-        <section class="card" aria-labelledby="queue-h">
-          <h2 id="queue-h">Waiting room</h2>
+          </PostForm>
+        </Card>
+        <Card id="queue-h" title="Waiting room">
           <p class="hint">
             Buyers who arrive before the sales start wait in a pre-queue that is drawn at random when sales open; later buyers queue in arrival order. Buyers are let in at the rate below and may then start
             carts for the pass time. Needs a sales start (docs/onsale.md).
           </p>
-          <form class="grid" method="post" action={`/admin/sessions/${id}/queue`}>
-            <Csrf pc={pc} />
+          <PostForm pc={pc} action={`/admin/sessions/${id}/queue`} submit="Save waiting room">
             <label class="field wide">
               <span>
                 <input type="checkbox" name="enabled" value="on" checked={!!queue?.enabled} /> Waiting room on
@@ -386,13 +358,9 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
               ]}
               selected={queue?.challenge ?? 'none'}
             />
-            <div class="field">
-              <button type="submit">Save waiting room</button>
-            </div>
-          </form>
-        </section>
-        <section class="card" aria-labelledby="rates-h">
-          <h2 id="rates-h">Rates</h2>
+          </PostForm>
+        </Card>
+        <Card id="rates-h" title="Rates">
           <Table
             head={['Rate', '']}
             rows={session.rates.map((r) => (
@@ -433,22 +401,17 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
             </>
           ) : null}
           <h3>New rate</h3>
-          <form class="grid" method="post" action={`/admin/sessions/${id}/rates`}>
-            <Csrf pc={pc} />
+          <PostForm pc={pc} action={`/admin/sessions/${id}/rates`} submit="Add rate">
             <Field name="name" label="Name" required />
             <Field name="price" label="Price" type="number" required attrs={{ step: '0.01', min: 0 }} />
             <Select name="sector_id" label="Sector" options={sectorOptions} />
-            <div class="field">
-              <button type="submit">Add rate</button>
-            </div>
-          </form>
-        </section>
-        <section class="card" aria-labelledby="fees-h">
-          <h2 id="fees-h">Fees</h2>
+          </PostForm>
+        </Card>
+        <Card id="fees-h" title="Fees">
           <p class="hint">Fees of the event apply too; they are edited on the event's page.</p>
           <FeeRows pc={pc} fees={session.fees.filter((f) => f.session_id === id)} />
           <NewFeeForm pc={pc} action={`/admin/sessions/${id}/fees`} />
-        </section>
+        </Card>
       </Page>,
     );
   });

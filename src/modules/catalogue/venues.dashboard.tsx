@@ -4,8 +4,8 @@ import { VenueCreate } from './layout.schemas.js';
 import { createLayoutAs, createVenueAs, getLayoutFor, getVenueFor, listLayoutsFor, listVenueViewsFor, type LayoutFormat } from './layouts.service.js';
 import { formOf, idParam, organisersFor, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { Field, Select, Table, TextArea } from '../admin/dashboard/kit/dashboard.controls.js';
-import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
+import { Card, Field, PostForm, Select, Table, TextArea } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 
 // Venues and their seat-map versions in the dashboard (D64, D65, docs/venues.md), over the venues
@@ -36,8 +36,7 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
     const admin = pc.actor.role === 'admin';
     return (
       <Page pc={pc} title="Venues">
-        <section class="card" aria-labelledby="venues-h">
-          <h2 id="venues-h">Venues</h2>
+        <Card id="venues-h" title="Venues">
           <Table
             head={['Name', 'City', ...(admin ? ['Organiser'] : []), 'Seat map', 'Sectors']}
             rows={venues.map((v) => (
@@ -53,11 +52,9 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
             ))}
             caption={admin ? "Every organiser's venues" : "Your organiser's venues"}
           />
-        </section>
-        <section class="card" aria-labelledby="new-venue-h">
-          <h2 id="new-venue-h">New venue</h2>
-          <form class="grid" method="post" action="/admin/venues">
-            <Csrf pc={pc} />
+        </Card>
+        <Card id="new-venue-h" title="New venue">
+          <PostForm pc={pc} action="/admin/venues" submit="Create venue">
             {admin ? (
               <Select
                 name="organiser_id"
@@ -70,12 +67,9 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
             <Field name="name" label="Name" required value={F.text(values, 'name')} errors={errors.name} attrs={{ maxlength: 300 }} />
             <Field name="city" label="City" value={F.text(values, 'city')} errors={errors.city} attrs={{ maxlength: 300 }} />
             <Field name="address" label="Address" value={F.text(values, 'address')} errors={errors.address} attrs={{ maxlength: 300 }} />
-            <div class="field">
-              <button type="submit">Create venue</button>
-            </div>
-          </form>
+          </PostForm>
           <p class="hint">Then open the venue to upload its seat map.</p>
-        </section>
+        </Card>
       </Page>
     );
   }
@@ -115,8 +109,7 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
         <p>
           <a href="/admin/venues">All venues</a>
         </p>
-        <section class="card" aria-labelledby="venue-h">
-          <h2 id="venue-h">{venue.name}</h2>
+        <Card id="venue-h" title={venue.name}>
           <dl class="facts">
             <dt>Organiser</dt>
             <dd>{organiser}</dd>
@@ -134,9 +127,8 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
               </a>
             </p>
           ) : null}
-        </section>
-        <section class="card" aria-labelledby="versions-h">
-          <h2 id="versions-h">Seat map versions</h2>
+        </Card>
+        <Card id="versions-h" title="Seat map versions">
           <p class="hint">Each version is kept unchanged; saving a new one moves the venue's upcoming sessions onto it (docs/venues.md).</p>
           <Table
             head={['Version', 'Seats', 'Capacity', 'Sessions', 'Saved', 'Download']}
@@ -160,11 +152,9 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
             ))}
             caption="Oldest first; capacity counts seats and unnumbered places"
           />
-        </section>
-        <section class="card" aria-labelledby="upload-h">
-          <h2 id="upload-h">Upload a new version</h2>
-          <form class="grid" method="post" action={`/admin/venues/${venueId}/layouts`}>
-            <Csrf pc={pc} />
+        </Card>
+        <Card id="upload-h" title="Upload a new version">
+          <PostForm pc={pc} action={`/admin/venues/${venueId}/layouts`} submit="Save as a new version">
             <Select name="format" label="Format" options={FORMATS} selected={F.text(values, 'format') || 'taquilla'} errors={errors.format} />
             <div class="field">
               <label for="plan-file">
@@ -184,11 +174,8 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
               id="plan-text"
               attrs={{ class: 'plan', spellcheck: false }}
             />
-            <div class="field">
-              <button type="submit">Save as a new version</button>
-            </div>
-          </form>
-        </section>
+          </PostForm>
+        </Card>
       </Page>
     );
   }

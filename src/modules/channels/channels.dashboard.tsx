@@ -7,8 +7,8 @@ import type { Actor } from '../../platform/actor.js';
 import { languageChain, pickByLanguage } from '../../platform/i18n.js';
 import { formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { ActionButton, Checkboxes, Field, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
-import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
+import { ActionButton, Card, Checkboxes, Field, PostForm, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { reportCsv, reportFileName, reportXlsx } from '../reports/reports.download.js';
 import type { ReportQuery } from '../reports/reports.schemas.js';
@@ -59,8 +59,7 @@ const KEY_PAGES: Record<CredentialScope, { path: string; title: string; intro: s
 function ChecklistSection({ pc, list }: { pc: PageContext; list: Awaited<ReturnType<typeof integrationChecklist>> }) {
   const done = list.steps.filter((s) => s.completed_at).length;
   return (
-    <section class="card" aria-labelledby="checklist-h">
-      <h2 id="checklist-h">Pre-production checklist</h2>
+    <Card id="checklist-h" title="Pre-production checklist">
       {!list.recording ? (
         <p>This is a production deployment: the checklist is filled on the pre-production deployment, by the channel's own calls there.</p>
       ) : list.ready_to_go_live ? (
@@ -86,7 +85,7 @@ function ChecklistSection({ pc, list }: { pc: PageContext; list: Awaited<ReturnT
         ))}
         caption="Steps of the channel's integration, filled from its own calls"
       />
-    </section>
+    </Card>
   );
 }
 
@@ -182,8 +181,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
     return sendPage(
       reply,
       <Page pc={pc} title="Channels">
-        <section class="card" aria-labelledby="list-h">
-          <h2 id="list-h">Sales channels</h2>
+        <Card id="list-h" title="Sales channels">
           <Table
             head={['Slug', 'Name', 'Integration model', 'Organiser']}
             rows={list.map((c) => (
@@ -197,11 +195,9 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
               </tr>
             ))}
           />
-        </section>
-        <section class="card" aria-labelledby="new-h">
-          <h2 id="new-h">New channel</h2>
-          <form class="grid" method="post" action="/admin/channels">
-            <Csrf pc={pc} />
+        </Card>
+        <Card id="new-h" title="New channel">
+          <PostForm pc={pc} action="/admin/channels" submit="Create channel">
             {pc.actor.role === 'admin' ? <Select name="organiser_id" label="Organiser" options={organisers.map((o) => [o.id, `${o.name} (${o.id})`])} /> : null}
             <Field name="slug" label="Slug" required hint="a-z, 0-9 and -; appears in every API path" attrs={{ pattern: '[a-z0-9][a-z0-9\\-]{0,62}', autocapitalize: 'none' }} />
             <Field name="name" label="Name" required />
@@ -211,11 +207,8 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
             <Field name="cart_ttl_seconds" label="Cart lifetime (seconds)" type="number" hint={`empty = ${ctx.config.cartTtlSeconds}`} attrs={{ min: 60, max: 86400 }} />
             <Select name="default_lang" label="Default language" options={langOptions} />
             <Checkboxes name="event_ids" legend="Events this channel sells" options={eventOptions} checked={[]} />
-            <div class="field">
-              <button type="submit">Create channel</button>
-            </div>
-          </form>
-        </section>
+          </PostForm>
+        </Card>
       </Page>,
     );
   });
@@ -244,10 +237,8 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
     return sendPage(
       reply,
       <Page pc={pc} title={`Channel ${channel.slug}`}>
-        <section class="card" aria-labelledby="settings-h">
-          <h2 id="settings-h">Settings</h2>
-          <form class="grid" method="post" action={`/admin/channels/${id}`}>
-            <Csrf pc={pc} />
+        <Card id="settings-h" title="Settings">
+          <PostForm pc={pc} action={`/admin/channels/${id}`} submit="Save settings">
             <Field name="name" label="Name" value={channel.name} required />
             <Select name="integration_mode" label="Integration model" options={modeOptions} selected={channel.integration_mode} />
             <Field name="checkout_url" label="Checkout URL" type="url" value={channel.checkout_url} hint="required for model B" />
@@ -260,16 +251,12 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
             <Field name="branding_accent_color" label="Accent colour" value={b.accent_color} hint="like #0b7a3b" attrs={{ pattern: '#[0-9a-fA-F]{6}' }} />
             <Field name="branding_font_family" label="Font family" value={b.font_family} />
             <Checkboxes name="event_ids" legend="Events this channel sells" options={events.map((e) => [e.id, `${Object.values(e.names)[0] ?? e.id} (${e.status})`])} checked={channel.event_ids} />
-            <div class="field">
-              <button type="submit">Save settings</button>
-            </div>
-          </form>
-        </section>
+          </PostForm>
+        </Card>
         <KeysSection pc={pc} channelId={id} scope="widget" keys={widgetKeys} />
         <KeysSection pc={pc} channelId={id} scope="server" keys={serverKeys} />
         <ChecklistSection pc={pc} list={checklist} />
-        <section class="card" aria-labelledby="sales-h">
-          <h2 id="sales-h">Orders and sales</h2>
+        <Card id="sales-h" title="Orders and sales">
           <ul>
             <li>
               <a href={`/admin/orders?channel_id=${id}`}>Orders of this channel</a>
@@ -278,13 +265,12 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
               <a href={`/admin/channels/${id}/report`}>Sales report</a>
             </li>
           </ul>
-        </section>
-        <section class="card" aria-labelledby="webhooks-h">
-          <h2 id="webhooks-h">Webhooks</h2>
+        </Card>
+        <Card id="webhooks-h" title="Webhooks">
           <p>
             Signed notifications of completed, cancelled, expired and refunded orders to the channel's server: <a href={`/admin/channels/${id}/webhooks`}>endpoints, secrets and deliveries</a>.
           </p>
-        </section>
+        </Card>
       </Page>,
     );
   });
@@ -316,8 +302,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
       return sendPage(
         reply,
         <Page pc={pc} title={`New ${k.title.toLowerCase()}`}>
-          <section class="card" aria-labelledby="key-h">
-            <h2 id="key-h">Copy the key now</h2>
+          <Card id="key-h" title="Copy the key now">
             <p>
               <strong>This is the only time the key is shown.</strong> {k.store} Taquilla keeps only a hash.
             </p>
@@ -326,7 +311,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
             <p>
               <a href={`/admin/channels/${id}`}>Back to the channel</a>
             </p>
-          </section>
+          </Card>
         </Page>,
         201,
       );
@@ -366,8 +351,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
     return sendPage(
       reply,
       <Page pc={pc} title={`Sales report · ${channel.slug}`}>
-        <section class="card" aria-labelledby="filter-h">
-          <h2 id="filter-h">Filters</h2>
+        <Card id="filter-h" title="Filters">
           <form class="grid" method="get" action={`/admin/channels/${id}/report`}>
             <Field name="date_from" label="From date" type="date" value={query.date_from ?? ''} hint="first day included" />
             <Field name="date_to" label="To date" type="date" value={query.date_to ?? ''} hint="last day included" />
@@ -377,9 +361,8 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
             </div>
           </form>
           <p class="hint">Without filters: completed orders only, newest first, at most 500 rows. With a filter cancelled orders are listed too.</p>
-        </section>
-        <section class="card" aria-labelledby="summary-h">
-          <h2 id="summary-h">Summary</h2>
+        </Card>
+        <Card id="summary-h" title="Summary">
           <dl class="facts">
             <dt>Transactions</dt>
             <dd>
@@ -396,9 +379,8 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
             <dt>Net</dt>
             <dd>{inCurrency(summary.net_amount)}</dd>
           </dl>
-        </section>
-        <section class="card" aria-labelledby="rows-h">
-          <h2 id="rows-h">Orders</h2>
+        </Card>
+        <Card id="rows-h" title="Orders">
           <Table
             head={['Reference', 'Type', 'Status', 'When', 'Customer', 'Event', 'Tickets', 'Total', 'Payment']}
             rows={rows.map((r) => (
@@ -416,7 +398,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
             ))}
             caption="Read-only"
           />
-        </section>
+        </Card>
         <p>
           <a href={`/admin/channels/${id}`}>Back to {channel.slug}</a> · <a href={`/admin/orders?channel_id=${id}`}>Orders of {channel.slug}</a>
         </p>

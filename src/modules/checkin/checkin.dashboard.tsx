@@ -4,8 +4,8 @@ import * as checkin from './checkin-admin.service.js';
 import type { Actor } from '../../platform/actor.js';
 import { formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { ActionButton, Checkboxes, Field, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
-import { Csrf, Page } from '../admin/dashboard/kit/dashboard.page.js';
+import { ActionButton, Card, Checkboxes, Field, PostForm, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Page } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 
 // Dashboard pages of check-in (issue 18, docs/checkin.md): lists and devices at /admin/checkin, the
@@ -62,8 +62,7 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
     return sendPage(
       reply,
       <Page pc={pc} title="Check-in">
-        <section class="card" aria-labelledby="lists-h">
-          <h2 id="lists-h">Check-in lists</h2>
+        <Card id="lists-h" title="Check-in lists">
           <p>A list is what a gate may let in: some sessions, optionally only some sectors. Open a list to follow the door live.</p>
           <Table
             head={['List', 'Sessions', 'Sectors', 'Re-entry', 'Admission opens']}
@@ -79,11 +78,9 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
               </tr>
             ))}
           />
-        </section>
-        <section class="card" aria-labelledby="new-list-h">
-          <h2 id="new-list-h">New check-in list</h2>
-          <form class="grid" method="post" action="/admin/checkin/lists">
-            <Csrf pc={pc} />
+        </Card>
+        <Card id="new-list-h" title="New check-in list">
+          <PostForm pc={pc} action="/admin/checkin/lists" submit="Create list">
             {pc.actor.role === 'admin' ? <Select name="organiser_id" label="Organiser" options={organisers.map((o) => [o.id, `${o.name} (${o.id})`])} /> : null}
             <Field name="name" label="Name" required attrs={{ maxlength: 200 }} />
             <Field name="opens_minutes_before" label="Admission opens (minutes before the start)" type="number" value={360} attrs={{ min: 0, max: 10080 }} />
@@ -95,13 +92,9 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
                 <input type="checkbox" name="allow_reentry" value="1" /> Allow re-entry (gates scan exits too)
               </label>
             </fieldset>
-            <div class="field">
-              <button type="submit">Create list</button>
-            </div>
-          </form>
-        </section>
-        <section class="card" aria-labelledby="devices-h">
-          <h2 id="devices-h">Devices</h2>
+          </PostForm>
+        </Card>
+        <Card id="devices-h" title="Devices">
           <p>
             One device per gate: a phone with the scanner (<a href="/checkin/">/checkin</a>) or a door scanner. Its token is shown once, with a QR code that sets the scanner up.
           </p>
@@ -119,18 +112,14 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
             ))}
           />
           {lists.length ? (
-            <form class="grid" method="post" action="/admin/checkin/devices">
-              <Csrf pc={pc} />
+            <PostForm pc={pc} action="/admin/checkin/devices" submit="Create device">
               <Field name="name" label="Device name (the gate)" required attrs={{ maxlength: 100 }} />
               <Checkboxes name="list_ids" legend="Lists it scans" options={lists.map((l) => [l.id, l.name])} checked={lists.length === 1 ? [lists[0]!.id] : []} />
-              <div class="field">
-                <button type="submit">Create device</button>
-              </div>
-            </form>
+            </PostForm>
           ) : (
             <p>Create a list first.</p>
           )}
-        </section>
+        </Card>
       </Page>,
     );
   });
@@ -163,8 +152,7 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
       reply,
       <Page pc={pc} title={`Check-in · ${counts.list.name}`}>
         <meta http-equiv="refresh" content="15" />
-        <section class="card" aria-labelledby="sessions-h">
-          <h2 id="sessions-h">Checked in per session</h2>
+        <Card id="sessions-h" title="Checked in per session">
           <Table
             head={['Session', 'Starts', 'Checked in', 'Sold', '', ...(reentry ? ['Inside now'] : [])]}
             rows={counts.sessions.map((s) => (
@@ -181,9 +169,8 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
             ))}
             caption="Refreshed every 15 seconds"
           />
-        </section>
-        <section class="card" aria-labelledby="gates-h">
-          <h2 id="gates-h">Per gate</h2>
+        </Card>
+        <Card id="gates-h" title="Per gate">
           <Table
             head={['Device', 'Let in', 'Refused']}
             rows={counts.devices.map((d) => (
@@ -194,15 +181,13 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
               </tr>
             ))}
           />
-        </section>
-        <section class="card" aria-labelledby="twice-h">
-          <h2 id="twice-h">Tried to enter twice</h2>
+        </Card>
+        <Card id="twice-h" title="Tried to enter twice">
           <Table head={scanHead} rows={scanRows(twice, pc.timeZone)} caption={'Scans answered "already used", newest first'} />
-        </section>
-        <section class="card" aria-labelledby="scans-h">
-          <h2 id="scans-h">Latest scans</h2>
+        </Card>
+        <Card id="scans-h" title="Latest scans">
           <Table head={scanHead} rows={scanRows(scans, pc.timeZone)} caption="The last 50, newest first" />
-        </section>
+        </Card>
         <p>
           <a href="/admin/checkin">All lists and devices</a>
         </p>

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import * as channels from '../channels/channels-admin.service.js';
 import { getOrderFor, listOrdersFor, type OrderDetail } from './orders-admin.service.js';
 import { pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
-import { ActionButton, Field, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { ActionButton, Card, Field, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { money } from '../admin/dashboard/kit/dashboard.money.js';
@@ -125,8 +125,7 @@ function OrderBody({ pc, o }: { pc: PageContext; o: OrderDetail }) {
   const resendable = o.type !== 'refund' && o.status === 'completed' && !!b?.email && o.items.some((i) => i.ticket_status === 'valid');
   return (
     <>
-      <section class="card" aria-labelledby="summary-h">
-        <h2 id="summary-h">Summary</h2>
+      <Card id="summary-h" title="Summary">
         <dl class="facts">
           <dt>Channel</dt>
           <dd>
@@ -152,9 +151,8 @@ function OrderBody({ pc, o }: { pc: PageContext; o: OrderDetail }) {
           <dt>Completed</dt>
           <dd>{when(o.completed_at, pc.timeZone) || '—'}</dd>
         </dl>
-      </section>
-      <section class="card" aria-labelledby="buyer-h">
-        <h2 id="buyer-h">Buyer</h2>
+      </Card>
+      <Card id="buyer-h" title="Buyer">
         {b ? (
           <dl class="facts">
             <dt>Name</dt>
@@ -173,9 +171,8 @@ function OrderBody({ pc, o }: { pc: PageContext; o: OrderDetail }) {
         ) : (
           <p>No buyer details yet.</p>
         )}
-      </section>
-      <section class="card" aria-labelledby="items-h">
-        <h2 id="items-h">Items and tickets</h2>
+      </Card>
+      <Card id="items-h" title="Items and tickets">
         <Table
           head={['Event', 'Session', 'Seat', 'Rate', 'Price', 'Ticket']}
           rows={o.items.map((i) => (
@@ -199,9 +196,8 @@ function OrderBody({ pc, o }: { pc: PageContext; o: OrderDetail }) {
             </tr>
           ))}
         />
-      </section>
-      <section class="card" aria-labelledby="payments-h">
-        <h2 id="payments-h">Payments</h2>
+      </Card>
+      <Card id="payments-h" title="Payments">
         <Table
           head={['When', 'Provider', 'Status', 'Amount', 'Reason']}
           rows={o.payments.map((p) => (
@@ -215,9 +211,8 @@ function OrderBody({ pc, o }: { pc: PageContext; o: OrderDetail }) {
           ))}
           caption="Card payments through the portal; other channels confirm with their own payment"
         />
-      </section>
-      <section class="card" aria-labelledby="refunds-h">
-        <h2 id="refunds-h">Refunds</h2>
+      </Card>
+      <Card id="refunds-h" title="Refunds">
         <Table
           head={['When', 'Refund', 'Amount', 'Fees', 'Tickets', 'Card refund', 'Reason']}
           rows={o.refunds.map((r) => (
@@ -243,9 +238,8 @@ function OrderBody({ pc, o }: { pc: PageContext; o: OrderDetail }) {
           ))}
           caption="Each refund with what went back and the card provider's reference"
         />
-      </section>
-      <section class="card" aria-labelledby="history-h">
-        <h2 id="history-h">History</h2>
+      </Card>
+      <Card id="history-h" title="History">
         <Table
           head={['When', 'Who', 'What', 'Details']}
           rows={[
@@ -280,9 +274,8 @@ function OrderBody({ pc, o }: { pc: PageContext; o: OrderDetail }) {
           ]}
           caption="Oldest first: the order, then the audit log"
         />
-      </section>
-      <section class="card" aria-labelledby="actions-h">
-        <h2 id="actions-h">Actions</h2>
+      </Card>
+      <Card id="actions-h" title="Actions">
         {resendable ? (
           <>
             <p>Send the ticket e-mail again to {b!.email} (one e-mail per click; queued and sent within seconds).</p>
@@ -298,7 +291,7 @@ function OrderBody({ pc, o }: { pc: PageContext; o: OrderDetail }) {
             <RefundForm o={o} />
           </>
         ) : null}
-      </section>
+      </Card>
       <p>
         <a href="/admin/orders">Back to the orders</a>
       </p>

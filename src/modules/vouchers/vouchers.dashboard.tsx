@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Actor } from '../../platform/actor.js';
 import { formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { Field, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
-import { Csrf, Page } from '../admin/dashboard/kit/dashboard.page.js';
+import { Card, Field, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Page } from '../admin/dashboard/kit/dashboard.page.js';
 import { localInput, when } from '../admin/dashboard/kit/dashboard.time.js';
 import * as vouchers from './vouchers-admin.service.js';
 
@@ -60,8 +60,7 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
     return sendPage(
       reply,
       <Page pc={pc} title="Vouchers">
-        <section class="card" aria-labelledby="list-h">
-          <h2 id="list-h">Vouchers</h2>
+        <Card id="list-h" title="Vouchers">
           <Table
             head={['Code', 'Discount', 'Uses', 'Valid', 'Organiser']}
             rows={list.map((v) => (
@@ -76,18 +75,13 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
               </tr>
             ))}
           />
-        </section>
-        <section class="card" aria-labelledby="new-h">
-          <h2 id="new-h">New voucher</h2>
-          <form class="grid" method="post" action="/admin/vouchers">
-            <Csrf pc={pc} />
+        </Card>
+        <Card id="new-h" title="New voucher">
+          <PostForm pc={pc} action="/admin/vouchers" submit="Create voucher">
             {pc.actor.role === 'admin' ? <Select name="organiser_id" label="Organiser" options={organisers.map((o) => [o.id, `${o.name} (${o.id})`])} /> : null}
             <VoucherFields />
-            <div class="field">
-              <button type="submit">Create voucher</button>
-            </div>
-          </form>
-        </section>
+          </PostForm>
+        </Card>
       </Page>,
     );
   });
@@ -109,16 +103,11 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
         <p>
           <a href="/admin/vouchers">All vouchers</a>
         </p>
-        <section class="card" aria-labelledby="edit-h">
-          <h2 id="edit-h">Voucher</h2>
-          <form class="grid" method="post" action={`/admin/vouchers/${id}`}>
-            <Csrf pc={pc} />
+        <Card id="edit-h" title="Voucher">
+          <PostForm pc={pc} action={`/admin/vouchers/${id}`} submit="Save voucher">
             <VoucherFields v={voucher} />
-            <div class="field">
-              <button type="submit">Save voucher</button>
-            </div>
-          </form>
-        </section>
+          </PostForm>
+        </Card>
       </Page>,
     );
   });

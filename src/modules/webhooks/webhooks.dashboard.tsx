@@ -4,8 +4,8 @@ import { WEBHOOK_EVENT_TYPES } from './webhooks.outbox.js';
 import * as webhooks from './webhooks.service.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { ActionButton, Field, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
-import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
+import { ActionButton, Card, Field, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 
 // The webhook pages of a channel (D51, docs/webhooks.md): its endpoints, a new secret shown once,
@@ -34,8 +34,7 @@ const StatusBadge = ({ e }: { e: webhooks.EndpointView }) =>
 function SecretPage({ pc, channelId, endpoint, secret, rotated }: { pc: PageContext; channelId: number; endpoint: webhooks.EndpointView; secret: string; rotated: boolean }) {
   return (
     <Page pc={pc} title={rotated ? 'New webhook secret' : 'Webhook endpoint added'}>
-      <section class="card" aria-labelledby="secret-h">
-        <h2 id="secret-h">Copy the signing secret now</h2>
+      <Card id="secret-h" title="Copy the signing secret now">
         <p>
           <strong>This is the only time the secret is shown.</strong> Store it in the configuration of the server at {endpoint.url}: it verifies the <code>webhook-signature</code> header of every
           event (docs/webhooks.md).
@@ -45,7 +44,7 @@ function SecretPage({ pc, channelId, endpoint, secret, rotated }: { pc: PageCont
         <p>
           <a href={base(channelId)}>Back to the webhooks</a>
         </p>
-      </section>
+      </Card>
     </Page>
   );
 }
@@ -64,8 +63,7 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
         <p>
           <a href={`/admin/channels/${id}`}>Back to the channel</a> · Events are signed (Standard Webhooks) and retried for more than 3 days; see docs/webhooks.md.
         </p>
-        <section class="card" aria-labelledby="endpoints-h">
-          <h2 id="endpoints-h">Endpoints</h2>
+        <Card id="endpoints-h" title="Endpoints">
           <Table
             head={['URL', 'Events', 'Status', '']}
             rows={endpoints.map((e) => (
@@ -92,19 +90,14 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
             ))}
             caption="Click an endpoint for its deliveries and their attempts"
           />
-        </section>
-        <section class="card" aria-labelledby="add-h">
-          <h2 id="add-h">Add an endpoint</h2>
-          <form class="grid" method="post" action={base(id)}>
-            <Csrf pc={pc} />
+        </Card>
+        <Card id="add-h" title="Add an endpoint">
+          <PostForm pc={pc} action={base(id)} submit="Add endpoint">
             <Field name="url" label="URL" type="url" required wide hint={ctx.config.appEnv === 'production' ? 'https only' : 'http or https'} />
             <Field name="description" label="Description" attrs={{ maxlength: 200 }} />
             <EventTypeBoxes checked={WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('order.') || t.startsWith('session.'))} />
-            <div class="field">
-              <button type="submit">Add endpoint</button>
-            </div>
-          </form>
-        </section>
+          </PostForm>
+        </Card>
       </Page>,
     );
   });
@@ -178,23 +171,17 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
         <p>
           <a href={base(id)}>Back to the webhooks</a>
         </p>
-        <section class="card" aria-labelledby="ep-h">
-          <h2 id="ep-h">{endpoint.url}</h2>
+        <Card id="ep-h" title={endpoint.url}>
           <p>
             <StatusBadge e={endpoint} /> · {endpoint.event_types.join(', ')}
           </p>
-          <form class="grid" method="post" action={`${base(id)}/${endpointId}`}>
-            <Csrf pc={pc} />
+          <PostForm pc={pc} action={`${base(id)}/${endpointId}`} submit="Save">
             <Field name="url" label="URL" type="url" value={endpoint.url} required wide />
             <Field name="description" label="Description" value={endpoint.description} attrs={{ maxlength: 200 }} />
             <EventTypeBoxes checked={endpoint.event_types} />
-            <div class="field">
-              <button type="submit">Save</button>
-            </div>
-          </form>
-        </section>
-        <section class="card" aria-labelledby="deliveries-h">
-          <h2 id="deliveries-h">Deliveries</h2>
+          </PostForm>
+        </Card>
+        <Card id="deliveries-h" title="Deliveries">
           <Table
             head={['Event', 'webhook-id', 'Status', 'Attempts (time, status, duration, answer)', '']}
             rows={deliveries.map((d) => (
@@ -224,7 +211,7 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
             ))}
             caption="Newest first; a redelivery sends the same webhook-id and body again"
           />
-        </section>
+        </Card>
       </Page>,
     );
   });

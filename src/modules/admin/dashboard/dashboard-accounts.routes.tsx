@@ -6,7 +6,7 @@ import { createOrganiser, listOrganisersFor, organiserSummariesFor, updateOrgani
 import { createTokenAs, listTokensFor, revokeTokenAs } from '../tokens-admin.service.js';
 import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
-import { ActionButton, Field, Select, ShowOnce, Table } from './kit/dashboard.controls.js';
+import { ActionButton, Card, Field, PostForm, Select, ShowOnce, Table } from './kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from './kit/dashboard.page.js';
 import { when } from './kit/dashboard.time.js';
 
@@ -38,8 +38,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
     const list = await organiserSummariesFor(ctx, pc.actor);
     return (
       <Page pc={pc} title="Organisers">
-        <section class="card" aria-labelledby="orgs-h">
-          <h2 id="orgs-h">Organisers</h2>
+        <Card id="orgs-h" title="Organisers">
           <Table
             head={['Name', 'Events', 'Venues', 'Accounts', 'Created', 'Rename']}
             rows={list.map((o) => (
@@ -69,20 +68,15 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
             ))}
             caption="Organisers: the tenants that venues, events, channels and promoter accounts belong to"
           />
-        </section>
-        <section class="card" aria-labelledby="new-org-h">
-          <h2 id="new-org-h">New organiser</h2>
-          <form class="grid" method="post" action="/admin/organisers">
-            <Csrf pc={pc} />
+        </Card>
+        <Card id="new-org-h" title="New organiser">
+          <PostForm pc={pc} action="/admin/organisers" submit="Create organiser">
             <Field name="name" label="Name" required value={editing === null ? F.text(values, 'name') : ''} errors={editing === null ? errors.name : undefined} attrs={{ maxlength: 200 }} />
-            <div class="field">
-              <button type="submit">Create organiser</button>
-            </div>
-          </form>
+          </PostForm>
           <p class="hint">
             Next: <a href="/admin/accounts">invite a promoter</a> for it.
           </p>
-        </section>
+        </Card>
       </Page>
     );
   }
@@ -133,8 +127,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
       );
     return (
       <Page pc={pc} title="Accounts">
-        <section class="card" aria-labelledby="accounts-h">
-          <h2 id="accounts-h">{admin ? 'Accounts' : 'Your account'}</h2>
+        <Card id="accounts-h" title={admin ? 'Accounts' : 'Your account'}>
           <Table
             head={['E-mail', 'Role', 'Organiser', 'Status', 'Created', '']}
             rows={accounts.map((a) => (
@@ -157,12 +150,10 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
             ))}
             caption={admin ? 'Every admin and promoter account' : 'Only an admin manages accounts'}
           />
-        </section>
+        </Card>
         {admin ? (
-          <section class="card" aria-labelledby="new-account-h">
-            <h2 id="new-account-h">New account</h2>
-            <form class="grid" method="post" action="/admin/accounts">
-              <Csrf pc={pc} />
+          <Card id="new-account-h" title="New account">
+            <PostForm pc={pc} action="/admin/accounts" submit="Create account">
               <Field name="email" label="E-mail" type="email" required value={F.text(values, 'email')} errors={errors.email} attrs={{ autocomplete: 'off' }} />
               <Select
                 name="role"
@@ -192,12 +183,9 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
                 errors={errors.method}
               />
               <Field name="password" label="Password" type="password" hint={'only with "a password I type now"; at least 12 characters'} errors={errors.password} attrs={{ autocomplete: 'new-password' }} />
-              <div class="field">
-                <button type="submit">Create account</button>
-              </div>
-            </form>
+            </PostForm>
             <p class="hint">The invitation link is e-mailed to the person, and shown to you once on the next page, in case the e-mail does not arrive.</p>
-          </section>
+          </Card>
         ) : null}
       </Page>
     );
@@ -263,8 +251,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
     const owners = admin ? (await listAccountsFor(ctx, pc.actor)).filter((a) => a.status === 'active') : [];
     return (
       <Page pc={pc} title="API tokens">
-        <section class="card" aria-labelledby="tokens-h">
-          <h2 id="tokens-h">Admin API tokens</h2>
+        <Card id="tokens-h" title="Admin API tokens">
           <p>
             A token acts on <code>/api/admin/v1</code> with its owner's role and organiser (docs/admin.md). Revoking one stops it at once.
           </p>
@@ -284,11 +271,9 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
             ))}
             caption={admin ? 'Every token; "last used" is kept to the minute' : 'Your tokens; "last used" is kept to the minute'}
           />
-        </section>
-        <section class="card" aria-labelledby="new-token-h">
-          <h2 id="new-token-h">New token</h2>
-          <form class="grid" method="post" action="/admin/tokens">
-            <Csrf pc={pc} />
+        </Card>
+        <Card id="new-token-h" title="New token">
+          <PostForm pc={pc} action="/admin/tokens" submit="Create token">
             <Field name="name" label="Name" required value={F.text(values, 'name')} hint={'what it is for, e.g. "nightly import"'} errors={errors.name} attrs={{ maxlength: 100 }} />
             {admin ? (
               <Select
@@ -299,11 +284,8 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
                 errors={errors.user_id}
               />
             ) : null}
-            <div class="field">
-              <button type="submit">Create token</button>
-            </div>
-          </form>
-        </section>
+          </PostForm>
+        </Card>
       </Page>
     );
   }
@@ -322,8 +304,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
     return sendPage(
       reply,
       <Page pc={pc} title="New API token">
-        <section class="card" aria-labelledby="token-h">
-          <h2 id="token-h">Copy the token now</h2>
+        <Card id="token-h" title="Copy the token now">
           <p>
             <strong>This is the only time the token is shown.</strong> Taquilla keeps only a hash. Send it as <code>Authorization: Bearer …</code> to <code>/api/admin/v1</code>.
           </p>
@@ -331,7 +312,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
           <p>
             <a href="/admin/tokens">Back to the tokens</a>
           </p>
-        </section>
+        </Card>
       </Page>,
       201,
     );

@@ -1,4 +1,4 @@
-import type { JSX, VNode } from 'preact';
+import type { ComponentChildren, JSX, VNode } from 'preact';
 import { Csrf, type PageContext } from './dashboard.page.js';
 
 // The form controls and tables of the dashboard's pages: every control has its label, its hint
@@ -111,6 +111,29 @@ export function Checkboxes({ name, legend, options, checked }: { name: string; l
         </label>
       ))}
     </fieldset>
+  );
+}
+
+/** A card of a page: a section named by its heading (`id` is the heading's, for aria-labelledby). */
+export function Card({ id, title, children }: { id: string; title: string; children?: ComponentChildren }) {
+  return (
+    <section class="card" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** A form that POSTs to `action` with the session's CSRF token, its fields, and a row with its submit button. */
+export function PostForm({ pc, action, submit, cls = 'grid', children }: { pc: PageContext; action: string; submit: string; cls?: string; children?: ComponentChildren }) {
+  return (
+    <form class={cls} method="post" action={action}>
+      <Csrf pc={pc} />
+      {children}
+      <div class="field">
+        <button type="submit">{submit}</button>
+      </div>
+    </form>
   );
 }
 
