@@ -158,16 +158,23 @@ export async function startSyntheticService(
   };
 }
 
+/** Page times (performance.now) of one init of the widget: the call, the poll that saw every seat, the next frame. */
+export interface InitTimes {
+  t0: number;
+  drawn: number;
+  interactive: number;
+}
+
 /**
- * On a page of the synthetic service: TicketWidget.init, then milliseconds until every seat is drawn
+ * On a page of the synthetic service: TicketWidget.init, then the times until every seat is drawn
  * and a frame has been painted with them (interactive). The map says how many seats it drew in
  * data-drawn (the canvas layer); before it, a seat was a <polygon data-id> in the DOM.
- * bench:widget and bench/widget-ab.ts measure with it.
+ * bench/widget-profile.ts reads the page's marks and requests against them.
  */
-export function initToMap(page: Page, seats: number): Promise<number> {
+export function initToMapTimes(page: Page, seats: number): Promise<InitTimes> {
   return page.evaluate(
     (n) =>
-      new Promise<number>((resolve) => {
+      new Promise<InitTimes>((resolve) => {
         const w = window as unknown as { TicketWidget: { init(c: object): unknown } };
         const t0 = performance.now();
         w.TicketWidget.init({ container: '#w', channelSlug: 'bench', sessionId: 1, apiKey: 'wk_bench', lang: 'es' });
@@ -175,11 +182,19 @@ export function initToMap(page: Page, seats: number): Promise<number> {
         const poll = () => {
           const drawn = host.shadowRoot?.querySelector('[data-drawn]');
           const count = drawn ? Number(drawn.getAttribute('data-drawn')) : (host.shadowRoot?.querySelectorAll('polygon[data-id]').length ?? 0);
-          if (count >= n) requestAnimationFrame(() => resolve(performance.now() - t0));
-          else requestAnimationFrame(poll);
+          if (count >= n) {
+            const seen = performance.now();
+            requestAnimationFrame(() => resolve({ t0, drawn: seen, interactive: performance.now() }));
+          } else requestAnimationFrame(poll);
         };
         poll();
       }),
     seats,
   );
+}
+
+/** Milliseconds from TicketWidget.init to interactive; bench:widget and bench/widget-ab.ts measure with it. */
+export async function initToMap(page: Page, seats: number): Promise<number> {
+  const { t0, interactive } = await initToMapTimes(page, seats);
+  return interactive - t0;
 }

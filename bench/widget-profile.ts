@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
 import { build } from 'vite';
-import { startSyntheticService } from './widget-page.js';
+import { initToMapTimes, startSyntheticService } from './widget-page.js';
 
 const SEATS = Number(process.env.BENCH_SEATS ?? 20000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -34,33 +34,15 @@ async function main() {
         await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
         await cdp.send('Profiler.start');
       }
-      const result = await page.evaluate(
-        (seats) =>
-          new Promise<{ total: number; t0: number; marks: [string, number][]; resources: [string, number, number, number][] }>((resolve) => {
-            const w = window as unknown as { TicketWidget: { init(c: object): unknown } };
-            const t0 = performance.now();
-            w.TicketWidget.init({ container: '#w', channelSlug: 'bench', sessionId: 1, apiKey: 'wk_bench', lang: 'es' });
-            const host = document.querySelector('taquilla-widget')!;
-            const poll = () => {
-              const drawn = host.shadowRoot?.querySelector('[data-drawn]');
-              const count = drawn ? Number(drawn.getAttribute('data-drawn')) : (host.shadowRoot?.querySelectorAll('polygon[data-id]').length ?? 0);
-              if (count >= seats) {
-                const tDrawn = performance.now();
-                requestAnimationFrame(() => {
-                  const total = performance.now() - t0;
-                  const marks: [string, number][] = performance.getEntriesByType('mark').map((m) => [m.name, m.startTime - t0]);
-                  marks.push(['drawn seen by poll', tDrawn - t0]);
-                  const resources = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
-                    .filter((r) => r.startTime >= t0)
-                    .map((r) => [r.name.replace(/^.*\/bench\//, ''), r.startTime - t0, r.responseEnd - t0, r.encodedBodySize] as [string, number, number, number]);
-                  resolve({ total, t0, marks, resources });
-                });
-              } else requestAnimationFrame(poll);
-            };
-            poll();
-          }),
-        SEATS,
-      );
+      const times = await initToMapTimes(page, SEATS);
+      const result = await page.evaluate(({ t0, drawn, interactive }) => {
+        const marks: [string, number][] = performance.getEntriesByType('mark').map((m) => [m.name, m.startTime - t0]);
+        marks.push(['drawn seen by poll', drawn - t0]);
+        const resources = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+          .filter((r) => r.startTime >= t0)
+          .map((r) => [r.name.replace(/^.*\/bench\//, ''), r.startTime - t0, r.responseEnd - t0, r.encodedBodySize] as [string, number, number, number]);
+        return { total: interactive - t0, marks, resources };
+      }, times);
       console.log(`run ${run + 1}: init -> interactive ${result.total.toFixed(0)} ms`);
       for (const [name, start, end, size] of result.resources) console.log(`  request ${name.padEnd(60)} ${start.toFixed(0).padStart(5)} -> ${end.toFixed(0).padStart(5)} ms  ${(size / 1024).toFixed(0)} KB`);
       for (const [name, at] of result.marks.sort((a, b) => a[1] - b[1])) console.log(`  mark ${name.padEnd(40)} ${at.toFixed(1)} ms`);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LayoutUnitRow } from '../../src/modules/catalogue/catalogue.schemas.js';
 import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
 import { createOrder, demoSession, type DemoSession } from '../orders/cart-helpers.js';
 
@@ -20,13 +21,8 @@ afterAll(() => t?.close());
 
 const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers: { ...bearer(token), ...headers } });
 
-interface Seat {
-  id: number;
-  sector_id: number;
-  row: string;
-  number: string;
-  x: number;
-  y: number;
+/** A seat of the full session detail: its place on the map (as the layout gives it), its status and rates. */
+interface Seat extends LayoutUnitRow {
   status: string;
   rates: { id: number }[];
 }

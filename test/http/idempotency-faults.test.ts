@@ -57,13 +57,13 @@ async function newVoucherRequest() {
   return { key, send };
 }
 
-/** Runs `during` while the idempotency_keys table cannot be reached (renamed away), then puts it back. */
-async function whileKeysTableAway(during: () => Promise<unknown>): Promise<void> {
-  await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys RENAME TO idempotency_keys_away`);
+/** Runs `during` while `table` cannot be reached (renamed away), then puts it back; gives what `during` gave. */
+async function whileTableAway<T>(table: string, during: () => Promise<T>): Promise<T> {
+  await t.ctx.db.execute(sql`ALTER TABLE ${sql.identifier(table)} RENAME TO ${sql.identifier(`${table}_away`)}`);
   try {
-    await during();
+    return await during();
   } finally {
-    await t.ctx.db.execute(sql`ALTER TABLE idempotency_keys_away RENAME TO idempotency_keys`);
+    await t.ctx.db.execute(sql`ALTER TABLE ${sql.identifier(`${table}_away`)} RENAME TO ${sql.identifier(table)}`);
   }
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -91,13 +91,7 @@ describe('the claim of an answer that says "try again" is released (D55)', () =>
   it('a 5xx is not kept, on the admin API too: the retry runs', async () => {
     // A real failure of a real admin write: the table it writes is away for a moment.
     const { key, send } = await newVoucherRequest();
-    await t.ctx.db.execute(sql`ALTER TABLE vouchers RENAME TO vouchers_away`);
-    let failed;
-    try {
-      failed = await send();
-    } finally {
-      await t.ctx.db.execute(sql`ALTER TABLE vouchers_away RENAME TO vouchers`);
-    }
+    const failed = await whileTableAway('vouchers', send);
     expect(failed.statusCode, failed.body).toBeGreaterThanOrEqual(500);
     expect(await rowsOfKey(key)).toBe(0);
     const retry = await send();
@@ -116,12 +110,10 @@ describe('a repeat right after the database is back runs (D55)', () => {
     // refuses deletes for a moment): the claim stays running, its release pending.
     await t.ctx.db.execute(sql`CREATE OR REPLACE FUNCTION test_refuse_key_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'away'; END $$`);
     await t.ctx.db.execute(sql`CREATE TRIGGER away BEFORE DELETE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION test_refuse_key_delete()`);
-    await t.ctx.db.execute(sql`ALTER TABLE vouchers RENAME TO vouchers_away`);
     let failed;
     try {
-      failed = await send();
+      failed = await whileTableAway('vouchers', send);
     } finally {
-      await t.ctx.db.execute(sql`ALTER TABLE vouchers_away RENAME TO vouchers`);
       await t.ctx.db.execute(sql`DROP TRIGGER away ON idempotency_keys`);
       await t.ctx.db.execute(sql`DROP FUNCTION test_refuse_key_delete()`);
     }
@@ -194,7 +186,7 @@ describe('the claim keeper: a running claim counts while its request runs, and o
 
   it('a release the database cannot take at the answer is made at a later beat', () =>
     withHeldClaim(lease, async (keeper, row, key) => {
-      await whileKeysTableAway(async () => {
+      await whileTableAway('idempotency_keys', async () => {
         // The answer was a 503: the claim is to be released, but the table cannot be reached.
         await keeper.finish(row, null);
         expect(keeper.size).toBe(1);
@@ -206,7 +198,7 @@ describe('the claim keeper: a running claim counts while its request runs, and o
 
   it('a release that waits for the database is tried again soon after, not at the next renewal beat', () =>
     withHeldClaim({ leaseMs: 400, renewEveryMs: 60_000 }, async (keeper, row, key) => {
-      await whileKeysTableAway(() => keeper.finish(row, null));
+      await whileTableAway('idempotency_keys', () => keeper.finish(row, null));
       // The renewal beat is a minute away; the pending release is written within a second.
       await waitFor(async () => (await rowsOfKey(key)) === 0, 1000);
       expect(keeper.size).toBe(0);

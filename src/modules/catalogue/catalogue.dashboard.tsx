@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import * as catalogue from './catalogue-admin.service.js';
-import type { Actor } from '../../platform/actor.js';
-import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Field, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -96,9 +95,14 @@ function translations(form: F.Form) {
   return { names, descriptions };
 }
 
+/** A rate as its forms send it (new rate, rate row). */
+const rateOf = (form: F.Form) => ({ name: F.text(form, 'name'), price: F.number(form, 'price'), sector_id: F.nullableNumber(form, 'sector_id') });
+
+/** A fee as its forms send it (new fee of an event or a session, fee row). */
+const feeOf = (form: F.Form) => ({ name: F.text(form, 'name'), kind: F.text(form, 'kind') as 'fixed', amount: F.number(form, 'amount') });
+
 export default async function catalogueDashboard(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
-  const actorOf = (request: { dashboard: { actor: Actor } | null }) => request.dashboard!.actor;
 
   // ---- events
   app.get('/events', async (request, reply) => {
@@ -297,7 +301,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
   app.post('/events/:eventId/fees', async (request, reply) => {
     const form = formOf(request);
     const id = idParam(request, 'eventId');
-    await catalogue.createFeeAs(ctx, actorOf(request), { eventId: id }, { name: F.text(form, 'name'), kind: F.text(form, 'kind') as 'fixed', amount: F.number(form, 'amount') });
+    await catalogue.createFeeAs(ctx, actorOf(request), { eventId: id }, feeOf(form));
     return redirect(reply, `/admin/events/${id}?notice=created`);
   });
 
@@ -497,14 +501,14 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
   app.post('/sessions/:sessionId/rates', async (request, reply) => {
     const form = formOf(request);
     const id = idParam(request, 'sessionId');
-    await catalogue.createRateAs(ctx, actorOf(request), id, { name: F.text(form, 'name'), price: F.number(form, 'price'), sector_id: F.nullableNumber(form, 'sector_id') });
+    await catalogue.createRateAs(ctx, actorOf(request), id, rateOf(form));
     return redirect(reply, `/admin/sessions/${id}?notice=created`);
   });
 
   app.post('/sessions/:sessionId/fees', async (request, reply) => {
     const form = formOf(request);
     const id = idParam(request, 'sessionId');
-    await catalogue.createFeeAs(ctx, actorOf(request), { sessionId: id }, { name: F.text(form, 'name'), kind: F.text(form, 'kind') as 'fixed', amount: F.number(form, 'amount') });
+    await catalogue.createFeeAs(ctx, actorOf(request), { sessionId: id }, feeOf(form));
     return redirect(reply, `/admin/sessions/${id}?notice=created`);
   });
 
@@ -521,11 +525,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
 
   app.post('/rates/:rateId', async (request, reply) => {
     const form = formOf(request);
-    const rate = await catalogue.updateRateAs(ctx, actorOf(request), idParam(request, 'rateId'), {
-      name: F.text(form, 'name'),
-      price: F.number(form, 'price'),
-      sector_id: F.nullableNumber(form, 'sector_id'),
-    });
+    const rate = await catalogue.updateRateAs(ctx, actorOf(request), idParam(request, 'rateId'), rateOf(form));
     return redirect(reply, `/admin/sessions/${rate.session_id}?notice=saved`);
   });
 
@@ -533,11 +533,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
 
   app.post('/fees/:feeId', async (request, reply) => {
     const form = formOf(request);
-    const fee = await catalogue.updateFeeAs(ctx, actorOf(request), idParam(request, 'feeId'), {
-      name: F.text(form, 'name'),
-      kind: F.text(form, 'kind') as 'fixed',
-      amount: F.number(form, 'amount'),
-    });
+    const fee = await catalogue.updateFeeAs(ctx, actorOf(request), idParam(request, 'feeId'), feeOf(form));
     return redirect(reply, `${feePage(fee)}?notice=saved`);
   });
 

@@ -8,7 +8,7 @@ import { ok, type ErrorEnvelope } from '../../http/envelope.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import type { Layout } from './layout.schemas.js';
 import { createLayoutAs, getLayoutFor, getVenueFor } from './layouts.service.js';
-import { idParam, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, idParam, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import { Page } from '../admin/dashboard/kit/dashboard.page.js';
 
 // The seat-map designer (D65, docs/venues.md) at /admin/venues/{id}/designer: a dashboard page that
@@ -118,7 +118,7 @@ export default async function designerDashboard(app: FastifyInstance): Promise<v
   });
 
   app.get('/venues/:venueId/designer/plan', { errorHandler: jsonError }, async (request) => {
-    const actor = request.dashboard!.actor;
+    const actor = actorOf(request);
     const venue = await getVenueFor(ctx, actor, idParam(request, 'venueId'));
     if (!venue.layout_version) return ok({ version: null, plan: emptyPlan(venue.name) });
     const layout = await getLayoutFor(ctx, actor, venue.id, venue.layout_version);
@@ -127,7 +127,7 @@ export default async function designerDashboard(app: FastifyInstance): Promise<v
 
   // The body is JSON ({_csrf, plan}); the dashboard's CSRF hook reads `_csrf` from it as from a form.
   app.post('/venues/:venueId/designer/plan', { bodyLimit: LAYOUT_BODY_LIMIT, errorHandler: jsonError, preValidation: csrfIsText }, async (request, reply) => {
-    const actor = request.dashboard!.actor;
+    const actor = actorOf(request);
     const venueId = idParam(request, 'venueId');
     const { plan } = (request.body ?? {}) as { plan?: unknown };
     if (plan === null || typeof plan !== 'object' || Array.isArray(plan)) {

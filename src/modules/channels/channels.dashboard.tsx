@@ -5,9 +5,9 @@ import { attachment, XLSX_TYPE } from '../../lib/download.js';
 import { CREDENTIAL_SCOPES, type CredentialScope } from '../../lib/integration-policy.js';
 import type { Actor } from '../../platform/actor.js';
 import { languageChain, pickByLanguage } from '../../platform/i18n.js';
-import { formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { ActionButton, Card, Checkboxes, Field, PostForm, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { ActionButton, Card, Checkboxes, Field, OrganiserSelect, PostForm, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { reportCsv, reportFileName, reportXlsx } from '../reports/reports.download.js';
@@ -198,7 +198,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
         </Card>
         <Card id="new-h" title="New channel">
           <PostForm pc={pc} action="/admin/channels" submit="Create channel">
-            {pc.actor.role === 'admin' ? <Select name="organiser_id" label="Organiser" options={organisers.map((o) => [o.id, `${o.name} (${o.id})`])} /> : null}
+            <OrganiserSelect pc={pc} organisers={organisers} />
             <Field name="slug" label="Slug" required hint="a-z, 0-9 and -; appears in every API path" attrs={{ pattern: '[a-z0-9][a-z0-9\\-]{0,62}', autocapitalize: 'none' }} />
             <Field name="name" label="Name" required />
             <Select name="integration_mode" label="Integration model" options={modeOptions} />
@@ -215,7 +215,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
 
   app.post('/channels', async (request, reply) => {
     const form = formOf(request);
-    const actor = request.dashboard!.actor;
+    const actor = actorOf(request);
     const channel = await channels.createChannelAs(ctx, actor, {
       organiser_id: actor.role === 'admin' ? F.number(form, 'organiser_id') : undefined,
       slug: F.text(form, 'slug'),
@@ -278,7 +278,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
   app.post('/channels/:channelId', async (request, reply) => {
     const form = formOf(request);
     const id = idParam(request, 'channelId');
-    await channels.updateChannelAs(ctx, request.dashboard!.actor, id, {
+    await channels.updateChannelAs(ctx, actorOf(request), id, {
       ...channelFormFields(form),
       branding: {
         name: F.text(form, 'branding_name'),
@@ -319,7 +319,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
 
     app.post(`/channels/:channelId/${k.path}/:keyId/revoke`, async (request, reply) => {
       const id = idParam(request, 'channelId');
-      await channels.revokeKeyAs(ctx, request.dashboard!.actor, id, idParam(request, 'keyId'), scope);
+      await channels.revokeKeyAs(ctx, actorOf(request), id, idParam(request, 'keyId'), scope);
       return redirect(reply, `/admin/channels/${id}?notice=revoked`);
     });
   }

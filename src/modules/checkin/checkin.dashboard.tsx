@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
 import * as checkin from './checkin-admin.service.js';
-import type { Actor } from '../../platform/actor.js';
-import { formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { ActionButton, Card, Checkboxes, Field, PostForm, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { ActionButton, Card, Checkboxes, Field, OrganiserSelect, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 
@@ -48,7 +47,6 @@ const percent = (part: number, whole: number) => (whole ? `${Math.round((part / 
 
 export default async function checkinDashboard(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
-  const actorOf = (request: { dashboard: { actor: Actor } | null }) => request.dashboard!.actor;
 
   app.get('/checkin', async (request, reply) => {
     const pc = pageContext(request, 'checkin');
@@ -81,7 +79,7 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
         </Card>
         <Card id="new-list-h" title="New check-in list">
           <PostForm pc={pc} action="/admin/checkin/lists" submit="Create list">
-            {pc.actor.role === 'admin' ? <Select name="organiser_id" label="Organiser" options={organisers.map((o) => [o.id, `${o.name} (${o.id})`])} /> : null}
+            <OrganiserSelect pc={pc} organisers={organisers} />
             <Field name="name" label="Name" required attrs={{ maxlength: 200 }} />
             <Field name="opens_minutes_before" label="Admission opens (minutes before the start)" type="number" value={360} attrs={{ min: 0, max: 10080 }} />
             <Checkboxes name="session_ids" legend="Sessions" options={choices.sessions.map((s) => [s.id, `${s.event_name} · ${when(s.starts_at, pc.timeZone)} (#${s.id})`])} checked={[]} />

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { Actor } from '../../platform/actor.js';
-import { formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { Card, Field, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Card, Field, OrganiserSelect, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page } from '../admin/dashboard/kit/dashboard.page.js';
 import { localInput, when } from '../admin/dashboard/kit/dashboard.time.js';
 import * as vouchers from './vouchers-admin.service.js';
@@ -51,7 +50,6 @@ function voucherInput(form: F.Form): vouchers.VoucherInput {
 
 export default async function vouchersDashboard(app: FastifyInstance): Promise<void> {
   const ctx = app.ctx;
-  const actorOf = (request: { dashboard: { actor: Actor } | null }) => request.dashboard!.actor;
 
   app.get('/vouchers', async (request, reply) => {
     const pc = pageContext(request, 'vouchers');
@@ -78,7 +76,7 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
         </Card>
         <Card id="new-h" title="New voucher">
           <PostForm pc={pc} action="/admin/vouchers" submit="Create voucher">
-            {pc.actor.role === 'admin' ? <Select name="organiser_id" label="Organiser" options={organisers.map((o) => [o.id, `${o.name} (${o.id})`])} /> : null}
+            <OrganiserSelect pc={pc} organisers={organisers} />
             <VoucherFields />
           </PostForm>
         </Card>

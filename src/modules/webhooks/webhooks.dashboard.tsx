@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import * as channels from '../channels/channels-admin.service.js';
 import { WEBHOOK_EVENT_TYPES } from './webhooks.outbox.js';
 import * as webhooks from './webhooks.service.js';
-import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Field, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -124,14 +124,14 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
   for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
     app.post(`/channels/:channelId/webhooks/:endpointId/${action}`, async (request, reply) => {
       const id = idParam(request, 'channelId');
-      await webhooks.updateEndpointAs(ctx, request.dashboard!.actor, id, idParam(request, 'endpointId'), { enabled });
+      await webhooks.updateEndpointAs(ctx, actorOf(request), id, idParam(request, 'endpointId'), { enabled });
       return redirect(reply, `${base(id)}?notice=saved`);
     });
   }
 
   app.post('/channels/:channelId/webhooks/:endpointId/delete', async (request, reply) => {
     const id = idParam(request, 'channelId');
-    await webhooks.deleteEndpointAs(ctx, request.dashboard!.actor, id, idParam(request, 'endpointId'));
+    await webhooks.deleteEndpointAs(ctx, actorOf(request), id, idParam(request, 'endpointId'));
     return redirect(reply, `${base(id)}?notice=deleted`);
   });
 
@@ -220,7 +220,7 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
     const id = idParam(request, 'channelId');
     const endpointId = idParam(request, 'endpointId');
     const form = formOf(request);
-    await webhooks.updateEndpointAs(ctx, request.dashboard!.actor, id, endpointId, {
+    await webhooks.updateEndpointAs(ctx, actorOf(request), id, endpointId, {
       url: F.text(form, 'url'),
       description: F.text(form, 'description'),
       event_types: eventTypesOf(form),
@@ -231,7 +231,7 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
   app.post('/channels/:channelId/webhooks/:endpointId/deliveries/:deliveryId/redeliver', async (request, reply) => {
     const id = idParam(request, 'channelId');
     const endpointId = idParam(request, 'endpointId');
-    await webhooks.redeliverAs(ctx, request.dashboard!.actor, id, endpointId, idParam(request, 'deliveryId'));
+    await webhooks.redeliverAs(ctx, actorOf(request), id, endpointId, idParam(request, 'deliveryId'));
     return redirect(reply, `${base(id)}/${endpointId}?notice=redelivered`);
   });
 }

@@ -4,7 +4,7 @@ import { createAccountAs, listAccountsFor, resendInvitationAs, setAccountDisable
 import { INVITATION_TTL_HOURS } from '../invitations.service.js';
 import { createOrganiser, listOrganisersFor, organiserSummariesFor, updateOrganiser } from '../organisers.service.js';
 import { createTokenAs, listTokensFor, revokeTokenAs } from '../tokens-admin.service.js';
-import { formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './kit/dashboard.http.js';
+import { actorOf, formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
 import { ActionButton, Card, Field, PostForm, Select, ShowOnce, Table } from './kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from './kit/dashboard.page.js';
@@ -239,7 +239,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
 
   for (const [action, disabled] of [['disable', true], ['enable', false]] as const) {
     app.post(`/accounts/:userId/${action}`, async (request, reply) => {
-      await setAccountDisabledAs(ctx, request.dashboard!.actor, idParam(request, 'userId'), disabled);
+      await setAccountDisabledAs(ctx, actorOf(request), idParam(request, 'userId'), disabled);
       return redirect(reply, `/admin/accounts?notice=${disabled ? 'disabled' : 'enabled'}`);
     });
   }
@@ -319,7 +319,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
   });
 
   app.post('/tokens/:tokenId/revoke', async (request, reply) => {
-    await revokeTokenAs(ctx, request.dashboard!.actor, idParam(request, 'tokenId'));
+    await revokeTokenAs(ctx, actorOf(request), idParam(request, 'tokenId'));
     return redirect(reply, '/admin/tokens?notice=token_revoked');
   });
 }

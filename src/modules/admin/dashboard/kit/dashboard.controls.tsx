@@ -99,6 +99,11 @@ export function Select({ name, label, options, selected, errors }: { name: strin
   );
 }
 
+/** The organiser a new record is for: a choice for an admin; none for a promoter, whose records are its own organiser's. */
+export function OrganiserSelect({ pc, organisers }: { pc: PageContext; organisers: { id: number; name: string }[] }) {
+  return pc.actor.role === 'admin' ? <Select name="organiser_id" label="Organiser" options={organisers.map((o) => [o.id, `${o.name} (${o.id})`])} /> : null;
+}
+
 /** A group of checkboxes, one per [id, text] option, with those in `checked` ticked. */
 export function Checkboxes({ name, legend, options, checked }: { name: string; legend: string; options: [number, string][]; checked: number[] }) {
   return (

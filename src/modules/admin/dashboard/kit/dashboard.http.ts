@@ -56,6 +56,9 @@ export function pageContext(request: FastifyRequest, section: PageContext['secti
   return { actor: s.actor, csrfToken: s.csrfToken, section, notice: notice ? (NOTICES[notice] ?? null) : null, timeZone: request.server.ctx.config.timezone };
 }
 
+/** Who made the request: every dashboard route but sign-in runs behind the shell's session hook, which sets it. */
+export const actorOf = (request: FastifyRequest): Actor => request.dashboard!.actor;
+
 /** A whole page (<Page>, <PublicPage>...) as the reply. */
 export const sendPage = (reply: FastifyReply, page: VNode, status = 200) => reply.status(status).type('text/html; charset=utf-8').send(renderDocument(page));
 export const redirect = (reply: FastifyReply, to: string) => reply.redirect(to, 303);
