@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import dashboardRoutes from '../../src/modules/admin/dashboard/dashboard.routes.js';
 import { registerRateLimits } from '../../src/http/rate-limits.js';
-import { bearer, buildTestApp, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, firstDemoSession, tokenFor, type TestApp } from '../helpers.js';
 import { account, api, setUpOtherOrganiser } from './admin-helpers.js';
 import { DashboardClient } from './dashboard-client.js';
 
@@ -233,6 +233,13 @@ describe('catalogue and vouchers through the dashboard', () => {
     const ev = await client.post('/admin/events', { venue_id: '1', name_es: 'Zarzuela', name_en: 'Zarzuela', description_en: 'Spanish light opera' });
     expect(ev.statusCode).toBe(303);
     const eventId = /\/admin\/events\/(\d+)/.exec(ev.headers.location as string)![1];
+    // The list names the event's venue and organiser (issue 29: names, not ids).
+    const [names] = await queryRows<{ venue: string; organiser: string }>(
+      t.ctx.db,
+      sql`SELECT v.name AS venue, o.name AS organiser FROM events e JOIN venues v ON v.id = e.venue_id JOIN organisers o ON o.id = e.organiser_id WHERE e.id = ${Number(eventId)}`,
+    );
+    const row = new RegExp(`<a href="/admin/events/${eventId}">[^<]*</a></td><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td>`).exec((await client.get('/admin/events')).body);
+    expect(row?.slice(1)).toEqual([names!.venue, names!.organiser]);
     expect((await client.post(`/admin/events/${eventId}/publish`)).statusCode).toBe(303);
     expect((await client.post(`/admin/events/${eventId}/fees`, { name: 'Gestión', kind: 'fixed', amount: '1.25' })).statusCode).toBe(303);
     const se = await client.post(`/admin/events/${eventId}/sessions`, { start_datetime: '2031-06-01T19:30', end_datetime: '' });
@@ -259,8 +266,21 @@ describe('catalogue and vouchers through the dashboard', () => {
     const res = await client.post('/admin/vouchers', { code: 'dash20', kind: 'percent', value: '20', max_uses: '' });
     expect(res.statusCode).toBe(303);
     const id = /\/admin\/vouchers\/(\d+)/.exec(res.headers.location as string)![1];
-    await client.get(`/admin/vouchers/${id}`);
-    expect((await client.post(`/admin/vouchers/${id}`, { code: 'DASH20', kind: 'fixed', value: '4', valid_until: '2031-01-01T00:00' })).statusCode).toBe(303);
+    // Issue 29: the session is picked by its event's name and start, in the deployment's zone
+    // (Europe/Madrid), as are the validity times; no raw ids to type.
+    const edit = await client.get(`/admin/vouchers/${id}`);
+    const { sessionId } = await firstDemoSession(t);
+    const sessionPicker = /<select[^>]*name="session_id"[^>]*>(.*?)<\/select>/s.exec(edit.body)![1]!;
+    const option = new RegExp(`<option value="${sessionId}">([^<]+)</option>`).exec(sessionPicker);
+    expect(option?.[1]).toMatch(/^\S.* · \d{4}-\d{2}-\d{2} \d{2}:\d{2} CES?T$/);
+    expect(edit.body).toContain('Valid until (Europe/Madrid time)');
+    expect(edit.body).not.toContain('UTC');
+    expect((await client.post(`/admin/vouchers/${id}`, { code: 'DASH20', kind: 'fixed', value: '4', valid_until: '2031-01-01T00:00', session_id: String(sessionId) })).statusCode).toBe(303);
+    const saved = (await api(t.app, (await account(t.ctx, 'voucher-reader@taquilla.test')).token).get(`/vouchers/${id}`)).body.data;
+    expect(saved).toMatchObject({ session_id: sessionId, valid_until: '2030-12-31T23:00:00+00:00' });
+    const again = await client.get(`/admin/vouchers/${id}`);
+    expect(again.body).toContain('value="2031-01-01T00:00"');
+    expect(/<select[^>]*name="session_id"[^>]*>(.*?)<\/select>/s.exec(again.body)![1]).toContain(`<option value="${sessionId}" selected>`);
     const page = await client.get('/admin/vouchers');
     expect(page.body).toContain('DASH20');
     expect(page.body).toContain('4.00');

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import * as catalogue from './catalogue-admin.service.js';
-import { actorOf, formOf, idParam, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Field, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -107,7 +107,10 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
   // ---- events
   app.get('/events', async (request, reply) => {
     const pc = pageContext(request, 'events');
-    const [events, venues] = await Promise.all([catalogue.listEventsFor(ctx, pc.actor), catalogue.listVenuesFor(ctx, pc.actor)]);
+    const [events, venues, organisers] = await Promise.all([catalogue.listEventsFor(ctx, pc.actor), catalogue.listVenuesFor(ctx, pc.actor), organisersFor(ctx, pc.actor)]);
+    // Names, not ids (issue 29): the venue and the organiser of each event.
+    const venueName = new Map(venues.map((v) => [v.id, v.name]));
+    const organiserName = new Map(organisers.map((o) => [o.id, o.name]));
     return sendPage(
       reply,
       <Page pc={pc} title="Events">
@@ -120,18 +123,20 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
                   <a href={`/admin/events/${e.id}`}>{eventName(e)}</a>
                 </td>
                 <td>{e.status}</td>
-                <td>{e.venue_id}</td>
-                <td>{e.organiser_id}</td>
+                <td>{venueName.get(e.venue_id) ?? e.venue_id}</td>
+                <td>{organiserName.get(e.organiser_id) ?? e.organiser_id}</td>
               </tr>
             ))}
           />
         </Card>
         <Card id="new-h" title="New event">
           {venues.length === 0 ? (
-            <p>There is no venue yet: venues and their seat maps come with the catalogue import.</p>
+            <p>
+              There is no venue yet: create one and draw its seat map under <a href="/admin/venues">Venues</a> first.
+            </p>
           ) : (
             <PostForm pc={pc} action="/admin/events" submit="Create event (draft)">
-              <Select name="venue_id" label="Venue" options={venues.map((v) => [v.id, `${v.name} (${v.id})`])} />
+              <Select name="venue_id" label="Venue" options={venues.map((v) => [v.id, organisers.length > 1 ? `${v.name} · ${organiserName.get(v.organiser_id) ?? v.organiser_id}` : v.name])} />
               <TranslationFields />
             </PostForm>
           )}

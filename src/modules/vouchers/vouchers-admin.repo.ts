@@ -1,6 +1,7 @@
-import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
 import { events, rates, sessions, vouchers } from '../../db/schema/index.js';
+import { eventTextSql } from '../../platform/i18n.js';
 
 // The back office's reads and writes of vouchers (vouchers-admin.service.ts).
 
@@ -51,4 +52,21 @@ export async function insertVoucher(db: Db, values: typeof vouchers.$inferInsert
 export async function updateVoucher(db: Db, id: number, patch: Partial<VoucherAdminRow>): Promise<VoucherAdminRow> {
   const [row] = await db.update(vouchers).set(patch).where(eq(vouchers.id, id)).returning();
   return row!;
+}
+
+/**
+ * What a voucher may be limited to, for the dashboard's pickers: the events of one organiser (or of
+ * all when null) with their sessions and rates, one row per rate (a session without rates, an event
+ * without sessions: one row with nulls), by event name and start.
+ */
+export function voucherTargets(db: Db, organiserId: number | null) {
+  return queryRows<{ event_id: number; event_name: string; session_id: number | null; start_datetime: Date | string | null; rate_id: number | null; rate_name: string | null }>(
+    db,
+    sql`SELECT e.id AS event_id, COALESCE(${eventTextSql('name', sql`e.id`, sql`e.default_lang`, sql`e.default_lang`)}, '') AS event_name,
+               s.id AS session_id, s.start_datetime, r.id AS rate_id, r.name AS rate_name
+          FROM events e LEFT JOIN sessions s ON s.event_id = e.id LEFT JOIN rates r ON r.session_id = s.id
+         WHERE ${organiserId === null ? sql`true` : sql`e.organiser_id = ${organiserId}`}
+         ORDER BY event_name, e.id, s.start_datetime, s.id, r.name, r.id
+         LIMIT 5000`,
+  );
 }

@@ -111,6 +111,26 @@ async function assertCodeFree(db: Db, organiserId: number, code: string, exceptI
   if (existing !== null && existing !== exceptId) throw new AppError('conflict.voucher_code_taken', { code });
 }
 
+/** The events, sessions and rates a voucher of the actor may be limited to, by name (the dashboard's pickers). */
+export async function voucherTargetsFor(ctx: AppContext, actor: Actor) {
+  const rows = await repo.voucherTargets(ctx.db, organiserScope(actor));
+  const events = new Map<number, string>();
+  const sessions = new Map<number, { event_name: string; start_datetime: string }>();
+  const rates: { id: number; name: string; event_name: string; start_datetime: string }[] = [];
+  for (const r of rows) {
+    events.set(Number(r.event_id), r.event_name || `event ${r.event_id}`);
+    if (r.session_id === null || r.start_datetime === null) continue;
+    const session = { event_name: r.event_name || `event ${r.event_id}`, start_datetime: isoWithOffset(new Date(r.start_datetime))! };
+    sessions.set(Number(r.session_id), session);
+    if (r.rate_id !== null) rates.push({ id: Number(r.rate_id), name: r.rate_name ?? '', ...session });
+  }
+  return {
+    events: [...events].map(([id, name]) => ({ id, name })),
+    sessions: [...sessions].map(([id, s]) => ({ id, ...s })),
+    rates,
+  };
+}
+
 /** Vouchers the actor may see, by code. */
 export async function listVouchersFor(ctx: AppContext, actor: Actor): Promise<VoucherView[]> {
   return (await repo.listVouchers(ctx.db, organiserScope(actor))).map(voucherView);

@@ -3,14 +3,25 @@ import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, sendPag
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { Card, Field, OrganiserSelect, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page } from '../admin/dashboard/kit/dashboard.page.js';
-import { localInput, when } from '../admin/dashboard/kit/dashboard.time.js';
+import { when } from '../admin/dashboard/kit/dashboard.time.js';
+import { isoToZonedInput, zonedToIso } from '../../lib/zoned-time.js';
 import * as vouchers from './vouchers-admin.service.js';
 
 // Dashboard pages for vouchers. Amounts are entered as decimal numbers of the deployment currency;
-// voucher validity is still typed in UTC (its labels say so). The dashboard shell
+// validity is typed and shown in the deployment's zone (TIMEZONE), and a voucher is limited to an
+// event, a session or a rate picked by name. The dashboard shell
 // (modules/admin/dashboard/dashboard.routes.tsx) mounts them behind its sign-in and CSRF hooks.
 
-function VoucherFields({ v = {} }: { v?: Partial<vouchers.VoucherView> }) {
+type Targets = Awaited<ReturnType<typeof vouchers.voucherTargetsFor>>;
+
+/** The picker's options: "any" first, then the targets by name; a chosen id the list lacks keeps its place. */
+function targetOptions(any: string, options: [number, string][], chosen: number | null | undefined): [string | number, string][] {
+  const missing = chosen != null && !options.some(([id]) => id === chosen) ? [[chosen, `#${chosen}`] as [number, string]] : [];
+  return [['', any], ...missing, ...options];
+}
+
+function VoucherFields({ v = {}, targets, zone }: { v?: Partial<vouchers.VoucherView>; targets: Targets; zone: string }) {
+  const session = (s: { event_name: string; start_datetime: string }) => `${s.event_name} · ${when(s.start_datetime, zone)}`;
   return (
     <>
       <Field name="code" label="Code" value={v.code} required attrs={{ pattern: '[A-Za-z0-9_\\-]{1,64}', autocapitalize: 'characters' }} />
@@ -25,23 +36,24 @@ function VoucherFields({ v = {} }: { v?: Partial<vouchers.VoucherView> }) {
       />
       <Field name="value" label="Value" type="number" value={v.value} required hint="% or currency amount" attrs={{ step: '0.01', min: '0.01' }} />
       <Field name="max_uses" label="Maximum uses" type="number" value={v.max_uses} hint="empty = unlimited" attrs={{ min: 1 }} />
-      <Field name="valid_from" label="Valid from (UTC)" type="datetime-local" value={localInput(v.valid_from ?? null)} />
-      <Field name="valid_until" label="Valid until (UTC)" type="datetime-local" value={localInput(v.valid_until ?? null)} />
-      <Field name="event_id" label="Only for event id" type="number" value={v.event_id} attrs={{ min: 1 }} />
-      <Field name="session_id" label="Only for session id" type="number" value={v.session_id} attrs={{ min: 1 }} />
-      <Field name="rate_id" label="Only for rate id" type="number" value={v.rate_id} attrs={{ min: 1 }} />
+      <Field name="valid_from" label={`Valid from (${zone} time)`} type="datetime-local" value={isoToZonedInput(v.valid_from, zone)} />
+      <Field name="valid_until" label={`Valid until (${zone} time)`} type="datetime-local" value={isoToZonedInput(v.valid_until, zone)} />
+      <Select name="event_id" label="Only for the event" options={targetOptions('any event', targets.events.map((e) => [e.id, e.name]), v.event_id)} selected={v.event_id} />
+      <Select name="session_id" label="Only for the session" options={targetOptions('any session', targets.sessions.map((s) => [s.id, session(s)]), v.session_id)} selected={v.session_id} />
+      <Select name="rate_id" label="Only for the rate" options={targetOptions('any rate', targets.rates.map((r) => [r.id, `${session(r)} · ${r.name}`]), v.rate_id)} selected={v.rate_id} />
     </>
   );
 }
 
-function voucherInput(form: F.Form): vouchers.VoucherInput {
+/** The form as the service takes it; times typed in the deployment's zone. */
+function voucherInput(form: F.Form, zone: string): vouchers.VoucherInput {
   return {
     code: F.text(form, 'code'),
     kind: F.text(form, 'kind') as 'percent' | 'fixed',
     value: F.number(form, 'value'),
     max_uses: F.nullableNumber(form, 'max_uses'),
-    valid_from: F.utcDateTime(form, 'valid_from'),
-    valid_until: F.utcDateTime(form, 'valid_until'),
+    valid_from: zonedToIso(F.text(form, 'valid_from'), zone),
+    valid_until: zonedToIso(F.text(form, 'valid_until'), zone),
     event_id: F.nullableNumber(form, 'event_id'),
     session_id: F.nullableNumber(form, 'session_id'),
     rate_id: F.nullableNumber(form, 'rate_id'),
@@ -53,8 +65,8 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
 
   app.get('/vouchers', async (request, reply) => {
     const pc = pageContext(request, 'vouchers');
-    const list = await vouchers.listVouchersFor(ctx, pc.actor);
-    const organisers = pc.actor.role === 'admin' ? await organisersFor(ctx, pc.actor) : [];
+    const [list, organisers, targets] = await Promise.all([vouchers.listVouchersFor(ctx, pc.actor), organisersFor(ctx, pc.actor), vouchers.voucherTargetsFor(ctx, pc.actor)]);
+    const organiserName = new Map(organisers.map((o) => [o.id, o.name]));
     return sendPage(
       reply,
       <Page pc={pc} title="Vouchers">
@@ -69,7 +81,7 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
                 <td>{v.kind === 'percent' ? `${v.value} %` : v.value.toFixed(2)}</td>
                 <td>{v.max_uses ?? 'unlimited'}</td>
                 <td>{`${when(v.valid_from, pc.timeZone) || '…'} – ${when(v.valid_until, pc.timeZone) || '…'}`}</td>
-                <td>{v.organiser_id}</td>
+                <td>{organiserName.get(v.organiser_id) ?? v.organiser_id}</td>
               </tr>
             ))}
           />
@@ -77,7 +89,7 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
         <Card id="new-h" title="New voucher">
           <PostForm pc={pc} action="/admin/vouchers" submit="Create voucher">
             <OrganiserSelect pc={pc} organisers={organisers} />
-            <VoucherFields />
+            <VoucherFields targets={targets} zone={pc.timeZone} />
           </PostForm>
         </Card>
       </Page>,
@@ -87,14 +99,14 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
   app.post('/vouchers', async (request, reply) => {
     const form = formOf(request);
     const actor = actorOf(request);
-    const voucher = await vouchers.createVoucherAs(ctx, actor, { ...voucherInput(form), organiser_id: actor.role === 'admin' ? F.number(form, 'organiser_id') : undefined });
+    const voucher = await vouchers.createVoucherAs(ctx, actor, { ...voucherInput(form, ctx.config.timezone), organiser_id: actor.role === 'admin' ? F.number(form, 'organiser_id') : undefined });
     return redirect(reply, `/admin/vouchers/${voucher.id}?notice=created`);
   });
 
   app.get('/vouchers/:voucherId', async (request, reply) => {
     const pc = pageContext(request, 'vouchers');
     const id = idParam(request, 'voucherId');
-    const voucher = await vouchers.getVoucherFor(ctx, pc.actor, id);
+    const [voucher, targets] = await Promise.all([vouchers.getVoucherFor(ctx, pc.actor, id), vouchers.voucherTargetsFor(ctx, pc.actor)]);
     return sendPage(
       reply,
       <Page pc={pc} title={`Voucher ${voucher.code}`}>
@@ -103,7 +115,7 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
         </p>
         <Card id="edit-h" title="Voucher">
           <PostForm pc={pc} action={`/admin/vouchers/${id}`} submit="Save voucher">
-            <VoucherFields v={voucher} />
+            <VoucherFields v={voucher} targets={targets} zone={pc.timeZone} />
           </PostForm>
         </Card>
       </Page>,
@@ -112,7 +124,7 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
 
   app.post('/vouchers/:voucherId', async (request, reply) => {
     const id = idParam(request, 'voucherId');
-    await vouchers.updateVoucherAs(ctx, actorOf(request), id, voucherInput(formOf(request)));
+    await vouchers.updateVoucherAs(ctx, actorOf(request), id, voucherInput(formOf(request), ctx.config.timezone));
     return redirect(reply, `/admin/vouchers/${id}?notice=saved`);
   });
 }

@@ -26,10 +26,3 @@ export function ids(form: Form, name: string): number[] {
   const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   return list.filter((v) => /^\d+$/.test(v)).map(Number);
 }
-
-/** A datetime-local value ("2031-05-01T18:00") read as UTC; null when empty. */
-export function utcDateTime(form: Form, name: string): string | null {
-  const value = text(form, name);
-  if (!value) return null;
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00Z` : value;
-}

@@ -1,8 +1,5 @@
 // How the dashboard writes and reads times.
 
-/** ISO timestamp to the value of a datetime-local input (UTC). */
-export const localInput = (iso: string | null) => (iso ? iso.slice(0, 16) : '');
-
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 /**
  * A short readable time in the deployment's zone, as the portal, the tickets and the e-mail write
