@@ -26,9 +26,27 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/** `length` characters of a 32-character alphabet, uniformly (256 is a multiple of 32: no bias). */
+export function randomBase32(alphabet: string, length: number): string {
+  if (alphabet.length !== 32) throw new Error('randomBase32 takes an alphabet of 32 characters');
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[randomByte() % 32];
+  return out;
+}
+
 /** SHA-256 hex digest: credentials are high-entropy, so a fast hash is the right one to store. */
 export function sha256(value: string): string {
   return crypto.createHash('sha256').update(value).digest('hex');
+}
+
+/**
+ * Constant-time comparison of two SHA-256 hex digests (what `sha256` answers): compared as they
+ * are, without hashing them again as `safeEqual` must for strings of any length.
+ */
+export function sameDigest(a: string, b: string): boolean {
+  const ba = Buffer.from(a, 'hex');
+  const bb = Buffer.from(b, 'hex');
+  return ba.length === 32 && bb.length === 32 && crypto.timingSafeEqual(ba, bb);
 }
 
 /** Constant-time comparison of two strings of any length. */

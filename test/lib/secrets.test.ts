@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateAccessToken, randomBase62 } from '../../src/lib/secrets.js';
+import { generateAccessToken, randomBase32, randomBase62, sameDigest, sha256 } from '../../src/lib/secrets.js';
+import { newReference } from '../../src/modules/orders/orders.service.js';
 
 // randomBase62 draws from a pool of random bytes refilled 4 KB at a time: across many refills every
 // string is new, every character of the alphabet comes up about equally often (no modulo bias), and
@@ -27,5 +28,41 @@ describe('randomBase62', () => {
       expect(n).toBeGreaterThan(1_800);
       expect(n).toBeLessThan(2_200);
     }
+  });
+});
+
+describe('randomBase32 and order references', () => {
+  it('draws every character of the alphabet about equally often, in exact lengths', () => {
+    const alphabet = 'ABCDEFGHJKMNPQRSTVWXYZ0123456789';
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 2_000; i++) {
+      const s = randomBase32(alphabet, 32);
+      expect(s).toMatch(/^[A-HJKMNP-TV-Z0-9]{32}$/);
+      for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
+    }
+    // 64,000 characters: 2,000 expected each.
+    expect(counts.size).toBe(32);
+    for (const n of counts.values()) {
+      expect(n).toBeGreaterThan(1_800);
+      expect(n).toBeLessThan(2_200);
+    }
+    expect(() => randomBase32('ABC', 4)).toThrow(/32 characters/);
+  });
+
+  it('makes order references TQ- and 8 readable characters, new each time', () => {
+    const seen = new Set(Array.from({ length: 5_000 }, () => newReference()));
+    expect(seen.size).toBe(5_000);
+    for (const r of seen) expect(r).toMatch(/^TQ-[A-HJKMNP-TV-Z0-9]{8}$/);
+  });
+});
+
+describe('sameDigest', () => {
+  it('tells equal SHA-256 digests from different or malformed ones', () => {
+    const a = sha256('wk_one');
+    expect(sameDigest(a, sha256('wk_one'))).toBe(true);
+    expect(sameDigest(a, sha256('wk_two'))).toBe(false);
+    expect(sameDigest(a, a.slice(0, 62))).toBe(false);
+    expect(sameDigest(a, `${a}00`)).toBe(false);
+    expect(sameDigest('', '')).toBe(false);
   });
 });

@@ -1,15 +1,20 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
-import { channelColumns, type ChannelRecord } from '../../db/channel-record.js';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { ChannelRecord } from '../../db/channel-record.js';
 import { hotStatement, parseJson, type Db, type Json } from '../../db/client.js';
-import { accessTokens, salesChannels } from '../../db/schema/index.js';
+import { accessTokens } from '../../db/schema/index.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
+
+/** The columns of a ChannelRecord, selected from `sales_channels c` by the hot statements below. */
+const CHANNEL_COLUMNS = `c.id, c.organiser_id AS "organiserId", c.slug, c.name, c.integration_mode AS "integrationMode",
+  c.checkout_url AS "checkoutUrl", c.website_url AS "websiteUrl", c.branding, c.cart_ttl_seconds AS "cartTtlSeconds", c.default_lang AS "defaultLang"`;
+type ChannelRow = Omit<ChannelRecord, 'branding'> & { branding: Json<ChannelRecord['branding']> };
+const channelOf = ({ branding, ...channel }: ChannelRow): ChannelRecord => ({ ...channel, id: Number(channel.id), branding: parseJson(branding) });
 
 /** The active keys of one kind of a channel with its channel's columns (ChannelRecord), by slug: one statement per scope. */
 const keysForSlug = (table: 'widget_keys' | 'server_keys') =>
-  hotStatement<{ key_id: number; key_hash: string } & Omit<ChannelRecord, 'branding'> & { branding: Json<ChannelRecord['branding']> }>(
+  hotStatement<{ key_id: number; key_hash: string } & ChannelRow>(
     `active_${table}_for_slug`,
-    `SELECT k.id AS key_id, k.key_hash, c.id, c.organiser_id AS "organiserId", c.slug, c.name, c.integration_mode AS "integrationMode",
-            c.checkout_url AS "checkoutUrl", c.website_url AS "websiteUrl", c.branding, c.cart_ttl_seconds AS "cartTtlSeconds", c.default_lang AS "defaultLang"
+    `SELECT k.id AS key_id, k.key_hash, ${CHANNEL_COLUMNS}
      FROM sales_channels c JOIN ${table} k ON k.channel_id = c.id AND k.revoked_at IS NULL
      WHERE c.slug = $1`,
   );
@@ -21,11 +26,11 @@ const KEYS_FOR_SLUG = { widget: keysForSlug('widget_keys'), server: keysForSlug(
  */
 export async function activeKeysForSlug(db: Db, scope: CredentialScope, slug: string) {
   const rows = await KEYS_FOR_SLUG[scope](db, [slug]);
-  return rows.map(({ key_id, key_hash, branding, ...channel }) => ({
+  return rows.map(({ key_id, key_hash, ...channel }) => ({
     keyId: Number(key_id),
     keyHash: key_hash,
     channelId: Number(channel.id),
-    channel: { ...channel, id: Number(channel.id), branding: parseJson(branding) } as ChannelRecord,
+    channel: channelOf(channel),
   }));
 }
 
@@ -83,15 +88,23 @@ export async function revokeServerKeyTokens(db: Db, serverKeyId: number, at: Dat
   return rows.map((r) => r.tokenHash);
 }
 
-/** The channel, scope and client group of a live token, or nothing. */
-/** A live token with its channel (one query: the hot path of every B2B request). */
-export async function findLiveToken(db: Db, tokenHash: string, now: Date) {
-  const rows = await db
-    .select({ expiresAt: accessTokens.expiresAt, scope: accessTokens.scope, clientId: accessTokens.clientId, channel: channelColumns })
-    .from(accessTokens)
-    .innerJoin(salesChannels, eq(salesChannels.id, accessTokens.channelId))
-    .where(and(eq(accessTokens.tokenHash, tokenHash), isNull(accessTokens.revokedAt), gt(accessTokens.expiresAt, now)));
-  return rows[0] ?? null;
+/**
+ * A live token with its channel, by its hash (unique): the statement of every B2B request whose
+ * token this instance has not cached (another instance issued it, or the cache window passed), so a
+ * hot statement (issue 27). The expiry comes back in milliseconds (the cache keeps it as such).
+ */
+const liveToken = hotStatement<{ expires_ms: number | string; scope: CredentialScope; client_id: string } & ChannelRow>(
+  'find_live_token',
+  `SELECT (extract(epoch FROM t.expires_at) * 1000)::float8 AS expires_ms, t.scope, t.client_id, ${CHANNEL_COLUMNS}
+   FROM access_tokens t JOIN sales_channels c ON c.id = t.channel_id
+   WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > $2::timestamptz`,
+);
+
+export async function findLiveToken(db: Db, tokenHash: string, now: Date): Promise<{ expiresAt: Date; scope: CredentialScope; clientId: string; channel: ChannelRecord } | null> {
+  const [row] = await liveToken(db, [tokenHash, now]);
+  if (!row) return null;
+  const { expires_ms, scope, client_id, ...channel } = row;
+  return { expiresAt: new Date(Number(expires_ms)), scope, clientId: client_id, channel: channelOf(channel) };
 }
 
 /** The channel a token was issued to, live or not (the checklist's `token_rejected`), or null. */

@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError, invalidData, SPEC_MESSAGES } from '../../http/errors.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
-import { generateAccessToken, generateServerKey, generateWidgetKey, safeEqual, sha256 } from '../../lib/secrets.js';
+import { generateAccessToken, generateServerKey, generateWidgetKey, sameDigest, sha256 } from '../../lib/secrets.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './auth.repo.js';
@@ -55,7 +55,7 @@ export async function issueToken(
   let match: (typeof keys)[number] | undefined;
   // Compare against every candidate (or the dummy) in constant time; never stop early.
   for (const candidate of keys.length ? keys : [{ keyId: 0, keyHash: DUMMY_KEY_HASH, channelId: 0, channel: null as unknown as ChannelRecord }]) {
-    if (safeEqual(candidate.keyHash, presentedHash) && candidate.keyId !== 0) match = candidate;
+    if (sameDigest(candidate.keyHash, presentedHash) && candidate.keyId !== 0) match = candidate;
   }
   if (!match) throw invalidCredentials();
 

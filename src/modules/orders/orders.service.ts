@@ -14,6 +14,7 @@ import { recordIntegrationStep } from '../../platform/integration-checklist.js';
 import type { HoldOutcome, OrderRow, SeatInfo } from './orders.repo.js';
 import { priceItems, rateFitsUnit, sumAmounts } from './orders.pricing.js';
 import { toAmount } from '../../lib/money.js';
+import { randomBase32 } from '../../lib/secrets.js';
 
 // Cart use cases. Each takes the channel and the order token, so that the B2B routes and the
 // portal's public cart call the same functions; each runs in one transaction that first locks the
@@ -36,9 +37,7 @@ const REFERENCE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ0123456789'; // 32 characters
 
 /** A readable order reference: `TQ-` + 8 base32 characters (no I, L, O, U: easy to read aloud). */
 export function newReference(): string {
-  let out = 'TQ-';
-  for (const byte of crypto.randomBytes(8)) out += REFERENCE_ALPHABET[byte % 32];
-  return out;
+  return `TQ-${randomBase32(REFERENCE_ALPHABET, 8)}`;
 }
 
 const orderNotFound = () => new AppError('not_found', 'Order not found');
