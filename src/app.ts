@@ -41,6 +41,7 @@ import channelRoutes from './modules/channels/channels.routes.js';
 import type { ChannelRecord } from './db/channel-record.js';
 import catalogueRoutes from './modules/catalogue/catalogue.routes.js';
 import { expirySweepJob } from './modules/orders/orders.jobs.js';
+import { salesFiguresJob } from './modules/audience/sales-figures.jobs.js';
 import { statisticsJob } from './db/statistics-keeper.js';
 import ordersRoutes from './modules/orders/orders.routes.js';
 import vouchersRoutes from './modules/vouchers/vouchers.routes.js';
@@ -157,6 +158,7 @@ const jobsPlugin = fp(
     app.scheduler.add(personalDataRetentionJob(app.ctx));
     app.scheduler.add(paymentAttemptsJob(app.ctx));
     app.scheduler.add(waitingListJob(app.ctx));
+    app.scheduler.add(salesFiguresJob(app.ctx));
     const statistics = statisticsJob(app.ctx);
     if (statistics) app.scheduler.add(statistics);
     const walletPush = walletPushJob(app.ctx, app.log);

@@ -4,9 +4,10 @@
 -- through completeOrderInDatabase (src/modules/checkout/checkout.repo.ts), by reservations.
 --
 -- The one place an order becomes completed, so the one place it starts counting in the kept sales
--- figures (D66): sales_figures_add_order, called here rather than by a row trigger on orders (the
--- trigger's machinery cost the closing more than its two upserts; the orders trigger follows only
--- orders that were already completed, 272_sales_figures_on_order.sql). The order is not completed
+-- figures (D66): the same update marks it `figures_pending` (migration 0342) and the readers count
+-- it at once through sales_figures_current; sales_figures_apply_pending adds it to the kept rows
+-- later, with other marked orders in one statement. The two upserts it replaces were a tenth of
+-- the closing's instructions under callgrind (docs/operations.md). The order is not completed
 -- before: its items get their tickets here, one per item (tickets_order_item_id_key).
 CREATE OR REPLACE FUNCTION complete_order(
   p_order_id bigint, p_item_ids bigint[], p_codes text[], p_send_email boolean,
@@ -16,20 +17,15 @@ CREATE OR REPLACE FUNCTION complete_order(
 LANGUAGE plpgsql AS $$
 DECLARE
   v_customer integer;
-  v_channel integer;
-  v_counted boolean;
 BEGIN
   INSERT INTO customers (name, surname, email, phone) VALUES (p_name, p_surname, p_email, p_phone)
   RETURNING id INTO v_customer;
   INSERT INTO tickets (code, order_id, order_item_id, issued_at)
   SELECT x.code, p_order_id, x.item_id, p_at FROM unnest(p_item_ids, p_codes) AS x(item_id, code);
   UPDATE orders SET status = 'completed', customer_id = v_customer, payment_method = p_payment_method,
-                    transaction_id = p_transaction_id, completed_at = p_at, updated_at = p_at, expires_at = NULL
-  WHERE id = p_order_id
-  RETURNING channel_id, type IN ('purchase', 'reservation') INTO v_channel, v_counted;
-  IF v_counted THEN
-    PERFORM sales_figures_add_order(p_order_id, v_channel, p_at, 1);
-  END IF;
+                    transaction_id = p_transaction_id, completed_at = p_at, updated_at = p_at, expires_at = NULL,
+                    figures_pending = type IN ('purchase', 'reservation')
+  WHERE id = p_order_id;
   IF p_send_email THEN
     INSERT INTO email_outbox (kind, order_id, recipient, next_attempt_at, created_at)
     VALUES ('tickets', p_order_id, p_email, p_at, p_at)

@@ -5,11 +5,9 @@
 -- order's as it counts (or counted): the hourly figures take the completion's UTC hour, none
 -- without one.
 --
--- Called by complete_order, the one place an order becomes completed (and so starts counting),
--- and by the orders trigger (sales_figures_on_order) for every later change of a counted order.
--- Measured under callgrind on bench:confirm's closing (docs/operations.md): the row trigger that
--- built the deltas and called sales_figures_add cost 0.58 M instructions per close; this call from
--- complete_order about 0.36 M, most of it the two upserts.
+-- Called by the orders trigger (sales_figures_on_order) for every change of a counted order that is
+-- in the kept rows already. An order becomes counted in complete_order, which only marks it
+-- (`figures_pending`, migration 0342); sales_figures_apply_pending adds the marked orders in bulk.
 CREATE OR REPLACE FUNCTION sales_figures_add_order(p_order_id bigint, p_channel_id integer, p_completed_at timestamptz, p_sign integer)
 RETURNS void
 LANGUAGE plpgsql AS $$

@@ -3,7 +3,8 @@
 -- their order is a cart (then the join below finds no counted order and nothing is written); this
 -- keeps the figures exact for any other write too. Transition tables: one call per statement. The
 -- rows the statement took away count negative (sign -1), the rows it wrote positive; an UPDATE
--- gives both, in one call of sales_figures_add (which sums each group's deltas).
+-- gives both, in one call of sales_figures_add (which sums each group's deltas). An order marked
+-- `figures_pending` is not in the kept rows yet (sales_figures_apply_pending reads its items then).
 CREATE OR REPLACE FUNCTION sales_figures_on_items() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -24,7 +25,7 @@ BEGIN
                i.sign, i.sign * (ri.order_item_id IS NOT NULL)::int, i.sign * i.base_amount, i.sign * i.discount_amount,
                i.sign * i.fee_amount, i.sign * i.total_amount, -i.sign * COALESCE(ri.total_amount, 0))::sales_figures_delta
     FROM (SELECT -1 AS sign, * FROM unnest(v_old) UNION ALL SELECT 1, * FROM unnest(v_new)) i
-    JOIN orders o ON o.id = i.order_id AND o.status = 'completed' AND o.type IN ('purchase', 'reservation')
+    JOIN orders o ON o.id = i.order_id AND o.status = 'completed' AND o.type IN ('purchase', 'reservation') AND NOT o.figures_pending
     LEFT JOIN refund_items ri ON ri.order_item_id = i.id);
   -- A cart's items (the purchase path) give no delta: no call.
   IF cardinality(v_deltas) > 0 THEN

@@ -2,7 +2,8 @@
 -- refund_items), all in slot 0: the backfill of migration 0270, and the repair after a bulk load
 -- that bypassed the triggers (bench/report.bench.ts loads with session_replication_role = replica)
 -- or a restore with triggers disabled. The lock keeps writers out while it reads, so no change
--- falls between the delete and the recomputation. Returns the number of rows written.
+-- falls between the delete and the recomputation; every order is then in the kept rows, none
+-- marked `figures_pending` (migration 0342). Returns the number of rows written.
 CREATE OR REPLACE FUNCTION sales_figures_rebuild() RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -12,6 +13,7 @@ BEGIN
   LOCK TABLE orders, order_items, refund_items IN SHARE MODE;
   DELETE FROM sales_figures;
   DELETE FROM sales_figures_hourly;
+  UPDATE orders SET figures_pending = false WHERE figures_pending;
   INSERT INTO sales_figures (session_id, channel_id, rate_id, sector_id, slot, items, refunded,
                              base_amount, discount_amount, fee_amount, total_amount, refund_amount)
   SELECT i.session_id, o.channel_id, i.rate_id, i.sector_id, 0, count(*), count(ri.order_item_id),

@@ -1,4 +1,4 @@
-import { pgTable, bigint, integer, text, primaryKey } from 'drizzle-orm/pg-core';
+import { pgTable, bigint, boolean, integer, text, primaryKey } from 'drizzle-orm/pg-core';
 import { ts, serialId, bigserialId, createdAt, timestamps } from './columns.js';
 
 export type OrderType = 'purchase' | 'refund' | 'reservation';
@@ -36,6 +36,8 @@ export const orders = pgTable('orders', {
   buyerKey: text('buyer_key'),
   ...timestamps(),
   completedAt: ts('completed_at'),
+  /** Completed but not yet in the kept sales figures (migration 0342, sales_figures_apply_pending). */
+  figuresPending: boolean('figures_pending').notNull().default(false),
 });
 
 export const sessionSeats = pgTable('session_seats', {

@@ -86,7 +86,7 @@ const keptInventory = (eventId: number, sessionId: number | null, now: Date) => 
          p.seats - COALESCE(f.sold, 0) - COALESCE(h.n, 0) - COALESCE(b.n, 0) AS free
   FROM (SELECT v.session_id, v.sector_id, sum(v.seats) AS seats FROM session_inventory v
         WHERE v.session_id IN ${sessions} GROUP BY v.session_id, v.sector_id HAVING sum(v.seats) <> 0) p
-  LEFT JOIN (SELECT f.session_id, f.sector_id, sum(f.items - f.refunded) AS sold FROM sales_figures f
+  LEFT JOIN (SELECT f.session_id, f.sector_id, sum(f.items - f.refunded) AS sold FROM sales_figures_current() f
              WHERE f.session_id IN ${sessions} GROUP BY f.session_id, f.sector_id) f
     ON f.session_id = p.session_id AND f.sector_id = p.sector_id
   LEFT JOIN (${taken('held', sql`AND ss.hold_expires_at > ${now}`)}) h ON h.session_id = p.session_id AND h.sector_id = p.sector_id
@@ -107,13 +107,13 @@ const keptMoney: SQL = sql`
   'fee_amount', COALESCE(sum(s.fee_amount), 0), 'gross_amount', COALESCE(sum(s.total_amount), 0),
   'refund_amount', COALESCE(sum(s.refund_amount), 0), 'net_amount', COALESCE(sum(s.total_amount) - sum(s.refund_amount), 0)`;
 
-// The kept figures of the event's sessions (migration 0270), one row per (session, channel, rate,
-// sector) with sold items: what soldItems would give once grouped that way.
+// The kept figures of the event's sessions (migration 0270, with the orders not added yet: 0342), one
+// row per (session, channel, rate, sector) with sold items: what soldItems would give once grouped that way.
 const keptFigures = (eventId: number, sessionId: number | null) => sql`
   SELECT f.session_id, f.channel_id, f.rate_id, f.sector_id, sum(f.items) AS items, sum(f.refunded) AS refunded,
          sum(f.base_amount) AS base_amount, sum(f.discount_amount) AS discount_amount, sum(f.fee_amount) AS fee_amount,
          sum(f.total_amount) AS total_amount, sum(f.refund_amount) AS refund_amount
-  FROM sales_figures f
+  FROM sales_figures_current() f
   WHERE f.session_id IN (SELECT id FROM sessions WHERE event_id = ${eventId} AND (${sessionId}::integer IS NULL OR id = ${sessionId}::integer))
   GROUP BY f.session_id, f.channel_id, f.rate_id, f.sector_id
   HAVING sum(f.items) <> 0`;
@@ -126,7 +126,7 @@ const keptTimeline = (q: OverviewQuery) => sql`
          bool_and(date_trunc('hour', h.hour AT TIME ZONE ${q.timezone}) = h.hour AT TIME ZONE ${q.timezone}) AS exact
   -- Summed per hour first (sessions and slots): the zone's conversion then runs once per hour.
   FROM (SELECT h.hour, sum(h.items) AS items, sum(h.total_amount) AS total_amount
-        FROM sales_figures_hourly h
+        FROM sales_figures_hourly_current() h
         WHERE h.session_id IN (SELECT id FROM sessions WHERE event_id = ${q.eventId} AND (${q.sessionId}::integer IS NULL OR id = ${q.sessionId}::integer))
         GROUP BY h.hour) h
   GROUP BY 1 HAVING sum(h.items) <> 0`;
@@ -140,7 +140,9 @@ const itemsTimeline = (q: OverviewQuery) => sql`
  * The sales overview of one event (or one of its sessions) in one statement: per session, channel,
  * rate and sector, and over time. Amounts in minor units; `bucket` is 'hour' or 'day' in `timezone`.
  * The money and the timeline come from the kept figures (sales_figures, sales_figures_hourly,
- * migration 0270), the inventory from the kept place counts (session_inventory, 0330), the
+ * migration 0270; read through sales_figures_current() and its hourly twin, which add the orders
+ * completed since the last sales_figures_apply_pending, 0342: exact at once, D66), the inventory
+ * from the kept place counts (session_inventory, 0330), the
  * figures and the held and blocked places (keptInventory): a few rows per group instead of every sold item and every place; in a zone whose offset is not
  * a whole number of hours the hourly figures cannot be bucketed exactly, and the whole overview is
  * recomputed from the items (eventOverviewFromItems).
