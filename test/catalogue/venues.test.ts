@@ -239,6 +239,9 @@ describe('sessions on a layout version', () => {
     const s = await venueOnSale('move-a');
     const a1 = s.seats.find((x) => x.row === 'A' && x.number === '1')!;
     expect((await hold(s, a1.id)).statusCode).toBe(201);
+    const detailUrl = `/api/sales-channel/v1/${s.slug}/es/events/${s.event}/sessions/${s.session}`;
+    // Read before the move: the session's layout is cached, and the move must not leave it stale.
+    expect((await t.app.inject({ url: detailUrl, headers: bearer(s.token) })).body).toContain('"row":"B"');
     const plan = { ...s.plan, sectors: [{ name: 'Patio', numbered: true, rows: [row('A', 12, 0), row('C', 5, 80)] }, { name: 'Pista', numbered: false, capacity: 8 }] };
     const res = await promoterA.post(`/venues/${s.venue}/layouts`, { format: 'taquilla', plan });
     expect(res.status).toBe(201);
@@ -260,7 +263,7 @@ describe('sessions on a layout version', () => {
       sql`SELECT ss.id, l.version FROM session_seats ss JOIN seats st ON st.id = ss.seat_id JOIN venue_layouts l ON l.id = st.layout_id WHERE ss.status = 'held' AND ss.session_id = ${s.session}`,
     );
     expect(held).toEqual({ id: a1.id, version: 2 });
-    const detail = await t.app.inject({ url: `/api/sales-channel/v1/${s.slug}/es/events/${s.event}/sessions/${s.session}`, headers: bearer(s.token) });
+    const detail = await t.app.inject({ url: detailUrl, headers: bearer(s.token) });
     expect(detail.statusCode).toBe(200);
     expect(detail.body).toContain('"row":"C"');
     expect(detail.body).not.toContain('"row":"B"');

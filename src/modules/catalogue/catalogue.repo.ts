@@ -170,6 +170,8 @@ interface SessionHeaderRow {
   id: number;
   eventId: number;
   venueId: number;
+  /** The venue layout version the session's seats are on (D64); a new version may move the session. */
+  layoutId: number | null;
   startDatetime: Date;
   status: string;
   /** The sales window (D59); null ends are open. */
@@ -211,7 +213,7 @@ export interface SessionContextRow extends SessionHeaderRow {
 export async function sessionContext(db: Db, sessionId: number): Promise<SessionContextRow | null> {
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`SELECT s.id, s.event_id, s.venue_id, s.start_datetime, s.status, s.sales_start_at, s.sales_end_at, e.status AS event_status, e.default_lang,
+    sql`SELECT s.id, s.event_id, s.venue_id, s.layout_id, s.start_datetime, s.status, s.sales_start_at, s.sales_end_at, e.status AS event_status, e.default_lang,
           (SELECT coalesce(json_agg(json_build_object('lang', tr.lang, 'name', tr.name) ORDER BY tr.lang), '[]'::json)
              FROM event_translations tr WHERE tr.event_id = s.event_id) AS translations,
           (SELECT coalesce(json_agg(ce.channel_id ORDER BY ce.channel_id), '[]'::json)
@@ -230,6 +232,7 @@ export async function sessionContext(db: Db, sessionId: number): Promise<Session
     id: Number(r.id),
     eventId: Number(r.event_id),
     venueId: Number(r.venue_id),
+    layoutId: r.layout_id == null ? null : Number(r.layout_id),
     startDatetime: new Date(r.start_datetime as string | Date),
     status: r.status as string,
     salesStartAt: r.sales_start_at == null ? null : new Date(r.sales_start_at as string | Date),

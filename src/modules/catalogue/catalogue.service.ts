@@ -141,8 +141,8 @@ function publicMeta(meta: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * The seat layout of a session with each seat's JSON prefix rendered once. It never changes once the
- * session exists (no use case moves or renumbers seats), so it is kept long, bounded by age and count.
+ * The seat layout of a session with each seat's JSON prefix rendered once. It changes only when a new
+ * layout version moves the session (D64), so it is kept long per version, bounded by age and count.
  */
 interface SessionLayout {
   seats: repo.LayoutUnitRow[];
@@ -165,19 +165,24 @@ async function loadSessionLayout(db: Db, sessionId: number): Promise<SessionLayo
   return { seats, seatPrefixes, unitsPerSector, version: ++layoutVersions };
 }
 
-/** Layouts by session; concurrent misses of one session read it once. */
+/**
+ * Layouts by session and layout version: a new version that moves the session (D64) changes its
+ * layout_id, which the session's context (re-read at once after the move's inventory notice, else
+ * within 10 s) carries, and so the key. Concurrent misses of one key read it once.
+ */
 const sessionLayouts = appSingleton('catalogue.session-layouts', (ctx) =>
-  namedCache<number, SessionLayout, Db>({
+  namedCache<string, SessionLayout, { db: Db; sessionId: number }>({
     name: 'catalogue.session-layouts',
     max: LAYOUT_MAX_ENTRIES,
     ttl: LAYOUT_MAX_AGE_MS,
     now: () => ctx.clock.now().getTime(),
-    fetch: (sessionId, db) => loadSessionLayout(db, sessionId),
+    fetch: (_key, { db, sessionId }) => loadSessionLayout(db, sessionId),
   }),
 );
 
 export async function sessionLayout(ctx: AppContext, sessionId: number): Promise<SessionLayout> {
-  return (await sessionLayouts(ctx).fetch(sessionId, { context: ctx.db }))!;
+  const layoutId = (await sessionContext(ctx, sessionId))?.layoutId ?? null;
+  return (await sessionLayouts(ctx).fetch(`${sessionId}/${layoutId}`, { context: { db: ctx.db, sessionId } }))!;
 }
 
 /**
