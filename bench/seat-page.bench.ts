@@ -14,19 +14,12 @@
  * 20,000: 4 sectors of 50 rows x 100), 10 % of the seats sold. RUNS=n sets the runs (default 5);
  * SEATS=5000 or SEATS=20000 measures one size only.
  */
-import crypto from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import zlib from 'node:zlib';
-import { sql } from 'drizzle-orm';
 import { chromium } from 'playwright-core';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase, queryRows } from '../src/db/client.js';
-import { migrate } from '../src/db/migrate.js';
-import { importCatalogue } from '../src/modules/catalogue/import.service.js';
-import { benchCatalogue } from './bench-catalogue.js';
+import { seatPageApp } from './seat-page-app.js';
 
 const BUDGET_BYTES = 150 * 1024;
 const BIG_BUDGET_BYTES = 250 * 1024;
@@ -40,21 +33,7 @@ const gzip = (b: Buffer | string) => zlib.gzipSync(b, { level: 6 }).length;
 const brotli = (b: Buffer | string) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }).length;
 
 async function measure(size: number) {
-  const database = await openDatabase({ pgliteDir: 'memory://' });
-  await migrate(database);
-  const config = loadConfig({ APP_ENV: 'test', DEMO_DATA: 'false', LOG_LEVEL: 'warn', PORTAL_RATE_LIMIT_PER_MINUTE: '100000' });
-  const app = await buildApp({ config, database, logger: false });
-  const suffix = crypto.randomBytes(3).toString('hex');
-  const slug = `bench-${suffix}`;
-  await importCatalogue(app.ctx, benchCatalogue(slug, `wk_bench_${suffix}`, 'portal_only', size));
-  const [session] = await queryRows<{ id: number; event_id: number }>(
-    app.ctx.db,
-    sql`SELECT s.id, s.event_id FROM sessions s JOIN channel_events ce ON ce.event_id = s.event_id
-        JOIN sales_channels c ON c.id = ce.channel_id WHERE c.slug = ${slug}`,
-  );
-  // 10 % sold, as in bench:catalogue.
-  await app.ctx.db.execute(sql`UPDATE session_seats SET status = 'sold' WHERE session_id = ${session!.id} AND seat_id IS NOT NULL AND id % 10 = 0`);
-  const path = `/${slug}/es/events/${session!.event_id}/sessions/${session!.id}`;
+  const { app, path } = await seatPageApp(size);
 
   const render: number[] = [];
   let html = '';

@@ -13,7 +13,6 @@ export interface GridSeat {
   number: string;
   r: number;
   c: number;
-  free: boolean;
 }
 
 /**
@@ -37,7 +36,10 @@ const undelta = (xs: number[]) => {
   return out;
 };
 
-/** A sector's seats in compact form, for the page (server side). */
+/**
+ * A sector's seats in compact form, for the page (server side): their places, without their states
+ * (each seat free; `withStates` gives them), so that the server can keep it as long as the layout.
+ */
 export function encodeSector(id: number, seats: GridSeat[], cols: number, rows: number): CompactSector {
   const groups = new Map<string, GridSeat[]>();
   for (const s of seats) {
@@ -51,10 +53,24 @@ export function encodeSector(id: number, seats: GridSeat[], cols: number, rows: 
     g.sort((a, b) => a.c - b.c);
     const first = Number(g[0]!.number);
     const counting = Number.isInteger(first) && String(first) === g[0]!.number && g.every((s, i) => s.number === String(first + i));
-    lines.push([g[0]!.row, g[0]!.r, deltas(g.map((s) => s.id)), deltas(g.map((s) => s.c)), counting ? first : g.map((s) => s.number), g.map((s) => (s.free ? '1' : '0')).join('')]);
+    lines.push([g[0]!.row, g[0]!.r, deltas(g.map((s) => s.id)), deltas(g.map((s) => s.c)), counting ? first : g.map((s) => s.number), '1'.repeat(g.length)]);
   }
   lines.sort((a, b) => a[1] - b[1] || a[3][0]! - b[3][0]!);
   return { id, cols, rows, lines };
+}
+
+/** The sector with each seat's state now: free where `free(id)` says so, else taken. */
+export function withStates(sector: CompactSector, free: (id: number) => boolean): CompactSector {
+  const lines = sector.lines.map(([row, r, ids, cols, numbers]): CompactLine => {
+    let id = 0;
+    let states = '';
+    for (let i = 0; i < ids.length; i++) {
+      id = i ? id + ids[i]! : ids[0]!;
+      states += free(id) ? '1' : '0';
+    }
+    return [row, r, ids, cols, numbers, states];
+  });
+  return { ...sector, lines };
 }
 
 /** A sector ready to draw and to hit-test (browser side). */
@@ -138,23 +154,40 @@ export function CompactSeatMap({ grid, name, zoomed, state, version, onPick, t }
   const [width, setWidth] = useState(0);
   const [cursor, setCursor] = useState(-1);
   const [said, setSaid] = useState('');
+  // Drawn once it comes near the screen: on a phone a big venue's sectors are zoomed, each canvas
+  // thousands of pixels across, and drawing those below the fold delayed the first one (issue 29).
+  const [near, setNear] = useState(false);
   const cell = zoomed ? ZOOMED_CELL : fittedCell(width, grid.cols);
 
   // The box's width decides the fitted size; it is read once drawn and on every resize.
   useLayoutEffect(() => {
-    const box = canvas.current?.parentElement?.parentElement;
-    if (!box) return;
+    const el = canvas.current;
+    const box = el?.parentElement?.parentElement;
+    if (!el || !box) return;
     setWidth(box.clientWidth);
     const seen = new ResizeObserver(() => setWidth(box.clientWidth));
     seen.observe(box);
-    return () => seen.disconnect();
+    const coming = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        setNear(true);
+        coming.disconnect();
+      },
+      // A screen's height ahead: a sector is drawn before it scrolls into view.
+      { rootMargin: '100% 0px' },
+    );
+    coming.observe(el);
+    return () => {
+      seen.disconnect();
+      coming.disconnect();
+    };
   }, []);
 
   useEffect(() => {
     const el = canvas.current;
-    if (!el || !width) return;
+    if (!el || !width || !near) return;
     draw(el, grid, cell, state, cursor);
-  }, [grid, cell, width, version, cursor]);
+  }, [grid, cell, width, near, version, cursor]);
 
   const describe = (i: number) => `${t.row} ${grid.rowName[i]}, ${t.seat} ${grid.number[i]}: ${{ free: t.seatFree, taken: t.seatTaken, mine: t.seatMine }[state(i)]}`;
   const move = (i: number) => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSector, encodeSector, fittedCell, type GridSeat } from '../../ui/seat-canvas.js';
+import { decodeSector, encodeSector, fittedCell, withStates, type GridSeat } from '../../ui/seat-canvas.js';
 
 // The compact seat list of the UI kit's compact map (issue 29): what the page carries for a big
 // session's sector decodes to every seat with its id, grid place, row name, number and state.
 
 describe('compact seat list', () => {
   it('round-trips seats: counting numbers, lettered numbers, gaps, two row names on one grid row', () => {
-    const seats: GridSeat[] = [
+    const seats: (GridSeat & { free: boolean })[] = [
       ...Array.from({ length: 12 }, (_, i) => ({ id: 100 + i, row: 'A', number: String(i + 1), r: 0, c: i, free: i % 3 !== 0 })),
       // gaps in ids and columns, numbers that do not count up
       { id: 500, row: 'B', number: '2', r: 1, c: 0, free: true },
@@ -15,7 +15,10 @@ describe('compact seat list', () => {
       // a second row name on the same grid row (a box beside the stalls)
       { id: 900, row: 'Palco 1', number: '1', r: 1, c: 10, free: true },
     ];
-    const compact = encodeSector(7, seats, 12, 2);
+    // The places (kept per layout: every seat free), then this moment's states.
+    const places = encodeSector(7, seats, 12, 2);
+    expect(decodeSector(places).free.every(Boolean)).toBe(true);
+    const compact = withStates(places, (id) => seats.find((s) => s.id === id)!.free);
     // JSON, as the page carries it.
     const grid = decodeSector(JSON.parse(JSON.stringify(compact)));
     expect(grid.id).toBe(7);

@@ -212,6 +212,19 @@ export async function sessionContext(ctx: AppContext, sessionId: number): Promis
   return row;
 }
 
+/**
+ * A session's numbered seats (the cached layout, ordered by id), its sellable units per sector, and
+ * what is taken at `now`: the taken seats and the taken units per sector, from the one short read
+ * the session detail and the live map make (over the partial index of taken units). For the
+ * portal's seat page, which read every seat of the session with its state on every view: 20,000
+ * rows a view for a big venue (issue 29).
+ */
+export async function liveSessionSeats(ctx: AppContext, sessionId: number, now: Date) {
+  const layout = await sessionLayout(ctx, sessionId);
+  const live = await repo.liveInventory(ctx.db, sessionId, now);
+  return { seats: layout.seats, unitsPerSector: layout.unitsPerSector, taken: parseTakenSeats(live.seats), takenPerSector: live.takenPerSector };
+}
+
 const STATUS_BY_LETTER = { h: 'held', s: 'sold', b: 'blocked' } as const;
 type TakenStatus = (typeof STATUS_BY_LETTER)[keyof typeof STATUS_BY_LETTER];
 

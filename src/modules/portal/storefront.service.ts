@@ -5,11 +5,14 @@ import { policyOf, type ModelPolicy } from '../../lib/integration-policy.js';
 import { isLanguage } from '../../platform/i18n.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { findChannelById, getChannelBySlug } from '../channels/channels.service.js';
+import type { LayoutUnitRow } from '../catalogue/catalogue.schemas.js';
+import { liveSessionSeats } from '../catalogue/catalogue.service.js';
 import { getOrder } from '../orders/orders.service.js';
 import { OrderToken } from '../orders/orders.schemas.js';
 import { refundsOfOrder } from '../orders/orders-admin.service.js';
 import { orderLinks, orderTicketLinks } from '../tickets/tickets.service.js';
 import * as store from './pages/storefront.repo.js';
+import type { StoreSessionDetail } from './pages/storefront.repo.js';
 import { attemptIsOpen, cancelPath, portalPageUrl } from './payments/payments.service.js';
 import { sandboxRefundsOf, type SandboxRefund } from './payments/sandbox.repo.js';
 import { findChannelOrder, findOrderById, findPayment, latestPaymentOfOrder, type PaymentRow, type PortalOrder } from './portal.repo.js';
@@ -73,7 +76,34 @@ export async function storeSession(ctx: AppContext, channel: ChannelRecord, even
   const event = await store.findEvent(ctx.db, channel.id, eventId, lang, now, ctx.config.timezone);
   const session = event && (await store.sessionOfEvent(ctx.db, event.id, sessionId, now));
   if (!event || !session) return null;
-  return { event, session, detail: await store.sessionDetail(ctx.db, session.id, lang, now) };
+  return { event, session, detail: await sessionDetail(ctx, session.id, lang, now) };
+}
+
+/**
+ * Each cached layout's seats in the order of the seat page (by sector, then y, then x: the buttons'
+ * reading and Tab order), sorted once per layout.
+ */
+const pageOrder = new WeakMap<readonly LayoutUnitRow[], readonly LayoutUnitRow[]>();
+
+/**
+ * A session's map with live availability (an expired hold counts as free, D15): the seats come from
+ * the session's cached layout and only the taken ones from the database, so a view of a
+ * 20,000-seat session reads a few hundred rows, not 20,000 (issue 29).
+ */
+async function sessionDetail(ctx: AppContext, sessionId: number, lang: string, now: Date): Promise<StoreSessionDetail> {
+  const live = await liveSessionSeats(ctx, sessionId, now);
+  let ordered = pageOrder.get(live.seats);
+  if (!ordered) {
+    ordered = live.seats.map((s) => ({ ...s, id: Number(s.id), sector_id: Number(s.sector_id), x: Number(s.x), y: Number(s.y) })).sort((a, b) => a.sector_id - b.sector_id || a.y - b.y || a.x - b.x);
+    pageOrder.set(live.seats, ordered);
+  }
+  const sectors = await store.sessionSectors(ctx.db, [...live.unitsPerSector.keys()]);
+  return {
+    sectors: sectors.map((s) => ({ ...s, available: Math.max(0, (live.unitsPerSector.get(s.id) ?? 0) - (live.takenPerSector.get(s.id) ?? 0)) })),
+    seats: ordered,
+    free: (seatId) => !live.taken.has(seatId),
+    rates: await store.sessionRates(ctx.db, sessionId, lang),
+  };
 }
 
 /** The channel's purchase order of this token (with `reservations`, a reservation too), or null (also for a malformed token: D5). */

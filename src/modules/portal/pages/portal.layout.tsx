@@ -16,6 +16,8 @@ export interface PageOptions {
   /** Same page in the other language (path after /{slug}/{lang}). */
   langPath?: string;
   scripts?: string[];
+  /** Chunks a script of the page will import (asset names): fetched from the start, beside the script (modulepreload). */
+  preload?: string[];
   /** The reply's CSP nonce for the inline <style> (D50). */
   nonce: string;
   /** What search engines and link previews read (D72); pages without it get the title only. */
@@ -99,6 +101,9 @@ function Page({ opts, children }: { opts: PageOptions; children: ComponentChildr
         <link rel="icon" href="/portal-assets/favicon.svg" type="image/svg+xml" />
         {opts.meta ? <MetaTags meta={opts.meta} title={opts.title} lang={opts.lang} brand={brand} /> : null}
         <link rel="stylesheet" href="/portal-assets/portal.css" />
+        {(opts.preload ?? []).map((s) => (
+          <link rel="modulepreload" href={`/portal-assets/${s}`} />
+        ))}
         {/* A colour checked by isColour is CSS we wrote, not text: it goes in as it is. */}
         <style nonce={opts.nonce} dangerouslySetInnerHTML={{ __html: `:root{--primary:${isColour(primary) ? primary : DEFAULT_PRIMARY}}` }} />
       </head>

@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
@@ -17,7 +18,7 @@ import { requestOrderLookup } from '../portal.service.js';
 import { orderLookupCounter } from '../../../http/rate-limits.js';
 import { emailProblem, EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { renderPage, type PageOptions } from './portal.layout.js';
-import { CheckoutClosed, CheckoutPage, EventList, EventPage, LookupPage, NotFound, OrderPage, orderStatus, SessionPage, type Formats } from './portal.views.js';
+import { CheckoutClosed, CheckoutPage, EventList, EventPage, isCompactMap, LookupPage, NotFound, OrderPage, orderStatus, SessionPage, type Formats } from './portal.views.js';
 import { texts } from './portal.texts.js';
 import { registerLandingPages } from './landing.pages.js';
 import { registerSandboxPages } from './sandbox.pages.js';
@@ -36,6 +37,20 @@ const STOREFRONT: PageFor = (p) => p.storefront;
 const CHECKOUT: PageFor = (p) => p.portalCheckout !== null;
 
 class PageNotFound extends Error {}
+
+/**
+ * The built name of one of the script's chunks (portal-<name>-<hash>.js), or null before a build.
+ * Read from the build's directory once it is there.
+ */
+const chunks = new Map<string, string>();
+function builtChunk(name: string): string | null {
+  if (!chunks.has(name)) {
+    const file = existsSync(PORTAL_BUILD_DIR) ? readdirSync(PORTAL_BUILD_DIR).find((f) => f.startsWith(`portal-${name}-`) && f.endsWith('.js')) : undefined;
+    if (!file) return null;
+    chunks.set(name, file);
+  }
+  return chunks.get(name)!;
+}
 
 interface PageParams {
   slug: string;
@@ -140,9 +155,11 @@ const portalPages: FastifyPluginAsync = async (app) => {
       const w = where(channel, lang);
       const when = formatsOf(lang).date(session.start_datetime);
       const meta = { description: eventDescription(event, when), url: sessionUrl(w, event.id, session.id), image: event.image_url, jsonLd: sessionJsonLd(w, event, session) };
+      // A big session's compact map is drawn by a chunk that portal.js imports: fetched beside it, not after it has run.
+      const compactMap = isCompactMap(detail, ctx.config.portalCompactMapAbove) ? builtChunk('compact-map') : null;
       return send(
         reply,
-        { lang, title: `${event.name} · ${when}`, channel, langPath: `/events/${event.id}/sessions/${session.id}`, scripts: ['portal.js'], meta },
+        { lang, title: `${event.name} · ${when}`, channel, langPath: `/events/${event.id}/sessions/${session.id}`, scripts: ['portal.js'], preload: compactMap ? [compactMap] : [], meta },
         <SessionPage
           channel={channel}
           lang={lang}

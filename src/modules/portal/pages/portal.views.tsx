@@ -2,10 +2,10 @@ import type { ChannelRecord } from '../../../db/channel-record.js';
 import { EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
 import type { BuyerDetails, BuyerRefund, OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
-import { gridCol, gridRow, rowLines, sectorGrid, stageSide, type RowLine } from '../../../lib/seat-layout.js';
+import { gridCol, gridRow, rowLines, sectorGrid, stageSide, type RowLine, type SectorGrid, type StageSide } from '../../../lib/seat-layout.js';
 import { channelHome, JsonData } from './portal.layout.js';
 import { CartLines } from '../../../../ui/cart.js';
-import { CompactSeatMap, decodeSector, encodeSector } from '../../../../ui/seat-canvas.js';
+import { CompactSeatMap, decodeSector, encodeSector, withStates, type CompactSector } from '../../../../ui/seat-canvas.js';
 import { texts } from './portal.texts.js';
 
 // The buyer-facing pages as Preact components (rendered on the server by portal.layout's
@@ -253,9 +253,8 @@ function SectorHead({ sector, t }: { sector: StoreSessionDetail['sectors'][numbe
  * Per seat only what the page needs (5,000 seats must stay under 150 KB compressed); portal.js
  * derives the rest.
  */
-function SectorMap({ sector, seats, lines, t }: { sector: StoreSessionDetail['sectors'][number]; seats: StoreSessionDetail['seats']; lines: RowLine[]; t: Texts }) {
-  if (seats.length === 0) return null;
-  const grid = sectorGrid(seats);
+function SectorMap({ sector, place, free, t }: { sector: StoreSessionDetail['sectors'][number]; place: SectorPlaces; free: StoreSessionDetail['free']; t: Texts }) {
+  const { seats, grid, lines } = place;
   const head = `sector-${sector.id}`;
   return (
     <section class="sector" data-sector={sector.id}>
@@ -276,7 +275,7 @@ function SectorMap({ sector, seats, lines, t }: { sector: StoreSessionDetail['se
               style={`grid-area:${gridRow(grid, s.y) + 1}/${gridCol(grid, s.x) + 2}`}
               aria-label={`${t.row} ${s.row}, ${t.seat} ${s.number}`}
               aria-pressed="false"
-              disabled={!s.free}
+              disabled={!free(s.id)}
             >
               {s.number}
             </button>
@@ -295,26 +294,54 @@ const compactWords = (t: Texts) => ({ row: t.row, seat: t.seat, seatFree: t.seat
  * UI kit's compact map, a canvas that the page's script hydrates from the sector's compact seat list
  * (a few bytes a seat in the page's data, instead of a <button> of about 150 bytes).
  */
-function CompactSectorMap({ sector, seats, t }: { sector: StoreSessionDetail['sectors'][number]; seats: StoreSessionDetail['seats']; t: Texts }) {
-  if (seats.length === 0) return null;
-  const grid = sectorGrid(seats);
-  const compact = encodeSector(
+function CompactSectorMap({ sector, place, free, t }: { sector: StoreSessionDetail['sectors'][number]; place: SectorPlaces; free: StoreSessionDetail['free']; t: Texts }) {
+  const { grid } = place;
+  // The seats' places in compact form are the layout's (made once per layout); only their states are this view's.
+  place.compact ??= encodeSector(
     sector.id,
-    seats.map((s) => ({ id: s.id, row: s.row, number: s.number, r: gridRow(grid, s.y), c: gridCol(grid, s.x), free: s.free })),
+    place.seats.map((s) => ({ id: s.id, row: s.row, number: s.number, r: gridRow(grid, s.y), c: gridCol(grid, s.x) })),
     grid.cols,
     grid.rows,
   );
   const head = `sector-${sector.id}`;
-  const decoded = decodeSector(compact);
+  // The server draws the empty canvas, which needs the sector's size, not its seats.
+  const empty = decodeSector({ ...place.compact, lines: [] });
   return (
     <section class="sector compact" data-sector={sector.id} data-name={sector.name}>
       <SectorHead sector={sector} t={t} />
       <div class="seatscroll" id={`map-${sector.id}`} role="group" aria-labelledby={head}>
-        <CompactSeatMap grid={decoded} name={sector.name} zoomed={false} state={(i) => (decoded.free[i] ? 'free' : 'taken')} version={0} t={compactWords(t)} />
+        <CompactSeatMap grid={empty} name={sector.name} zoomed={false} state={() => 'free'} version={0} t={compactWords(t)} />
       </div>
-      <JsonData id={`seats-${sector.id}`} value={compact} />
+      <JsonData id={`seats-${sector.id}`} value={withStates(place.compact, free)} />
     </section>
   );
+}
+
+/** One numbered sector's seats, their grid and row lines, and once asked for their compact form: from the places alone. */
+interface SectorPlaces {
+  seats: StoreSessionDetail['seats'][number][];
+  grid: SectorGrid;
+  lines: RowLine[];
+  compact?: CompactSector;
+}
+
+/** What a seat page derives from the layout alone (the stage's side, each sector's places), derived once per layout. */
+const pageLayouts = new WeakMap<StoreSessionDetail['seats'], { side: StageSide; sectors: Map<number, SectorPlaces> }>();
+
+function pageLayout(seats: StoreSessionDetail['seats']) {
+  let layout = pageLayouts.get(seats);
+  if (layout) return layout;
+  const lines = rowLines(seats.map((s) => ({ sectorId: s.sector_id, row: s.row, x: s.x, y: s.y })));
+  const bySector = new Map<number, SectorPlaces['seats']>();
+  for (const s of seats) {
+    const list = bySector.get(s.sector_id);
+    if (list) list.push(s);
+    else bySector.set(s.sector_id, [s]);
+  }
+  const sectors = new Map([...bySector].map(([id, list]): [number, SectorPlaces] => [id, { seats: list, grid: sectorGrid(list), lines: lines.filter((l) => l.sectorId === id) }]));
+  layout = { side: stageSide(lines), sectors };
+  pageLayouts.set(seats, layout);
+  return layout;
 }
 
 /** The phone's sticky cart: count, countdown and total always in view, a link to the full cart. */
@@ -354,6 +381,9 @@ function WaitingListForm({ t }: { t: ReturnType<typeof texts> }) {
   );
 }
 
+/** Whether a session's page draws the compact map (above `above` numbered seats: config portalCompactMapAbove) instead of a button a seat. */
+export const isCompactMap = (detail: StoreSessionDetail, above: number) => detail.seats.length > above;
+
 export function SessionPage({ channel, lang, event, session, detail, f, queueClient = '', compactAbove = Infinity }: {
   channel: ChannelRecord;
   lang: string;
@@ -381,17 +411,14 @@ export function SessionPage({ channel, lang, event, session, detail, f, queueCli
   const firstNumbered = numbered[0];
   // D69: no numbered seat left, the buyer may join the waiting list (docs/waiting-list.md).
   const soldOut = numbered.length > 0 && numbered.every((s) => s.available === 0);
-  const lines = rowLines(detail.seats.map((s) => ({ sectorId: s.sector_id, row: s.row, x: s.x, y: s.y })));
-  const side = stageSide(lines);
+  const { side, sectors } = pageLayout(detail.seats);
   const stage = numbered.length ? <p class={`stage ${side}`}>{t.stage}</p> : null;
-  const compact = detail.seats.length > compactAbove;
-  const maps = numbered.map((sector) =>
-    compact ? (
-      <CompactSectorMap sector={sector} seats={detail.seats.filter((s) => s.sector_id === sector.id)} t={t} />
-    ) : (
-      <SectorMap sector={sector} seats={detail.seats.filter((s) => s.sector_id === sector.id)} lines={lines.filter((l) => l.sectorId === sector.id)} t={t} />
-    ),
-  );
+  const compact = isCompactMap(detail, compactAbove);
+  const maps = numbered.map((sector) => {
+    const place = sectors.get(sector.id);
+    if (!place) return null;
+    return compact ? <CompactSectorMap sector={sector} place={place} free={detail.free} t={t} /> : <SectorMap sector={sector} place={place} free={detail.free} t={t} />;
+  });
   const zoneForms = zones.map((z) => (
     <form class="zone" data-sector={z.id}>
       <h3 id={`zone-${z.id}`}>

@@ -88,7 +88,7 @@ interface StoreRate {
   sector_id: number | null;
 }
 
-interface StoreSector {
+export interface StoreSector {
   id: number;
   name: string;
   numbered: boolean;
@@ -96,41 +96,35 @@ interface StoreSector {
   available: number;
 }
 
-/** A numbered seat of the session's layout (catalogue.repo) and whether it can be bought now. */
-type StoreSeat = LayoutUnitRow & { free: boolean };
+/** A numbered seat of the session's layout (catalogue.repo). */
+type StoreSeat = LayoutUnitRow;
 
 export interface StoreSessionDetail {
   sectors: StoreSector[];
-  seats: StoreSeat[];
+  /**
+   * The numbered seats by sector, then y, then x: the same array for every view of the session
+   * while its layout is cached, so that what the page derives from the places alone is derived once.
+   */
+  seats: readonly StoreSeat[];
+  /** Whether a seat (its session seat id) can be bought now. */
+  free: (seatId: number) => boolean;
   rates: StoreRate[];
 }
 
-/** A session's map with live availability (an expired hold counts as free, D15). */
-export async function sessionDetail(db: Db, sessionId: number, lang: string, now: Date): Promise<StoreSessionDetail> {
-  const at = now.toISOString();
-  const free = sql`seat_is_free(ss.status, ss.hold_expires_at, ${at}::timestamptz)`;
-  const sectors = await queryRows<StoreSector>(
-    db,
-    sql`SELECT sec.id, sec.name, sec.numbered, sec.capacity,
-               (SELECT count(*)::int FROM session_seats ss WHERE ss.session_id = ${sessionId} AND ss.sector_id = sec.id AND ${free}) AS available
-          FROM sectors sec
-         WHERE sec.id IN (SELECT DISTINCT sector_id FROM session_seats WHERE session_id = ${sessionId})
-         ORDER BY sec.sort_order, sec.id`,
-  );
-  const seats = await queryRows<StoreSeat>(
-    db,
-    sql`SELECT ss.id, ss.sector_id, st.row, st.number, st.x, st.y, ${free} AS free
-          FROM session_seats ss JOIN seats st ON st.id = ss.seat_id
-         WHERE ss.session_id = ${sessionId}
-         ORDER BY ss.sector_id, st.y, st.x`,
-  );
-  const rates = await queryRows<StoreRate>(
+/** The session's sectors of `ids` in the venue's order (without their free counts, which come from the live inventory). */
+export async function sessionSectors(db: Db, ids: number[]): Promise<Omit<StoreSector, 'available'>[]> {
+  if (ids.length === 0) return [];
+  return queryRows(db, sql`SELECT id, name, numbered, capacity FROM sectors WHERE id = ANY(${`{${ids.join(',')}}`}::int[]) ORDER BY sort_order, id`);
+}
+
+/** The session's rates in `lang`, with their mandatory fees (D71). */
+export async function sessionRates(db: Db, sessionId: number, lang: string): Promise<StoreRate[]> {
+  return queryRows<StoreRate>(
     db,
     sql`SELECT r.id, ${rateNameSql(sql`r.names`, sql`r.name`, lang, sql`e.default_lang`)} AS name, r.price,
                ticket_fee(r.price, s.event_id, s.id) AS fee, r.sector_id
           FROM rates r JOIN sessions s ON s.id = r.session_id JOIN events e ON e.id = s.event_id WHERE r.session_id = ${sessionId} ORDER BY r.sort_order, r.id`,
   );
-  return { sectors, seats: seats.map((s) => ({ ...s, x: Number(s.x), y: Number(s.y) })), rates };
 }
 
 export async function sessionOfEvent(db: Db, eventId: number, sessionId: number, now: Date): Promise<StoreSession | null> {
