@@ -91,7 +91,7 @@ export const TEST_RATE_LIMITS = {
  * (test/test-clocks.ts).
  */
 export async function buildTestApp(
-  opts: { env?: Record<string, string>; demo?: boolean; clock?: ManualClock; poolSize?: number; connectTimeoutMs?: number } = {},
+  opts: { env?: Record<string, string>; demo?: boolean; clock?: ManualClock; poolSize?: number; connectTimeoutMs?: number; logStream?: { write(line: string): void } } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase({ poolSize: opts.poolSize, connectTimeoutMs: opts.connectTimeoutMs });
   // Most test files play many buyers through one token (or one portal address): they lift the
@@ -109,7 +109,8 @@ export async function buildTestApp(
     ...opts.env,
   });
   const clock = opts.clock ?? new ManualClock(new Date());
-  const app = await buildApp({ config, database: db.database, clock, logger: false });
+  // Silent, unless the file reads the service's own log lines (logStream).
+  const app = await buildApp({ config, database: db.database, clock, ...(opts.logStream ? { logStream: opts.logStream } : { logger: false }) });
   if (opts.demo !== false) await loadDemoDataIfEmpty(app.ctx);
   await app.ready();
   openClocks.add(clock);
