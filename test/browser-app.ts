@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { channelExample } from '../examples/widget-channel-server.js';
-import { buildTestApp, type TestApp } from './helpers.js';
+import { buildTestApp, startedForFile, type TestApp } from './helpers.js';
 import { freePort, launchChromium } from './portal/browser-helpers.js';
 
 export interface BrowserApp {
@@ -79,15 +79,7 @@ export interface BrowserFixtures {
  * this one).
  */
 export function browserAppTest(opts: Parameters<typeof startBrowserApp>[0] = {}, contextOptions: BrowserContextOptions = { viewport: { width: 1280, height: 900 } }) {
-  let started: BrowserApp | undefined;
-  beforeAll(async () => {
-    started = await startBrowserApp(opts);
-  }, 240_000);
-  afterAll(() => started?.close());
-  const app = (): BrowserApp => {
-    if (!started) throw new Error('the browser app has not started: app() is for beforeAll hooks and tests');
-    return started;
-  };
+  const app = startedForFile(() => startBrowserApp(opts), 240_000);
   const it = test.extend<BrowserFixtures>({
     // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its first parameter's pattern
     app: async ({}, use) => use(app()),

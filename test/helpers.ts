@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { AppContext } from '../src/app-context.js';
@@ -126,6 +126,36 @@ export async function buildTestApp(
       await db.drop();
     },
   };
+}
+
+/**
+ * Something a test file starts once before its tests and closes after them all (beforeAll and
+ * afterAll, registered for the calling file). The getter gives it to the file's hooks (they run
+ * after this one), fixtures and helpers.
+ */
+export function startedForFile<T extends { close(): Promise<unknown> }>(start: () => Promise<T>, timeoutMs = 180_000): () => T {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+  }, timeoutMs);
+  afterAll(() => started?.close());
+  return () => {
+    if (!started) throw new Error('not started yet: this is for beforeAll hooks and tests, not for the collection of the file');
+    return started;
+  };
+}
+
+/**
+ * The app's fixture (vitest test.extend) for a file that shares one app across its tests:
+ * buildTestApp(opts), started and closed for the file (startedForFile); each test gets it as `t`.
+ * Returns the test function and `app()`, the started app for the file's own beforeAll hooks and its
+ * helpers.
+ */
+export function appTest(opts: Parameters<typeof buildTestApp>[0] = {}) {
+  const app = startedForFile(() => buildTestApp(opts));
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its first parameter's pattern
+  const it = test.extend<{ t: TestApp }>({ t: async ({}, use) => use(app()) });
+  return { it, app };
 }
 
 /** A bearer token for a channel, through the real token endpoint. */

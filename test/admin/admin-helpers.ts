@@ -31,6 +31,12 @@ export async function account(ctx: AppContext, email: string, organiserId?: numb
   return { id: user.id, email, token };
 }
 
+/** A new organiser of that name and a promoter account of it (with its API token), for tests without the demo catalogue. */
+export async function promoterOfNewOrganiser(ctx: AppContext, email: string, organiserName: string) {
+  const [organiser] = await queryRows<{ id: number }>(ctx.db, sql`INSERT INTO organisers (name) VALUES (${organiserName}) RETURNING id`);
+  return account(ctx, email, organiser!.id);
+}
+
 /** A second organiser with a venue, an event, a session, a rate, a fee, a voucher and a channel. */
 export const otherOrganiserDocument = {
   organisers: [{ key: 'b', name: 'Producciones B' }],

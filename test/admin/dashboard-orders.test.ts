@@ -2,22 +2,22 @@ import { sql } from 'drizzle-orm';
 import { XLSX_TYPE } from '../../src/lib/download.js';
 import { readXlsx } from '../spreadsheet-helpers.js';
 import { insertRefund, type InsertedOrder } from '../reports/report-fixture.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { appTest, bearer, DEMO, tokenFor } from '../helpers.js';
 import { buyer, confirmUrl, createPendingOrder, seatRows } from '../checkout/fixtures.js';
 import { account, adminWithOrganiserB } from './admin-helpers.js';
 import { DashboardClient } from './dashboard-client.js';
 import { createHeldOrder } from '../portal/fixtures.js';
 import { device, makeDevice, makeList } from '../checkin/checkin-helpers.js';
 
-let t: TestApp;
+const { it, app } = appTest();
 let demoB = 0;
 let channelB = 0;
 let widgetToken = '';
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  const t = app();
   const { organiserB } = await adminWithOrganiserB(t.ctx, t.app);
   await account(t.ctx, 'promoter-b@taquilla.test', organiserB);
   await account(t.ctx, 'promoter-a@taquilla.test', 1);
@@ -25,11 +25,10 @@ beforeAll(async () => {
   demoB = (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = ${DEMO.b.slug}`))[0]!.id;
   widgetToken = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
 }, 180_000);
-afterAll(() => t.close());
 
 async function completedOrder() {
-  const o = await createPendingOrder(t.ctx, { channel: DEMO.b.slug, seats: 1 });
-  const res = await t.app.inject({ method: 'POST', url: confirmUrl(DEMO.b.slug, o.token), headers: bearer(widgetToken), payload: { ...buyer, amount: o.total / 100 } });
+  const o = await createPendingOrder(app().ctx, { channel: DEMO.b.slug, seats: 1 });
+  const res = await app().app.inject({ method: 'POST', url: confirmUrl(DEMO.b.slug, o.token), headers: bearer(widgetToken), payload: { ...buyer, amount: o.total / 100 } });
   expect(res.statusCode).toBe(200);
   return o;
 }
@@ -45,7 +44,7 @@ function expectNotFoundPage(res: { statusCode: number; body: string }, message: 
 }
 
 async function signedIn(email: string) {
-  const client = new DashboardClient(t.app);
+  const client = new DashboardClient(app().app);
   expect((await client.login(email)).statusCode).toBe(303);
   return client;
 }
@@ -88,7 +87,7 @@ describe('dashboard sales report page', () => {
     expect((await client.get(`/admin/channels/${demoB}/report.xlsx?date_from=2026-02-30`)).statusCode).toBe(422);
   });
 
-  it('the summary counts refunded tickets apart from the tickets that remain, as a list that fits a phone', async () => {
+  it('the summary counts refunded tickets apart from the tickets that remain, as a list that fits a phone', async ({ t }) => {
     const kept = await completedOrder();
     const refunded = await completedOrder();
     await insertRefund(t.ctx.db, { id: refunded.id } as InsertedOrder, new Date());
@@ -114,7 +113,7 @@ describe('dashboard sales report page', () => {
 });
 
 describe('dashboard refund button', () => {
-  it('refunds a completed purchase with a reason, audited; the button then disappears', async () => {
+  it('refunds a completed purchase with a reason, audited; the button then disappears', async ({ t }) => {
     const o = await completedOrder();
     const client = await signedIn('root@taquilla.test');
     const list = await client.get(`/admin/orders/${o.reference}`);
@@ -136,7 +135,7 @@ describe('dashboard refund button', () => {
     expect((await client.post(`/admin/orders/${o.reference}/refund`, { reason: 'again' })).statusCode).toBe(409);
   });
 
-  it('shows a confirmation step (tickets, amounts, card) before a refund of chosen tickets; the refunds table follows', async () => {
+  it('shows a confirmation step (tickets, amounts, card) before a refund of chosen tickets; the refunds table follows', async ({ t }) => {
     const o = await completedOrder();
     const client = await signedIn('root@taquilla.test');
     const [ticket] = await queryRows<{ id: string | number; code: string }>(t.ctx.db, sql`SELECT id, code FROM tickets WHERE order_id = ${o.id} ORDER BY id LIMIT 1`);
@@ -154,7 +153,7 @@ describe('dashboard refund button', () => {
     expect(after.body).toContain('Seat broken');
   });
 
-  it("a promoter cannot refund another organiser's order (404)", async () => {
+  it("a promoter cannot refund another organiser's order (404)", async ({ t }) => {
     const o = await completedOrder();
     const promoterB = await signedIn('promoter-b@taquilla.test');
     expectNotFoundPage(await promoterB.post(`/admin/orders/${o.reference}/refund`, { reason: 'x' }), 'Order not found');
@@ -163,7 +162,7 @@ describe('dashboard refund button', () => {
 
   // Issue 25's "done when": a card order refunded in the dashboard shows the provider's refund, the
   // buyer's refund e-mail sits in the outbox, and the tickets scan `refunded`.
-  it('a card order refunded in the dashboard (review, then confirm): the provider refund shown, the e-mail queued, the tickets scan refunded', async () => {
+  it('a card order refunded in the dashboard (review, then confirm): the provider refund shown, the e-mail queued, the tickets scan refunded', async ({ t }) => {
     const held = await createHeldOrder(t, DEMO.a.slug, { seats: 2 });
     const start = await t.app.inject({
       method: 'POST',

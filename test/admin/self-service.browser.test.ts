@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect } from 'vitest';
 import { createAccountAs } from '../../src/modules/admin/accounts-admin.service.js';
 import { createOrganiser } from '../../src/modules/admin/organisers.service.js';
 import { createLayoutAs, createVenueAs } from '../../src/modules/catalogue/layouts.service.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
-import { checkPage as checkScreen, startBrowserApp, type BrowserApp } from '../browser-app.js';
-import type { TestApp } from '../helpers.js';
+import { browserAppTest, checkPage as checkScreen } from '../browser-app.js';
 import { account, PASSWORD, signInToDashboard } from './admin-helpers.js';
 
 // The self-service pages (D65) in a real browser at phone (390 px) and desktop (1280 px) widths:
@@ -24,26 +23,21 @@ const LAYOUT = {
   ],
 };
 
-let t: TestApp;
-let base: string;
-let browser: Browser;
+const { it, app } = browserAppTest({ demo: false, shots: SHOTS });
 let venueId: number;
-let started: BrowserApp;
 
 beforeAll(async () => {
-  ({ t, base, browser } = started = await startBrowserApp({ demo: false, shots: SHOTS }));
+  const { t } = app();
   await account(t.ctx, 'root@taquilla.test');
   const organiser = await createOrganiser(t.ctx, CLI_ACTOR, { name: 'Teatro del Mar' });
   await createAccountAs(t.ctx, CLI_ACTOR, { email: 'promoter@mar.test', role: 'promoter', organiserId: organiser.id, method: 'password', password: PASSWORD });
   await createAccountAs(t.ctx, CLI_ACTOR, { email: 'invited@mar.test', role: 'promoter', organiserId: organiser.id, method: 'invitation', password: '' });
   venueId = (await createVenueAs(t.ctx, CLI_ACTOR, { organiser_id: organiser.id, name: 'Sala del Mar', city: 'Cádiz' })).id;
   await createLayoutAs(t.ctx, CLI_ACTOR, venueId, { format: 'taquilla', plan: LAYOUT });
-}, 240_000);
-
-afterAll(() => started?.close());
+});
 
 async function signIn(page: Page, email: string) {
-  await signInToDashboard(page, base, email);
+  await signInToDashboard(page, app().base, email);
 }
 
 /** No sideways scroll, every field labelled, no serious or critical axe finding. */
@@ -51,10 +45,9 @@ const checkPage = (page: Page) => checkScreen(page, { labelled: true });
 
 describe('self-service pages in a browser', () => {
   for (const [label, width, height] of [['phone', 390, 844], ['desktop', 1280, 900]] as const) {
-    it(`accounts and venues at ${width} px`, async () => {
-      const context = await browser.newContext({ viewport: { width, height }, ...(width < 500 ? { isMobile: true, hasTouch: true } : {}) });
-      const page = await context.newPage();
-      try {
+    describe(`at ${width} px`, () => {
+      it.scoped({ contextOptions: { viewport: { width, height }, ...(width < 500 ? { isMobile: true, hasTouch: true } : {}) } });
+      it('accounts and venues', async ({ app: { base }, page }) => {
         await signIn(page, 'root@taquilla.test');
         await page.getByRole('link', { name: 'Accounts' }).click();
         await page.waitForURL(`${base}/admin/accounts`);
@@ -80,24 +73,19 @@ describe('self-service pages in a browser', () => {
         await page.waitForURL(/notice=layout_saved/);
         await expect.poll(() => page.getByRole('status').textContent()).toContain('Layout version saved');
         await page.screenshot({ path: `${SHOTS}/venue-${label}.png`, fullPage: true });
-      } finally {
-        await context.close();
-      }
+      });
     });
   }
 
-  it('a promoter sees its own account only, and no organisers page', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    const page = await context.newPage();
-    try {
+  describe('at phone width', () => {
+    it.scoped({ contextOptions: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } });
+    it('a promoter sees its own account only, and no organisers page', async ({ app: { base }, page }) => {
       await signIn(page, 'promoter@mar.test');
       await expect.poll(() => page.getByRole('link', { name: 'Organisers' }).count()).toBe(0);
       await page.goto(`${base}/admin/accounts`);
       await expect.poll(() => page.getByRole('cell', { name: 'promoter@mar.test', exact: true }).count()).toBe(1);
       expect(await page.getByRole('cell', { name: 'root@taquilla.test' }).count()).toBe(0);
       await page.screenshot({ path: `${SHOTS}/accounts-promoter-phone.png`, fullPage: true });
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { XLSX_TYPE } from '../../src/lib/download.js';
 import { readXlsx } from '../spreadsheet-helpers.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { appTest, type TestApp } from '../helpers.js';
 import { account, api, PASSWORD } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
@@ -14,7 +14,7 @@ import { forgetTokens, sell, type Sale } from './audience-fixtures.js';
 // D66 against a sale counted by hand: completed, cancelled, live carts, refunds whole and in part,
 // two channels, numbered seats and an unnumbered zone.
 
-let t: TestApp;
+const { it, app } = appTest();
 let admin: ReturnType<typeof api>;
 let promoterB: ReturnType<typeof api>;
 let eventId: number;
@@ -24,7 +24,7 @@ let one: Sale;
 let zone: Sale;
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  const t = app();
   forgetTokens();
   admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
   const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name, created_at) VALUES ('Otra', now()) RETURNING id`);
@@ -43,12 +43,11 @@ beforeAll(async () => {
   expect((await admin.post(`/orders/${two.reference}/refund`, { reason: 'test', ticket_ids: [Number(ticket!.id)] })).status).toBe(201);
   expect((await admin.post(`/orders/${one.reference}/refund`, { reason: 'test' })).status).toBe(201);
 }, 240_000);
-afterAll(() => t.close());
 
 const cents = (n: number) => Math.round(n * 100);
 
 describe('GET /api/admin/v1/events/{id}/sales (D66)', () => {
-  it('matches the sale counted by hand, refunds counted apart everywhere', async () => {
+  it('matches the sale counted by hand, refunds counted apart everywhere', async ({ t }) => {
     const res = await admin.get(`/events/${eventId}/sales?session_id=${sessionId}`);
     expect(res.status).toBe(200);
     const o = res.body.data;
@@ -91,7 +90,7 @@ describe('GET /api/admin/v1/events/{id}/sales (D66)', () => {
     expect(o.totals.capacity).toBe(o.sessions.reduce((s: number, x: { capacity: number }) => s + x.capacity, 0));
   });
 
-  it('the waiting room figures of a session with a queue (D60): its state, length, admissions and rate', async () => {
+  it('the waiting room figures of a session with a queue (D60): its state, length, admissions and rate', async ({ t }) => {
     // Ten minutes before the sales start: the pre-queue is open (it opens 30 minutes before).
     const start = new Date(t.clock.now().getTime() + 600_000).toISOString();
     const patched = await admin.patch(`/sessions/${sessionId}`, { sales_start_at: start, queue: { enabled: true, admission_per_minute: 120 } });
@@ -123,7 +122,7 @@ describe('GET /api/admin/v1/events/{id}/sales (D66)', () => {
 });
 
 describe('the dashboard pages (D66-D68)', () => {
-  it('the overview, the attendee list and its CSV, and the erasure with its confirmation', async () => {
+  it('the overview, the attendee list and its CSV, and the erasure with its confirmation', async ({ t }) => {
     await account(t.ctx, 'clerk@taquilla.test');
     const client = new DashboardClient(t.app);
     expect((await client.login('clerk@taquilla.test', PASSWORD)).statusCode).toBe(303);
@@ -192,7 +191,7 @@ async function placesOf(db: TestApp['ctx']['db'], id: number, now: Date) {
 }
 
 describe('the per-session overview page (D66)', () => {
-  it('shows the hand-counted sale of the session and its seat map as a heat map of every seat by status', async () => {
+  it('shows the hand-counted sale of the session and its seat map as a heat map of every seat by status', async ({ t }) => {
     await account(t.ctx, 'map-clerk@taquilla.test');
     const client = new DashboardClient(t.app);
     expect((await client.login('map-clerk@taquilla.test', PASSWORD)).statusCode).toBe(303);
@@ -241,7 +240,7 @@ describe('the per-session overview page (D66)', () => {
     }
   });
 
-  it('draws a 20,000-seat session in one path per status (the time is printed)', async () => {
+  it('draws a 20,000-seat session in one path per status (the time is printed)', async ({ t }) => {
     await importCatalogue(t.ctx, flashSaleCatalogue(20_000, { slug: 'overview-20k', server_keys: ['sk_overview_20k_test'] }));
     const [s] = await queryRows<{ id: number }>(
       t.ctx.db,

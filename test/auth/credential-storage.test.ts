@@ -1,26 +1,22 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { generateChannelKey } from '../../src/modules/auth/auth.service.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.repo.js';
-import { bearer, buildTestApp, DEMO, type TestApp } from '../helpers.js';
+import { appTest, bearer, DEMO } from '../helpers.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-}, 120_000);
-afterAll(() => t.close());
+const { it, app } = appTest();
 
 const TOKEN_URL = '/api/sales-channel/v1/auth/token';
 const configUrl = (slug: string) => `/api/sales-channel/v1/${slug}/config`;
 const sha256 = (value: string) => crypto.createHash('sha256').update(value).digest('hex');
-const requestToken = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: TOKEN_URL, payload });
+const requestToken = (payload: Record<string, unknown>) => app().app.inject({ method: 'POST', url: TOKEN_URL, payload });
 
 /** Every text value of every row of the credential tables, as the database holds them. */
 async function everyStoredText(): Promise<string> {
   const rows = await queryRows<Record<string, unknown>>(
-    t.ctx.db,
+    app().ctx.db,
     sql`SELECT to_jsonb(k)::text AS row FROM widget_keys k
         UNION ALL SELECT to_jsonb(s)::text FROM server_keys s
         UNION ALL SELECT to_jsonb(a)::text FROM access_tokens a`,
@@ -29,7 +25,7 @@ async function everyStoredText(): Promise<string> {
 }
 
 describe('keys and tokens are stored only as hashes (D7, D8, D39)', () => {
-  it('a widget key, a server key and a token: sha256 hex of the secret in the table, the secret nowhere', async () => {
+  it('a widget key, a server key and a token: sha256 hex of the secret in the table, the secret nowhere', async ({ t }) => {
     const channel = (await findChannelBySlug(t.ctx.db, DEMO.c.slug))!;
     const widget = await generateChannelKey(t.ctx, 'widget', channel.id);
     const server = await generateChannelKey(t.ctx, 'server', channel.id);
@@ -77,10 +73,10 @@ describe('keys are at most 64 characters (SPEC Channel credentials, D7, D39)', (
     { field: 'server_key', scope: 'server', prefix: 'sk_' },
   ] as const;
   it.each(kinds)('a $field of 64 characters is accepted; 65 is refused with 422 and the field named', async ({ field, scope, prefix }) => {
-    const channel = (await findChannelBySlug(t.ctx.db, DEMO.d.slug))!;
+    const channel = (await findChannelBySlug(app().ctx.db, DEMO.d.slug))!;
     const key64 = `${prefix}${'k'.repeat(61)}`;
     expect(key64).toHaveLength(64);
-    await generateChannelKey(t.ctx, scope, channel.id, key64);
+    await generateChannelKey(app().ctx, scope, channel.id, key64);
     const ok = await requestToken({ sales_channel_slug: DEMO.d.slug, [field]: key64, client_id: `${scope}-64` });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ status: 200, success: true, data: { token_type: 'Bearer', sales_channel_slug: DEMO.d.slug, scope } });
@@ -119,13 +115,13 @@ describe('config endpoint: the fields SPEC fixes per model (A-D)', () => {
 
   it.each(['a', 'b', 'c', 'd'] as const)('model %s', async (m) => {
     const token = await requestToken({ sales_channel_slug: DEMO[m].slug, widget_key: DEMO[m].key, client_id: 'config-fields' });
-    const res = await t.app.inject({ url: configUrl(DEMO[m].slug), headers: bearer(token.json().data.access_token) });
+    const res = await app().app.inject({ url: configUrl(DEMO[m].slug), headers: bearer(token.json().data.access_token) });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ status: 200, success: true, data: { sales_channel_slug: DEMO[m].slug, ...expected[m] } });
-    expect(t.config.portalCheckoutBaseUrl).toBe('http://taquilla.test');
+    expect(app().config.portalCheckoutBaseUrl).toBe('http://taquilla.test');
   });
 
-  it("model C's portal_checkout_base_url leads to the portal's checkout page for the widget's order", async () => {
+  it("model C's portal_checkout_base_url leads to the portal's checkout page for the widget's order", async ({ t }) => {
     const token = (await requestToken({ sales_channel_slug: DEMO.c.slug, widget_key: DEMO.c.key, client_id: 'config-checkout' })).json().data.access_token;
     const base = (await t.app.inject({ url: configUrl(DEMO.c.slug), headers: bearer(token) })).json().data.portal_checkout_base_url as string;
     const [seat] = await queryRows<{ id: number; rate_id: number }>(

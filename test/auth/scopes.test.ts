@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { requireRoutePolicy } from '../../src/http/route-policy.js';
 import { INTEGRATION_POLICY, SERVER_SIDE_OPERATIONS, TICKET_EMAIL_MODES, type B2BOperation, type CredentialScope } from '../../src/lib/integration-policy.js';
@@ -8,20 +8,16 @@ import { sha256 } from '../../src/lib/secrets.js';
 import { issueToken } from '../../src/modules/auth/auth.service.js';
 import { generateChannelKey, revokeChannelKey } from '../../src/modules/auth/auth.service.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.repo.js';
-import { bearer, buildTestApp, DEMO, expectErrorBody, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { appTest, bearer, DEMO, expectErrorBody, serverTokenFor, tokenFor } from '../helpers.js';
 
 // Credential scopes (DECISIONS D39-D41): the token endpoint, the scope of each B2B route in each
 // integration model, the browser-origin rule, the CORS policy and the separate token caps.
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-}, 180_000);
-afterAll(() => t.close());
+const { it, app } = appTest();
 
 const TOKEN_URL = '/api/sales-channel/v1/auth/token';
 const configUrl = (slug: string) => `/api/sales-channel/v1/${slug}/config`;
-const requestToken = (payload: object, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url: TOKEN_URL, payload, headers });
+const requestToken = (payload: object, headers: Record<string, string> = {}) => app().app.inject({ method: 'POST', url: TOKEN_URL, payload, headers });
 
 describe('token endpoint: widget_key or server_key (D39)', () => {
   it('a widget key gives a widget-scope token, a server key a server-scope token', async () => {
@@ -60,7 +56,7 @@ describe('token endpoint: widget_key or server_key (D39)', () => {
     expect(unknownSlug.json()).toEqual({ status: 401, success: false, message: 'Invalid sales channel credentials', code: 'invalid_credentials' });
   });
 
-  it('a revoked server key gives 401, and the tokens issued from it stop at once; other keys\' tokens live on', async () => {
+  it('a revoked server key gives 401, and the tokens issued from it stop at once; other keys\' tokens live on', async ({ t }) => {
     const channel = (await findChannelBySlug(t.ctx.db, 'demo-c'))!;
     const old = await generateChannelKey(t.ctx, 'server', channel.id);
     const next = await generateChannelKey(t.ctx, 'server', channel.id);
@@ -77,7 +73,7 @@ describe('token endpoint: widget_key or server_key (D39)', () => {
     expect(again.json().code).toBe('invalid_credentials');
   });
 
-  it('revoking a widget key stops the widget tokens, never a server token (D41)', async () => {
+  it('revoking a widget key stops the widget tokens, never a server token (D41)', async ({ t }) => {
     const channel = (await findChannelBySlug(t.ctx.db, 'demo-c'))!;
     const key = await generateChannelKey(t.ctx, 'widget', channel.id);
     const widget = await tokenFor(t.app, 'demo-c', key.key, 'widget-revocation');
@@ -95,7 +91,7 @@ describe('token endpoint: widget_key or server_key (D39)', () => {
     expect((await requestToken({ sales_channel_slug: 'demo-d', widget_key: 'wk_demo_d', client_id: 'browser' }, { origin: 'https://shop.example' })).statusCode).toBe(200);
   });
 
-  it('a new token revokes the previous one of its own scope only: the same client_id in the other scope lives on', async () => {
+  it('a new token revokes the previous one of its own scope only: the same client_id in the other scope lives on', async ({ t }) => {
     const server = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d');
     await tokenFor(t.app, 'demo-d', 'wk_demo_d'); // no client_id, like the server token
     expect((await t.app.inject({ url: configUrl('demo-d'), headers: bearer(server) })).statusCode).toBe(200);
@@ -104,7 +100,7 @@ describe('token endpoint: widget_key or server_key (D39)', () => {
     expect((await t.app.inject({ url: configUrl('demo-d'), headers: bearer(serverAgain) })).statusCode).toBe(200);
   });
 
-  it('stores hashes only: no plain server key and no plain token in the database', async () => {
+  it('stores hashes only: no plain server key and no plain token in the database', async ({ t }) => {
     const channel = (await findChannelBySlug(t.ctx.db, 'demo-b'))!;
     const key = await generateChannelKey(t.ctx, 'server', channel.id);
     const token = await serverTokenFor(t.app, 'demo-b', key.key, 'hash-check');
@@ -173,14 +169,14 @@ describe('every B2B route, each model, each scope (D40)', () => {
   beforeAll(async () => {
     for (const m of ['a', 'b', 'c', 'd'] as const) {
       tokens[m] = {
-        widget: await tokenFor(t.app, DEMO[m].slug, DEMO[m].key, 'scope-table'),
-        server: await serverTokenFor(t.app, DEMO[m].slug, DEMO[m].serverKey, 'scope-table'),
+        widget: await tokenFor(app().app, DEMO[m].slug, DEMO[m].key, 'scope-table'),
+        server: await serverTokenFor(app().app, DEMO[m].slug, DEMO[m].serverKey, 'scope-table'),
       };
     }
   });
 
   it('every route has a scope decision, and the one it declares is the one its path says', () => {
-    const routes = t.app.routePolicies.b2b;
+    const routes = app().app.routePolicies.b2b;
     for (const route of routes) {
       expect(operationOfPath(route.url), `${route.method} ${route.url} has no scope decision in this test`).toBeDefined();
       expect(route.operation, `${route.method} ${route.url}`).toBe(operationOfPath(route.url));
@@ -201,7 +197,7 @@ describe('every B2B route, each model, each scope (D40)', () => {
     await expect(app.ready()).rejects.toThrow(/declares no config.b2bOperation/);
   });
 
-  it('answers each route as the table says, for widget and server tokens of models A-D', async () => {
+  it('answers each route as the table says, for widget and server tokens of models A-D', async ({ t }) => {
     let checked = 0;
     // HEAD routes are Fastify's copies of the GET routes, with their hooks; the GET is asked.
     const routes = t.app.routePolicies.b2b.filter((r) => r.method !== 'HEAD');
@@ -236,7 +232,7 @@ describe('every B2B route, each model, each scope (D40)', () => {
     expect(routes.length).toBeGreaterThanOrEqual(20);
   });
 
-  it('a server-scope token sent with an Origin header is refused on every route (403 browser_origin_refused); a widget token is not', async () => {
+  it('a server-scope token sent with an Origin header is refused on every route (403 browser_origin_refused); a widget token is not', async ({ t }) => {
     for (const route of t.app.routePolicies.b2b.filter((r) => r.method !== 'HEAD')) {
       const url = concrete(route.url, 'demo-d');
       const method = route.method as 'GET';
@@ -251,7 +247,7 @@ describe('every B2B route, each model, each scope (D40)', () => {
     }
   });
 
-  it('the sales report as CSV is refused to a widget token of C and D, served to their server token', async () => {
+  it('the sales report as CSV is refused to a widget token of C and D, served to their server token', async ({ t }) => {
     for (const m of ['c', 'd'] as const) {
       const url = `/api/sales-channel/v1/${DEMO[m].slug}/es/reports/sales?format=csv`;
       const widget = await t.app.inject({ url, headers: { ...bearer(tokens[m].widget), accept: 'text/csv' } });
@@ -263,7 +259,7 @@ describe('every B2B route, each model, each scope (D40)', () => {
     }
   });
 
-  it('CORS admits every route but confirm, confirm-payment and the report (preflight and answer)', async () => {
+  it('CORS admits every route but confirm, confirm-payment and the report (preflight and answer)', async ({ t }) => {
     expect([...SERVER_SIDE_OPERATIONS].sort()).toEqual(['confirm', 'report']);
     for (const route of t.app.routePolicies.b2b) {
       if (route.method === 'HEAD') continue;
@@ -292,7 +288,7 @@ describe('every B2B route, each model, each scope (D40)', () => {
 });
 
 describe('the integration policy table', () => {
-  it('SPEC config flags per model, and the ticket e-mail of every model but D (D24)', async () => {
+  it('SPEC config flags per model, and the ticket e-mail of every model but D (D24)', async ({ t }) => {
     const rows = Object.fromEntries(
       Object.entries(INTEGRATION_POLICY).map(([mode, p]) => [mode, [p.model, p.allowsWidget, p.storefront, p.portalCheckout, p.channelCollectsPayment, p.sendsTicketEmail]]),
     );
@@ -319,7 +315,7 @@ describe('the integration policy table', () => {
 // ---- separate caps and eviction (D41) -------------------------------------------------------
 
 describe('widget and server tokens are capped and evicted apart (D41)', () => {
-  it('10,000 widget tokens minted with random client_ids: the server token still works', async () => {
+  it('10,000 widget tokens minted with random client_ids: the server token still works', async ({ t }) => {
     const server = await serverTokenFor(t.app, 'demo-d', 'sk_demo_d', 'eviction-server');
     const cap = t.config.maxLiveTokensPerChannel;
     expect(cap).toBe(10_000);
@@ -354,7 +350,7 @@ describe('widget and server tokens are capped and evicted apart (D41)', () => {
     expect((await t.app.inject({ url: configUrl('demo-d'), headers: bearer(minted.at(-1)!) })).statusCode).toBe(200);
   }, 300_000);
 
-  it('server tokens past their cap evict the oldest server token, never a widget token', async () => {
+  it('server tokens past their cap evict the oldest server token, never a widget token', async ({ t }) => {
     const config = t.ctx.config;
     (t.ctx as { config: typeof config }).config = { ...config, maxLiveTokensPerChannel: 2 };
     try {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, vi } from 'vitest';
 import { runCli } from '../../src/cli/index.js';
 import type { CliContext } from '../../src/cli/context.js';
 import { queryRows } from '../../src/db/client.js';
@@ -7,35 +7,35 @@ import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { sha256 } from '../../src/lib/secrets.js';
 import { account, api } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
-import { bearer, buildTestApp, expectRefused, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
+import { appTest, bearer, expectRefused, serverTokenFor, tokenFor } from '../helpers.js';
 
 // Server keys (D39) are generated, listed and revoked like widget keys: admin API, dashboard and
 // command line; the import takes fixed ones for demo and test data (D43).
 
-let t: TestApp;
+const { it, app } = appTest();
 let admin: ReturnType<typeof api>;
 let channelId: number;
+
 beforeAll(async () => {
-  t = await buildTestApp();
+  const t = app();
   admin = api(t.app, (await account(t.ctx, 'keys-admin@taquilla.test')).token);
   const [row] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = 'demo-d'`);
   channelId = row!.id;
 }, 180_000);
-afterAll(() => t.close());
 
 const configUrl = '/api/sales-channel/v1/demo-d/config';
 const reportUrl = '/api/sales-channel/v1/demo-d/es/reports/sales';
-const status = async (url: string, token: string) => (await t.app.inject({ url, headers: bearer(token) })).statusCode;
+const status = async (url: string, token: string) => (await app().app.inject({ url, headers: bearer(token) })).statusCode;
 
 /** The server_keys table never holds a plain key: only its hash and last four characters. */
 async function expectStoredAsHashOnly(key: string) {
-  const rows = await queryRows<{ row: string; key_hash: string }>(t.ctx.db, sql`SELECT s::text AS row, key_hash FROM server_keys s`);
+  const rows = await queryRows<{ row: string; key_hash: string }>(app().ctx.db, sql`SELECT s::text AS row, key_hash FROM server_keys s`);
   expect(rows.some((r) => r.key_hash === sha256(key))).toBe(true);
   for (const r of rows) expect(r.row).not.toContain(key);
 }
 
 describe('admin API: /channels/{id}/server-keys', () => {
-  it('generates a server key (shown once), lists it by last four, revokes it: its tokens stop at once', async () => {
+  it('generates a server key (shown once), lists it by last four, revokes it: its tokens stop at once', async ({ t }) => {
     const gen = await admin.post(`/channels/${channelId}/server-keys`);
     expect(gen.status).toBe(201);
     expect(gen.body.message).toBe('Server key generated; it is shown only this once');
@@ -69,7 +69,7 @@ describe('admin API: /channels/{id}/server-keys', () => {
     expect(ofKey.map((e) => e.action).sort()).toEqual(['server_key.generate', 'server_key.revoke']);
   });
 
-  it('a promoter of another organiser reaches no server key of the channel (404)', async () => {
+  it('a promoter of another organiser reaches no server key of the channel (404)', async ({ t }) => {
     const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name) VALUES ('Other') RETURNING id`);
     const other = api(t.app, (await account(t.ctx, 'other-promoter@taquilla.test', org!.id)).token);
     expectRefused(await other.get(`/channels/${channelId}/server-keys`), 404, 'not_found');
@@ -78,7 +78,7 @@ describe('admin API: /channels/{id}/server-keys', () => {
 });
 
 describe('dashboard: server keys beside widget keys', () => {
-  it('generates a server key shown once, lists it, revokes it, and its token is refused', async () => {
+  it('generates a server key shown once, lists it, revokes it, and its token is refused', async ({ t }) => {
     await account(t.ctx, 'keys-dash@taquilla.test');
     const client = new DashboardClient(t.app);
     expect((await client.login('keys-dash@taquilla.test')).statusCode).toBe(303);
@@ -113,9 +113,9 @@ describe('command line: keys:* --server', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     return () => vi.restoreAllMocks();
   });
-  const cli = (line: string[]) => runCli(line, async (): Promise<CliContext> => ({ ctx: t.ctx, appliedNow: [], close: async () => {} }));
+  const cli = (line: string[]) => runCli(line, async (): Promise<CliContext> => ({ ctx: app().ctx, appliedNow: [], close: async () => {} }));
 
-  it('generates, lists and revokes a server key; the plain key is printed once', async () => {
+  it('generates, lists and revokes a server key; the plain key is printed once', async ({ t }) => {
     expect(await cli(['keys:generate', '--channel', 'demo-d', '--server', '--json'])).toBe(0);
     const generated = JSON.parse(out.join('\n')) as { key_id: number; server_key: string };
     expect(generated.server_key).toMatch(/^sk_[A-Za-z0-9]{40}$/);
@@ -149,14 +149,14 @@ describe('catalogue import: fixed server_keys (D43)', () => {
     channels: [{ organiser: 'imp', slug: 'import-d', name: 'Import D', integration_mode: 'widget_external_payment', events: [], ...keys }],
   });
 
-  it('imports fixed server keys, stored hashed, whose tokens are server-scope', async () => {
+  it('imports fixed server keys, stored hashed, whose tokens are server-scope', async ({ t }) => {
     await importCatalogue(t.ctx, doc({ widget_keys: ['wk_import_d'], server_keys: ['sk_import_d'] }));
     await expectStoredAsHashOnly('sk_import_d');
     const res = await t.app.inject({ method: 'POST', url: '/api/sales-channel/v1/auth/token', payload: { sales_channel_slug: 'import-d', server_key: 'sk_import_d' } });
     expect(res.json().data.scope).toBe('server');
   });
 
-  it('rejects a server key without the sk_ prefix, and fixed keys in production', async () => {
+  it('rejects a server key without the sk_ prefix, and fixed keys in production', async ({ t }) => {
     await expect(importCatalogue(t.ctx, doc({ server_keys: ['wk_not_a_server_key'] }))).rejects.toMatchObject({ code: 'validation_failed' });
     const config = t.ctx.config;
     (t.ctx as { config: typeof config }).config = { ...config, appEnv: 'production' };
@@ -168,7 +168,7 @@ describe('catalogue import: fixed server_keys (D43)', () => {
     }
   });
 
-  it('the demo channels have server keys sk_demo_a..sk_demo_d', async () => {
+  it('the demo channels have server keys sk_demo_a..sk_demo_d', async ({ t }) => {
     for (const slug of ['demo-a', 'demo-b', 'demo-c', 'demo-d']) {
       expect(await serverTokenFor(t.app, slug, `sk_${slug.replace('-', '_')}`)).toMatch(/^tk_/);
     }

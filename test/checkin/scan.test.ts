@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { revokeDeviceAs } from '../../src/modules/checkin/checkin-admin.service.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { appTest } from '../helpers.js';
 import { demoSessions, device, makeDevice, makeGate, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
 
 // The scan API (D54) on a real database: each answer, exits, refunds, forged secrets, devices.
 
-let t: TestApp;
+const { it, app } = appTest();
 let sessions: Awaited<ReturnType<typeof demoSessions>>;
 let listId: number;
 let reentryListId: number;
@@ -18,7 +18,7 @@ let gate1: ReturnType<typeof device>;
 let gate2: ReturnType<typeof device>;
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  const t = app();
   sessions = await demoSessions(t.ctx);
   // The first session starts in an hour: admission (6 h before by default) is open.
   await startSessionIn(t, sessions[0]!.id, 3_600_000);
@@ -27,7 +27,6 @@ beforeAll(async () => {
   gate1 = await makeGate(t, 'Gate 1', [listId, reentryListId]);
   gate2 = await makeGate(t, 'Gate 2', [listId]);
 }, 120_000);
-afterAll(() => t?.close());
 
 describe('the device', () => {
   it('learns its lists, their sessions and the public keys that verify tickets', async () => {
@@ -44,7 +43,7 @@ describe('the device', () => {
     expect(body.time_zone).toBe('Europe/Madrid');
   });
 
-  it('is 401 without a token, with an unknown one, and once revoked', async () => {
+  it('is 401 without a token, with an unknown one, and once revoked', async ({ t }) => {
     expect((await t.app.inject({ url: '/api/checkin/v1/device' })).json()).toMatchObject({ status: 401, code: 'unauthenticated' });
     expect((await device(t, 'ck_nope').info()).json()).toMatchObject({ status: 401, code: 'invalid_token' });
     const d = await makeDevice(t, 'Temporary', [listId]);
@@ -55,7 +54,7 @@ describe('the device', () => {
     expect(res.json().code).toBe('invalid_token');
   });
 
-  it('answers 404 for a list it was not given', async () => {
+  it('answers 404 for a list it was not given', async ({ t }) => {
     const other = await makeList(t, { name: 'Other door', session_ids: [sessions[0]!.id] });
     expect((await gate2.scan(other.id, { secret: 'x' })).json()).toMatchObject({ status: 404, code: 'not_found' });
     expect((await gate2.tickets(other.id)).json()).toMatchObject({ status: 404, code: 'not_found' });
@@ -63,7 +62,7 @@ describe('the device', () => {
 });
 
 describe('scan answers', () => {
-  it('valid, then already_used with the time and gate of the first scan', async () => {
+  it('valid, then already_used with the time and gate of the first scan', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId: sessions[0]!.id });
     const first = await gate1.scan(listId, { secret: tickets[0]!.secret });
     expect(first.statusCode).toBe(200);
@@ -78,7 +77,7 @@ describe('scan answers', () => {
     expect(Date.parse(again.json().first_scan.scanned_at)).toBe(Math.floor(t.clock.now().getTime() / 1000) * 1000);
   });
 
-  it('invalid: junk, a forged signature, an altered payload, an unknown key', async () => {
+  it('invalid: junk, a forged signature, an altered payload, an unknown key', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId: sessions[0]!.id });
     const secret = tickets[0]!.secret;
     const [prefix, kid, payload, signature] = secret.split('.');
@@ -101,13 +100,13 @@ describe('scan answers', () => {
     expect((await gate1.scan(listId, { secret })).json().result).toBe('valid');
   });
 
-  it('wrong_list: a ticket of a session the list does not hold', async () => {
+  it('wrong_list: a ticket of a session the list does not hold', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId: sessions[1]!.id });
     const res = await gate1.scan(listId, { secret: tickets[0]!.secret });
     expect(res.json()).toMatchObject({ result: 'wrong_list', ticket: { id: tickets[0]!.id, session_id: sessions[1]!.id } });
   });
 
-  it('wrong_list: a sector the list leaves out', async () => {
+  it('wrong_list: a sector the list leaves out', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId: sessions[0]!.id });
     const [sector] = await queryRows<{ id: number }>(
       t.ctx.db,
@@ -118,14 +117,14 @@ describe('scan answers', () => {
     expect((await d.scan(vip.id, { secret: tickets[0]!.secret })).json().result).toBe('wrong_list');
   });
 
-  it('refunded: refused online at once after the refund', async () => {
+  it('refunded: refused online at once after the refund', async ({ t }) => {
     const { order, tickets } = await sellTickets(t, { sessionId: sessions[0]!.id });
     await refundOrderAs(t.ctx, CLI_ACTOR, order.reference, 'customer request');
     const res = await gate1.scan(listId, { secret: tickets[0]!.secret });
     expect(res.json()).toMatchObject({ result: 'refunded', ticket: { id: tickets[0]!.id } });
   });
 
-  it('not_yet_valid before admission opens, valid once it does', async () => {
+  it('not_yet_valid before admission opens, valid once it does', async ({ t }) => {
     const session = sessions[2]!;
     await startSessionIn(t, session.id, 24 * 3_600_000);
     const list = await makeList(t, { name: 'Tomorrow', session_ids: [session.id], opens_minutes_before: 120 });
@@ -136,14 +135,14 @@ describe('scan answers', () => {
     expect((await d.scan(list.id, { secret: tickets[0]!.secret })).json().result).toBe('valid');
   });
 
-  it('a format-1 ticket (plain code in its QR) keeps scanning', async () => {
+  it('a format-1 ticket (plain code in its QR) keeps scanning', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId: sessions[0]!.id });
     await t.ctx.db.execute(sql`UPDATE tickets SET secret_format = 1 WHERE id = ${tickets[0]!.id}`);
     expect((await gate1.scan(listId, { secret: tickets[0]!.code })).json()).toMatchObject({ result: 'valid', ticket: { id: tickets[0]!.id } });
     expect((await gate2.scan(listId, { secret: tickets[0]!.code })).json().result).toBe('already_used');
   });
 
-  it('a zone place shows its zone, no row or seat', async () => {
+  it('a zone place shows its zone, no row or seat', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId: sessions[0]!.id, zone: true });
     const res = await gate1.scan(listId, { secret: tickets[0]!.secret });
     expect(res.json().result).toBe('valid');
@@ -151,7 +150,7 @@ describe('scan answers', () => {
     expect(res.json().ticket.zone).toBeTruthy();
   });
 
-  it('with re-entry: entry, exit, entry again; a second entry without an exit is already_used', async () => {
+  it('with re-entry: entry, exit, entry again; a second entry without an exit is already_used', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId: sessions[0]!.id });
     const secret = tickets[0]!.secret;
     expect((await gate1.scan(reentryListId, { secret })).json().result).toBe('valid');
@@ -162,7 +161,7 @@ describe('scan answers', () => {
     expect(status.inside).toBeGreaterThanOrEqual(1);
   });
 
-  it('an exit on a list without re-entry is a 422', async () => {
+  it('an exit on a list without re-entry is a 422', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId: sessions[0]!.id });
     const res = await gate1.scan(listId, { secret: tickets[0]!.secret, direction: 'exit' });
     expect(res.statusCode).toBe(422);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import { sql } from 'drizzle-orm';
@@ -6,31 +6,30 @@ import { queryRows } from '../../src/db/client.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { listScansFor } from '../../src/modules/checkin/checkin-admin.service.js';
-import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
+import { appTest, isPostgres } from '../helpers.js';
 import { device, makeDevice, makeGate, openDoor, sellTickets } from './checkin-helpers.js';
 
 // Offline devices (D54): scans uploaded later, the list download since a cursor.
 
-let t: TestApp;
+const { it, app } = appTest();
 let sessionId: number;
 let listId: number;
 let gateA: ReturnType<typeof device>;
 let gateB: ReturnType<typeof device>;
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  const t = app();
   ({ sessionId, listId } = await openDoor(t, 'Main door'));
   gateA = await makeGate(t, 'Gate A', [listId]);
   gateB = await makeGate(t, 'Gate B', [listId]);
 }, 120_000);
-afterAll(() => t?.close());
 
-const ago = (minutes: number) => new Date(t.clock.now().getTime() - minutes * 60_000).toISOString();
+const ago = (minutes: number) => new Date(app().clock.now().getTime() - minutes * 60_000).toISOString();
 const offline = (secret: string, minutesAgo: number, direction = 'entry') => ({ client_scan_id: crypto.randomUUID(), secret, direction, scanned_at: ago(minutesAgo) });
-const scanCount = async () => Number((await queryRows<{ n: string }>(t.ctx.db, sql`SELECT count(*) AS n FROM checkin_scans`))[0]!.n);
+const scanCount = async () => Number((await queryRows<{ n: string }>(app().ctx.db, sql`SELECT count(*) AS n FROM checkin_scans`))[0]!.n);
 
 describe('offline scans uploaded later', () => {
-  it('two devices scanned one ticket offline: the first by scanned_at wins, whoever uploads first', async () => {
+  it('two devices scanned one ticket offline: the first by scanned_at wins, whoever uploads first', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId });
     const secret = tickets[0]!.secret;
     const a = offline(secret, 10); // Gate A scanned first ...
@@ -49,7 +48,7 @@ describe('offline scans uploaded later', () => {
     expect((await gateB.scan(listId, { secret })).json()).toMatchObject({ result: 'already_used', first_scan: { device_name: 'Gate A', scanned_at: a.scanned_at.replace(/\.\d+Z$/, '+00:00') } });
   });
 
-  it('a later offline scan is already_used with the first scan; a re-upload stores nothing new and answers the same', async () => {
+  it('a later offline scan is already_used with the first scan; a re-upload stores nothing new and answers the same', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId, seats: 2 });
     const first = offline(tickets[0]!.secret, 20);
     const second = offline(tickets[0]!.secret, 15);
@@ -66,7 +65,7 @@ describe('offline scans uploaded later', () => {
     expect(await scanCount()).toBe(stored);
   });
 
-  it('applies one upload in scanned_at order, and refuses a batch over 500 scans', async () => {
+  it('applies one upload in scanned_at order, and refuses a batch over 500 scans', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId });
     const late = offline(tickets[0]!.secret, 1);
     const early = offline(tickets[0]!.secret, 2);
@@ -79,7 +78,7 @@ describe('offline scans uploaded later', () => {
     expect((await gateA.batch(listId, tooMany)).statusCode).toBe(422);
   });
 
-  it('an exit in an upload to a list without re-entry is invalid, and stored like every scan', async () => {
+  it('an exit in an upload to a list without re-entry is invalid, and stored like every scan', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId });
     const exit = offline(tickets[0]!.secret, 3, 'exit');
     expect((await gateA.batch(listId, [exit])).json().results[0].result).toBe('invalid');
@@ -87,7 +86,7 @@ describe('offline scans uploaded later', () => {
     expect(row!.result).toBe('invalid');
   });
 
-  it('a scan time in the future counts as now (a wrong device clock cannot win)', async () => {
+  it('a scan time in the future counts as now (a wrong device clock cannot win)', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId });
     const future = { ...offline(tickets[0]!.secret, 0), scanned_at: new Date(t.clock.now().getTime() + 3_600_000).toISOString() };
     expect((await gateA.batch(listId, [future])).json().results[0].result).toBe('valid');
@@ -115,7 +114,7 @@ describe('the list download', () => {
     throw new Error('no end');
   }
 
-  it('pages through every ticket of the list, then sends only what changed: revocations, check-ins, new tickets', async () => {
+  it('pages through every ticket of the list, then sends only what changed: revocations, check-ins, new tickets', async ({ t }) => {
     const sold = await sellTickets(t, { sessionId, seats: 3 });
     const full = await downloadAll(gateA);
     const ids = full.tickets.map((x) => x.id);
@@ -141,7 +140,7 @@ describe('the list download', () => {
     expect(changes.tickets.length).toBeLessThanOrEqual(sold.tickets.length + 1 + 2);
   });
 
-  it('a format-1 ticket comes with the SHA-256 of its code, not the code', async () => {
+  it('a format-1 ticket comes with the SHA-256 of its code, not the code', async ({ t }) => {
     const { tickets } = await sellTickets(t, { sessionId });
     await t.ctx.db.execute(sql`UPDATE tickets SET secret_format = 1 WHERE id = ${tickets[0]!.id}`);
     const { tickets: all } = await downloadAll(gateA, undefined, 5000);
@@ -151,7 +150,7 @@ describe('the list download', () => {
     expect(JSON.stringify(all)).not.toContain(tickets[0]!.code);
   });
 
-  it('is gzip-compressed when the client accepts it', async () => {
+  it('is gzip-compressed when the client accepts it', async ({ t }) => {
     await sellTickets(t, { sessionId, seats: 10 });
     const res = await t.app.inject({ url: `/api/checkin/v1/lists/${listId}/tickets`, headers: { authorization: (await gateHeaders()).authorization, 'accept-encoding': 'gzip, br' } });
     expect(res.headers['content-encoding']).toBe('gzip');
@@ -172,7 +171,7 @@ describe('the list download', () => {
 let headersOfA: { authorization: string } | undefined;
 async function gateHeaders() {
   if (!headersOfA) {
-    const d = await makeDevice(t, 'Gate C', [listId]);
+    const d = await makeDevice(app(), 'Gate C', [listId]);
     headersOfA = { authorization: `Bearer ${d.token}` };
   }
   return headersOfA;

@@ -1,9 +1,7 @@
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/client.js';
 import { makeBlock } from '../../designer/src/plan/geometry.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { api, promoterOfNewOrganiser } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 
 // The designer's dashboard page and its two JSON calls (D65, docs/venues.md): the page loads the
@@ -11,17 +9,15 @@ import { DashboardClient } from '../admin/dashboard-client.js';
 // service, behind the session and its CSRF token; another organiser's venue is 404.
 
 let t: TestApp;
-let promoter: Awaited<ReturnType<typeof account>>;
+let promoter: Awaited<ReturnType<typeof promoterOfNewOrganiser>>;
 let venueId: number;
 let otherVenueId: number;
 const client = () => new DashboardClient(t.app);
 
 beforeAll(async () => {
   t = await buildTestApp({ demo: false });
-  const [uno] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name) VALUES ('Uno') RETURNING id`);
-  const [dos] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name) VALUES ('Dos') RETURNING id`);
-  promoter = await account(t.ctx, 'uno@taquilla.test', uno!.id);
-  const other = await account(t.ctx, 'dos@taquilla.test', dos!.id);
+  promoter = await promoterOfNewOrganiser(t.ctx, 'uno@taquilla.test', 'Uno');
+  const other = await promoterOfNewOrganiser(t.ctx, 'dos@taquilla.test', 'Dos');
   venueId = (await api(t.app, promoter.token).post('/venues', { name: 'Sala Uno', city: 'Madrid' })).body.data.id;
   otherVenueId = (await api(t.app, other.token).post('/venues', { name: 'Sala Dos' })).body.data.id;
 }, 120_000);

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { appTest } from '../helpers.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp({ demo: false });
-}, 180_000);
-afterAll(() => t.close());
+const { it } = appTest({ demo: false });
 
 describe('OpenAPI', () => {
-  it('/api/openapi.json is OpenAPI 3.1 with a bearer scheme', async () => {
+  it('/api/openapi.json is OpenAPI 3.1 with a bearer scheme', async ({ t }) => {
     const res = await t.app.inject({ url: '/api/openapi.json' });
     expect(res.statusCode).toBe(200);
     const doc = res.json();
@@ -20,7 +16,7 @@ describe('OpenAPI', () => {
     expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
   });
 
-  it('lists the token endpoint (public) and the config endpoint (bearer)', async () => {
+  it('lists the token endpoint (public) and the config endpoint (bearer)', async ({ t }) => {
     const { paths } = (await t.app.inject({ url: '/api/openapi.json' })).json();
     const token = paths['/api/sales-channel/v1/auth/token'].post;
     expect(token.security ?? []).toEqual([]);
@@ -37,12 +33,12 @@ describe('OpenAPI', () => {
     expect(Object.keys(config.responses)).toEqual(expect.arrayContaining(['200', '401', '403']));
   });
 
-  it('does not list the operational routes', async () => {
+  it('does not list the operational routes', async ({ t }) => {
     const { paths } = (await t.app.inject({ url: '/api/openapi.json' })).json();
     for (const hidden of ['/healthz', '/readyz', '/api/openapi.json']) expect(paths).not.toHaveProperty([hidden]);
   });
 
-  it('/api/docs serves the interactive reference page', async () => {
+  it('/api/docs serves the interactive reference page', async ({ t }) => {
     const res = await t.app.inject({ url: '/api/docs' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -51,7 +47,7 @@ describe('OpenAPI', () => {
 });
 
 describe('health', () => {
-  it('/healthz and /readyz answer 200 while the database is up', async () => {
+  it('/healthz and /readyz answer 200 while the database is up', async ({ t }) => {
     const alive = await t.app.inject({ url: '/healthz' });
     expect(alive.statusCode).toBe(200);
     expect(alive.json()).toEqual({ status: 'ok' });
@@ -60,7 +56,7 @@ describe('health', () => {
     expect(ready.json()).toEqual({ status: 'ready' });
   });
 
-  it('/readyz answers 503 once the database is closed; /healthz stays 200', { timeout: 120_000 }, async () => {
+  it('/readyz answers 503 once the database is closed; /healthz stays 200', { timeout: 120_000 }, async ({ t }) => {
     // A database of its own (same driver and server as the suite), so closing it spoils no other test.
     const database = await openDatabase(t.db.url ? { url: t.db.url, poolSize: 1 } : { pgliteDir: 'memory://' });
     const app = await buildApp({ config: loadConfig({ APP_ENV: 'test' }), database, logger: false });

@@ -1,25 +1,25 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, vi } from 'vitest';
 import { runCli } from '../../src/cli/index.js';
 import { queryRows } from '../../src/db/client.js';
 import { EMAIL_MAX_LENGTH, emailProblem } from '../../src/lib/email-address.js';
 import { account, api } from '../admin/admin-helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
-import { bearer, buildTestApp, DEMO, serverTokenFor, type TestApp } from '../helpers.js';
+import { appTest, bearer, DEMO, serverTokenFor } from '../helpers.js';
 import { createHeldOrder } from '../portal/fixtures.js';
 
 // One e-mail rule (src/lib/email-address.ts) at every place that takes an address: the same
 // boundaries give the same answer whether the route schema or the service applies the rule.
 
-let t: TestApp;
+const { it, app } = appTest();
 let admin: ReturnType<typeof api>;
 let serverToken: string;
+
 beforeAll(async () => {
-  t = await buildTestApp();
+  const t = app();
   admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
   serverToken = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey);
 }, 180_000);
-afterAll(() => t.close());
 
 let serial = 0;
 /** A well-shaped address of exactly `length` characters, unique per call (accounts must differ). */
@@ -32,7 +32,7 @@ function address(length: number): string {
 /** A free numbered seat of the demo catalogue and a rate of its session. */
 async function freeSeat() {
   const [seat] = await queryRows<{ id: number; rate_id: number }>(
-    t.ctx.db,
+    app().ctx.db,
     sql`SELECT ss.id, (SELECT id FROM rates WHERE session_id = ss.session_id ORDER BY sort_order LIMIT 1) AS rate_id
         FROM session_seats ss WHERE status = 'available' AND seat_id IS NOT NULL ORDER BY id DESC LIMIT 1`,
   );
@@ -49,18 +49,18 @@ const PLACES: [string, (email: string) => Promise<Outcome>][] = [
   [
     'channel checkout: confirm (model D, route schema)',
     async (email) => {
-      const o = await createPendingOrder(t.ctx, { channel: DEMO.d.slug });
+      const o = await createPendingOrder(app().ctx, { channel: DEMO.d.slug });
       const payload = { ...buyer, email, amount: o.total / 100, transaction_id: 'tx', payment_method: 'card' };
-      const res = await t.app.inject({ method: 'POST', url: confirmUrl(DEMO.d.slug, o.token), headers: bearer(serverToken), payload });
+      const res = await app().app.inject({ method: 'POST', url: confirmUrl(DEMO.d.slug, o.token), headers: bearer(serverToken), payload });
       return fromResponse(res.statusCode, 200, res.json());
     },
   ],
   [
     'portal checkout (model A, service)',
     async (email) => {
-      const order = await createHeldOrder(t, DEMO.a.slug);
+      const order = await createHeldOrder(app(), DEMO.a.slug);
       const payload = { order_token: order.token, name: 'Ana', surname: 'García', email };
-      const res = await t.app.inject({ method: 'POST', url: `/api/portal/${DEMO.a.slug}/es/checkout`, payload });
+      const res = await app().app.inject({ method: 'POST', url: `/api/portal/${DEMO.a.slug}/es/checkout`, payload });
       return fromResponse(res.statusCode, 200, res.json());
     },
   ],
@@ -74,7 +74,7 @@ const PLACES: [string, (email: string) => Promise<Outcome>][] = [
   [
     'admin API: a reservation (route schema and service)',
     async (email) => {
-      const [channel] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = ${DEMO.b.slug}`);
+      const [channel] = await queryRows<{ id: number }>(app().ctx.db, sql`SELECT id FROM sales_channels WHERE slug = ${DEMO.b.slug}`);
       const seat = await freeSeat();
       const res = await admin.post(`/channels/${channel!.id}/reservations`, {
         items: [{ session_seat_id: seat.id, rate_id: seat.rate_id }],
@@ -95,7 +95,7 @@ const PLACES: [string, (email: string) => Promise<Outcome>][] = [
       vi.spyOn(console, 'log').mockImplementation(() => {});
       vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
       try {
-        const code = await runCli(argv, async () => ({ ctx: t.ctx, appliedNow: [], close: async () => {} }));
+        const code = await runCli(argv, async () => ({ ctx: app().ctx, appliedNow: [], close: async () => {} }));
         if (code === 0) return { accepted: true };
         expect(code).toBe(1);
         const line = err.find((l) => l.trim().startsWith('email:'));

@@ -1,8 +1,8 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBrowserApp, type BrowserApp } from '../browser-app.js';
-import { DEMO, type TestApp } from '../helpers.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect } from 'vitest';
+import { browserAppTest } from '../browser-app.js';
+import { DEMO } from '../helpers.js';
 import { screenshots } from './browser-helpers.js';
 import { firstStorefrontSession } from './fixtures.js';
 
@@ -11,18 +11,13 @@ import { firstStorefrontSession } from './fixtures.js';
 // the page's script, instead of one <button> per seat. A buyer picks and gives back seats by
 // pointer and by keyboard; the live map greys a seat another buyer holds.
 
-let t: TestApp;
-let started: BrowserApp;
-let browser: Browser;
-let base: string;
+const { it, app } = browserAppTest({ portal: true, env: { PORTAL_COMPACT_MAP_ABOVE: '10' } });
 let path: string;
 
 beforeAll(async () => {
-  ({ t, base, browser } = started = await startBrowserApp({ portal: true, env: { PORTAL_COMPACT_MAP_ABOVE: '10' } }));
-  const { eventId, sessionId } = await firstStorefrontSession(t, { numberedSeatsAbove: 10 });
+  const { eventId, sessionId } = await firstStorefrontSession(app().t, { numberedSeatsAbove: 10 });
   path = `/${DEMO.a.slug}/es/events/${eventId}/sessions/${sessionId}`;
 }, 120_000);
-afterAll(() => started?.close());
 
 interface Seat {
   id: number;
@@ -79,7 +74,7 @@ async function colourAt(page: Page, x: number, y: number): Promise<string> {
 }
 
 describe('the compact seat map of a big session (issue 29)', () => {
-  it('the page carries a compact seat list and a canvas per sector, no seat buttons', async () => {
+  it('the page carries a compact seat list and a canvas per sector, no seat buttons', async ({ app: { t } }) => {
     const res = await t.app.inject({ url: path });
     expect(res.statusCode).toBe(200);
     expect(res.body).not.toMatch(/<button[^>]*class="seat"/);
@@ -89,58 +84,57 @@ describe('the compact seat map of a big session (issue 29)', () => {
   });
 
   for (const size of ['phone', 'desktop'] as const) {
-    it(`at ${size} size: the keyboard picks a seat, a click another and a second click gives it back; the free count follows; no serious axe finding`, async () => {
-      const context = await browser.newContext({ viewport: size === 'phone' ? { width: 390, height: 844 } : { width: 1280, height: 900 }, locale: 'es-ES' });
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      await page.goto(base + path);
-      await page.locator('.sector.compact[data-ready]').first().waitFor();
-      await page.locator('#cart[data-ready]').waitFor();
-      const canvas = page.locator('.sector.compact canvas').first();
-      await canvas.evaluate((el) => el.scrollIntoView({ block: 'start' }));
-      const seats = await freeSeats(page);
-      const count = page.locator(`[data-avail="${seats[0]!.sector}"]`);
-      const before = Number(await count.textContent());
+    describe(`at ${size} size`, () => {
+      it.scoped({ contextOptions: { viewport: size === 'phone' ? { width: 390, height: 844 } : { width: 1280, height: 900 }, locale: 'es-ES' } });
+      it('the keyboard picks a seat, a click another and a second click gives it back; the free count follows; no serious axe finding', async ({ app: { base }, page }) => {
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.goto(base + path);
+        await page.locator('.sector.compact[data-ready]').first().waitFor();
+        await page.locator('#cart[data-ready]').waitFor();
+        const canvas = page.locator('.sector.compact canvas').first();
+        await canvas.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+        const seats = await freeSeats(page);
+        const count = page.locator(`[data-avail="${seats[0]!.sector}"]`);
+        const before = Number(await count.textContent());
 
-      // The keyboard: the map takes the focus with its cursor on the first free seat, said by the
-      // live region; Enter picks it; the arrows move the cursor.
-      await canvas.focus();
-      await expect.poll(() => page.locator('.bigmap [aria-live]').first().textContent()).toBe(`Fila ${seats[0]!.row}, Asiento ${seats[0]!.number}: libre`);
-      await page.keyboard.press('Enter');
-      await page.locator('#cart-body li.item').first().waitFor();
-      await expect.poll(() => page.locator('#cart-body').textContent()).toContain(`Fila ${seats[0]!.row} · Asiento ${seats[0]!.number}`);
-      await expect.poll(() => colourAt(page, seats[0]!.fillX, seats[0]!.fillY)).toBe('#0b6b34');
-      await expect.poll(() => page.locator('.bigmap [aria-live]').first().textContent()).toBe(`Fila ${seats[0]!.row}, Asiento ${seats[0]!.number}: en tu carrito`);
-      await page.keyboard.press('ArrowRight');
-      await expect.poll(() => page.locator('.bigmap [aria-live]').first().textContent()).not.toContain(`Asiento ${seats[0]!.number}:`);
+        // The keyboard: the map takes the focus with its cursor on the first free seat, said by the
+        // live region; Enter picks it; the arrows move the cursor.
+        await canvas.focus();
+        await expect.poll(() => page.locator('.bigmap [aria-live]').first().textContent()).toBe(`Fila ${seats[0]!.row}, Asiento ${seats[0]!.number}: libre`);
+        await page.keyboard.press('Enter');
+        await page.locator('#cart-body li.item').first().waitFor();
+        await expect.poll(() => page.locator('#cart-body').textContent()).toContain(`Fila ${seats[0]!.row} · Asiento ${seats[0]!.number}`);
+        await expect.poll(() => colourAt(page, seats[0]!.fillX, seats[0]!.fillY)).toBe('#0b6b34');
+        await expect.poll(() => page.locator('.bigmap [aria-live]').first().textContent()).toBe(`Fila ${seats[0]!.row}, Asiento ${seats[0]!.number}: en tu carrito`);
+        await page.keyboard.press('ArrowRight');
+        await expect.poll(() => page.locator('.bigmap [aria-live]').first().textContent()).not.toContain(`Asiento ${seats[0]!.number}:`);
 
-      // A click (a tap) on another free seat picks it; the sector's free count follows the cart.
-      const seat = seats[1]!;
-      expect(await colourAt(page, seat.fillX, seat.fillY)).toBe('#ffffff');
-      await page.mouse.click(seat.x, seat.y);
-      await expect.poll(() => page.locator('#cart-body li.item').count()).toBe(2);
-      await expect.poll(() => page.locator('#cart-body').textContent()).toContain(`Fila ${seat.row} · Asiento ${seat.number}`);
-      await expect.poll(() => colourAt(page, seat.fillX, seat.fillY)).toBe('#0b6b34');
-      await expect.poll(async () => Number(await count.textContent())).toBe(before - 2);
-      await screenshots(page, `compact-map-${size}`);
+        // A click (a tap) on another free seat picks it; the sector's free count follows the cart.
+        const seat = seats[1]!;
+        expect(await colourAt(page, seat.fillX, seat.fillY)).toBe('#ffffff');
+        await page.mouse.click(seat.x, seat.y);
+        await expect.poll(() => page.locator('#cart-body li.item').count()).toBe(2);
+        await expect.poll(() => page.locator('#cart-body').textContent()).toContain(`Fila ${seat.row} · Asiento ${seat.number}`);
+        await expect.poll(() => colourAt(page, seat.fillX, seat.fillY)).toBe('#0b6b34');
+        await expect.poll(async () => Number(await count.textContent())).toBe(before - 2);
+        await screenshots(page, `compact-map-${size}`);
 
-      // The same seat again (found again: the screenshots resized and scrolled the page): out of the cart.
-      await canvas.evaluate((el) => el.scrollIntoView({ block: 'start' }));
-      const again = (await freeSeats(page)).find((s) => s.id === seat.id)!;
-      await page.mouse.click(again.x, again.y);
-      await expect.poll(() => page.locator('#cart-body li.item').count()).toBe(1);
-      await expect.poll(() => colourAt(page, again.fillX, again.fillY)).toBe('#ffffff');
+        // The same seat again (found again: the screenshots resized and scrolled the page): out of the cart.
+        await canvas.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+        const again = (await freeSeats(page)).find((s) => s.id === seat.id)!;
+        await page.mouse.click(again.x, again.y);
+        await expect.poll(() => page.locator('#cart-body li.item').count()).toBe(1);
+        await expect.poll(() => colourAt(page, again.fillX, again.fillY)).toBe('#ffffff');
 
-      const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
-      expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-      expect(errors).toEqual([]);
-      await context.close();
+        const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+        expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+        expect(errors).toEqual([]);
+      });
     });
   }
 
-  it('the live map greys a seat another buyer holds (D62)', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  it('the live map greys a seat another buyer holds (D62)', async ({ app: { base }, page }) => {
     await page.goto(base + path);
     await page.locator('.sector.compact[data-ready]').first().waitFor();
     await page.locator('.sector.compact canvas').first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
@@ -154,6 +148,5 @@ describe('the compact seat map of a big session (issue 29)', () => {
     });
     expect(other.status).toBeLessThan(300);
     await expect.poll(() => colourAt(page, seat.fillX, seat.fillY), { timeout: 10_000 }).toBe('#d5d8dd');
-    await page.close();
   });
 });

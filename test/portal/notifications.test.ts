@@ -1,39 +1,35 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { appTest, bearer, DEMO, tokenFor } from '../helpers.js';
 import { createHeldOrder, orderStatus, paymentStatus, postSandboxNotification, SANDBOX_NOTIFY_URL, sandboxNotification, startPayment } from './fixtures.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-}, 120_000);
-afterAll(() => t.close());
+const { it, app } = appTest();
 
 const NOTIFY_URL = SANDBOX_NOTIFY_URL;
-const signed = (paymentId: string, outcome: 'succeeded' | 'declined', amount: number, at = t.clock.now()) => sandboxNotification(t, paymentId, outcome, amount, at);
-const post = (n: { body: string; signature: string }) => postSandboxNotification(t, n);
+const signed = (paymentId: string, outcome: 'succeeded' | 'declined', amount: number, at = app().clock.now()) => sandboxNotification(app(), paymentId, outcome, amount, at);
+const post = (n: { body: string; signature: string }) => postSandboxNotification(app(), n);
 
 /**
  * A card payment of a one-seat cart whose checkout extended it to CHECKOUT_HOLD_SECONDS (1800): paid
  * at 1790 s (the signed notification `paid`), the clock left at 1810 s, when it is notified late.
  */
 async function paidJustBeforeExpiry() {
-  const order = await createHeldOrder(t, DEMO.a.slug, { ttlSeconds: 60 });
-  const paymentId = await startPayment(t, DEMO.a.slug, order);
-  t.clock.advance(1790_000);
+  const order = await createHeldOrder(app(), DEMO.a.slug, { ttlSeconds: 60 });
+  const paymentId = await startPayment(app(), DEMO.a.slug, order);
+  app().clock.advance(1790_000);
   const paid = signed(paymentId, 'succeeded', order.total);
-  t.clock.advance(20_000);
+  app().clock.advance(20_000);
   return { order, paymentId, paid };
 }
 
 const count = async (table: 'tickets' | 'email_outbox', orderId: number) => {
-  const [row] = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM ${sql.raw(table)} WHERE order_id = ${orderId}`);
+  const [row] = await queryRows<{ n: number }>(app().ctx.db, sql`SELECT count(*)::int AS n FROM ${sql.raw(table)} WHERE order_id = ${orderId}`);
   return row!.n;
 };
 
 describe('sandbox payment notifications', () => {
-  it('a valid success notification completes the order through the closing process (tickets, e-mail)', async () => {
+  it('a valid success notification completes the order through the closing process (tickets, e-mail)', async ({ t }) => {
     const order = await createHeldOrder(t, DEMO.a.slug, { seats: 2 });
     const paymentId = await startPayment(t, DEMO.a.slug, order);
     const res = await post(signed(paymentId, 'succeeded', order.total));
@@ -50,7 +46,7 @@ describe('sandbox payment notifications', () => {
     expect(seats!.sold).toBe(2);
   });
 
-  it('a forged signature is 403 and changes nothing', async () => {
+  it('a forged signature is 403 and changes nothing', async ({ t }) => {
     const order = await createHeldOrder(t, DEMO.c.slug);
     const paymentId = await startPayment(t, DEMO.c.slug, order);
     const good = signed(paymentId, 'succeeded', order.total);
@@ -65,7 +61,7 @@ describe('sandbox payment notifications', () => {
     expect(await paymentStatus(t, paymentId)).toMatchObject({ status: 'pending' });
   });
 
-  it('a signature older than five minutes is refused (a captured notification cannot be replayed later)', async () => {
+  it('a signature older than five minutes is refused (a captured notification cannot be replayed later)', async ({ t }) => {
     const order = await createHeldOrder(t, DEMO.a.slug);
     const paymentId = await startPayment(t, DEMO.a.slug, order);
     const old = signed(paymentId, 'succeeded', order.total, new Date(t.clock.now().getTime() - 301_000));
@@ -74,7 +70,7 @@ describe('sandbox payment notifications', () => {
     expect(await orderStatus(t, order.id)).toBe('pending');
   });
 
-  it('a replayed notification is processed once: the second answer is duplicate and nothing runs again', async () => {
+  it('a replayed notification is processed once: the second answer is duplicate and nothing runs again', async ({ t }) => {
     const order = await createHeldOrder(t, DEMO.a.slug);
     const paymentId = await startPayment(t, DEMO.a.slug, order);
     const n = signed(paymentId, 'succeeded', order.total);
@@ -90,7 +86,7 @@ describe('sandbox payment notifications', () => {
     expect(await count('email_outbox', order.id)).toBe(1);
   });
 
-  it('a replay racing the original still closes the order once', async () => {
+  it('a replay racing the original still closes the order once', async ({ t }) => {
     const order = await createHeldOrder(t, DEMO.a.slug, { seats: 2 });
     const paymentId = await startPayment(t, DEMO.a.slug, order);
     const n = signed(paymentId, 'succeeded', order.total);
@@ -100,7 +96,7 @@ describe('sandbox payment notifications', () => {
     expect(await count('tickets', order.id)).toBe(2);
   });
 
-  it('a declined card leaves the cart pending until it expires; another card may still pay it', async () => {
+  it('a declined card leaves the cart pending until it expires; another card may still pay it', async ({ t }) => {
     const order = await createHeldOrder(t, DEMO.a.slug);
     const paymentId = await startPayment(t, DEMO.a.slug, order);
     const res = await post(signed(paymentId, 'declined', order.total));
@@ -112,14 +108,14 @@ describe('sandbox payment notifications', () => {
     expect((await post(signed(retry, 'succeeded', order.total))).json().data.result).toBe('completed');
   });
 
-  it('a late notification of a payment taken before the cart expired completes it when its seats are still free (D73)', async () => {
+  it('a late notification of a payment taken before the cart expired completes it when its seats are still free (D73)', async ({ t }) => {
     const { order, paid } = await paidJustBeforeExpiry();
     const res = await post(paid);
     expect(res.json().data.result).toBe('completed');
     expect(await orderStatus(t, order.id)).toBe('completed');
   });
 
-  it('a late notification whose seats were sold meanwhile flags the payment for refund', async () => {
+  it('a late notification whose seats were sold meanwhile flags the payment for refund', async ({ t }) => {
     const { order, paymentId, paid } = await paidJustBeforeExpiry();
     // Another buyer (model D channel, B2B cart) takes the freed seat.
     const [item] = await queryRows<{ session_seat_id: number; rate_id: number }>(
@@ -142,7 +138,7 @@ describe('sandbox payment notifications', () => {
     expect(await count('tickets', order.id)).toBe(0);
   });
 
-  it('a paid amount that differs from the order total flags the payment for refund', async () => {
+  it('a paid amount that differs from the order total flags the payment for refund', async ({ t }) => {
     const order = await createHeldOrder(t, DEMO.a.slug);
     const paymentId = await startPayment(t, DEMO.a.slug, order);
     const res = await post(signed(paymentId, 'succeeded', order.total - 100));

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers.js';
+import { describe, expect } from 'vitest';
+import { appTest } from '../helpers.js';
 
 // The portal's script is a build (portal/src + the UI kit ui/, `npm run build:portal`, built for the
 // tests by portal-build.global.ts): /portal-assets/ serves it with the stylesheet and the icon, and
 // nothing else of portal/ (its sources, the build's config).
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-}, 120_000);
-afterAll(() => t.close());
+const { it } = appTest();
 
 describe('/portal-assets/', () => {
-  it('serves the built script (with the UI kit in it), the stylesheet and the icon, cached for a minute', async () => {
+  it('serves the built script (with the UI kit in it), the stylesheet and the icon, cached for a minute', async ({ t }) => {
     const js = await t.app.inject({ url: '/portal-assets/portal.js' });
     expect(js.statusCode).toBe(200);
     expect(js.headers['content-type']).toMatch(/javascript/);
@@ -26,7 +22,7 @@ describe('/portal-assets/', () => {
     for (const file of ['portal.css', 'favicon.svg']) expect((await t.app.inject({ url: `/portal-assets/${file}` })).statusCode).toBe(200);
   });
 
-  it('does not serve the sources or the build config', async () => {
+  it('does not serve the sources or the build config', async ({ t }) => {
     for (const file of ['src/main.js', 'vite.config.ts', 'dist/portal.js', '../package.json']) {
       expect((await t.app.inject({ url: `/portal-assets/${file}` })).statusCode, file).toBe(404);
     }

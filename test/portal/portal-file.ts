@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { beforeAll } from 'vitest';
 import { startBrowserApp, type BrowserApp } from '../browser-app.js';
-import type { TestApp } from '../helpers.js';
+import { startedForFile, type TestApp } from '../helpers.js';
 import { demoSession, type DemoSession } from '../orders/cart-helpers.js';
 
 /**
@@ -11,12 +11,10 @@ import { demoSession, type DemoSession } from '../orders/cart-helpers.js';
  */
 export function browserAppForFile<T extends object>(opts: Parameters<typeof startBrowserApp>[0], read: (started: BrowserApp) => Promise<T>): T {
   const file = {} as T;
-  let started: BrowserApp | undefined;
+  const started = startedForFile(() => startBrowserApp(opts));
   beforeAll(async () => {
-    started = await startBrowserApp(opts);
-    Object.assign(file, await read(started));
+    Object.assign(file, await read(started()));
   }, 180_000);
-  afterAll(() => started?.close());
   return file;
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { account, api } from '../admin/admin-helpers.js';
 import { DEMO } from '../helpers.js';
 import { demoSession } from '../orders/cart-helpers.js';
+import { expectNumberFromPoll, queueCall } from '../queue/queue-calls.js';
 import { screenshots, VIEWPORTS } from './browser-helpers.js';
 import { portalForFile } from './portal-file.js';
 
@@ -34,7 +35,7 @@ describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
     const queueCalls: string[] = [];
     page.on('request', (r) => {
       if (r.method() === 'POST' && r.url().endsWith(`/api/portal/${slug}/es/orders`)) creates.push(r.headers());
-      if (r.url().includes('/api/queue/v1/')) queueCalls.push(`${r.method()} ${new URL(r.url()).pathname.replace(/^.*\/sessions\/\d+/, '')}${new URL(r.url()).search}`);
+      if (r.url().includes('/api/queue/v1/')) queueCalls.push(queueCall(r));
     });
     await page.goto(`${portal.base}/${slug}/es/events/${portal.s.eventId}/sessions/${portal.s.sessionId}`);
 
@@ -73,10 +74,7 @@ describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
     const beforeDraw = queueCalls.length;
     portal.t.clock.set(new Date(start));
     await expect.poll(() => queueState(page), { timeout: 10_000 }).toBe('queuePosition');
-    // The number came with the poll that names the ticket: no second join after the draw.
-    const afterDraw = queueCalls.slice(beforeDraw);
-    expect(afterDraw.some((c) => /^GET \?ticket_id=[A-Za-z0-9]+$/.test(c)), afterDraw.join(', ')).toBe(true);
-    expect(afterDraw.filter((c) => c.startsWith('POST /join'))).toEqual([]);
+    expectNumberFromPoll(queueCalls.slice(beforeDraw));
     const text = await status(page).innerText();
     const number = Number(/Tu número: (\d+)/.exec(text)![1]);
     expect(number).toBeGreaterThanOrEqual(1);

@@ -1,23 +1,18 @@
 import { sql } from 'drizzle-orm';
 import forge from 'node-forge';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { openDatabase, queryRows, type Database } from '../../src/db/client.js';
 import { orderTicketLinks } from '../../src/modules/tickets/tickets.service.js';
 import { appleSigner, googleSigner } from '../../src/modules/tickets/wallet.service.js';
-import { buildTestApp, createTestDatabase, isPostgres, type TestApp } from '../helpers.js';
+import { appTest, buildTestApp, createTestDatabase, isPostgres, type TestApp } from '../helpers.js';
 import { paidByCard, unzip } from './wallet-fixtures.js';
 
 // The development wallet signers (D70, docs/wallet.md "The development signer"): made at the first
 // start outside production, kept in the database (sealed), reused by later starts and by every
 // instance on the same database; never made in production.
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await buildTestApp({ env: { PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
-}, 120_000);
-afterAll(() => t?.close());
+const { it, app } = appTest({ env: { PORTAL_RATE_LIMIT_PER_MINUTE: '1000' } });
 
 interface SignerRow {
   provider: string;
@@ -43,7 +38,7 @@ async function passSignerCertificate(app: TestApp['app'], url: string): Promise<
 }
 
 describe('development signer kept across starts', () => {
-  it('the first start stores one sealed signer per provider; a second start on the same database signs passes with the same certificate', async () => {
+  it('the first start stores one sealed signer per provider; a second start on the same database signs passes with the same certificate', async ({ t }) => {
     const rows = await signerRows(t.ctx.db);
     expect(rows.map((r) => r.provider)).toEqual(['apple', 'google']);
     const apple = rows[0]!;
@@ -85,7 +80,7 @@ describe('development signer kept across starts', () => {
       for (let i = 0; i < 4; i++) {
         const database = i === 0 ? db.database : await openDatabase({ url: db.url!, poolSize: 3 });
         if (i > 0) extra.push(database);
-        apps.push(await buildApp({ config: t.config, database, clock: t.clock, logger: false }));
+        apps.push(await buildApp({ config: app().config, database, clock: app().clock, logger: false }));
       }
       await Promise.all(apps.map((a) => a.ready()));
       const rows = await signerRows(db.database.db);

@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { account, api } from '../admin/admin-helpers.js';
 import { bearer, tokenFor } from '../helpers.js';
+import { expectNumberFromPoll, queueCall } from '../queue/queue-calls.js';
 import { exampleHostForFile, newWidgetPage, SHOTS } from './example-host.js';
 
 // The waiting room in the widget (D60), in Chromium on the example host page (another origin), with
@@ -38,7 +39,7 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     const queueCalls: string[] = [];
     page.on('request', (r) => {
       if (r.method() === 'POST' && /\/api\/sales-channel\/v1\/demo-d\/es\/orders$/.test(r.url())) creates.push(r.headers());
-      if (r.url().includes('/api/queue/v1/')) queueCalls.push(`${r.method()} ${new URL(r.url()).pathname.replace(/^.*\/sessions\/\d+/, '')}${new URL(r.url()).search}`);
+      if (r.url().includes('/api/queue/v1/')) queueCalls.push(queueCall(r));
     });
     await page.goto(`${host.examplesUrl}/model-d.html?session=${host.sessionId}`);
 
@@ -60,10 +61,7 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     const beforeDraw = queueCalls.length;
     host.t.clock.set(new Date(start));
     await expect.poll(() => stage(page), { timeout: 10_000 }).toBe('position');
-    // The number came with the poll that names the ticket: no second join after the draw.
-    const afterDraw = queueCalls.slice(beforeDraw);
-    expect(afterDraw.some((c) => /^GET \?ticket_id=[A-Za-z0-9]+$/.test(c)), afterDraw.join(', ')).toBe(true);
-    expect(afterDraw.filter((c) => c.startsWith('POST /join'))).toEqual([]);
+    expectNumberFromPoll(queueCalls.slice(beforeDraw));
     expect(await statusText(page)).toBe('Tu número: 1. Personas delante de ti: 0.');
     expect(await page.locator(`${W} .queue .sub`).innerText()).toMatch(/Espera estimada: unos 1 min/);
     await shots(page, 'queue-position');
