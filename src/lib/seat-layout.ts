@@ -106,30 +106,57 @@ export function stageSide(lines: RowLine[]): StageSide {
 
 /** Where one sector's seats fall on a grid of whole cells: the portal's seat buttons and the dashboard's heat map. */
 export interface SectorGrid {
-  minX: number;
-  minY: number;
   /** Columns and rows the sector spans (a seat's cell is within 0..cols-1, 0..rows-1). */
   cols: number;
   rows: number;
+  /** The column of a seat at `x`, from 0. */
+  col(x: number): number;
+  /** The grid line of a row (by its name), from 0: every seat of a row is drawn on its row's line. */
+  line(row: string): number;
 }
 
-/** The grid of one sector's seats: each seat at (x, y) rounded from the sector's top left seat. */
-export function sectorGrid(seats: Iterable<{ x: number; y: number }>): SectorGrid {
+/** The (lower) median of the positive gaps: the seat pitch, aisles being the few larger gaps; 1 when there is none. */
+function typicalGap(gaps: number[]): number {
+  const positive = gaps.filter((g) => g > 1e-6).sort((a, b) => a - b);
+  return positive.length ? positive[Math.floor((positive.length - 1) / 2)]! : 1;
+}
+
+/**
+ * The grid of one sector's seats, in seat pitches: a column is the typical distance between two
+ * neighbours of a row, a line the typical distance between two rows. A catalogue that places seats
+ * one unit apart keeps its coordinates as cells; a layout drawn in the designer (seats 30 units
+ * apart, rows curved or skewed) gets one cell per seat, its aisles kept as empty cells. Each row is
+ * drawn straight on the line of its mean y: a grid is a plan of rows, and a curve would otherwise
+ * spread a row over several lines among its neighbours.
+ */
+export function sectorGrid(seats: Iterable<{ row: string; x: number; y: number }>): SectorGrid {
+  const rows = new Map<string, { sumY: number; n: number; xs: number[] }>();
   let minX = Infinity;
-  let minY = Infinity;
   let maxX = -Infinity;
-  let maxY = -Infinity;
   for (const s of seats) {
     if (s.x < minX) minX = s.x;
     if (s.x > maxX) maxX = s.x;
-    if (s.y < minY) minY = s.y;
-    if (s.y > maxY) maxY = s.y;
+    const row = rows.get(s.row);
+    if (row) {
+      row.sumY += s.y;
+      row.n += 1;
+      row.xs.push(s.x);
+    } else rows.set(s.row, { sumY: s.y, n: 1, xs: [s.x] });
   }
-  if (minX === Infinity) return { minX: 0, minY: 0, cols: 0, rows: 0 };
-  return { minX, minY, cols: Math.round(maxX - minX) + 1, rows: Math.round(maxY - minY) + 1 };
+  if (rows.size === 0) return { cols: 0, rows: 0, col: () => 0, line: () => 0 };
+  const seatGaps: number[] = [];
+  for (const { xs } of rows.values()) {
+    xs.sort((a, b) => a - b);
+    for (let i = 1; i < xs.length; i++) seatGaps.push(xs[i]! - xs[i - 1]!);
+  }
+  const pitch = typicalGap(seatGaps);
+  const ys = [...rows].map(([name, r]) => ({ name, y: r.sumY / r.n })).sort((a, b) => a.y - b.y);
+  const rowPitch = typicalGap(ys.slice(1).map((r, i) => r.y - ys[i]!.y));
+  const lines = new Map(ys.map((r) => [r.name, Math.round((r.y - ys[0]!.y) / rowPitch)]));
+  return {
+    cols: Math.round((maxX - minX) / pitch) + 1,
+    rows: Math.max(...lines.values()) + 1,
+    col: (x) => Math.round((x - minX) / pitch),
+    line: (row) => lines.get(row) ?? 0,
+  };
 }
-
-/** A seat's column on its sector's grid, from 0. */
-export const gridCol = (g: SectorGrid, x: number) => Math.round(x - g.minX);
-/** A seat's (or a row's) line on its sector's grid, from 0. */
-export const gridRow = (g: SectorGrid, y: number) => Math.round(y - g.minY);

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { adminApiTokens, userSessions, users, type UserRole } from '../../db/schema/index.js';
+import { adminApiTokens, organisers, userSessions, users, type UserRole } from '../../db/schema/index.js';
 
 export async function findUserByEmail(db: Db, email: string) {
   const rows = await db.select().from(users).where(eq(users.email, email));
@@ -19,9 +19,10 @@ export async function insertSession(db: Db, session: { idHash: string; userId: n
 /** The live session with this id hash and its (enabled) user. */
 export async function findLiveSession(db: Db, idHash: string, now: Date) {
   const rows = await db
-    .select({ csrfToken: userSessions.csrfToken, user: users })
+    .select({ csrfToken: userSessions.csrfToken, user: users, organiserName: organisers.name })
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))
+    .leftJoin(organisers, eq(organisers.id, users.organiserId))
     .where(and(eq(userSessions.idHash, idHash), gt(userSessions.expiresAt, now), isNull(users.disabledAt)));
   return rows[0] ?? null;
 }

@@ -100,9 +100,9 @@ export async function startSession(db: Db, userId: number, now: Date): Promise<s
 }
 
 /** The actor and CSRF token of a live dashboard session, or null. */
-export async function sessionActor(ctx: AppContext, sessionId: string): Promise<{ actor: Actor; csrfToken: string } | null> {
+export async function sessionActor(ctx: AppContext, sessionId: string): Promise<{ actor: Actor; csrfToken: string; organiserName: string | null } | null> {
   const found = await repo.findLiveSession(ctx.db, sha256(sessionId), ctx.clock.now());
-  return found && { actor: actorOf(found.user), csrfToken: found.csrfToken };
+  return found && { actor: actorOf(found.user), csrfToken: found.csrfToken, organiserName: found.organiserName };
 }
 
 export const logout = (ctx: AppContext, sessionId: string) => repo.deleteSession(ctx.db, sha256(sessionId));

@@ -1,4 +1,4 @@
-import { gridCol, gridRow, rowLines, sectorGrid, stageSide } from '../../lib/seat-layout.js';
+import { rowLines, sectorGrid, stageSide } from '../../lib/seat-layout.js';
 import type { PlaceStatus, SeatMap, SeatMapSector } from './overview.repo.js';
 
 // The sales overview's charts (D66), drawn on the server: no script, no outside service, nothing
@@ -91,7 +91,7 @@ const MAX_CELL = 16;
 function SectorHeatMap({ sector, seats }: { sector: SeatMapSector; seats: SeatMap['seats'] }) {
   const grid = sectorGrid(seats);
   const cell = Math.max(1, Math.min(MAX_CELL, MAX_WIDTH / grid.cols, MAX_HEIGHT / grid.rows));
-  const placed = seats.map((s) => ({ r: gridRow(grid, s.y), c: gridCol(grid, s.x), status: s.status })).sort((a, b) => a.r - b.r || a.c - b.c);
+  const placed = seats.map((s) => ({ r: grid.line(s.row), c: grid.col(s.x), status: s.status })).sort((a, b) => a.r - b.r || a.c - b.c);
   const d: Record<PlaceStatus, string[]> = { sold: [], held: [], free: [], blocked: [] };
   for (let i = 0; i < placed.length; ) {
     const first = placed[i]!;

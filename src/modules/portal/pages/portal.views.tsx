@@ -2,7 +2,7 @@ import type { ChannelRecord } from '../../../db/channel-record.js';
 import { EMAIL_MAX_LENGTH } from '../../../lib/email-address.js';
 import { policyOf } from '../../../lib/integration-policy.js';
 import type { BuyerDetails, BuyerRefund, OrderView, PaymentRow, StoreEvent, StoreSession, StoreSessionDetail } from '../storefront.service.js';
-import { gridCol, gridRow, rowLines, sectorGrid, stageSide, type RowLine, type SectorGrid, type StageSide } from '../../../lib/seat-layout.js';
+import { rowLines, sectorGrid, stageSide, type RowLine, type SectorGrid, type StageSide } from '../../../lib/seat-layout.js';
 import { channelHome, JsonData } from './portal.layout.js';
 import { CartLines } from '../../../../ui/cart.js';
 import { CompactSeatMap, decodeSector, encodeSector, withStates, type CompactSector } from '../../../../ui/seat-canvas.js';
@@ -247,7 +247,7 @@ function SectorHead({ sector, t }: { sector: StoreSessionDetail['sectors'][numbe
 
 /**
  * One numbered sector: a grid with the row names in the first column and each seat at its place
- * (x, y rounded to the grid). The grid fits the width (an overview on a phone); "zoom in" gives
+ * (x, y in seat pitches, each row straight on its line: seat-layout's sectorGrid). The grid fits the width (an overview on a phone); "zoom in" gives
  * the seats a finger's size (>= 24 CSS px, WCAG 2.2 target size) and the sector scrolls inside its
  * own box, its row names staying in view. The button sits in the heading, never over the seats.
  * Per seat only what the page needs (5,000 seats must stay under 150 KB compressed); portal.js
@@ -262,7 +262,7 @@ function SectorMap({ sector, place, free, t }: { sector: StoreSessionDetail['sec
       <div class="seatscroll" id={`map-${sector.id}`}>
         <div class="seatmap" role="group" aria-labelledby={head} data-name={sector.name} style={`--cols:${grid.cols}`}>
           {lines.map((l) => (
-            <span class="rl" aria-hidden="true" style={`grid-row:${gridRow(grid, l.y) + 1}`}>
+            <span class="rl" aria-hidden="true" style={`grid-row:${grid.line(l.row) + 1}`}>
               {l.row}
             </span>
           ))}
@@ -272,7 +272,7 @@ function SectorMap({ sector, place, free, t }: { sector: StoreSessionDetail['sec
               class="seat"
               data-seat={s.id}
               data-row={s.row}
-              style={`grid-area:${gridRow(grid, s.y) + 1}/${gridCol(grid, s.x) + 2}`}
+              style={`grid-area:${grid.line(s.row) + 1}/${grid.col(s.x) + 2}`}
               aria-label={`${t.row} ${s.row}, ${t.seat} ${s.number}`}
               aria-pressed="false"
               disabled={!free(s.id)}
@@ -299,7 +299,7 @@ function CompactSectorMap({ sector, place, free, t }: { sector: StoreSessionDeta
   // The seats' places in compact form are the layout's (made once per layout); only their states are this view's.
   place.compact ??= encodeSector(
     sector.id,
-    place.seats.map((s) => ({ id: s.id, row: s.row, number: s.number, r: gridRow(grid, s.y), c: gridCol(grid, s.x) })),
+    place.seats.map((s) => ({ id: s.id, row: s.row, number: s.number, r: grid.line(s.row), c: grid.col(s.x) })),
     grid.cols,
     grid.rows,
   );

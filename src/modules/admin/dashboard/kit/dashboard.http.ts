@@ -17,6 +17,8 @@ interface DashboardSession {
   actor: Actor;
   csrfToken: string;
   sessionId: string;
+  /** A promoter's organiser, named in the page header. */
+  organiserName: string | null;
 }
 
 declare module 'fastify' {
@@ -53,7 +55,7 @@ const NOTICES: Record<string, string> = {
 export function pageContext(request: FastifyRequest, section: PageContext['section']): PageContext {
   const { notice } = request.query as { notice?: string };
   const s = request.dashboard!;
-  return { actor: s.actor, csrfToken: s.csrfToken, section, notice: notice ? (NOTICES[notice] ?? null) : null, timeZone: request.server.ctx.config.timezone };
+  return { actor: s.actor, organiserName: s.organiserName, csrfToken: s.csrfToken, section, notice: notice ? (NOTICES[notice] ?? null) : null, timeZone: request.server.ctx.config.timezone };
 }
 
 /** Who made the request: every dashboard route but sign-in runs behind the shell's session hook, which sets it. */

@@ -8,6 +8,8 @@ import type { Actor } from '../../../../platform/actor.js';
 
 export interface PageContext {
   actor: Actor;
+  /** A promoter's organiser, by name. */
+  organiserName?: string | null;
   csrfToken: string;
   /** Which main section is open, for aria-current. */
   section: 'channels' | 'events' | 'vouchers' | 'orders' | 'audit' | 'checkin' | 'sales' | 'privacy' | 'venues' | 'organisers' | 'accounts' | 'tokens';
@@ -55,7 +57,7 @@ export const Csrf = ({ pc }: { pc: { csrfToken: string } }) => <input type="hidd
 
 /** A signed-in page: skip link, header with navigation, main landmark. */
 export function Page({ pc, title, children }: { pc: PageContext; title: string; children?: ComponentChildren }) {
-  const who = pc.actor.role === 'admin' ? 'admin' : `promoter of organiser ${pc.actor.organiserId}`;
+  const who = pc.actor.role === 'admin' ? 'admin' : `promoter of ${pc.organiserName ?? `organiser ${pc.actor.organiserId}`}`;
   return (
     <Document title={title}>
       <a class="skip" href="#main">Skip to content</a>
