@@ -248,8 +248,8 @@ function SectorHead({ sector, t }: { sector: StoreSessionDetail['sectors'][numbe
 /**
  * One numbered sector: a grid with the row names in the first column and each seat at its place
  * (x in seat pitches, each row straight on its own line: seat-layout's sectorGrid). The grid fits
- * the width (an overview on a phone); "zoom in" gives the seats a finger's size (>= 24 CSS px, WCAG 2.2 target size) and the sector scrolls inside its
- * own box, its row names staying in view. The button sits in the heading, never over the seats.
+ * the width (an overview on a phone); "zoom in" gives the seats a finger's size (>= 24 CSS px,
+ * WCAG 2.2 target size) and the sector scrolls inside its own box, its row names staying in view. The button sits in the heading, never over the seats.
  * Per seat only what the page needs (5,000 seats must stay under 150 KB compressed); portal.js
  * derives the rest.
  */
