@@ -7,7 +7,7 @@ import { queryRows } from '../../src/db/client.js';
 import { PretixPlan } from '../../src/modules/catalogue/layout.schemas.js';
 import { bearer, buildTestApp, expectRefused, isPostgres, tokenFor, type TestApp } from '../helpers.js';
 import { account, api, setUpOtherOrganiser } from '../admin/admin-helpers.js';
-import { ordersUrl } from '../orders/cart-helpers.js';
+import { itemsOf, ordersUrl } from '../orders/cart-helpers.js';
 import { theatrePlan } from './pretix-fixture.js';
 
 // D64: venues and their layout versions through the admin API, pretix round trips, the session
@@ -268,6 +268,27 @@ describe('sessions on a layout version', () => {
     expect(detail.body).toContain('"row":"C"');
     expect(detail.body).not.toContain('"row":"B"');
     expect((await promoterA.get(`/venues/${s.venue}/layouts`)).body.data.map((l: { sessions: number }) => l.sessions)).toEqual([0, 1]);
+  });
+
+  it('best available (D61) after a move offers the seats of the new version only, though it had read the old one', async () => {
+    const s = await venueOnSale('move-ba');
+    const bestAvailable = (payload: object) =>
+      t.app.inject({ method: 'POST', url: `${ordersUrl(s.slug)}/best-available`, headers: bearer(s.token), payload: { session_id: s.session, ...payload } });
+    // Read before the move: best available keeps the session's layout, and the move must not leave it stale.
+    expect((await bestAvailable({ quantity: 2 })).statusCode).toBe(201);
+    // Version 2 drops row B (free) and brings A11, A12 and row C.
+    const plan = { ...s.plan, sectors: [{ name: 'Patio', numbered: true, rows: [row('A', 12, 0), row('C', 5, 80)] }, s.plan.sectors[1]] };
+    const res = await promoterA.post(`/venues/${s.venue}/layouts`, { format: 'taquilla', plan });
+    expect(res.body.data).toMatchObject({ version: 2, sessions_moved: [s.session] });
+    const free = await queryRows<{ id: number }>(
+      t.ctx.db,
+      sql`SELECT ss.id FROM session_seats ss JOIN seats st ON st.id = ss.seat_id WHERE ss.session_id = ${s.session} AND ss.status = 'available' ORDER BY ss.id`,
+    );
+    expect(free).toHaveLength(15);
+    // Every free seat of version 2 (10 of row A, 5 of row C): the old layout knew neither A11, A12 nor C.
+    const r = await bestAvailable({ quantity: 15, together: false });
+    expect(r.statusCode, r.body).toBe(201);
+    expect(itemsOf(r.json().data).map((i) => i.session_seat_id!).sort((a, b) => a - b)).toEqual(free.map((f) => f.id));
   });
 
   it('409 layout_seat_in_use lists the held and sold seats (and short zones) a version would remove; nothing changes', async () => {

@@ -8,6 +8,8 @@ import { intArray } from './orders.repo.js';
 export interface BestAvailableSession {
   id: number;
   venueId: number;
+  /** The venue layout version the session's seats are on (D64): a new version may move the session. */
+  layoutId: number | null;
   onSale: boolean;
   /** The venue's sectors in their order. */
   sectors: { id: number; numbered: boolean }[];
@@ -44,6 +46,7 @@ export async function findSellableSession(db: Db, channelId: number, sessionId: 
   const [row] = await queryRowsPrepared<{
     id: number;
     venue_id: number;
+    layout_id: number | null;
     on_sale: boolean;
     sectors: Json<{ id: number; numbered: boolean }[]>;
     rates: Json<{ id: number; sector_id: number | null }[]> | null;
@@ -51,7 +54,7 @@ export async function findSellableSession(db: Db, channelId: number, sessionId: 
   }>(
     db,
     withTaken ? 'best_available_session_taken' : 'best_available_session',
-    sql`SELECT se.id, se.venue_id, session_is_on_sale(se.id, ${now}::timestamptz) AS on_sale,
+    sql`SELECT se.id, se.venue_id, se.layout_id, session_is_on_sale(se.id, ${now}::timestamptz) AS on_sale,
                ${withTaken ? sql`(${takenQuery(sql`se.id`, now)})` : sql`NULL::json`} AS taken,
                (SELECT json_agg(json_build_object('id', sec.id, 'numbered', sec.numbered) ORDER BY sec.sort_order, sec.id)
                 FROM sectors sec WHERE sec.venue_id = se.venue_id) AS sectors,
@@ -64,6 +67,7 @@ export async function findSellableSession(db: Db, channelId: number, sessionId: 
   return {
     id: row.id,
     venueId: row.venue_id,
+    layoutId: row.layout_id == null ? null : Number(row.layout_id),
     onSale: row.on_sale,
     sectors: parseJson(row.sectors) ?? [],
     rates: (parseJson(row.rates ?? '[]') ?? []).map((r) => ({ id: Number(r.id), sectorId: r.sector_id })),

@@ -35,16 +35,20 @@ export interface BestAvailableInput {
 
 export type BestAvailableOrder = OrderView & { next_to_each_other: boolean };
 
-/** A layout does not change once its session exists (catalogue.session-layouts keeps it as long). */
+/**
+ * Layouts by session and layout version: a new version that moves the session (D64) changes its
+ * layout_id, which findSellableSession reads in the request's transaction, and so the key; the old
+ * version's entry is never read again and ages out. Otherwise a layout does not change.
+ */
 const LAYOUT_MAX_AGE_MS = 5 * 60_000;
 const LAYOUT_MAX_ENTRIES = 50;
 const layouts = appSingleton('orders.best-available-layouts', (ctx) =>
-  namedCache<number, PreparedLayout, Db>({
+  namedCache<string, PreparedLayout, { db: Db; sessionId: number }>({
     name: 'orders.best-available-layouts',
     max: LAYOUT_MAX_ENTRIES,
     ttl: LAYOUT_MAX_AGE_MS,
     now: () => ctx.clock.now().getTime(),
-    fetch: async (sessionId, db) => {
+    fetch: async (_key, { db, sessionId }) => {
       const { seats, sectors } = await repo.sessionLayout(db, sessionId);
       return prepareLayout(seats, sectors);
     },
@@ -227,7 +231,7 @@ export async function bestAvailable(ctx: AppContext, channel: CartChannel, buyer
     const rateOf = ratesBySector(session, input);
     if (!session.onSale) throw await notOnSaleError(tx, session.id);
     sessionId = session.id;
-    const layout = (await layouts(ctx).fetch(session.id, { context: tx }))!;
+    const layout = (await layouts(ctx).fetch(`${session.id}/${session.layoutId}`, { context: { db: tx, sessionId: session.id } }))!;
     const buyerKey = target.create ? target.buyer : target.order.buyerKey;
     if (buyerKey) await lockBuyer(tx, buyerKey);
     const view: TakenView = kept
