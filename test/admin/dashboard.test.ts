@@ -240,6 +240,10 @@ describe('catalogue and vouchers through the dashboard', () => {
     );
     const row = new RegExp(`<a href="/admin/events/${eventId}">[^<]*</a></td><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td>`).exec((await client.get('/admin/events')).body);
     expect(row?.slice(1)).toEqual([names!.venue, names!.organiser]);
+    // So does the channels list: each channel's organiser by name.
+    const channelOrganisers = [...(await client.get('/admin/channels')).body.matchAll(/<a href="\/admin\/channels\/\d+">[^<]*<\/a><\/td><td>[^<]*<\/td><td>[^<]*<\/td><td>([^<]*)<\/td>/g)].map((m) => m[1]);
+    expect(channelOrganisers.length).toBeGreaterThan(0);
+    expect(new Set(channelOrganisers)).toEqual(new Set([names!.organiser]));
     expect((await client.post(`/admin/events/${eventId}/publish`)).statusCode).toBe(303);
     expect((await client.post(`/admin/events/${eventId}/fees`, { name: 'Gestión', kind: 'fixed', amount: '1.25' })).statusCode).toBe(303);
     const se = await client.post(`/admin/events/${eventId}/sessions`, { start_datetime: '2031-06-01T19:30', end_datetime: '' });

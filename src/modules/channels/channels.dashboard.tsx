@@ -173,7 +173,8 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
   app.get('/channels', async (request, reply) => {
     const pc = pageContext(request, 'channels');
     const list = await channels.listChannelsFor(ctx, pc.actor);
-    const organisers = pc.actor.role === 'admin' ? await organisersFor(ctx, pc.actor) : [];
+    // Every organiser for an admin, its own for a promoter: the list names them.
+    const organisers = await organisersFor(ctx, pc.actor);
     // A new channel sells the events ticked here (of its organiser: checked by the service).
     const events = await sources.eventsFor(ctx, pc.actor);
     const organiserName = new Map(organisers.map((o) => [o.id, o.name]));
@@ -191,7 +192,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
                 </td>
                 <td>{c.name}</td>
                 <td>{MODE_LABELS[c.integrationMode]}</td>
-                <td>{c.organiserId}</td>
+                <td>{organiserName.get(c.organiserId) ?? c.organiserId}</td>
               </tr>
             ))}
           />
