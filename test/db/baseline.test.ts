@@ -56,16 +56,31 @@ function oldChain(count = REPLACED.length): string {
   return dir;
 }
 
+/**
+ * The SQL functions as they were at that commit: an old deployment ran the old chain with its own
+ * function bodies. Today's bodies may use columns that came later (a `LANGUAGE sql` function is
+ * checked when it is created), so they cannot stand on the old chain's schema.
+ */
+function oldFunctions(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taquilla-old-functions-'));
+  const names = execFileSync('git', ['ls-tree', '--name-only', `${OLD_CHAIN_COMMIT}:src/db/functions`], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((n) => n.endsWith('.sql'));
+  for (const name of names) fs.writeFileSync(path.join(dir, name), execFileSync('git', ['show', `${OLD_CHAIN_COMMIT}:src/db/functions/${name}`], { cwd: ROOT }));
+  return dir;
+}
+
 describe.runIf(isPostgres)('the baseline migration (issue 26 item 5)', () => {
+  let oldFunctionsDir: string;
   beforeAll(async () => {
     await admin.connect();
     oldChainDir = oldChain();
+    oldFunctionsDir = oldFunctions();
   });
   afterAll(async () => {
     for (const db of opened) await db.close().catch(() => {});
     for (const name of made) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
     fs.rmSync(oldChainDir, { recursive: true, force: true });
+    fs.rmSync(oldFunctionsDir, { recursive: true, force: true });
   });
 
   it('lists the migrations it replaces, which git still has', () => {
@@ -77,7 +92,7 @@ describe.runIf(isPostgres)('the baseline migration (issue 26 item 5)', () => {
 
   it('a database of the old chain is carried on, and has the schema of a database started from the baseline', async () => {
     const old = await emptyDatabase();
-    expect(await migrate(old.db, { migrations: oldChainDir })).toEqual(REPLACED);
+    expect(await migrate(old.db, { migrations: oldChainDir, functions: oldFunctionsDir })).toEqual(REPLACED);
     const now = await migrate(old.db);
     expect(now).not.toContain(BASELINE);
     const fresh = await emptyDatabase();
@@ -94,7 +109,7 @@ describe.runIf(isPostgres)('the baseline migration (issue 26 item 5)', () => {
     const partial = await emptyDatabase();
     const dir = oldChain(REPLACED.length - 1);
     try {
-      await migrate(partial.db, { migrations: dir });
+      await migrate(partial.db, { migrations: dir, functions: oldFunctionsDir });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
