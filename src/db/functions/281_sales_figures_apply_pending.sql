@@ -1,6 +1,6 @@
 -- Adds the orders that complete_order marked `figures_pending` (migration 0342) to the kept sales
--- figures (D66), oldest first, at most p_limit of them, and clears their mark: one upsert per table
--- for all of them, grouped as sales_figures_add_order groups one order (what each order adds is
+-- figures (D66), oldest first, at most p_limit of them, and clears their mark: their deltas go
+-- through sales_figures_add, one upsert per table for all of them (what each order adds is
 -- sales_figures_pending(), which the readers count until then). Run by the `sales-figures`
 -- job (src/modules/audience/sales-figures.jobs.ts). Returns the number of orders taken.
 --
@@ -22,27 +22,13 @@ BEGIN
   END IF;
   PERFORM 1 FROM order_items i WHERE i.order_id = ANY(v_ids) ORDER BY i.id FOR UPDATE;
 
-  INSERT INTO sales_figures AS f (session_id, channel_id, rate_id, sector_id, slot, items, refunded,
-                                  base_amount, discount_amount, fee_amount, total_amount, refund_amount)
-  SELECT p.session_id, p.channel_id, p.rate_id, p.sector_id, sales_figures_slot(), sum(p.items), sum(p.refunded),
-         sum(p.base_amount), sum(p.discount_amount), sum(p.fee_amount), sum(p.total_amount), sum(p.refund_amount)
-  FROM sales_figures_pending() p
-  WHERE p.order_id = ANY(v_ids)
-  GROUP BY p.session_id, p.channel_id, p.rate_id, p.sector_id
-  ORDER BY p.session_id, p.channel_id, p.rate_id, p.sector_id
-  ON CONFLICT (session_id, channel_id, rate_id, sector_id, slot) DO UPDATE
-    SET items = f.items + EXCLUDED.items, refunded = f.refunded + EXCLUDED.refunded,
-        base_amount = f.base_amount + EXCLUDED.base_amount, discount_amount = f.discount_amount + EXCLUDED.discount_amount,
-        fee_amount = f.fee_amount + EXCLUDED.fee_amount, total_amount = f.total_amount + EXCLUDED.total_amount,
-        refund_amount = f.refund_amount + EXCLUDED.refund_amount;
-  INSERT INTO sales_figures_hourly AS h (session_id, hour, slot, items, total_amount)
-  SELECT p.session_id, p.hour, sales_figures_slot(), sum(p.items), sum(p.total_amount)
-  FROM sales_figures_pending() p
-  WHERE p.order_id = ANY(v_ids) AND p.hour IS NOT NULL
-  GROUP BY p.session_id, p.hour
-  ORDER BY p.session_id, p.hour
-  ON CONFLICT (session_id, hour, slot) DO UPDATE
-    SET items = h.items + EXCLUDED.items, total_amount = h.total_amount + EXCLUDED.total_amount;
+  -- What each marked order adds, as the deltas the triggers add (one upsert per table and group).
+  PERFORM sales_figures_add(ARRAY(
+    SELECT ROW(p.session_id, p.channel_id, p.rate_id, p.sector_id, p.hour, p.items, p.refunded,
+               p.base_amount, p.discount_amount, p.fee_amount, p.total_amount, p.refund_amount)::sales_figures_delta
+    FROM sales_figures_pending() p
+    WHERE p.order_id = ANY(v_ids)
+    ORDER BY p.session_id, p.channel_id, p.rate_id, p.sector_id));
   UPDATE orders SET figures_pending = false WHERE id = ANY(v_ids);
   RETURN cardinality(v_ids);
 END;
