@@ -21,6 +21,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './htt
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
 import { createLazyCompilers } from './http/lazy-compilers.js';
 import { registerInputGuard } from './http/input-guard.js';
+import { registerEmptyBodies } from './http/empty-bodies.js';
 import { maxDecimalsKeyword, registerStrictBodies } from './http/strict-bodies.js';
 import { drainingPlugin } from './http/draining.js';
 import { recordIntegrationSteps } from './http/integration-steps.js';
@@ -260,6 +261,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerInputGuard(app);
   // Before every route (and before the API docs read them): every body schema closed (D56).
   registerStrictBodies(app);
+  // Before every route: a request without a body is no body, not malformed JSON, where none is needed.
+  registerEmptyBodies(app);
   // Before every route: it covers each write of the B2B and admin interfaces as it is declared (D52).
   registerIdempotency(app, {
     areas: [
