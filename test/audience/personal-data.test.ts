@@ -116,6 +116,14 @@ describe('erasing a buyer (D68)', () => {
     expect(data.orders[0]).toMatchObject({ name: 'Eva', surname: 'Łukasz', email: 'eva@example.net', phone: '+48 500 000 000', status: 'completed' });
     expect(data.orders[0].items).toHaveLength(2);
     expect(data.emails.length).toBeGreaterThanOrEqual(1);
+    // In the API's terms (D11, D12), not the table's: amounts as the order read shows them, instants in ISO 8601 with an offset.
+    const order = (await admin.get(`/orders/${data.orders[0].reference}`)).body.data;
+    expect(data.orders[0].total_amount).toBe(order.total_amount);
+    expect(data.orders[0].items.map((i: { total_amount: number }) => i.total_amount)).toEqual(order.items.map((i: { total_amount: number }) => i.total_amount));
+    const isoWithOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+    for (const at of [data.exported_at, data.orders[0].created_at, data.orders[0].completed_at, data.orders[0].items[0].session_start, data.emails[0].created_at]) {
+      expect(at).toMatch(isoWithOffset);
+    }
   });
 
   it('admins only; a bad address is 422; unknown fields are refused', async () => {

@@ -223,15 +223,22 @@ export async function setRetention(db: Db, organiserId: number, days: number | n
                          ON CONFLICT (organiser_id) DO UPDATE SET erase_after_days = EXCLUDED.erase_after_days, updated_at = EXCLUDED.updated_at`);
 }
 
+// The export speaks the API's language, not the table's: instants as ISO 8601 with a UTC offset
+// (D12; PGlite hands timestamptz over as PostgreSQL's text, "2026-12-07 04:20:14.185+00") and
+// amounts in the currency's units with at most two decimals (D11), as every other answer.
+const iso = (column: SQL) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"')`;
+const amount = (minor: SQL) => sql`(${minor} / 100.0)::float8`;
+
 /** A buyer's data as kept: orders (with items and tickets), card payments and e-mails sent (D68 export). */
 export async function personalDataOf(db: Db, email: string) {
   const orders = await queryRows<Record<string, unknown>>(
     db,
-    sql`SELECT o.reference, o.type, o.status, o.lang, o.currency, o.created_at, o.completed_at, ch.name AS channel,
-               c.name, c.surname, c.email, c.phone, o.base_amount, o.discount_amount, o.fee_amount, o.total_amount,
+    sql`SELECT o.reference, o.type, o.status, o.lang, o.currency, ${iso(sql`o.created_at`)} AS created_at, ${iso(sql`o.completed_at`)} AS completed_at,
+               ch.name AS channel, c.name, c.surname, c.email, c.phone, ${amount(sql`o.base_amount`)} AS base_amount,
+               ${amount(sql`o.discount_amount`)} AS discount_amount, ${amount(sql`o.fee_amount`)} AS fee_amount, ${amount(sql`o.total_amount`)} AS total_amount,
                (SELECT COALESCE(json_agg(json_build_object(
-                   'session_start', s.start_datetime, 'sector', sec.name, 'row', st.row, 'seat', st.number, 'rate', r.name,
-                   'total_amount', i.total_amount, 'ticket_code', t.code, 'ticket_status', t.status) ORDER BY i.id), '[]'::json)
+                   'session_start', ${iso(sql`s.start_datetime`)}, 'sector', sec.name, 'row', st.row, 'seat', st.number, 'rate', r.name,
+                   'total_amount', ${amount(sql`i.total_amount`)}, 'ticket_code', t.code, 'ticket_status', t.status) ORDER BY i.id), '[]'::json)
                 FROM order_items i
                 ${itemPlaceJoins({ session: true })}
                 LEFT JOIN tickets t ON t.order_item_id = i.id
@@ -244,14 +251,15 @@ export async function personalDataOf(db: Db, email: string) {
   );
   const payments = await queryRows<Record<string, unknown>>(
     db,
-    sql`SELECT p.id, p.provider, p.status, p.amount, p.currency, p.buyer_name, p.buyer_surname, p.buyer_email, p.buyer_phone, p.created_at,
+    sql`SELECT p.id, p.provider, p.status, ${amount(sql`p.amount`)} AS amount, p.currency, p.buyer_name, p.buyer_surname, p.buyer_email, p.buyer_phone,
+               ${iso(sql`p.created_at`)} AS created_at,
                o.reference AS order_reference
         FROM payments p JOIN orders o ON o.id = p.order_id
         WHERE lower(p.buyer_email) = lower(${email}) ORDER BY p.created_at`,
   );
   const emails = await queryRows<Record<string, unknown>>(
     db,
-    sql`SELECT e.kind, e.status, e.recipient, e.created_at, e.sent_at, o.reference AS order_reference
+    sql`SELECT e.kind, e.status, e.recipient, ${iso(sql`e.created_at`)} AS created_at, ${iso(sql`e.sent_at`)} AS sent_at, o.reference AS order_reference
         FROM email_outbox e LEFT JOIN orders o ON o.id = e.order_id
         WHERE lower(e.recipient) = lower(${email}) ORDER BY e.created_at, e.id`,
   );

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.js';
 import { invalidData, notFound } from '../../http/errors.js';
 import { emailProblem } from '../../lib/email-address.js';
+import { isoWithOffset } from '../../lib/time.js';
 import { randomBase62 } from '../../lib/secrets.js';
 import { canSee, requireAdmin, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
@@ -41,7 +42,7 @@ export async function exportBuyer(ctx: AppContext, actor: Actor, email: unknown)
   const address = checkedAddress(email);
   const data = await repo.personalDataOf(ctx.db, address);
   await recordAudit(ctx.db, { actor, action: 'personal_data.export', targetType: 'personal_data', targetId: `export-${ctx.clock.now().getTime()}`, details: { orders: data.orders.length }, at: ctx.clock.now() });
-  return { email: address, exported_at: ctx.clock.now().toISOString(), ...data };
+  return { email: address, exported_at: isoWithOffset(ctx.clock.now())!, ...data };
 }
 
 /** An organiser's automatic erasure setting: days after each session, or null for never. */
