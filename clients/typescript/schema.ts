@@ -6047,7 +6047,10 @@ export interface operations {
                             sales_over_time: {
                                 interval: string;
                                 points: {
-                                    /** @description start of the bucket, local time of TIMEZONE */
+                                    /**
+                                     * Format: date-time
+                                     * @description start of the bucket: local time of TIMEZONE with its offset (2026-12-07T05:00:00+01:00)
+                                     */
                                     at: string;
                                     gross_amount: number;
                                     tickets: number;

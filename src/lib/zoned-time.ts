@@ -78,6 +78,23 @@ export function zonedToIso(value: string | null | undefined, timeZone: string): 
   return new Date(at).toISOString();
 }
 
+/**
+ * A wall-clock time of `timeZone` ("2026-12-07T05:00", as SQL's to_char writes a bucket) as ISO 8601
+ * with the zone's offset then ("2026-12-07T05:00:00+01:00", D12): the local time as it reads, and
+ * an exact instant. A time the clocks skip takes the offset after the change.
+ */
+export function wallToIsoWithOffset(value: string, timeZone: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(value);
+  if (!m) return value;
+  const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!);
+  let at = wall - offsetMs(wall, timeZone);
+  at = wall - offsetMs(at, timeZone);
+  const offsetMinutes = Math.round(offsetMs(at, timeZone) / 60_000);
+  const abs = Math.abs(offsetMinutes);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  return `${value}:00${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
 /** An ISO instant as a datetime-local value in `timeZone` ('' for null). */
 export function isoToZonedInput(iso: string | null | undefined, timeZone: string): string {
   if (!iso) return '';

@@ -87,6 +87,19 @@ describe('GET /api/admin/v1/events/{id}/sales (D66)', () => {
     const o = (await admin.get(`/events/${eventId}/sales?interval=hour`)).body.data;
     expect(o.sessions.length).toBeGreaterThanOrEqual(2);
     expect(o.sales_over_time.interval).toBe('hour');
+    // Each bucket starts at a local hour of TIMEZONE, given as ISO 8601 with the zone's offset (D12):
+    // the hour that holds the sales, in Europe/Madrid's winter (+01:00) or summer (+02:00) offset.
+    const points = o.sales_over_time.points as { at: string }[];
+    expect(points.length).toBeGreaterThan(0);
+    for (const p of points) {
+      expect(p.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00\+0[12]:00$/);
+      const start = new Date(p.at).getTime();
+      expect(start % 3_600_000).toBe(0);
+    }
+    const local = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Madrid', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    for (const p of points) expect(local.format(new Date(p.at)).replace(' ', 'T')).toBe(p.at.slice(0, 16));
+    const daily = (await admin.get(`/events/${eventId}/sales`)).body.data.sales_over_time.points as { at: string }[];
+    for (const p of daily) expect(p.at).toMatch(/^\d{4}-\d{2}-\d{2}T00:00:00\+0[12]:00$/);
     expect(o.totals.capacity).toBe(o.sessions.reduce((s: number, x: { capacity: number }) => s + x.capacity, 0));
   });
 

@@ -169,7 +169,7 @@ function OverviewSections({ pc, o, seatMap }: { pc: PageContext; o: Overview; se
         </p>
         <BarChart
           title="Tickets sold"
-          rows={o.sales_over_time.points.map((p) => ({ label: o.sales_over_time.interval === 'day' ? p.at.slice(0, 10) : p.at.replace('T', ' '), segments: [{ value: p.tickets, label: 'tickets', cls: 'sold' }] }))}
+          rows={o.sales_over_time.points.map((p) => ({ label: o.sales_over_time.interval === 'day' ? p.at.slice(0, 10) : p.at.slice(0, 16).replace('T', ' '), segments: [{ value: p.tickets, label: 'tickets', cls: 'sold' }] }))}
         />
       </Card>
       <Card id="channels-h" title="By channel">

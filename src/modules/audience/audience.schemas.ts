@@ -124,7 +124,7 @@ export const SalesOverview = Type.Object({
   sectors: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), ...Money, ...Inventory })),
   sales_over_time: Type.Object({
     interval: Type.String(),
-    points: Type.Array(Type.Object({ at: Type.String({ description: 'start of the bucket, local time of TIMEZONE' }), tickets: Type.Integer(), gross_amount: Type.Number() })),
+    points: Type.Array(Type.Object({ at: Type.String({ format: 'date-time', description: 'start of the bucket: local time of TIMEZONE with its offset (2026-12-07T05:00:00+01:00)' }), tickets: Type.Integer(), gross_amount: Type.Number() })),
   }),
   queue: Nullable(
     Type.Object(

@@ -2,6 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import { notFound } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
+import { wallToIsoWithOffset } from '../../lib/zoned-time.js';
 import type { Actor } from '../../platform/actor.js';
 import { visibleEvent, visibleSession } from '../catalogue/catalogue-admin.service.js';
 import { queueFiguresOfEvent } from '../queue/queue.service.js';
@@ -66,7 +67,7 @@ export async function salesOverviewFor(ctx: AppContext, actor: Actor, eventId: n
     channels: o.channels.map(amounts),
     rates: o.rates.map(amounts),
     sectors: o.sectors.map(amounts),
-    sales_over_time: { interval: query.interval ?? 'day', points: o.timeline.map((p) => ({ at: p.bucket, tickets: p.tickets, gross_amount: toAmount(p.gross_amount) })) },
+    sales_over_time: { interval: query.interval ?? 'day', points: o.timeline.map((p) => ({ at: wallToIsoWithOffset(p.bucket, ctx.config.timezone), tickets: p.tickets, gross_amount: toAmount(p.gross_amount) })) },
     queue,
     waiting_list: waitingList,
   };
