@@ -67,19 +67,24 @@ export async function startSyntheticService(
     session_id: 1,
     seats: { id: seats.map((x) => x.id), sector_id: seats.map((x) => x.sector_id), row: seats.map((x) => x.row), number: seats.map((x) => x.number), x: seats.map((x) => x.x), y: seats.map((x) => x.y) },
   });
-  const availability = (snapshot: boolean) =>
+  // As the service answers it: `changes[]` by default, `seats_by_status` with `form=ids`.
+  const taken = seats.filter((x) => x.status !== 'available');
+  const byStatus = (status: string) => taken.filter((x) => x.status === status).map((x) => x.id);
+  const availability = (snapshot: boolean, ids: boolean) =>
     envelope({
       session_id: 1,
       cursor: 'bench1',
       snapshot,
-      changes: snapshot ? seats.filter((x) => x.status !== 'available').map((x) => ({ session_seat_id: x.id, status: x.status })) : [],
+      ...(ids
+        ? { seats_by_status: snapshot ? { available: [], held: byStatus('held'), sold: byStatus('sold'), blocked: byStatus('blocked') } : { available: [], held: [], sold: [], blocked: [] } }
+        : { changes: snapshot ? taken.map((x) => ({ session_seat_id: x.id, status: x.status })) : [] }),
       zones: data.elements.sectors.map((x) => ({ sector_id: x.id, available: x.available })),
       sale_state: 'on_sale',
       sales_start_at: null,
       sales_end_at: null,
     });
-  const snapshotBody = availability(true);
-  const unchangedBody = availability(false);
+  const answersOf = (ids: boolean) => ({ snapshot: availability(true, ids), unchanged: availability(false, ids) });
+  const availabilityForms = { changes: answersOf(false), ids: answersOf(true) };
   const answers: [RegExp, string][] = [
     [/\/auth\/token$/, envelope({ access_token: 'tk_bench', token_type: 'Bearer', sales_channel_slug: 'bench' })],
     [
@@ -132,7 +137,10 @@ export async function startSyntheticService(
       const json = (body: string) => res.writeHead(200, { 'content-type': 'application/json', ...cors }).end(body);
       if (/\/events\/1\/sessions\/1$/.test(path) && /(^|&)seats=none(&|$)/.test(query)) return json(bare);
       if (/\/events\/1\/sessions\/1\/layout$/.test(path)) return json(layout);
-      if (/\/events\/1\/sessions\/1\/availability$/.test(path)) return json(/(^|&)since=/.test(query) ? unchangedBody : snapshotBody);
+      if (/\/events\/1\/sessions\/1\/availability$/.test(path)) {
+        const form = availabilityForms[/(^|&)form=ids(&|$)/.test(query) ? 'ids' : 'changes'];
+        return json(/(^|&)since=/.test(query) ? form.unchanged : form.snapshot);
+      }
     }
     if (req.method === 'POST' && /\/orders(\/[^/]+\/items(-bulk)?)?$/.test(path)) {
       let raw = '';

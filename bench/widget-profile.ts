@@ -14,7 +14,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 /** BENCH_CPU=0: marks and requests only (the sampling profiler slows the page down). */
 const CPU = process.env.BENCH_CPU !== '0';
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[]; positionTicks?: { line: number; ticks: number }[] }
 
 async function main() {
   const outDir = '/tmp/taquilla-widget-profile';
@@ -62,6 +62,35 @@ async function main() {
         self.set(key, (self.get(key) ?? 0) + dt);
         total += dt;
       });
+      // Inclusive time by function (each sample counted once per distinct function on its stack).
+      const parent = new Map<number, number>();
+      for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+      const incl = new Map<string, number>();
+      profile.samples.forEach((id, i) => {
+        const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+        const seen = new Set<string>();
+        for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+          const n = byId.get(cur)!;
+          const key = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url ? `${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber + 1}` : ''}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          incl.set(key, (incl.get(key) ?? 0) + dt);
+        }
+      });
+      if (process.env.LINES) {
+        // Hot lines of the named functions (sampled ticks by source line of the unminified build).
+        const lines = new Map<string, number>();
+        for (const n of profile.nodes) {
+          if (!process.env.LINES.split(',').includes(n.callFrame.functionName)) continue;
+          for (const t of n.positionTicks ?? []) lines.set(`${n.callFrame.functionName}:${t.line}`, (lines.get(`${n.callFrame.functionName}:${t.line}`) ?? 0) + t.ticks);
+        }
+        const src = code.split('\n');
+        for (const [k, v] of [...lines.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`    ${String(v).padStart(5)} ticks  ${k}  ${src[Number(k.split(':')[1]) - 1]?.trim().slice(0, 110)}`);
+      }
+      if (process.env.INCL) {
+        console.log('  inclusive:');
+        for (const [k, v] of [...incl.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.INCL))) console.log(`    ${v.toFixed(1).padStart(6)} ms  ${k}`);
+      }
       const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
       console.log(`  self time, top functions (profile ${total.toFixed(0)} ms, from before init to after the frame):`);
       for (const [k, v] of top) console.log(`    ${v.toFixed(1).padStart(6)} ms  ${k}`);

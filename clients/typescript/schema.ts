@@ -1190,7 +1190,7 @@ export interface paths {
         };
         /**
          * Live seat map of a session: what changed since a version (poll, ETag or Server-Sent Events)
-         * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). docs/widget.md "Live seat maps".
+         * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). `form=ids` lists the same seats as ids under their status (`seats_by_status`), a fraction of the bytes of a large snapshot. docs/catalogue.md "Live seat maps".
          */
         get: operations["getPortalSessionAvailability"];
         put?: never;
@@ -1622,7 +1622,7 @@ export interface paths {
         };
         /**
          * Live seat map: what changed since a version (poll, ETag or Server-Sent Events)
-         * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). docs/widget.md "Live seat maps".
+         * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). `form=ids` lists the same seats as ids under their status (`seats_by_status`), a fraction of the bytes of a large snapshot. docs/catalogue.md "Live seat maps".
          */
         get: operations["getSessionAvailability"];
         put?: never;
@@ -11058,6 +11058,8 @@ export interface operations {
     getPortalSessionAvailability: {
         parameters: {
             query?: {
+                /** @description `changes` (the default): the seats as `changes[]`, one object per seat. `ids`: the same seats as `seats_by_status`, four arrays of ids (about a sixth of the bytes of a large snapshot, and cheaper to parse) */
+                form?: "changes" | "ids";
                 /** @description The `cursor` of the last answer: only what changed since is sent */
                 since?: string;
             };
@@ -11082,7 +11084,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            changes: {
+                            /** @description The seats (the default form) */
+                            changes?: {
                                 session_seat_id: number;
                                 status: "available" | "held" | "sold" | "blocked";
                             }[];
@@ -11091,6 +11094,13 @@ export interface operations {
                             sale_state: "scheduled" | "on_sale" | "ended" | "sold_out";
                             sales_end_at: string | null;
                             sales_start_at: string | null;
+                            /** @description With `form=ids`, instead of `changes`: the same seats, their ids under their status (a snapshot has no `available` ids) */
+                            seats_by_status?: {
+                                available: number[];
+                                blocked: number[];
+                                held: number[];
+                                sold: number[];
+                            };
                             session_id: number;
                             /** @description true: `changes` lists every seat that is not available (any other seat is); false: only the seats whose status changed since `since` */
                             snapshot: boolean;
@@ -13560,6 +13570,8 @@ export interface operations {
     getSessionAvailability: {
         parameters: {
             query?: {
+                /** @description `changes` (the default): the seats as `changes[]`, one object per seat. `ids`: the same seats as `seats_by_status`, four arrays of ids (about a sixth of the bytes of a large snapshot, and cheaper to parse) */
+                form?: "changes" | "ids";
                 /** @description The `cursor` of the last answer: only what changed since is sent */
                 since?: string;
             };
@@ -13584,7 +13596,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            changes: {
+                            /** @description The seats (the default form) */
+                            changes?: {
                                 session_seat_id: number;
                                 status: "available" | "held" | "sold" | "blocked";
                             }[];
@@ -13593,6 +13606,13 @@ export interface operations {
                             sale_state: "scheduled" | "on_sale" | "ended" | "sold_out";
                             sales_end_at: string | null;
                             sales_start_at: string | null;
+                            /** @description With `form=ids`, instead of `changes`: the same seats, their ids under their status (a snapshot has no `available` ids) */
+                            seats_by_status?: {
+                                available: number[];
+                                blocked: number[];
+                                held: number[];
+                                sold: number[];
+                            };
                             session_id: number;
                             /** @description true: `changes` lists every seat that is not available (any other seat is); false: only the seats whose status changed since `since` */
                             snapshot: boolean;

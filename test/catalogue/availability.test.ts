@@ -29,6 +29,7 @@ interface Body {
   cursor: string;
   snapshot: boolean;
   changes: { session_seat_id: number; status: string }[];
+  seats_by_status?: Record<'available' | 'held' | 'sold' | 'blocked', number[]>;
   zones: { sector_id: number; available: number }[];
   sale_state: string;
   sales_start_at: string | null;
@@ -120,6 +121,43 @@ describe('the availability route (D62)', () => {
     expect(res.body!.changes).toContainEqual({ session_seat_id: seat, status: 'held' });
     const bad = await poll(t.app, b2bUrl(s, '?since=not%20a%20cursor'));
     expect(bad.status).toBe(422);
+  });
+
+  it('form=ids: the same seats as ids under their status (snapshot and changes), the rest of the answer alike; another form is 422', async () => {
+    /** The `changes` of an answer as the `ids` form groups them. */
+    const grouped = (changes: Body['changes']) => {
+      const out: Record<string, number[]> = { available: [], held: [], sold: [], blocked: [] };
+      for (const c of changes) out[c.status]!.push(c.session_seat_id);
+      return out;
+    };
+    await hold(t.app, s.seats[20]!.id);
+    const plain = await poll(t.app, b2bUrl(s));
+    const ids = await poll(t.app, b2bUrl(s, '?form=ids'));
+    expect(ids.status).toBe(200);
+    expect(ids.body!.changes).toBeUndefined();
+    expect(ids.body!.seats_by_status!.held).toContain(s.seats[20]!.id);
+    expect(ids.body!.seats_by_status).toEqual(grouped(plain.body!.changes));
+    const { changes: _changes, ...rest } = plain.body!;
+    const { seats_by_status: _seats, ...idsRest } = ids.body!;
+    expect(idsRest).toEqual(rest);
+    // The ETag names the version, not the form: If-None-Match works across forms.
+    expect(ids.etag).toBe(plain.etag);
+    expect((await poll(t.app, b2bUrl(s, '?form=ids'), { 'if-none-match': ids.etag! })).status).toBe(304);
+
+    const order = await hold(t.app, s.seats[22]!.id);
+    await t.app.inject({ method: 'DELETE', url: orderUrl(DEMO.d.slug, order.order_token), headers: bearer(token) });
+    await hold(t.app, s.seats[24]!.id);
+    const delta = await poll(t.app, b2bUrl(s, `?form=ids&since=${ids.body!.cursor}`));
+    expect(delta.body).toMatchObject({ snapshot: false, seats_by_status: { available: [], held: [s.seats[24]!.id], sold: [], blocked: [] } });
+    // The portal twin takes the form too.
+    const portal = await t.app.inject({ method: 'GET', url: portalUrl(s, DEMO.d.slug, `?form=ids&since=${ids.body!.cursor}`) });
+    expect(portal.json().data.seats_by_status).toEqual(delta.body!.seats_by_status);
+
+    for (const form of ['objects', 'IDS', '']) {
+      const bad = await poll(t.app, b2bUrl(s, `?form=${form}`));
+      expect(bad.status, form).toBe(422);
+      expect(bad.raw.json().success).toBe(false);
+    }
   });
 
   it('zones follow places taken in an unnumbered sector', async () => {
@@ -270,6 +308,19 @@ describe('the Server-Sent Events stream (D62)', () => {
     const [missed] = await again.waitFor(1);
     expect(missed!.data).toMatchObject({ snapshot: false, changes: [{ session_seat_id: s.seats[15]!.id, status: 'held' }] });
     again.close();
+  });
+
+  it('a stream with form=ids sends every event in that form', async () => {
+    const stream = openStream(b2bUrl(s, '?form=ids'), bearer(token));
+    const [first] = await stream.waitFor(1);
+    expect(first!.data.snapshot).toBe(true);
+    expect(first!.data.changes).toBeUndefined();
+    expect(first!.data.seats_by_status!.available).toEqual([]);
+    const seat = s.seats[26]!.id;
+    await hold(t.app, seat);
+    const events = await stream.waitFor(2);
+    expect(events[1]!.data).toMatchObject({ snapshot: false, seats_by_status: { available: [], held: [seat], sold: [], blocked: [] } });
+    stream.close();
   });
 
   it('a stream for an unknown session is a JSON 404, not a stream', async () => {

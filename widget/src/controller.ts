@@ -222,8 +222,8 @@ export function createController(deps: ControllerDeps) {
   let fromLayout = false;
   async function pollAvailability() {
     try {
-      const since = liveCursor ? `?since=${encodeURIComponent(liveCursor)}` : '';
-      const body = await api.call<AvailabilityBody>('GET', `/${lang}/events/${eventId}/sessions/${sessionId}/availability${since}`);
+      const since = liveCursor ? `&since=${encodeURIComponent(liveCursor)}` : '';
+      const body = await api.call<AvailabilityBody>('GET', `/${lang}/events/${eventId}/sessions/${sessionId}/availability?form=ids${since}`);
       liveCursor = body.cursor;
       if (state.map && !destroyed) {
         const map = applyAvailability(state.map, body);
@@ -290,7 +290,7 @@ export function createController(deps: ControllerDeps) {
     const path = `/${lang}/events/${event.id}/sessions/${sessionId}`;
     const bareCall = settle(api.call<SessionDetail>('GET', `${path}?seats=none`));
     const layoutCall = settle(api.call<SessionLayout>('GET', `${path}/layout`));
-    const snapshotCall = settle(api.call<AvailabilityBody>('GET', `${path}/availability`));
+    const snapshotCall = settle(api.call<AvailabilityBody>('GET', `${path}/availability?form=ids`));
     const detailCall = (async (): Promise<{ detail: SessionDetail; map?: SeatMap }> => {
       const [bare, layout, snapshot] = [await bareCall, await layoutCall, await snapshotCall];
       if (bare.value && layout.value?.seats && snapshot.value?.snapshot) {
@@ -458,7 +458,7 @@ export function createController(deps: ControllerDeps) {
     // The released seats are free at once on this map (the live map's next answer agrees).
     const freed = orderItems(order).filter((i) => itemIds.includes(i.id) && i.session_seat_id != null);
     if (state.map && freed.length) {
-      update({ map: applyAvailability(state.map, { cursor: '', snapshot: false, changes: freed.map((i) => ({ session_seat_id: i.session_seat_id!, status: 'available' })) }) });
+      update({ map: applyAvailability(state.map, { cursor: '', snapshot: false, seats_by_status: { available: freed.map((i) => i.session_seat_id!) } }) });
     }
     // A zone's free places are the service's count (no seats to mark on the map): read it again so
     // that the sector's count follows the cart down as it did up (addZone refreshes too).

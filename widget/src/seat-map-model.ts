@@ -326,15 +326,17 @@ export function buildSeatMap(detail: SessionDetail, maps: MapSector[] | null): S
 export function seatMapFromLayout(detail: SessionDetail, layout: SessionLayout, snapshot: AvailabilityBody): SeatMap {
   const zones = new Map((snapshot.zones ?? []).map((z) => [z.sector_id, z.available]));
   const { sectors, sectorOf } = sectorsOf(detail, null, zones);
-  return assemble(sectors, sectorOf, layout.seats, (seats) => statusesAfter(seats, new Uint8Array(seats.size), snapshot.changes));
+  return assemble(sectors, sectorOf, layout.seats, (seats) => statusesAfter(seats, new Uint8Array(seats.size), snapshot.seats_by_status));
 }
 
-/** `status` with the changes of an availability answer written in (seats the map does not have are skipped). */
-function statusesAfter(seats: Seats, status: Uint8Array, changes: AvailabilityBody['changes']): Uint8Array {
-  for (const c of changes) {
-    const i = seats.indexOf(c.session_seat_id);
-    if (i >= 0) status[i] = statusCode(c.status);
-  }
+/** `status` with the seats of an availability answer written in (seats the map does not have are skipped). */
+function statusesAfter(seats: Seats, status: Uint8Array, changed: AvailabilityBody['seats_by_status'] | undefined): Uint8Array {
+  STATUSES.forEach((name, code) => {
+    for (const id of changed?.[name] ?? []) {
+      const i = seats.indexOf(id);
+      if (i >= 0) status[i] = code;
+    }
+  });
   return status;
 }
 
@@ -429,11 +431,14 @@ export function zoomBox(
   return { x: cx - (cx - box.x) * f, y: cy - (cy - box.y) * f, w, h };
 }
 
-/** An answer of the live map (D62, `GET .../availability`): a snapshot of the seats that are not free, or the changes since a cursor. */
+/**
+ * An answer of the live map (D62, `GET .../availability?form=ids`): a snapshot of the seats that
+ * are not free, or the seats that changed since a cursor, their ids under their status.
+ */
 export interface AvailabilityBody {
   cursor: string;
   snapshot: boolean;
-  changes: { session_seat_id: number; status: string }[];
+  seats_by_status: Partial<Record<SeatStatus, number[]>>;
   zones?: { sector_id: number; available: number }[];
 }
 
@@ -443,7 +448,7 @@ export interface AvailabilityBody {
  */
 export function applyAvailability(map: SeatMap, body: AvailabilityBody): SeatMap {
   const before = map.seats.status;
-  const status = statusesAfter(map.seats, body.snapshot ? new Uint8Array(before.length) : before.slice(), body.changes);
+  const status = statusesAfter(map.seats, body.snapshot ? new Uint8Array(before.length) : before.slice(), body.seats_by_status);
   let changed = false;
   for (let i = 0; i < status.length && !changed; i++) changed = status[i] !== before[i];
   const seats = changed ? map.seats.withStatus(status) : map.seats;

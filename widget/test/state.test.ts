@@ -205,9 +205,9 @@ describe('seat map model', () => {
       session_id: 7,
       seats: { id: seats.map((s) => s.id), sector_id: seats.map((s) => s.sector_id), row: seats.map((s) => s.row), number: seats.map((s) => s.number), x: seats.map((s) => s.x), y: seats.map((s) => s.y) },
     };
-    // The snapshot lists the seats that are not free, in the service's words ('reserved' is held);
-    // the zone's free places come from it too.
-    const snapshot = { cursor: 'c1', snapshot: true, changes: [{ session_seat_id: 2, status: 'sold' }, { session_seat_id: 3, status: 'reserved' }], zones: [{ sector_id: 11, available: 120 }] };
+    // The snapshot lists the seats that are not free, by status (form=ids); the zone's free places
+    // come from it too.
+    const snapshot = { cursor: 'c1', snapshot: true, seats_by_status: { available: [], held: [3], sold: [2], blocked: [] }, zones: [{ sector_id: 11, available: 120 }] };
     const fromLayout = seatMapFromLayout(bare, layout, snapshot);
     const expected = buildSeatMap({ ...full, elements: { ...full.elements, sectors: full.elements.sectors.map((s) => (s.id === 11 ? { ...s, available: 120 } : s)) } }, null);
     expect(fromLayout).toEqual(expected);
@@ -219,15 +219,15 @@ describe('seat map model', () => {
 
   it('applies a live-map answer: changes, a snapshot, the same map when nothing changed', () => {
     const map = buildSeatMap(detail(), null);
-    const next = applyAvailability(map, { cursor: 'c2', snapshot: false, changes: [{ session_seat_id: 1, status: 'sold' }, { session_seat_id: 999, status: 'sold' }] });
+    const next = applyAvailability(map, { cursor: 'c2', snapshot: false, seats_by_status: { sold: [1, 999] } });
     expect(next.seats.get(1)?.status).toBe('sold');
     expect(next.seats.get(2)?.status).toBe('sold');
     expect(next.sectors[0]!.available).toBe(3);
     // The map it came from is unchanged (the seat layers compare the two).
     expect(map.seats.get(1)?.status).toBe('available');
-    expect(applyAvailability(next, { cursor: 'c3', snapshot: false, changes: [{ session_seat_id: 1, status: 'sold' }] })).toBe(next);
+    expect(applyAvailability(next, { cursor: 'c3', snapshot: false, seats_by_status: { sold: [1] } })).toBe(next);
     // A snapshot frees every seat it does not list; a zone's count changes alone.
-    const snap = applyAvailability(next, { cursor: 'c4', snapshot: true, changes: [{ session_seat_id: 3, status: 'held' }], zones: [{ sector_id: 11, available: 99 }] });
+    const snap = applyAvailability(next, { cursor: 'c4', snapshot: true, seats_by_status: { held: [3] }, zones: [{ sector_id: 11, available: 99 }] });
     expect([...snap.seats.values()].filter((s) => s.status !== 'available').map((s) => s.id)).toEqual([3]);
     expect(snap.sectors.map((s) => s.available)).toEqual([5, 99]);
   });

@@ -9,17 +9,34 @@ import { cursorOfTag, followAvailability, getAvailability, type AvailabilityBody
 // (ETag / If-None-Match, or ?since=<cursor>) or a Server-Sent Events stream (Accept: text/event-stream).
 
 export const AvailabilityQuery = Type.Object(
-  { since: Type.Optional(Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The `cursor` of the last answer: only what changed since is sent' })) },
+  {
+    since: Type.Optional(Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The `cursor` of the last answer: only what changed since is sent' })),
+    form: Type.Optional(
+      Type.Union([Type.Literal('changes'), Type.Literal('ids')], {
+        description:
+          '`changes` (the default): the seats as `changes[]`, one object per seat. `ids`: the same seats as `seats_by_status`, four arrays of ids ' +
+          '(about a sixth of the bytes of a large snapshot, and cheaper to parse)',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
-const SeatStatus = Type.Union(['available', 'held', 'sold', 'blocked'].map((s) => Type.Literal(s)));
+const SEAT_STATUSES = ['available', 'held', 'sold', 'blocked'] as const;
+const SeatStatus = Type.Union(SEAT_STATUSES.map((s) => Type.Literal(s)));
+const SeatIds = Type.Array(Type.Integer());
 
 const AvailabilityData = Type.Object({
   session_id: Type.Integer(),
   cursor: Type.String({ description: 'Names this version: send it back as `since` (or the ETag as If-None-Match)' }),
   snapshot: Type.Boolean({ description: 'true: `changes` lists every seat that is not available (any other seat is); false: only the seats whose status changed since `since`' }),
-  changes: Type.Array(Type.Object({ session_seat_id: Type.Integer(), status: SeatStatus })),
+  changes: Type.Optional(Type.Array(Type.Object({ session_seat_id: Type.Integer(), status: SeatStatus }), { description: 'The seats (the default form)' })),
+  seats_by_status: Type.Optional(
+    Type.Object(
+      { available: SeatIds, held: SeatIds, sold: SeatIds, blocked: SeatIds },
+      { description: 'With `form=ids`, instead of `changes`: the same seats, their ids under their status (a snapshot has no `available` ids)' },
+    ),
+  ),
   zones: Type.Array(Type.Object({ sector_id: Type.Integer(), available: Type.Integer({ description: 'Free places of the sector now' }) })),
   sale_state: Type.Union(['scheduled', 'on_sale', 'ended', 'sold_out'].map((s) => Type.Literal(s))),
   sales_start_at: Type.Union([Type.String(), Type.Null()]),
@@ -32,7 +49,8 @@ export const AVAILABILITY_DESCRIPTION =
   'Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats ' +
   'whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not ' +
   'available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; ' +
-  'a reconnect sends Last-Event-ID and gets what it missed). docs/widget.md "Live seat maps".';
+  'a reconnect sends Last-Event-ID and gets what it missed). `form=ids` lists the same seats as ids under their status (`seats_by_status`), ' +
+  'a fraction of the bytes of a large snapshot. docs/catalogue.md "Live seat maps".';
 
 /** Heartbeat comment of a stream, so that proxies keep an idle stream open. */
 const HEARTBEAT_MS = 15_000;
@@ -52,20 +70,35 @@ export async function answerAvailability(
   request: FastifyRequest,
   reply: FastifyReply,
   channel: ChannelRecord,
-  ids: { eventId: number; sessionId: number; since: string | undefined },
+  ids: { eventId: number; sessionId: number; since: string | undefined; form?: 'changes' | 'ids' },
 ) {
   const availability = await getAvailability(ctx, channel, ids.eventId, ids.sessionId);
   const ifNoneMatch = request.headers['if-none-match'];
   const since = ids.since ?? cursorOfTag(request.headers['last-event-id'] as string | undefined) ?? cursorOfTag(ifNoneMatch);
-  if (wantsStream(request)) return stream(ctx, request, reply, availability, since);
+  const shape = ids.form === 'ids' ? byStatus : (body: AvailabilityBody) => body;
+  if (wantsStream(request)) return stream(ctx, request, reply, availability, since, shape);
   reply.header('etag', availability.etag).header('cache-control', 'private, no-cache');
   if (!ids.since && ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === availability.etag || t.trim() === availability.etag.slice(2))) {
     return reply.status(304).send();
   }
-  return { status: 200, success: true, data: availability.body(since), message: 'Availability' };
+  return { status: 200, success: true, data: shape(availability.body(since)), message: 'Availability' };
 }
 
-function stream(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, first: Awaited<ReturnType<typeof getAvailability>>, since: string | undefined) {
+/** The `ids` form of an answer: `changes` as `seats_by_status`, the ids of the seats of each status. */
+function byStatus({ changes, ...rest }: AvailabilityBody) {
+  const seats: Record<(typeof SEAT_STATUSES)[number], number[]> = { available: [], held: [], sold: [], blocked: [] };
+  for (const c of changes) seats[c.status].push(c.session_seat_id);
+  return { ...rest, seats_by_status: seats };
+}
+
+function stream(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  first: Awaited<ReturnType<typeof getAvailability>>,
+  since: string | undefined,
+  shape: (body: AvailabilityBody) => object,
+) {
   reply.hijack();
   const raw = reply.raw;
   // Headers set so far (CORS) go out with the stream's own.
@@ -78,7 +111,7 @@ function stream(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, f
     'x-accel-buffering': 'no',
   });
   raw.write('retry: 2000\n\n');
-  const send = (etag: string, body: AvailabilityBody) => raw.write(`event: availability\nid: ${etag}\ndata: ${JSON.stringify(body)}\n\n`);
+  const send = (etag: string, body: AvailabilityBody) => raw.write(`event: availability\nid: ${etag}\ndata: ${JSON.stringify(shape(body))}\n\n`);
   const unfollow = followAvailability(ctx, first, since, send);
   const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
   heartbeat.unref();

@@ -107,7 +107,7 @@ const catalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { eventId, sessionId } = request.params;
-      return answerAvailability(app.ctx, request, reply, request.channel!, { eventId, sessionId, since: request.query.since });
+      return answerAvailability(app.ctx, request, reply, request.channel!, { eventId, sessionId, since: request.query.since, form: request.query.form });
     },
   );
 

@@ -74,7 +74,7 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const { salesChannelSlug, eventId, sessionId } = request.params;
         // From memory, like the answer itself: a poll never reads the database (D62).
         const channel = await cachedPublicChannel(app.ctx, salesChannelSlug);
-        return answerAvailability(app.ctx, request, reply, channel, { eventId, sessionId, since: request.query.since });
+        return answerAvailability(app.ctx, request, reply, channel, { eventId, sessionId, since: request.query.since, form: request.query.form });
       },
     );
 
