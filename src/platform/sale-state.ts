@@ -16,11 +16,13 @@ export interface SaleWindow {
 }
 
 /**
- * The catalogue's `sale_state` (D59) of a listed session (status on_sale, event published):
- * `scheduled` before its sales start, `ended` once its window has closed or it has started,
- * `sold_out` inside the window with nothing free, else `on_sale`.
+ * The catalogue's `sale_state` (D59) of a session of a published event: `ended` once it is cancelled
+ * or closed (D74: never sold again; the session detail and the live map still answer for it), once
+ * its window has closed or once it has started; else `scheduled` before its sales start, `sold_out`
+ * inside the window with nothing free, and `on_sale`.
  */
-export function saleStateOf(s: SaleWindow & { startDatetime: Date; available: number }, now: Date): SaleState {
+export function saleStateOf(s: SaleWindow & { status: string; startDatetime: Date; available: number }, now: Date): SaleState {
+  if (s.status === 'cancelled' || s.status === 'closed') return 'ended';
   if (s.salesStartAt && now < s.salesStartAt) return 'scheduled';
   if ((s.salesEndAt && now >= s.salesEndAt) || s.startDatetime <= now) return 'ended';
   return s.available > 0 ? 'on_sale' : 'sold_out';

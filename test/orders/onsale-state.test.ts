@@ -334,6 +334,37 @@ describe('tokens and time', () => {
 });
 
 describe('PATCH /sessions/{id} with status cancelled (D74)', () => {
+  it('a cancelled or closed session reads as ended (D59 sale_state) in the session detail and both live maps, whatever its window', async () => {
+    const at = t.clock.now().getTime();
+    const made = await admin.post(`/events/${s0.eventId}/sessions`, { start_datetime: new Date(at + 41 * 86_400_000).toISOString(), status: 'on_sale' });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const id = made.body.data.id as number;
+    const token = await tokenFor(t.app, DEMO.d.slug);
+    const states = async () => {
+      const read = async (url: string, headers: Record<string, string> = {}) => {
+        const r = await t.app.inject({ url, headers });
+        expect(r.statusCode, r.body).toBe(200);
+        return r.json().data;
+      };
+      const b2bBase = `/api/sales-channel/v1/${DEMO.d.slug}/en/events/${s0.eventId}/sessions/${id}`;
+      return [
+        (await read(b2bBase, bearer(token))).session.sale_state,
+        (await read(`${b2bBase}/availability`, bearer(token))).sale_state,
+        (await read(portalUrl(`/events/${s0.eventId}/sessions/${id}/availability`))).sale_state,
+      ];
+    };
+    expect(await states()).toEqual(['on_sale', 'on_sale', 'on_sale']);
+    // Closed without a window (it would read on_sale), then with a window still to come (scheduled).
+    expect((await admin.patch(`/sessions/${id}`, { status: 'closed' })).status).toBe(200);
+    expect(await states()).toEqual(['ended', 'ended', 'ended']);
+    const window = { sales_start_at: iso(at + 86_400_000), sales_end_at: iso(at + 2 * 86_400_000) };
+    expect((await admin.patch(`/sessions/${id}`, { status: 'on_sale', ...window })).status).toBe(200);
+    expect(await states()).toEqual(['scheduled', 'scheduled', 'scheduled']);
+    const cancelled = await admin.post(`/sessions/${id}/cancel`, { refund: false });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(await states()).toEqual(['ended', 'ended', 'ended']);
+  });
+
   it('cancels as POST .../cancel does without refunds: live carts end, sold tickets kept, channels told, the other fields saved', async () => {
     const made = await admin.post(`/events/${s0.eventId}/sessions`, { start_datetime: new Date(t.clock.now().getTime() + 40 * 86_400_000).toISOString(), status: 'on_sale' });
     expect(made.status, JSON.stringify(made.body)).toBe(201);

@@ -63,7 +63,7 @@ export async function listEvents(ctx: AppContext, channel: ChannelRecord, lang: 
 const earliest = (dates: Date[]): Date | null => (dates.length ? new Date(Math.min(...dates.map((d) => d.getTime()))) : null);
 
 /** The sales window and `sale_state` of a listed session (D59). */
-function saleFields(s: { startDatetime: Date; salesStartAt: Date | null; salesEndAt: Date | null }, available: number, now: Date) {
+function saleFields(s: { status: string; startDatetime: Date; salesStartAt: Date | null; salesEndAt: Date | null }, available: number, now: Date) {
   return { ...windowJson(s), sale_state: saleStateOf({ ...s, available }, now) };
 }
 
