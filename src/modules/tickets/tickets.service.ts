@@ -24,15 +24,19 @@ export async function orderTicketLinks(
 ): Promise<(repo.OrderTicketRow & { url: string | null; appleWalletUrl: string | null; googleWalletUrl: string | null })[]> {
   const tickets = await repo.ticketsOfOrderItems(db, orderId);
   const now = ctx.clock.now();
-  // Wallet links (D70) only where the deployment offers that wallet, and only for a valid ticket.
-  const wallet = (provider: 'apple' | 'google', t: repo.OrderTicketRow) =>
-    t.status === 'valid' && ctx.config.wallet[provider] !== null ? signedWalletUrl(ctx.config, provider, t.code, now) : null;
-  return tickets.map((t) => ({
-    ...t,
-    url: t.status === 'valid' ? signedTicketUrl(ctx.config, t.code, now) : null,
-    appleWalletUrl: wallet('apple', t),
-    googleWalletUrl: wallet('google', t),
-  }));
+  return tickets.map((t) => {
+    const wallet = t.status === 'valid' ? walletLinks(ctx, t.code, now) : { apple: null, google: null };
+    return { ...t, url: t.status === 'valid' ? signedTicketUrl(ctx.config, t.code, now) : null, appleWalletUrl: wallet.apple, googleWalletUrl: wallet.google };
+  });
+}
+
+/** A valid ticket's wallet links (D70): only for the wallets the deployment offers, null for the others. */
+export function walletLinks(ctx: AppContext, code: string, now: Date): { apple: string | null; google: string | null } {
+  const { wallet } = ctx.config;
+  return {
+    apple: wallet.apple !== null ? signedWalletUrl(ctx.config, 'apple', code, now) : null,
+    google: wallet.google !== null ? signedWalletUrl(ctx.config, 'google', code, now) : null,
+  };
 }
 
 export function signTicketUrls(ctx: AppContext, codes: string[]): string[] {
