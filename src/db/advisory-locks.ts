@@ -15,9 +15,10 @@ import { queryRows, type Db } from './client.js';
 //   (waitinglist.repo.ts), tried, never waited for.
 // - migrations: the plain key MIGRATION_LOCK_KEY (migrate.ts), taken before any function exists.
 // Taken inside SQL functions, which keep their own derivation (src/db/functions):
-// - sessionSale (seed 74, 'session-sale:' || session id): lock_session_sale (016_lock_session_sale.sql),
-//   shared by close_order, exclusive by a change of the session (D74). Waits without a bound: a
-//   closing runs after the payment was taken and must not give up behind a cancellation.
+// - sessionSale (seed 74, 'session-sale:' || session id, session_sale_key): lock_session_sale
+//   (016_lock_session_sale.sql), shared by close_order (which takes an order of one session's
+//   straight), exclusive by a change of the session (D74). Waits without a bound: a closing runs
+//   after the payment was taken and must not give up behind a cancellation.
 // - access-token group, int-pair form: (channel id, hashtext(scope || ':' || client_id)) while a
 //   token is issued, and (-channel id, hashtext(scope)) tried for the cap sweep
 //   (120_issue_access_token.sql).

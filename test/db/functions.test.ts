@@ -103,6 +103,13 @@ describe.each(kinds)('SQL function files on %s', (kind) => {
     expect(rate).not.toContain('rate_fits_seat');
     const fee = await plan(sql`SELECT fee_of_rule(price, 'percent', 100) FROM rates`);
     expect(fee).not.toContain('fee_of_rule');
+    // The sale lock's key (D74): close_order takes a one-session order's lock with it on every
+    // closing; declared IMMUTABLE over a stable `text || integer` it ran as a function, planned per call.
+    const key = await plan(sql`SELECT session_sale_key(id) FROM sessions`);
+    expect(key).not.toContain('session_sale_key');
+    expect(key).toContain('hashtextextended');
+    const [same] = await queryRows<{ v: boolean }>(database.db, sql`SELECT session_sale_key(12) = hashtextextended('session-sale:' || 12, 74) AS v`);
+    expect(same!.v).toBe(true);
   });
 
   it('a second start re-applies the files and changes nothing', async () => {

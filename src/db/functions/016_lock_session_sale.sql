@@ -8,6 +8,8 @@
 -- of one hot session writes the row's lock word each time (a multixact once two hold it), which
 -- cost the flash sale and bench:confirm a quarter of the closing's database time. The lock
 -- manager holds this one in memory only.
+
+-- The key: session_sale_key (015_session_sale_key.sql).
 CREATE OR REPLACE FUNCTION lock_session_sale(p_session_ids integer[], p_exclusive boolean) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -16,9 +18,9 @@ BEGIN
   -- In id order, so that two transactions over several sessions cannot deadlock.
   FOR v_id IN SELECT DISTINCT s FROM unnest(p_session_ids) s ORDER BY s LOOP
     IF p_exclusive THEN
-      PERFORM pg_advisory_xact_lock(hashtextextended('session-sale:' || v_id, 74));
+      PERFORM pg_advisory_xact_lock(session_sale_key(v_id));
     ELSE
-      PERFORM pg_advisory_xact_lock_shared(hashtextextended('session-sale:' || v_id, 74));
+      PERFORM pg_advisory_xact_lock_shared(session_sale_key(v_id));
     END IF;
   END LOOP;
 END;

@@ -73,8 +73,17 @@ BEGIN
   -- update the session row, then ends the carts in a later transaction) either commits before
   -- this check, which then sees it, or waits for this closing to commit; no ticket is issued after
   -- a cancellation has committed.
-  PERFORM lock_session_sale(v_sessions, false);
-  SELECT s INTO v_closed FROM unnest(v_sessions) AS s WHERE NOT session_is_on_sale(s, p_now) LIMIT 1;
+  -- Every item of one session (most orders): its lock and its check straight, without the
+  -- queries over the array (0.05 M of the closing's instructions under callgrind).
+  IF v_sessions[1] = ALL (v_sessions) THEN
+    PERFORM pg_advisory_xact_lock_shared(session_sale_key(v_sessions[1]));
+    IF NOT session_is_on_sale(v_sessions[1], p_now) THEN
+      v_closed := v_sessions[1];
+    END IF;
+  ELSE
+    PERFORM lock_session_sale(v_sessions, false);
+    SELECT s INTO v_closed FROM unnest(v_sessions) AS s WHERE NOT session_is_on_sale(s, p_now) LIMIT 1;
+  END IF;
   IF v_closed IS NOT NULL THEN
     RETURN json_build_object('outcome', 'not_on_sale', 'session_id', v_closed);
   END IF;
@@ -108,7 +117,11 @@ BEGIN
   IF COALESCE(cardinality(v_seats), 0) <> v_count THEN
     RETURN json_build_object('outcome', 'seat_unavailable');
   END IF;
-  UPDATE session_seats SET status = 'sold', order_id = v_order.id, hold_expires_at = NULL WHERE id = ANY(v_seats);
+  -- The rows just locked, reached again through the items: `WHERE id = ANY(v_seats)` was planned
+  -- anew on every call (a custom plan for the array's one element always looked cheaper than the
+  -- generic one), a planning per closing under callgrind.
+  UPDATE session_seats ss SET status = 'sold', order_id = v_order.id, hold_expires_at = NULL
+  FROM order_items i WHERE i.order_id = v_order.id AND ss.id = i.session_seat_id;
 
   PERFORM complete_order(v_order.id, v_items, p_codes[1:v_count], v_order.integration_mode = ANY(p_email_modes),
                          p_name, p_surname, p_email, p_phone, p_payment_method, p_transaction_id, p_now);

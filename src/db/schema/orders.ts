@@ -38,6 +38,8 @@ export const orders = pgTable('orders', {
   completedAt: ts('completed_at'),
   /** Completed but not yet in the kept sales figures (migration 0342, sales_figures_apply_pending). */
   figuresPending: boolean('figures_pending').notNull().default(false),
+  /** A payment attempt was opened for it (migration 0343): orders_close_payment_attempts fires only then. */
+  paymentAttempted: boolean('payment_attempted').notNull().default(false),
 });
 
 export const sessionSeats = pgTable('session_seats', {
