@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, type Column, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { organisers } from '../db/schema/index.js';
 
@@ -11,12 +11,19 @@ export async function organiserExists(db: Db, id: number): Promise<boolean> {
   return rows.length > 0;
 }
 
+/**
+ * The condition that limits a back-office read to one organiser's rows (`column` is the table's
+ * organiser id), or none when `organiserId` is null: an admin's scope (organiserScope) sees every row.
+ */
+export const ofOrganiser = (column: Column, organiserId: number | null): SQL | undefined =>
+  organiserId === null ? undefined : eq(column, organiserId);
+
 /** Every organiser, or only the one with `onlyId`, by id. */
 export async function listOrganisers(db: Db, onlyId: number | null = null) {
   return db
     .select()
     .from(organisers)
-    .where(onlyId === null ? undefined : eq(organisers.id, onlyId))
+    .where(ofOrganiser(organisers.id, onlyId))
     .orderBy(asc(organisers.id));
 }
 

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { listEventsFor } from '../catalogue/catalogue-admin.service.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { Card, Field, PostForm, Table } from '../admin/dashboard/kit/dashboard.controls.js';
-import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
+import { Card, Field, PostForm, SubmitRow, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { attachment, XLSX_TYPE } from '../../lib/download.js';
 import { attendeeCsvFor, attendeeXlsxFor, listAttendeesFor } from './attendees.service.js';
@@ -354,9 +354,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
         <Card id="att-h" title="Attendees">
           <form class="grid" method="get">
             <Field name="q" label="Search by name, e-mail, order or ticket code" value={q ?? ''} type="search" />
-            <div class="field">
-              <button type="submit">Search</button>
-            </div>
+            <SubmitRow>Search</SubmitRow>
           </form>
           <p>
             <a href={`/admin/sessions/${sessionId}/attendees.xlsx`}>Download XLSX</a> · <a href={`/admin/sessions/${sessionId}/attendees.csv`}>Download CSV</a> ·{' '}
@@ -464,8 +462,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
             </p>
           ) : null}
           {pc.actor.role === 'admin' ? (
-            <form class="grid" method="post" action="/admin/privacy/erase">
-              <Csrf pc={pc} />
+            <PostForm pc={pc} action="/admin/privacy/erase" submit="Erase" submitCls="danger">
               <Field name="email" label="Buyer's e-mail address" type="email" required wide />
               <fieldset class="field wide">
                 <legend>Confirmation</legend>
@@ -473,12 +470,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
                   <input type="checkbox" name="confirm" value="1" required /> I understand that this erases the buyer's data for good
                 </label>
               </fieldset>
-              <div class="field">
-                <button type="submit" class="danger">
-                  Erase
-                </button>
-              </div>
-            </form>
+            </PostForm>
           ) : (
             <p>Only an admin may erase a buyer's data.</p>
           )}

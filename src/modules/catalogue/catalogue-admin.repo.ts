@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { eventTextSql } from '../../platform/i18n.js';
+import { ofOrganiser } from '../../platform/organisers.repo.js';
 import { eventTranslations, events, fees, rates, sectors, sessions, venues } from '../../db/schema/index.js';
 
 // Reads and writes of the back office on the catalogue tables (issue 8).
@@ -9,7 +10,7 @@ export async function listVenues(db: Db, organiserId: number | null) {
   return db
     .select()
     .from(venues)
-    .where(organiserId === null ? undefined : eq(venues.organiserId, organiserId))
+    .where(ofOrganiser(venues.organiserId, organiserId))
     .orderBy(asc(venues.id));
 }
 
@@ -27,7 +28,7 @@ export async function listEvents(db: Db, organiserId: number | null) {
   return db
     .select()
     .from(events)
-    .where(organiserId === null ? undefined : eq(events.organiserId, organiserId))
+    .where(ofOrganiser(events.organiserId, organiserId))
     .orderBy(asc(events.id));
 }
 

@@ -45,17 +45,11 @@ function FeeRows({ pc, fees }: { pc: PageContext; fees: catalogue.FeeView[] }) {
       rows={fees.map((f) => (
         <tr>
           <td colspan={3}>
-            <form class="grid" method="post" action={`/admin/fees/${f.id}`}>
-              <Csrf pc={pc} />
+            <PostForm pc={pc} action={`/admin/fees/${f.id}`} submit="Save" submitCls="secondary" submitName={`Save fee ${f.name}`}>
               <Field name="name" label="Name" value={f.name} required />
               <Select name="kind" label="Kind" options={FEE_KINDS} selected={f.kind} />
               <Field name="amount" label="Amount" type="number" value={f.amount} attrs={{ step: '0.01', min: 0 }} />
-              <div class="field">
-                <button type="submit" class="secondary" aria-label={`Save fee ${f.name}`}>
-                  Save
-                </button>
-              </div>
-            </form>
+            </PostForm>
           </td>
           <td>
             <ActionButton pc={pc} action={`/admin/fees/${f.id}/delete`} label="Delete" cls="danger" accessibleName={`Delete fee ${f.name}`} />
@@ -375,17 +369,11 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
             rows={session.rates.map((r) => (
               <tr>
                 <td>
-                  <form class="grid" method="post" action={`/admin/rates/${r.id}`}>
-                    <Csrf pc={pc} />
+                  <PostForm pc={pc} action={`/admin/rates/${r.id}`} submit="Save" submitCls="secondary" submitName={`Save rate ${r.name}`}>
                     <Field name="name" label="Name" value={r.name} required />
                     <Field name="price" label="Price" type="number" value={r.price} attrs={{ step: '0.01', min: 0 }} />
                     <Select name="sector_id" label="Sector" options={sectorOptions} selected={r.sector_id ?? ''} />
-                    <div class="field">
-                      <button type="submit" class="secondary" aria-label={`Save rate ${r.name}`}>
-                        Save
-                      </button>
-                    </div>
-                  </form>
+                  </PostForm>
                 </td>
                 <td>
                   <ActionButton pc={pc} action={`/admin/rates/${r.id}/delete`} label="Delete" cls="danger" accessibleName={`Delete rate ${r.name}`} />
@@ -397,15 +385,9 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
           {copyOptions.length ? (
             <>
               <h3>Copy rates from another session</h3>
-              <form class="grid" method="post" action={`/admin/sessions/${id}/rates/copy`}>
-                <Csrf pc={pc} />
+              <PostForm pc={pc} action={`/admin/sessions/${id}/rates/copy`} submit="Copy its rates" submitCls="secondary">
                 <Select name="from_session_id" label="Session" options={copyOptions} />
-                <div class="field">
-                  <button type="submit" class="secondary">
-                    Copy its rates
-                  </button>
-                </div>
-              </form>
+              </PostForm>
               <p class="hint">Rates with a name this session has already are left alone.</p>
             </>
           ) : null}

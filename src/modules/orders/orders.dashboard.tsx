@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import * as channels from '../channels/channels-admin.service.js';
 import { getOrderFor, listOrdersFor, type OrderDetail } from './orders-admin.service.js';
 import { pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
-import { ActionButton, Card, Field, Table } from '../admin/dashboard/kit/dashboard.controls.js';
-import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
+import { ActionButton, Card, Field, PostForm, SubmitRow, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { money } from '../admin/dashboard/kit/dashboard.money.js';
 
@@ -36,11 +36,7 @@ function RefundForm({ o }: { o: OrderDetail }) {
         ))}
       </fieldset>
       <Field name="reason" label="Reason for the refund" required wide attrs={{ maxlength: 1000 }} />
-      <div class="field">
-        <button type="submit" class="danger">
-          Review the refund
-        </button>
-      </div>
+      <SubmitRow cls="danger">Review the refund</SubmitRow>
     </form>
   );
 }
@@ -81,8 +77,7 @@ function RefundConfirmation({ pc, o, ticketIds, reason }: { pc: PageContext; o: 
       {chosen.length === 0 ? (
         <p class="alert">Choose at least one ticket that is not refunded yet.</p>
       ) : (
-        <form class="grid" method="post" action={`${orderHref(o.reference)}/refund`}>
-          <Csrf pc={pc} />
+        <PostForm pc={pc} action={`${orderHref(o.reference)}/refund`} submit={`Refund ${chosen.length} ticket(s) now`} submitCls="danger">
           <input type="hidden" name="reason" value={reason} />
           {chosen.map((i) => (
             <input type="hidden" name="ticket_ids" value={i.ticket_id!} />
@@ -92,12 +87,7 @@ function RefundConfirmation({ pc, o, ticketIds, reason }: { pc: PageContext; o: 
               <input type="checkbox" name="allow_used" value="true" /> Refund checked-in tickets too
             </label>
           </div>
-          <div class="field">
-            <button type="submit" class="danger">
-              Refund {chosen.length} ticket(s) now
-            </button>
-          </div>
-        </form>
+        </PostForm>
       )}
       <p>
         <a href={orderHref(o.reference)}>Cancel</a>
@@ -318,9 +308,7 @@ export default async function ordersDashboard(app: FastifyInstance): Promise<voi
         <form class="search" method="get" action="/admin/orders" role="search">
           {channelId ? <input type="hidden" name="channel_id" value={channelId} /> : null}
           <Field name="q" label="Find an order" type="search" value={search} hint="reference, e-mail or name" attrs={{ maxlength: 200, autocapitalize: 'none' }} />
-          <div class="field">
-            <button type="submit">Search</button>
-          </div>
+          <SubmitRow>Search</SubmitRow>
         </form>
         {channel ? (
           <p>

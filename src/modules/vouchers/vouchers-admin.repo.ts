@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { events, rates, sessions, vouchers } from '../../db/schema/index.js';
 import { eventTextSql } from '../../platform/i18n.js';
+import { ofOrganiser } from '../../platform/organisers.repo.js';
 
 // The back office's reads and writes of vouchers (vouchers-admin.service.ts).
 
@@ -40,7 +41,7 @@ export async function listVouchers(db: Db, organiserId: number | null): Promise<
   return db
     .select()
     .from(vouchers)
-    .where(organiserId === null ? undefined : eq(vouchers.organiserId, organiserId))
+    .where(ofOrganiser(vouchers.organiserId, organiserId))
     .orderBy(asc(vouchers.code), asc(vouchers.id));
 }
 

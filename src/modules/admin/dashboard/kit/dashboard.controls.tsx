@@ -129,16 +129,46 @@ export function Card({ id, title, children }: { id: string; title: string; child
   );
 }
 
-/** A form that POSTs to `action` with the session's CSRF token, its fields, and a row with its submit button. */
-export function PostForm({ pc, action, submit, cls = 'grid', children }: { pc: PageContext; action: string; submit: string; cls?: string; children?: ComponentChildren }) {
+/**
+ * A form that POSTs to `action` with the session's CSRF token, its fields, and a row with its submit
+ * button (`submitCls` and `submitName` as SubmitRow's `cls` and `accessibleName`).
+ */
+export function PostForm({
+  pc,
+  action,
+  submit,
+  submitCls,
+  submitName,
+  cls = 'grid',
+  children,
+}: {
+  pc: PageContext;
+  action: string;
+  submit: string;
+  submitCls?: string;
+  submitName?: string;
+  cls?: string;
+  children?: ComponentChildren;
+}) {
   return (
     <form class={cls} method="post" action={action}>
       <Csrf pc={pc} />
       {children}
-      <div class="field">
-        <button type="submit">{submit}</button>
-      </div>
+      <SubmitRow cls={submitCls} accessibleName={submitName}>
+        {submit}
+      </SubmitRow>
     </form>
+  );
+}
+
+/** The row with a form's submit button: `cls` secondary or danger, `accessibleName` where the label alone is ambiguous (a Save per row). */
+export function SubmitRow({ cls, accessibleName, children }: { cls?: string; accessibleName?: string; children: ComponentChildren }) {
+  return (
+    <div class="field">
+      <button type="submit" class={cls} aria-label={accessibleName}>
+        {children}
+      </button>
+    </div>
   );
 }
 
