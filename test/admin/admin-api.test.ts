@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { bearer, buildTestApp, expectRefused, tokenFor, type TestApp } from '../helpers.js';
-import { account, api, otherOrganiserDocument, setUpOtherOrganiser } from './admin-helpers.js';
+import { account, api, apiAs, otherOrganiserDocument, setUpOtherOrganiser } from './admin-helpers.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof api>;
@@ -15,7 +15,7 @@ const DEMO_ORGANISER = 1;
 
 beforeAll(async () => {
   t = await buildTestApp();
-  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  admin = await apiAs(t, 'root@taquilla.test');
   ({ ids: b, promoterB } = await setUpOtherOrganiser(t.ctx, t.app, admin));
   promoterAToken = (await account(t.ctx, 'promoter-a@taquilla.test', DEMO_ORGANISER)).token;
   promoterA = api(t.app, promoterAToken);

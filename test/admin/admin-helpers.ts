@@ -31,6 +31,11 @@ export async function account(ctx: AppContext, email: string, organiserId?: numb
   return { id: user.id, email, token };
 }
 
+/** The admin API as a new account: an admin, or with `organiserId` a promoter of that organiser. */
+export async function apiAs(t: { ctx: AppContext; app: FastifyInstance }, email: string, organiserId?: number) {
+  return api(t.app, (await account(t.ctx, email, organiserId)).token);
+}
+
 /** A new organiser of that name and a promoter account of it (with its API token), for tests without the demo catalogue. */
 export async function promoterOfNewOrganiser(ctx: AppContext, email: string, organiserName: string) {
   const [organiser] = await queryRows<{ id: number }>(ctx.db, sql`INSERT INTO organisers (name) VALUES (${organiserName}) RETURNING id`);
@@ -80,7 +85,7 @@ export function api(app: FastifyInstance, token: string) {
 
 /** An admin, root@taquilla.test, imports otherOrganiserDocument: the admin's API and organiser B's id. */
 export async function adminWithOrganiserB(ctx: AppContext, app: FastifyInstance) {
-  const admin = api(app, (await account(ctx, 'root@taquilla.test')).token);
+  const admin = await apiAs({ ctx, app }, 'root@taquilla.test');
   expect((await admin.post('/catalogue/import', otherOrganiserDocument)).status).toBe(201);
   const [org] = await queryRows<{ id: number }>(ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
   return { admin, organiserB: org!.id };
@@ -94,7 +99,7 @@ export async function adminWithOrganiserB(ctx: AppContext, app: FastifyInstance)
 export async function setUpOtherOrganiser(ctx: AppContext, app: FastifyInstance, admin: ReturnType<typeof api>) {
   expect((await admin.post('/catalogue/import', otherOrganiserDocument)).status).toBe(201);
   const [org] = await queryRows<{ id: number }>(ctx.db, sql`SELECT id FROM organisers WHERE name = 'Producciones B'`);
-  const promoterB = api(app, (await account(ctx, 'promoter-b@taquilla.test', org!.id)).token);
+  const promoterB = await apiAs({ ctx, app }, 'promoter-b@taquilla.test', org!.id);
   const channel = (await promoterB.get('/channels')).body.data[0].id as number;
   const event = (await promoterB.get('/events')).body.data[0].id as number;
   const detail = (await promoterB.get(`/events/${event}`)).body.data;

@@ -5,7 +5,7 @@ import { queryRows } from '../../src/db/client.js';
 import dashboardRoutes from '../../src/modules/admin/dashboard/dashboard.routes.js';
 import { registerRateLimits } from '../../src/http/rate-limits.js';
 import { bearer, buildTestApp, firstDemoSession, tokenFor, type TestApp } from '../helpers.js';
-import { account, api, setUpOtherOrganiser } from './admin-helpers.js';
+import { account, apiAs, setUpOtherOrganiser } from './admin-helpers.js';
 import { DashboardClient } from './dashboard-client.js';
 
 let t: TestApp;
@@ -13,7 +13,7 @@ let b: Awaited<ReturnType<typeof setUpOtherOrganiser>>['ids'];
 
 beforeAll(async () => {
   t = await buildTestApp();
-  const admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  const admin = await apiAs(t, 'root@taquilla.test');
   ({ ids: b } = await setUpOtherOrganiser(t.ctx, t.app, admin));
   await account(t.ctx, 'promoter-a@taquilla.test', 1);
 }, 180_000);
@@ -180,7 +180,7 @@ describe('channels and keys through the dashboard', () => {
       event_ids: ['1', '2'],
     });
     expect([res.statusCode, res.statusCode === 303 ? '' : res.body.slice(-1500)]).toEqual([303, '']);
-    const view = await api(t.app, (await account(t.ctx, 'viewer@taquilla.test')).token).get(`/channels/${channelId}`);
+    const view = await (await apiAs(t, 'viewer@taquilla.test')).get(`/channels/${channelId}`);
     expect(view.body.data).toMatchObject({
       name: 'Dash shop',
       integration_mode: 'portal_external_payment',
@@ -280,7 +280,7 @@ describe('catalogue and vouchers through the dashboard', () => {
     expect(edit.body).toContain('Valid until (Europe/Madrid time)');
     expect(edit.body).not.toContain('UTC');
     expect((await client.post(`/admin/vouchers/${id}`, { code: 'DASH20', kind: 'fixed', value: '4', valid_until: '2031-01-01T00:00', session_id: String(sessionId) })).statusCode).toBe(303);
-    const saved = (await api(t.app, (await account(t.ctx, 'voucher-reader@taquilla.test')).token).get(`/vouchers/${id}`)).body.data;
+    const saved = (await (await apiAs(t, 'voucher-reader@taquilla.test')).get(`/vouchers/${id}`)).body.data;
     expect(saved).toMatchObject({ session_id: sessionId, valid_until: '2030-12-31T23:00:00+00:00' });
     const again = await client.get(`/admin/vouchers/${id}`);
     expect(again.body).toContain('value="2031-01-01T00:00"');

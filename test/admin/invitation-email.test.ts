@@ -5,7 +5,7 @@ import { acceptInvitation } from '../../src/modules/admin/invitations.service.js
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { freePort, headerProblem, headersOf, SmtpPeer } from '../smtp-peer.js';
-import { account, api } from './admin-helpers.js';
+import { api, apiAs } from './admin-helpers.js';
 import { DashboardClient } from './dashboard-client.js';
 
 // D65: the invitation of a new dashboard account goes out by e-mail through the durable queue, to a
@@ -21,7 +21,7 @@ beforeAll(async () => {
   peer = new SmtpPeer(await freePort(), { strict: true });
   await peer.start();
   t = await buildTestApp({ demo: false, env: { SMTP_URL: `smtp://127.0.0.1:${peer.port}`, MAIL_FROM: 'Taquilla <dashboard@taquilla.test>' } });
-  adminApi = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  adminApi = await apiAs(t, 'root@taquilla.test');
   const org = await adminApi.post('/organisers', { name: 'Teatro Invitado' });
   orgId = org.body.data.id;
 }, 180_000);
@@ -171,7 +171,7 @@ describe('inviting through the admin API', () => {
     const [{ id }] = (await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM users WHERE email = 'pw@example.com'`)) as [{ id: number }];
     expect((await adminApi.post(`/users/${id}/invitation`)).status).toBe(409);
     expect((await adminApi.post('/users/999999/invitation')).status).toBe(404);
-    const promoter = api(t.app, (await account(t.ctx, 'promoter-api@example.com', orgId)).token);
+    const promoter = await apiAs(t, 'promoter-api@example.com', orgId);
     expect((await promoter.post('/users', { email: 'no@example.com', role: 'admin', invite: true })).status).toBe(403);
     expect((await promoter.post(`/users/${id}/invitation`)).status).toBe(403);
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { bearer, buildTestApp, DEMO, expectRefused, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, count, createPendingOrder, seatRows } from '../checkout/fixtures.js';
-import { account, adminWithOrganiserB, api } from './admin-helpers.js';
+import { adminWithOrganiserB, api, apiAs } from './admin-helpers.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof api>;
@@ -15,7 +15,7 @@ beforeAll(async () => {
   t = await buildTestApp();
   let organiserB: number;
   ({ admin, organiserB } = await adminWithOrganiserB(t.ctx, t.app));
-  promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', organiserB)).token);
+  promoterB = await apiAs(t, 'promoter-b@taquilla.test', organiserB);
   channelB = (await promoterB.get('/channels')).body.data[0].id;
   tokens.b = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
 }, 180_000);
@@ -56,7 +56,7 @@ describe('POST /api/admin/v1/orders/{reference}/refund', () => {
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ user_email: 'root@taquilla.test', organiser_id: 1, details: { reason: 'Customer request', refund_reference: `${o.reference}-R` } });
     // the promoter of the demo organiser reads it in its audit log
-    const promoterA = api(t.app, (await account(t.ctx, 'promoter-a@taquilla.test', 1)).token);
+    const promoterA = await apiAs(t, 'promoter-a@taquilla.test', 1);
     expect((await promoterA.get('/audit-log')).body.data.some((e: { action: string; target_id: string }) => e.action === 'order.refund' && e.target_id === o.reference)).toBe(true);
   });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, DEMO, firstDemoSession, isPostgres, type TestApp } from '../helpers.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
-import { account, api } from './admin-helpers.js';
+import { api, apiAs } from './admin-helpers.js';
 import { DashboardClient } from './dashboard-client.js';
 
 // Issue 29: rates copied from another session, rates deleted while unused (409 rate_in_use
@@ -17,7 +17,7 @@ let sourceId: number;
 
 beforeAll(async () => {
   t = await buildTestApp();
-  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  admin = await apiAs(t, 'root@taquilla.test');
   // The first demo session (by start) and its event: the source of the rates.
   ({ sessionId: sourceId, eventId } = await firstDemoSession(t));
 }, 180_000);
@@ -45,7 +45,7 @@ describe('rates copied from another session', () => {
     expect((await admin.post(`/sessions/${sourceId}/rates/copy`, { from_session_id: sourceId })).status).toBe(422);
     expect((await admin.post(`/sessions/${sourceId}/rates/copy`, { from_session_id: 999_999 })).status).toBe(422);
     const org = await admin.post('/organisers', { name: 'Otra Casa' });
-    const promoter = api(t.app, (await account(t.ctx, 'otra@example.com', org.body.data.id)).token);
+    const promoter = await apiAs(t, 'otra@example.com', org.body.data.id);
     // Its own sessions are none: the demo session is another organiser's (404 for the target).
     expect((await promoter.post(`/sessions/${sourceId}/rates/copy`, { from_session_id: sourceId })).status).toBe(404);
   });

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { account, api, signInToDashboard } from '../admin/admin-helpers.js';
+import { account, apiAs, signInToDashboard } from '../admin/admin-helpers.js';
 import { flashSaleCatalogue } from '../../bench/bench-catalogue.js';
 import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
@@ -25,7 +25,7 @@ beforeAll(async () => {
   const { t } = app();
   forgetTokens();
   await account(t.ctx, 'overview-clerk@taquilla.test');
-  const admin = api(t.app, (await account(t.ctx, 'overview-root@taquilla.test')).token);
+  const admin = await apiAs(t, 'overview-root@taquilla.test');
   // A sale on the first demo session: two channels, a zone, a refund, a live cart, a blocked seat.
   const a = await sell(t, 'b', { name: 'Ana', surname: 'Uno', email: 'ana@example.com' }, { seats: 4 });
   await sell(t, 'd', { name: 'Bea', surname: 'Dos', email: 'bea@example.com' }, { seats: 2 });

@@ -4,7 +4,7 @@ import { readXlsx } from '../spreadsheet-helpers.js';
 import { beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { appTest, type TestApp } from '../helpers.js';
-import { account, api, PASSWORD } from '../admin/admin-helpers.js';
+import { account, api, apiAs, PASSWORD } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
 import { flashSaleCatalogue } from '../../bench/bench-catalogue.js';
@@ -26,9 +26,9 @@ let zone: Sale;
 beforeAll(async () => {
   const t = app();
   forgetTokens();
-  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  admin = await apiAs(t, 'root@taquilla.test');
   const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name, created_at) VALUES ('Otra', now()) RETURNING id`);
-  promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', org!.id)).token);
+  promoterB = await apiAs(t, 'promoter-b@taquilla.test', org!.id);
   // Session 2 of the demo (index 1): nothing else in this file sells it.
   two = await sell(t, 'b', { name: 'Ana', surname: 'Uno', email: 'ana@example.com' }, { seats: 2, sessionIndex: 1 });
   one = await sell(t, 'd', { name: 'Bea', surname: 'Dos', email: 'bea@example.com' }, { seats: 1, sessionIndex: 1 });

@@ -6,7 +6,7 @@ import { queryRows, type Db } from '../../src/db/client.js';
 import { PERSONAL_DATA_COLUMNS } from '../../src/modules/audience/personal-data.repo.js';
 import { eraseDueOrders } from '../../src/modules/audience/personal-data.service.js';
 import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, type TestApp } from '../helpers.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { account, api, apiAs } from '../admin/admin-helpers.js';
 import { buyer, createPendingOrder } from '../checkout/fixtures.js';
 import { demoSessions, device, makeDevice, makeList, sellTickets, startSessionIn } from '../checkin/checkin-helpers.js';
 import { forgetTokens, sell } from './audience-fixtures.js';
@@ -23,7 +23,7 @@ const putAs = (token: string, url: string, payload: unknown) =>
 beforeAll(async () => {
   t = await buildTestApp();
   forgetTokens();
-  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  admin = await apiAs(t, 'root@taquilla.test');
   promoterToken = (await account(t.ctx, 'promoter@taquilla.test', 1)).token;
   promoter = api(t.app, promoterToken);
 }, 180_000);

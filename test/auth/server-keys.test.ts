@@ -5,7 +5,7 @@ import type { CliContext } from '../../src/cli/context.js';
 import { queryRows } from '../../src/db/client.js';
 import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { sha256 } from '../../src/lib/secrets.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { account, api, apiAs } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { appTest, bearer, expectRefused, serverTokenFor, tokenFor } from '../helpers.js';
 
@@ -18,7 +18,7 @@ let channelId: number;
 
 beforeAll(async () => {
   const t = app();
-  admin = api(t.app, (await account(t.ctx, 'keys-admin@taquilla.test')).token);
+  admin = await apiAs(t, 'keys-admin@taquilla.test');
   const [row] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = 'demo-d'`);
   channelId = row!.id;
 }, 180_000);
@@ -71,7 +71,7 @@ describe('admin API: /channels/{id}/server-keys', () => {
 
   it('a promoter of another organiser reaches no server key of the channel (404)', async ({ t }) => {
     const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name) VALUES ('Other') RETURNING id`);
-    const other = api(t.app, (await account(t.ctx, 'other-promoter@taquilla.test', org!.id)).token);
+    const other = await apiAs(t, 'other-promoter@taquilla.test', org!.id);
     expectRefused(await other.get(`/channels/${channelId}/server-keys`), 404, 'not_found');
     expectRefused(await other.post(`/channels/${channelId}/server-keys`), 404, 'not_found');
   });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { hasAtMostTwoDecimals, toMinor } from '../../src/lib/money.js';
-import { account, ADMIN_API, api } from '../admin/admin-helpers.js';
+import { account, ADMIN_API, api, apiAs } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { createHeldOrder, orderStatus } from '../portal/fixtures.js';
@@ -29,7 +29,7 @@ let sessionId: number;
 beforeAll(async () => {
   t = await buildTestApp();
   adminEmail = 'prices-admin@taquilla.test';
-  admin = api(t.app, (await account(t.ctx, adminEmail)).token);
+  admin = await apiAs(t, adminEmail);
   [{ id: rateId, session_id: sessionId }] = (await queryRows<{ id: number; session_id: number }>(t.ctx.db, sql`SELECT id, session_id FROM rates ORDER BY id LIMIT 1`)) as [
     { id: number; session_id: number },
   ];

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { PretixPlan } from '../../src/modules/catalogue/layout.schemas.js';
 import { bearer, buildTestApp, expectRefused, isPostgres, tokenFor, type TestApp } from '../helpers.js';
-import { account, api, setUpOtherOrganiser } from '../admin/admin-helpers.js';
+import { api, apiAs, setUpOtherOrganiser } from '../admin/admin-helpers.js';
 import { itemsOf, ordersUrl } from '../orders/cart-helpers.js';
 import { theatrePlan } from './pretix-fixture.js';
 
@@ -26,10 +26,10 @@ const DEMO_ORGANISER = 1;
 
 beforeAll(async () => {
   t = await buildTestApp({ poolSize: 20 });
-  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  admin = await apiAs(t, 'root@taquilla.test');
   ({ ids: b, promoterB } = await setUpOtherOrganiser(t.ctx, t.app, admin));
   b.venue = (await promoterB.get('/venues')).body.data[0].id;
-  promoterA = api(t.app, (await account(t.ctx, 'promoter-a@taquilla.test', DEMO_ORGANISER)).token);
+  promoterA = await apiAs(t, 'promoter-a@taquilla.test', DEMO_ORGANISER);
 }, 180_000);
 afterAll(() => t.close());
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { account, api, setUpOtherOrganiser } from '../admin/admin-helpers.js';
+import { account, api, apiAs, setUpOtherOrganiser } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { demoSessions, device, sellTickets, startSessionIn } from './checkin-helpers.js';
 
@@ -17,12 +17,12 @@ let session: number;
 
 beforeAll(async () => {
   t = await buildTestApp();
-  admin = api(t.app, (await account(t.ctx, 'admin@taquilla.test')).token);
+  admin = await apiAs(t, 'admin@taquilla.test');
   const sessions = await demoSessions(t.ctx);
   session = sessions[0]!.id;
   demoOrganiser = sessions[0]!.organiser_id;
   await startSessionIn(t, session, 3_600_000);
-  promoterA = api(t.app, (await account(t.ctx, 'promoter-a@taquilla.test', demoOrganiser)).token);
+  promoterA = await apiAs(t, 'promoter-a@taquilla.test', demoOrganiser);
   b = await setUpOtherOrganiser(t.ctx, t.app, admin);
 }, 120_000);
 afterAll(() => t?.close());

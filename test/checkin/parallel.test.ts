@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, isPostgres, type TestApp } from '../helpers.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { apiAs } from '../admin/admin-helpers.js';
 import { device, makeGate, openDoor, sellTickets } from './checkin-helpers.js';
 
 // Once-only entry is the database's (D54): many devices scanning the same tickets at once. On
@@ -76,7 +76,7 @@ describe('parallel scans', () => {
 // `ticket_used`), never both. Only PostgreSQL runs them really side by side.
 describe.skipIf(!isPostgres)('refunds racing scans of the same tickets (PostgreSQL)', () => {
   it('each ticket is either refunded or checked in, never both', async () => {
-    const admin = api(t.app, (await account(t.ctx, 'race@taquilla.test')).token);
+    const admin = await apiAs(t, 'race@taquilla.test');
     const rounds = 6;
     let refundedTickets = 0;
     let admittedTickets = 0;

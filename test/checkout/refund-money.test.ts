@@ -4,7 +4,7 @@ import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue, type MailSender } from '../../src/modules/tickets/email-queue.service.js';
 import type { TicketEmail } from '../../src/modules/tickets/tickets.email.js';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { api, apiAs } from '../admin/admin-helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from './fixtures.js';
 import { paidByCard as paidByCardOn } from '../portal/fixtures.js';
 
@@ -17,7 +17,7 @@ const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   t = await buildTestApp({ poolSize: 20 });
-  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  admin = await apiAs(t, 'root@taquilla.test');
   tokens.b = await tokenFor(t.app, DEMO.b.slug, DEMO.b.key);
   tokens.d = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey);
   // Every channel's order.refunded goes to the outbox.

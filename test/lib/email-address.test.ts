@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, vi } from 'vitest';
 import { runCli } from '../../src/cli/index.js';
 import { queryRows } from '../../src/db/client.js';
 import { EMAIL_MAX_LENGTH, emailProblem } from '../../src/lib/email-address.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { api, apiAs } from '../admin/admin-helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { appTest, bearer, DEMO, serverTokenFor } from '../helpers.js';
 import { createHeldOrder } from '../portal/fixtures.js';
@@ -17,7 +17,7 @@ let serverToken: string;
 
 beforeAll(async () => {
   const t = app();
-  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  admin = await apiAs(t, 'root@taquilla.test');
   serverToken = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey);
 }, 180_000);
 

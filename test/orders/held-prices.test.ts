@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl } from '../checkout/fixtures.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { apiAs } from '../admin/admin-helpers.js';
 import { demoSession, itemsOf, orderUrl, ordersUrl, type DemoSession, type OrderJson } from './cart-helpers.js';
 
 // D75: the price a cart shows is the price it pays. Each item's base price and fee are fixed when
@@ -241,7 +241,7 @@ describe('withdrawn vouchers (D75)', () => {
 
   it('the admin API disables a voucher (active: false): a cart holding it loses it at its next change', async () => {
     const { token, code } = await cartWithVoucher();
-    const admin = api(t.app, (await account(t.ctx, 'held-prices@taquilla.test')).token);
+    const admin = await apiAs(t, 'held-prices@taquilla.test');
     const [v] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM vouchers WHERE code = ${code}`);
     expect((await admin.get(`/vouchers/${v!.id}`)).body.data).toMatchObject({ code, active: true });
     const patched = await admin.patch(`/vouchers/${v!.id}`, { active: false });

@@ -4,7 +4,7 @@ import { queryRows } from '../../src/db/client.js';
 import { b2bBuyer, portalBuyer } from '../../src/modules/orders/orders.buyer.js';
 import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { BUYER_COOKIE } from '../../src/http/buyer-cookie.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { account, apiAs } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, type TestApp } from '../helpers.js';
 import { demoSession, orderUrl, ordersUrl, type DemoSession } from './cart-helpers.js';
@@ -243,7 +243,7 @@ describe('where max_tickets_per_buyer is set', () => {
     (await queryRows<{ cap: number | null }>(t.ctx.db, sql`SELECT max_tickets_per_buyer AS cap FROM sessions WHERE id = ${sessionId}`))[0]!.cap;
 
   it('admin API: session create and update take it (null removes it; 0 or a fraction is 422)', async () => {
-    const admin = api(t.app, (await account(t.ctx, 'caps-admin@taquilla.test')).token);
+    const admin = await apiAs(t, 'caps-admin@taquilla.test');
     const created = await admin.post(`/events/${s0.eventId}/sessions`, { start_datetime: '2031-05-01T18:00:00Z', max_tickets_per_buyer: 4 });
     expect(created.status).toBe(201);
     expect(created.body.data.max_tickets_per_buyer).toBe(4);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue, type MailSender } from '../../src/modules/tickets/email-queue.service.js';
 import type { TicketEmail } from '../../src/modules/tickets/tickets.email.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { api, apiAs } from '../admin/admin-helpers.js';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { postSandboxNotification, sandboxNotification } from '../portal/fixtures.js';
 import { demoSession, itemsOf, orderUrl, ordersUrl, type DemoSession, type OrderJson } from './cart-helpers.js';
@@ -31,7 +31,7 @@ const fresh = (s: DemoSession) => {
 beforeAll(async () => {
   t = await buildTestApp({ poolSize: 30 });
   [s0, s1, s2] = [await demoSession(t, 0), await demoSession(t, 1), await demoSession(t, 2)];
-  admin = api(t.app, (await account(t.ctx, 'onsale@taquilla.test')).token);
+  admin = await apiAs(t, 'onsale@taquilla.test');
   server = await serverTokenFor(t.app, DEMO.d.slug);
 }, 180_000);
 afterAll(() => t.close());

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { api, apiAs } from '../admin/admin-helpers.js';
 import { bearer, buildTestApp, DEMO, expectRefused, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
 import { demoSession, itemsOf, orderUrl, type DemoSession, type OrderJson } from './cart-helpers.js';
 
@@ -24,7 +24,7 @@ const seat = (s: DemoSession) => {
 beforeAll(async () => {
   t = await buildTestApp({ poolSize: 30 });
   for (const i of [0, 1, 2]) sessions.push(await demoSession(t, i));
-  admin = api(t.app, (await account(t.ctx, 'cancel-refunds@taquilla.test')).token);
+  admin = await apiAs(t, 'cancel-refunds@taquilla.test');
   serverB = await serverTokenFor(t.app, DEMO.b.slug);
 }, 180_000);
 afterAll(() => t.close());

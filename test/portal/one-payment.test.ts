@@ -6,7 +6,7 @@ import { installProvider, providerNamed } from '../../src/modules/portal/payment
 import { refundDuePayments } from '../../src/modules/portal/payments/payments.refund-job.js';
 import { processEmailQueue, type MailSender } from '../../src/modules/tickets/email-queue.service.js';
 import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, type TestApp } from '../helpers.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { apiAs } from '../admin/admin-helpers.js';
 import { createHeldOrder, orderStatus, paymentStatus, postSandboxNotification, sandboxNotification, startPayment } from './fixtures.js';
 
 // D73: one order, one payment. The cart freezes while a card attempt is open, the attempt ends
@@ -192,7 +192,7 @@ describe('an attempt ends with its cart; what is paid anyway is refunded (D73)',
   });
 
   it('the admin API lists payments by status (refund_required until refunded)', async () => {
-    const admin = api(t.app, (await account(t.ctx, 'payments-admin@taquilla.test')).token);
+    const admin = await apiAs(t, 'payments-admin@taquilla.test');
     const order = await createHeldOrder(t, DEMO.a.slug);
     const paymentId = await startPayment(t, DEMO.a.slug, order);
     await notify(signed(paymentId, order.total - 100));

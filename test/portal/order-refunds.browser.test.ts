@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { account, api } from '../admin/admin-helpers.js';
+import { api, apiAs } from '../admin/admin-helpers.js';
 import { startBrowserApp, type BrowserApp } from '../browser-app.js';
 import { DEMO, type TestApp } from '../helpers.js';
 import { screenshots, VIEWPORTS } from './browser-helpers.js';
@@ -18,7 +18,7 @@ let admin: ReturnType<typeof api>;
 
 beforeAll(async () => {
   ({ t, base, browser } = started = await startBrowserApp({ portal: true }));
-  admin = api(t.app, (await account(t.ctx, 'order-page@taquilla.test')).token);
+  admin = await apiAs(t, 'order-page@taquilla.test');
 }, 120_000);
 afterAll(() => started?.close());
 

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { account, api } from '../admin/admin-helpers.js';
+import { account, api, apiAs } from '../admin/admin-helpers.js';
 import { DEMO } from '../helpers.js';
 import { demoSession } from '../orders/cart-helpers.js';
 import { expectNumberFromPoll, queueCall } from '../queue/queue-calls.js';
@@ -16,7 +16,7 @@ let start: number;
 const slug = DEMO.a.slug;
 const portal = portalForFile(async ({ t, s }) => {
   start = Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 5 * 60_000;
-  const admin = api(t.app, (await account(t.ctx, 'queue-portal@taquilla.test')).token);
+  const admin = await apiAs(t, 'queue-portal@taquilla.test');
   const saved = await admin.patch(`/sessions/${s.sessionId}`, {
     sales_start_at: new Date(start).toISOString(),
     queue: { enabled: true, admission_per_minute: 60, pass_ttl_seconds: 300, challenge: 'proof_of_work' },

@@ -9,7 +9,7 @@ import { AppError } from '../../src/http/errors.js';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { apiAs } from '../admin/admin-helpers.js';
 import { createHeldOrder, orderStatus, paymentStatus } from './fixtures.js';
 
 const WEBHOOK_SECRET = 'whsec_test_portal_secret';
@@ -277,7 +277,7 @@ describe('Stripe refunds (D58)', () => {
   };
 
   it('a whole-order refund in the admin API goes back to the card: Stripe refunds the total, the reference is stored and shown', async () => {
-    const admin = api(t.app, (await account(t.ctx, 'stripe-whole@taquilla.test')).token);
+    const admin = await apiAs(t, 'stripe-whole@taquilla.test');
     const { order, paymentId } = await paidOrder('pi_test_whole_order');
     const before = await orderState(order.id);
     expect(before.tickets.length).toBeGreaterThan(0);
@@ -306,7 +306,7 @@ describe('Stripe refunds (D58)', () => {
   });
 
   it('a refusal by Stripe answers 502 payment_provider_refused with its reason and changes nothing', async () => {
-    const admin = api(t.app, (await account(t.ctx, 'stripe-refused@taquilla.test')).token);
+    const admin = await apiAs(t, 'stripe-refused@taquilla.test');
     const { order, paymentId } = await paidOrder(REFUSED_INTENT);
     const before = await orderState(order.id);
     const res = await admin.post(`/orders/${before.reference}/refund`, { reason: 'customer request' });

@@ -4,7 +4,7 @@ import { deriveKey } from 'altcha-lib/algorithms/sha';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUYER_COOKIE } from '../../src/http/buyer-cookie.js';
 import { portalQueueClient, queueSessionChanged } from '../../src/modules/queue/queue.service.js';
-import { account, api } from '../admin/admin-helpers.js';
+import { api, apiAs } from '../admin/admin-helpers.js';
 import { bearer, buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { demoSession, ordersUrl, orderUrl, type DemoSession } from '../orders/cart-helpers.js';
 
@@ -59,7 +59,7 @@ function recompute(seed: string, ids: string[]): string[] {
 
 beforeAll(async () => {
   t = await buildTestApp({ env: { MAX_LIVE_ORDERS_PER_BUYER: '2', METRICS_TOKEN: 'queue-metrics-token-0123456789' } });
-  admin = api(t.app, (await account(t.ctx, 'queue@taquilla.test')).token);
+  admin = await apiAs(t, 'queue@taquilla.test');
   [s1, s2] = [await demoSession(t, 1), await demoSession(t, 2)];
   // Whole seconds keep the arithmetic of the admission clock readable.
   start = Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 20 * 60_000;

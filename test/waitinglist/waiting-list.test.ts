@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
 import { offerFreedSeats } from '../../src/modules/waitinglist/waitinglist.service.js';
-import { account, api, PASSWORD } from '../admin/admin-helpers.js';
+import { account, api, apiAs, PASSWORD } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { buyer, confirmUrl } from '../checkout/fixtures.js';
 import { newDemoSession } from '../orders/cart-helpers.js';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   ({ t, peer } = mail = await appWithStrictMailServer());
   widgetC = await tokenFor(t.app, DEMO.c.slug, DEMO.c.key, 'buyer-1');
   serverB = await serverTokenFor(t.app, DEMO.b.slug);
-  admin = api(t.app, (await account(t.ctx, 'root@taquilla.test')).token);
+  admin = await apiAs(t, 'root@taquilla.test');
 }, 180_000);
 afterAll(() => mail?.close());
 

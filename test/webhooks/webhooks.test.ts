@@ -9,7 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/client.js';
 import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
-import { account, adminWithOrganiserB, api } from '../admin/admin-helpers.js';
+import { adminWithOrganiserB, api, apiAs } from '../admin/admin-helpers.js';
 import { startReceiver, type Received } from './receiver.js';
 import { createHeldOrder, postSandboxNotification, sandboxNotification } from '../portal/fixtures.js';
 import { demoSessions, makeGate, makeList, sellTickets, startSessionIn } from '../checkin/checkin-helpers.js';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   t = await buildTestApp();
   let organiserB: number;
   ({ admin, organiserB } = await adminWithOrganiserB(t.ctx, t.app));
-  promoterB = api(t.app, (await account(t.ctx, 'promoter-b@taquilla.test', organiserB)).token);
+  promoterB = await apiAs(t, 'promoter-b@taquilla.test', organiserB);
   tokens.d = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
   tokens.dServer = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey);
 }, 180_000);

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { account, api } from '../admin/admin-helpers.js';
+import { apiAs } from '../admin/admin-helpers.js';
 import { bearer, tokenFor } from '../helpers.js';
 import { expectNumberFromPoll, queueCall } from '../queue/queue-calls.js';
 import { exampleHostForFile, newWidgetPage, SHOTS } from './example-host.js';
@@ -14,7 +14,7 @@ const W = 'taquilla-widget';
 let start: number;
 const host = exampleHostForFile(async ({ t, sessionId }) => {
   start = Math.ceil(t.clock.now().getTime() / 1000) * 1000 + 5 * 60_000;
-  const admin = api(t.app, (await account(t.ctx, 'queue-widget@taquilla.test')).token);
+  const admin = await apiAs(t, 'queue-widget@taquilla.test');
   const saved = await admin.patch(`/sessions/${sessionId}`, {
     sales_start_at: new Date(start).toISOString(),
     queue: { enabled: true, admission_per_minute: 60, challenge: 'proof_of_work' },
