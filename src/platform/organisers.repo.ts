@@ -1,4 +1,4 @@
-import { asc, eq, type Column, type SQL } from 'drizzle-orm';
+import { asc, eq, sql, type Column, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { organisers } from '../db/schema/index.js';
 
@@ -17,6 +17,10 @@ export async function organiserExists(db: Db, id: number): Promise<boolean> {
  */
 export const ofOrganiser = (column: Column, organiserId: number | null): SQL | undefined =>
   organiserId === null ? undefined : eq(column, organiserId);
+
+/** ofOrganiser for a raw SQL WHERE: `column = organiserId` (e.g. sql`e.organiser_id`), or `true` for an admin's scope. */
+export const ofOrganiserSql = (column: SQL, organiserId: number | null): SQL =>
+  organiserId === null ? sql`true` : sql`${column} = ${organiserId}`;
 
 /** Every organiser, or only the one with `onlyId`, by id. */
 export async function listOrganisers(db: Db, onlyId: number | null = null) {

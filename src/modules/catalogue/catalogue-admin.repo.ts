@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { eventTextSql } from '../../platform/i18n.js';
-import { ofOrganiser } from '../../platform/organisers.repo.js';
+import { ofOrganiser, ofOrganiserSql } from '../../platform/organisers.repo.js';
 import { eventTranslations, events, fees, rates, sectors, sessions, venues } from '../../db/schema/index.js';
 
 // Reads and writes of the back office on the catalogue tables (issue 8).
@@ -163,7 +163,7 @@ export function sessionsWithRates(db: Db, organiserId: number | null) {
     sql`SELECT s.id, s.event_id, ${eventTextSql('name', sql`e.id`, 'en', sql`e.default_lang`)} AS event_name, s.start_datetime, s.venue_id, e.organiser_id,
                (SELECT count(*) FROM rates r WHERE r.session_id = s.id) AS rates
           FROM sessions s JOIN events e ON e.id = s.event_id
-         WHERE ${organiserId === null ? sql`true` : sql`e.organiser_id = ${organiserId}`}
+         WHERE ${ofOrganiserSql(sql`e.organiser_id`, organiserId)}
            AND EXISTS (SELECT 1 FROM rates r WHERE r.session_id = s.id)
          ORDER BY event_name, s.start_datetime, s.id
          LIMIT 500`,

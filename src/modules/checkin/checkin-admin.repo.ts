@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
+import { ofOrganiserSql } from '../../platform/organisers.repo.js';
 import { eventTextSql } from '../../platform/i18n.js';
 
 // SQL of the back office's check-in pages and admin API: lists, devices, scans.
@@ -20,7 +21,7 @@ const listColumns = sql`l.id, l.organiser_id, l.name, l.allow_reentry, l.opens_m
   COALESCE((SELECT array_agg(sector_id ORDER BY sector_id) FROM checkin_list_sectors WHERE list_id = l.id), '{}') AS sector_ids`;
 
 export function lists(db: Db, organiserId: number | null) {
-  const where = organiserId === null ? sql`true` : sql`l.organiser_id = ${organiserId}`;
+  const where = ofOrganiserSql(sql`l.organiser_id`, organiserId);
   return queryRows<AdminListRow>(db, sql`SELECT ${listColumns} FROM checkin_lists l WHERE ${where} ORDER BY l.id`);
 }
 
@@ -72,7 +73,7 @@ export async function sectorsOfSessions(db: Db, sessionIds: number[], ids: numbe
 
 /** Sessions (with event names) and sectors an organiser may put on a list: for the dashboard's form. */
 export function organiserSessions(db: Db, organiserId: number | null) {
-  const where = organiserId === null ? sql`true` : sql`e.organiser_id = ${organiserId}`;
+  const where = ofOrganiserSql(sql`e.organiser_id`, organiserId);
   return queryRows<{ id: number; organiser_id: number; event_name: string; starts_at: Date | string; venue_id: number }>(
     db,
     sql`SELECT s.id, e.organiser_id, COALESCE(${eventTextSql('name', sql`e.id`, sql`e.default_lang`, sql`e.default_lang`)}, '') AS event_name,
@@ -107,7 +108,7 @@ const deviceColumns = sql`d.id, d.organiser_id, d.name, d.token_last4, d.created
   COALESCE((SELECT array_agg(list_id ORDER BY list_id) FROM checkin_device_lists WHERE device_id = d.id), '{}') AS list_ids`;
 
 export function devices(db: Db, organiserId: number | null) {
-  const where = organiserId === null ? sql`true` : sql`d.organiser_id = ${organiserId}`;
+  const where = ofOrganiserSql(sql`d.organiser_id`, organiserId);
   return queryRows<AdminDeviceRow>(db, sql`SELECT ${deviceColumns} FROM checkin_devices d WHERE ${where} ORDER BY d.revoked_at IS NOT NULL, d.id`);
 }
 

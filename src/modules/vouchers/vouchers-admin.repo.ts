@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { events, rates, sessions, vouchers } from '../../db/schema/index.js';
 import { eventTextSql } from '../../platform/i18n.js';
-import { ofOrganiser } from '../../platform/organisers.repo.js';
+import { ofOrganiser, ofOrganiserSql } from '../../platform/organisers.repo.js';
 
 // The back office's reads and writes of vouchers (vouchers-admin.service.ts).
 
@@ -66,7 +66,7 @@ export function voucherTargets(db: Db, organiserId: number | null) {
     sql`SELECT e.id AS event_id, COALESCE(${eventTextSql('name', sql`e.id`, sql`e.default_lang`, sql`e.default_lang`)}, '') AS event_name,
                s.id AS session_id, s.start_datetime, r.id AS rate_id, r.name AS rate_name
           FROM events e LEFT JOIN sessions s ON s.event_id = e.id LEFT JOIN rates r ON r.session_id = s.id
-         WHERE ${organiserId === null ? sql`true` : sql`e.organiser_id = ${organiserId}`}
+         WHERE ${ofOrganiserSql(sql`e.organiser_id`, organiserId)}
          ORDER BY event_name, e.id, s.start_datetime, s.id, r.name, r.id
          LIMIT 5000`,
   );
