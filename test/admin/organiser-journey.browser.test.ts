@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
 import { checkPage, startBrowserApp, type BrowserApp } from '../browser-app.js';
+import { fillBuyer, payWithCard } from '../portal/browser-helpers.js';
 import { freePort, SmtpPeer } from '../smtp-peer.js';
 import { account, PASSWORD, signInToDashboard } from './admin-helpers.js';
 
@@ -217,15 +218,9 @@ describe('the organiser\'s hour (issue 29)', () => {
       await look(shop, '07-portal-seat');
       await shop.getByRole('link', { name: 'Finalizar compra' }).click();
       await shop.waitForURL(/\/checkout\?order_token=/);
-      await shop.getByLabel('Nombre').fill('Rocío');
-      await shop.getByLabel('Apellidos').fill('Montoya');
-      await shop.getByLabel('Correo electrónico').fill('rocio@example.org');
+      await fillBuyer(shop, 'rocio@example.org', 'Rocío', 'Montoya');
       await shop.getByRole('button', { name: 'Pagar con tarjeta' }).click();
-      await shop.waitForURL(/\/sandbox\/pay\/pay_/);
-      await shop.getByLabel('Número de tarjeta').fill('4242 4242 4242 4242');
-      await shop.getByLabel('Caducidad (MM/AA)').fill('12/34');
-      await shop.getByLabel('CVC').fill('123');
-      await shop.getByRole('button', { name: /Pagar/ }).click();
+      await payWithCard(shop, '4242 4242 4242 4242');
       await shop.waitForURL(/\/teatro-sur\/es\/orders\//);
       await shop.getByText('¡Compra completada!').waitFor();
       await look(shop, '08-portal-paid');

@@ -28,3 +28,20 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   }
   if (original) await page.setViewportSize(original);
 }
+
+/** The buyer's details on the portal's checkout page (Spanish). */
+export async function fillBuyer(page: Page, email: string, name = 'Lucía', surname = 'Fernández'): Promise<void> {
+  await page.getByLabel('Nombre').fill(name);
+  await page.getByLabel('Apellidos').fill(surname);
+  await page.getByLabel('Correo electrónico').fill(email);
+}
+
+/** On the sandbox's card page (Spanish): types `card` and pays; with `shots`, screenshots of the page first. */
+export async function payWithCard(page: Page, card: string, shots = false): Promise<void> {
+  await page.waitForURL(/\/sandbox\/pay\/pay_/);
+  if (shots) await screenshots(page, 'sandbox-card');
+  await page.getByLabel('Número de tarjeta').fill(card);
+  await page.getByLabel('Caducidad (MM/AA)').fill('12/34');
+  await page.getByLabel('CVC').fill('123');
+  await page.getByRole('button', { name: /Pagar/ }).click();
+}

@@ -5,7 +5,7 @@ import { queryRows } from '../../src/db/client.js';
 import { processEmailQueue } from '../../src/modules/tickets/email-queue.service.js';
 import { browserAppTest } from '../browser-app.js';
 import { bearer, tokenFor, type TestApp } from '../helpers.js';
-import { screenshots, VIEWPORTS } from './browser-helpers.js';
+import { fillBuyer, payWithCard, screenshots, VIEWPORTS } from './browser-helpers.js';
 import { startModelBChannel } from './model-b-channel.js';
 
 // Every page of the file: a desktop in Spanish.
@@ -55,21 +55,6 @@ async function pickSeats(page: Page, slug: string, count: number, shots = false)
   }
   await page.locator('#cart-body li.item').nth(count - 1).waitFor();
   return page.evaluate((key) => localStorage.getItem(key), `taquilla.portal.${slug}.order`) as Promise<string>;
-}
-
-async function fillBuyer(page: Page, email: string) {
-  await page.getByLabel('Nombre').fill('Lucía');
-  await page.getByLabel('Apellidos').fill('Fernández');
-  await page.getByLabel('Correo electrónico').fill(email);
-}
-
-async function payWithCard(page: Page, card: string, shots = false) {
-  await page.waitForURL(/\/sandbox\/pay\/pay_/);
-  if (shots) await screenshots(page, 'sandbox-card');
-  await page.getByLabel('Número de tarjeta').fill(card);
-  await page.getByLabel('Caducidad (MM/AA)').fill('12/34');
-  await page.getByLabel('CVC').fill('123');
-  await page.getByRole('button', { name: /Pagar/ }).click();
 }
 
 // A real browser on a shared CI machine: generous time per flow (each takes 5-20 s when the machine is idle).

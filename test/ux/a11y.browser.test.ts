@@ -2,7 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserApp, type BrowserApp } from '../browser-app.js';
-import { VIEWPORTS } from '../portal/browser-helpers.js';
+import { fillBuyer, payWithCard, VIEWPORTS } from '../portal/browser-helpers.js';
 
 // Accessibility (issue 16): axe-core on the storefront, the seat map with a cart, the checkout,
 // the order page and the widget (axe walks its open shadow root): no violation of impact serious
@@ -62,15 +62,9 @@ describe('accessibility with axe-core', { timeout: 180_000 }, () => {
       await page.waitForURL(/\/checkout\?order_token=/);
       await page.locator('#cart-body li.item').first().waitFor();
       await checkBoth(page, 'checkout', found);
-      await page.getByLabel('Nombre').fill('Lucía');
-      await page.getByLabel('Apellidos').fill('Fernández');
-      await page.getByLabel('Correo electrónico').fill('lucia.a11y@example.com');
+      await fillBuyer(page, 'lucia.a11y@example.com');
       await page.getByRole('button', { name: 'Pagar con tarjeta' }).click();
-      await page.waitForURL(/\/sandbox\/pay\/pay_/);
-      await page.getByLabel('Número de tarjeta').fill('4242 4242 4242 4242');
-      await page.getByLabel('Caducidad (MM/AA)').fill('12/34');
-      await page.getByLabel('CVC').fill('123');
-      await page.getByRole('button', { name: /Pagar/ }).click();
+      await payWithCard(page, '4242 4242 4242 4242');
       await page.waitForURL(/\/demo-a\/es\/orders\//);
       await page.getByText('¡Compra completada!').waitFor();
       await checkBoth(page, 'order-page', found);
