@@ -67,6 +67,13 @@ DECLARE
   v_taken_id bigint;
   v_claimed integer;
   v_sessions integer[] := '{}';
+  v_fees integer[] := '{}';
+  v_base integer := 0;
+  v_fee integer := 0;
+  v_on_sale_of integer;
+  v_type text;
+  v_items json;
+  v_session_set integer[] := '{}';
 BEGIN
   -- The order first (locked), so that its item count and voucher are current.
   IF NOT p_create THEN
@@ -111,8 +118,7 @@ BEGIN
   -- auto_explain; test/orders/hold-plan.test.ts).
   FOR v_req IN
     SELECT r.n, r.seat, r.rate, s.id IS NOT NULL AS found, s.session_id, s.event_id, s.sector_id,
-           s.seat_id IS NOT NULL AS numbered, session_is_on_sale(s.session_id, p_now) AS on_sale,
-           s.max_tickets, ra.price,
+           s.seat_id IS NOT NULL AS numbered, s.max_tickets, ra.price,
            (ra.id IS NOT NULL AND rate_fits_seat(ra.session_id, ra.sector_id, s.session_id, s.sector_id)) AS fits
     FROM unnest(p_seat_ids, p_rate_ids) WITH ORDINALITY AS r(seat, rate, n)
     LEFT JOIN LATERAL (
@@ -133,10 +139,18 @@ BEGIN
     IF NOT v_req.fits THEN
       v_errors := v_errors || jsonb_build_object('index', v_req.n - 1, 'field', 'rate', 'session_id', v_req.session_id);
     END IF;
-    IF NOT v_req.on_sale AND v_closed IS NULL THEN
-      v_closed := v_req.session_id;
+    -- Whether the session is on sale, asked once for a run of seats of the same session (the
+    -- seats of a cart are usually of one session).
+    IF v_closed IS NULL AND v_req.session_id IS DISTINCT FROM v_on_sale_of THEN
+      IF NOT session_is_on_sale(v_req.session_id, p_now) THEN
+        v_closed := v_req.session_id;
+      END IF;
+      v_on_sale_of := v_req.session_id;
     END IF;
     v_sessions := v_sessions || v_req.session_id;
+    IF NOT v_req.session_id = ANY(v_session_set) THEN
+      v_session_set := v_session_set || v_req.session_id;
+    END IF;
     v_events := v_events || v_req.event_id;
     v_sectors := v_sectors || v_req.sector_id;
     v_prices := v_prices || v_req.price;
@@ -177,11 +191,27 @@ BEGIN
     END IF;
   END IF;
 
+  -- Each item's fee (D75), and the amounts the items add to the order. The fee depends only on the
+  -- price, the event and the session: asked again only when one of them changes.
+  FOR i IN 1 .. v_n LOOP
+    IF i = 1 OR v_prices[i] IS DISTINCT FROM v_prices[i - 1] OR v_events[i] IS DISTINCT FROM v_events[i - 1]
+       OR v_sessions[i] IS DISTINCT FROM v_sessions[i - 1] THEN
+      v_fees[i] := ticket_fee(v_prices[i], v_events[i], v_sessions[i]);
+    ELSE
+      v_fees[i] := v_fees[i - 1];
+    END IF;
+    v_base := v_base + v_prices[i];
+    v_fee := v_fee + v_fees[i];
+  END LOOP;
+
   IF p_create THEN
-    INSERT INTO orders (order_token, reference, channel_id, lang, currency, expires_at, buyer_key, created_at, updated_at)
-    VALUES (p_order_token, p_reference, p_channel_id, p_lang, p_currency, p_new_expiry, p_buyer_key, p_now, p_now)
+    -- A new order is written with its totals: no update of it after the items.
+    INSERT INTO orders (order_token, reference, channel_id, lang, currency, expires_at, buyer_key,
+                        base_amount, discount_amount, fee_amount, total_amount, created_at, updated_at)
+    VALUES (p_order_token, p_reference, p_channel_id, p_lang, p_currency, p_new_expiry, p_buyer_key,
+            v_base, 0, v_fee, v_base + v_fee, p_now, p_now)
     ON CONFLICT DO NOTHING
-    RETURNING id, expires_at INTO v_order_id, v_expires;
+    RETURNING id, expires_at, type, status INTO v_order_id, v_expires, v_type, v_status;
     IF v_order_id IS NULL THEN
       RETURN json_build_object('outcome', 'retry');
     END IF;
@@ -231,23 +261,32 @@ BEGIN
     RAISE EXCEPTION 'cart_hold_seats: claimed % of % locked seats', v_claimed, v_n;
   END IF;
 
-  -- The items at their held amounts (D75), and the order's totals.
+  -- The items at their held amounts (D75), and (for a new order, whose rows are these) their rows;
+  -- an existing order's totals grow by what they add.
   WITH items AS (
     INSERT INTO order_items (order_id, event_id, session_id, sector_id, session_seat_id, rate_id,
                              base_amount, discount_amount, fee_amount, total_amount, created_at)
-    SELECT v_order_id, h.event_id, h.session_id, h.sector_id, h.seat_id, h.rate_id, h.price, 0, f.fee, h.price + f.fee, p_now
-    FROM unnest(p_seat_ids, p_rate_ids, v_sessions, v_events, v_sectors, v_prices) AS h(seat_id, rate_id, session_id, event_id, sector_id, price),
-         LATERAL (SELECT ticket_fee(h.price, h.event_id, h.session_id) AS fee) f
+    SELECT v_order_id, h.event_id, h.session_id, h.sector_id, h.seat_id, h.rate_id, h.price, 0, h.fee, h.price + h.fee, p_now
+    FROM unnest(p_seat_ids, p_rate_ids, v_sessions, v_events, v_sectors, v_prices, v_fees)
+         AS h(seat_id, rate_id, session_id, event_id, sector_id, price, fee)
     ORDER BY h.seat_id
-    RETURNING base_amount, fee_amount, total_amount)
-  UPDATE orders SET base_amount = base_amount + (SELECT sum(base_amount) FROM items),
-                    fee_amount = fee_amount + (SELECT sum(fee_amount) FROM items),
-                    total_amount = total_amount + (SELECT sum(total_amount) FROM items),
-                    expires_at = v_expires, updated_at = p_now
-  WHERE id = v_order_id;
+    RETURNING id, event_id, session_id, sector_id, session_seat_id, rate_id, base_amount, discount_amount, fee_amount, total_amount)
+  SELECT json_agg(order_item_row(i.id, i.event_id, i.session_id, i.sector_id, i.session_seat_id, i.rate_id,
+                                 i.base_amount, i.discount_amount, i.fee_amount, i.total_amount) ORDER BY i.id)
+  INTO v_items FROM items i;
+  IF NOT p_create THEN
+    UPDATE orders SET base_amount = base_amount + v_base, fee_amount = fee_amount + v_fee,
+                      total_amount = total_amount + v_base + v_fee, expires_at = v_expires, updated_at = p_now
+    WHERE id = v_order_id;
+  END IF;
 
   RETURN json_build_object('outcome', 'ok', 'order_id', v_order_id,
-                           'session_ids', (SELECT array_agg(DISTINCT x) FROM unnest(v_sessions) x), 'has_voucher', v_has_voucher,
-                           'rows', CASE WHEN v_has_voucher THEN NULL ELSE order_rows_json(v_order_id) END);
+                           'session_ids', v_session_set, 'has_voucher', v_has_voucher,
+                           -- A new order's rows are what this wrote (order_rows_build: the shape
+                           -- order_rows_json reads); an existing order's are read.
+                           'rows', CASE WHEN v_has_voucher THEN NULL
+                                        WHEN p_create THEN order_rows_build(p_order_token, p_reference, v_type, v_status, p_currency,
+                                                                            v_base, 0, v_fee, v_base + v_fee, v_expires, NULL, v_items)
+                                        ELSE order_rows_json(v_order_id) END);
 END;
 $$;
