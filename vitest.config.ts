@@ -34,6 +34,7 @@ const DATABASE_NEUTRAL_TESTS = [
   'test/http/strict-bodies.test.ts',
   'test/lib/downloads.test.ts',
   'test/lib/seat-layout.test.ts',
+  'test/lib/zoned-time.test.ts',
   'test/lib/secrets.test.ts',
   'test/orders/best-available.property.test.ts',
   'test/orders/pricing.test.ts',

@@ -67,28 +67,35 @@ export function ambiguityMark(instant: Date, timeZone: string, locale: string): 
   return isAmbiguousWallTime(instant, timeZone) ? ` ${zoneAbbreviation(instant, timeZone, locale)}` : '';
 }
 
-/** A datetime-local value in `timeZone` as an ISO instant; null when empty or not a date and time. */
-export function zonedToIso(value: string | null | undefined, timeZone: string): string | null {
-  const m = value ? /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(value) : null;
-  if (!m) return value ? value : null;
+/**
+ * The instant (ms) at which `timeZone`'s clocks show the wall-clock time `value` ("2031-05-01T18:00",
+ * a datetime-local value or SQL's to_char of a bucket); null when it is not one. A time the clocks
+ * skip takes the offset after the change.
+ */
+function wallInstant(value: string, timeZone: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(value);
+  if (!m) return null;
   const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!);
   // The offset at the guessed instant, then again at the result (the two differ across a DST change).
-  let at = wall - offsetMs(wall, timeZone);
-  at = wall - offsetMs(at, timeZone);
+  const at = wall - offsetMs(wall, timeZone);
+  return wall - offsetMs(at, timeZone);
+}
+
+/** A datetime-local value in `timeZone` as an ISO instant; null when empty or not a date and time. */
+export function zonedToIso(value: string | null | undefined, timeZone: string): string | null {
+  const at = value ? wallInstant(value, timeZone) : null;
+  if (at === null) return value ? value : null;
   return new Date(at).toISOString();
 }
 
 /**
  * A wall-clock time of `timeZone` ("2026-12-07T05:00", as SQL's to_char writes a bucket) as ISO 8601
  * with the zone's offset then ("2026-12-07T05:00:00+01:00", D12): the local time as it reads, and
- * an exact instant. A time the clocks skip takes the offset after the change.
+ * an exact instant.
  */
 export function wallToIsoWithOffset(value: string, timeZone: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(value);
-  if (!m) return value;
-  const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!);
-  let at = wall - offsetMs(wall, timeZone);
-  at = wall - offsetMs(at, timeZone);
+  const at = wallInstant(value, timeZone);
+  if (at === null) return value;
   const offsetMinutes = Math.round(offsetMs(at, timeZone) / 60_000);
   const abs = Math.abs(offsetMinutes);
   const sign = offsetMinutes < 0 ? '-' : '+';
