@@ -18,12 +18,18 @@
 --   seat_unavailable                                          nothing written
 --   need_codes        {count}                                 nothing written
 -- Concurrent calls for one order queue on its row lock; exactly one closes (confirm-race.test.ts).
+--
+-- Generic plans, always (migration 0346): every statement reaches its rows by key (the order, its
+-- items, their seats), so no value should change a plan; left to PostgreSQL's custom-or-generic
+-- choice, the first five calls of each connection planned every statement, and, depending on the
+-- statistics' sample, a statement was planned again on every call (one sample cost 0.7 M
+-- instructions per purchase under callgrind; the bench database of docs/operations.md 0.05 M).
 CREATE OR REPLACE FUNCTION close_order(
   p_order_id bigint, p_order_token text, p_channel_id integer, p_now timestamptz, p_allow_expired boolean,
   p_expected_amount integer, p_name text, p_surname text, p_email text, p_phone text,
   p_payment_method text, p_transaction_id text, p_codes text[], p_with_rows boolean, p_email_modes text[]
 ) RETURNS json
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_order record;
   v_items bigint[];
