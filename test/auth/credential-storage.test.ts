@@ -5,6 +5,7 @@ import { queryRows } from '../../src/db/client.js';
 import { generateChannelKey } from '../../src/modules/auth/auth.service.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.repo.js';
 import { appTest, bearer, DEMO } from '../helpers.js';
+import { createOrder } from '../orders/cart-helpers.js';
 
 const { it, app } = appTest();
 
@@ -129,15 +130,9 @@ describe('config endpoint: the fields SPEC fixes per model (A-D)', () => {
       sql`SELECT ss.id, (SELECT r.id FROM rates r WHERE r.session_id = ss.session_id ORDER BY r.sort_order LIMIT 1) AS rate_id
           FROM session_seats ss WHERE ss.seat_id IS NOT NULL AND ss.status = 'available' ORDER BY ss.id DESC LIMIT 1`,
     );
-    const created = await t.app.inject({
-      method: 'POST',
-      url: `/api/sales-channel/v1/${DEMO.c.slug}/en/orders`,
-      headers: bearer(token),
-      payload: { session_seat_id: seat!.id, rate_id: seat!.rate_id },
-    });
-    expect(created.statusCode).toBe(201);
+    const created = await createOrder(t.app, token, DEMO.c.slug, { session_seat_id: seat!.id, rate_id: seat!.rate_id });
     // SPEC: the widget sends the browser to {portal_checkout_base_url}/{slug}/{lang}/checkout?order_token=...
-    const page = new URL(`${base}/${DEMO.c.slug}/en/checkout?order_token=${created.json().data.order_token}`);
+    const page = new URL(`${base}/${DEMO.c.slug}/en/checkout?order_token=${created.order_token}`);
     expect(page.origin).toBe('http://taquilla.test');
     const res = await t.app.inject({ url: `${page.pathname}${page.search}` });
     expect(res.statusCode).toBe(200);

@@ -26,8 +26,10 @@ beforeEach(() => {
   return () => vi.restoreAllMocks();
 });
 
-/** Runs a command line against the test database (the same `run` functions the program uses). */
+/** Runs a command line against the test database (the same `run` functions the program uses); stdout() and stderr() then hold what it printed. */
 function cli(line: string[], ctx = t.ctx): Promise<number> {
+  out.length = 0;
+  err.length = 0;
   const open = async (): Promise<CliContext> => ({ ctx, appliedNow: [], close: async () => {} });
   return runCli(line, open);
 }
@@ -49,7 +51,6 @@ describe('help and usage', () => {
   it('help <command> and --help show the command usage', async () => {
     expect(await cli(['help', 'keys:revoke'])).toBe(0);
     expect(stdout()).toContain('usage: taquilla keys:revoke --channel <slug> --key-id <id>');
-    out.length = 0;
     expect(await cli(['channels:create', '--help'])).toBe(0);
     expect(stdout()).toContain('--organiser-id');
   });
@@ -57,11 +58,9 @@ describe('help and usage', () => {
   it('an unknown command, a missing option or an unknown option exits 2', async () => {
     expect(await cli(['channels:delete'])).toBe(2);
     expect(stderr()).toContain('unknown command "channels:delete"');
-    err.length = 0;
     expect(await cli(['keys:generate'])).toBe(2);
     expect(stderr()).toContain('--channel is required');
     expect(stderr()).toContain('usage: taquilla keys:generate');
-    err.length = 0;
     expect(await cli(['channels:list', '--jsn'])).toBe(2);
     expect(stderr()).toContain('unknown option --jsn');
   });
@@ -93,13 +92,10 @@ describe('migrate and demo:load', () => {
   it('demo:load loads the demo channels once', async () => {
     expect(await cli(['demo:load'])).toBe(0);
     expect(stdout()).toContain('Demo catalogue loaded');
-    out.length = 0;
     expect(await cli(['demo:load'])).toBe(0);
     expect(stdout()).toContain('already has sales channels');
-    out.length = 0;
     expect(await cli(['channels:list', '--json'])).toBe(0);
     expect(JSON.parse(stdout()).map((c: { slug: string }) => c.slug)).toEqual(['demo-a', 'demo-b', 'demo-c', 'demo-d']);
-    out.length = 0;
     expect(await cli(['channels:list'])).toBe(0);
     expect(stdout()).toMatch(/demo-b\s+portal_external_payment\s+1\s+.*http:\/\/taquilla.test\/widget\/examples\/model-b\/checkout/);
   });
@@ -109,7 +105,6 @@ describe('channels:create', () => {
   it('creates a channel that sells the organiser\'s events, usable once it has a key', async () => {
     expect(await cli(['organisers:list', '--json'])).toBe(0);
     const [organiser] = JSON.parse(stdout()) as { id: number }[];
-    out.length = 0;
     const code = await cli([
       'channels:create', '--slug', 'partner-d', '--name', 'Partner D', '--mode', 'D',
       `--organiser-id=${organiser!.id}`, '--cart-ttl', '600', '--lang', 'en', '--events', 'all',
@@ -119,7 +114,6 @@ describe('channels:create', () => {
     expect(stdout()).toContain('Created sales channel "partner-d"');
     expect(stdout()).toMatch(/It sells events \d+, \d+\./);
 
-    out.length = 0;
     expect(await cli(['keys:generate', '--channel', 'partner-d'])).toBe(0);
     const key = out[1]!;
     expect(key).toMatch(/^wk_[A-Za-z0-9]{40}$/);
@@ -132,19 +126,14 @@ describe('channels:create', () => {
   it('refuses a duplicate slug, an unknown organiser and model B without checkout URL', async () => {
     expect(await cli(['channels:create', '--slug', 'demo-a', '--name', 'X', '--mode', 'A', '--organiser-id', '1'])).toBe(1);
     expect(stderr()).toContain('A sales channel with slug "demo-a" already exists');
-    err.length = 0;
     expect(await cli(['channels:create', '--slug', 'orphan', '--name', 'X', '--mode', 'A', '--organiser-id', '999'])).toBe(1);
     expect(stderr()).toContain('organiser_id: unknown organiser 999');
-    err.length = 0;
     expect(await cli(['channels:create', '--slug', 'bee', '--name', 'X', '--mode', 'portal_external_payment', '--organiser-id', '1'])).toBe(2);
     expect(stderr()).toContain('--checkout-url is required for model B');
-    err.length = 0;
     expect(await cli(['channels:create', '--slug', 'Bad Slug', '--name', 'X', '--mode', 'A', '--organiser-id', '1'])).toBe(2);
     expect(stderr()).toContain('--slug must be');
-    err.length = 0;
     expect(await cli(['channels:create', '--slug', 'ttl', '--name', 'X', '--mode', 'A', '--organiser-id', '1', '--cart-ttl', '10'])).toBe(2);
     expect(stderr()).toContain('--cart-ttl must be a whole number >= 60');
-    err.length = 0;
     expect(await cli(['channels:create', '--slug', 'evt', '--name', 'X', '--mode', 'A', '--organiser-id', '1', '--events', '1,99999'])).toBe(1);
     expect(stderr()).toContain('not events of organiser 1: 99999');
     const rows = await queryRows<{ slug: string }>(t.ctx.db, sql`SELECT slug FROM sales_channels WHERE slug IN ('orphan', 'bee', 'ttl', 'evt')`);
@@ -158,14 +147,12 @@ describe('widget keys', () => {
     const generated = JSON.parse(stdout()) as { key_id: number; widget_key: string };
     const token = await tokenFor(t.app, 'demo-c', generated.widget_key);
 
-    out.length = 0;
     expect(await cli(['keys:list', '--channel', 'demo-c'])).toBe(0);
     expect(stdout()).toContain(`...${generated.widget_key.slice(-4)}`);
     expect(stdout()).not.toContain(generated.widget_key);
 
     expect(await cli(['keys:revoke', '--channel', 'demo-c', '--key-id', String(generated.key_id)])).toBe(0);
     expect((await t.app.inject({ url: configUrl('demo-c'), headers: bearer(token) })).statusCode).toBe(401);
-    out.length = 0;
     expect(await cli(['keys:list', '--channel', 'demo-c', '--json'])).toBe(0);
     const listed = (JSON.parse(stdout()) as { id: number; revoked_at: string | null }[]).find((k) => k.id === generated.key_id);
     expect(listed!.revoked_at).toMatch(/\+00:00$/);
@@ -195,11 +182,9 @@ describe('catalogue:import', () => {
   it('a missing file, bad JSON and an invalid document exit 1 and import nothing', async () => {
     expect(await cli(['catalogue:import', path.join(tmp, 'absent.json')])).toBe(1);
     expect(stderr()).toContain('ENOENT');
-    err.length = 0;
     fs.writeFileSync(path.join(tmp, 'bad.json'), '{"organisers": [');
     expect(await cli(['catalogue:import', path.join(tmp, 'bad.json')])).toBe(1);
     expect(stderr()).toContain('is not valid JSON');
-    err.length = 0;
     const doc = {
       organisers: [{ key: 'o', name: 'O' }],
       venues: [{ key: 'v', organiser: 'o', name: 'V', sectors: [{ key: 'z', name: 'Z', numbered: false, capacity: 10 }] }],
@@ -210,7 +195,6 @@ describe('catalogue:import', () => {
     expect(stderr()).toContain('events.venue: unknown key "nowhere"');
     const rows = await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM organisers WHERE name = 'O'`);
     expect(Number(rows[0]!.n)).toBe(0);
-    err.length = 0;
     expect(await cli(['catalogue:import'])).toBe(2);
   });
 
@@ -253,7 +237,6 @@ describe('catalogue:import', () => {
     const file = path.join(tmp, 'rerun.json');
     fs.writeFileSync(file, JSON.stringify(doc));
     expect(await cli(['catalogue:import', file])).toBe(0);
-    out.length = 0;
     fs.writeFileSync(file, JSON.stringify({ ...doc, organisers: [{ key: 'o', name: 'Rerun Org, renamed' }] }));
     expect(await cli(['catalogue:import', file])).toBe(0);
     expect(stdout()).toMatch(/what\s+count\s+created\s+updated\s+unchanged/);

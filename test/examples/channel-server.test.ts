@@ -48,6 +48,14 @@ const form = (fields: Record<string, string>) => ({
   body: new URLSearchParams(fields).toString(),
 });
 
+/** The example's own pay call (its JSON API), for Marta López. */
+const payAsMarta = (server: string, orderToken: string) =>
+  fetch(`${server}/api/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ order_token: orderToken, name: 'Marta', surname: 'López', email: 'marta@example.com' }),
+  });
+
 describe('example channel server (model B)', () => {
   it('shows the order read from the public portal, then pays and confirms from its own server', async () => {
     const o = await createPendingOrder(t.ctx, { channel: 'demo-b', seats: 2 });
@@ -76,11 +84,7 @@ describe('example channel server (model B)', () => {
 
     // a completed order is not offered for payment again; confirming again is harmless (D22)
     expect((await fetch(`${base}/checkout?order_token=${o.token}`)).status).toBe(409);
-    const again = await fetch(`${base}/api/pay`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ order_token: o.token, name: 'Marta', surname: 'López', email: 'marta@example.com' }),
-    });
+    const again = await payAsMarta(base, o.token);
     expect(again.status).toBe(200);
     const json = await again.json();
     expect(json.reference).toBe(o.reference);
@@ -114,11 +118,7 @@ describe('example channel server (model D)', () => {
     expect(hostile.statusCode).toBe(403);
     expect(hostile.json().code).toBe('server_credential_required');
 
-    const paid = await fetch(`${baseD}/api/pay`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ order_token: o.token, name: 'Marta', surname: 'López', email: 'marta@example.com' }),
-    });
+    const paid = await payAsMarta(baseD, o.token);
     expect(paid.status).toBe(200);
     const json = await paid.json();
     expect(json.ticket_pdf_urls).toHaveLength(1);

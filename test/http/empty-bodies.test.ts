@@ -14,6 +14,19 @@ async function demoDCart(t: { app: import('fastify').FastifyInstance }, token: s
   return res.json().data as { order_token: string; events: { sessions: { items: { id: number }[] }[] }[] };
 }
 
+/** A demo-d order of one seat, confirmed for Ana Gil: its reference. */
+async function demoDSale(t: { app: import('fastify').FastifyInstance }, token: string, seat: number) {
+  const order = await demoDCart(t, token, seat);
+  const confirm = await t.app.inject({
+    method: 'POST',
+    url: `/api/sales-channel/v1/${DEMO.d.slug}/es/orders/${order.order_token}/confirm`,
+    headers: bearer(token),
+    payload: { amount: 31.5, name: 'Ana', surname: 'Gil', email: 'ana@example.com' },
+  });
+  expect(confirm.statusCode, confirm.body).toBe(200);
+  return confirm.json().data.reference as string;
+}
+
 describe('a request without a body but with a JSON content type', () => {
   it('DELETE of an order and of an item answer as without the header', async ({ t }) => {
     const token = await serverTokenFor(t.app, DEMO.d.slug);
@@ -35,28 +48,14 @@ describe('a request without a body but with a JSON content type', () => {
   it('an admin action whose fields are all optional reads no body as {} (a whole-order refund, D58)', async ({ t }) => {
     const admin = await account(t.ctx, 'empty-bodies@example.com');
     const token = await serverTokenFor(t.app, DEMO.d.slug);
-    const order = await demoDCart(t, token, 311);
-    const confirm = await t.app.inject({
-      method: 'POST',
-      url: `/api/sales-channel/v1/${DEMO.d.slug}/es/orders/${order.order_token}/confirm`,
-      headers: bearer(token),
-      payload: { amount: 31.5, name: 'Ana', surname: 'Gil', email: 'ana@example.com' },
-    });
-    expect(confirm.statusCode, confirm.body).toBe(200);
-    const reference = confirm.json().data.reference as string;
+    const reference = await demoDSale(t, token, 311);
 
     const refund = await t.app.inject({ method: 'POST', url: `${ADMIN_API}/orders/${reference}/refund`, headers: { ...bearer(admin.token), ...JSON_TYPE } });
     expect(refund.statusCode, refund.body).toBe(201);
     expect(refund.json().data).toMatchObject({ refunded_order_reference: reference, voided_tickets: 1 });
     // And without any content type.
-    const order2 = await demoDCart(t, token, 312);
-    const confirm2 = await t.app.inject({
-      method: 'POST',
-      url: `/api/sales-channel/v1/${DEMO.d.slug}/es/orders/${order2.order_token}/confirm`,
-      headers: bearer(token),
-      payload: { amount: 31.5, name: 'Ana', surname: 'Gil', email: 'ana@example.com' },
-    });
-    const refund2 = await t.app.inject({ method: 'POST', url: `${ADMIN_API}/orders/${confirm2.json().data.reference}/refund`, headers: bearer(admin.token) });
+    const reference2 = await demoDSale(t, token, 312);
+    const refund2 = await t.app.inject({ method: 'POST', url: `${ADMIN_API}/orders/${reference2}/refund`, headers: bearer(admin.token) });
     expect(refund2.statusCode, refund2.body).toBe(201);
   });
 

@@ -52,6 +52,15 @@ function scheduler(log = memoryLog()) {
   schedulers.push(s);
   return s;
 }
+/** A started scheduler whose one job (every 2 ms) is in its first pass, held open. */
+async function startedWithPassHeld() {
+  const s = scheduler();
+  const slow = heldJob('slow', 2);
+  s.add(slow.job);
+  s.start();
+  await until(() => slow.stats.started === 1);
+  return { s, slow };
+}
 afterEach(async () => {
   for (const job of held.splice(0)) job.letGo();
   await Promise.all(schedulers.splice(0).map((s) => s.stop()));
@@ -69,11 +78,7 @@ describe('Scheduler', () => {
   });
 
   it('never overlaps a job with itself: ticks during a slow pass are skipped', async () => {
-    const s = scheduler();
-    const slow = heldJob('slow', 2);
-    s.add(slow.job);
-    s.start();
-    await until(() => slow.stats.started === 1);
+    const { slow } = await startedWithPassHeld();
     // Many ticks go by while the first pass is held open.
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(slow.stats.started).toBe(1);
@@ -116,11 +121,7 @@ describe('Scheduler', () => {
   });
 
   it('stop waits for the pass under way and then runs nothing more', async () => {
-    const s = scheduler();
-    const slow = heldJob('slow', 2);
-    s.add(slow.job);
-    s.start();
-    await until(() => slow.stats.started === 1);
+    const { s, slow } = await startedWithPassHeld();
     let stopped = false;
     const stopping = s.stop().then(() => (stopped = true));
     await new Promise((resolve) => setTimeout(resolve, 20));

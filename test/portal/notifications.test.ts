@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { appTest, bearer, DEMO, tokenFor } from '../helpers.js';
+import { appTest, DEMO, tokenFor } from '../helpers.js';
+import { createOrder } from '../orders/cart-helpers.js';
 import { createHeldOrder, orderStatus, paymentStatus, postSandboxNotification, SANDBOX_NOTIFY_URL, sandboxNotification, startPayment } from './fixtures.js';
 
 const { it, app } = appTest();
@@ -123,13 +124,7 @@ describe('sandbox payment notifications', () => {
       sql`SELECT session_seat_id, rate_id FROM order_items WHERE order_id = ${order.id}`,
     );
     const token = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
-    const taken = await t.app.inject({
-      method: 'POST',
-      url: `/api/sales-channel/v1/${DEMO.d.slug}/es/orders`,
-      headers: bearer(token),
-      payload: { session_seat_id: item!.session_seat_id, rate_id: item!.rate_id },
-    });
-    expect(taken.statusCode).toBe(201);
+    await createOrder(t.app, token, DEMO.d.slug, { session_seat_id: item!.session_seat_id, rate_id: item!.rate_id }); // throws unless 201
     const res = await post(paid);
     expect(res.statusCode).toBe(200);
     expect(res.json().data.result).toBe('refund_required');

@@ -45,6 +45,12 @@ async function savedPass(orderId: number, index = 0): Promise<PassJson> {
   return passOf(res.rawPayload);
 }
 
+/** An order of two tickets paid by card, with both passes saved. */
+async function twoSavedPasses() {
+  const o = await paidByCard(t, 2);
+  return { o, passes: [await savedPass(o.id, 0), await savedPass(o.id, 1)] as const };
+}
+
 /** A device: its library identifier and push token, speaking the protocol to the service. */
 function device(name: string) {
   const id = `device-${name}-${Math.random().toString(36).slice(2)}`;
@@ -65,9 +71,7 @@ function device(name: string) {
 
 describe('pass.json', () => {
   it('names the web service under PUBLIC_BASE_URL and carries a per-pass authentication token', async () => {
-    const o = await paidByCard(t, 2);
-    const a = await savedPass(o.id, 0);
-    const b = await savedPass(o.id, 1);
+    const { o, passes: [a, b] } = await twoSavedPasses();
     expect(a.webServiceURL).toBe('http://taquilla.test/api/wallet/apple');
     expect(a.authenticationToken.length).toBeGreaterThanOrEqual(16);
     expect(a.authenticationToken).not.toBe(b.authenticationToken);
@@ -77,9 +81,7 @@ describe('pass.json', () => {
 
 describe('registration', () => {
   it('401 without or with a wrong token (another pass\'s too), 201 the first time, 200 after, 404 for another pass type', async () => {
-    const o = await paidByCard(t, 2);
-    const pass = await savedPass(o.id, 0);
-    const other = await savedPass(o.id, 1);
+    const { passes: [pass, other] } = await twoSavedPasses();
     const d = device('reg');
     for (const headers of [{}, { authorization: 'ApplePass wrong-token-of-some-length' }, { authorization: `ApplePass ${other.authenticationToken}` }, { authorization: `Bearer ${pass.authenticationToken}` }]) {
       const res = await d.register(pass, headers as { authorization: string });
@@ -143,9 +145,7 @@ async function settledTag(d: ReturnType<typeof device>, passTypeId: string): Pro
 
 describe('updates', () => {
   it('a refund: the serial is listed as updated since the tag, and fetching it returns the voided pass; then 304', async () => {
-    const o = await paidByCard(t, 2);
-    const pass = await savedPass(o.id, 0);
-    const untouched = await savedPass(o.id, 1);
+    const { o, passes: [pass, untouched] } = await twoSavedPasses();
     const d = device('refund');
     expect((await d.register(pass)).statusCode).toBe(201);
     expect((await d.register(untouched)).statusCode).toBe(201);

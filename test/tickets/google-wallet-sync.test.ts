@@ -76,10 +76,15 @@ async function saveToGoogle(orderId: number) {
 
 const patches = () => seen.filter((s) => s.method === 'PATCH');
 
+/** Sends whatever updates are pending, then forgets the requests the fake Google saw. */
+async function syncAndForget() {
+  await syncGoogleObjects(t.ctx, quiet);
+  seen.length = 0;
+}
+
 describe('Google Wallet object updates', () => {
   it('a refund PATCHes the object INACTIVE once, with a service-account token; a failure is retried later with backoff', async () => {
-    await syncGoogleObjects(t.ctx, quiet);
-    seen.length = 0;
+    await syncAndForget();
     const o = await paidByCard(t, 1);
     const notSaved = await paidByCard(t, 1);
     await saveToGoogle(o.id);
@@ -116,8 +121,7 @@ describe('Google Wallet object updates', () => {
   });
 
   it('a reissue PATCHes the object with the new barcode (ACTIVE); a 404 (never saved) counts as done', async () => {
-    await syncGoogleObjects(t.ctx, quiet);
-    seen.length = 0;
+    await syncAndForget();
     const o = await paidByCard(t, 1);
     await saveToGoogle(o.id);
     await reissueTicket(t.ctx, o.tickets[0]!.id, null);
@@ -140,15 +144,13 @@ describe('Google Wallet object updates', () => {
   });
 
   it('a moved session (D74) updates its valid tickets\' passes: the object, and its class\'s dateTime once', async () => {
-    await syncGoogleObjects(t.ctx, quiet);
-    seen.length = 0;
+    await syncAndForget();
     const o = await paidByCard(t, 2);
     const refunded = await paidByCard(t, 1);
     await saveToGoogle(o.id);
     await saveToGoogle(refunded.id);
     await refundOrderAs(t.ctx, CLI_ACTOR, refunded.reference, 'google test');
-    await syncGoogleObjects(t.ctx, quiet);
-    seen.length = 0;
+    await syncAndForget();
     const passVersions = async () =>
       new Map(
         (await queryRows<{ id: string | number; v: Date | string }>(t.ctx.db, sql`SELECT id, COALESCE(pass_updated_at, issued_at) AS v FROM tickets WHERE order_id IN (${o.id}, ${refunded.id})`)).map(
