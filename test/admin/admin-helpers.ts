@@ -19,6 +19,17 @@ export async function signInToDashboard(page: Page, base: string, email: string)
   await page.waitForURL(`${base}/admin/channels`);
 }
 
+/** On an event's page, fills the series form (at 21:00 Madrid, rates copied from `ratesFrom`) and previews it. */
+export async function previewSeries(page: Page, base: string, series: { eventId: number; firstDay: string; count: number; ratesFrom: number }): Promise<void> {
+  await page.goto(`${base}/admin/events/${series.eventId}`);
+  await page.getByLabel('First day').fill(series.firstDay);
+  await page.getByLabel('Time (Europe/Madrid)').fill('21:00');
+  await page.getByLabel('How many sessions').fill(String(series.count));
+  await page.locator('form[action$="/series"] select[name=rates_from_session_id]').selectOption(String(series.ratesFrom));
+  await page.getByRole('button', { name: 'Preview dates' }).click();
+  await expect.poll(() => page.getByText(`${series.count} sessions would be created`).count()).toBe(1);
+}
+
 /** An account and an admin API token for it, made the way the operator CLI makes them. */
 export async function account(ctx: AppContext, email: string, organiserId?: number) {
   const user = await createUser(ctx, CLI_ACTOR, {

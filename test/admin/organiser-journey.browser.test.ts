@@ -6,7 +6,7 @@ import { processEmailQueue } from '../../src/modules/tickets/email-queue.service
 import { checkPage, startBrowserApp, type BrowserApp } from '../browser-app.js';
 import { fillBuyer, payWithCard } from '../portal/browser-helpers.js';
 import { freePort, SmtpPeer } from '../smtp-peer.js';
-import { account, PASSWORD, signInToDashboard } from './admin-helpers.js';
+import { account, PASSWORD, previewSeries, signInToDashboard } from './admin-helpers.js';
 
 // Issue 29's whole journey in Chromium at 1280 px, on an empty deployment (no demo data) with
 // nothing but the first admin account: the admin makes an organiser and invites a promoter (the
@@ -160,13 +160,7 @@ describe('the organiser\'s hour (issue 29)', () => {
       }
       await look(page, '04-session-rates');
 
-      await page.goto(`${base}/admin/events/${eventId}`);
-      await page.getByLabel('First day').fill('2031-05-09');
-      await page.getByLabel('Time (Europe/Madrid)').fill('21:00');
-      await page.getByLabel('How many sessions').fill('3');
-      await page.locator('form[action$="/series"] select[name=rates_from_session_id]').selectOption(String(sessionId));
-      await page.getByRole('button', { name: 'Preview dates' }).click();
-      await expect.poll(() => page.getByText('3 sessions would be created').count()).toBe(1);
+      await previewSeries(page, base, { eventId, firstDay: '2031-05-09', count: 3, ratesFrom: sessionId });
       await look(page, '05-series-preview');
       await page.getByRole('button', { name: 'Create sessions (drafts)' }).click();
       await page.waitForURL(/notice=series/);

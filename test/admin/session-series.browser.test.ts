@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect } from 'vitest';
 import { browserAppTest, checkPage as checkScreen } from '../browser-app.js';
 import { firstDemoSession } from '../helpers.js';
-import { account, signInToDashboard } from './admin-helpers.js';
+import { account, previewSeries, signInToDashboard } from './admin-helpers.js';
 
 // Issue 29 in Chromium at 390 and 1280 px: the event page's series form with its preview, the
 // session page's rates (delete, copy from a picker) and the invitation page: no sideways scroll,
@@ -27,13 +27,7 @@ describe.each([390, 1280])('at %i px', (width) => {
   it('series preview, session rates and an invitation page', async ({ app: { base }, page }) => {
     await signInToDashboard(page, base, 'root@taquilla.test');
 
-    await page.goto(`${base}/admin/events/${eventId}`);
-    await page.getByLabel('First day').fill('2031-10-10');
-    await page.getByLabel('Time (Europe/Madrid)').fill('21:00');
-    await page.getByLabel('How many sessions').fill('8');
-    await page.locator('form[action$="/series"] select[name=rates_from_session_id]').selectOption(String(sessionId));
-    await page.getByRole('button', { name: 'Preview dates' }).click();
-    await expect.poll(() => page.getByText('8 sessions would be created').count()).toBe(1);
+    await previewSeries(page, base, { eventId, firstDay: '2031-10-10', count: 8, ratesFrom: sessionId });
     expect(await page.getByText('2031-10-31 21:00 CET').count()).toBe(1);
     await checkPage(page, `series-preview-${width}`);
 
