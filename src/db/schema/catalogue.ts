@@ -1,5 +1,5 @@
 import { pgTable, integer, text, boolean, real, jsonb, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId, createdAt, timestamps } from './columns.js';
+import { ts, serialId, bigserialId, createdAt, timestamps, organiserOwned } from './columns.js';
 
 export const organisers = pgTable('organisers', {
   id: serialId(),
@@ -12,8 +12,7 @@ export const organisers = pgTable('organisers', {
 });
 
 export const venues = pgTable('venues', {
-  id: serialId(),
-  organiserId: integer('organiser_id').notNull(),
+  ...organiserOwned(),
   name: text('name').notNull(),
   address: text('address'),
   city: text('city'),
@@ -60,8 +59,7 @@ export const seats = pgTable('seats', {
 });
 
 export const events = pgTable('events', {
-  id: serialId(),
-  organiserId: integer('organiser_id').notNull(),
+  ...organiserOwned(),
   venueId: integer('venue_id').notNull(),
   defaultLang: text('default_lang').notNull().default('es'),
   status: text('status').$type<'draft' | 'published' | 'archived'>().notNull().default('published'),
@@ -142,8 +140,7 @@ export const fees = pgTable('fees', {
 });
 
 export const vouchers = pgTable('vouchers', {
-  id: serialId(),
-  organiserId: integer('organiser_id').notNull(),
+  ...organiserOwned(),
   code: text('code').notNull(),
   kind: text('kind').$type<'percent' | 'fixed'>().notNull(),
   value: integer('value').notNull(),

@@ -1,5 +1,5 @@
 import { pgTable, integer, smallint, text, jsonb, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId, createdAt, timestamps } from './columns.js';
+import { ts, serialId, bigserialId, createdAt, timestamps, organiserOwned } from './columns.js';
 
 export const INTEGRATION_MODES = [
   'portal_only',
@@ -18,8 +18,7 @@ export interface Branding {
 }
 
 export const salesChannels = pgTable('sales_channels', {
-  id: serialId(),
-  organiserId: integer('organiser_id').notNull(),
+  ...organiserOwned(),
   slug: text('slug').notNull(),
   name: text('name').notNull(),
   integrationMode: text('integration_mode').$type<IntegrationMode>().notNull(),

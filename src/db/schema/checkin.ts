@@ -1,5 +1,5 @@
 import { pgTable, bigint, integer, text, boolean, uuid, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId, createdAt } from './columns.js';
+import { ts, bigserialId, createdAt, organiserOwned } from './columns.js';
 
 // Check-in (issue 18, migration 0100, docs/checkin.md).
 
@@ -17,8 +17,7 @@ export const ticketSigningKeys = pgTable('ticket_signing_keys', {
 });
 
 export const checkinLists = pgTable('checkin_lists', {
-  id: serialId(),
-  organiserId: integer('organiser_id').notNull(),
+  ...organiserOwned(),
   name: text('name').notNull(),
   allowReentry: boolean('allow_reentry').notNull().default(false),
   opensMinutesBefore: integer('opens_minutes_before').notNull().default(360),
@@ -38,8 +37,7 @@ export const checkinListSectors = pgTable(
 );
 
 export const checkinDevices = pgTable('checkin_devices', {
-  id: serialId(),
-  organiserId: integer('organiser_id').notNull(),
+  ...organiserOwned(),
   name: text('name').notNull(),
   tokenHash: text('token_hash').notNull(),
   tokenLast4: text('token_last4').notNull(),

@@ -1,4 +1,4 @@
-import { bigserial, serial, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, integer, serial, timestamp } from 'drizzle-orm/pg-core';
 
 // Column builders every area's tables share: one place that says how a kind of column is read.
 
@@ -18,4 +18,10 @@ export const createdAt = () => ts('created_at').notNull();
 export const timestamps = () => ({
   createdAt: createdAt().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** What every organiser's own object starts with: its `id serial PRIMARY KEY` and `organiser_id integer NOT NULL` (what ofOrganiser scopes by). */
+export const organiserOwned = () => ({
+  id: serialId(),
+  organiserId: integer('organiser_id').notNull(),
 });
