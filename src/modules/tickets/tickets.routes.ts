@@ -32,6 +32,18 @@ const SignedLinkQuery = Type.Object({
 });
 /** A link that was tampered with, has expired or names nothing. */
 const refused = { 403: Type.Ref('ErrorEnvelope'), 404: Type.Ref('ErrorEnvelope') };
+/**
+ * The schema of a ticket file served through a signed link: its name in the path, the link's query,
+ * the file or a refusal; `gone`, 410 once the ticket is refunded.
+ */
+const signedFileSchema = (s: { operationId: string; summary: string; maxLength: number; name: string; type: string; gone?: boolean }) => ({
+  tags: ['Tickets'],
+  operationId: s.operationId,
+  summary: s.summary,
+  params: Type.Object({ file: Text(s.maxLength, { description: s.name }) }),
+  querystring: SignedLinkQuery,
+  response: { 200: Type.Any({ description: s.type }), ...refused, ...(s.gone ? { 410: Type.Ref('ErrorEnvelope') } : {}) },
+});
 /** A path that cannot be one we signed: the same answer as a tampered link. */
 const invalidLink = () => new AppError('invalid_signature', 'The ticket link is invalid or has expired');
 /** An API client that asks for JSON (and not for a page). */
@@ -47,18 +59,14 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/:file',
     {
-      schema: {
-        tags: ['Tickets'],
+      schema: signedFileSchema({
         operationId: 'getTicketPdf',
         summary: 'Ticket PDF through a signed link (from ticket_pdf_urls; valid 7 days)',
-        params: Type.Object({ file: Text(80, { description: '<ticket code>.pdf' }) }),
-        querystring: SignedLinkQuery,
-        response: {
-          200: Type.Any({ description: 'application/pdf' }),
-          ...refused,
-          410: Type.Ref('ErrorEnvelope'),
-        },
-      },
+        maxLength: 80,
+        name: '<ticket code>.pdf',
+        type: 'application/pdf',
+        gone: true,
+      }),
     },
     async (request, reply) => {
       const match = FILE_PATTERN.exec(request.params.file);
@@ -82,18 +90,14 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/orders/:file',
     {
-      schema: {
-        tags: ['Tickets'],
+      schema: signedFileSchema({
         operationId: 'getOrderTicketsFile',
         summary: "All of an order's tickets as one PDF (<order token>.pdf), or its sessions as an iCalendar file (<order token>.ics), through a signed link",
-        params: Type.Object({ file: Text(140, { description: '<order token>.pdf or <order token>.ics' }) }),
-        querystring: SignedLinkQuery,
-        response: {
-          200: Type.Any({ description: 'application/pdf or text/calendar' }),
-          ...refused,
-          410: Type.Ref('ErrorEnvelope'),
-        },
-      },
+        maxLength: 140,
+        name: '<order token>.pdf or <order token>.ics',
+        type: 'application/pdf or text/calendar',
+        gone: true,
+      }),
     },
     async (request, reply) => {
       const match = ORDER_FILE_PATTERN.exec(request.params.file);
@@ -106,17 +110,13 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/wallet/apple/:file',
     {
-      schema: {
-        tags: ['Tickets'],
+      schema: signedFileSchema({
         operationId: 'getTicketApplePass',
         summary: 'The ticket as a signed Apple Wallet pass (<ticket code>.pkpass) through a signed link (D70); voided once refunded',
-        params: Type.Object({ file: Text(80, { description: '<ticket code>.pkpass' }) }),
-        querystring: SignedLinkQuery,
-        response: {
-          200: Type.Any({ description: 'application/vnd.apple.pkpass' }),
-          ...refused,
-        },
-      },
+        maxLength: 80,
+        name: '<ticket code>.pkpass',
+        type: 'application/vnd.apple.pkpass',
+      }),
     },
     async (request, reply) => {
       const match = PKPASS_PATTERN.exec(request.params.file);
