@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Page } from 'playwright-core';
 import type { AddressInfo } from 'node:net';
+import { readingLayout } from '../src/modules/catalogue/layout-reading.js';
 
 /** Synthetic data in the shapes of D33-D35 for the widget benchmark. */
 
@@ -63,28 +64,31 @@ export async function startSyntheticService(
   const withLayout = options.layout !== false;
   const seats = data.elements.seats;
   const bare = envelope({ ...data, elements: { ...data.elements, seats: [] } });
-  const layout = envelope({
-    session_id: 1,
-    seats: { id: seats.map((x) => x.id), sector_id: seats.map((x) => x.sector_id), row: seats.map((x) => x.row), number: seats.map((x) => x.number), x: seats.map((x) => x.x), y: seats.map((x) => x.y) },
-  });
-  // As the service answers it: `changes[]` by default, `seats_by_status` with `form=ids`.
+  // The layout as the service answers it: in reading order, with the sectors' ranges, the rows and the bounds.
+  const reading = readingLayout(seats, data.elements.sectors.map((x) => x.id));
+  const layout = `{"status":200,"success":true,"data":{"session_id":1,${reading.json.slice(1)},"message":"OK"}`;
+  // As the service answers it: `changes[]` by default, `seats_by_status` with `form=ids`, `index_by_status` with `form=index`.
   const taken = seats.filter((x) => x.status !== 'available');
-  const byStatus = (status: string) => taken.filter((x) => x.status === status).map((x) => x.id);
-  const availability = (snapshot: boolean, ids: boolean) =>
+  const ofStatus = (status: string, key: (x: (typeof seats)[number]) => number) => taken.filter((x) => x.status === status).map(key);
+  const statusLists = (snapshot: boolean, key: (x: (typeof seats)[number]) => number) =>
+    snapshot ? { available: [], held: ofStatus('held', key), sold: ofStatus('sold', key), blocked: ofStatus('blocked', key) } : { available: [], held: [], sold: [], blocked: [] };
+  const availability = (snapshot: boolean, form: 'changes' | 'ids' | 'index') =>
     envelope({
       session_id: 1,
       cursor: 'bench1',
       snapshot,
-      ...(ids
-        ? { seats_by_status: snapshot ? { available: [], held: byStatus('held'), sold: byStatus('sold'), blocked: byStatus('blocked') } : { available: [], held: [], sold: [], blocked: [] } }
-        : { changes: snapshot ? taken.map((x) => ({ session_seat_id: x.id, status: x.status })) : [] }),
+      ...(form === 'ids'
+        ? { seats_by_status: statusLists(snapshot, (x) => x.id) }
+        : form === 'index'
+          ? { layout: reading.version, index_by_status: statusLists(snapshot, (x) => reading.indexOf.get(x.id)!) }
+          : { changes: snapshot ? taken.map((x) => ({ session_seat_id: x.id, status: x.status })) : [] }),
       zones: data.elements.sectors.map((x) => ({ sector_id: x.id, available: x.available })),
       sale_state: 'on_sale',
       sales_start_at: null,
       sales_end_at: null,
     });
-  const answersOf = (ids: boolean) => ({ snapshot: availability(true, ids), unchanged: availability(false, ids) });
-  const availabilityForms = { changes: answersOf(false), ids: answersOf(true) };
+  const answersOf = (form: 'changes' | 'ids' | 'index') => ({ snapshot: availability(true, form), unchanged: availability(false, form) });
+  const availabilityForms = { changes: answersOf('changes'), ids: answersOf('ids'), index: answersOf('index') };
   const answers: [RegExp, string][] = [
     [/\/auth\/token$/, envelope({ access_token: 'tk_bench', token_type: 'Bearer', sales_channel_slug: 'bench' })],
     [
@@ -138,7 +142,7 @@ export async function startSyntheticService(
       if (/\/events\/1\/sessions\/1$/.test(path) && /(^|&)seats=none(&|$)/.test(query)) return json(bare);
       if (/\/events\/1\/sessions\/1\/layout$/.test(path)) return json(layout);
       if (/\/events\/1\/sessions\/1\/availability$/.test(path)) {
-        const form = availabilityForms[/(^|&)form=ids(&|$)/.test(query) ? 'ids' : 'changes'];
+        const form = availabilityForms[(/(^|&)form=(ids|index)(&|$)/.exec(query)?.[2] as 'ids' | 'index' | undefined) ?? 'changes'];
         return json(/(^|&)since=/.test(query) ? form.unchanged : form.snapshot);
       }
     }

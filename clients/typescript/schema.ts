@@ -1190,7 +1190,7 @@ export interface paths {
         };
         /**
          * Live seat map of a session: what changed since a version (poll, ETag or Server-Sent Events)
-         * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). `form=ids` lists the same seats as ids under their status (`seats_by_status`), a fraction of the bytes of a large snapshot. docs/catalogue.md "Live seat maps".
+         * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). `form=ids` lists the same seats as ids under their status (`seats_by_status`), a fraction of the bytes of a large snapshot; `form=index` as their positions in the session layout's columns (`index_by_status`, `layout`). docs/catalogue.md "Live seat maps".
          */
         get: operations["getPortalSessionAvailability"];
         put?: never;
@@ -1622,7 +1622,7 @@ export interface paths {
         };
         /**
          * Live seat map: what changed since a version (poll, ETag or Server-Sent Events)
-         * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). `form=ids` lists the same seats as ids under their status (`seats_by_status`), a fraction of the bytes of a large snapshot. docs/catalogue.md "Live seat maps".
+         * @description Live seat map (D62), served from memory. Poll with If-None-Match (304 while nothing changed) or `?since=<cursor>`: the answer holds only the seats whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; a reconnect sends Last-Event-ID and gets what it missed). `form=ids` lists the same seats as ids under their status (`seats_by_status`), a fraction of the bytes of a large snapshot; `form=index` as their positions in the session layout's columns (`index_by_status`, `layout`). docs/catalogue.md "Live seat maps".
          */
         get: operations["getSessionAvailability"];
         put?: never;
@@ -11058,8 +11058,8 @@ export interface operations {
     getPortalSessionAvailability: {
         parameters: {
             query?: {
-                /** @description `changes` (the default): the seats as `changes[]`, one object per seat. `ids`: the same seats as `seats_by_status`, four arrays of ids (about a sixth of the bytes of a large snapshot, and cheaper to parse) */
-                form?: "changes" | "ids";
+                /** @description `changes` (the default): the seats as `changes[]`, one object per seat. `ids`: the same seats as `seats_by_status`, four arrays of ids (about a sixth of the bytes of a large snapshot, and cheaper to parse). `index`: the same seats as `index_by_status`, four arrays of their positions in the session layout's columns (`.../layout`) of version `layout`, so that a client draws them without looking ids up */
+                form?: "changes" | "ids" | "index";
                 /** @description The `cursor` of the last answer: only what changed since is sent */
                 since?: string;
             };
@@ -11091,6 +11091,15 @@ export interface operations {
                             }[];
                             /** @description Names this version: send it back as `since` (or the ETag as If-None-Match) */
                             cursor: string;
+                            /** @description With `form=index`, instead of `changes`: the same seats as their indices `i` in the columns of the session layout (`seats.id[i]`) named by `layout` */
+                            index_by_status?: {
+                                available: number[];
+                                blocked: number[];
+                                held: number[];
+                                sold: number[];
+                            };
+                            /** @description With `form=index`: the `version` of the session layout whose columns `index_by_status` indexes; another version than the one held means the layout must be read again */
+                            layout?: string;
                             sale_state: "scheduled" | "on_sale" | "ended" | "sold_out";
                             sales_end_at: string | null;
                             sales_start_at: string | null;
@@ -13570,8 +13579,8 @@ export interface operations {
     getSessionAvailability: {
         parameters: {
             query?: {
-                /** @description `changes` (the default): the seats as `changes[]`, one object per seat. `ids`: the same seats as `seats_by_status`, four arrays of ids (about a sixth of the bytes of a large snapshot, and cheaper to parse) */
-                form?: "changes" | "ids";
+                /** @description `changes` (the default): the seats as `changes[]`, one object per seat. `ids`: the same seats as `seats_by_status`, four arrays of ids (about a sixth of the bytes of a large snapshot, and cheaper to parse). `index`: the same seats as `index_by_status`, four arrays of their positions in the session layout's columns (`.../layout`) of version `layout`, so that a client draws them without looking ids up */
+                form?: "changes" | "ids" | "index";
                 /** @description The `cursor` of the last answer: only what changed since is sent */
                 since?: string;
             };
@@ -13603,6 +13612,15 @@ export interface operations {
                             }[];
                             /** @description Names this version: send it back as `since` (or the ETag as If-None-Match) */
                             cursor: string;
+                            /** @description With `form=index`, instead of `changes`: the same seats as their indices `i` in the columns of the session layout (`seats.id[i]`) named by `layout` */
+                            index_by_status?: {
+                                available: number[];
+                                blocked: number[];
+                                held: number[];
+                                sold: number[];
+                            };
+                            /** @description With `form=index`: the `version` of the session layout whose columns `index_by_status` indexes; another version than the one held means the layout must be read again */
+                            layout?: string;
                             sale_state: "scheduled" | "on_sale" | "ended" | "sold_out";
                             sales_end_at: string | null;
                             sales_start_at: string | null;
@@ -13699,7 +13717,22 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /** @description The numbered seats in columns of equal length; their rates are their sector's (session detail `sectors[].rates`) */
+                            /** @description The bounds of all the seats; null without seats */
+                            bounds: {
+                                max_x: number;
+                                max_y: number;
+                                min_x: number;
+                                min_y: number;
+                            } | null;
+                            /** @description Every row of every sector in columns, sorted by y, then by name: where it starts and ends (a map draws the row name there) */
+                            rows: {
+                                max_x: number[];
+                                min_x: number[];
+                                row: string[];
+                                sector_id: number[];
+                                y: number[];
+                            };
+                            /** @description The numbered seats in columns of equal length, in reading order: sector by sector as the session detail lists its sectors, then by y, then by x; their rates are their sector's (session detail `sectors[].rates`) */
                             seats: {
                                 /** @description session_seat_id of each seat */
                                 id: number[];
@@ -13709,7 +13742,22 @@ export interface operations {
                                 x: number[];
                                 y: number[];
                             };
+                            /** @description The sectors with seats, in the order of the columns, with their seats' range and bounds */
+                            sectors: {
+                                /** @description Its seats are first .. first + count - 1 */
+                                count: number;
+                                /** @description Index of its first seat in the columns */
+                                first: number;
+                                /** @description sector_id */
+                                id: number;
+                                max_x: number;
+                                max_y: number;
+                                min_x: number;
+                                min_y: number;
+                            }[];
                             session_id: number;
+                            /** @description Names this layout in this order: the availability's `form=index` indexes the columns of the version it names */
+                            version: string;
                         };
                         message: string;
                         status: number;

@@ -96,7 +96,8 @@ export function stageSide(lines: RowLine[]): StageSide {
   let vote = 0;
   for (const list of bySector.values()) {
     if (list.length < 2) continue;
-    const front = [...list].sort((a, b) => byName.compare(a.row, b.row))[0]!;
+    // The first row whose name sorts first (a pass, not a sort: the collator is slow, issue 29).
+    const front = list.reduce((best, line) => (byName.compare(line.row, best.row) < 0 ? line : best));
     const mean = list.reduce((n, l) => n + l.y, 0) / list.length;
     if (front.y < mean) vote += 1;
     else if (front.y > mean) vote -= 1;

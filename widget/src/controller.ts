@@ -290,14 +290,20 @@ export function createController(deps: ControllerDeps) {
     const path = `/${lang}/events/${event.id}/sessions/${sessionId}`;
     const bareCall = settle(api.call<SessionDetail>('GET', `${path}?seats=none`));
     const layoutCall = settle(api.call<SessionLayout>('GET', `${path}/layout`));
-    const snapshotCall = settle(api.call<AvailabilityBody>('GET', `${path}/availability?form=ids`));
+    // The statuses by position in the layout's columns (`form=index`): no id to look up per seat.
+    const snapshotCall = settle(api.call<AvailabilityBody>('GET', `${path}/availability?form=index`));
     const detailCall = (async (): Promise<{ detail: SessionDetail; map?: SeatMap }> => {
-      const [bare, layout, snapshot] = [await bareCall, await layoutCall, await snapshotCall];
-      if (bare.value && layout.value?.seats && snapshot.value?.snapshot) {
+      const [bare, layout] = [await bareCall, await layoutCall];
+      let snapshot = (await snapshotCall).value;
+      // A service without `form=index` (422), or a layout changed between the two answers: by ids.
+      if (layout.value?.seats && (!snapshot || (snapshot.index_by_status && snapshot.layout !== layout.value.version))) {
+        snapshot = (await settle(api.call<AvailabilityBody>('GET', `${path}/availability?form=ids`))).value;
+      }
+      if (bare.value && layout.value?.seats && snapshot?.snapshot) {
         fromLayout = true;
-        liveCursor = snapshot.value.cursor;
+        liveCursor = snapshot.cursor;
         // The map straight from the columns: no full-detail seats in between.
-        return { detail: bare.value, map: seatMapFromLayout(bare.value, layout.value, snapshot.value) };
+        return { detail: bare.value, map: seatMapFromLayout(bare.value, layout.value, snapshot) };
       }
       fromLayout = false;
       // An older service ignores `seats=none` and answers the full detail: that is the answer.

@@ -57,6 +57,16 @@ function statusCode(status: string): number {
 /** Where each seat id is in the columns: a table over the ids' range when it is dense, else a Map. */
 type IdIndex = { min: number; table: Int32Array } | Map<number, number>;
 
+/**
+ * How Seats finds an id, shared by the copies withStatus makes: the index, built at its first use
+ * (a click, the cart, a live update: not before the first paint), and the last seat made by `at`,
+ * which the action on a seat just found by position (a tap, the tab stop) asks for by id.
+ */
+interface IdLookup {
+  index: IdIndex | null;
+  last: number;
+}
+
 function idIndex(ids: Float64Array): IdIndex {
   let min = Infinity;
   let max = -Infinity;
@@ -96,14 +106,27 @@ class Seats {
     readonly rates: readonly Rate[][],
     /** Each seat's status, an index of STATUSES. */
     readonly status: Uint8Array,
-    private readonly index: IdIndex = idIndex(ids),
+    private readonly lookup: IdLookup = { index: null, last: -1 },
   ) {
     this.size = ids.length;
   }
 
+  /** Builds the id index now if it is not built (in idle time after the first paint). */
+  prepare() {
+    this.lookup.index ??= idIndex(this.ids);
+  }
+
+  /** The id of the seat at index `i`, remembered for the next indexOf. */
+  idAt(i: number): number {
+    this.lookup.last = i;
+    return this.ids[i]!;
+  }
+
   /** The index of seat `id` in the columns, or -1. */
   indexOf(id: number): number {
-    const index = this.index;
+    const lookup = this.lookup;
+    if (lookup.last >= 0 && this.ids[lookup.last] === id) return lookup.last;
+    const index = (lookup.index ??= idIndex(this.ids));
     if (index instanceof Map) return index.get(id) ?? -1;
     const i = id - index.min;
     return i >= 0 && i < index.table.length ? (index.table[i] ?? -1) : -1;
@@ -121,7 +144,7 @@ class Seats {
   /** The seat at index `i` of the columns. */
   at(i: number): SeatView {
     return {
-      id: this.ids[i]!,
+      id: this.idAt(i),
       sectorId: this.sectorIds[i]!,
       row: String(this.rowNames[i]),
       number: String(this.numbers[i]),
@@ -138,7 +161,7 @@ class Seats {
 
   /** The same seats with other statuses. */
   withStatus(status: Uint8Array): Seats {
-    return new Seats(this.ids, this.sectorIds, this.xs, this.ys, this.rowNames, this.numbers, this.rates, status, this.index);
+    return new Seats(this.ids, this.sectorIds, this.xs, this.ys, this.rowNames, this.numbers, this.rates, status, this.lookup);
   }
 }
 
@@ -195,7 +218,7 @@ interface RawColumns {
  * their statuses from `statusOf`, bounds, rows and stage. The layout comes in that order already:
  * then it is checked in one pass and kept, else sorted once.
  */
-function assemble(sectors: SectorView[], sectorOf: (id: number) => SectorView, raw: RawColumns, statusOf: (seats: Seats) => Uint8Array): SeatMap {
+function assemble(sectors: SectorView[], sectorOf: (id: number) => SectorView, raw: RawColumns, statusOf: (seats: Seats, order: number[] | null) => Uint8Array): SeatMap {
   const n = raw.id.length;
   const rank = new Int32Array(n);
   const xs = new Float64Array(n);
@@ -235,7 +258,7 @@ function assemble(sectors: SectorView[], sectorOf: (id: number) => SectorView, r
     for (let i = 0; i < n; i++) if (own[i]?.length) rates[i] = own[i]!;
   }
   const columns = new Seats(floats(raw.id), floats(raw.sector_id), order ? floats(xs) : xs, order ? floats(ys) : ys, pick(raw.row), pick(raw.number), rates, new Uint8Array(n));
-  const seats = columns.withStatus(statusOf(columns));
+  const seats = columns.withStatus(statusOf(columns, order));
 
   let minX = Infinity;
   let minY = Infinity;
@@ -264,9 +287,19 @@ function assemble(sectors: SectorView[], sectorOf: (id: number) => SectorView, r
     }
     const y0 = Y[s.first]!;
     const y1 = Y[s.first + s.count - 1]!;
-    sectorBoxes.set(s.id, { x: x0 - LABEL_ROOM, y: y0 - LABEL_ROOM, w: x1 - x0 + LABEL_ROOM + 1, h: y1 - y0 + LABEL_ROOM + 1 });
+    sectorBoxes.set(s.id, sectorBox(x0, y0, x1, y1));
   }
   const rows = rowLinesOfColumns({ sectorId: seats.sectorIds, row: seats.rowNames, x: X, y: Y });
+  return finish(sectors, seats, rows, sectorBoxes, { min_x: minX, min_y: minY, max_x: maxX, max_y: maxY });
+}
+
+type Bounds = { min_x: number; min_y: number; max_x: number; max_y: number };
+
+/** The box "zoom to sector" shows: its seats' bounds with the room of its row names and name. */
+const sectorBox = (x0: number, y0: number, x1: number, y1: number): Box => ({ x: x0 - LABEL_ROOM, y: y0 - LABEL_ROOM, w: x1 - x0 + LABEL_ROOM + 1, h: y1 - y0 + LABEL_ROOM + 1 });
+
+/** The map of seats in reading order with their rows and bounds: the stage and the box around it all. */
+function finish(sectors: SectorView[], seats: Seats, rows: RowLine[], sectorBoxes: Map<number, Box>, { min_x: minX, min_y: minY, max_x: maxX, max_y: maxY }: Bounds): SeatMap {
   const side = stageSide(rows);
   const stageY = side === 'top' ? minY - LABEL_ROOM - STAGE_GAP - STAGE_DEPTH : maxY + STAGE_GAP;
   const stage = { side, x: minX, y: stageY, w: Math.max(1, maxX - minX), h: STAGE_DEPTH };
@@ -321,12 +354,75 @@ export function buildSeatMap(detail: SessionDetail, maps: MapSector[] | null): S
  * The same map from the session's `seats=none` detail, the layout's columns and an availability
  * snapshot (issue 29), without the full detail's form in between: a seat is available unless the
  * snapshot lists it, takes its sector's rates (as in the full form), and a zone its free places
- * from the snapshot. The layout's arrays are the map's columns.
+ * from the snapshot. The layout's arrays are the map's columns. A layout in reading order with its
+ * sectors' ranges, rows and bounds (the service computes them once per layout) and a snapshot by
+ * index into it (`form=index`) make the map without a pass over the seats in script: no ordering,
+ * bounds or rows to work out, no id to look up.
  */
-export function seatMapFromLayout(detail: SessionDetail, layout: SessionLayout, snapshot: AvailabilityBody): SeatMap {
+export function seatMapFromLayout(detail: SessionDetail, layout: LayoutAnswer, snapshot: AvailabilityBody): SeatMap {
   const zones = new Map((snapshot.zones ?? []).map((z) => [z.sector_id, z.available]));
   const { sectors, sectorOf } = sectorsOf(detail, null, zones);
-  return assemble(sectors, sectorOf, layout.seats, (seats) => statusesAfter(seats, new Uint8Array(seats.size), snapshot.seats_by_status));
+  const byIndex = snapshot.index_by_status && snapshot.layout === layout.version ? snapshot.index_by_status : null;
+  const ready = inReadingOrder(sectors, sectorOf, layout, (seats) =>
+    byIndex ? statusesAt(new Uint8Array(seats.size), byIndex) : statusesAfter(seats, new Uint8Array(seats.size), snapshot.seats_by_status),
+  );
+  if (ready) return ready;
+  return assemble(sectors, sectorOf, layout.seats, (seats, order) => {
+    const status = new Uint8Array(seats.size);
+    if (!byIndex) return statusesAfter(seats, status, snapshot.seats_by_status);
+    // Indices into the columns as they came: written before the reading order moves them.
+    statusesAt(status, byIndex);
+    return order ? Uint8Array.from(order, (i) => status[i]!) : status;
+  });
+}
+
+/**
+ * The map of a layout that comes in reading order with its sectors' ranges, rows and bounds; null
+ * when it does not (an older service), or its sectors are not in the detail's order.
+ */
+function inReadingOrder(sectors: SectorView[], sectorOf: (id: number) => SectorView, layout: LayoutAnswer, statusOf: (seats: Seats) => Uint8Array): SeatMap | null {
+  const { seats: raw, sectors: ranges, rows, bounds } = layout;
+  const n = raw.id.length;
+  if (!ranges || !rows || bounds === undefined || (n > 0 && !bounds)) return null;
+  let last = -1;
+  let next = 0;
+  for (const range of ranges) {
+    const k = sectors.indexOf(sectorOf(range.id));
+    if (k <= last || range.first !== next) return null;
+    last = k;
+    next += range.count;
+  }
+  if (next !== n) return null;
+  const rates = new Array<Rate[]>(n);
+  const sectorBoxes = new Map<number, Box>();
+  for (const range of ranges) {
+    const sector = sectorOf(range.id);
+    sector.first = range.first;
+    sector.count = range.count;
+    rates.fill(sector.rates, range.first, range.first + range.count);
+    sectorBoxes.set(range.id, sectorBox(range.min_x, range.min_y, range.max_x, range.max_y));
+  }
+  // A sector without seats starts where the seats of the one before it end (as assemble says).
+  for (let k = 0, end = 0; k < sectors.length; k++) {
+    const sector = sectors[k]!;
+    if (sector.count) end = sector.first + sector.count;
+    else sector.first = end;
+  }
+  const columns = new Seats(new Float64Array(raw.id), new Float64Array(raw.sector_id), new Float64Array(raw.x), new Float64Array(raw.y), raw.row, raw.number, rates, new Uint8Array(n));
+  const seats = columns.withStatus(statusOf(columns));
+  const lines: RowLine[] = rows.row.map((row, i) => ({ sectorId: rows.sector_id[i]!, row, y: rows.y[i]!, minX: rows.min_x[i]!, maxX: rows.max_x[i]! }));
+  return finish(sectors, seats, lines, sectorBoxes, bounds ?? { min_x: 0, min_y: 0, max_x: 1, max_y: 1 });
+}
+
+/** The layout route's answer: its seats' columns, and the rest where the service is recent enough to send it. */
+type LayoutAnswer = Pick<SessionLayout, 'seats'> & Partial<SessionLayout>;
+
+/** `status` with the seats of an availability answer by index written in (indices out of range are skipped). */
+function statusesAt(status: Uint8Array, changed: Partial<Record<SeatStatus, number[]>>): Uint8Array {
+  STATUSES.forEach((name, code) => {
+    for (const i of changed[name] ?? []) if (i >= 0 && i < status.length) status[i] = code;
+  });
+  return status;
 }
 
 /** `status` with the seats of an availability answer written in (seats the map does not have are skipped). */
@@ -438,7 +534,10 @@ export function zoomBox(
 export interface AvailabilityBody {
   cursor: string;
   snapshot: boolean;
-  seats_by_status: Partial<Record<SeatStatus, number[]>>;
+  seats_by_status?: Partial<Record<SeatStatus, number[]>>;
+  /** `form=index`: the same seats as indices into the columns of the layout of version `layout`. */
+  index_by_status?: Partial<Record<SeatStatus, number[]>>;
+  layout?: string;
   zones?: { sector_id: number; available: number }[];
 }
 

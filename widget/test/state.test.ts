@@ -11,7 +11,8 @@ import {
   saveOrder,
 } from '../src/persistence.js';
 import { applyAvailability, buildSeatMap, freeBySector, MIN_PX_PER_UNIT, neighbour, seatMapFromLayout, sectorSeats, sectorView, zoomBox } from '../src/seat-map-model.js';
-import type { Order, SessionDetail } from '../src/types.js';
+import type { Order, SessionDetail, SessionLayout } from '../src/types.js';
+import { readingLayout } from '../../src/modules/catalogue/layout-reading.js';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
 
@@ -215,6 +216,38 @@ describe('seat map model', () => {
     expect(fromLayout.sectors[1]!.available).toBe(120);
     // A seat's rates are its sector's (the layout carries none).
     expect(fromLayout.seats.get(1)!.rates).toBe(fromLayout.sectors[0]!.rates);
+  });
+
+  it('builds the same map from a layout in reading order (sectors, rows, bounds from the service) and a snapshot by index', () => {
+    const full = detail();
+    // A second numbered sector listed first, its seats with later ids: the reading order is not the ids' order.
+    const rates = full.elements.sectors[0]!.rates!;
+    full.elements.sectors.unshift({ id: 12, name: 'Palco', numbered: true, capacity: 2, available: 1, rates: [rates[0]!] });
+    full.elements.seats.push({ ...full.elements.seats[0]!, id: 8, sector_id: 12, row: '1', number: '2', x: 6, y: -3, rates: [rates[0]!], status: 'blocked' });
+    full.elements.seats.push({ ...full.elements.seats[0]!, id: 7, sector_id: 12, row: '1', number: '1', x: 5, y: -3, rates: [rates[0]!] });
+    const reading = readingLayout(full.elements.seats, full.elements.sectors.map((s) => s.id));
+    const layout = { session_id: 7, ...(JSON.parse(reading.json) as Omit<SessionLayout, 'session_id'>) };
+    expect(layout.seats.id).toEqual([7, 8, 1, 2, 3, 4, 5, 6]);
+    const at = (id: number) => reading.indexOf.get(id)!;
+    const snapshot = { cursor: 'c1', snapshot: true, layout: reading.version, index_by_status: { held: [at(3)], sold: [at(2)], blocked: [at(8)] }, zones: [{ sector_id: 11, available: 120 }] };
+    const bare: SessionDetail = { ...full, elements: { ...full.elements, seats: [] } };
+    const fast = seatMapFromLayout(bare, layout, snapshot);
+    const expected = buildSeatMap({ ...full, elements: { ...full.elements, sectors: full.elements.sectors.map((s) => (s.id === 11 ? { ...s, available: 120 } : s)) } }, null);
+    expect(fast.sectors).toEqual(expected.sectors);
+    expect(fast.rows).toEqual(expected.rows);
+    expect(fast.box).toEqual(expected.box);
+    expect(fast.stage).toEqual(expected.stage);
+    expect(fast.sectorBoxes).toEqual(expected.sectorBoxes);
+    expect([...fast.seats.values()]).toEqual([...expected.seats.values()]);
+    expect(fast.seats.get(8)?.status).toBe('blocked');
+    // The same layout without its extras (an older service) and the snapshot by ids: the same map again.
+    const bareLayout = { session_id: 7, seats: layout.seats };
+    const byIds = seatMapFromLayout(bare, bareLayout, { cursor: 'c1', snapshot: true, seats_by_status: { held: [3], sold: [2], blocked: [8] }, zones: snapshot.zones });
+    expect([...byIds.seats.values()]).toEqual([...expected.seats.values()]);
+    expect(byIds.rows).toEqual(expected.rows);
+    // Indices of another layout version are not read as this one's.
+    const stale = seatMapFromLayout(bare, layout, { ...snapshot, layout: 'another', seats_by_status: { held: [3] } });
+    expect([...stale.seats.values()].filter((s) => s.status !== 'available').map((s) => s.id)).toEqual([3]);
   });
 
   it('applies a live-map answer: changes, a snapshot, the same map when nothing changed', () => {

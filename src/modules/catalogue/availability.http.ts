@@ -3,6 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { appSingleton, type AppContext } from '../../app-context.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { Envelope } from '../../http/schemas.js';
+import { sessionReadingLayout } from './catalogue.service.js';
+import type { ReadingLayout } from './layout-reading.js';
 import { cursorOfTag, followAvailability, getAvailability, type AvailabilityBody } from './availability.service.js';
 
 // The HTTP side of live seat maps (D62), shared by the B2B route and its portal twin: a poll
@@ -12,10 +14,11 @@ export const AvailabilityQuery = Type.Object(
   {
     since: Type.Optional(Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The `cursor` of the last answer: only what changed since is sent' })),
     form: Type.Optional(
-      Type.Union([Type.Literal('changes'), Type.Literal('ids')], {
+      Type.Union([Type.Literal('changes'), Type.Literal('ids'), Type.Literal('index')], {
         description:
           '`changes` (the default): the seats as `changes[]`, one object per seat. `ids`: the same seats as `seats_by_status`, four arrays of ids ' +
-          '(about a sixth of the bytes of a large snapshot, and cheaper to parse)',
+          '(about a sixth of the bytes of a large snapshot, and cheaper to parse). `index`: the same seats as `index_by_status`, four arrays of ' +
+          'their positions in the session layout\'s columns (`.../layout`) of version `layout`, so that a client draws them without looking ids up',
       }),
     ),
   },
@@ -37,6 +40,13 @@ const AvailabilityData = Type.Object({
       { description: 'With `form=ids`, instead of `changes`: the same seats, their ids under their status (a snapshot has no `available` ids)' },
     ),
   ),
+  index_by_status: Type.Optional(
+    Type.Object(
+      { available: SeatIds, held: SeatIds, sold: SeatIds, blocked: SeatIds },
+      { description: 'With `form=index`, instead of `changes`: the same seats as their indices `i` in the columns of the session layout (`seats.id[i]`) named by `layout`' },
+    ),
+  ),
+  layout: Type.Optional(Type.String({ description: 'With `form=index`: the `version` of the session layout whose columns `index_by_status` indexes; another version than the one held means the layout must be read again' })),
   zones: Type.Array(Type.Object({ sector_id: Type.Integer(), available: Type.Integer({ description: 'Free places of the sector now' }) })),
   sale_state: Type.Union(['scheduled', 'on_sale', 'ended', 'sold_out'].map((s) => Type.Literal(s))),
   sales_start_at: Type.Union([Type.String(), Type.Null()]),
@@ -50,7 +60,7 @@ export const AVAILABILITY_DESCRIPTION =
   'whose status changed since that version; without either, or with a version this instance no longer knows, a snapshot (every seat that is not ' +
   'available). With `Accept: text/event-stream` the same bodies arrive as Server-Sent Events (`event: availability`, `id:` the ETag; ' +
   'a reconnect sends Last-Event-ID and gets what it missed). `form=ids` lists the same seats as ids under their status (`seats_by_status`), ' +
-  'a fraction of the bytes of a large snapshot. docs/catalogue.md "Live seat maps".';
+  'a fraction of the bytes of a large snapshot; `form=index` as their positions in the session layout\'s columns (`index_by_status`, `layout`). docs/catalogue.md "Live seat maps".';
 
 /** Heartbeat comment of a stream, so that proxies keep an idle stream open. */
 const HEARTBEAT_MS = 15_000;
@@ -70,12 +80,13 @@ export async function answerAvailability(
   request: FastifyRequest,
   reply: FastifyReply,
   channel: ChannelRecord,
-  ids: { eventId: number; sessionId: number; since: string | undefined; form?: 'changes' | 'ids' },
+  ids: { eventId: number; sessionId: number; since: string | undefined; form?: 'changes' | 'ids' | 'index' },
 ) {
   const availability = await getAvailability(ctx, channel, ids.eventId, ids.sessionId);
+  const reading = ids.form === 'index' ? (await sessionReadingLayout(ctx, ids.sessionId)).reading : null;
   const ifNoneMatch = request.headers['if-none-match'];
   const since = ids.since ?? cursorOfTag(request.headers['last-event-id'] as string | undefined) ?? cursorOfTag(ifNoneMatch);
-  const shape = ids.form === 'ids' ? byStatus : (body: AvailabilityBody) => body;
+  const shape = reading ? byIndex(reading) : ids.form === 'ids' ? byStatus : (body: AvailabilityBody) => body;
   if (wantsStream(request)) return stream(ctx, request, reply, availability, since, shape);
   reply.header('etag', availability.etag).header('cache-control', 'private, no-cache');
   if (!ids.since && ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === availability.etag || t.trim() === availability.etag.slice(2))) {
@@ -90,6 +101,18 @@ function byStatus({ changes, ...rest }: AvailabilityBody) {
   for (const c of changes) seats[c.status].push(c.session_seat_id);
   return { ...rest, seats_by_status: seats };
 }
+
+/** The `index` form of an answer: `changes` as `index_by_status`, each seat's position in the reading layout (seats it does not have are left out). */
+const byIndex =
+  (reading: ReadingLayout) =>
+  ({ changes, ...rest }: AvailabilityBody) => {
+    const seats: Record<(typeof SEAT_STATUSES)[number], number[]> = { available: [], held: [], sold: [], blocked: [] };
+    for (const c of changes) {
+      const i = reading.indexOf.get(c.session_seat_id);
+      if (i !== undefined) seats[c.status].push(i);
+    }
+    return { ...rest, layout: reading.version, index_by_status: seats };
+  };
 
 function stream(
   ctx: AppContext,

@@ -129,6 +129,9 @@ export const SessionDetailQuery = Type.Object(
 );
 
 /** The session's seat layout in columns: seat i is `id[i]`, `sector_id[i]`, `row[i]`, `number[i]`, `x[i]`, `y[i]`. */
+/** Bounds of seats' centres, in layout units. */
+const LayoutBounds = { min_x: Type.Number(), min_y: Type.Number(), max_x: Type.Number(), max_y: Type.Number() };
+
 export const SessionLayoutResponse = Envelope(
   Type.Object({
     session_id: Type.Integer(),
@@ -141,8 +144,33 @@ export const SessionLayoutResponse = Envelope(
         x: Type.Array(Type.Number()),
         y: Type.Array(Type.Number()),
       },
-      { description: 'The numbered seats in columns of equal length; their rates are their sector\'s (session detail `sectors[].rates`)' },
+      {
+        description:
+          'The numbered seats in columns of equal length, in reading order: sector by sector as the session detail lists its sectors, then by y, then by x; ' +
+          'their rates are their sector\'s (session detail `sectors[].rates`)',
+      },
     ),
+    sectors: Type.Array(
+      Type.Object({
+        id: Type.Integer({ description: 'sector_id' }),
+        first: Type.Integer({ description: 'Index of its first seat in the columns' }),
+        count: Type.Integer({ description: 'Its seats are first .. first + count - 1' }),
+        ...LayoutBounds,
+      }),
+      { description: 'The sectors with seats, in the order of the columns, with their seats\' range and bounds' },
+    ),
+    rows: Type.Object(
+      {
+        sector_id: Type.Array(Type.Integer()),
+        row: Type.Array(Type.String()),
+        y: Type.Array(Type.Number({ description: 'The mean y of its seats' })),
+        min_x: Type.Array(Type.Number()),
+        max_x: Type.Array(Type.Number()),
+      },
+      { description: 'Every row of every sector in columns, sorted by y, then by name: where it starts and ends (a map draws the row name there)' },
+    ),
+    bounds: Type.Union([Type.Object(LayoutBounds), Type.Null()], { description: 'The bounds of all the seats; null without seats' }),
+    version: Type.String({ description: 'Names this layout in this order: the availability\'s `form=index` indexes the columns of the version it names' }),
   }),
 );
 

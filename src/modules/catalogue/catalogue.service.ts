@@ -10,6 +10,7 @@ import { PayloadCache, PayloadVersion, type BuiltPayload, type CachedPayload } f
 import { languageChain, pickByLanguage, translatedName } from '../../platform/i18n.js';
 import { rateFitsSector } from '../orders/orders.pricing.js';
 import * as repo from './catalogue.repo.js';
+import { readingLayout, type ReadingLayout } from './layout-reading.js';
 import { saleStateOf, windowJson, type SaleState } from '../../platform/sale-state.js';
 
 /**
@@ -327,28 +328,38 @@ export async function getSessionDetail(
   return cached;
 }
 
-/** The serialised seat layout of each cached session layout (made once per layout read). */
-const layoutPayloads = new WeakMap<SessionLayout, PayloadVersion>();
+/** Each cached session layout in reading order, by the order of the sectors (which may change apart from the seats), with its serialised body. */
+const readingLayouts = new WeakMap<SessionLayout, Map<string, { reading: ReadingLayout; payload: (sessionId: number) => PayloadVersion }>>();
+
+/**
+ * The session's layout in reading order (layout-reading.ts), made once per layout version and
+ * sector order: the layout route's body and the availability's `form=index` read it.
+ */
+export async function sessionReadingLayout(ctx: AppContext, sessionId: number) {
+  const [layout, context] = await Promise.all([sessionLayout(ctx, sessionId), sessionContext(ctx, sessionId)]);
+  const sectorOrder = (context?.sectors ?? []).map((s) => Number(s.id));
+  let bySectors = readingLayouts.get(layout);
+  if (!bySectors) readingLayouts.set(layout, (bySectors = new Map()));
+  const key = sectorOrder.join(',');
+  let hit = bySectors.get(key);
+  if (!hit) {
+    const reading = readingLayout(layout.seats, sectorOrder);
+    let version: PayloadVersion | undefined;
+    const payload = (id: number) =>
+      (version ??= new PayloadVersion(Buffer.from(`{"status":200,"success":true,"data":{"session_id":${id},${reading.json.slice(1)},"message":"Session layout"}`), `layout|${id}`));
+    bySectors.set(key, (hit = { reading, payload }));
+  }
+  return hit;
+}
 
 /**
  * The session's seat layout in columns (issue 29), without statuses or rates: `seats.id[i]`,
- * `seats.sector_id[i]`, ... describe seat i. It changes only when the session's layout does, so a
- * client keeps it (ETag) and follows the availability route for the statuses. 404 exactly where
- * the session detail answers 404.
+ * `seats.sector_id[i]`, ... describe seat i, in reading order, with each sector's range and
+ * bounds, the rows and the bounds (docs/catalogue.md "Large venues"). It changes only when the
+ * session's layout (or its sectors' order) does, so a client keeps it (ETag) and follows the
+ * availability route for the statuses. 404 exactly where the session detail answers 404.
  */
 export async function getSessionLayout(ctx: AppContext, channel: ChannelRecord, eventId: number, sessionId: number, lang: string): Promise<PayloadVersion> {
   await getSessionDetail(ctx, channel, eventId, sessionId, lang, 'none');
-  const layout = await sessionLayout(ctx, sessionId);
-  let version = layoutPayloads.get(layout);
-  if (!version) {
-    const seats = layout.seats;
-    const column = (pick: (s: repo.LayoutUnitRow) => unknown) => JSON.stringify(seats.map(pick));
-    const body =
-      `{"status":200,"success":true,"data":{"session_id":${sessionId},"seats":{` +
-      `"id":${column((s) => Number(s.id))},"sector_id":${column((s) => Number(s.sector_id))},"row":${column((s) => String(s.row))},` +
-      `"number":${column((s) => String(s.number))},"x":${column((s) => Number(s.x))},"y":${column((s) => Number(s.y))}}},"message":"Session layout"}`;
-    version = new PayloadVersion(Buffer.from(body), `layout|${sessionId}`);
-    layoutPayloads.set(layout, version);
-  }
-  return version;
+  return (await sessionReadingLayout(ctx, sessionId)).payload(sessionId);
 }

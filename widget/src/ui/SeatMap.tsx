@@ -58,7 +58,7 @@ export function SeatMap({ map, mine, busy, t, onToggle }: Props) {
   if (focusId.current === null || !map.seats.has(focusId.current)) {
     const { seats } = map;
     const firstFree = seats.status.indexOf(0);
-    focusId.current = seats.size ? seats.ids[Math.max(0, firstFree)]! : null;
+    focusId.current = seats.size ? seats.idAt(Math.max(0, firstFree)) : null;
   }
 
   function setViewBox(box: Box) {
