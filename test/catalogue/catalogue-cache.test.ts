@@ -35,6 +35,15 @@ function builder(initial: string) {
 
 const textOf = (entry: { version: { plain: Buffer } } | null) => JSON.parse(entry!.version.plain.toString()).text;
 
+/** A cache (max age 1000) that built v1 at time 0, and a builder that now answers v2. */
+async function builtThenChanged() {
+  const cache = new PayloadCache<string>(1000);
+  const b = builder('v1');
+  await cache.get('7:es', 7, 0, b.build);
+  b.set('v2');
+  return { cache, b };
+}
+
 describe('PayloadCache', () => {
   it('builds once for concurrent misses and serves hits without building', async () => {
     const cache = new PayloadCache<string>(1000);
@@ -78,10 +87,7 @@ describe('PayloadCache', () => {
   });
 
   it('expires after the max age, and at validUntil when that comes first', async () => {
-    const cache = new PayloadCache<string>(1000);
-    const b = builder('v1');
-    await cache.get('7:es', 7, 0, b.build);
-    b.set('v2');
+    const { cache, b } = await builtThenChanged();
     expect(textOf(await cache.get('7:es', 7, 999, b.build))).toBe('v1');
     // 999 is in the refresh-ahead window: the background rebuild has stored v2 by now.
     await new Promise((r) => setImmediate(r));
@@ -98,10 +104,7 @@ describe('PayloadCache', () => {
   });
 
   it('refreshes ahead in the last 15 % of the max age without making the caller wait', async () => {
-    const cache = new PayloadCache<string>(1000);
-    const b = builder('v1');
-    await cache.get('7:es', 7, 0, b.build);
-    b.set('v2');
+    const { cache, b } = await builtThenChanged();
     const release = b.hold();
     expect(textOf(await cache.get('7:es', 7, 800, b.build))).toBe('v1'); // not yet in the window
     expect(b.calls.count).toBe(1);

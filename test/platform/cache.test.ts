@@ -8,6 +8,13 @@ function gate<T>() {
   return { promise, open };
 }
 
+/** A cache of up to 10 entries whose fetch counts its loads and answers `answer(n)` on the n-th. */
+function countingCache(name: string, answer: (load: number) => number | undefined | Promise<number>) {
+  let loads = 0;
+  const cache = namedCache<string, number, null>({ name, max: 10, fetch: async () => answer(++loads) });
+  return { cache, loads: () => loads };
+}
+
 describe('namedCache', () => {
   it('carries its name', () => {
     expect(namedCache<string, number>({ name: 'test.things', max: 1 }).name).toBe('test.things');
@@ -64,31 +71,15 @@ describe('namedCache', () => {
   });
 
   it('a fetch that finds nothing is not stored', async () => {
-    let loads = 0;
-    const cache = namedCache<string, number, null>({
-      name: 'test.nothing',
-      max: 10,
-      fetch: async () => {
-        loads++;
-        return undefined;
-      },
-    });
+    const { cache, loads } = countingCache('test.nothing', () => undefined);
     expect(await cache.fetch('a', { context: null })).toBeUndefined();
     expect(await cache.fetch('a', { context: null })).toBeUndefined();
-    expect(loads).toBe(2);
+    expect(loads()).toBe(2);
   });
 
   it('a load overtaken by delete answers its callers but is not stored', async () => {
     const held = gate<number>();
-    let loads = 0;
-    const cache = namedCache<string, number, null>({
-      name: 'test.overtaken',
-      max: 10,
-      fetch: async () => {
-        loads++;
-        return loads === 1 ? held.promise : 2;
-      },
-    });
+    const { cache } = countingCache('test.overtaken', (load) => (load === 1 ? held.promise : 2));
     const first = cache.fetch('a', { context: null });
     cache.delete('a'); // an invalidation while the load reads
     held.open(1);
