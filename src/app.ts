@@ -4,7 +4,6 @@ import { queueGauges } from './modules/queue/queue.service.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import { createAppContext, type AppContext } from './app-context.js';
@@ -17,6 +16,7 @@ import { requireChannelToken } from './modules/auth/auth.hook.js';
 import { decorateBearer } from './http/bearer.js';
 import { guardB2BOperations } from './http/b2b-operation.js';
 import { collectRoutePolicies, markServerOnlyRoutes, refusePreflights, requireRoutePolicy } from './http/route-policy.js';
+import { allowAnyOrigin } from './http/cors.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
 import { createLazyCompilers } from './http/lazy-compilers.js';
@@ -328,12 +328,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       // declared operation turns CORS off on them as they are declared (config.cors = false), and
       // their preflights get routes of their own that refuse; a browser neither passes their
       // preflight nor reads their answer. Nothing is decided per request.
-      await b2b.register(cors, {
-        origin: '*',
+      allowAnyOrigin(b2b, {
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
         allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'Last-Event-ID', 'Queue-Pass'],
         exposedHeaders: ['Idempotent-Replayed', 'ETag'],
-        credentials: false,
         maxAge: 600,
       });
       const serverOnlyPaths = markServerOnlyRoutes(b2b);

@@ -1,11 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Database } from '../db/client.js';
 import { safeEqual } from '../lib/secrets.js';
 import { AppMetrics, observeRequest, type GaugeSource } from '../platform/metrics.js';
 import type { MetricsConfig } from './operations.config.js';
+import { appendHook } from './route-hooks.js';
 import type { ErrorEnvelope } from './envelope.js';
 import type { ErrorCode } from './errors.js';
 
@@ -64,8 +65,20 @@ export const metricsPlugin = fp<{ config: MetricsConfig }>(
     app.decorate('metrics', metrics);
     for (const gauge of poolGauges(app.ctx.database)) metrics.addGauge(gauge);
 
-    app.addHook('onResponse', async (request, reply) => {
-      observeRequest(request.routeOptions.url, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    // Each route's pattern is read once, as it is declared, into a hook of its own (reading
+    // `request.routeOptions` builds a new object on every request); the router's 404s, which no
+    // route answers, are observed by the app's hook as `unmatched`. Callback hooks, not async ones:
+    // no promise per request.
+    app.addHook('onRoute', (route) => {
+      const pattern = route.url;
+      appendHook(route, 'onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        observeRequest(pattern, request.method, reply.statusCode, reply.elapsedTime / 1000);
+        done();
+      });
+    });
+    app.addHook('onResponse', (request, reply, done) => {
+      if (request.is404) observeRequest(undefined, request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
     });
 
     if (config.token !== undefined) {

@@ -32,7 +32,7 @@ declare module 'fastify' {
      * `set_by_handler` when the outcome decides (confirm: first or repeated).
      */
     checklistStep?: IntegrationStep | 'set_by_handler';
-    /** @fastify/cors: false = no CORS headers and no preflight (set from `b2bOperation`, not by hand). */
+    /** CORS (http/cors.ts): false = no CORS headers and no preflight (set from `b2bOperation`, not by hand). */
     cors?: false;
   }
 }

@@ -1,8 +1,10 @@
-import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import helmet, { type HelmetOptions } from 'helmet';
 import type { Config } from '../config.js';
 
-// The security headers of every response, in one place (DECISIONS D50), on @fastify/helmet.
+// The security headers of every response, in one place (DECISIONS D50), on helmet.
 // Every response: X-Content-Type-Options nosniff, a Referrer-Policy, HSTS when PUBLIC_BASE_URL is
 // https. HTML pages add a Content-Security-Policy made for what the page loads, and refuse to be
 // framed (frame-ancestors 'none', X-Frame-Options DENY), the widget example pages excepted: they
@@ -70,11 +72,45 @@ function directives(kind: PageKind, config: Config): Directives {
   }
 }
 
-/** Registers helmet for every response of the service, with the minimal set for JSON and files. */
+/** A page policy (usePagePolicy): helmet's options, and whether the page's CSP carries per-reply nonces. */
+type PagePolicy = HelmetOptions & { enableCSPNonces?: boolean };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's page policy (usePagePolicy); absent on the API's routes. */
+    helmet?: PagePolicy;
+  }
+  interface FastifyReply {
+    /** The reply's CSP nonces, on the pages whose policy has them (portal, widget examples). */
+    cspNonce: { script: string; style: string } | null;
+  }
+}
+
+type Middleware = (req: unknown, res: ServerResponse, next: (err?: unknown) => void) => void;
+
+/** A page policy ready to apply: its options over those of every response, and its middleware. */
+interface BuiltPolicy {
+  options: HelmetOptions;
+  /** Whether each reply gets fresh nonces in its CSP (then the middleware is built per reply). */
+  nonces: boolean;
+  apply: Middleware;
+}
+
+/** Helmet throws rather than passing an error on (since 8.1); kept as @fastify/helmet keeps it. */
+function done(error?: unknown): void {
+  if (error) throw error;
+}
+
+/**
+ * The security headers of every response, as @fastify/helmet 13 set them (same helmet middleware,
+ * same options, same headers in the same order, set on the raw response in the first hook after the
+ * overload check), with the middleware built once per policy instead of on every request: the
+ * plugin called `helmet(options)`, which validates the options and builds every header value, in
+ * each request (issue 27). A page whose policy has nonces still builds its CSP per reply.
+ */
 export async function registerSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
   const https = config.publicBaseUrl.startsWith('https:');
-  const everyResponse: FastifyHelmetOptions = {
-    global: true,
+  const everyResponse: HelmetOptions = {
     contentSecurityPolicy: false,
     xContentTypeOptions: true,
     referrerPolicy: { policy: 'no-referrer' },
@@ -91,7 +127,30 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
     xPermittedCrossDomainPolicies: false,
     xXssProtection: false,
   };
-  await app.register(helmet, everyResponse);
+  const everyResponseHeaders = helmet(everyResponse) as Middleware;
+  /** Each page policy over the options of every response, built once (keyed by the policy object, one per page kind and scope). */
+  const pageMiddleware = new WeakMap<PagePolicy, BuiltPolicy>();
+  const pageOf = (policy: PagePolicy): BuiltPolicy => {
+    let page = pageMiddleware.get(policy);
+    if (!page) {
+      const { enableCSPNonces, ...pageOptions } = policy;
+      const options = { ...everyResponse, ...pageOptions } as HelmetOptions;
+      page = { options, nonces: enableCSPNonces === true && options.contentSecurityPolicy !== false, apply: helmet(options) as Middleware };
+      pageMiddleware.set(policy, page);
+    }
+    return page;
+  };
+  app.decorateReply('cspNonce', null);
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void) => {
+    const policy = request.routeOptions.config.helmet;
+    if (policy === undefined) everyResponseHeaders(request.raw, reply.raw, done);
+    else {
+      const page = pageOf(policy);
+      if (page.nonces) withNonces(page.options, reply)(request.raw, reply.raw, done);
+      else page.apply(request.raw, reply.raw, done);
+    }
+    next();
+  });
   // A page that no policy claimed is still never framed and runs nothing.
   app.addHook('onSend', async (_request, reply, payload) => {
     const type = String(reply.getHeader('content-type') ?? '');
@@ -103,6 +162,16 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
     }
     return payload;
   });
+}
+
+/** A page's helmet with this reply's fresh nonces added to its script and style sources. */
+function withNonces(options: HelmetOptions, reply: FastifyReply): Middleware {
+  const nonce = (reply.cspNonce = { script: randomBytes(16).toString('hex'), style: randomBytes(16).toString('hex') });
+  const csp = options.contentSecurityPolicy as { directives: Directives; reportOnly?: boolean; useDefaults?: boolean };
+  const directives = { ...csp.directives };
+  directives.scriptSrc = [...(directives.scriptSrc ?? []), `'nonce-${nonce.script}'`];
+  directives.styleSrc = [...(directives.styleSrc ?? []), `'nonce-${nonce.style}'`];
+  return helmet({ ...options, contentSecurityPolicy: { directives, reportOnly: csp.reportOnly, useDefaults: csp.useDefaults } }) as Middleware;
 }
 
 /**
