@@ -8,6 +8,7 @@ import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/p
 import * as schema from './schema/index.js';
 import { listenPglite, listenPostgres, type Listener, type NotificationHandlers } from './notifications.js';
 import { lockDataDir } from './data-dir-lock.js';
+import type { QueryConfig } from 'pg';
 
 /** Drizzle database over either driver; a transaction has the same type, so repos take either. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -75,6 +76,9 @@ async function openPostgres(url: string, poolSize: number, connectTimeoutMs: num
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', (err) => reportError(err)));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  // The hot statements of the pool itself (not of a transaction) go to pg directly (hotStatement).
+  const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (TEXT_TYPES.has(oid) ? asText : pg.types.getTypeParser(oid, format)) };
+  hotDrivers.set(db, (name, text, values) => pool.query({ name, text, values, types } as QueryConfig) as Promise<{ rows: unknown[] }>);
   return {
     db,
     kind: 'postgres',
@@ -166,14 +170,35 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
 const dialect = new PgDialect();
 
 /**
+ * The type ids whose values drizzle's node-postgres driver leaves as the server's text (timestamps,
+ * dates, intervals and their arrays): a hot statement sent to pg directly reads them the same way.
+ */
+const TEXT_TYPES = new Set([1184, 1114, 1082, 1186, 1231, 1115, 1185, 1187, 1182]);
+const asText = (value: string) => value;
+
+/**
+ * A pool's own way to send a hot statement, without drizzle: keyed by the pool's Db, so that a
+ * transaction's Db (which must use its own connection) never finds one and goes through drizzle.
+ */
+const hotDrivers = new WeakMap<Db, (name: string, text: string, values: unknown[]) => Promise<{ rows: unknown[] }>>();
+
+/** A hot statement's parameter as the server reads it: an instant as ISO 8601 text (cheaper than pg's local-time formatting; every hot statement casts it to timestamptz). */
+const hotParam = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+
+/**
  * A hot statement of the purchase path (issue 27): a fixed text with `$n` parameters, sent as a
  * named prepared statement (each pooled connection parses it once) and without the query builder
  * (no SQL object built per call). For statements whose plan does not depend on the values: a
- * `SELECT f($1, ...)` of one of src/db/functions, or a lookup by a unique key. PGlite ignores the
- * name. Rows come back as the driver gives them (timestamps as text on node-postgres).
+ * `SELECT f($1, ...)` of one of src/db/functions, or a lookup by a unique key; an instant parameter
+ * must be cast to timestamptz. On a PostgreSQL pool it goes to pg itself (no prepared-query object,
+ * tracing span or cache lookup of drizzle per call); inside a transaction, and on PGlite (which
+ * ignores the name), through drizzle's session. Rows come back as drizzle's drivers give them
+ * (timestamps as text on node-postgres).
  */
 export function hotStatement<T>(name: string, text: string): (db: Db, params: readonly unknown[]) => Promise<T[]> {
   return async (db, params) => {
+    const direct = hotDrivers.get(db);
+    if (direct) return (await direct(name, text, params.map(hotParam))).rows as T[];
     const result = (await db._.session.prepareQuery({ sql: text, params: params as unknown[] }, undefined, name, false).execute()) as { rows: T[] };
     return result.rows;
   };
