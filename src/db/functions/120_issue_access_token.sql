@@ -10,6 +10,13 @@
 -- (src/modules/auth/auth.revocations.ts: {"tokens": [...]}, at most p_per_notification hashes
 -- each), so that other instances forget them when this commits. Returns the revoked hashes, for
 -- the calling instance's own cache.
+--
+-- The token's commit is not waited for on disk (synchronous_commit off for the calling
+-- transaction, which is this one statement: auth.repo.ts issueTokenInOneStatement; do not call it
+-- inside a transaction that writes anything else). A crash within the WAL writer's delay of the
+-- commit forgets the token as if it had never been requested (and the revocations it made with
+-- it); the client gets a 401 and renews it (SPEC Authentication 3). Any later durable commit
+-- (the buyer's hold) writes the token to disk with it. docs/operations.md "Durable commits".
 CREATE OR REPLACE FUNCTION issue_access_token(
   p_channel_id integer, p_scope text, p_widget_key_id integer, p_server_key_id integer, p_client_id text,
   p_token_hash text, p_now timestamptz, p_expires_at timestamptz, p_cap integer,
@@ -23,6 +30,7 @@ DECLARE
   v_live integer;
   i integer;
 BEGIN
+  SET LOCAL synchronous_commit = off;
   PERFORM pg_advisory_xact_lock(p_channel_id, hashtext(p_scope || ':' || p_client_id));
   -- The group's live token: only access_tokens_live_idx serves this predicate, whatever the
   -- statistics (migration 0160; test/auth/token-plan.test.ts).
