@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { sql } from 'drizzle-orm';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -228,4 +229,31 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, ms = 
     if (Date.now() > until) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Counts the statements the app sends to its database while `work` runs (both drivers). */
+export async function countStatements(work: () => Promise<void>): Promise<number> {
+  let n = 0;
+  const targets = [pg.Client.prototype, PGlite.prototype] as unknown as Record<string, (...a: unknown[]) => unknown>[];
+  const saved = targets.map((p) => ({ p, query: p.query!, exec: p.exec }));
+  for (const { p, query, exec } of saved) {
+    p.query = function (this: unknown, ...a: unknown[]) {
+      n++;
+      return query.apply(this, a);
+    };
+    if (exec)
+      p.exec = function (this: unknown, ...a: unknown[]) {
+        n++;
+        return exec.apply(this, a);
+      };
+  }
+  try {
+    await work();
+  } finally {
+    for (const { p, query, exec } of saved) {
+      p.query = query;
+      if (exec) p.exec = exec;
+    }
+  }
+  return n;
 }

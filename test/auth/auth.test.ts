@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, buildTestApp, DEMO, tokenFor, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, countStatements, DEMO, tokenFor, type TestApp } from '../helpers.js';
 import { generateKeyForChannel, revokeWidgetKey } from '../../src/modules/auth/auth.service.js';
 import { findChannelBySlug } from '../../src/modules/channels/channels.repo.js';
 
@@ -29,6 +29,21 @@ describe('POST /auth/token', () => {
     expect(unknownSlug.statusCode).toBe(401);
     expect(wrongKey.body).toBe(unknownSlug.body);
     expect(wrongKey.json()).toEqual({ status: 401, success: false, message: 'Invalid sales channel credentials', code: 'invalid_credentials' });
+  });
+
+  it('sends one statement per token request, issued or refused (issue 27)', async () => {
+    const post = (payload: Record<string, string>) => t.app.inject({ method: 'POST', url: TOKEN_URL, payload });
+    let status = 0;
+    const issued = await countStatements(async () => {
+      status = (await post({ sales_channel_slug: 'demo-d', widget_key: 'wk_demo_d', client_id: 'one-statement' })).statusCode;
+    });
+    expect(status).toBe(200);
+    expect(issued).toBe(1);
+    const refused = await countStatements(async () => {
+      status = (await post({ sales_channel_slug: 'demo-d', widget_key: 'wk_demo_c' })).statusCode;
+    });
+    expect(status).toBe(401);
+    expect(refused).toBe(1);
   });
 
   it('rejects a malformed body with 422 and field errors', async () => {

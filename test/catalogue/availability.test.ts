@@ -1,7 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { INVENTORY_CHANNEL } from '../../src/modules/catalogue/availability.notices.js';
-import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, TEST_RATE_LIMITS, type TestApp } from '../helpers.js';
+import { bearer, buildTestApp, countStatements, DEMO, isPostgres, tokenFor, TEST_RATE_LIMITS, type TestApp } from '../helpers.js';
 import { createOrder, demoSession, orderUrl, type DemoSession } from '../orders/cart-helpers.js';
 
 // D62: live seat maps. The availability route answers what changed since a version (ETag, cursor),
@@ -42,33 +40,6 @@ async function poll(app: FastifyInstance, url: string, headers: Record<string, s
 }
 
 const hold = (app: FastifyInstance, seatId: number, tk = token) => createOrder(app, tk, DEMO.d.slug, { session_seat_id: seatId, rate_id: s.rates.general });
-
-/** Counts the statements the app sends to its database while `work` runs (both drivers). */
-async function countStatements(work: () => Promise<void>): Promise<number> {
-  let n = 0;
-  const targets = [pg.Client.prototype, PGlite.prototype] as unknown as Record<string, (...a: unknown[]) => unknown>[];
-  const saved = targets.map((p) => ({ p, query: p.query!, exec: p.exec }));
-  for (const { p, query, exec } of saved) {
-    p.query = function (this: unknown, ...a: unknown[]) {
-      n++;
-      return query.apply(this, a);
-    };
-    if (exec)
-      p.exec = function (this: unknown, ...a: unknown[]) {
-        n++;
-        return exec.apply(this, a);
-      };
-  }
-  try {
-    await work();
-  } finally {
-    for (const { p, query, exec } of saved) {
-      p.query = query;
-      if (exec) p.exec = exec;
-    }
-  }
-  return n;
-}
 
 beforeAll(async () => {
   // The portal twin is polled hundreds of times from one address here.

@@ -10,47 +10,27 @@ const CHANNEL_COLUMNS = `c.id, c.organiser_id AS "organiserId", c.slug, c.name, 
 type ChannelRow = Omit<ChannelRecord, 'branding'> & { branding: Json<ChannelRecord['branding']> };
 const channelOf = ({ branding, ...channel }: ChannelRow): ChannelRecord => ({ ...channel, id: Number(channel.id), branding: parseJson(branding) });
 
-/** The active keys of one kind of a channel with its channel's columns (ChannelRecord), by slug: one statement per scope. */
-const keysForSlug = (table: 'widget_keys' | 'server_keys') =>
-  hotStatement<{ key_id: number; key_hash: string } & ChannelRow>(
-    `active_${table}_for_slug`,
-    `SELECT k.id AS key_id, k.key_hash, ${CHANNEL_COLUMNS}
-     FROM sales_channels c JOIN ${table} k ON k.channel_id = c.id AND k.revoked_at IS NULL
-     WHERE c.slug = $1`,
-  );
-const KEYS_FOR_SLUG = { widget: keysForSlug('widget_keys'), server: keysForSlug('server_keys') };
-
 /**
- * Active (not revoked) key hashes of one kind of the channel with this slug, with the channel; empty
- * when there is none. The first statement of every buyer: a hot statement (issue 27).
+ * A token request in ONE statement (issue_access_token_for_key, src/db/functions): finds the active
+ * key of `scope` of the channel with this slug whose hash is `keyHash` (every candidate compared,
+ * D6), then issues the token as issue_access_token does: locks the token group, revokes its live
+ * tokens (D38) and those beyond `cap` (D41), inserts the new one and announces every revoked hash
+ * on `notify.channel` on commit. Null when no active key matches (nothing written); otherwise the
+ * channel and the revoked hashes. The first statement of every buyer: a hot statement (issue 27).
  */
-export async function activeKeysForSlug(db: Db, scope: CredentialScope, slug: string) {
-  const rows = await KEYS_FOR_SLUG[scope](db, [slug]);
-  return rows.map(({ key_id, key_hash, ...channel }) => ({
-    keyId: Number(key_id),
-    keyHash: key_hash,
-    channelId: Number(channel.id),
-    channel: channelOf(channel),
-  }));
-}
-
-/**
- * Issues a token in ONE statement (issue_access_token, src/db/functions): locks the token group,
- * revokes its live tokens (D38) and those beyond `cap` (D41), inserts the new one and announces
- * every revoked hash on `notify.channel` on commit. Returns the revoked hashes.
- */
-const issueAccessToken = hotStatement<{ revoked: string[] | string }>(
-  'issue_access_token',
-  'SELECT issue_access_token($1::int, $2::text, $3::int, $4::int, $5::text, $6::text, $7::timestamptz, $8::timestamptz, $9::int, $10::text, $11::int) AS revoked',
+const issueAccessTokenForKey = hotStatement<{ revoked: string[] | string } & ChannelRow>(
+  'issue_access_token_for_key',
+  `SELECT t.revoked, ${CHANNEL_COLUMNS}
+   FROM issue_access_token_for_key($1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz, $7::timestamptz, $8::int, $9::text, $10::int) t
+   JOIN sales_channels c ON c.id = t.channel_id`,
 );
 
-export async function issueTokenInOneStatement(
+export async function issueTokenForKey(
   db: Db,
   t: {
-    channelId: number;
+    slug: string;
     scope: CredentialScope;
-    widgetKeyId: number | null;
-    serverKeyId: number | null;
+    keyHash: string;
     clientId: string;
     tokenHash: string;
     createdAt: Date;
@@ -58,11 +38,13 @@ export async function issueTokenInOneStatement(
     cap: number;
     notify: { channel: string; perNotification: number };
   },
-): Promise<string[]> {
-  const [row] = await issueAccessToken(db, [
-    t.channelId, t.scope, t.widgetKeyId, t.serverKeyId, t.clientId, t.tokenHash, t.createdAt, t.expiresAt, t.cap, t.notify.channel, t.notify.perNotification,
+): Promise<{ channel: ChannelRecord; revoked: string[] } | null> {
+  const [row] = await issueAccessTokenForKey(db, [
+    t.slug, t.scope, t.keyHash, t.clientId, t.tokenHash, t.createdAt, t.expiresAt, t.cap, t.notify.channel, t.notify.perNotification,
   ]);
-  return parseTextArray(row!.revoked);
+  if (!row) return null;
+  const { revoked, ...channel } = row;
+  return { channel: channelOf(channel), revoked: parseTextArray(revoked) };
 }
 
 /** A text[] as a driver returns it: node-postgres parses it, PGlite may hand back its literal (hashes: hex, never quoted). */

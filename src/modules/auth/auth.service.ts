@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError, invalidData, SPEC_MESSAGES } from '../../http/errors.js';
 import type { CredentialScope } from '../../lib/integration-policy.js';
-import { generateAccessToken, generateServerKey, generateWidgetKey, sameDigest, sha256 } from '../../lib/secrets.js';
+import { generateAccessToken, generateServerKey, generateWidgetKey, sha256 } from '../../lib/secrets.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import * as keysRepo from './channel-keys.repo.js';
 import * as repo from './auth.repo.js';
@@ -12,9 +12,6 @@ import { integrationChecklistRecording, recordIntegrationStep, recordTokenIssued
 
 export type { LiveToken } from './auth.token-cache.js';
 export { announceRevocation } from './auth.revocations.js';
-
-// Compared against when the slug is unknown, so that both answers take the same time (D6).
-const DUMMY_KEY_HASH = sha256('wk_no-such-channel-dummy-key-for-constant-time');
 
 const invalidCredentials = () => new AppError('invalid_credentials', 'Invalid sales channel credentials');
 
@@ -50,30 +47,20 @@ export async function issueToken(
   input: { slug: string; widgetKey?: string; serverKey?: string; clientId?: string },
 ): Promise<IssuedToken> {
   const { scope, key } = presentedCredential(input);
-  const presentedHash = sha256(key);
-  const keys = await repo.activeKeysForSlug(ctx.db, scope, input.slug);
-  let match: (typeof keys)[number] | undefined;
-  // Compare against every candidate (or the dummy) in constant time; never stop early.
-  for (const candidate of keys.length ? keys : [{ keyId: 0, keyHash: DUMMY_KEY_HASH, channelId: 0, channel: null as unknown as ChannelRecord }]) {
-    if (sameDigest(candidate.keyHash, presentedHash) && candidate.keyId !== 0) match = candidate;
-  }
-  if (!match) throw invalidCredentials();
-
   const now = ctx.clock.now();
   const clientId = input.clientId ?? '';
   const token = generateAccessToken();
   const tokenHash = sha256(token);
   const expiresAt = new Date(now.getTime() + ctx.config.tokenTtlSeconds * 1000);
-  const { channelId, keyId } = match;
-  // One statement (issue_access_token): the group lock, the revocations and their announcement,
+  // One statement (issue_access_token_for_key): the key lookup, compared with every active key of
+  // the slug whatever the slug (D6), then the group lock, the revocations and their announcement,
   // the insert. A token request is the first step of every buyer, so its round trips count.
   const cache = tokenCache(ctx);
   const epoch = cache.epoch;
-  const revoked = await repo.issueTokenInOneStatement(ctx.db, {
-    channelId,
+  const issued = await repo.issueTokenForKey(ctx.db, {
+    slug: input.slug,
     scope,
-    widgetKeyId: scope === 'widget' ? keyId : null,
-    serverKeyId: scope === 'server' ? keyId : null,
+    keyHash: sha256(key),
     clientId,
     tokenHash,
     createdAt: now,
@@ -81,10 +68,13 @@ export async function issueToken(
     cap: ctx.config.maxLiveTokensPerChannel,
     notify: { channel: REVOCATIONS_CHANNEL, perNotification: HASHES_PER_NOTIFICATION },
   });
+  if (!issued) throw invalidCredentials();
+  const { channel, revoked } = issued;
+  const channelId = channel.id;
   forgetRevokedHere(ctx, revoked);
   // The buyer's next request (usually to this instance) needs no database read to trust it; a
   // revocation announced meanwhile moved the epoch, and then nothing is cached.
-  cache.set(tokenHash, { channel: match.channel, credential: { scope, clientId } }, expiresAt.getTime(), now.getTime(), epoch);
+  cache.set(tokenHash, { channel, credential: { scope, clientId } }, expiresAt.getTime(), now.getTime(), epoch);
   // Pre-production checklist: a token after a refused one is the renewal a client must make. The
   // checklist is advisory: a failure to record it never fails the token request.
   await recordTokenIssued(ctx.db, channelId, now).catch(() => undefined);
