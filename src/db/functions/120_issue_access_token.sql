@@ -12,7 +12,7 @@
 -- the calling instance's own cache.
 --
 -- The token's commit is not waited for on disk (synchronous_commit off for the calling
--- transaction, which is this one statement: auth.repo.ts issueTokenInOneStatement; do not call it
+-- transaction, which is one statement: issue_access_token_for_key, auth.repo.ts issueTokenForKey; do not call it
 -- inside a transaction that writes anything else). A crash within the WAL writer's delay of the
 -- commit forgets the token as if it had never been requested (and the revocations it made with
 -- it); the client gets a 401 and renews it (SPEC Authentication 3). Any later durable commit
