@@ -39,16 +39,6 @@ export function sha256(value: string): string {
   return crypto.createHash('sha256').update(value).digest('hex');
 }
 
-/**
- * Constant-time comparison of two SHA-256 hex digests (what `sha256` answers): compared as they
- * are, without hashing them again as `safeEqual` must for strings of any length.
- */
-export function sameDigest(a: string, b: string): boolean {
-  const ba = Buffer.from(a, 'hex');
-  const bb = Buffer.from(b, 'hex');
-  return ba.length === 32 && bb.length === 32 && crypto.timingSafeEqual(ba, bb);
-}
-
 /** Constant-time comparison of two strings of any length. */
 export function safeEqual(a: string, b: string): boolean {
   const ha = crypto.createHash('sha256').update(a).digest();
