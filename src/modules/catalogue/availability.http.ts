@@ -95,24 +95,25 @@ export async function answerAvailability(
   return { status: 200, success: true, data: shape(availability.body(since)), message: 'Availability' };
 }
 
+/** The seats of `changes` under their status, each named by `nameOf` (a seat it names no way is left out). */
+function groupByStatus(changes: AvailabilityBody['changes'], nameOf: (seatId: number) => number | undefined) {
+  const seats: Record<(typeof SEAT_STATUSES)[number], number[]> = { available: [], held: [], sold: [], blocked: [] };
+  for (const c of changes) {
+    const name = nameOf(c.session_seat_id);
+    if (name !== undefined) seats[c.status].push(name);
+  }
+  return seats;
+}
+
 /** The `ids` form of an answer: `changes` as `seats_by_status`, the ids of the seats of each status. */
 function byStatus({ changes, ...rest }: AvailabilityBody) {
-  const seats: Record<(typeof SEAT_STATUSES)[number], number[]> = { available: [], held: [], sold: [], blocked: [] };
-  for (const c of changes) seats[c.status].push(c.session_seat_id);
-  return { ...rest, seats_by_status: seats };
+  return { ...rest, seats_by_status: groupByStatus(changes, (id) => id) };
 }
 
 /** The `index` form of an answer: `changes` as `index_by_status`, each seat's position in the reading layout (seats it does not have are left out). */
 const byIndex =
   (reading: ReadingLayout) =>
-  ({ changes, ...rest }: AvailabilityBody) => {
-    const seats: Record<(typeof SEAT_STATUSES)[number], number[]> = { available: [], held: [], sold: [], blocked: [] };
-    for (const c of changes) {
-      const i = reading.indexOf.get(c.session_seat_id);
-      if (i !== undefined) seats[c.status].push(i);
-    }
-    return { ...rest, layout: reading.version, index_by_status: seats };
-  };
+  ({ changes, ...rest }: AvailabilityBody) => ({ ...rest, layout: reading.version, index_by_status: groupByStatus(changes, (id) => reading.indexOf.get(id)) });
 
 function stream(
   ctx: AppContext,
