@@ -23,11 +23,13 @@ h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.25rem; margin: 2rem 0 .75rem; }
 section.card > h2:first-child { margin-top: 0; }
 section.card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin: 1rem 0; }
-.table-wrap { overflow-x: auto; }
+.table-wrap { overflow-x: auto; container-type: inline-size; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .9rem; color: var(--muted); }
 caption { text-align: left; padding: 0 .5rem .25rem; }
+/* A table wider than a phone scrolls inside its region; its caption stays in view and wraps there. */
+.table-wrap caption > span { display: block; position: sticky; left: .5rem; max-width: calc(100cqi - 1rem); }
 form.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .75rem 1rem; align-items: end; }
 form.inline { display: inline; }
 .field { display: flex; flex-direction: column; gap: .25rem; }

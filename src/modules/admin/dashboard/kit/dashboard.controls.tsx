@@ -192,7 +192,11 @@ export function Table({ head, rows, caption }: { head: string[]; rows: VNode[]; 
   return (
     <div class="table-wrap" role="region" tabindex={0} aria-label={caption ?? 'Table'}>
       <table>
-        {caption ? <caption class="hint">{caption}</caption> : null}
+        {caption ? (
+          <caption class="hint">
+            <span>{caption}</span>
+          </caption>
+        ) : null}
         <thead>
           <tr>
             {head.map((h) => (
