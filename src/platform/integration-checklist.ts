@@ -3,6 +3,7 @@ import { queryRows, type Db } from '../db/client.js';
 import type { IntegrationMode } from '../db/schema/channels.js';
 import { policyOf, type IntegrationStep } from '../lib/integration-policy.js';
 import { isoWithOffset } from '../lib/time.js';
+import type { DbTime } from '../db/instants.js';
 
 /**
  * The pre-production integration checklist (docs/preproduction.md): the first time each channel
@@ -111,7 +112,7 @@ export interface IntegrationChecklist {
 /** The checklist of one channel: the steps of its model with the time each was first completed. */
 export async function readIntegrationChecklist(db: Db, channel: { id: number; integrationMode: IntegrationMode }): Promise<IntegrationChecklist> {
   const policy = policyOf(channel.integrationMode);
-  const rows = await queryRows<{ step: string; completed_at: Date | string }>(
+  const rows = await queryRows<{ step: string; completed_at: DbTime }>(
     db,
     sql`SELECT step, completed_at FROM channel_integration_steps WHERE channel_id = ${channel.id}`,
   );

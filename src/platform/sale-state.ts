@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/client.js';
 import { AppError, notOnSale } from '../http/errors.js';
 import { isoWithOffset } from '../lib/time.js';
+import { dbDate, type DbTime } from '../db/instants.js';
 
 // Whether a session is on sale (D59 sales windows, D74 "only on sale is sold"). The rule that
 // decides a sale lives in SQL (session_is_on_sale, src/db/functions/015_session_is_on_sale.sql), so
@@ -33,12 +34,11 @@ export const windowJson = (w: SaleWindow) => ({ sales_start_at: isoWithOffset(w.
 
 /** The 409 `not_on_sale` of a session, with its sales window in `data` (D59). */
 export async function notOnSaleError(db: Db, sessionId: number): Promise<AppError> {
-  const [row] = await queryRows<{ sales_start_at: Date | string | null; sales_end_at: Date | string | null }>(
+  const [row] = await queryRows<{ sales_start_at: DbTime | null; sales_end_at: DbTime | null }>(
     db,
     sql`SELECT sales_start_at, sales_end_at FROM sessions WHERE id = ${sessionId}`,
   );
-  const toDate = (v: Date | string | null | undefined) => (v == null ? null : new Date(v));
-  const w = windowJson({ salesStartAt: toDate(row?.sales_start_at), salesEndAt: toDate(row?.sales_end_at) });
+  const w = windowJson({ salesStartAt: dbDate(row?.sales_start_at ?? null), salesEndAt: dbDate(row?.sales_end_at ?? null) });
   return notOnSale(sessionId, { salesStartAt: w.sales_start_at, salesEndAt: w.sales_end_at });
 }
 

@@ -6,6 +6,7 @@ import { isoWithOffset } from '../../lib/time.js';
 import { loadDemoDataIfEmpty } from '../../demo/demo-data.js';
 import { defineCommand } from '../command.js';
 import { printTable } from '../output.js';
+import type { DbTime } from '../../db/instants.js';
 
 const migrateCommand = defineCommand({
   name: 'migrate',
@@ -14,7 +15,7 @@ const migrateCommand = defineCommand({
   async run(ctx) {
     // Opening the CLI context already migrates; this run only catches a file added meanwhile.
     await migrate(ctx.database);
-    const rows = await queryRows<{ name: string; applied_at: Date | string }>(
+    const rows = await queryRows<{ name: string; applied_at: DbTime }>(
       ctx.db,
       sql`SELECT name, applied_at FROM schema_migrations ORDER BY name`,
     );

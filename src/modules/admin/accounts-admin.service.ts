@@ -10,6 +10,7 @@ import * as accountsRepo from './accounts.repo.js';
 import { createUser, normaliseEmail } from './accounts.service.js';
 import { issueInvitation } from './invitations.service.js';
 import * as repo from './self-service.repo.js';
+import { dbIso } from '../../db/instants.js';
 
 // Accounts in the dashboard (D65): an admin lists every account, creates admins and promoters (with
 // a password, or with an invitation link), disables and enables them and sends new links. A
@@ -17,7 +18,6 @@ import * as repo from './self-service.repo.js';
 
 /** An id a row may have (int32, D47): anything else is no row, and never reaches the database. */
 export const isId = (n: number | null | undefined): n is number => Number.isInteger(n) && n! >= 1 && n! <= 2_147_483_647;
-const iso = (v: Date | string | null) => (v === null ? null : isoWithOffset(new Date(v)));
 
 export interface AccountView {
   id: number;
@@ -43,8 +43,8 @@ export async function listAccountsFor(ctx: AppContext, actor: Actor): Promise<Ac
       organiser_id: r.organiser_id === null ? null : Number(r.organiser_id),
       organiser_name: r.organiser_name,
       status,
-      invitation_expires_at: r.invited ? iso(r.invitation_expires_at) : null,
-      created_at: iso(r.created_at)!,
+      invitation_expires_at: r.invited ? dbIso(r.invitation_expires_at) : null,
+      created_at: dbIso(r.created_at),
     };
   });
 }
@@ -92,7 +92,7 @@ export async function createAccountAs(
       const user = await accountsRepo.insertUser(tx, { email, passwordHash: repo.INVITED_PASSWORD_HASH, role, organiserId, createdAt: now });
       const invitation = await issueInvitation(ctx, tx, actor, { id: user.id, email }, now);
       await recordAudit(tx, { actor, action: 'user.create', targetType: 'user', targetId: user.id, organiserId, details: { email, role, invited: true }, at: now });
-      return { id: user.id, email, role, organiser_id: organiserId, created_at: iso(now)!, invitation };
+      return { id: user.id, email, role, organiser_id: organiserId, created_at: isoWithOffset(now)!, invitation };
     }),
   );
 }

@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { accountInvitations, adminApiTokens, users } from '../../db/schema/index.js';
+import type { DbTime } from '../../db/instants.js';
 
 // SQL of the self-service pages (D65): accounts with their organiser and invitation state,
 // invitations, admin API tokens, organisers with their counts. The services own the transactions.
@@ -14,10 +15,10 @@ export interface AccountRow {
   role: 'admin' | 'promoter';
   organiser_id: number | null;
   organiser_name: string | null;
-  created_at: Date | string;
-  disabled_at: Date | string | null;
+  created_at: DbTime;
+  disabled_at: DbTime | null;
   invited: boolean;
-  invitation_expires_at: Date | string | null;
+  invitation_expires_at: DbTime | null;
 }
 
 /** Every account, or only `onlyUserId`, with its organiser's name and its newest open invitation. */
@@ -96,9 +97,9 @@ export interface TokenRow {
   last_four: string;
   user_id: number;
   user_email: string;
-  created_at: Date | string;
-  last_used_at: Date | string | null;
-  revoked_at: Date | string | null;
+  created_at: DbTime;
+  last_used_at: DbTime | null;
+  revoked_at: DbTime | null;
 }
 
 /** Admin API tokens, newest first: every one, or those of `onlyUserId`. */
@@ -138,7 +139,7 @@ export async function touchToken(db: Db, tokenHash: string, now: Date) {
 export interface OrganiserSummaryRow {
   id: number;
   name: string;
-  created_at: Date | string;
+  created_at: DbTime;
   events: number;
   venues: number;
   accounts: number;

@@ -1,17 +1,16 @@
 import type { AppContext } from '../../app-context.js';
 import { AppError, invalidData, notFound } from '../../http/errors.js';
-import { isoWithOffset } from '../../lib/time.js';
 import type { Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import { isId } from './accounts-admin.service.js';
 import { createApiToken } from './accounts.service.js';
 import * as repo from './self-service.repo.js';
+import { dbIso } from '../../db/instants.js';
 
 // Admin API tokens in the dashboard (D65): an admin lists, creates (for any account) and revokes
 // every token; a promoter only its own. Creation is the accounts service's (the secret is shown
 // once and stored as a SHA-256 hash).
 
-const iso = (v: Date | string | null) => (v === null ? null : isoWithOffset(new Date(v)));
 const ownOnly = (actor: Actor) => (actor.role === 'admin' ? null : (actor.userId ?? -1));
 
 export async function listTokensFor(ctx: AppContext, actor: Actor) {
@@ -20,9 +19,9 @@ export async function listTokensFor(ctx: AppContext, actor: Actor) {
     name: t.name,
     last_four: t.last_four,
     user_email: t.user_email,
-    created_at: iso(t.created_at)!,
-    last_used_at: iso(t.last_used_at),
-    revoked_at: iso(t.revoked_at),
+    created_at: dbIso(t.created_at),
+    last_used_at: dbIso(t.last_used_at),
+    revoked_at: dbIso(t.revoked_at),
   }));
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
+import type { DbTime } from '../../db/instants.js';
 
 // The SQL of a message to a session's ticket holders (D67, migration 0190).
 
@@ -48,7 +49,7 @@ export async function insertMessage(tx: Db, m: { sessionId: number; subject: str
 
 /** The messages of a session, newest first, with how their e-mails stand. */
 export async function messagesOfSession(db: Db, sessionId: number): Promise<SessionMessageRow[]> {
-  const rows = await queryRows<Omit<SessionMessageRow, 'id' | 'created_at'> & { id: string | number; created_at: Date | string }>(
+  const rows = await queryRows<Omit<SessionMessageRow, 'id' | 'created_at'> & { id: string | number; created_at: DbTime }>(
     db,
     sql`SELECT m.id, m.session_id, m.subject, m.body, m.actor, m.recipients, m.created_at,
                count(*) FILTER (WHERE e.status = 'sent')::int AS sent,

@@ -3,6 +3,7 @@ import { queryRows, type Db } from '../../db/client.js';
 import { eventTextSql } from '../../platform/i18n.js';
 import { ofOrganiser, ofOrganiserSql } from '../../platform/organisers.repo.js';
 import { eventTranslations, events, fees, rates, sectors, sessions, venues } from '../../db/schema/index.js';
+import type { DbTime } from '../../db/instants.js';
 
 // Reads and writes of the back office on the catalogue tables (issue 8).
 
@@ -158,7 +159,7 @@ export async function deleteRate(db: Db, id: number) {
 
 /** Sessions an actor may copy rates from (`organiserId` null: every organiser), with event name, start and rate count. */
 export function sessionsWithRates(db: Db, organiserId: number | null) {
-  return queryRows<{ id: number; event_id: number; event_name: string | null; start_datetime: Date | string; venue_id: number; organiser_id: number; rates: number | string }>(
+  return queryRows<{ id: number; event_id: number; event_name: string | null; start_datetime: DbTime; venue_id: number; organiser_id: number; rates: number | string }>(
     db,
     sql`SELECT s.id, s.event_id, ${eventTextSql('name', sql`e.id`, 'en', sql`e.default_lang`)} AS event_name, s.start_datetime, s.venue_id, e.organiser_id,
                (SELECT count(*) FROM rates r WHERE r.session_id = s.id) AS rates

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import * as t from '../../db/schema/index.js';
+import type { DbTime } from '../../db/instants.js';
 
 // Venues and their layout versions (D64). layouts.service.ts owns the transactions.
 
@@ -73,7 +74,7 @@ export async function newestVersion(db: Db, venueId: number): Promise<number> {
 
 /** Every version of a venue with its seat count, zone places and the sessions that use it. */
 export async function layoutSummaries(db: Db, venueId: number) {
-  return queryRows<{ version: number; seats: number; places: number; sessions: number; created_at: Date | string }>(
+  return queryRows<{ version: number; seats: number; places: number; sessions: number; created_at: DbTime }>(
     db,
     sql`SELECT l.version,
           (SELECT count(*)::int FROM seats st WHERE st.layout_id = l.id) AS seats,

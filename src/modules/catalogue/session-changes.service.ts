@@ -9,6 +9,7 @@ import { recordAudit } from '../../platform/audit.js';
 import { refundOrder } from '../checkout/refund.service.js';
 import { enqueueWebhookEvent } from '../webhooks/webhooks.outbox.js';
 import * as repo from './catalogue-admin.repo.js';
+import { dbDate, type DbTime } from '../../db/instants.js';
 
 // A session that is cancelled or moved (D74). Cancelling ends its live carts at once (the database
 // writes their order.cancelled events), tells its channels (session.cancelled) and, when asked,
@@ -42,8 +43,6 @@ interface LockedSession {
   salesEndAt: Date | null;
 }
 
-const toDate = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
-
 /** The session's sale lock, exclusive until the transaction ends: no closing of it runs meanwhile (D74, lock_session_sale). */
 export async function lockSessionSale(tx: Db, id: number): Promise<void> {
   await tx.execute(sql`SELECT lock_session_sale(ARRAY[${id}::int], true)`);
@@ -52,7 +51,7 @@ export async function lockSessionSale(tx: Db, id: number): Promise<void> {
 async function lockSession(tx: Db, id: number): Promise<LockedSession> {
   // The sale lock first, then the row: the order every change of a session takes them in (updateSessionAs too).
   await lockSessionSale(tx, id);
-  const [r] = await queryRows<{ id: number; event_id: number; status: string; start_datetime: Date | string; sales_start_at: Date | string | null; sales_end_at: Date | string | null }>(
+  const [r] = await queryRows<{ id: number; event_id: number; status: string; start_datetime: DbTime; sales_start_at: DbTime | null; sales_end_at: DbTime | null }>(
     tx,
     sql`SELECT id, event_id, status, start_datetime, sales_start_at, sales_end_at FROM sessions WHERE id = ${id} FOR UPDATE`,
   );
@@ -61,9 +60,9 @@ async function lockSession(tx: Db, id: number): Promise<LockedSession> {
     id: r.id,
     eventId: r.event_id,
     status: r.status,
-    startDatetime: toDate(r.start_datetime)!,
-    salesStartAt: toDate(r.sales_start_at),
-    salesEndAt: toDate(r.sales_end_at),
+    startDatetime: dbDate(r.start_datetime),
+    salesStartAt: dbDate(r.sales_start_at),
+    salesEndAt: dbDate(r.sales_end_at),
   };
 }
 

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { ofOrganiserSql } from '../../platform/organisers.repo.js';
 import { eventTextSql } from '../../platform/i18n.js';
+import type { DbTime } from '../../db/instants.js';
 
 // SQL of the back office's check-in pages and admin API: lists, devices, scans.
 
@@ -11,7 +12,7 @@ export interface AdminListRow {
   name: string;
   allow_reentry: boolean;
   opens_minutes_before: number;
-  created_at: Date | string;
+  created_at: DbTime;
   session_ids: number[];
   sector_ids: number[];
 }
@@ -74,7 +75,7 @@ export async function sectorsOfSessions(db: Db, sessionIds: number[], ids: numbe
 /** Sessions (with event names) and sectors an organiser may put on a list: for the dashboard's form. */
 export function organiserSessions(db: Db, organiserId: number | null) {
   const where = ofOrganiserSql(sql`e.organiser_id`, organiserId);
-  return queryRows<{ id: number; organiser_id: number; event_name: string; starts_at: Date | string; venue_id: number }>(
+  return queryRows<{ id: number; organiser_id: number; event_name: string; starts_at: DbTime; venue_id: number }>(
     db,
     sql`SELECT s.id, e.organiser_id, COALESCE(${eventTextSql('name', sql`e.id`, sql`e.default_lang`, sql`e.default_lang`)}, '') AS event_name,
           s.start_datetime AS starts_at, s.venue_id
@@ -98,9 +99,9 @@ export interface AdminDeviceRow {
   organiser_id: number;
   name: string;
   token_last4: string;
-  created_at: Date | string;
-  last_seen_at: Date | string | null;
-  revoked_at: Date | string | null;
+  created_at: DbTime;
+  last_seen_at: DbTime | null;
+  revoked_at: DbTime | null;
   list_ids: number[];
 }
 
@@ -136,8 +137,8 @@ export async function revokeDevice(db: Db, id: number, at: Date): Promise<void> 
 
 export interface ScanLogRow {
   id: string | number;
-  scanned_at: Date | string;
-  received_at: Date | string;
+  scanned_at: DbTime;
+  received_at: DbTime;
   device_name: string;
   direction: string;
   result: string;
@@ -145,7 +146,7 @@ export interface ScanLogRow {
   ticket_id: string | number | null;
   ticket_code: string | null;
   buyer_name: string | null;
-  first_scanned_at: Date | string | null;
+  first_scanned_at: DbTime | null;
   first_device_name: string | null;
 }
 

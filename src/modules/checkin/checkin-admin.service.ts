@@ -2,19 +2,18 @@ import type { AppContext } from '../../app-context.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import { INT32_MAX } from '../../http/schemas.js';
 import { randomBase62, sha256 } from '../../lib/secrets.js';
-import { isoWithOffset } from '../../lib/time.js';
 import { canSee, organiserForNew, organiserScope, requireAdmin, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import { organiserExists } from '../../platform/organisers.repo.js';
 import { listSigningKeys, reissueTicket, rotateSigningKey } from '../tickets/ticket-keys.service.js';
 import * as repo from './checkin-admin.repo.js';
 import * as scanRepo from './checkin.repo.js';
+import { dbIso } from '../../db/instants.js';
 
 // Back-office use cases of check-in (D54, docs/checkin.md): lists, devices and their tokens, the
 // counts and scans of a list, the signing keys. A promoter sees its organiser's only; anything else
 // is 404, as everywhere in the back office.
 
-const iso = (d: Date | string | null) => (d === null ? null : isoWithOffset(new Date(d))!);
 const invalid = (field: string, text: string) => invalidData({ [field]: [text] });
 
 /** A device token: `ck_` + 43 base62 characters (~256 bits), like the project's other bearer secrets. */
@@ -31,7 +30,7 @@ const listView = (l: repo.AdminListRow) => ({
   opens_minutes_before: l.opens_minutes_before,
   session_ids: l.session_ids.map(Number),
   sector_ids: l.sector_ids.length ? l.sector_ids.map(Number) : null,
-  created_at: iso(l.created_at)!,
+  created_at: dbIso(l.created_at),
 });
 export type ListView = ReturnType<typeof listView>;
 
@@ -41,9 +40,9 @@ const deviceView = (d: repo.AdminDeviceRow) => ({
   name: d.name,
   token_last4: d.token_last4,
   list_ids: d.list_ids.map(Number),
-  created_at: iso(d.created_at)!,
-  last_seen_at: iso(d.last_seen_at),
-  revoked_at: iso(d.revoked_at),
+  created_at: dbIso(d.created_at),
+  last_seen_at: dbIso(d.last_seen_at),
+  revoked_at: dbIso(d.revoked_at),
 });
 export type DeviceView = ReturnType<typeof deviceView>;
 
@@ -131,7 +130,7 @@ export async function updateListAs(ctx: AppContext, actor: Actor, id: number, in
 export async function listChoicesFor(ctx: AppContext, actor: Actor) {
   const sessions = await repo.organiserSessions(ctx.db, organiserScope(actor));
   const sectors = await repo.sectorsOfVenues(ctx.db, [...new Set(sessions.map((s) => s.venue_id))]);
-  return { sessions: sessions.map((s) => ({ id: s.id, event_name: s.event_name, starts_at: iso(s.starts_at)! })), sectors };
+  return { sessions: sessions.map((s) => ({ id: s.id, event_name: s.event_name, starts_at: dbIso(s.starts_at) })), sectors };
 }
 
 // ---- devices
@@ -198,7 +197,7 @@ export async function listCountsFor(ctx: AppContext, actor: Actor, id: number) {
     list: listView(list),
     sessions: names.map((n) => {
       const c = sessions.find((s) => s.session_id === n.id);
-      return { session_id: n.id, event_name: n.event_name, starts_at: iso(n.starts_at)!, sold: Number(c?.sold ?? 0), checked_in: Number(c?.checked_in ?? 0), inside: Number(c?.inside ?? 0) };
+      return { session_id: n.id, event_name: n.event_name, starts_at: dbIso(n.starts_at), sold: Number(c?.sold ?? 0), checked_in: Number(c?.checked_in ?? 0), inside: Number(c?.inside ?? 0) };
     }),
     devices: devices.map((d) => ({ device_id: d.device_id, device_name: d.device_name, entries: Number(d.entries), refused: Number(d.refused) })),
   };
@@ -210,15 +209,15 @@ export async function listScansFor(ctx: AppContext, actor: Actor, id: number, op
   const rows = await repo.scans(ctx.db, id, { twice: opts.twice ?? false, beforeId: opts.beforeId, limit: opts.limit ?? 100 });
   return rows.map((r) => ({
     id: Number(r.id),
-    scanned_at: iso(r.scanned_at)!,
-    received_at: iso(r.received_at)!,
+    scanned_at: dbIso(r.scanned_at),
+    received_at: dbIso(r.received_at),
     device_name: r.device_name,
     direction: r.direction,
     result: r.result,
     offline: r.offline,
     ticket_id: r.ticket_id === null ? null : Number(r.ticket_id),
     buyer_name: r.buyer_name,
-    first_scan: r.result === 'already_used' && r.first_scanned_at ? { scanned_at: iso(r.first_scanned_at)!, device_name: r.first_device_name! } : null,
+    first_scan: r.result === 'already_used' && r.first_scanned_at ? { scanned_at: dbIso(r.first_scanned_at), device_name: r.first_device_name! } : null,
   }));
 }
 

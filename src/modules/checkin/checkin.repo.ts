@@ -3,6 +3,7 @@ import { queryRows, type Db } from '../../db/client.js';
 import type { ScanDirection, ScanResult } from '../../db/schema/index.js';
 import { eventTextSql } from '../../platform/i18n.js';
 import { itemPlaceJoins } from '../../db/ticket-place.js';
+import type { DbTime } from '../../db/instants.js';
 
 // SQL of the scan API (/api/checkin/v1): devices, the ticket behind a scan, the once-only claim,
 // the list download and the counts. The admin side's SQL is checkin-admin.repo.ts.
@@ -46,8 +47,8 @@ export interface ListSessionRow {
   list_id: number;
   id: number;
   event_name: string;
-  starts_at: Date | string;
-  ends_at: Date | string | null;
+  starts_at: DbTime;
+  ends_at: DbTime | null;
 }
 
 /** The sessions of some lists, with their event's name in its default language. */
@@ -90,7 +91,7 @@ export interface ScanTicketRow extends TicketPlaceRow {
   session_id: number;
   organiser_id: number;
   channel_id: number;
-  starts_at: Date | string;
+  starts_at: DbTime;
   event_name: string;
   in_list: boolean;
 }
@@ -172,7 +173,7 @@ export async function claimEntry(tx: Db, c: Claim, reentry: boolean): Promise<bo
  * scanned_at wins); the overtaken scan is marked already_used. True when it took over.
  */
 export async function takeOverEntry(tx: Db, c: Claim): Promise<boolean> {
-  const rows = await queryRows<{ first_scan_id: string | number; first_scanned_at: Date | string }>(
+  const rows = await queryRows<{ first_scan_id: string | number; first_scanned_at: DbTime }>(
     tx,
     sql`SELECT first_scan_id, first_scanned_at FROM checkin_entries WHERE list_id = ${c.listId} AND ticket_id = ${c.ticketId} FOR UPDATE`,
   );
@@ -215,7 +216,7 @@ export async function insertScan(tx: Db, s: ScanInsert): Promise<boolean> {
 }
 
 export async function firstScan(db: Db, listId: number, ticketId: number) {
-  const rows = await queryRows<{ scanned_at: Date | string; device_name: string }>(
+  const rows = await queryRows<{ scanned_at: DbTime; device_name: string }>(
     db,
     sql`SELECT e.first_scanned_at AS scanned_at, d.name AS device_name
         FROM checkin_entries e JOIN checkin_devices d ON d.id = e.first_device_id
@@ -240,7 +241,7 @@ export interface ListTicketRow extends TicketPlaceRow {
   code: string;
   session_id: number;
   status: 'valid' | 'void';
-  first_scanned_at: Date | string | null;
+  first_scanned_at: DbTime | null;
   inside: boolean | null;
 }
 

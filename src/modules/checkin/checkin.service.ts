@@ -7,6 +7,7 @@ import { legacyCodeHash } from '../tickets/ticket-secrets.js';
 import { onTicketCheckedIn } from './checkin.events.js';
 import * as repo from './checkin.repo.js';
 import type { BatchInput, ScanInput } from './checkin.schemas.js';
+import { dbIso } from '../../db/instants.js';
 
 // The scan API's use cases (D54, docs/checkin.md): who the device is, a scan, an upload of offline
 // scans, the list download since a cursor, the counts.
@@ -31,8 +32,6 @@ export async function authenticateDevice(ctx: AppContext, tokenHash: string | nu
   return { id: row.id, name: row.name, organiserId: row.organiser_id, listIds: row.list_ids.map(Number) };
 }
 
-const iso = (d: Date | string) => isoWithOffset(new Date(d))!;
-
 /** The device, its lists (sessions, sectors, re-entry) and the public keys that verify tickets. */
 export async function deviceInfo(ctx: AppContext, device: Device) {
   const [sessions, sectors, keys] = await Promise.all([
@@ -51,12 +50,12 @@ export async function deviceInfo(ctx: AppContext, device: Device) {
       opens_minutes_before: list.opens_minutes_before,
       sessions: sessions
         .filter((s) => s.list_id === id)
-        .map((s) => ({ id: s.id, event_name: s.event_name, starts_at: iso(s.starts_at), ...(s.ends_at ? { ends_at: iso(s.ends_at) } : {}) })),
+        .map((s) => ({ id: s.id, event_name: s.event_name, starts_at: dbIso(s.starts_at), ...(s.ends_at ? { ends_at: dbIso(s.ends_at) } : {}) })),
       sector_ids: sectorIds.length ? sectorIds : null,
     });
   }
   await repo.touchDevice(ctx.db, device.id, ctx.clock.now());
-  return { device: { id: device.id, name: device.name }, lists, public_keys: keys, server_time: iso(ctx.clock.now()), time_zone: ctx.config.timezone };
+  return { device: { id: device.id, name: device.name }, lists, public_keys: keys, server_time: isoWithOffset(ctx.clock.now())!, time_zone: ctx.config.timezone };
 }
 
 /** A list of the device; 404 for any other (another organiser's lists are not told apart from missing ones). */
@@ -103,7 +102,7 @@ const ticketView = (t: repo.ScanTicketRow) => ({
   id: Number(t.id),
   session_id: t.session_id,
   event_name: t.event_name,
-  starts_at: iso(t.starts_at),
+  starts_at: dbIso(t.starts_at),
   ...placeView(t),
 });
 
@@ -205,7 +204,7 @@ async function outcome(ctx: AppContext, list: repo.ListRow, result: ScanResult, 
   if (ticket && result !== 'invalid') answer.ticket = ticketView(ticket);
   if (ticket && result === 'already_used') {
     const first = await repo.firstScan(ctx.db, list.id, Number(ticket.id));
-    if (first) answer.first_scan = { scanned_at: iso(first.scanned_at), device_name: first.device_name };
+    if (first) answer.first_scan = { scanned_at: dbIso(first.scanned_at), device_name: first.device_name };
   }
   return answer;
 }
@@ -301,7 +300,7 @@ export async function downloadTickets(ctx: AppContext, device: Device, listId: n
     ...placeView(r),
     status: r.status === 'void' ? ('revoked' as const) : ('valid' as const),
     // With re-entry, only a holder who is inside counts as checked in for an offline device.
-    ...(r.first_scanned_at && (r.inside || !list.allow_reentry) ? { checked_in_at: iso(r.first_scanned_at) } : {}),
+    ...(r.first_scanned_at && (r.inside || !list.allow_reentry) ? { checked_in_at: dbIso(r.first_scanned_at) } : {}),
   }));
   const next: Cursor = hasMore ? { f: cursor.f, a: Number(page[page.length - 1]!.id), n: cursor.n } : { f: cursor.n, a: 0, n: 0 };
   return { tickets, next_cursor: encodeCursor(next), has_more: hasMore };

@@ -5,6 +5,7 @@ import { formatDateTime } from '../../platform/i18n.js';
 import { invitationLink, invitationToken } from '../../platform/invitation-link.js';
 import type { OutboxRow } from './email.repo.js';
 import { actionMessage, envelopeOf, type OutgoingEmail } from './email-layout.js';
+import type { DbTime } from '../../db/instants.js';
 
 // D65: the invitation of a new dashboard account, e-mailed through the durable queue. The accounts
 // service queues it in the transaction that issues the invitation (kind account_invitation, one row
@@ -29,10 +30,10 @@ export async function composeInvitationEmail(ctx: AppContext, row: OutboxRow): P
   if (row.invitationId === null) return null;
   const [i] = await queryRows<{
     link_nonce: string | null;
-    expires_at: Date | string;
-    accepted_at: Date | string | null;
-    revoked_at: Date | string | null;
-    disabled_at: Date | string | null;
+    expires_at: DbTime;
+    accepted_at: DbTime | null;
+    revoked_at: DbTime | null;
+    disabled_at: DbTime | null;
     role: string;
     organiser_name: string | null;
     inviter: string | null;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import type { EmailKind } from '../../db/schema/index.js';
+import type { DbTime } from '../../db/instants.js';
 
 export interface OutboxRow {
   id: number;
@@ -84,7 +85,7 @@ export async function failEmail(
 
 /** E-mails waiting to go out (queued, due or backing off) and the age in seconds of the oldest. */
 export async function queueStats(db: Db, now: Date): Promise<{ depth: number; oldestAgeSeconds: number }> {
-  const [row] = await queryRows<{ depth: number | string; oldest: Date | string | null }>(
+  const [row] = await queryRows<{ depth: number | string; oldest: DbTime | null }>(
     db,
     sql`SELECT count(*) AS depth, min(created_at) AS oldest FROM email_outbox WHERE status = 'queued'`,
   );

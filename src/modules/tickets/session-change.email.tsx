@@ -6,6 +6,7 @@ import { emailDocument, envelopeOf } from './email-layout.js';
 import type { OutboxRow } from './email.repo.js';
 import { readerOf, sessionEmailColumns, sessionEmailJoins, type SessionEmailFacts } from './session-email.js';
 import type { TicketEmail } from './tickets.email.js';
+import type { DbTime } from '../../db/instants.js';
 
 /**
  * The e-mail to a ticket holder whose session has moved (D74), in the holder's language: the event,
@@ -15,7 +16,7 @@ import type { TicketEmail } from './tickets.email.js';
  */
 export async function composeSessionChangeEmail(ctx: AppContext, row: OutboxRow): Promise<TicketEmail | null> {
   if (row.sessionChangeId === null) return null;
-  const [change] = await queryRows<SessionEmailFacts & { old_start: Date | string; new_start: Date | string }>(
+  const [change] = await queryRows<SessionEmailFacts & { old_start: DbTime; new_start: DbTime }>(
     ctx.db,
     sql`SELECT c.old_start, c.new_start, ${sessionEmailColumns}
         FROM session_changes c JOIN sessions s ON s.id = c.session_id ${sessionEmailJoins}

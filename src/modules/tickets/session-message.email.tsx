@@ -6,6 +6,7 @@ import { emailDocument, envelopeOf } from './email-layout.js';
 import type { OutboxRow } from './email.repo.js';
 import { readerOf, sessionEmailColumns, sessionEmailJoins, type SessionEmailFacts } from './session-email.js';
 import type { TicketEmail } from './tickets.email.js';
+import type { DbTime } from '../../db/instants.js';
 
 /**
  * The organiser's message to a ticket holder of a session (D67): the organiser's subject and text,
@@ -14,7 +15,7 @@ import type { TicketEmail } from './tickets.email.js';
  */
 export async function composeSessionMessageEmail(ctx: AppContext, row: OutboxRow): Promise<TicketEmail | null> {
   if (row.sessionMessageId === null) return null;
-  const [m] = await queryRows<SessionEmailFacts & { subject: string; body: string; start_datetime: Date | string; organiser_name: string }>(
+  const [m] = await queryRows<SessionEmailFacts & { subject: string; body: string; start_datetime: DbTime; organiser_name: string }>(
     ctx.db,
     sql`SELECT m.subject, m.body, s.start_datetime, org.name AS organiser_name, ${sessionEmailColumns}
         FROM session_messages m JOIN sessions s ON s.id = m.session_id ${sessionEmailJoins}

@@ -1,13 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
+import type { DbTime } from '../../db/instants.js';
 
 export interface SigningKeyRow {
   kid: string;
   public_key: string;
   private_key_enc: string;
-  created_at: Date | string;
-  retired_at: Date | string | null;
-  withdrawn_at: Date | string | null;
+  created_at: DbTime;
+  retired_at: DbTime | null;
+  withdrawn_at: DbTime | null;
 }
 
 export async function activeKey(db: Db): Promise<SigningKeyRow | null> {

@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { eventTextSql, languageChain, translatedName } from '../../platform/i18n.js';
 import { itemPlaceJoins } from '../../db/ticket-place.js';
+import type { DbTime } from '../../db/instants.js';
 
 /** What a ticket's QR code is made from (qrSecretOf): its code, or the fields its signed secret carries. */
 export interface SecretSource {
@@ -177,7 +178,7 @@ export interface OrderTicketRow {
 
 /** The tickets of an order, in item order. */
 export async function ticketsOfOrderItems(db: Db, orderId: number): Promise<OrderTicketRow[]> {
-  const rows = await queryRows<{ id: string | number; order_item_id: string | number; code: string; status: 'valid' | 'void'; voided_at: Date | string | null }>(
+  const rows = await queryRows<{ id: string | number; order_item_id: string | number; code: string; status: 'valid' | 'void'; voided_at: DbTime | null }>(
     db,
     sql`SELECT id, order_item_id, code, status, voided_at FROM tickets WHERE order_id = ${orderId} ORDER BY order_item_id`,
   );

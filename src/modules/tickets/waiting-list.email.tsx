@@ -5,6 +5,7 @@ import { eventTextSql, formatDateTime, formatMoney, spokenLanguage } from '../..
 import type { OutboxRow } from './email.repo.js';
 import { actionMessage, envelopeOf, type OutgoingEmail } from './email-layout.js';
 import { replyToOfChannel } from './tickets.repo.js';
+import type { DbTime } from '../../db/instants.js';
 
 // D69: "seats are waiting for you". The waiting-list job holds seats for the head of a session's
 // list as a pending order and queues this e-mail in the same transaction (kind waitinglist_offer,
@@ -33,7 +34,7 @@ export async function composeWaitingListOfferEmail(ctx: AppContext, row: OutboxR
   const [o] = await queryRows<{
     order_token: string;
     status: string;
-    expires_at: Date | string | null;
+    expires_at: DbTime | null;
     total_amount: number;
     currency: string;
     lang: string;
@@ -41,7 +42,7 @@ export async function composeWaitingListOfferEmail(ctx: AppContext, row: OutboxR
     channel_id: number;
     tickets: number | string;
     event_name: string | null;
-    start_datetime: Date | string;
+    start_datetime: DbTime;
   }>(
     ctx.db,
     sql`SELECT o.order_token, o.status, o.expires_at, o.total_amount, o.currency, o.lang, ch.slug, ch.id AS channel_id,

@@ -3,6 +3,7 @@ import { queryRows, type Db } from '../../db/client.js';
 import { events, rates, sessions, vouchers } from '../../db/schema/index.js';
 import { eventTextSql } from '../../platform/i18n.js';
 import { ofOrganiser, ofOrganiserSql } from '../../platform/organisers.repo.js';
+import type { DbTime } from '../../db/instants.js';
 
 // The back office's reads and writes of vouchers (vouchers-admin.service.ts).
 
@@ -61,7 +62,7 @@ export async function updateVoucher(db: Db, id: number, patch: Partial<VoucherAd
  * without sessions: one row with nulls), by event name and start.
  */
 export function voucherTargets(db: Db, organiserId: number | null) {
-  return queryRows<{ event_id: number; event_name: string; session_id: number | null; start_datetime: Date | string | null; rate_id: number | null; rate_name: string | null }>(
+  return queryRows<{ event_id: number; event_name: string; session_id: number | null; start_datetime: DbTime | null; rate_id: number | null; rate_name: string | null }>(
     db,
     sql`SELECT e.id AS event_id, COALESCE(${eventTextSql('name', sql`e.id`, sql`e.default_lang`, sql`e.default_lang`)}, '') AS event_name,
                s.id AS session_id, s.start_datetime, r.id AS rate_id, r.name AS rate_name

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
+import { dbDate, type DbTime } from '../../db/instants.js';
 
 export interface VoucherRow {
   id: number;
@@ -16,8 +17,6 @@ export interface VoucherRow {
   active: boolean;
 }
 
-const toDate = (v: Date | string | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v));
-
 /**
  * The organiser's voucher with this code, locked for the rest of the transaction: two carts applying
  * the same voucher count its uses one after the other, so a use limit cannot be overrun.
@@ -28,8 +27,8 @@ export async function lockVoucher(db: Db, organiserId: number, code: string): Pr
     code: string;
     kind: 'percent' | 'fixed';
     value: number;
-    valid_from: Date | string | null;
-    valid_until: Date | string | null;
+    valid_from: DbTime | null;
+    valid_until: DbTime | null;
     max_uses: number | null;
     event_id: number | null;
     session_id: number | null;
@@ -47,8 +46,8 @@ export async function lockVoucher(db: Db, organiserId: number, code: string): Pr
     code: r.code,
     kind: r.kind,
     value: r.value,
-    validFrom: toDate(r.valid_from),
-    validUntil: toDate(r.valid_until),
+    validFrom: dbDate(r.valid_from),
+    validUntil: dbDate(r.valid_until),
     maxUses: r.max_uses,
     eventId: r.event_id,
     sessionId: r.session_id,

@@ -2,12 +2,11 @@ import { sql, type SQL } from 'drizzle-orm';
 import { tryLockForTransaction } from '../../db/advisory-locks.js';
 import { queryRows, type Db } from '../../db/client.js';
 import type { WaitingListStatus } from '../../db/schema/index.js';
+import { dbDate, type DbTime } from '../../db/instants.js';
 
 // SQL of the waiting list (D69, migration 0220). The once-only rules are the table's: an entry moves
 // from 'waiting' to 'offered' by one conditional UPDATE, its offer order is unique, one live entry
 // per session and address. Seats are held by the orders module (cart_hold_seats), never here.
-
-const toDate = (v: Date | string | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v));
 
 /**
  * An entry's status as the buyer and the organiser see it at `now`: an offer whose order completed
@@ -128,10 +127,10 @@ interface RawEntry extends RawRequest {
   session_id: number;
   status: WaitingListStatus;
   position: string | number | null;
-  created_at: Date | string;
-  offered_at: Date | string | null;
-  offer_expires_at: Date | string | null;
-  settled_at: Date | string | null;
+  created_at: DbTime;
+  offered_at: DbTime | null;
+  offer_expires_at: DbTime | null;
+  settled_at: DbTime | null;
   order_token: string | null;
   order_reference: string | null;
 }
@@ -142,10 +141,10 @@ const entryRow = (r: RawEntry): EntryRow => ({
   ...requestOf(r),
   status: r.status,
   position: r.position === null ? null : Number(r.position),
-  createdAt: toDate(r.created_at)!,
-  offeredAt: toDate(r.offered_at),
-  offerExpiresAt: toDate(r.offer_expires_at),
-  settledAt: toDate(r.settled_at),
+  createdAt: dbDate(r.created_at),
+  offeredAt: dbDate(r.offered_at),
+  offerExpiresAt: dbDate(r.offer_expires_at),
+  settledAt: dbDate(r.settled_at),
   orderToken: r.order_token,
   orderReference: r.order_reference,
 });

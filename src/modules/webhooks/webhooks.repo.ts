@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { queryRows, type Json } from '../../db/client.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../db/schema/index.js';
 import type { OrderRows } from '../orders/orders.view.js';
+import type { DbTime } from '../../db/instants.js';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
@@ -74,11 +75,11 @@ export interface DeliveryJob {
   url: string;
   secret_sealed: string;
   previous_secret_sealed: string | null;
-  previous_until: Date | string | null;
+  previous_until: DbTime | null;
   event_id: number;
   message_id: string;
   type: string;
-  created_at: Date | string;
+  created_at: DbTime;
   payload: string | null;
   data: Json<Record<string, unknown>> | null;
   order_rows: OrderRows;
@@ -197,7 +198,7 @@ export async function deleteOldEvents(db: Db, before: Date, limit: number): Prom
 
 /** Pending deliveries (due or waiting for a retry) and the creation time of the oldest one's event. */
 export async function queueStats(db: Db): Promise<{ depth: number; oldest: Date | null }> {
-  const [row] = await queryRows<{ depth: number | string; oldest: Date | string | null }>(
+  const [row] = await queryRows<{ depth: number | string; oldest: DbTime | null }>(
     db,
     sql`SELECT count(*) AS depth, min(v.created_at) AS oldest
         FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id WHERE d.status = 'pending'`,

@@ -3,8 +3,8 @@ import type { AppContext } from '../../../app-context.js';
 import { queryRows } from '../../../db/client.js';
 import type { PaymentStatus } from '../../../db/schema/index.js';
 import { toAmount } from '../../../lib/money.js';
-import { isoWithOffset } from '../../../lib/time.js';
 import { organiserScope, type Actor } from '../../../platform/actor.js';
+import { dbIso, type DbTime } from '../../../db/instants.js';
 
 // The card payments for the back office (D73): above all those that took money but completed no
 // order (`refund_required`) until the scheduler has refunded them. Read-only.
@@ -32,17 +32,15 @@ interface Raw {
   buyer_surname: string;
   buyer_email: string;
   failure_reason: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-  closed_at: Date | string | null;
+  created_at: DbTime;
+  updated_at: DbTime;
+  closed_at: DbTime | null;
   refund_attempts: number;
-  refund_next_at: Date | string | null;
+  refund_next_at: DbTime | null;
   refund_error: string | null;
-  refunded_at: Date | string | null;
+  refunded_at: DbTime | null;
   refund_ref: string | null;
 }
-
-const iso = (v: Date | string | null) => (v === null ? null : isoWithOffset(v instanceof Date ? v : new Date(v)));
 
 /** Payments of the channels the actor may see, newest first (at most 200 per call). */
 export async function listPaymentsFor(ctx: AppContext, actor: Actor, f: PaymentFilter = {}) {
@@ -76,13 +74,13 @@ export async function listPaymentsFor(ctx: AppContext, actor: Actor, f: PaymentF
     buyer_name: `${r.buyer_name} ${r.buyer_surname}`.trim(),
     buyer_email: r.buyer_email,
     failure_reason: r.failure_reason,
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
-    closed_at: iso(r.closed_at),
+    created_at: dbIso(r.created_at),
+    updated_at: dbIso(r.updated_at),
+    closed_at: dbIso(r.closed_at),
     refund_attempts: r.refund_attempts,
-    refund_next_at: r.status === 'refund_required' ? iso(r.refund_next_at) : null,
+    refund_next_at: r.status === 'refund_required' ? dbIso(r.refund_next_at) : null,
     refund_error: r.refund_error,
-    refunded_at: iso(r.refunded_at),
+    refunded_at: dbIso(r.refunded_at),
     refund_ref: r.refund_ref,
   }));
 }

@@ -3,13 +3,12 @@ import { queryRows, type Db } from '../../../db/client.js';
 import type { OrderStatus, PaymentStatus } from '../../../db/schema/index.js';
 import { payments } from '../../../db/schema/index.js';
 import { and, asc, eq, or, type SQL } from 'drizzle-orm';
+import { dbDate, type DbTime } from '../../../db/instants.js';
 
 // SQL of the payment attempts (D73): one open attempt per order, closed with its cart, and the
 // automatic refund of the payments that could not complete their order.
 
 export type PaymentRow = typeof payments.$inferSelect;
-
-const toDate = (v: Date | string | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v));
 
 /** The order as a payment's completion sees it, locked for the rest of the transaction. */
 export interface LockedOrder {
@@ -22,7 +21,7 @@ export interface LockedOrder {
 }
 
 export async function lockOrder(tx: Db, orderId: number): Promise<LockedOrder | null> {
-  const rows = await queryRows<{ id: string | number; status: OrderStatus; expires_at: Date | string | null; total_amount: number; transaction_id: string | null }>(
+  const rows = await queryRows<{ id: string | number; status: OrderStatus; expires_at: DbTime | null; total_amount: number; transaction_id: string | null }>(
     tx,
     sql`SELECT id, status, expires_at, total_amount, transaction_id FROM orders WHERE id = ${orderId} AND type = 'purchase' FOR UPDATE`,
   );
@@ -32,7 +31,7 @@ export async function lockOrder(tx: Db, orderId: number): Promise<LockedOrder | 
   return {
     id: Number(row.id),
     status: row.status,
-    expiresAt: toDate(row.expires_at),
+    expiresAt: dbDate(row.expires_at),
     totalAmount: Number(row.total_amount),
     transactionId: row.transaction_id,
     itemCount: count?.n ?? 0,

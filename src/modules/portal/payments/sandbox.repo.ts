@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../../db/client.js';
+import type { DbTime } from '../../../db/instants.js';
 
 // The sandbox provider's own books (D27, D58): it stands in for a provider's side, so it keeps
 // its refunds in a table of its own (sandbox_refunds), apart from what this service records.
@@ -32,7 +33,7 @@ export async function sandboxRefundByKey(db: Db, key: string): Promise<SandboxRe
 
 /** Every refund of a payment, oldest first (the test card page lists them). */
 export async function sandboxRefundsOf(db: Db, paymentId: string): Promise<SandboxRefund[]> {
-  const rows = await queryRows<SandboxRefund & { createdAt: Date | string }>(
+  const rows = await queryRows<SandboxRefund & { createdAt: DbTime }>(
     db,
     sql`SELECT id, amount, currency, reason, created_at AS "createdAt" FROM sandbox_refunds
          WHERE payment_id = ${paymentId} ORDER BY created_at, id`,
