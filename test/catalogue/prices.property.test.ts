@@ -7,6 +7,7 @@ import { account, ADMIN_API, api, apiAs } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { buildTestApp, DEMO, serverTokenFor, tokenFor, type TestApp } from '../helpers.js';
 import { createHeldOrder, orderStatus } from '../portal/fixtures.js';
+import { oneShowDocument } from './one-show.js';
 
 // D11, D56: amounts are JSON numbers with at most two decimals, checked in integer minor units.
 // `multipleOf: 0.01` (a floating-point division) refused 19.99, 33.33, 1.15, 0.07: about 11 % of the
@@ -69,18 +70,13 @@ describe('every two-decimal price from 0.01 to 1,000.00 (D56)', () => {
   it('catalogue import: every rate of a document keeps its price in minor units', async () => {
     const prices = [...NAMED, ...fc.sample(cents, { numRuns: 150, seed: 20_261_125 })];
     const doc = {
-      organisers: [{ key: 'p', name: 'Precios' }],
-      venues: [{ key: 'v', organiser: 'p', name: 'Sala', sectors: [{ key: 'floor', name: 'Floor', numbered: false, capacity: 5 }] }],
-      events: [
-        {
-          key: 'e',
-          organiser: 'p',
-          venue: 'v',
-          names: { es: 'Precios' },
-          fees: [{ name: 'Gestión', kind: 'percent', amount: 2.75 }],
-          sessions: [{ key: 's', start_datetime: '2031-01-01T19:00:00Z', rates: prices.map((c, i) => ({ key: `r${i}`, name: `price-${i}-${c}`, price: priceOf(c) })) }],
-        },
-      ],
+      ...oneShowDocument({
+        organiser: 'p',
+        organiserName: 'Precios',
+        names: { es: 'Precios' },
+        event: { fees: [{ name: 'Gestión', kind: 'percent', amount: 2.75 }] },
+        session: { rates: prices.map((c, i) => ({ key: `r${i}`, name: `price-${i}-${c}`, price: priceOf(c) })) },
+      }),
       vouchers: [{ organiser: 'p', code: 'PRECIO', kind: 'fixed', value: 33.33 }],
     };
     const res = await admin.post('/catalogue/import', doc);

@@ -9,6 +9,7 @@ import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, type TestApp } from '../helpers.js';
 import { account, ADMIN_API } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
+import { oneShowDocument } from '../catalogue/one-show.js';
 
 // One URL rule and one colour rule at every entry point (D50): the catalogue import, the admin API,
 // the dashboard and the command line refuse the same values, in the same words. The production
@@ -73,21 +74,8 @@ function importDocument(field: Field, value: string) {
     events: 'all',
   };
   if (field === 'logo_url' || field === 'primary_color' || field === 'accent_color') channel.branding = { [field]: value };
-  return {
-    organisers: [{ key: 'o', name: `Rules ${n}` }],
-    venues: [{ key: 'v', organiser: 'o', name: 'Hall', sectors: [{ key: 'z', name: 'Floor', numbered: false, capacity: 5 }] }],
-    events: [
-      {
-        key: 'e',
-        organiser: 'o',
-        venue: 'v',
-        names: { en: 'Show' },
-        ...(field === 'image_url' ? { image_url: value } : {}),
-        sessions: [{ key: 's', start_datetime: '2031-01-01T19:00:00Z', rates: [{ key: 'g', name: 'General', price: 10 }] }],
-      },
-    ],
-    channels: [channel],
-  };
+  const event = field === 'image_url' ? { image_url: value } : {};
+  return { ...oneShowDocument({ organiser: 'o', organiserName: `Rules ${n}`, names: { en: 'Show' }, event }), channels: [channel] };
 }
 
 async function channelExists(slug: string) {

@@ -7,6 +7,7 @@ import { BUYER_COOKIE } from '../../src/http/buyer-cookie.js';
 import { account, apiAs } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, type TestApp } from '../helpers.js';
+import { oneShowDocument } from '../catalogue/one-show.js';
 import { demoSession, orderUrl, ordersUrl, type DemoSession } from './cart-helpers.js';
 
 // Hold caps (D44): live carts per buyer, items per order, a session's max_tickets_per_buyer, on
@@ -273,19 +274,7 @@ describe('where max_tickets_per_buyer is set', () => {
   });
 
   it('catalogue import: a session may carry it', async () => {
-    await importCatalogue(t.ctx, {
-      organisers: [{ key: 'capo', name: 'Caps' }],
-      venues: [{ key: 'v', organiser: 'capo', name: 'Hall', sectors: [{ key: 'z', name: 'Floor', numbered: false, capacity: 10 }] }],
-      events: [
-        {
-          key: 'e',
-          organiser: 'capo',
-          venue: 'v',
-          names: { en: 'Capped show' },
-          sessions: [{ key: 'one', start_datetime: '2031-07-01T20:00:00Z', max_tickets_per_buyer: 2, rates: [{ key: 'g', name: 'General', price: 10 }] }],
-        },
-      ],
-    });
+    await importCatalogue(t.ctx, oneShowDocument({ organiser: 'capo', organiserName: 'Caps', names: { en: 'Capped show' }, capacity: 10, session: { max_tickets_per_buyer: 2 } }));
     const [row] = await queryRows<{ cap: number | null }>(
       t.ctx.db,
       sql`SELECT se.max_tickets_per_buyer AS cap FROM sessions se JOIN event_translations et ON et.event_id = se.event_id WHERE et.name = 'Capped show'`,
