@@ -307,6 +307,13 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     // Learning the number: by default a status poll that names the ticket (ONSALE_LEARN=poll: the
     // answer carries its number); ONSALE_LEARN=pass: one pass request, answered 409 not_admitted_yet
     // with it (or 200: then it buys).
+    // A pass answered 409 not_admitted_yet carries the buyer's number: it waits for its turn.
+    const notAdmittedYet = (b: Buyer, pass: Answer) => {
+      if (pass.status !== 409 || pass.body?.code !== 'not_admitted_yet') return false;
+      b.number = pass.body.data.number;
+      b.busy = false;
+      return true;
+    };
     const learn = async (b: Buyer) => {
       if (LEARN === 'poll') {
         const doc = await request(learnAgent, base, 'GET', `${queue}?ticket_id=${b.ticketId}`, undefined);
@@ -316,11 +323,7 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
         return;
       }
       const pass = await request(learnAgent, base, 'POST', `${queue}/pass`, { ticket: b.ticket });
-      if (pass.status === 409 && pass.body?.code === 'not_admitted_yet') {
-        b.number = pass.body.data.number;
-        b.busy = false;
-        return;
-      }
+      if (notAdmittedYet(b, pass)) return;
       b.busy = false;
       if (pass.status !== 200) return fail('pass (number)', pass);
       // Admitted already: it buys as any admitted buyer (the pass asked again, the same pass).
@@ -334,11 +337,7 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
       const askedAt = Date.now();
       purchaseStarts.push(askedAt);
       const pass = await call('POST', `${queue}/pass`, { ticket: b.ticket });
-      if (pass.status === 409 && pass.body?.code === 'not_admitted_yet') {
-        b.number = pass.body.data.number;
-        b.busy = false;
-        return;
-      }
+      if (notAdmittedYet(b, pass)) return;
       b.done = true;
       if (pass.status !== 200) return fail('pass', pass);
       passesGranted++;
