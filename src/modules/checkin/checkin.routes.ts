@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { authenticateDevice, deviceInfo, downloadTickets, listStatus, scanTicket, uploadScans, type Device } from './checkin.service.js';
 import * as S from './checkin.schemas.js';
-import { Type } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,8 +22,15 @@ const errors = {
 };
 
 const deviceOf = (request: FastifyRequest) => request.checkinDevice!;
-/** Every call is limited per device (its bearer token, D45): a gate scans every second or two. */
-const DEVICE = { rateLimits: ['checkin_device'] } as const;
+
+/**
+ * What every route of the scan API declares: the limit per device (its bearer token, D45: a gate
+ * scans every second or two), its operation, its answer and the errors any call may get.
+ */
+const route = <R extends TSchema, T extends object = Record<never, never>>(operationId: string, summary: string, answer: R, schema?: T) => ({
+  config: { rateLimits: ['checkin_device'] } as const,
+  schema: { tags: ['Check-in'], operationId, summary, ...(schema as T), response: { 200: answer, ...errors } },
+});
 
 /**
  * The scan API under /api/checkin/v1 (D54, docs/checkin.md), for the scanner app and door
@@ -35,53 +42,25 @@ const checkinRoutes: FastifyPluginAsyncTypebox = async (app) => {
     request.checkinDevice = await authenticateDevice(app.ctx, request.bearer?.hash ?? null);
   });
   const ctx = app.ctx;
-  const d = (operationId: string, summary: string) => ({ tags: ['Check-in'], operationId, summary });
-
-  app.get('/device', { config: DEVICE, schema: { ...d('getCheckinDevice', 'The device, its check-in lists and the public keys that verify tickets'), response: { 200: S.Device, ...errors } } }, async (req) =>
-    deviceInfo(ctx, deviceOf(req)),
-  );
+  app.get('/device', route('getCheckinDevice', 'The device, its check-in lists and the public keys that verify tickets', S.Device), async (req) => deviceInfo(ctx, deviceOf(req)));
   app.post(
     '/lists/:listId/scans',
-    {
-      config: DEVICE,
-      schema: {
-        ...d('scanTicket', 'Scan a ticket online: valid (entry recorded), already_used, invalid, wrong_list, refunded, not_yet_valid, or exited'),
-        params: S.ListParams,
-        body: S.ScanBody,
-        response: { 200: S.ScanAnswer, ...errors },
-      },
-    },
+    route('scanTicket', 'Scan a ticket online: valid (entry recorded), already_used, invalid, wrong_list, refunded, not_yet_valid, or exited', S.ScanAnswer, { params: S.ListParams, body: S.ScanBody }),
     async (req) => scanTicket(ctx, deviceOf(req), req.params.listId, req.body),
   );
   app.post(
     '/lists/:listId/scans/batch',
-    {
-      config: DEVICE,
-      schema: {
-        ...d('uploadScans', 'Upload scans made offline (idempotent per client_scan_id; the first scan by scanned_at wins)'),
-        params: S.ListParams,
-        body: S.BatchBody,
-        response: { 200: S.BatchAnswer, ...errors },
-      },
-    },
+    route('uploadScans', 'Upload scans made offline (idempotent per client_scan_id; the first scan by scanned_at wins)', S.BatchAnswer, { params: S.ListParams, body: S.BatchBody }),
     async (req) => uploadScans(ctx, deviceOf(req), req.params.listId, req.body),
   );
   app.get(
     '/lists/:listId/tickets',
-    {
-      config: DEVICE,
-      schema: {
-        ...d('downloadCheckinTickets', "The list's tickets changed since a cursor (all without one), paged; gzip when accepted"),
-        params: S.ListParams,
-        querystring: S.TicketsQuery,
-        response: { 200: S.TicketsAnswer, ...errors },
-      },
-    },
+    route('downloadCheckinTickets', "The list's tickets changed since a cursor (all without one), paged; gzip when accepted", S.TicketsAnswer, { params: S.ListParams, querystring: S.TicketsQuery }),
     async (req, reply) => sendJson(req, reply, await downloadTickets(ctx, deviceOf(req), req.params.listId, req.query.cursor, req.query.limit ?? 5000)),
   );
   app.get(
     '/lists/:listId/status',
-    { config: DEVICE, schema: { ...d('getCheckinListStatus', 'Sold and checked-in tickets of the list, those inside, entries per gate'), params: S.ListParams, response: { 200: S.StatusAnswer, ...errors } } },
+    route('getCheckinListStatus', 'Sold and checked-in tickets of the list, those inside, entries per gate', S.StatusAnswer, { params: S.ListParams }),
     async (req) => listStatus(ctx, deviceOf(req), req.params.listId),
   );
 };
