@@ -4,26 +4,20 @@ import type { PaymentRefundFacts } from './email.repo.js';
 import { formatMoney, spokenLanguage } from '../../platform/i18n.js';
 import type { OutboxMessage, TicketEmail } from './tickets.email.js';
 
+/** Why the payment completed no order, by its failure reason: [Spanish, English]. */
+const WHY = new Map<string | null, [es: string, en: string]>([
+  ['order_already_paid', ['el pedido ya estaba pagado con otro pago', 'the order had already been paid by another payment']],
+  ['amount_mismatch', ['el importe pagado no coincidía con el total del pedido', 'the amount paid did not match the order total']],
+  ['seats_unavailable', ['las entradas ya no estaban disponibles', 'the tickets were no longer available']],
+  ['order_cancelled', ['el pedido se había cancelado o cerrado', 'the order had been cancelled or closed']],
+  ['attempt_cancelled', ['el pedido se había cancelado o cerrado', 'the order had been cancelled or closed']],
+  ['order_expired', ['la reserva había caducado', 'the reservation had expired']],
+  ['attempt_superseded', ['se había iniciado otro pago del mismo pedido', 'another payment of the same order had been started']],
+]);
+/** Any other reason (or none). */
+const ANY_OTHER: [es: string, en: string] = ['el pago no pudo completar el pedido', 'the payment could not complete the order'];
 
-const why = (reason: string | null, es: boolean): string => {
-  switch (reason) {
-    case 'order_already_paid':
-      return es ? 'el pedido ya estaba pagado con otro pago' : 'the order had already been paid by another payment';
-    case 'amount_mismatch':
-      return es ? 'el importe pagado no coincidía con el total del pedido' : 'the amount paid did not match the order total';
-    case 'seats_unavailable':
-      return es ? 'las entradas ya no estaban disponibles' : 'the tickets were no longer available';
-    case 'order_cancelled':
-    case 'attempt_cancelled':
-      return es ? 'el pedido se había cancelado o cerrado' : 'the order had been cancelled or closed';
-    case 'order_expired':
-      return es ? 'la reserva había caducado' : 'the reservation had expired';
-    case 'attempt_superseded':
-      return es ? 'se había iniciado otro pago del mismo pedido' : 'another payment of the same order had been started';
-    default:
-      return es ? 'el pago no pudo completar el pedido' : 'the payment could not complete the order';
-  }
-};
+const why = (reason: string | null, es: boolean): string => (WHY.get(reason) ?? ANY_OTHER)[es ? 0 : 1];
 
 /** The payment refund e-mail in the buyer's language: no order was completed with it, the money goes back. */
 export function composePaymentRefundEmail(config: Config, row: OutboxMessage, f: PaymentRefundFacts): TicketEmail {
