@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { queryRows, type Db } from '../db/client.js';
+import { hotStatement, queryRows, type Db } from '../db/client.js';
 import { idempotencyKeys } from '../db/schema/index.js';
 
 /** A key's row as a repeat sees it (migration 0080_idempotency_keys.sql). */
@@ -21,10 +21,28 @@ export interface Lease {
   ms: number;
 }
 
-/** A running claim no longer counts: its lease ran out (a row of before 0150 has none: 5 minutes from its start). */
-const leaseOver = sql`idempotency_keys.state = 'running'
-  AND COALESCE(idempotency_keys.lease_until, idempotency_keys.created_at + interval '5 minutes') <= clock_timestamp()`;
 const leaseFrom = (ms: number) => sql`clock_timestamp() + ${Math.trunc(ms)}::int * interval '1 millisecond'`;
+
+/**
+ * The claim, sent as a hot statement (src/db/client.ts: named, without the query builder): a write
+ * with an Idempotency-Key runs it before its handler (issue 27). `$7` is the lease in milliseconds,
+ * measured from the database's clock; `$8` the creation instant at or before which a kept answer
+ * is free again. A running claim no longer counts once its lease ran out (a row of before 0150 has
+ * none: 5 minutes from its start).
+ */
+const claimStatement = hotStatement<{ claim: string }>(
+  'idempotency_claim',
+  `INSERT INTO idempotency_keys (credential, key, fingerprint, claim, state, created_at, owner, lease_until)
+   VALUES ($1::text, $2::text, $3::text, $4::text, 'running', $5::timestamptz, $6::text, clock_timestamp() + $7::int * interval '1 millisecond')
+   ON CONFLICT (credential, key) DO UPDATE
+     SET fingerprint = EXCLUDED.fingerprint, claim = EXCLUDED.claim, state = 'running',
+         response_status = NULL, response_type = NULL, response_body = NULL, created_at = EXCLUDED.created_at,
+         owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until
+     WHERE idempotency_keys.created_at <= $8::timestamptz
+        OR (idempotency_keys.state = 'running'
+            AND COALESCE(idempotency_keys.lease_until, idempotency_keys.created_at + interval '5 minutes') <= clock_timestamp())
+   RETURNING claim`,
+);
 
 /**
  * Claims (credential, key) for one request: inserts the row, or takes over a row that no longer
@@ -40,17 +58,7 @@ export async function claimKey(
   lease: Lease,
   doneBefore: Date,
 ): Promise<boolean> {
-  const claimed = await queryRows<{ claim: string }>(
-    db,
-    sql`INSERT INTO idempotency_keys (credential, key, fingerprint, claim, state, created_at, owner, lease_until)
-        VALUES (${row.credential}, ${row.key}, ${row.fingerprint}, ${row.claim}, 'running', ${row.now.toISOString()}, ${lease.owner}, ${leaseFrom(lease.ms)})
-        ON CONFLICT (credential, key) DO UPDATE
-          SET fingerprint = EXCLUDED.fingerprint, claim = EXCLUDED.claim, state = 'running',
-              response_status = NULL, response_type = NULL, response_body = NULL, created_at = EXCLUDED.created_at,
-              owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until
-          WHERE idempotency_keys.created_at <= ${doneBefore.toISOString()} OR (${leaseOver})
-        RETURNING claim`,
-  );
+  const claimed = await claimStatement(db, [row.credential, row.key, row.fingerprint, row.claim, row.now, lease.owner, Math.trunc(lease.ms), doneBefore]);
   return claimed[0]?.claim === row.claim;
 }
 
@@ -97,16 +105,20 @@ export async function findKey(db: Db, credential: string, key: string): Promise<
   return rows[0] ?? null;
 }
 
+/** The answer kept, a hot statement like the claim (every write with a key runs it as it answers). */
+const storeStatement = hotStatement<never>(
+  'idempotency_store',
+  `UPDATE idempotency_keys SET state = 'done', lease_until = NULL, response_status = $4::int, response_type = $5::text, response_body = $6::text
+   WHERE credential = $1::text AND key = $2::text AND claim = $3::text`,
+);
+
 /** Stores the response of the request that holds `claim`; a claim taken over since stores nothing. */
 export async function storeResponse(
   db: Db,
   where: ClaimRef,
   response: { status: number; type: string | null; body: string },
 ): Promise<void> {
-  await db
-    .update(idempotencyKeys)
-    .set({ state: 'done', leaseUntil: null, responseStatus: response.status, responseType: response.type, responseBody: response.body })
-    .where(claimOf(where));
+  await storeStatement(db, [where.credential, where.key, where.claim, response.status, response.type, response.body]);
 }
 
 /** Deletes the claim of a request whose answer is not kept (5xx, 429), so that a retry runs. */
