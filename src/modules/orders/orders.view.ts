@@ -5,7 +5,7 @@ import type { OrderStatus, OrderType } from '../../db/schema/index.js';
 import { AppError } from '../../http/errors.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithMillis, isoWithOffset } from '../../lib/time.js';
-import { eventName, labelsOfSessions, rateName } from './orders.labels.js';
+import { eventName, labelsOfSessions, rateName, type SessionLabels } from './orders.labels.js';
 
 // The order as every interface shows it (DECISIONS D35): the B2B routes, the portal, the widget,
 // confirm. Amounts are JSON numbers (toAmount), timestamps ISO 8601 with offset.
@@ -83,6 +83,9 @@ export async function orderViewFromRows(ctx: AppContext, raw: OrderRows, lang: s
     sessionSeatId,
     rateId,
     amounts: { base, discount, fee, total },
+    // Set once the labels are read: declared here so that every item keeps one shape (an object
+    // spread per item to add it took the engine's slow path, issue 27).
+    labels: undefined as SessionLabels | undefined,
   }));
 
   const sessionIds = items.map((i) => i.sessionId);
@@ -99,12 +102,12 @@ export async function orderViewFromRows(ctx: AppContext, raw: OrderRows, lang: s
   );
   if (lacking.size) labels = new Map([...labels, ...(await labelsOfSessions(ctx, lacking, lacking))]);
 
-  const dated = items.map((i) => ({ ...i, labels: labels.get(i.sessionId) }));
-  const start = (i: (typeof dated)[number]) => i.labels?.names.startDatetime.getTime() ?? 0;
-  dated.sort((a, b) => a.eventId - b.eventId || start(a) - start(b) || a.sessionId - b.sessionId || a.id - b.id);
+  for (const i of items) i.labels = labels.get(i.sessionId);
+  const start = (i: (typeof items)[number]) => i.labels?.names.startDatetime.getTime() ?? 0;
+  items.sort((a, b) => a.eventId - b.eventId || start(a) - start(b) || a.sessionId - b.sessionId || a.id - b.id);
 
   const events: OrderView['events'] = [];
-  for (const it of dated) {
+  for (const it of items) {
     const names = it.labels?.names;
     let event = events.at(-1);
     if (!event || event.id !== it.eventId) events.push((event = { id: it.eventId, name: names ? eventName(names, lang) : '', sessions: [] }));
