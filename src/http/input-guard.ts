@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidData, type FieldErrors } from './errors.js';
 
 // D47: three properties hold for every value of every request, whatever its route schema says:
@@ -51,10 +51,13 @@ function unsafeInputFields(request: Pick<FastifyRequest, 'params' | 'query' | 'b
   return out;
 }
 
-/** Refuses, with 422 in the D4 envelope, a request holding a NUL character, a lone surrogate or a non-finite number. */
+/**
+ * Refuses, with 422 in the D4 envelope, a request holding a NUL character, a lone surrogate or a
+ * non-finite number. A callback hook, not an async one: no promise per request.
+ */
 export function registerInputGuard(app: FastifyInstance): void {
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
     const fields = unsafeInputFields(request);
-    if (Object.keys(fields).length > 0) throw invalidData(fields);
+    done(Object.keys(fields).length > 0 ? invalidData(fields) : undefined);
   });
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Database } from '../db/client.js';
 import { safeEqual } from '../lib/secrets.js';
-import { AppMetrics, observeRequest, type GaugeSource } from '../platform/metrics.js';
+import { AppMetrics, requestObserver, type GaugeSource } from '../platform/metrics.js';
 import type { MetricsConfig } from './operations.config.js';
 import { appendHook } from './route-hooks.js';
 import type { ErrorEnvelope } from './envelope.js';
@@ -70,14 +70,15 @@ export const metricsPlugin = fp<{ config: MetricsConfig }>(
     // route answers, are observed by the app's hook as `unmatched`. Callback hooks, not async ones:
     // no promise per request.
     app.addHook('onRoute', (route) => {
-      const pattern = route.url;
+      const observe = requestObserver(route.url);
       appendHook(route, 'onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-        observeRequest(pattern, request.method, reply.statusCode, reply.elapsedTime / 1000);
+        observe(request.method, reply.statusCode, reply.elapsedTime / 1000);
         done();
       });
     });
+    const observeUnmatched = requestObserver(undefined);
     app.addHook('onResponse', (request, reply, done) => {
-      if (request.is404) observeRequest(undefined, request.method, reply.statusCode, reply.elapsedTime / 1000);
+      if (request.is404) observeUnmatched(request.method, reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
 

@@ -26,6 +26,9 @@ const STRICTEST = "default-src 'none'; style-src 'self'; img-src 'self'; frame-a
 
 const origin = (url: string) => new URL(url).origin;
 
+/** The content types the onSend hook below may change (each of its rules is about a text type). */
+const TEXT = /^text\//i;
+
 function directives(kind: PageKind, config: Config): Directives {
   const common = { defaultSrc: NONE, baseUri: NONE, objectSrc: NONE, formAction: SELF, frameAncestors: NONE };
   switch (kind) {
@@ -88,12 +91,39 @@ declare module 'fastify' {
 
 type Middleware = (req: unknown, res: ServerResponse, next: (err?: unknown) => void) => void;
 
-/** A page policy ready to apply: its options over those of every response, and its middleware. */
+/** What a helmet middleware does to a response: its header writes, in order. */
+type HeaderOps = readonly (readonly [name: string, value: string | null])[];
+
+/**
+ * The header writes of a helmet middleware whose headers do not depend on the request (every
+ * policy but a nonce page's), taken once by running it on a recorder: replaying them is what the
+ * middleware would do, without its chain of callbacks per response.
+ */
+function recordHeaders(middleware: Middleware): HeaderOps {
+  const ops: [string, string | null][] = [];
+  const recorder = {
+    setHeader: (name: string, value: string) => ops.push([name, value]),
+    removeHeader: (name: string) => ops.push([name, null]),
+  } as unknown as ServerResponse;
+  middleware(null, recorder, done);
+  return ops;
+}
+
+/** Replays recorded header writes on a response, in their order (a null value removes the header). */
+function applyHeaders(ops: HeaderOps, res: ServerResponse): void {
+  for (const [name, value] of ops) {
+    if (value === null) res.removeHeader(name);
+    else res.setHeader(name, value);
+  }
+}
+
+/** A page policy ready to apply: its options over those of every response, and its headers. */
 interface BuiltPolicy {
   options: HelmetOptions;
-  /** Whether each reply gets fresh nonces in its CSP (then the middleware is built per reply). */
+  /** Whether each reply gets fresh nonces in its CSP (then its middleware is built per reply). */
   nonces: boolean;
-  apply: Middleware;
+  /** The policy's header writes (not used when `nonces`). */
+  headers: HeaderOps;
 }
 
 /** Helmet throws rather than passing an error on (since 8.1); kept as @fastify/helmet keeps it. */
@@ -104,9 +134,10 @@ function done(error?: unknown): void {
 /**
  * The security headers of every response, as @fastify/helmet 13 set them (same helmet middleware,
  * same options, same headers in the same order, set on the raw response in the first hook after the
- * overload check), with the middleware built once per policy instead of on every request: the
- * plugin called `helmet(options)`, which validates the options and builds every header value, in
- * each request (issue 27). A page whose policy has nonces still builds its CSP per reply.
+ * overload check), with the middleware built and its header writes recorded once per policy instead
+ * of on every request: the plugin called `helmet(options)`, which validates the options and builds
+ * every header value, in each request, and then ran its chain of middlewares (issue 27). A page whose
+ * policy has nonces still builds its CSP per reply.
  */
 export async function registerSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
   const https = config.publicBaseUrl.startsWith('https:');
@@ -127,7 +158,7 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
     xPermittedCrossDomainPolicies: false,
     xXssProtection: false,
   };
-  const everyResponseHeaders = helmet(everyResponse) as Middleware;
+  const everyResponseHeaders = recordHeaders(helmet(everyResponse) as Middleware);
   /** Each page policy over the options of every response, built once (keyed by the policy object, one per page kind and scope). */
   const pageMiddleware = new WeakMap<PagePolicy, BuiltPolicy>();
   const pageOf = (policy: PagePolicy): BuiltPolicy => {
@@ -135,7 +166,8 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
     if (!page) {
       const { enableCSPNonces, ...pageOptions } = policy;
       const options = { ...everyResponse, ...pageOptions } as HelmetOptions;
-      page = { options, nonces: enableCSPNonces === true && options.contentSecurityPolicy !== false, apply: helmet(options) as Middleware };
+      const nonces = enableCSPNonces === true && options.contentSecurityPolicy !== false;
+      page = { options, nonces, headers: nonces ? [] : recordHeaders(helmet(options) as Middleware) };
       pageMiddleware.set(policy, page);
     }
     return page;
@@ -143,24 +175,26 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
   app.decorateReply('cspNonce', null);
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void) => {
     const policy = request.routeOptions.config.helmet;
-    if (policy === undefined) everyResponseHeaders(request.raw, reply.raw, done);
+    if (policy === undefined) applyHeaders(everyResponseHeaders, reply.raw);
     else {
       const page = pageOf(policy);
       if (page.nonces) withNonces(page.options, reply)(request.raw, reply.raw, done);
-      else page.apply(request.raw, reply.raw, done);
+      else applyHeaders(page.headers, reply.raw);
     }
     next();
   });
-  // A page that no policy claimed is still never framed and runs nothing.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // A page that no policy claimed is still never framed and runs nothing. Only text answers have
+  // anything to add (the API's JSON passes at once); a callback hook, no promise per response.
+  app.addHook('onSend', (_request: FastifyRequest, reply: FastifyReply, payload: unknown, next: (err: null, payload: unknown) => void) => {
     const type = String(reply.getHeader('content-type') ?? '');
+    if (!TEXT.test(type)) return next(null, payload);
     // Every page is UTF-8 and says so (issue 31): Fastify adds the charset to JSON only.
     if (/^text\/(html|css|plain|calendar)\b/i.test(type) && !/;\s*charset=/i.test(type)) reply.header('content-type', `${type}; charset=utf-8`);
     if (!reply.hasHeader('content-security-policy') && type.startsWith('text/html')) {
       reply.header('content-security-policy', STRICTEST);
       reply.header('x-frame-options', 'DENY');
     }
-    return payload;
+    next(null, payload);
   });
 }
 
