@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { ok } from '../../http/envelope.js';
 import { etagMatches } from '../../http/etag.js';
 import { invalidData } from '../../http/errors.js';
@@ -41,6 +42,18 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }, 60_000);
     summary.unref();
     polls.addHook('onClose', async () => clearInterval(summary));
+    /** The answer to a poll: 304 when the buyer has this version, else the document (with the ticket's number when it named one). */
+    const answerPoll = (ifNoneMatch: string | undefined, reply: FastifyReply, shared: queue.StatusDocument, number: number | null | undefined) => {
+      const etag = number === undefined ? shared.etag : queue.statusNumberEtag(shared, number);
+      reply.header('etag', etag).header('cache-control', 'public, max-age=1');
+      if (etagMatches(ifNoneMatch, etag)) {
+        count.notModified++;
+        return reply.status(304).send();
+      }
+      // Already JSON (Fastify sends a JSON-typed string as it is): the same bytes as the schema's serializer.
+      const tail = number === undefined ? queue.STATUS_DOCUMENT_TAIL : queue.statusNumberTail(number);
+      return reply.type(JSON_UTF8).send(shared.head + queue.statusServerTime(app.ctx) + tail);
+    };
     polls.get(
       '/sessions/:sessionId',
       {
@@ -52,24 +65,26 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
         logLevel: statusPollLogLevel(app.ctx.config.logLevel),
       },
-      async (request, reply) => {
+      (request, reply) => {
         // The document shared by every buyer, built once while nothing in it changes (queue.service.ts):
-        // a poll costs a cache look-up and, unless 304, one string of the clock's reading.
+        // a poll costs a cache look-up and, unless 304, one string of the clock's reading. Answered
+        // without a promise when the document is ready and the poll names no ticket (nearly every
+        // poll); a build or a ticket's number (a Redis read in a fleet) waits.
         const sessionId = request.params.sessionId;
-        const shared = queue.statusDocumentNow(app.ctx, sessionId) ?? (await queue.buildStatusDocument(app.ctx, sessionId));
-        count.answered++;
-        // A buyer of the pre-queue names its ticket until it knows its number (given once drawn).
         const ticketId = request.query.ticket_id;
-        const number = ticketId === undefined ? undefined : await queue.statusNumberOf(app.ctx, shared, ticketId);
-        const etag = number === undefined ? shared.etag : queue.statusNumberEtag(shared, number);
-        reply.header('etag', etag).header('cache-control', 'public, max-age=1');
-        if (etagMatches(request.headers['if-none-match'], etag)) {
-          count.notModified++;
-          return reply.status(304).send();
+        const ready = queue.statusDocumentNow(app.ctx, sessionId);
+        if (ready !== null && ticketId === undefined) {
+          count.answered++;
+          answerPoll(request.headers['if-none-match'], reply, ready, undefined);
+          return;
         }
-        // Already JSON (Fastify sends a JSON-typed string as it is): the same bytes as the schema's serializer.
-        const tail = number === undefined ? queue.STATUS_DOCUMENT_TAIL : queue.statusNumberTail(number);
-        return reply.type(JSON_UTF8).send(shared.head + queue.statusServerTime(app.ctx) + tail);
+        return (async () => {
+          const shared = ready ?? (await queue.buildStatusDocument(app.ctx, sessionId));
+          count.answered++;
+          // A buyer of the pre-queue names its ticket until it knows its number (given once drawn).
+          const number = ticketId === undefined ? undefined : await queue.statusNumberOf(app.ctx, shared, ticketId);
+          return answerPoll(request.headers['if-none-match'], reply, shared, number);
+        })();
       },
     );
   });
