@@ -1,5 +1,5 @@
 import { pgTable, integer, text, boolean, real, jsonb, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId, createdAt, timestamps, organiserOwned } from './columns.js';
+import { ts, serialId, bigserialId, createdAt, timestamps, organiserOwned, status, amount, updatedAt } from './columns.js';
 
 export const organisers = pgTable('organisers', {
   id: serialId(),
@@ -62,7 +62,7 @@ export const events = pgTable('events', {
   ...organiserOwned(),
   venueId: integer('venue_id').notNull(),
   defaultLang: text('default_lang').notNull().default('es'),
-  status: text('status').$type<'draft' | 'published' | 'archived'>().notNull().default('published'),
+  status: status<'draft' | 'published' | 'archived'>('published'),
   imageUrl: text('image_url'),
   ...timestamps(),
 });
@@ -84,7 +84,7 @@ export const sessions = pgTable('sessions', {
   venueId: integer('venue_id').notNull(),
   startDatetime: ts('start_datetime').notNull(),
   endDatetime: ts('end_datetime'),
-  status: text('status').$type<'draft' | 'on_sale' | 'closed' | 'cancelled'>().notNull().default('on_sale'),
+  status: status<'draft' | 'on_sale' | 'closed' | 'cancelled'>('on_sale'),
   /** Seats + zone places one buyer may hold in live carts of the session (D44); null = no session cap. */
   maxTicketsPerBuyer: integer('max_tickets_per_buyer'),
   /** Sales window (D59): cart writes only from sales_start_at (inclusive) to sales_end_at (exclusive); null = open. */
@@ -124,7 +124,7 @@ export const rates = pgTable('rates', {
   sectorId: integer('sector_id'),
   name: text('name').notNull(),
   names: jsonb('names').$type<Record<string, string>>().notNull().default({}),
-  price: integer('price').notNull(),
+  price: amount('price'),
   meta: jsonb('meta').$type<Record<string, unknown>>().notNull().default({}),
   sortOrder: integer('sort_order').notNull().default(0),
   ...timestamps(),
@@ -197,5 +197,5 @@ export const sessionMessages = pgTable('session_messages', {
 export const organiserPrivacy = pgTable('organiser_privacy', {
   organiserId: integer('organiser_id').primaryKey(),
   eraseAfterDays: integer('erase_after_days').notNull(),
-  updatedAt: ts('updated_at').notNull(),
+  updatedAt: updatedAt(),
 });

@@ -1,5 +1,5 @@
 import { pgTable, bigint, boolean, integer, text, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId, createdAt, timestamps } from './columns.js';
+import { ts, serialId, bigserialId, createdAt, timestamps, status, amount } from './columns.js';
 
 export type OrderType = 'purchase' | 'refund' | 'reservation';
 export type OrderStatus = 'pending' | 'completed' | 'cancelled' | 'expired';
@@ -20,13 +20,13 @@ export const orders = pgTable('orders', {
   reference: text('reference').notNull(),
   channelId: integer('channel_id').notNull(),
   type: text('type').$type<OrderType>().notNull().default('purchase'),
-  status: text('status').$type<OrderStatus>().notNull().default('pending'),
+  status: status<OrderStatus>('pending'),
   lang: text('lang').notNull().default('es'),
   currency: text('currency').notNull(),
-  baseAmount: integer('base_amount').notNull().default(0),
-  discountAmount: integer('discount_amount').notNull().default(0),
-  feeAmount: integer('fee_amount').notNull().default(0),
-  totalAmount: integer('total_amount').notNull().default(0),
+  baseAmount: amount('base_amount').default(0),
+  discountAmount: amount('discount_amount').default(0),
+  feeAmount: amount('fee_amount').default(0),
+  totalAmount: amount('total_amount').default(0),
   expiresAt: ts('expires_at'),
   customerId: integer('customer_id'),
   paymentMethod: text('payment_method'),
@@ -47,7 +47,7 @@ export const sessionSeats = pgTable('session_seats', {
   sessionId: integer('session_id').notNull(),
   sectorId: integer('sector_id').notNull(),
   seatId: integer('seat_id'),
-  status: text('status').$type<SeatStatus>().notNull().default('available'),
+  status: status<SeatStatus>('available'),
   orderId: bigint('order_id', { mode: 'number' }),
   holdExpiresAt: ts('hold_expires_at'),
 });
@@ -60,10 +60,10 @@ export const orderItems = pgTable('order_items', {
   sectorId: integer('sector_id').notNull(),
   sessionSeatId: integer('session_seat_id').notNull(),
   rateId: integer('rate_id').notNull(),
-  baseAmount: integer('base_amount').notNull(),
-  discountAmount: integer('discount_amount').notNull().default(0),
-  feeAmount: integer('fee_amount').notNull().default(0),
-  totalAmount: integer('total_amount').notNull(),
+  baseAmount: amount('base_amount'),
+  discountAmount: amount('discount_amount').default(0),
+  feeAmount: amount('fee_amount').default(0),
+  totalAmount: amount('total_amount'),
   createdAt: createdAt().defaultNow(),
 });
 
@@ -92,7 +92,7 @@ export const waitingListEntries = pgTable('waiting_list_entries', {
   email: text('email').notNull(),
   name: text('name'),
   lang: text('lang').notNull(),
-  status: text('status').$type<WaitingListStatus>().notNull().default('waiting'),
+  status: status<WaitingListStatus>('waiting'),
   createdAt: createdAt(),
   offerOrderId: bigint('offer_order_id', { mode: 'number' }),
   offeredAt: ts('offered_at'),

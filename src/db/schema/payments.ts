@@ -1,5 +1,5 @@
 import { pgTable, bigint, integer, text, primaryKey } from 'drizzle-orm/pg-core';
-import { ts, bigserialId, createdAt } from './columns.js';
+import { ts, bigserialId, createdAt, status, amount, updatedAt } from './columns.js';
 
 export type PaymentProviderName = 'sandbox' | 'stripe';
 /**
@@ -18,10 +18,10 @@ export const payments = pgTable('payments', {
   channelId: integer('channel_id').notNull(),
   provider: text('provider').$type<PaymentProviderName>().notNull(),
   providerRef: text('provider_ref'),
-  amount: integer('amount').notNull(),
+  amount: amount('amount'),
   currency: text('currency').notNull(),
   lang: text('lang').notNull(),
-  status: text('status').$type<PaymentStatus>().notNull().default('pending'),
+  status: status<PaymentStatus>('pending'),
   buyerName: text('buyer_name').notNull(),
   buyerSurname: text('buyer_surname').notNull(),
   buyerEmail: text('buyer_email').notNull(),
@@ -35,7 +35,7 @@ export const payments = pgTable('payments', {
   refundedAt: ts('refunded_at'),
   refundRef: text('refund_ref'),
   createdAt: createdAt(),
-  updatedAt: ts('updated_at').notNull(),
+  updatedAt: updatedAt(),
   /** The provider's reference of the captured money (a Stripe payment intent), migration 0140. */
   transactionRef: text('transaction_ref'),
 });
@@ -45,7 +45,7 @@ export const paymentRefunds = pgTable('payment_refunds', {
   id: bigserialId(),
   paymentId: text('payment_id').notNull(),
   provider: text('provider').$type<PaymentProviderName>().notNull(),
-  amount: integer('amount').notNull(),
+  amount: amount('amount'),
   currency: text('currency').notNull(),
   providerRefundRef: text('provider_refund_ref').notNull(),
   reason: text('reason').notNull(),
@@ -57,7 +57,7 @@ export const paymentRefunds = pgTable('payment_refunds', {
 export const sandboxRefunds = pgTable('sandbox_refunds', {
   id: text('id').primaryKey(),
   paymentId: text('payment_id').notNull(),
-  amount: integer('amount').notNull(),
+  amount: amount('amount'),
   currency: text('currency').notNull(),
   reason: text('reason').notNull(),
   idempotencyKey: text('idempotency_key').notNull(),

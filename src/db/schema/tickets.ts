@@ -1,5 +1,5 @@
 import { pgTable, bigint, boolean, integer, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
-import { ts, bigserialId, createdAt } from './columns.js';
+import { ts, bigserialId, createdAt, status, amount } from './columns.js';
 
 export type TicketStatus = 'valid' | 'void';
 /**
@@ -16,7 +16,7 @@ export const tickets = pgTable('tickets', {
   code: text('code').notNull(),
   orderId: bigint('order_id', { mode: 'number' }).notNull(),
   orderItemId: bigint('order_item_id', { mode: 'number' }).notNull(),
-  status: text('status').$type<TicketStatus>().notNull().default('valid'),
+  status: status<TicketStatus>('valid'),
   issuedAt: ts('issued_at').notNull(),
   voidedAt: ts('voided_at'),
   /** D53 (migration 0100): bumped by a reissue; 1 = plain code in the QR, 2 = signed secret; signing key. */
@@ -62,10 +62,10 @@ export const refundItems = pgTable('refund_items', {
   refundOrderId: bigint('refund_order_id', { mode: 'number' }).notNull(),
   orderItemId: bigint('order_item_id', { mode: 'number' }).notNull(),
   ticketId: bigint('ticket_id', { mode: 'number' }),
-  baseAmount: integer('base_amount').notNull(),
-  discountAmount: integer('discount_amount').notNull(),
-  feeAmount: integer('fee_amount').notNull(),
-  totalAmount: integer('total_amount').notNull(),
+  baseAmount: amount('base_amount'),
+  discountAmount: amount('discount_amount'),
+  feeAmount: amount('fee_amount'),
+  totalAmount: amount('total_amount'),
 });
 
 export const emailOutbox = pgTable('email_outbox', {
@@ -76,7 +76,7 @@ export const emailOutbox = pgTable('email_outbox', {
   /** Null on rows not tied to one order: "find my order" (0175), "your session moved" (0170). */
   orderId: bigint('order_id', { mode: 'number' }),
   recipient: text('recipient').notNull(),
-  status: text('status').$type<EmailStatus>().notNull().default('queued'),
+  status: status<EmailStatus>('queued'),
   attempts: integer('attempts').notNull().default(0),
   nextAttemptAt: ts('next_attempt_at').notNull(),
   leaseUntil: ts('lease_until'),

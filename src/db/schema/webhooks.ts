@@ -1,5 +1,5 @@
 import { pgTable, bigint, integer, text, boolean, json } from 'drizzle-orm/pg-core';
-import { ts, serialId, bigserialId, createdAt } from './columns.js';
+import { ts, serialId, bigserialId, createdAt, status, updatedAt } from './columns.js';
 
 // Signed webhooks (D51, migration 0090, docs/webhooks.md).
 export const webhookEndpoints = pgTable('webhook_endpoints', {
@@ -14,7 +14,7 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   enabled: boolean('enabled').notNull().default(true),
   disabledReason: text('disabled_reason'),
   createdAt: createdAt(),
-  updatedAt: ts('updated_at').notNull(),
+  updatedAt: updatedAt(),
 });
 
 export const webhookEvents = pgTable('webhook_events', {
@@ -34,7 +34,7 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   id: bigserialId(),
   eventId: bigint('event_id', { mode: 'number' }).notNull(),
   endpointId: integer('endpoint_id').notNull(),
-  status: text('status').$type<'pending' | 'delivered' | 'failed'>().notNull().default('pending'),
+  status: status<'pending' | 'delivered' | 'failed'>('pending'),
   attempts: integer('attempts').notNull().default(0),
   nextAttemptAt: ts('next_attempt_at'),
   lease: text('lease'),
