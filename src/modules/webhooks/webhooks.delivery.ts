@@ -44,7 +44,7 @@ export function nextAttemptAt(now: Date, attempts: number, random = Math.random)
   return delay === undefined ? null : new Date(now.getTime() + Math.round(delay * (1 + JITTER * random())));
 }
 
-/** What the outbox keeps of a refund (function webhook_order_event): minor units, negative. */
+/** What the outbox keeps of a refund (function order_outcome): minor units, negative. */
 interface RefundExtra {
   reference: string;
   total_amount: number;

@@ -28,7 +28,7 @@ export interface WebhookEventInput {
  * Writes an event to the outbox (D51) with one delivery per endpoint of the channel subscribed to
  * its type; nothing when none subscribes. Call it with the transaction of the change it reports,
  * so that the event exists exactly when the change commits. Order events need no call: the
- * database writes them when an order's outcome changes (migration 0090, webhook_order_event).
+ * database writes them when an order's outcome changes (migration 0090; the trigger function order_outcome since 0352).
  * Returns the event id, or null when no endpoint subscribes.
  */
 export async function enqueueWebhookEvent(tx: Db, event: WebhookEventInput): Promise<number | null> {
