@@ -38,13 +38,16 @@ DECLARE
   v_count integer;
   v_expired boolean;
   v_closed integer;
+  v_item_rows json;
 BEGIN
   IF p_order_id IS NOT NULL THEN
     SELECT o.id, c.integration_mode, o.type, o.status, o.expires_at, o.total_amount,
+           o.order_token, o.reference, o.currency, o.base_amount, o.discount_amount, o.fee_amount,
            EXISTS (SELECT 1 FROM order_vouchers ov WHERE ov.order_id = o.id) AS has_voucher INTO v_order
     FROM orders o JOIN sales_channels c ON c.id = o.channel_id WHERE o.id = p_order_id FOR UPDATE OF o;
   ELSE
     SELECT o.id, c.integration_mode, o.type, o.status, o.expires_at, o.total_amount,
+           o.order_token, o.reference, o.currency, o.base_amount, o.discount_amount, o.fee_amount,
            EXISTS (SELECT 1 FROM order_vouchers ov WHERE ov.order_id = o.id) AS has_voucher INTO v_order
     FROM orders o JOIN sales_channels c ON c.id = o.channel_id
     WHERE o.order_token = p_order_token AND o.channel_id = p_channel_id FOR UPDATE OF o;
@@ -68,7 +71,14 @@ BEGIN
     RETURN json_build_object('outcome', 'cancelled');
   END IF;
 
-  SELECT array_agg(i.id ORDER BY i.id), array_agg(i.session_id ORDER BY i.id) INTO v_items, v_sessions
+  -- The items, read under the order's lock (an order's items change only under it), and, for the
+  -- answer's rows, as order_rows_json would read them after the closing: the closing changes no
+  -- item.
+  SELECT array_agg(i.id ORDER BY i.id), array_agg(i.session_id ORDER BY i.id),
+         json_agg(order_item_row(i.id, i.event_id, i.session_id, i.sector_id, i.session_seat_id, i.rate_id,
+                                 i.base_amount, i.discount_amount, i.fee_amount, i.total_amount) ORDER BY i.id)
+           FILTER (WHERE p_with_rows)
+  INTO v_items, v_sessions, v_item_rows
   FROM order_items i WHERE i.order_id = v_order.id;
   v_count := COALESCE(cardinality(v_items), 0);
   IF v_count = 0 THEN
@@ -131,7 +141,16 @@ BEGIN
 
   PERFORM complete_order(v_order.id, v_items, p_codes[1:v_count], v_order.integration_mode = ANY(p_email_modes),
                          p_name, p_surname, p_email, p_phone, p_payment_method, p_transaction_id, p_now);
+  -- The closed order's rows built from what this read and wrote (order_rows_build: the shape
+  -- order_rows_json reads; complete_order changes the status and clears expires_at, not the
+  -- amounts): reading them back cost 0.22 M of a purchase's instructions under callgrind
+  -- (docs/operations.md). An order with a voucher has its vouchers read.
   RETURN json_build_object('outcome', 'closed', 'order_id', v_order.id, 'codes', p_codes[1:v_count],
-    'session_ids', v_sessions, 'rows', CASE WHEN p_with_rows THEN order_rows_json(v_order.id) END);
+    'session_ids', v_sessions,
+    'rows', CASE WHEN NOT p_with_rows THEN NULL
+                 WHEN v_order.has_voucher THEN order_rows_json(v_order.id)
+                 ELSE order_rows_build(v_order.order_token, v_order.reference, v_order.type, 'completed', v_order.currency,
+                                       v_order.base_amount, v_order.discount_amount, v_order.fee_amount, v_order.total_amount,
+                                       NULL, NULL, v_item_rows) END);
 END;
 $$;
