@@ -20,8 +20,11 @@ DECLARE
 BEGIN
   INSERT INTO customers (name, surname, email, phone) VALUES (p_name, p_surname, p_email, p_phone)
   RETURNING id INTO v_customer;
-  INSERT INTO tickets (code, order_id, order_item_id, issued_at)
-  SELECT x.code, p_order_id, x.item_id, p_at FROM unnest(p_item_ids, p_codes) AS x(item_id, code);
+  -- The tickets with what tickets_mark_change would give them (the transaction, the active signing
+  -- key), so that its insert trigger's WHEN spares the call (migration 0353).
+  INSERT INTO tickets (code, order_id, order_item_id, issued_at, change_xid, signing_kid)
+  SELECT x.code, p_order_id, x.item_id, p_at, txid_current(), (SELECT kid FROM ticket_signing_keys WHERE retired_at IS NULL)
+  FROM unnest(p_item_ids, p_codes) AS x(item_id, code);
   UPDATE orders SET status = 'completed', customer_id = v_customer, payment_method = p_payment_method,
                     transaction_id = p_transaction_id, completed_at = p_at, updated_at = p_at, expires_at = NULL,
                     figures_pending = type IN ('purchase', 'reservation')
