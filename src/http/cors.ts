@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 
 /** What a scope open to any origin allows a cross-origin caller (no credentials: no cookies are sent). */
 export interface AnyOriginPolicy {
@@ -16,14 +16,31 @@ export interface AnyOriginPolicy {
  * here: the plugin merged its options into a new object and built its origin resolver on every
  * request (issue 27). A route whose config says `cors: false` (route-policy.ts) gets no CORS headers
  * and no preflight. Call it first in the scope, before its routes and its other hooks.
+ *
+ * Which routes say so is known as they are declared; the hook asks a request's route only in a
+ * scope that has such a route (the B2B interface's server-only operations). It has to ask there,
+ * before the scope's other hooks (a 401 of the bearer hook carries the CORS headers): a hook
+ * attached to the route itself would run after them. The waiting room's scope has none, and its
+ * polls do not read `request.routeOptions` (an object Fastify builds on each read).
  */
 export function allowAnyOrigin(scope: FastifyInstance, policy: AnyOriginPolicy): void {
   const exposed = policy.exposedHeaders.join(', ');
   const methods = policy.methods.join(', ');
   const allowed = policy.allowedHeaders.join(', ');
   const maxAge = String(policy.maxAge);
+  // Each route's options as declared (later onRoute hooks may still set `cors: false` on them,
+  // markServerOnlyRoutes does), looked at once every route is declared.
+  const declared: RouteOptions[] = [];
+  scope.addHook('onRoute', (route) => {
+    declared.push(route);
+  });
+  let someRouteWithout = true;
+  scope.addHook('onReady', async () => {
+    someRouteWithout = declared.some((route) => route.config?.cors === false);
+    declared.length = 0;
+  });
   scope.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: () => void) => {
-    if (request.routeOptions.config.cors === false) return next();
+    if (someRouteWithout && request.routeOptions.config.cors === false) return next();
     reply.header('Access-Control-Allow-Origin', '*');
     reply.header('Access-Control-Expose-Headers', exposed);
     if (request.raw.method !== 'OPTIONS') return next();
