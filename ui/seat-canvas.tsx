@@ -223,10 +223,12 @@ export function CompactSeatMap({ grid, name, zoomed, state, version, onPick, t }
       scrollToCell(event.currentTarget as HTMLCanvasElement, grid, next, cell);
     }
   };
-  // Said again after a pick, once the cart has answered (the state changed).
+  // Said again after a pick, once the cart has answered (the state changed). The cursor is a
+  // dependency too: this effect runs after the paint, and an arrow pressed between a live map's
+  // redraw and its effect would otherwise be said over by the seat it left.
   useEffect(() => {
     if (cursor >= 0) setSaid(describe(cursor));
-  }, [version]);
+  }, [version, cursor]);
 
   const w = LABEL_COLUMN + grid.cols * cell;
   const h = grid.rows * cell;
