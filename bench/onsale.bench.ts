@@ -31,7 +31,10 @@
 // (sockets of the buyers' joins, passes and purchases, 256), ONSALE_POLL_CONNECTIONS (sockets of the
 // poll generator, 128), ONSALE_POLL_ONLY (seconds of polls alone after the admissions, 10),
 // ONSALE_PARTS, ONSALE_LEARN (poll: a pre-queue buyer learns its number from a status poll naming its
-// ticket_id; pass: from a pass request answered 409, as before that existed), ONSALE_BUILD=0 (use dist/ as it is), ONSALE_CPU_PROF (a directory: each instance's
+// ticket_id; pass: from a pass request answered 409, as before that existed), ONSALE_PIN=1 (part one only:
+// the instance alone on CPU 0, and the bench, its poll generator and the bench database's PostgreSQL
+// backends on the other CPUs: what the instance does with a core of its own, as on a machine of its
+// own; Linux `taskset`), ONSALE_BUILD=0 (use dist/ as it is), ONSALE_CPU_PROF (a directory: each instance's
 // V8 CPU profile), BENCH_PG_URL.
 // A quick check: ONSALE_BUYERS=2000 ONSALE_PREQUEUE=10 ONSALE_SECONDS=10 ONSALE_PARTS=one
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
@@ -60,6 +63,10 @@ const POLL_ONLY_S = Number(env.ONSALE_POLL_ONLY || 10);
 const PARTS = (env.ONSALE_PARTS || 'one,two').split(',');
 /** How a buyer of the pre-queue learns its number after the draw: its status poll naming its ticket (poll), or a pass request (pass). */
 const LEARN = env.ONSALE_LEARN === 'pass' ? 'pass' : 'poll';
+/** ONSALE_PIN=1: the single instance on CPU 0, everything else of the run on the other CPUs. */
+const PIN = env.ONSALE_PIN === '1';
+const INSTANCE_CPU = '0';
+const OTHER_CPUS = `1-${Math.max(1, os.cpus().length - 1)}`;
 const SLUG = 'onsale';
 const SERVER_KEY = 'sk_onsale_bench_server_key';
 /** The instances' and the import's: the queue's seed is sealed with it. */
@@ -97,6 +104,33 @@ function makeSale(url: string, salesStartAt: Date): void {
   }
 }
 
+/** Sets the CPUs a process (all its threads) may run on. */
+function pinTo(pid: number, cpus: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+}
+
+/** With ONSALE_PIN, keeps the bench database's PostgreSQL backends (the pool opens them as it needs) off the instance's CPU. */
+function pinBackends(monitor: pg.Client, dbName: string): () => void {
+  const pinned = new Set<number>();
+  const timer = setInterval(() => {
+    void monitor
+      .query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName])
+      .then(({ rows }) => {
+        for (const { pid } of rows) {
+          if (pinned.has(pid)) continue;
+          pinned.add(pid);
+          try {
+            pinTo(pid, OTHER_CPUS);
+          } catch {
+            // a backend that ended meanwhile
+          }
+        }
+      })
+      .catch(() => undefined);
+  }, 250);
+  return () => clearInterval(timer);
+}
+
 function startInstance(url: string, port: number, redis: boolean): Proc {
   const childEnv: NodeJS.ProcessEnv = {
     ...env,
@@ -110,7 +144,10 @@ function startInstance(url: string, port: number, redis: boolean): Proc {
   for (const name of ['TEST_DB', 'VITEST', 'NODE_ENV', ...(redis ? [] : ['REDIS_URL'])]) delete childEnv[name];
   // ONSALE_CPU_PROF=<dir>: each instance writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
   const profile = env.ONSALE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(env.ONSALE_CPU_PROF)}`] : [];
-  return spawnProc(process.execPath, [...profile, 'dist/server.mjs'], { cwd: HERE, env: childEnv });
+  const proc = spawnProc(process.execPath, [...profile, 'dist/server.mjs'], { cwd: HERE, env: childEnv });
+  // Before the instance starts its helper threads (V8's, libuv's): they inherit the main thread's CPUs.
+  if (PIN && !redis) pinTo(proc.child.pid!, INSTANCE_CPU);
+  return proc;
 }
 
 /** Peak resident memory of a process (VmHWM), in MB. */
@@ -243,6 +280,7 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
   let balancer: Proc | undefined;
   const monitor = new pg.Client({ connectionString: url });
   let pollGenerator: PollGenerator | undefined;
+  let stopPinning = () => {};
   try {
     await Promise.all(ports.map((p) => waitReady(`http://127.0.0.1:${p}`, procs)));
     if (twoInstances) {
@@ -259,6 +297,7 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
       base = new URL(`http://127.0.0.1:${ports[0]}`);
     }
     await monitor.connect();
+    if (PIN && !twoInstances) stopPinning = pinBackends(monitor, dbName);
     // What the instances use with no request at all (their timers, background jobs): the fixed cost
     // that a per-poll figure at a low rate would otherwise count as the polls'.
     const idleFrom = instances.map((p) => cpuOf(p.child.pid));
@@ -567,6 +606,7 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
     ];
     return { label: twoInstances ? 'two instances behind HAProxy, queue in Redis' : 'one instance, queue in memory', lines };
   } finally {
+    stopPinning();
     pollGenerator?.kill();
     await stop(procs);
     await monitor.end().catch(() => undefined);
@@ -576,10 +616,12 @@ async function runPart(part: 'one' | 'two'): Promise<PartResult | null> {
 }
 
 async function main() {
+  // Everything this process starts from now on (the poll generator, the catalogue's import) inherits it.
+  if (PIN) pinTo(process.pid, OTHER_CPUS);
   if (env.ONSALE_BUILD !== '0') execFileSync('npm', ['run', 'build:server'], { cwd: HERE, stdio: ['ignore', 'ignore', 'inherit'] });
   console.log(
     `on-sale through the waiting room: ${BUYERS} buyers polling every ${POLL_MS / 1000} s, ${SEATS} seats, ${RATE} admissions a minute, ${PREQUEUE_S} s of pre-queue, ${ADMIT_S} s of admissions; numbers learnt by ${LEARN === 'poll' ? 'a status poll naming the ticket' : 'a pass request'}; ` +
-      `machine: ${os.cpus().length} CPUs, load ${load()}`,
+      `machine: ${os.cpus().length} CPUs, load ${load()}${PIN ? `; the instance pinned to CPU ${INSTANCE_CPU}, the rest of the run to ${OTHER_CPUS}` : ''}`,
   );
   for (const part of PARTS) {
     if (part !== 'one' && part !== 'two') throw new Error(`ONSALE_PARTS: unknown part ${part}`);
