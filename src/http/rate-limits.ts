@@ -69,6 +69,27 @@ function order(request: FastifyRequest): string {
 const ORDER_LOOKUP_PER_ADDRESS_PER_HOUR = 20;
 const ORDER_LOOKUP_PER_EMAIL_PER_HOUR = 3;
 
+/**
+ * A request counter: one point per request, nothing more for a failure. The window is a minute
+ * unless given.
+ */
+const requestCounter = (max: Limit['max'], key: NonNullable<Limit['key']>, message: string, windowMs: Limit['windowMs'] = () => MINUTE): Limit => ({
+  max,
+  windowMs,
+  countsRequests: true,
+  failureCost: () => 0,
+  failureCodes: [],
+  key,
+  message,
+});
+
+/** The voucher limits (per order, per client): request counters where an unknown code costs more. */
+const voucherAttempts = (max: Limit['max'], key: KeyOf, message: string): Limit => ({
+  ...requestCounter(max, key, message),
+  failureCost: (c) => c.voucherFailureCost,
+  failureCodes: ['voucher_invalid'],
+});
+
 /** The admin sign-in's failure limits: alike but for their maximum (per account and address, account, address). */
 const adminLogin = (max: Limit['max']): Limit => ({
   max,
@@ -80,15 +101,7 @@ const adminLogin = (max: Limit['max']): Limit => ({
 });
 
 export const LIMITS: Record<LimitName, Limit> = {
-  order_lookup_address: {
-    max: () => ORDER_LOOKUP_PER_ADDRESS_PER_HOUR,
-    windowMs: () => 60 * MINUTE,
-    countsRequests: true,
-    failureCost: () => 0,
-    failureCodes: [],
-    key: address,
-    message: 'Too many order look-ups from this address',
-  },
+  order_lookup_address: requestCounter(() => ORDER_LOOKUP_PER_ADDRESS_PER_HOUR, address, 'Too many order look-ups from this address', () => 60 * MINUTE),
   // Keyed by the (hashed) e-mail of the body: the route counts it itself (portal.routes.ts).
   order_lookup_email: {
     max: () => ORDER_LOOKUP_PER_EMAIL_PER_HOUR,
@@ -98,24 +111,8 @@ export const LIMITS: Record<LimitName, Limit> = {
     failureCodes: [],
     message: 'Too many order look-ups for this e-mail address',
   },
-  portal: {
-    max: (c) => c.portalPerMinute,
-    windowMs: () => MINUTE,
-    countsRequests: true,
-    failureCost: () => 0,
-    failureCodes: [],
-    key: address,
-    message: 'Too many requests from this address',
-  },
-  token: {
-    max: (c) => c.tokenPerMinute,
-    windowMs: () => MINUTE,
-    countsRequests: true,
-    failureCost: () => 0,
-    failureCodes: [],
-    key: address,
-    message: 'Too many token requests from this address',
-  },
+  portal: requestCounter((c) => c.portalPerMinute, address, 'Too many requests from this address'),
+  token: requestCounter((c) => c.tokenPerMinute, address, 'Too many token requests from this address'),
   token_failures: {
     max: (c) => c.tokenFailuresPerMinute,
     windowMs: () => MINUTE,
@@ -125,49 +122,17 @@ export const LIMITS: Record<LimitName, Limit> = {
     key: address,
     message: 'Too many failed token requests from this address',
   },
-  cart_writes: {
-    max: (c) => c.cartWritesPerMinute,
-    windowMs: () => MINUTE,
-    countsRequests: true,
-    failureCost: () => 0,
-    failureCodes: [],
-    // A B2B buyer (a route of the channel scope, which declares its operation) is their token; a
-    // portal buyer their address.
-    key: { byRoute: (config) => (config.b2bOperation ? b2bBuyer : address) },
-    message: 'Too many cart changes',
-  },
-  voucher_per_order: {
-    max: (c) => c.voucherPerOrderPerMinute,
-    windowMs: () => MINUTE,
-    countsRequests: true,
-    failureCost: (c) => c.voucherFailureCost,
-    failureCodes: ['voucher_invalid'],
-    key: order,
-    message: 'Too many voucher attempts on this order',
-  },
-  voucher_per_client: {
-    max: (c) => c.voucherPerClientPerMinute,
-    windowMs: () => MINUTE,
-    countsRequests: true,
-    failureCost: (c) => c.voucherFailureCost,
-    failureCodes: ['voucher_invalid'],
-    key: address,
-    message: 'Too many voucher attempts from this address',
-  },
+  // A B2B buyer (a route of the channel scope, which declares its operation) is their token; a
+  // portal buyer their address.
+  cart_writes: requestCounter((c) => c.cartWritesPerMinute, { byRoute: (config) => (config.b2bOperation ? b2bBuyer : address) }, 'Too many cart changes'),
+  voucher_per_order: voucherAttempts((c) => c.voucherPerOrderPerMinute, order, 'Too many voucher attempts on this order'),
+  voucher_per_client: voucherAttempts((c) => c.voucherPerClientPerMinute, address, 'Too many voucher attempts from this address'),
   admin_login_account_address: adminLogin((c) => c.adminLoginFailuresPerAccountAddress),
   admin_login_account: adminLogin((c) => c.adminLoginFailuresPerAccount),
   admin_login_address: adminLogin((c) => c.adminLoginFailuresPerAddress),
   // A gate scans a person every second or two; 600 a minute leaves room for a hardware scanner
   // and the offline catch-up, and stops a runaway client.
-  checkin_device: {
-    max: (c) => c.checkinPerDevicePerMinute,
-    windowMs: () => MINUTE,
-    countsRequests: true,
-    failureCost: () => 0,
-    failureCodes: [],
-    key: device,
-    message: 'Too many requests from this check-in device',
-  },
+  checkin_device: requestCounter((c) => c.checkinPerDevicePerMinute, device, 'Too many requests from this check-in device'),
 };
 
 /** A counter the caller names itself (routes whose key is not in the request line). */
