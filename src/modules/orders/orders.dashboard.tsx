@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import * as channels from '../channels/channels-admin.service.js';
 import { getOrderFor, listOrdersFor, type OrderDetail } from './orders-admin.service.js';
 import { pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
-import { ActionButton, Card, Field, PostForm, SubmitRow, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { ActionButton, Card, Field, HintLine, PostForm, SubmitRow, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { money } from '../admin/dashboard/kit/dashboard.money.js';
@@ -324,12 +324,7 @@ export default async function ordersDashboard(app: FastifyInstance): Promise<voi
               </td>
               <td>
                 {o.buyer_name ?? ''}
-                {o.buyer_email ? (
-                  <>
-                    <br />
-                    <span class="hint">{o.buyer_email}</span>
-                  </>
-                ) : null}
+                {o.buyer_email ? <HintLine>{o.buyer_email}</HintLine> : null}
               </td>
               <td>{o.sales_channel_slug}</td>
               <td>{o.type}</td>

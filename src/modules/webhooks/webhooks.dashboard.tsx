@@ -4,7 +4,7 @@ import { WEBHOOK_EVENT_TYPES } from './webhooks.outbox.js';
 import * as webhooks from './webhooks.service.js';
 import { actorOf, formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { ActionButton, Card, Field, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { ActionButton, Card, Field, HintLine, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 
@@ -70,12 +70,7 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
               <tr>
                 <td>
                   <a href={`${base(id)}/${e.id}`}>{e.url}</a>
-                  {e.description ? (
-                    <>
-                      <br />
-                      <span class="hint">{e.description}</span>
-                    </>
-                  ) : null}
+                  {e.description ? <HintLine>{e.description}</HintLine> : null}
                 </td>
                 <td>{e.event_types.join(', ')}</td>
                 <td>
@@ -149,12 +144,7 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
           {d.attempts.map((a) => (
             <li>
               {when(a.attempted_at, pc.timeZone)} · <strong>{a.status_code ?? 'no answer'}</strong> · {a.duration_ms} ms{a.manual ? ' · by hand' : ''}{' '}
-              {a.error ? (
-                <>
-                  <br />
-                  <span class="hint">{a.error}</span>
-                </>
-              ) : null}
+              {a.error ? <HintLine>{a.error}</HintLine> : null}
               {a.response_excerpt ? (
                 <>
                   <br />
@@ -188,20 +178,14 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
               <tr>
                 <td>
                   {d.type}
-                  <br />
-                  <span class="hint">{when(d.created_at, pc.timeZone)}</span>
+                  <HintLine>{when(d.created_at, pc.timeZone)}</HintLine>
                 </td>
                 <td>
                   <code>{d.webhook_id}</code>
                 </td>
                 <td>
                   {d.status}
-                  {d.next_attempt_at ? (
-                    <>
-                      <br />
-                      <span class="hint">next {when(d.next_attempt_at, pc.timeZone)}</span>
-                    </>
-                  ) : null}
+                  {d.next_attempt_at ? <HintLine>next {when(d.next_attempt_at, pc.timeZone)}</HintLine> : null}
                 </td>
                 <td>{attemptList(d)}</td>
                 <td>

@@ -6,7 +6,7 @@ import { createOrganiser, listOrganisersFor, organiserSummariesFor, updateOrgani
 import { createTokenAs, listTokensFor, revokeTokenAs } from '../tokens-admin.service.js';
 import { actorOf, formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
-import { ActionButton, Card, Field, PostForm, Select, ShowOnce, Table } from './kit/dashboard.controls.js';
+import { ActionButton, Card, Field, HintLine, PostForm, Select, ShowOnce, Table } from './kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from './kit/dashboard.page.js';
 import { when } from './kit/dashboard.time.js';
 
@@ -137,12 +137,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
                 <td>{a.organiser_name ?? <span class="hint">all (admin)</span>}</td>
                 <td>
                   <StatusBadge status={a.status} />
-                  {a.status === 'invited' && a.invitation_expires_at ? (
-                    <>
-                      <br />
-                      <span class="hint">link valid until {when(a.invitation_expires_at, pc.timeZone)}</span>
-                    </>
-                  ) : null}
+                  {a.status === 'invited' && a.invitation_expires_at ? <HintLine>link valid until {when(a.invitation_expires_at, pc.timeZone)}</HintLine> : null}
                 </td>
                 <td>{when(a.created_at, pc.timeZone)}</td>
                 <td>{actions(a)}</td>

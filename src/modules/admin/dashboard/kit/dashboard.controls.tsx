@@ -218,6 +218,16 @@ export function Table({ head, rows, caption }: { head: string[]; rows: VNode[]; 
   );
 }
 
+/** A second, quieter line under the main text of a cell or a list item (an e-mail under a name, a time under an event). */
+export function HintLine({ children }: { children: ComponentChildren }) {
+  return (
+    <>
+      <br />
+      <span class="hint">{children}</span>
+    </>
+  );
+}
+
 /** A secret or link shown once in a read-only box, with a button that copies it (admin.js). */
 export function ShowOnce({ id, label, value, statusId = `${id}-status` }: { id: string; label: string; value: string; statusId?: string }) {
   return (
