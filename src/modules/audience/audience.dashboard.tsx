@@ -31,6 +31,27 @@ const inventorySegments = (f: { sold: number; held: number; free: number; blocke
 type Overview = Awaited<ReturnType<typeof salesOverviewFor>>;
 
 /**
+ * A waiting list's figures (D69): of an event's sessions on its overview, of one session on its
+ * list's page (`boughtTickets`: with the tickets bought through offers).
+ */
+function WaitingListFacts({ f, boughtTickets = false }: { f: Omit<Overview['waiting_list'], 'sessions'>; boughtTickets?: boolean }) {
+  return (
+    <dl class="facts">
+      <dt>Waiting</dt>
+      <dd>
+        {f.waiting} ({f.waiting_tickets} tickets)
+      </dd>
+      <dt>Offers</dt>
+      <dd>
+        {f.offers}: {f.offered} open, {f.converted} bought{boughtTickets ? ` (${f.converted_tickets} tickets)` : ''}, {f.lapsed} not taken
+      </dd>
+      <dt>Conversion</dt>
+      <dd>{f.conversion_rate === null ? 'no offer has ended yet' : `${Math.round(f.conversion_rate * 100)} %`}</dd>
+    </dl>
+  );
+}
+
+/**
  * The sections of an overview (D66), of a whole event or of one session (`seatMap`: the session's
  * heat map stands where the event's per-session chart and table do). Wrapped in .overview: its
  * tables keep their first column in view while they scroll sideways on a phone.
@@ -124,18 +145,7 @@ function OverviewSections({ pc, o, seatMap }: { pc: PageContext; o: Overview; se
       )}
       {o.queue ? <QueueCard q={o.queue} sessions={o.sessions} sessionName={sessionName} /> : null}
       <Card id="wl-h" title="Waiting list">
-        <dl class="facts">
-          <dt>Waiting</dt>
-          <dd>
-            {wl.waiting} ({wl.waiting_tickets} tickets)
-          </dd>
-          <dt>Offers</dt>
-          <dd>
-            {wl.offers}: {wl.offered} open, {wl.converted} bought, {wl.lapsed} not taken
-          </dd>
-          <dt>Conversion</dt>
-          <dd>{wl.conversion_rate === null ? 'no offer has ended yet' : `${Math.round(wl.conversion_rate * 100)} %`}</dd>
-        </dl>
+        <WaitingListFacts f={wl} />
         {seatMap === null ? (
           <Table
             head={['Session', 'Waiting', 'Tickets asked', 'Open offers', 'Bought', 'Not taken', '']}
@@ -309,18 +319,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
           <p>
             Freed seats are held for the first entry they fit for {list.offer_minutes} minutes, with an e-mail to the buyer; an offer not taken passes to the next entry (docs/waiting-list.md).
           </p>
-          <dl class="facts">
-            <dt>Waiting</dt>
-            <dd>
-              {f.waiting} ({f.waiting_tickets} tickets)
-            </dd>
-            <dt>Offers</dt>
-            <dd>
-              {f.offers}: {f.offered} open, {f.converted} bought ({f.converted_tickets} tickets), {f.lapsed} not taken
-            </dd>
-            <dt>Conversion</dt>
-            <dd>{f.conversion_rate === null ? 'no offer has ended yet' : `${Math.round(f.conversion_rate * 100)} %`}</dd>
-          </dl>
+          <WaitingListFacts f={f} boughtTickets />
           <Table
             head={['Position', 'E-mail', 'Name', 'Tickets', 'Joined', 'Status', 'Offer until', 'Order']}
             rows={list.entries.map((e) => (
