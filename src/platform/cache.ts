@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { appSingleton, type AppContext } from '../app-context.js';
 
 /** Any value but null and undefined: what lru-cache holds (it reads undefined as a miss). */
 type Present = NonNullable<unknown>;
@@ -52,4 +53,15 @@ export class NamedCache<K extends Present, V extends Present, C = unknown> exten
 /** A named cache on lru-cache (ttl, max, single-flight fetch): the one way this service caches. */
 export function namedCache<K extends Present, V extends Present, C = unknown>(opts: NamedCacheOptions<K, V, C>): NamedCache<K, V, C> {
   return new NamedCache(opts);
+}
+
+/**
+ * A named cache that each app holds once: the app singleton and the cache go by one name, and the
+ * cache is made on first use from the app's context (`options`: everything but the name).
+ */
+export function appCache<K extends Present, V extends Present, C = unknown>(
+  name: string,
+  options: (ctx: AppContext) => Omit<NamedCacheOptions<K, V, C>, 'name'>,
+): (ctx: AppContext) => NamedCache<K, V, C> {
+  return appSingleton(name, (ctx) => namedCache({ name, ...options(ctx) }));
 }

@@ -4,7 +4,7 @@ import { notFound } from '../../http/errors.js';
 import { onInventoryChanged } from '../../lib/inventory-events.js';
 import { toAmount } from '../../lib/money.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { namedCache } from '../../platform/cache.js';
+import { appCache, namedCache } from '../../platform/cache.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { PayloadCache, PayloadVersion, type BuiltPayload, type CachedPayload } from './catalogue.cache.js';
 import { languageChain, pickByLanguage, translatedName } from '../../platform/i18n.js';
@@ -171,15 +171,12 @@ async function loadSessionLayout(db: Db, sessionId: number): Promise<SessionLayo
  * layout_id, which the session's context (re-read at once after the move's inventory notice, else
  * within 10 s) carries, and so the key. Concurrent misses of one key read it once.
  */
-const sessionLayouts = appSingleton('catalogue.session-layouts', (ctx) =>
-  namedCache<string, SessionLayout, { db: Db; sessionId: number }>({
-    name: 'catalogue.session-layouts',
-    max: LAYOUT_MAX_ENTRIES,
-    ttl: LAYOUT_MAX_AGE_MS,
-    now: () => ctx.clock.now().getTime(),
-    fetch: (_key, { db, sessionId }) => loadSessionLayout(db, sessionId),
-  }),
-);
+const sessionLayouts = appCache<string, SessionLayout, { db: Db; sessionId: number }>('catalogue.session-layouts', (ctx) => ({
+  max: LAYOUT_MAX_ENTRIES,
+  ttl: LAYOUT_MAX_AGE_MS,
+  now: () => ctx.clock.now().getTime(),
+  fetch: (_key, { db, sessionId }) => loadSessionLayout(db, sessionId),
+}));
 
 export async function sessionLayout(ctx: AppContext, sessionId: number): Promise<SessionLayout> {
   const layoutId = (await sessionContext(ctx, sessionId))?.layoutId ?? null;

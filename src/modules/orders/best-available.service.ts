@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { appSingleton, type AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError, invalidData } from '../../http/errors.js';
-import { namedCache } from '../../platform/cache.js';
+import { appCache } from '../../platform/cache.js';
 import { countHolds } from '../../platform/metrics.js';
 import { notOnSaleError } from '../../platform/sale-state.js';
 import { chooseSeats, prepareLayout, type Choice, type ChoiceRequest, type PreparedLayout } from './best-available.js';
@@ -42,18 +42,15 @@ export type BestAvailableOrder = OrderView & { next_to_each_other: boolean };
  */
 const LAYOUT_MAX_AGE_MS = 5 * 60_000;
 const LAYOUT_MAX_ENTRIES = 50;
-const layouts = appSingleton('orders.best-available-layouts', (ctx) =>
-  namedCache<string, PreparedLayout, { db: Db; sessionId: number }>({
-    name: 'orders.best-available-layouts',
-    max: LAYOUT_MAX_ENTRIES,
-    ttl: LAYOUT_MAX_AGE_MS,
-    now: () => ctx.clock.now().getTime(),
-    fetch: async (_key, { db, sessionId }) => {
-      const { seats, sectors } = await repo.sessionLayout(db, sessionId);
-      return prepareLayout(seats, sectors);
-    },
-  }),
-);
+const layouts = appCache<string, PreparedLayout, { db: Db; sessionId: number }>('orders.best-available-layouts', (ctx) => ({
+  max: LAYOUT_MAX_ENTRIES,
+  ttl: LAYOUT_MAX_AGE_MS,
+  now: () => ctx.clock.now().getTime(),
+  fetch: async (_key, { db, sessionId }) => {
+    const { seats, sectors } = await repo.sessionLayout(db, sessionId);
+    return prepareLayout(seats, sectors);
+  },
+}));
 
 /**
  * How often a request tries again, at most, when only seats locked by other instances' claims are

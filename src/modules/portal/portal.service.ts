@@ -1,5 +1,5 @@
-import { appSingleton, type AppContext } from '../../app-context.js';
-import { namedCache } from '../../platform/cache.js';
+import type { AppContext } from '../../app-context.js';
+import { appCache } from '../../platform/cache.js';
 import { notFound } from '../../http/errors.js';
 import type { ChannelRecord } from '../../db/channel-record.js';
 import { findChannelBySlug } from '../channels/channels.service.js';
@@ -16,9 +16,7 @@ export async function publicChannel(ctx: AppContext, slug: string): Promise<Chan
 
 /** Channels by slug for the portal's live maps (D62): a poll must not read the database. */
 const CHANNEL_MAX_AGE_MS = 10_000;
-const channelsBySlug = appSingleton('portal.channels-by-slug', (ctx) =>
-  namedCache<string, { channel: ChannelRecord | null }>({ name: 'portal.channels-by-slug', max: 200, ttl: CHANNEL_MAX_AGE_MS, now: () => ctx.clock.now().getTime() }),
-);
+const channelsBySlug = appCache<string, { channel: ChannelRecord | null }>('portal.channels-by-slug', (ctx) => ({ max: 200, ttl: CHANNEL_MAX_AGE_MS, now: () => ctx.clock.now().getTime() }));
 
 /** `publicChannel`, remembered for 10 s (an unknown slug too, so that a flood of them costs one read each per 10 s). */
 export async function cachedPublicChannel(ctx: AppContext, slug: string): Promise<ChannelRecord> {

@@ -5,7 +5,7 @@ import type { SessionQueueSettings } from '../../db/schema/index.js';
 import { AppError, invalidData, notFound, type FieldErrors } from '../../http/errors.js';
 import { openSecret, randomBase62, sealSecret } from '../../lib/secrets.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { namedCache } from '../../platform/cache.js';
+import { appCache } from '../../platform/cache.js';
 import { countQueueJoin, countQueuePass, type GaugeSource } from '../../platform/metrics.js';
 import { verifyChallenge } from './queue.challenge.js';
 import { drawOrder, newSeed, seedCommitment } from './queue.draw.js';
@@ -115,32 +115,27 @@ const keepMs = (ctx: AppContext, f: QueueFacts) => Math.max(60 * 60 * 1000, f.st
 // Settings reach other instances within this time; the instance that changes them drops its copy at once.
 const FACTS_TTL_MS = 30_000;
 
-const factsCache = appSingleton('queue.facts', (ctx) =>
-  namedCache<number, Cached>({
-    name: 'queue.facts',
-    max: 10_000,
-    ttl: FACTS_TTL_MS,
-    fetch: async (sessionId) => {
-      const row = await repo.queueFacts(ctx.db, sessionId);
-      if (!row) return { missing: true };
-      return {
-        sessionId,
-        status: row.status,
-        startMs: row.startDatetime.getTime(),
-        salesStartMs: row.salesStartAt?.getTime() ?? null,
-        salesEndMs: row.salesEndAt?.getTime() ?? null,
-        settings: row.settings,
-        seed: row.seedSealed ? openSeed(ctx, sessionId, row.seedSealed) : null,
-        seedSha256: row.seedSha256,
-        q: `${sessionId}:${(row.seedSha256 ?? 'none').slice(0, 16)}`,
-      };
-    },
-  }),
-);
+const factsCache = appCache<number, Cached>('queue.facts', (ctx) => ({
+  max: 10_000,
+  ttl: FACTS_TTL_MS,
+  fetch: async (sessionId) => {
+    const row = await repo.queueFacts(ctx.db, sessionId);
+    if (!row) return { missing: true };
+    return {
+      sessionId,
+      status: row.status,
+      startMs: row.startDatetime.getTime(),
+      salesStartMs: row.salesStartAt?.getTime() ?? null,
+      salesEndMs: row.salesEndAt?.getTime() ?? null,
+      settings: row.settings,
+      seed: row.seedSealed ? openSeed(ctx, sessionId, row.seedSealed) : null,
+      seedSha256: row.seedSha256,
+      q: `${sessionId}:${(row.seedSha256 ?? 'none').slice(0, 16)}`,
+    };
+  },
+}));
 
-const enabledCache = appSingleton('queue.enabled-sessions', (ctx) =>
-  namedCache<'all', Set<number>>({ name: 'queue.enabled-sessions', max: 1, ttl: FACTS_TTL_MS, fetch: async () => new Set(await repo.enabledQueueSessions(ctx.db)) }),
-);
+const enabledCache = appCache<'all', Set<number>>('queue.enabled-sessions', (ctx) => ({ max: 1, ttl: FACTS_TTL_MS, fetch: async () => new Set(await repo.enabledQueueSessions(ctx.db)) }));
 
 /** The queue store of the app: memory unless `installQueueStore` put a Redis one in first. */
 const STORE = 'queue.store';
@@ -154,9 +149,7 @@ export function installQueueStore(ctx: AppContext, store: QueueStore): void {
 }
 
 /** Each queue's counts, kept for up to a second (the status document is cacheable that long anyway). */
-const countsCache = appSingleton('queue.counts', () =>
-  namedCache<string, QueueCounts, QueueStore>({ name: 'queue.counts', max: 10_000, ttl: 1000, fetch: async (q, store) => store.counts(q) }),
-);
+const countsCache = appCache<string, QueueCounts, QueueStore>('queue.counts', () => ({ max: 10_000, ttl: 1000, fetch: async (q, store) => store.counts(q) }));
 /** Queues this instance has seen drawn (a drawn queue stays drawn), and draws under way here. */
 const drawState = appSingleton('queue.draws', () => ({ drawn: new Set<string>(), running: new Map<string, Promise<void>>() }));
 
@@ -267,7 +260,7 @@ export interface StatusDocument {
 
 export const STATUS_DOCUMENT_TAIL = '"},"message":"Queue status"}';
 
-const statusDocuments = appSingleton('queue.status-documents', () => namedCache<number, StatusDocument>({ name: 'queue.status-documents', max: 10_000 }));
+const statusDocuments = appCache<number, StatusDocument>('queue.status-documents', () => ({ max: 10_000 }));
 
 /** The time of the service's clock, in the document's format (whole seconds): one string per second. */
 let lastTime = { second: NaN, text: '' };

@@ -1,10 +1,10 @@
 import type crypto from 'node:crypto';
-import { appSingleton, type AppContext } from '../../app-context.js';
+import type { AppContext } from '../../app-context.js';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { randomBase62 } from '../../lib/secrets.js';
-import { namedCache } from '../../platform/cache.js';
+import { appCache } from '../../platform/cache.js';
 import * as repo from './ticket-keys.repo.js';
 import type { SecretSource } from './tickets.repo.js';
 import { decryptPrivateKey, encryptPrivateKey, generateKeyPair, parseSecret, publicKeyFromRaw, signSecret, verifySecret, type SecretClaims } from './ticket-secrets.js';
@@ -20,22 +20,19 @@ interface LoadedKey {
 
 // A key never changes once written except for being withdrawn, which is rare and operator-driven:
 // a minute of staleness across instances is acceptable (a withdrawal in this instance drops it now).
-const loadedKeys = appSingleton('tickets.signing-keys', (ctx) =>
-  namedCache<string, LoadedKey, Db>({
-    name: 'tickets.signing-keys',
-    max: 50,
-    ttl: 60_000,
-    fetch: async (kid, db) => {
-      const row = await repo.keyByKid(db, kid);
-      if (!row) return undefined;
-      return {
-        publicKey: publicKeyFromRaw(row.public_key),
-        privateKey: decryptPrivateKey(row.private_key_enc, row.kid, ctx.config.signingSecret),
-        withdrawn: row.withdrawn_at !== null,
-      };
-    },
-  }),
-);
+const loadedKeys = appCache<string, LoadedKey, Db>('tickets.signing-keys', (ctx) => ({
+  max: 50,
+  ttl: 60_000,
+  fetch: async (kid, db) => {
+    const row = await repo.keyByKid(db, kid);
+    if (!row) return undefined;
+    return {
+      publicKey: publicKeyFromRaw(row.public_key),
+      privateKey: decryptPrivateKey(row.private_key_enc, row.kid, ctx.config.signingSecret),
+      withdrawn: row.withdrawn_at !== null,
+    };
+  },
+}));
 
 const sealNew = (ctx: AppContext) => {
   const pair = generateKeyPair();
