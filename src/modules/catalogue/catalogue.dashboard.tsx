@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ComponentChildren } from 'preact';
 import * as catalogue from './catalogue-admin.service.js';
 import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
@@ -38,23 +39,36 @@ const seriesInput = (form: F.Form): SeriesInput => ({
   rates_from_session_id: F.nullableNumber(form, 'rates_from_session_id'),
 });
 
+/**
+ * A table row that edits one record in place (a fee, a rate): its fields and a Save in the first
+ * cell (spanning `span` columns), a Delete in the last; both buttons say which record they act on.
+ * The record's routes are `action` (save) and `action`/delete.
+ */
+function EditRow({ pc, record, action, span, children }: { pc: PageContext; record: string; action: string; span?: number; children: ComponentChildren }) {
+  return (
+    <tr>
+      <td colspan={span}>
+        <PostForm pc={pc} action={action} submit="Save" submitCls="secondary" submitName={`Save ${record}`}>
+          {children}
+        </PostForm>
+      </td>
+      <td>
+        <ActionButton pc={pc} action={`${action}/delete`} label="Delete" cls="danger" accessibleName={`Delete ${record}`} />
+      </td>
+    </tr>
+  );
+}
+
 function FeeRows({ pc, fees }: { pc: PageContext; fees: catalogue.FeeView[] }) {
   return (
     <Table
       head={['Fee', 'Kind', 'Amount', '']}
       rows={fees.map((f) => (
-        <tr>
-          <td colspan={3}>
-            <PostForm pc={pc} action={`/admin/fees/${f.id}`} submit="Save" submitCls="secondary" submitName={`Save fee ${f.name}`}>
-              <Field name="name" label="Name" value={f.name} required />
-              <Select name="kind" label="Kind" options={FEE_KINDS} selected={f.kind} />
-              <Field name="amount" label="Amount" type="number" value={f.amount} attrs={{ step: '0.01', min: 0 }} />
-            </PostForm>
-          </td>
-          <td>
-            <ActionButton pc={pc} action={`/admin/fees/${f.id}/delete`} label="Delete" cls="danger" accessibleName={`Delete fee ${f.name}`} />
-          </td>
-        </tr>
+        <EditRow pc={pc} record={`fee ${f.name}`} action={`/admin/fees/${f.id}`} span={3}>
+          <Field name="name" label="Name" value={f.name} required />
+          <Select name="kind" label="Kind" options={FEE_KINDS} selected={f.kind} />
+          <Field name="amount" label="Amount" type="number" value={f.amount} attrs={{ step: '0.01', min: 0 }} />
+        </EditRow>
       ))}
     />
   );
@@ -367,18 +381,11 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
           <Table
             head={['Rate', '']}
             rows={session.rates.map((r) => (
-              <tr>
-                <td>
-                  <PostForm pc={pc} action={`/admin/rates/${r.id}`} submit="Save" submitCls="secondary" submitName={`Save rate ${r.name}`}>
-                    <Field name="name" label="Name" value={r.name} required />
-                    <Field name="price" label="Price" type="number" value={r.price} attrs={{ step: '0.01', min: 0 }} />
-                    <Select name="sector_id" label="Sector" options={sectorOptions} selected={r.sector_id ?? ''} />
-                  </PostForm>
-                </td>
-                <td>
-                  <ActionButton pc={pc} action={`/admin/rates/${r.id}/delete`} label="Delete" cls="danger" accessibleName={`Delete rate ${r.name}`} />
-                </td>
-              </tr>
+              <EditRow pc={pc} record={`rate ${r.name}`} action={`/admin/rates/${r.id}`}>
+                <Field name="name" label="Name" value={r.name} required />
+                <Field name="price" label="Price" type="number" value={r.price} attrs={{ step: '0.01', min: 0 }} />
+                <Select name="sector_id" label="Sector" options={sectorOptions} selected={r.sector_id ?? ''} />
+              </EditRow>
             ))}
           />
           <p class="hint">A rate can be deleted while nothing uses it: no ticket sold or held, no voucher restricted to it.</p>
