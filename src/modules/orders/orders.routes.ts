@@ -5,8 +5,6 @@ import { ChannelLangParams, bearerErrors } from '../../http/schemas.js';
 import { b2bBuyer, cartChannelOf } from './orders.buyer.js';
 import {
   AddItemsBulkBody,
-  BestAvailableBody,
-  BestAvailableResponse,
   CreateOrderBody,
   OrderParams,
   OrderResponse,
@@ -14,7 +12,7 @@ import {
 } from './orders.schemas.js';
 import * as orders from './orders.service.js';
 import { withQueuePass } from '../queue/queue.service.js';
-import { bestAvailable } from './best-available.service.js';
+import { serveBestAvailable } from './best-available.http.js';
 import { cartChangeServer } from './cart-changes.http.js';
 
 const errors = { ...bearerErrors, 404: Type.Ref('ErrorEnvelope'), 409: Type.Ref('ErrorEnvelope') };
@@ -74,28 +72,16 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(
-    '/:lang/orders/best-available',
-    {
-      config: CART_WRITE,
-      schema: {
-        ...doc('bestAvailable', 'Hold the best free seats of a session (D61), in a new order or added to order_token'),
-        params: ChannelLangParams,
-        body: BestAvailableBody,
-        response: { 201: BestAvailableResponse, ...errors },
-      },
+  serveBestAvailable(app, {
+    url: '/:lang/orders/best-available',
+    doc: doc('bestAvailable', 'Hold the best free seats of a session (D61), in a new order or added to order_token'),
+    config: CART_WRITE,
+    errors,
+    askerOf: (request) => {
+      const { holder, pass } = b2bPassCreation(request, []);
+      return { buyer: b2bBuyer(request.channel!.id, request.credential!), channel: cartChannelOf(request), holder, pass };
     },
-    async (request, reply) => {
-      const buyer = b2bBuyer(request.channel!.id, request.credential!);
-      const channel = cartChannelOf(request);
-      const body = request.body;
-      const choose = () => bestAvailable(app.ctx, channel, buyer, request.params.lang, body);
-      // A new cart of a session with a waiting room needs the buyer's pass (D60, D61).
-      const adds = body.order_token !== undefined && (await orders.cartExists(app.ctx, channel, body.order_token));
-      const order = adds ? await choose() : await withQueuePass(app.ctx, { ...b2bPassCreation(request, []), sessionIds: [body.session_id] }, choose);
-      return reply.status(201).send(ok(order, 'Seats held', 201));
-    },
-  );
+  });
 
   app.get(
     '/:lang/orders/:orderToken',

@@ -4,9 +4,9 @@ import { ok } from '../../http/envelope.js';
 import { AppError, invalidData } from '../../http/errors.js';
 import { ChannelLangParams, IdParam, Int32, LangParam, SlugParam } from '../../http/schemas.js';
 import { policyOf } from '../../lib/integration-policy.js';
-import { AddItemBody, BestAvailableBody, BestAvailableResponse, OrderParams, OrderResponse, OrderToken } from '../orders/orders.schemas.js';
+import { AddItemBody, OrderParams, OrderResponse, OrderToken } from '../orders/orders.schemas.js';
 import { cartChangeServer } from '../orders/cart-changes.http.js';
-import { bestAvailable } from '../orders/best-available.service.js';
+import { serveBestAvailable } from '../orders/best-available.http.js';
 import * as orders from '../orders/orders.service.js';
 import { applyVoucher, removeVoucher } from '../vouchers/vouchers.service.js';
 import { withQueuePass } from '../queue/queue.service.js';
@@ -84,29 +84,19 @@ const portalCartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(
-    '/:salesChannelSlug/:lang/orders/best-available',
-    {
-      config: CART_WRITE,
-      schema: {
-        ...doc('bestAvailablePortal', 'Hold the best free seats of a session (D61), in a new cart or added to order_token'),
-        params: ChannelLangParams,
-        body: BestAvailableBody,
-        response: { 201: BestAvailableResponse, ...errors },
-      },
-    },
-    async (request, reply) => {
-      const buyer = portalBuyerOf(app, request, request.channel!.id);
-      const body = request.body;
-      const choose = () => bestAvailable(app.ctx, request.channel!, buyer, request.params.lang, body);
-      // A new cart of a session with a waiting room needs this browser's pass (D60, D61).
-      const adds = body.order_token !== undefined && (await orders.cartExists(app.ctx, request.channel!, body.order_token));
-      const order = adds
-        ? await choose()
-        : await withQueuePass(app.ctx, { sessionIds: [body.session_id], holder: portalQueueHolder(app, request), pass: request.headers['queue-pass'] }, choose);
-      return reply.status(201).send(ok(order, 'Seats held', 201));
-    },
-  );
+  serveBestAvailable(app, {
+    url: '/:salesChannelSlug/:lang/orders/best-available',
+    doc: doc('bestAvailablePortal', 'Hold the best free seats of a session (D61), in a new cart or added to order_token'),
+    config: CART_WRITE,
+    errors,
+    askerOf: (request) => ({
+      buyer: portalBuyerOf(app, request, request.channel!.id),
+      channel: request.channel!,
+      // A new cart of a session with a waiting room needs this browser's pass (D60).
+      holder: portalQueueHolder(app, request),
+      pass: request.headers['queue-pass'],
+    }),
+  });
 
   // The cart changes the B2B API serves too (orders/cart-changes.http.ts), as the portal names them.
   const serveChange = cartChangeServer(app, { url: '/:salesChannelSlug/:lang/orders/:orderToken', errors, cartOf });
