@@ -38,11 +38,6 @@ export async function findEvent(db: Db, id: number) {
   return rows[0] ?? null;
 }
 
-export async function translationsOf(db: Db, eventIds: number[]) {
-  if (eventIds.length === 0) return [];
-  return db.select().from(eventTranslations).where(inArray(eventTranslations.eventId, eventIds)).orderBy(asc(eventTranslations.lang));
-}
-
 export async function insertEvent(db: Db, event: typeof events.$inferInsert) {
   const [row] = await db.insert(events).values(event).returning();
   return row!;

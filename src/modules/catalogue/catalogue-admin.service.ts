@@ -11,6 +11,7 @@ import { urlProblem } from '../../lib/url-rules.js';
 import { canSee, organiserForNew, organiserScope, type Actor } from '../../platform/actor.js';
 import { recordAudit } from '../../platform/audit.js';
 import * as repo from './catalogue-admin.repo.js';
+import { eventTranslations } from './catalogue.repo.js';
 import { cancelSessionAs } from './session-changes.service.js';
 import { MAX_TICKETS_PER_BUYER_LIMIT } from '../orders/hold-caps.service.js';
 import { createSessionInventory } from './import.repo.js';
@@ -149,7 +150,7 @@ export async function listVenuesFor(ctx: AppContext, actor: Actor) {
 
 export async function listEventsFor(ctx: AppContext, actor: Actor): Promise<EventView[]> {
   const events = await repo.listEvents(ctx.db, organiserScope(actor));
-  const tr = await repo.translationsOf(ctx.db, events.map((e) => e.id));
+  const tr = await eventTranslations(ctx.db, events.map((e) => e.id));
   return events.map((e) => eventView(e, tr.filter((t) => t.eventId === e.id)));
 }
 
@@ -157,7 +158,7 @@ export async function listEventsFor(ctx: AppContext, actor: Actor): Promise<Even
 export async function getEventFor(ctx: AppContext, actor: Actor, id: number) {
   const event = await visibleEvent(ctx.db, actor, id);
   const [tr, sessions, fees] = await Promise.all([
-    repo.translationsOf(ctx.db, [id]),
+    eventTranslations(ctx.db, [id]),
     repo.sessionsOfEvent(ctx.db, id),
     repo.feesOf(ctx.db, { eventId: id }),
   ]);
@@ -231,7 +232,7 @@ export async function updateEventAs(ctx: AppContext, actor: Actor, id: number, i
     if (input.status !== undefined) patch.status = input.status;
     await repo.updateEvent(tx, id, patch);
     if (input.names !== undefined || input.descriptions !== undefined) {
-      const current = await repo.translationsOf(tx, [id]);
+      const current = await eventTranslations(tx, [id]);
       const names = input.names ?? Object.fromEntries(current.map((t) => [t.lang, t.name]));
       const descriptions = input.descriptions ?? Object.fromEntries(current.map((t) => [t.lang, t.description ?? '']));
       await repo.replaceTranslations(tx, id, translationRows(names, descriptions));

@@ -49,18 +49,10 @@ export async function channelEvents(db: Db, channelId: number, eventId?: number)
     .orderBy(asc(t.events.id));
 }
 
+/** The names and descriptions of events in every language (the storefront's and the back office's). */
 export async function eventTranslations(db: Db, eventIds: number[]): Promise<TranslationRow[]> {
   if (eventIds.length === 0) return [];
-  return db
-    .select({
-      eventId: t.eventTranslations.eventId,
-      lang: t.eventTranslations.lang,
-      name: t.eventTranslations.name,
-      description: t.eventTranslations.description,
-    })
-    .from(t.eventTranslations)
-    .where(inArray(t.eventTranslations.eventId, eventIds))
-    .orderBy(asc(t.eventTranslations.lang));
+  return db.select().from(t.eventTranslations).where(inArray(t.eventTranslations.eventId, eventIds)).orderBy(asc(t.eventTranslations.lang));
 }
 
 export interface SessionSummaryRow {

@@ -9,6 +9,7 @@ import { needsCheckoutUrl } from '../../lib/integration-policy.js';
 import { urlProblem } from '../../lib/url-rules.js';
 import { brandingProblems } from '../channels/channels.service.js';
 import * as adminRepo from './catalogue-admin.repo.js';
+import { eventTranslations } from './catalogue.repo.js';
 import { CatalogueDocument } from './import.schemas.js';
 import * as repo from './import.repo.js';
 import type { Layout } from './layout.schemas.js';
@@ -305,7 +306,7 @@ async function importInto(ctx: AppContext, tx: Db, d: CatalogueDocument): Promis
       if (e.status && row.status !== e.status) patch.status = e.status;
       let changed = Object.keys(patch).length > 0;
       if (changed) await adminRepo.updateEvent(tx, eventId, { ...patch, updatedAt: now });
-      const current = (await adminRepo.translationsOf(tx, [eventId])).map((t) => ({ lang: t.lang, name: t.name, description: t.description }));
+      const current = (await eventTranslations(tx, [eventId])).map((t) => ({ lang: t.lang, name: t.name, description: t.description }));
       const sortByLang = <T extends { lang: string }>(list: T[]) => [...list].sort((a, b) => (a.lang < b.lang ? -1 : 1));
       if (!same(sortByLang(current), sortByLang(translations))) {
         await adminRepo.replaceTranslations(tx, eventId, translations);
