@@ -11,7 +11,8 @@
 //         by a proxy (bench/pg-capture.ts) while two purchases go through a capture instance, sent
 //         with the same parameters (fresh seats, tokens, references and codes per purchase; one
 //         extra statement per purchase makes them), FLASH_PGBENCH_CLIENTS clients, with the
-//         service's statistics job run beside it (src/db/statistics-keeper.ts) as the instances run it;
+//         service's statistics and sales-figures jobs run beside it (src/db/statistics-keeper.ts,
+//         src/modules/audience/sales-figures.jobs.ts) as the instances run them;
 //   bare  the bare baseline: a minimal Fastify 5 + pg service (bench/bare-server.ts), one request
 //         per call, same buyers: the floor of CPU per request on this machine;
 //   one   one instance (node dist/server.mjs of the checkout under test, built first), HTTP to it;
@@ -47,7 +48,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { DatabaseCpu, cpuOf, freePort, freshDatabase, instanceEnv, keepStatistics, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
+import { DatabaseCpu, applySalesFigures, cpuOf, freePort, freshDatabase, hasSalesFiguresPass, instanceEnv, keepSalesFigures, keepStatistics, load, percentile, request, sleep, spawnProc, stop, waitReady, type Answer, type Proc } from './bench-processes.js';
 import { StatementCapture, pgbenchScript, type CapturedPurchase } from './pg-capture.js';
 
 const HERE = path.resolve(import.meta.dirname, '..');
@@ -119,6 +120,11 @@ async function readSale(pool: pg.Pool): Promise<Sale> {
 async function resetSeats(pool: pg.Pool, sale: Sale): Promise<number> {
   await pool.query(`UPDATE session_seats SET status = 'available', order_id = NULL, hold_expires_at = NULL WHERE session_id = $1`, [sale.sessionId]);
   await pool.query('UPDATE access_tokens SET revoked_at = now() WHERE revoked_at IS NULL');
+  // The orders of the part before added to the kept sales figures here: otherwise the next
+  // instance's first pass of the sales-figures job adds them (17,000 after the db part, about
+  // 0.2 M instructions each) while its own buyers are measured.
+  const run = (text: string) => pool.query(text).then((r) => r.rows);
+  if (await hasSalesFiguresPass(run)) await applySalesFigures(run);
   const { rows } = await pool.query<{ max: string | null }>('SELECT max(id) AS max FROM orders');
   await pool.query('VACUUM ANALYZE session_seats, orders, order_items, tickets, access_tokens');
   await pool.query('CHECKPOINT');
@@ -521,8 +527,12 @@ async function databaseOnly(run: Run): Promise<Result | null> {
   const flag = until();
   let proc: Proc | null = null;
   const orderIds = { from: 0, to: 0 };
-  // The service's statistics job, as the instances of the other parts run it (docs/operations.md).
-  const stopStatistics = keepStatistics((text) => run.pool.query(text).then((r) => r.rows));
+  // The service's statistics and sales-figures jobs, as the instances of the other parts run them
+  // (docs/operations.md): the figures of a completed order are added off its transaction, work
+  // the service's database does per purchase that the replayed statements do not contain.
+  const runSql = (text: string) => run.pool.query(text).then((r) => r.rows);
+  const stopStatistics = keepStatistics(runSql);
+  const stopFigures = (await hasSalesFiguresPass(runSql)) ? keepSalesFigures(runSql) : () => {};
   try {
     const measured = await windowed(
       run,
@@ -590,6 +600,7 @@ async function databaseOnly(run: Run): Promise<Result | null> {
     };
   } finally {
     stopStatistics();
+    stopFigures();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
