@@ -744,13 +744,12 @@ async function main() {
         let r: Result | null;
         try {
           r = part === 'db' ? await databaseOnly(run) : part === 'bare' ? await bare(run) : part === 'one' ? await oneInstance(run, round) : await twoInstances(run, round);
+          if (r) print(r);
           if (r && env.FLASH_FUNCTIONS === '1') await printFunctionTimes(run.pool, r.completed);
         } finally {
           await endRun(run);
         }
-        if (!r) continue;
-        print(r);
-        all.push(r);
+        if (r) all.push(r);
       }
     }
     if (captured) {
