@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../helpers.js';
 import { bulkTickets } from '../checkin/bulk-tickets.js';
 import { demoSessions, sellTickets } from '../checkin/checkin-helpers.js';
 
-// Every ticket row is marked by the database (tickets_mark_change, migrations 0100 and 0353): the
+// Every ticket row is marked by the database (tickets_mark_change, migrations 0100, 0353 and 0354): the
 // transaction that wrote it (the check-in list download's cursor) and, when new, the active
 // signing key (D53). complete_order gives both itself, so its insert spares the trigger's call; any
 // other insert (without them, or with another transaction's id) is still marked by the trigger.
@@ -62,4 +62,20 @@ it('an insert without the marks, or with another transaction\'s id, is marked by
   });
   expect(row!.change_xid).toBe(row!.now_xid);
   expect(row!.change_xid).not.toBe('1');
+
+  // An explicit NULL for the transaction id is marked too (0354), not refused by NOT NULL.
+  const nulled = await t.ctx.db.transaction(async (tx) => {
+    const [gone] = await queryRows<{ order_id: number; order_item_id: number }>(
+      tx,
+      sql`DELETE FROM tickets WHERE code = 'stale-xid-ticket-0000001' RETURNING order_id, order_item_id`,
+    );
+    const [written] = await queryRows<{ change_xid: string; now_xid: string }>(
+      tx,
+      sql`INSERT INTO tickets (code, order_id, order_item_id, issued_at, change_xid, signing_kid)
+          VALUES ('null-xid-ticket-00000001', ${gone!.order_id}, ${gone!.order_item_id}, now(), NULL, ${kid})
+          RETURNING change_xid::text, txid_current()::text AS now_xid`,
+    );
+    return written!;
+  });
+  expect(nulled.change_xid).toBe(nulled.now_xid);
 });
