@@ -425,6 +425,17 @@ describe.runIf(isPostgres)('two instances behind HAProxy (deploy/haproxy.cfg), o
       const id = drawnIds[i * 7]!;
       expect((await call('GET', `${Q}?ticket_id=${id}`, { base })).body.data).toMatchObject({ state: 'admitting', number: i * 7 + 1 });
     }
+    // The status document through the balancer: HAProxy's cache answers it for its second
+    // (deploy/haproxy.cfg; `public, max-age=1`), so an instance builds it about once a second
+    // whatever the number of buyers; a poll naming a ticket (its number) always reaches an instance.
+    const polls: Answer[] = [];
+    for (let i = 0; i < 3; i++) polls.push(await call('GET', Q));
+    expect(polls.map((p) => p.status)).toEqual([200, 200, 200]);
+    expect(polls.map((p) => p.server)).toContain('<CACHE>');
+    for (const p of polls) expect(p.body.data).toMatchObject({ state: 'admitting' });
+    const named = await call('GET', `${Q}?ticket_id=${drawnIds[0]}`);
+    expect(named.server).toMatch(/^app[12]$/);
+    expect(named.body.data).toMatchObject({ number: 1 });
     // Later arrivals, on alternating instances, are numbered 21, 22, ... in arrival order.
     const late: number[] = [];
     for (let i = 0; i < 6; i++) late.push((await call('POST', `${Q}/join`, { base: direct[i % 2], body: { client_id: `fleet-late-${i}` } })).body.data.number);
