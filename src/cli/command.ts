@@ -4,6 +4,8 @@
 // the --help text are all derived from that declaration.
 import type { Static, TSchema } from 'typebox';
 import type { AppContext } from '../app-context.js';
+import { JSON_OPTION } from './commands/options.js';
+import { printJson, printTable, type TableRow } from './output.js';
 
 /** One `--option`: what node:util parseArgs needs, plus what the help and the checks need. */
 export interface OptionSpec {
@@ -87,4 +89,30 @@ export function helpOf(command: CliCommand): string {
   ];
   const width = Math.max(...rows.map(([form]) => form.length));
   return [`usage: taquilla ${usageOf(command)}`, '', command.summary, '', ...rows.map(([form, text]) => `  ${form.padEnd(width)}  ${text}`)].join('\n');
+}
+
+interface ListCommand<T> {
+  name: string;
+  summary: string;
+  /** The rows, as `--json` prints them. */
+  rows(ctx: AppContext): Promise<T[]>;
+  /** What the table shows of a row (the row itself when omitted). */
+  table?: (row: T) => TableRow;
+  /** The line printed instead of an empty table. */
+  empty?: string;
+}
+
+/** A `<things>:list` command: a table of the rows, or with `--json` the rows as JSON. */
+export function defineListCommand<T>(command: ListCommand<T> & { table: (row: T) => TableRow }): CliCommand;
+export function defineListCommand<T extends TableRow>(command: ListCommand<T>): CliCommand;
+export function defineListCommand<T>({ rows, table, empty, ...command }: ListCommand<T>): CliCommand {
+  return defineCommand({
+    ...command,
+    options: { json: JSON_OPTION },
+    async run(ctx, { values }) {
+      const found = await rows(ctx);
+      if (values.json) return printJson(found);
+      printTable(table ? found.map(table) : (found as TableRow[]), empty);
+    },
+  });
 }

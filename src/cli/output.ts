@@ -1,5 +1,8 @@
+/** One row of a table: its columns in order, `null` printed as `-`. */
+export type TableRow = Record<string, string | number | null>;
+
 /** Prints rows as a plain text table with a header; empty lists print `empty`. */
-export function printTable(rows: Record<string, string | number | null>[], empty = '(none)'): void {
+export function printTable(rows: TableRow[], empty = '(none)'): void {
   if (rows.length === 0) {
     console.log(empty);
     return;

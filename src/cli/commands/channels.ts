@@ -12,9 +12,8 @@ import {
   type ChannelEventsChoice,
 } from '../../modules/channels/channels.service.js';
 import { UsageError } from '../args.js';
-import { defineCommand } from '../command.js';
-import { printJson, printTable } from '../output.js';
-import { ID, JSON_OPTION } from './options.js';
+import { defineCommand, defineListCommand } from '../command.js';
+import { ID } from './options.js';
 
 // The SPEC's model letters are what people say; the mode names are what the API sends.
 const MODE_BY_LETTER: Record<string, IntegrationMode> = {
@@ -36,25 +35,12 @@ function parseMode(raw: string): IntegrationMode {
 const parseEvents = (raw: string | undefined): ChannelEventsChoice =>
   raw === undefined ? [] : raw === 'all' ? 'all' : raw.split(',').map((id) => Number(id.trim()));
 
-const list = defineCommand({
+const list = defineListCommand({
   name: 'channels:list',
   summary: 'List the sales channels',
-  options: { json: JSON_OPTION },
-  async run(ctx, { values }) {
-    const channels = await listChannels(ctx);
-    if (values.json) return printJson(channels);
-    printTable(
-      channels.map((c) => ({
-        id: c.id,
-        slug: c.slug,
-        mode: c.integrationMode,
-        organiser: c.organiserId,
-        name: c.name,
-        checkout_url: c.checkoutUrl,
-      })),
-      'No sales channels yet (channels:create, catalogue:import or demo:load).',
-    );
-  },
+  rows: listChannels,
+  table: (c) => ({ id: c.id, slug: c.slug, mode: c.integrationMode, organiser: c.organiserId, name: c.name, checkout_url: c.checkoutUrl }),
+  empty: 'No sales channels yet (channels:create, catalogue:import or demo:load).',
 });
 
 const create = defineCommand({
@@ -123,15 +109,11 @@ const create = defineCommand({
   },
 });
 
-const organisers = defineCommand({
+const organisers = defineListCommand({
   name: 'organisers:list',
   summary: 'List the organisers (the --organiser-id of channels:create)',
-  options: { json: JSON_OPTION },
-  async run(ctx, { values }) {
-    const rows = await listOrganisers(ctx);
-    if (values.json) return printJson(rows);
-    printTable(rows, 'No organisers yet (catalogue:import or demo:load creates them).');
-  },
+  rows: listOrganisers,
+  empty: 'No organisers yet (catalogue:import or demo:load creates them).',
 });
 
 export const commands = [list, create, organisers];

@@ -1,19 +1,14 @@
 import { listSigningKeys, rotateSigningKey, withdrawSigningKey } from '../../modules/tickets/ticket-keys.service.js';
-import { defineCommand } from '../command.js';
-import { printJson, printTable } from '../output.js';
+import { defineCommand, defineListCommand } from '../command.js';
 
 // The ticket signing keys of D53 (docs/checkin.md "Key rotation"): one active key signs new
 // tickets; retired keys stay published to scanners while tickets they signed may still scan.
 
-const list = defineCommand({
+const list = defineListCommand({
   name: 'ticket-keys:list',
   summary: 'List the ticket signing keys (active, retired, withdrawn)',
-  options: { json: { type: 'boolean', help: 'print JSON' } },
-  async run(ctx, { values }) {
-    const rows = await listSigningKeys(ctx);
-    if (values.json) return printJson(rows);
-    printTable(rows, 'No signing key yet: the first start of the service creates one.');
-  },
+  rows: listSigningKeys,
+  empty: 'No signing key yet: the first start of the service creates one.',
 });
 
 const rotate = defineCommand({

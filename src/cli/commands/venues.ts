@@ -4,9 +4,9 @@ import { Type } from 'typebox';
 import { AppError } from '../../http/errors.js';
 import { CLI_ACTOR } from '../../platform/actor.js';
 import { createLayoutAs, createVenueAs, getLayoutFor, listVenueViewsFor } from '../../modules/catalogue/layouts.service.js';
-import { defineCommand } from '../command.js';
-import { printJson, printTable } from '../output.js';
-import { ID, JSON_OPTION } from './options.js';
+import { defineCommand, defineListCommand } from '../command.js';
+import { printJson } from '../output.js';
+import { ID } from './options.js';
 
 // Venues and their layout versions from the operator command line (D64, docs/venues.md): the same
 // use cases as the admin API, acting as an admin.
@@ -20,17 +20,12 @@ const FORMAT = {
 } as const;
 const VENUE = { type: 'string', required: true, placeholder: '<id>', help: 'the venue (venues:list)', ...ID } as const;
 
-const list = defineCommand({
+const list = defineListCommand({
   name: 'venues:list',
   summary: 'List venues with their newest layout version',
-  options: { json: JSON_OPTION },
-  async run(ctx, { values }) {
-    const venues = await listVenueViewsFor(ctx, CLI_ACTOR);
-    if (values.json) return printJson(venues);
-    printTable(venues.map((v) => ({ id: v.id, organiser: v.organiser_id, name: v.name, city: v.city ?? '', version: v.layout_version ?? '-', sectors: v.sectors.length })));
-  },
+  rows: (ctx) => listVenueViewsFor(ctx, CLI_ACTOR),
+  table: (v) => ({ id: v.id, organiser: v.organiser_id, name: v.name, city: v.city ?? '', version: v.layout_version ?? '-', sectors: v.sectors.length }),
 });
-
 const create = defineCommand({
   name: 'venues:create',
   summary: 'Create a venue (then layouts:import gives it a seat map)',
