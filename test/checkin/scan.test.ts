@@ -6,7 +6,7 @@ import { CLI_ACTOR } from '../../src/platform/actor.js';
 import { refundOrderAs } from '../../src/modules/checkout/order-actions.service.js';
 import { revokeDeviceAs } from '../../src/modules/checkin/checkin-admin.service.js';
 import { appTest } from '../helpers.js';
-import { demoSessions, device, makeDevice, makeGate, makeList, sellTickets, startSessionIn } from './checkin-helpers.js';
+import { demoSessions, device, makeDevice, makeGate, makeList, openDoor, sellTickets, startSessionIn } from './checkin-helpers.js';
 
 // The scan API (D54) on a real database: each answer, exits, refunds, forged secrets, devices.
 
@@ -20,9 +20,8 @@ let gate2: ReturnType<typeof device>;
 beforeAll(async () => {
   const t = app();
   sessions = await demoSessions(t.ctx);
-  // The first session starts in an hour: admission (6 h before by default) is open.
-  await startSessionIn(t, sessions[0]!.id, 3_600_000);
-  listId = (await makeList(t, { name: 'Main door', session_ids: [sessions[0]!.id] })).id;
+  // sessions[0] starts in an hour, its admission open, with the list "Main door".
+  ({ listId } = await openDoor(t, 'Main door'));
   reentryListId = (await makeList(t, { name: 'Re-entry', session_ids: [sessions[0]!.id], allow_reentry: true })).id;
   gate1 = await makeGate(t, 'Gate 1', [listId, reentryListId]);
   gate2 = await makeGate(t, 'Gate 2', [listId]);

@@ -229,6 +229,12 @@ describe('confirm: idempotency (D22)', () => {
 });
 
 describe('confirm: amounts in minor units (D11, D20)', () => {
+  /** Confirms a new demo-d order (made with `opts`) with the buyer's payment of `amount`. */
+  async function pay(amount: number, opts: Partial<PendingOrderOptions> = {}) {
+    const o = await order('d', opts);
+    return { o, res: await confirm('d', o.token, body(0, { amount })) };
+  }
+
   it.each([
     [115, 1.15],
     [29, 0.29],
@@ -237,9 +243,8 @@ describe('confirm: amounts in minor units (D11, D20)', () => {
     [100001, 1000.01],
     [0, 0],
   ])('total %i minor units accepts amount %d', async (minor, amount) => {
-    const o = await order('d', { basePrice: minor, fee: 0 });
+    const { o, res } = await pay(amount, { basePrice: minor, fee: 0 });
     expect(o.total).toBe(minor);
-    const res = await confirm('d', o.token, body(0, { amount }));
     expect(res.statusCode).toBe(200);
   });
 
@@ -249,8 +254,7 @@ describe('confirm: amounts in minor units (D11, D20)', () => {
     [3150, 3150],
     [3150, 315],
   ])('total %i minor units rejects amount %d with 422 amount_mismatch', async (minor, amount) => {
-    const o = await order('d', { basePrice: minor, fee: 0 });
-    const res = await confirm('d', o.token, body(0, { amount }));
+    const { o, res } = await pay(amount, { basePrice: minor, fee: 0 });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ status: 422, success: false, code: 'amount_mismatch', errors: { amount: ['must equal the order total 31.50'] } });
     const seats = await seatRows(t.ctx.db, o.sessionSeatIds);
@@ -258,15 +262,13 @@ describe('confirm: amounts in minor units (D11, D20)', () => {
   });
 
   it.each([31.505, 1.005, 0.001])('amount %d with more than two decimals is 422 validation_failed', async (amount) => {
-    const o = await order('d');
-    const res = await confirm('d', o.token, body(0, { amount }));
+    const { res } = await pay(amount);
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ code: 'validation_failed', message: 'The given data was invalid', errors: { amount: expect.any(Array) } });
   });
 
   it('a negative amount is 422', async () => {
-    const o = await order('d');
-    const res = await confirm('d', o.token, body(0, { amount: -1 }));
+    const { res } = await pay(-1);
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ status: 422, success: false, code: 'validation_failed', message: 'The given data was invalid', errors: { amount: expect.any(Array) } });
     expect(Object.keys(res.json().errors)).toEqual(['amount']);
@@ -308,19 +310,23 @@ describe('confirm: every 4xx', () => {
     expect((await seatRows(t.ctx.db, ofB.sessionSeatIds))[0]!.status).toBe('held');
   });
 
+  /** A demo-d order of a 60 s cart, confirmed `left` ms before the cart expires (injected clock). */
+  async function confirmWithTimeLeft(left: number) {
+    const ttlMs = 60_000;
+    const o = await order('d', { ttlMs });
+    t.clock.advance(ttlMs - left);
+    return { o, res: await confirm('d', o.token, body(o.total)) };
+  }
+
   it('409 order_expired once expires_at has passed (injected clock)', async () => {
-    const o = await order('d', { ttlMs: 60_000 });
-    t.clock.advance(60_000);
-    const res = await confirm('d', o.token, body(o.total));
+    const { o, res } = await confirmWithTimeLeft(0);
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual({ status: 409, success: false, code: 'order_expired', message: 'The order has expired' });
     expect((await seatRows(t.ctx.db, o.sessionSeatIds))[0]!.status).toBe('held');
   });
 
   it('a second before expiry it still closes', async () => {
-    const o = await order('d', { ttlMs: 60_000 });
-    t.clock.advance(59_000);
-    const res = await confirm('d', o.token, body(o.total));
+    const { o, res } = await confirmWithTimeLeft(1_000);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ message: 'Order confirmed', data: { order_token: o.token, status: 'completed', expires_at: null } });
     expect((await seatRows(t.ctx.db, o.sessionSeatIds)).map((s) => [s.status, s.hold_expires_at])).toEqual([['sold', null]]);
