@@ -4,7 +4,7 @@ import { VenueCreate } from './layout.schemas.js';
 import { createLayoutAs, createVenueAs, getLayoutFor, getVenueFor, listLayoutsFor, listVenueViewsFor, type LayoutFormat } from './layouts.service.js';
 import { formOf, idParam, organisersFor, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { Card, Field, PostForm, Select, Table, TextArea } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Card, chosenOrganiser, Field, PostForm, Select, Table, TextArea } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 
@@ -80,10 +80,8 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
     const pc = pageContext(request, 'venues');
     const form = formOf(request);
     const input: VenueCreate = { name: F.text(form, 'name'), city: F.nullable(form, 'city'), address: F.nullable(form, 'address') };
-    if (pc.actor.role === 'admin') {
-      const organiserId = F.number(form, 'organiser_id');
-      if (organiserId !== undefined) input.organiser_id = organiserId;
-    }
+    const organiserId = chosenOrganiser(form, pc.actor);
+    if (organiserId !== undefined) input.organiser_id = organiserId;
     let venueId: number;
     try {
       // The admin API's body schema, then the service (which names the organiser and checks it).

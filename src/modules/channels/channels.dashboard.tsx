@@ -7,7 +7,7 @@ import type { Actor } from '../../platform/actor.js';
 import { languageChain, pickByLanguage } from '../../platform/i18n.js';
 import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { ActionButton, Card, Checkboxes, Field, OrganiserSelect, PostForm, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { ActionButton, Card, Checkboxes, chosenOrganiser, Field, OrganiserSelect, PostForm, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { reportCsv, reportFileName, reportXlsx } from '../reports/reports.download.js';
@@ -218,7 +218,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
     const form = formOf(request);
     const actor = actorOf(request);
     const channel = await channels.createChannelAs(ctx, actor, {
-      organiser_id: actor.role === 'admin' ? F.number(form, 'organiser_id') : undefined,
+      organiser_id: chosenOrganiser(form, actor),
       slug: F.text(form, 'slug'),
       ...channelFormFields(form),
       event_ids: F.ids(form, 'event_ids'),

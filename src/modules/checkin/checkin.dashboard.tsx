@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import * as checkin from './checkin-admin.service.js';
 import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { ActionButton, Card, Checkboxes, Field, OrganiserSelect, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { ActionButton, Card, Checkboxes, chosenOrganiser, Field, OrganiserSelect, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 
@@ -124,8 +124,9 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
 
   app.post('/checkin/lists', async (request, reply) => {
     const form = formOf(request);
-    const list = await checkin.createListAs(ctx, actorOf(request), {
-      organiser_id: F.number(form, 'organiser_id'),
+    const actor = actorOf(request);
+    const list = await checkin.createListAs(ctx, actor, {
+      organiser_id: chosenOrganiser(form, actor),
       name: F.text(form, 'name'),
       session_ids: F.ids(form, 'session_ids'),
       sector_ids: F.ids(form, 'sector_ids'),

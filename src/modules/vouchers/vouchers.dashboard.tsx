@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { Card, Field, OrganiserSelect, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { Card, chosenOrganiser, Field, OrganiserSelect, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { isoToZonedInput, zonedToIso } from '../../lib/zoned-time.js';
@@ -99,7 +99,7 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
   app.post('/vouchers', async (request, reply) => {
     const form = formOf(request);
     const actor = actorOf(request);
-    const voucher = await vouchers.createVoucherAs(ctx, actor, { ...voucherInput(form, ctx.config.timezone), organiser_id: actor.role === 'admin' ? F.number(form, 'organiser_id') : undefined });
+    const voucher = await vouchers.createVoucherAs(ctx, actor, { ...voucherInput(form, ctx.config.timezone), organiser_id: chosenOrganiser(form, actor) });
     return redirect(reply, `/admin/vouchers/${voucher.id}?notice=created`);
   });
 

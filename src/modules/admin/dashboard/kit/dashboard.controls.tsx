@@ -1,4 +1,6 @@
 import type { ComponentChildren, JSX, VNode } from 'preact';
+import type { Actor } from '../../../../platform/actor.js';
+import * as F from './dashboard.form.js';
 import { Csrf, type PageContext } from './dashboard.page.js';
 
 // The form controls and tables of the dashboard's pages: every control has its label, its hint
@@ -103,6 +105,9 @@ export function Select({ name, label, options, selected, errors }: { name: strin
 export function OrganiserSelect({ pc, organisers }: { pc: PageContext; organisers: { id: number; name: string }[] }) {
   return pc.actor.role === 'admin' ? <Select name="organiser_id" label="Organiser" options={organisers.map((o) => [o.id, `${o.name} (${o.id})`])} /> : null;
 }
+
+/** The organiser a new record's form chose (OrganiserSelect): an admin's choice; none for a promoter (the service takes its own). */
+export const chosenOrganiser = (form: F.Form, actor: Actor): number | undefined => (actor.role === 'admin' ? F.number(form, 'organiser_id') : undefined);
 
 /** A group of checkboxes, one per [id, text] option, with those in `checked` ticked. */
 export function Checkboxes({ name, legend, options, checked }: { name: string; legend: string; options: [number, string][]; checked: number[] }) {
