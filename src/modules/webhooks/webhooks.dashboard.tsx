@@ -12,7 +12,13 @@ import { when } from '../admin/dashboard/kit/dashboard.time.js';
 // and per endpoint the deliveries with every attempt and a "Redeliver" button.
 
 const base = (channelId: number) => `/admin/channels/${channelId}/webhooks`;
-const eventTypesOf = (form: F.Form): string[] => [form.event_types ?? []].flat().filter((v): v is string => typeof v === 'string');
+
+/** An endpoint as its forms send it (add, edit). */
+const endpointInput = (form: F.Form) => ({
+  url: F.text(form, 'url'),
+  description: F.text(form, 'description'),
+  event_types: [form.event_types ?? []].flat().filter((v): v is string => typeof v === 'string'),
+});
 
 function EventTypeBoxes({ checked }: { checked: readonly string[] }) {
   return (
@@ -24,6 +30,17 @@ function EventTypeBoxes({ checked }: { checked: readonly string[] }) {
         </label>
       ))}
     </fieldset>
+  );
+}
+
+/** The endpoint form's fields: a new endpoint's (with the URL's hint, orders and sessions ticked) or `endpoint`'s. */
+function EndpointFields({ endpoint, urlHint }: { endpoint?: webhooks.EndpointView; urlHint?: string }) {
+  return (
+    <>
+      <Field name="url" label="URL" type="url" value={endpoint?.url} required wide hint={urlHint} />
+      <Field name="description" label="Description" value={endpoint?.description} attrs={{ maxlength: 200 }} />
+      <EventTypeBoxes checked={endpoint?.event_types ?? WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('order.') || t.startsWith('session.'))} />
+    </>
   );
 }
 
@@ -88,9 +105,7 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
         </Card>
         <Card id="add-h" title="Add an endpoint">
           <PostForm pc={pc} action={base(id)} submit="Add endpoint">
-            <Field name="url" label="URL" type="url" required wide hint={ctx.config.appEnv === 'production' ? 'https only' : 'http or https'} />
-            <Field name="description" label="Description" attrs={{ maxlength: 200 }} />
-            <EventTypeBoxes checked={WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('order.') || t.startsWith('session.'))} />
+            <EndpointFields urlHint={ctx.config.appEnv === 'production' ? 'https only' : 'http or https'} />
           </PostForm>
         </Card>
       </Page>,
@@ -100,12 +115,7 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
   app.post('/channels/:channelId/webhooks', async (request, reply) => {
     const pc = pageContext(request, 'channels');
     const id = idParam(request, 'channelId');
-    const form = formOf(request);
-    const created = await webhooks.createEndpointAs(ctx, pc.actor, id, {
-      url: F.text(form, 'url'),
-      description: F.text(form, 'description'),
-      event_types: eventTypesOf(form),
-    });
+    const created = await webhooks.createEndpointAs(ctx, pc.actor, id, endpointInput(formOf(request)));
     return sendPage(reply, <SecretPage pc={pc} channelId={id} endpoint={created} secret={created.secret} rotated={false} />, 201);
   });
 
@@ -166,9 +176,7 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
             <StatusBadge e={endpoint} /> · {endpoint.event_types.join(', ')}
           </p>
           <PostForm pc={pc} action={`${base(id)}/${endpointId}`} submit="Save">
-            <Field name="url" label="URL" type="url" value={endpoint.url} required wide />
-            <Field name="description" label="Description" value={endpoint.description} attrs={{ maxlength: 200 }} />
-            <EventTypeBoxes checked={endpoint.event_types} />
+            <EndpointFields endpoint={endpoint} />
           </PostForm>
         </Card>
         <Card id="deliveries-h" title="Deliveries">
@@ -203,12 +211,7 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
   app.post('/channels/:channelId/webhooks/:endpointId', async (request, reply) => {
     const id = idParam(request, 'channelId');
     const endpointId = idParam(request, 'endpointId');
-    const form = formOf(request);
-    await webhooks.updateEndpointAs(ctx, actorOf(request), id, endpointId, {
-      url: F.text(form, 'url'),
-      description: F.text(form, 'description'),
-      event_types: eventTypesOf(form),
-    });
+    await webhooks.updateEndpointAs(ctx, actorOf(request), id, endpointId, endpointInput(formOf(request)));
     return redirect(reply, `${base(id)}/${endpointId}?notice=saved`);
   });
 
