@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { listEventsFor } from '../catalogue/catalogue-admin.service.js';
 import { formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
@@ -238,6 +238,9 @@ function QueueCard({ q, sessions, sessionName }: { q: QueueFigures; sessions: { 
   );
 }
 
+/** The chart's buckets that the overview's links ask for: per hour with ?interval=hour, else per day. */
+const overviewQuery = (request: FastifyRequest) => ({ interval: (request.query as { interval?: string }).interval === 'hour' ? ('hour' as const) : ('day' as const) });
+
 /** How the dashboard names a waiting-list entry's status (D69). */
 const STATUS_TEXT: Record<string, string> = {
   waiting: 'waiting',
@@ -277,8 +280,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
   app.get('/events/:eventId/sales', async (request, reply) => {
     const pc = pageContext(request, 'sales');
     const eventId = idParam(request, 'eventId');
-    const { interval } = request.query as { interval?: string };
-    const o = await salesOverviewFor(ctx, pc.actor, eventId, { interval: interval === 'hour' ? 'hour' : 'day' });
+    const o = await salesOverviewFor(ctx, pc.actor, eventId, overviewQuery(request));
     return sendPage(
       reply,
       <Page pc={pc} title="Sales overview">
@@ -291,8 +293,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
   app.get('/sessions/:sessionId/sales', async (request, reply) => {
     const pc = pageContext(request, 'sales');
     const sessionId = idParam(request, 'sessionId');
-    const { interval } = request.query as { interval?: string };
-    const { overview: o, seatMap } = await sessionOverviewFor(ctx, pc.actor, sessionId, { interval: interval === 'hour' ? 'hour' : 'day' });
+    const { overview: o, seatMap } = await sessionOverviewFor(ctx, pc.actor, sessionId, overviewQuery(request));
     const session = o.sessions[0]!;
     return sendPage(
       reply,

@@ -103,6 +103,20 @@ function translations(form: F.Form) {
   return { names, descriptions };
 }
 
+/** A session's start and end, typed in the deployment's zone (the new session's form, the session's page). */
+const SessionTimeFields = ({ zone, session }: { zone: string; session?: { start_datetime: string; end_datetime: string | null } }) => (
+  <>
+    <Field name="start_datetime" label={`Starts (${zone} time)`} type="datetime-local" value={isoToZonedInput(session?.start_datetime, zone)} required />
+    <Field name="end_datetime" label={`Ends (${zone} time)`} type="datetime-local" value={isoToZonedInput(session?.end_datetime, zone)} />
+  </>
+);
+
+/** A session's start and end as its forms send them. */
+const sessionTimesOf = (form: F.Form, zone: string) => ({
+  start_datetime: zonedToIso(F.text(form, 'start_datetime'), zone) ?? '',
+  end_datetime: zonedToIso(F.text(form, 'end_datetime'), zone),
+});
+
 /** A rate as its forms send it (new rate, rate row). */
 const rateOf = (form: F.Form) => ({ name: F.text(form, 'name'), price: F.number(form, 'price'), sector_id: F.nullableNumber(form, 'sector_id') });
 
@@ -199,8 +213,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
           />
           <h3>New session</h3>
           <PostForm pc={pc} action={`/admin/events/${id}/sessions`} submit="Add session (draft)">
-            <Field name="start_datetime" label={`Starts (${zone} time)`} type="datetime-local" required />
-            <Field name="end_datetime" label={`Ends (${zone} time)`} type="datetime-local" />
+            <SessionTimeFields zone={zone} />
             <Select name="rates_from_session_id" label="Copy the rates of" options={copyFrom} />
           </PostForm>
           <h3 id="series-h">A series of sessions</h3>
@@ -301,11 +314,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
 
   app.post('/events/:eventId/sessions', async (request, reply) => {
     const form = formOf(request);
-    const tz = ctx.config.timezone;
-    const session = await catalogue.createSessionAs(ctx, actorOf(request), idParam(request, 'eventId'), {
-      start_datetime: zonedToIso(F.text(form, 'start_datetime'), tz) ?? '',
-      end_datetime: zonedToIso(F.text(form, 'end_datetime'), tz),
-    });
+    const session = await catalogue.createSessionAs(ctx, actorOf(request), idParam(request, 'eventId'), sessionTimesOf(form, ctx.config.timezone));
     const from = F.number(form, 'rates_from_session_id');
     if (from !== undefined) await copyRatesAs(ctx, actorOf(request), session.id, from);
     return redirect(reply, `/admin/sessions/${session.id}?notice=created`);
@@ -344,8 +353,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
         </p>
         <Card id="edit-h" title="Details">
           <PostForm pc={pc} action={`/admin/sessions/${id}`} submit="Save session">
-            <Field name="start_datetime" label={`Starts (${zone} time)`} type="datetime-local" value={isoToZonedInput(session.start_datetime, zone)} required />
-            <Field name="end_datetime" label={`Ends (${zone} time)`} type="datetime-local" value={isoToZonedInput(session.end_datetime, zone)} />
+            <SessionTimeFields zone={zone} session={session} />
             <Select name="status" label="Status" options={SESSION_STATUS} selected={session.status} />
             <Field name="max_tickets_per_buyer" label="Max tickets per buyer (empty: no cap)" type="number" value={session.max_tickets_per_buyer} attrs={{ min: 1 }} />
             <Field name="sales_start_at" label={`Sales start (${zone} time; empty: when put on sale)`} type="datetime-local" value={isoToZonedInput(session.sales_start_at, zone)} />
@@ -418,9 +426,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
     const form = formOf(request);
     const id = idParam(request, 'sessionId');
     await catalogue.updateSessionAs(ctx, actorOf(request), id, {
-      // Typed in the deployment's time zone, like the sales window.
-      start_datetime: zonedToIso(F.text(form, 'start_datetime'), ctx.config.timezone) ?? '',
-      end_datetime: zonedToIso(F.text(form, 'end_datetime'), ctx.config.timezone),
+      ...sessionTimesOf(form, ctx.config.timezone),
       status: F.optional(form, 'status') as catalogue.SessionStatus | undefined,
       max_tickets_per_buyer: F.nullableNumber(form, 'max_tickets_per_buyer'),
       // The sales window is typed in the deployment's time zone (D59).
