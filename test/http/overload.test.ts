@@ -1,6 +1,8 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
+import { apiAs } from '../admin/admin-helpers.js';
+import { demoSession } from '../orders/cart-helpers.js';
 import { bearer, buildTestApp, DEMO, isPostgres, type TestApp } from '../helpers.js';
 
 // Overload protection (docs/operations.md "Overload protection"): past the configured event-loop
@@ -52,15 +54,25 @@ describe(`overload: event-loop delay (${isPostgres ? 'PostgreSQL' : 'PGlite'})`,
     // Building the app (the embedded database loading its catalogue) may itself have held the loop.
     expect(await readyWithin()).toBe(200);
     expect((await tokenCall()).status).toBe(200);
+    // A session behind a waiting room: its status polls are answered before Fastify from the second
+    // on (src/modules/queue/queue.polls.ts), but not while the instance refuses work.
+    const queued = await demoSession(t, 1);
+    const salesStart = new Date(Math.ceil(Date.now() / 1000) * 1000 + 10 * 60_000).toISOString();
+    const admin = await apiAs(t, 'overload@taquilla.test');
+    expect((await admin.patch(`/sessions/${queued.sessionId}`, { sales_start_at: salesStart, queue: { enabled: true, admission_per_minute: 60 } })).status).toBe(200);
+    const statusPoll = () => fetch(`${base}/api/queue/v1/sessions/${queued.sessionId}`);
+    expect((await statusPoll()).status).toBe(200);
+    expect((await statusPoll()).status).toBe(200);
 
     await saturate(t.app, 10_000);
     expect(t.app.isOverloaded()).toBe(true);
     const started = performance.now();
-    const [refused, health, ready, metrics] = await Promise.all([
+    const [refused, health, ready, metrics, polled] = await Promise.all([
       tokenCall(),
       fetch(`${base}/healthz`),
       fetch(`${base}/readyz`),
       fetch(`${base}/metrics`, { headers: bearer(METRICS_TOKEN) }),
+      statusPoll(),
     ]);
     const elapsed = performance.now() - started;
 
@@ -80,10 +92,13 @@ describe(`overload: event-loop delay (${isPostgres ? 'PostgreSQL' : 'PGlite'})`,
     expect(await ready.json()).toEqual({ status: 'overloaded' });
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toMatch(/taquilla_http_request_duration_seconds_count\{route="\/api\/sales-channel\/v1\/auth\/token",method="POST",status_class="5xx"\} [1-9]/);
+    expect(polled.status).toBe(503);
+    expect((await polled.json()).code).toBe('overloaded');
 
     // The loop is idle again: within a few sample intervals /readyz and the API answer 200.
     expect(await readyWithin()).toBe(200);
     expect((await tokenCall()).status).toBe(200);
+    expect((await statusPoll()).status).toBe(200);
   });
 });
 

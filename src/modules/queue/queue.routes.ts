@@ -1,12 +1,12 @@
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { ok } from '../../http/envelope.js';
-import { etagMatches } from '../../http/etag.js';
 import { invalidData } from '../../http/errors.js';
 import { buyerCookieId, registerBuyerCookies } from '../../http/buyer-cookie.js';
 import { newChallenge } from './queue.challenge.js';
 import { ChallengeResponse, DrawResponse, JoinBody, JoinResponse, PassBody, PassResponse, QueueParams, QueueStatusQuery, QueueStatusResponse } from './queue.schemas.js';
 import * as queue from './queue.service.js';
+import { pollAnswer, registerPollShortcut, type PollCount } from './queue.polls.js';
 import { allowAnyOrigin } from '../../http/cors.js';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -34,7 +34,7 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // without an access log line per poll (a minute's count instead, and the request metrics).
   await app.register(async (scope) => {
     const polls = scope.withTypeProvider<TypeBoxTypeProvider>();
-    const count = { answered: 0, notModified: 0 };
+    const count: PollCount = { answered: 0, notModified: 0 };
     const summary = setInterval(() => {
       if (count.answered === 0) return;
       app.log.info({ answered: count.answered, not_modified: count.notModified }, 'queue status polls in the last minute');
@@ -42,18 +42,23 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }, 60_000);
     summary.unref();
     polls.addHook('onClose', async () => clearInterval(summary));
-    /** The answer to a poll: 304 when the buyer has this version, else the document (with the ticket's number when it named one). */
+    // Bare polls are answered before Fastify once the route has answered one (queue.polls.ts).
+    const recordHeaders = registerPollShortcut(app, count);
     const answerPoll = (ifNoneMatch: string | undefined, reply: FastifyReply, shared: queue.StatusDocument, number: number | null | undefined) => {
-      const etag = number === undefined ? shared.etag : queue.statusNumberEtag(shared, number);
-      reply.header('etag', etag).header('cache-control', 'public, max-age=1');
-      if (etagMatches(ifNoneMatch, etag)) {
+      const answer = pollAnswer(app.ctx, shared, number, ifNoneMatch);
+      count.answered++;
+      reply.header('etag', answer.etag).header('cache-control', 'public, max-age=1');
+      if (answer.body === null) {
         count.notModified++;
         return reply.status(304).send();
       }
       // Already JSON (Fastify sends a JSON-typed string as it is): the same bytes as the schema's serializer.
-      const tail = number === undefined ? queue.STATUS_DOCUMENT_TAIL : queue.statusNumberTail(number);
-      return reply.type(JSON_UTF8).send(shared.head + queue.statusServerTime(app.ctx) + tail);
+      return reply.type(JSON_UTF8).send(answer.body);
     };
+    polls.addHook('onResponse', (request, reply, done) => {
+      if (reply.statusCode === 200 && (request.query as { ticket_id?: string }).ticket_id === undefined) recordHeaders(reply.getHeaders());
+      done();
+    });
     polls.get(
       '/sessions/:sessionId',
       {
@@ -74,13 +79,11 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const ticketId = request.query.ticket_id;
         const ready = queue.statusDocumentNow(app.ctx, sessionId);
         if (ready !== null && ticketId === undefined) {
-          count.answered++;
           answerPoll(request.headers['if-none-match'], reply, ready, undefined);
           return;
         }
         return (async () => {
           const shared = ready ?? (await queue.buildStatusDocument(app.ctx, sessionId));
-          count.answered++;
           // A buyer of the pre-queue names its ticket until it knows its number (given once drawn).
           const number = ticketId === undefined ? undefined : await queue.statusNumberOf(app.ctx, shared, ticketId);
           return answerPoll(request.headers['if-none-match'], reply, shared, number);
