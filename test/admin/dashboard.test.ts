@@ -263,6 +263,14 @@ describe('catalogue and vouchers through the dashboard', () => {
     const feeId = /action="\/admin\/fees\/(\d+)"/.exec(eventPage.body)![1];
     expect((await client.post(`/admin/fees/${feeId}`, { name: 'Gestión', kind: 'percent', amount: '5' })).statusCode).toBe(303);
     expect((await client.post(`/admin/fees/${feeId}/delete`)).statusCode).toBe(303);
+    // Each form's redirect names a notice the page shows: cancelling the session says what it did.
+    const cancelled = await client.post(`/admin/sessions/${sessionId}/cancel`, { refund: 'on' });
+    expect(cancelled.headers.location).toBe(`/admin/sessions/${sessionId}?notice=cancelled`);
+    const after = await client.get(cancelled.headers.location as string);
+    expect(after.body).toContain('<p class="notice" role="status">Session cancelled: it sells no more, its live carts are ended and its channels are told.</p>');
+    expect(after.body).toContain('<strong>cancelled</strong>');
+    // A name no form sends shows nothing (nor one of Object's own properties).
+    for (const unknown of ['nonsense', 'constructor', 'toString']) expect((await client.get(`/admin/sessions/${sessionId}?notice=${unknown}`)).body).not.toContain('class="notice"');
   });
 
   it('creates and edits a voucher', async () => {

@@ -9,7 +9,8 @@ import { AppError } from '../../src/http/errors.js';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.js';
 import { buildTestApp, DEMO, type TestApp } from '../helpers.js';
-import { apiAs } from '../admin/admin-helpers.js';
+import { account, apiAs } from '../admin/admin-helpers.js';
+import { DashboardClient } from '../admin/dashboard-client.js';
 import { createHeldOrder, orderStatus, paymentStatus } from './fixtures.js';
 
 const WEBHOOK_SECRET = 'whsec_test_portal_secret';
@@ -318,5 +319,18 @@ describe('Stripe refunds (D58)', () => {
     expect(await recorded(paymentId)).toEqual([]);
     expect((await paymentStatus(t, paymentId)).status).toBe('succeeded');
     expect(await queryRows(t.ctx.db, sql`SELECT 1 FROM audit_log WHERE action = 'order.refund' AND target_id = ${before.reference}`)).toEqual([]);
+  });
+
+  // Last in the file: it cancels the demo session the other tests sell.
+  it('cancelling the session with refunds in the dashboard says when Stripe refused one (cancel again to retry)', async () => {
+    const { order } = await paidOrder(REFUSED_INTENT);
+    const [{ session_id: sessionId }] = (await queryRows<{ session_id: number }>(t.ctx.db, sql`SELECT DISTINCT session_id FROM session_seats WHERE order_id = ${order.id}`)) as [{ session_id: number }];
+    await account(t.ctx, 'stripe-dashboard@taquilla.test');
+    const client = new DashboardClient(t.app);
+    expect((await client.login('stripe-dashboard@taquilla.test')).statusCode).toBe(303);
+    const cancelled = await client.post(`/admin/sessions/${sessionId}/cancel`, { refund: 'on' });
+    expect(cancelled.headers.location).toBe(`/admin/sessions/${sessionId}?notice=cancelled_refunds_failed`);
+    expect((await client.get(cancelled.headers.location as string)).body).toContain('<p class="notice" role="status">Session cancelled, but some refunds failed: cancel it again to retry them.</p>');
+    expect((await orderState(order.id)).refunds).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ComponentChildren } from 'preact';
 import * as catalogue from './catalogue-admin.service.js';
-import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, organisersFor, pageContext, redirectWithNotice, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Field, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -173,7 +173,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
     const venueId = F.number(form, 'venue_id');
     const venue = (await catalogue.listVenuesFor(ctx, actor)).find((v) => v.id === venueId);
     const event = await catalogue.createEventAs(ctx, actor, { organiser_id: venue?.organiser_id, venue_id: venueId ?? 0, ...translations(form) });
-    return redirect(reply, `/admin/events/${event.id}?notice=created`);
+    return redirectWithNotice(reply, `/admin/events/${event.id}`, 'created');
   });
 
   /** The event page; `series` carries the series form back with its errors, or its preview. */
@@ -288,7 +288,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
         return sendPage(reply, await eventPage(pc, id, { form, errors: {}, preview: await previewSeriesAs(ctx, pc.actor, id, seriesInput(form)) }));
       }
       await createSeriesAs(ctx, pc.actor, id, seriesInput(form));
-      return redirect(reply, `/admin/events/${id}?notice=series`);
+      return redirectWithNotice(reply, `/admin/events/${id}`, 'series');
     } catch (err) {
       return sendPage(reply, await eventPage(pc, id, { form, errors: refusedFields(err), preview: null }), 422);
     }
@@ -303,13 +303,13 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
       image_url: F.nullable(form, 'image_url'),
       status: F.optional(form, 'status') as catalogue.EventStatus | undefined,
     });
-    return redirect(reply, `/admin/events/${id}?notice=saved`);
+    return redirectWithNotice(reply, `/admin/events/${id}`, 'saved');
   });
 
   app.post('/events/:eventId/publish', async (request, reply) => {
     const id = idParam(request, 'eventId');
     await catalogue.publishEventAs(ctx, actorOf(request), id);
-    return redirect(reply, `/admin/events/${id}?notice=published`);
+    return redirectWithNotice(reply, `/admin/events/${id}`, 'published');
   });
 
   app.post('/events/:eventId/sessions', async (request, reply) => {
@@ -317,14 +317,14 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
     const session = await catalogue.createSessionAs(ctx, actorOf(request), idParam(request, 'eventId'), sessionTimesOf(form, ctx.config.timezone));
     const from = F.number(form, 'rates_from_session_id');
     if (from !== undefined) await copyRatesAs(ctx, actorOf(request), session.id, from);
-    return redirect(reply, `/admin/sessions/${session.id}?notice=created`);
+    return redirectWithNotice(reply, `/admin/sessions/${session.id}`, 'created');
   });
 
   app.post('/events/:eventId/fees', async (request, reply) => {
     const form = formOf(request);
     const id = idParam(request, 'eventId');
     await catalogue.createFeeAs(ctx, actorOf(request), { eventId: id }, feeOf(form));
-    return redirect(reply, `/admin/events/${id}?notice=created`);
+    return redirectWithNotice(reply, `/admin/events/${id}`, 'created');
   });
 
   // ---- sessions, rates, fees
@@ -433,7 +433,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
       ...(form.sales_start_at !== undefined ? { sales_start_at: zonedToIso(F.optional(form, 'sales_start_at'), ctx.config.timezone) } : {}),
       ...(form.sales_end_at !== undefined ? { sales_end_at: zonedToIso(F.optional(form, 'sales_end_at'), ctx.config.timezone) } : {}),
     });
-    return redirect(reply, `/admin/sessions/${id}?notice=saved`);
+    return redirectWithNotice(reply, `/admin/sessions/${id}`, 'saved');
   });
 
   // D60: the waiting room's settings, a form of their own.
@@ -449,7 +449,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
         challenge: F.text(form, 'challenge') as 'none' | 'proof_of_work',
       },
     });
-    return redirect(reply, `/admin/sessions/${id}?notice=saved`);
+    return redirectWithNotice(reply, `/admin/sessions/${id}`, 'saved');
   });
 
   // D74: cancelling ends the live carts at once and tells the channels; this page asks first.
@@ -488,45 +488,45 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
   app.post('/sessions/:sessionId/cancel', async (request, reply) => {
     const form = formOf(request);
     const id = idParam(request, 'sessionId');
-    await cancelSessionAs(ctx, actorOf(request), id, { refund: F.optional(form, 'refund') === 'on' || F.optional(form, 'refund') === 'true' });
-    return redirect(reply, `/admin/sessions/${id}?notice=cancelled`);
+    const cancelled = await cancelSessionAs(ctx, actorOf(request), id, { refund: F.optional(form, 'refund') === 'on' || F.optional(form, 'refund') === 'true' });
+    return redirectWithNotice(reply, `/admin/sessions/${id}`, cancelled.refund_failures.length > 0 ? 'cancelled_refunds_failed' : 'cancelled');
   });
 
   app.post('/sessions/:sessionId/publish', async (request, reply) => {
     const id = idParam(request, 'sessionId');
     await catalogue.publishSessionAs(ctx, actorOf(request), id);
-    return redirect(reply, `/admin/sessions/${id}?notice=published`);
+    return redirectWithNotice(reply, `/admin/sessions/${id}`, 'published');
   });
 
   app.post('/sessions/:sessionId/rates', async (request, reply) => {
     const form = formOf(request);
     const id = idParam(request, 'sessionId');
     await catalogue.createRateAs(ctx, actorOf(request), id, rateOf(form));
-    return redirect(reply, `/admin/sessions/${id}?notice=created`);
+    return redirectWithNotice(reply, `/admin/sessions/${id}`, 'created');
   });
 
   app.post('/sessions/:sessionId/fees', async (request, reply) => {
     const form = formOf(request);
     const id = idParam(request, 'sessionId');
     await catalogue.createFeeAs(ctx, actorOf(request), { sessionId: id }, feeOf(form));
-    return redirect(reply, `/admin/sessions/${id}?notice=created`);
+    return redirectWithNotice(reply, `/admin/sessions/${id}`, 'created');
   });
 
   app.post('/sessions/:sessionId/rates/copy', async (request, reply) => {
     const id = idParam(request, 'sessionId');
     const { added } = await copyRatesAs(ctx, actorOf(request), id, F.number(formOf(request), 'from_session_id') ?? 0);
-    return redirect(reply, `/admin/sessions/${id}?notice=${added.length ? 'rates_copied' : 'rates_none'}`);
+    return redirectWithNotice(reply, `/admin/sessions/${id}`, added.length ? 'rates_copied' : 'rates_none');
   });
 
   app.post('/rates/:rateId/delete', async (request, reply) => {
     const { session_id } = await deleteRateAs(ctx, actorOf(request), idParam(request, 'rateId'));
-    return redirect(reply, `/admin/sessions/${session_id}?notice=deleted`);
+    return redirectWithNotice(reply, `/admin/sessions/${session_id}`, 'deleted');
   });
 
   app.post('/rates/:rateId', async (request, reply) => {
     const form = formOf(request);
     const rate = await catalogue.updateRateAs(ctx, actorOf(request), idParam(request, 'rateId'), rateOf(form));
-    return redirect(reply, `/admin/sessions/${rate.session_id}?notice=saved`);
+    return redirectWithNotice(reply, `/admin/sessions/${rate.session_id}`, 'saved');
   });
 
   const feePage = (fee: catalogue.FeeView) => (fee.session_id ? `/admin/sessions/${fee.session_id}` : `/admin/events/${fee.event_id}`);
@@ -534,7 +534,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
   app.post('/fees/:feeId', async (request, reply) => {
     const form = formOf(request);
     const fee = await catalogue.updateFeeAs(ctx, actorOf(request), idParam(request, 'feeId'), feeOf(form));
-    return redirect(reply, `${feePage(fee)}?notice=saved`);
+    return redirectWithNotice(reply, `${feePage(fee)}`, 'saved');
   });
 
   app.post('/fees/:feeId/delete', async (request, reply) => {
@@ -542,6 +542,6 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
     const id = idParam(request, 'feeId');
     const back = feePage(await catalogue.getFeeFor(ctx, actor, id));
     await catalogue.deleteFeeAs(ctx, actor, id);
-    return redirect(reply, `${back}?notice=deleted`);
+    return redirectWithNotice(reply, `${back}`, 'deleted');
   });
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalidData, schemaErrors } from '../../http/errors.js';
 import { VenueCreate } from './layout.schemas.js';
 import { createLayoutAs, createVenueAs, getLayoutFor, getVenueFor, listLayoutsFor, listVenueViewsFor, type LayoutFormat } from './layouts.service.js';
-import { formOf, idParam, organisersFor, pageContext, redirect, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { formOf, idParam, organisersFor, pageContext, redirectWithNotice, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { Card, chosenOrganiser, Field, PostForm, Select, Table, TextArea } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -91,7 +91,7 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
     } catch (err) {
       return sendPage(reply, await venuesPage(pc, refusedFields(err), form), 422);
     }
-    return redirect(reply, `/admin/venues/${venueId}?notice=created`);
+    return redirectWithNotice(reply, `/admin/venues/${venueId}`, 'created');
   });
 
   async function venuePage(pc: PageContext, venueId: number, errors: Errors = {}, values: F.Form = {}) {
@@ -198,7 +198,7 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
     } catch (err) {
       return sendPage(reply, await venuePage(pc, venueId, refusedFields(err), form), 422);
     }
-    return redirect(reply, `/admin/venues/${venueId}?notice=layout_saved`);
+    return redirectWithNotice(reply, `/admin/venues/${venueId}`, 'layout_saved');
   });
 
   app.get('/venues/:venueId/layouts/:version/download', async (request, reply) => {

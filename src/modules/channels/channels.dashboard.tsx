@@ -5,7 +5,7 @@ import { attachment, XLSX_TYPE } from '../../lib/download.js';
 import { CREDENTIAL_SCOPES, type CredentialScope } from '../../lib/integration-policy.js';
 import type { Actor } from '../../platform/actor.js';
 import { languageChain, pickByLanguage } from '../../platform/i18n.js';
-import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, organisersFor, pageContext, redirectWithNotice, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Checkboxes, chosenOrganiser, Field, OrganiserSelect, PostForm, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -223,7 +223,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
       ...channelFormFields(form),
       event_ids: F.ids(form, 'event_ids'),
     });
-    return redirect(reply, `/admin/channels/${channel.id}?notice=created`);
+    return redirectWithNotice(reply, `/admin/channels/${channel.id}`, 'created');
   });
 
   app.get('/channels/:channelId', async (request, reply) => {
@@ -290,7 +290,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
       },
       event_ids: F.ids(form, 'event_ids'),
     });
-    return redirect(reply, `/admin/channels/${id}?notice=saved`);
+    return redirectWithNotice(reply, `/admin/channels/${id}`, 'saved');
   });
 
   for (const scope of CREDENTIAL_SCOPES) {
@@ -321,7 +321,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
     app.post(`/channels/:channelId/${k.path}/:keyId/revoke`, async (request, reply) => {
       const id = idParam(request, 'channelId');
       await channels.revokeKeyAs(ctx, actorOf(request), id, idParam(request, 'keyId'), scope);
-      return redirect(reply, `/admin/channels/${id}?notice=revoked`);
+      return redirectWithNotice(reply, `/admin/channels/${id}`, 'revoked');
     });
   }
 

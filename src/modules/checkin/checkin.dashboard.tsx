@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
 import * as checkin from './checkin-admin.service.js';
-import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, organisersFor, pageContext, redirectWithNotice, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Checkboxes, chosenOrganiser, Field, OrganiserSelect, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page } from '../admin/dashboard/kit/dashboard.page.js';
@@ -133,7 +133,7 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
       allow_reentry: F.text(form, 'allow_reentry') === '1',
       opens_minutes_before: F.number(form, 'opens_minutes_before'),
     });
-    return redirect(reply, `/admin/checkin/lists/${list.id}?notice=created`);
+    return redirectWithNotice(reply, `/admin/checkin/lists/${list.id}`, 'created');
   });
 
   // The door, live: the page reloads itself every 15 seconds.
@@ -227,6 +227,6 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
 
   app.post('/checkin/devices/:deviceId/revoke', async (request, reply) => {
     await checkin.revokeDeviceAs(ctx, actorOf(request), idParam(request, 'deviceId'));
-    return redirect(reply, '/admin/checkin?notice=device_revoked');
+    return redirectWithNotice(reply, '/admin/checkin', 'device_revoked');
   });
 }

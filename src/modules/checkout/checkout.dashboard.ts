@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { formOf, redirect } from '../admin/dashboard/kit/dashboard.http.js';
+import { formOf, redirectWithNotice } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { refundOrderAs, resendTicketsAs } from './order-actions.service.js';
 
@@ -21,12 +21,12 @@ export default async function checkoutDashboard(app: FastifyInstance): Promise<v
       ticketIds: ticketIds.length ? ticketIds : undefined,
       allowUsed: F.text(form, 'allow_used') === 'true',
     });
-    return redirect(reply, `${orderHref(reference)}?notice=refunded`);
+    return redirectWithNotice(reply, `${orderHref(reference)}`, 'refunded');
   });
 
   app.post('/orders/:reference/resend-tickets', async (request, reply) => {
     const { reference } = request.params as { reference: string };
     await resendTicketsAs(ctx, request.dashboard!.actor, reference);
-    return redirect(reply, `${orderHref(reference)}?notice=resent`);
+    return redirectWithNotice(reply, `${orderHref(reference)}`, 'resent');
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { actorOf, formOf, idParam, organisersFor, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, organisersFor, pageContext, redirectWithNotice, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { Card, chosenOrganiser, Field, OrganiserSelect, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page } from '../admin/dashboard/kit/dashboard.page.js';
@@ -100,7 +100,7 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
     const form = formOf(request);
     const actor = actorOf(request);
     const voucher = await vouchers.createVoucherAs(ctx, actor, { ...voucherInput(form, ctx.config.timezone), organiser_id: chosenOrganiser(form, actor) });
-    return redirect(reply, `/admin/vouchers/${voucher.id}?notice=created`);
+    return redirectWithNotice(reply, `/admin/vouchers/${voucher.id}`, 'created');
   });
 
   app.get('/vouchers/:voucherId', async (request, reply) => {
@@ -125,6 +125,6 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
   app.post('/vouchers/:voucherId', async (request, reply) => {
     const id = idParam(request, 'voucherId');
     await vouchers.updateVoucherAs(ctx, actorOf(request), id, voucherInput(formOf(request), ctx.config.timezone));
-    return redirect(reply, `/admin/vouchers/${id}?notice=saved`);
+    return redirectWithNotice(reply, `/admin/vouchers/${id}`, 'saved');
   });
 }

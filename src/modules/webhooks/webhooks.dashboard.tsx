@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import * as channels from '../channels/channels-admin.service.js';
 import { WEBHOOK_EVENT_TYPES } from './webhooks.outbox.js';
 import * as webhooks from './webhooks.service.js';
-import { actorOf, formOf, idParam, pageContext, redirect, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { actorOf, formOf, idParam, pageContext, redirectWithNotice, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Field, HintLine, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -130,14 +130,14 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
     app.post(`/channels/:channelId/webhooks/:endpointId/${action}`, async (request, reply) => {
       const id = idParam(request, 'channelId');
       await webhooks.updateEndpointAs(ctx, actorOf(request), id, idParam(request, 'endpointId'), { enabled });
-      return redirect(reply, `${base(id)}?notice=saved`);
+      return redirectWithNotice(reply, `${base(id)}`, 'saved');
     });
   }
 
   app.post('/channels/:channelId/webhooks/:endpointId/delete', async (request, reply) => {
     const id = idParam(request, 'channelId');
     await webhooks.deleteEndpointAs(ctx, actorOf(request), id, idParam(request, 'endpointId'));
-    return redirect(reply, `${base(id)}?notice=deleted`);
+    return redirectWithNotice(reply, `${base(id)}`, 'deleted');
   });
 
   app.get('/channels/:channelId/webhooks/:endpointId', async (request, reply) => {
@@ -212,13 +212,13 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
     const id = idParam(request, 'channelId');
     const endpointId = idParam(request, 'endpointId');
     await webhooks.updateEndpointAs(ctx, actorOf(request), id, endpointId, endpointInput(formOf(request)));
-    return redirect(reply, `${base(id)}/${endpointId}?notice=saved`);
+    return redirectWithNotice(reply, `${base(id)}/${endpointId}`, 'saved');
   });
 
   app.post('/channels/:channelId/webhooks/:endpointId/deliveries/:deliveryId/redeliver', async (request, reply) => {
     const id = idParam(request, 'channelId');
     const endpointId = idParam(request, 'endpointId');
     await webhooks.redeliverAs(ctx, actorOf(request), id, endpointId, idParam(request, 'deliveryId'));
-    return redirect(reply, `${base(id)}/${endpointId}?notice=redelivered`);
+    return redirectWithNotice(reply, `${base(id)}/${endpointId}`, 'redelivered');
   });
 }

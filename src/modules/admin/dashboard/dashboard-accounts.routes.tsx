@@ -4,7 +4,7 @@ import { createAccountAs, listAccountsFor, resendInvitationAs, setAccountDisable
 import { INVITATION_TTL_HOURS } from '../invitations.service.js';
 import { createOrganiser, listOrganisersFor, organiserSummariesFor, updateOrganiser } from '../organisers.service.js';
 import { createTokenAs, listTokensFor, revokeTokenAs } from '../tokens-admin.service.js';
-import { actorOf, formOf, idParam, pageContext, redirect, refusedFields, sendPage } from './kit/dashboard.http.js';
+import { actorOf, formOf, idParam, pageContext, redirectWithNotice, refusedFields, sendPage } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
 import { ActionButton, Card, Field, HintLine, PostForm, Select, ShowOnce, Table } from './kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from './kit/dashboard.page.js';
@@ -91,7 +91,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
     } catch (err) {
       return sendPage(reply, await organisersPage(pc, refusedFields(err), form), 422);
     }
-    return redirect(reply, '/admin/organisers?notice=created');
+    return redirectWithNotice(reply, '/admin/organisers', 'created');
   });
 
   app.post('/organisers/:organiserId', async (request, reply) => {
@@ -104,7 +104,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
     } catch (err) {
       return sendPage(reply, await organisersPage(pc, refusedFields(err), form, id), 422);
     }
-    return redirect(reply, '/admin/organisers?notice=saved');
+    return redirectWithNotice(reply, '/admin/organisers', 'saved');
   });
 
   // ---- accounts
@@ -222,7 +222,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
     } catch (err) {
       return sendPage(reply, await accountsPage(pc, refusedFields(err), form), 422);
     }
-    if (!created.invitation) return redirect(reply, '/admin/accounts?notice=created');
+    if (!created.invitation) return redirectWithNotice(reply, '/admin/accounts', 'created');
     return sendPage(reply, invitationPage(pc, created.email, created.invitation, true), 201);
   });
 
@@ -235,7 +235,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
   for (const [action, disabled] of [['disable', true], ['enable', false]] as const) {
     app.post(`/accounts/:userId/${action}`, async (request, reply) => {
       await setAccountDisabledAs(ctx, actorOf(request), idParam(request, 'userId'), disabled);
-      return redirect(reply, `/admin/accounts?notice=${disabled ? 'disabled' : 'enabled'}`);
+      return redirectWithNotice(reply, '/admin/accounts', disabled ? 'disabled' : 'enabled');
     });
   }
 
@@ -315,6 +315,6 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
 
   app.post('/tokens/:tokenId/revoke', async (request, reply) => {
     await revokeTokenAs(ctx, actorOf(request), idParam(request, 'tokenId'));
-    return redirect(reply, '/admin/tokens?notice=token_revoked');
+    return redirectWithNotice(reply, '/admin/tokens', 'token_revoked');
   });
 }

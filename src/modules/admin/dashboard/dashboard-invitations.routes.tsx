@@ -4,7 +4,7 @@ import { AppError } from '../../../http/errors.js';
 import { safeEqual } from '../../../lib/secrets.js';
 import { SESSION_TTL_SECONDS } from '../accounts.service.js';
 import { acceptInvitation, INVITATION_MESSAGES, invitationState } from '../invitations.service.js';
-import { formOf, redirect, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
+import { formOf, redirectWithNotice, sendPage, SESSION_COOKIE } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
 import { Field } from './kit/dashboard.controls.js';
 import { PublicPage } from './kit/dashboard.page.js';
@@ -85,6 +85,6 @@ export default async function invitationsDashboard(app: FastifyInstance): Promis
     }
     reply.clearCookie(FORM_COOKIE, { path: base });
     reply.setCookie(SESSION_COOKIE, sessionId, { path: '/admin', httpOnly: true, sameSite: 'lax', secure, maxAge: SESSION_TTL_SECONDS });
-    return redirect(reply, '/admin/venues?notice=welcome');
+    return redirectWithNotice(reply, '/admin/venues', 'welcome');
   });
 }

@@ -31,7 +31,8 @@ declare module 'fastify' {
   }
 }
 
-const NOTICES: Record<string, string> = {
+/** The confirmations a page shows after a form's redirect (`?notice=`), by name. */
+const NOTICES = {
   created: 'Created.',
   saved: 'Saved.',
   published: 'Published.',
@@ -49,13 +50,18 @@ const NOTICES: Record<string, string> = {
   rates_copied: 'Rates copied.',
   rates_none: 'Nothing copied: this session has a rate of each of those names already.',
   series: 'Sessions created as drafts, with the copied rates; put each on sale from its page.',
-};
+  cancelled: 'Session cancelled: it sells no more, its live carts are ended and its channels are told.',
+  cancelled_refunds_failed: 'Session cancelled, but some refunds failed: cancel it again to retry them.',
+} as const satisfies Record<string, string>;
+
+/** A notice a page can show: redirectWithNotice takes no other name. */
+export type Notice = keyof typeof NOTICES;
 
 /** What every page needs from the request. */
 export function pageContext(request: FastifyRequest, section: PageContext['section']): PageContext {
   const { notice } = request.query as { notice?: string };
   const s = request.dashboard!;
-  return { actor: s.actor, organiserName: s.organiserName, csrfToken: s.csrfToken, section, notice: notice ? (NOTICES[notice] ?? null) : null, timeZone: request.server.ctx.config.timezone };
+  return { actor: s.actor, organiserName: s.organiserName, csrfToken: s.csrfToken, section, notice: notice && Object.hasOwn(NOTICES, notice) ? NOTICES[notice as Notice] : null, timeZone: request.server.ctx.config.timezone };
 }
 
 /** Who made the request: every dashboard route but sign-in runs behind the shell's session hook, which sets it. */
@@ -64,6 +70,8 @@ export const actorOf = (request: FastifyRequest): Actor => request.dashboard!.ac
 /** A whole page (<Page>, <PublicPage>...) as the reply. */
 export const sendPage = (reply: FastifyReply, page: VNode, status = 200) => reply.status(status).type('text/html; charset=utf-8').send(renderDocument(page));
 export const redirect = (reply: FastifyReply, to: string) => reply.redirect(to, 303);
+/** The redirect after a form, to a page that shows `notice` (a path without a query). */
+export const redirectWithNotice = (reply: FastifyReply, to: string, notice: Notice) => redirect(reply, `${to}?notice=${notice}`);
 export const formOf = (request: FastifyRequest) => (request.body ?? {}) as F.Form;
 export const idParam = (request: FastifyRequest, name: string): number => {
   const raw = (request.params as Record<string, string>)[name] ?? '';
