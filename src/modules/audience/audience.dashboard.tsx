@@ -14,6 +14,7 @@ import { eraseBuyer } from './personal-data.service.js';
 import { sessionWaitingListFor } from '../waitinglist/waitinglist.service.js';
 import { BODY_MAX, listSessionMessagesFor, sendSessionMessageAs, SUBJECT_MAX } from './session-messages.service.js';
 import { money } from '../admin/dashboard/kit/dashboard.money.js';
+import { eventName } from '../admin/dashboard/kit/dashboard.names.js';
 
 // The audience pages of the dashboard (D66-D68): the sales overview of each event and of each of
 // its sessions, with charts and the session's seat map as a heat map drawn here as SVG
@@ -264,7 +265,7 @@ export default async function audienceDashboard(app: FastifyInstance): Promise<v
             head={['Event', 'Status', '']}
             rows={events.map((e) => (
               <tr>
-                <td>{e.names.es ?? e.names.en ?? Object.values(e.names)[0] ?? `#${e.id}`}</td>
+                <td>{eventName(e)}</td>
                 <td>{e.status}</td>
                 <td>
                   <a href={`/admin/events/${e.id}/sales`}>Sales overview</a>

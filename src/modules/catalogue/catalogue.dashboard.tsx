@@ -6,6 +6,7 @@ import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Field, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
+import { eventName } from '../admin/dashboard/kit/dashboard.names.js';
 import { cancelSessionAs } from './session-changes.service.js';
 import { copyRatesAs, deleteRateAs, rateSourcesFor, type RateSource } from './session-rates.service.js';
 import { createSeriesAs, MAX_SERIES_SESSIONS, previewSeriesAs, type SeriesDate, type SeriesInput } from './session-series.service.js';
@@ -23,7 +24,6 @@ const FEE_KINDS: [string, string][] = [
   ['fixed', 'fixed amount per ticket'],
   ['percent', 'percentage of the base price'],
 ];
-const eventName = (e: { names: Record<string, string>; id: number }) => e.names.en ?? e.names.es ?? Object.values(e.names)[0] ?? `#${e.id}`;
 
 /** A session to copy rates from, as a picker names it: event, start in the zone, how many rates. */
 const rateSourceOptions = (sources: RateSource[], timeZone: string, except?: number): [string | number, string][] =>

@@ -16,6 +16,7 @@ import { parseReport, salesReport } from '../reports/reports.service.js';
 import * as channels from './channels-admin.service.js';
 import { integrationChecklist, LANGUAGES } from './channels.service.js';
 import { money } from '../admin/dashboard/kit/dashboard.money.js';
+import { eventName } from '../admin/dashboard/kit/dashboard.names.js';
 
 // The channel pages of the dashboard: the channels, one channel's settings, widget and server keys,
 // pre-production checklist, and its sales report. The dashboard shell
@@ -178,7 +179,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
     // A new channel sells the events ticked here (of its organiser: checked by the service).
     const events = await sources.eventsFor(ctx, pc.actor);
     const organiserName = new Map(organisers.map((o) => [o.id, o.name]));
-    const eventOptions = events.map((e) => [e.id, `${Object.values(e.names)[0] ?? e.id} (${e.status}${organiserName.size > 1 ? `, ${organiserName.get(e.organiser_id) ?? e.organiser_id}` : ''})`] as [number, string]);
+    const eventOptions = events.map((e) => [e.id, `${eventName(e)} (${e.status}${organiserName.size > 1 ? `, ${organiserName.get(e.organiser_id) ?? e.organiser_id}` : ''})`] as [number, string]);
     return sendPage(
       reply,
       <Page pc={pc} title="Channels">
@@ -251,7 +252,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
             <Field name="branding_primary_color" label="Primary colour" value={b.primary_color} hint="like #1f4fd1" attrs={{ pattern: '#[0-9a-fA-F]{6}' }} />
             <Field name="branding_accent_color" label="Accent colour" value={b.accent_color} hint="like #0b7a3b" attrs={{ pattern: '#[0-9a-fA-F]{6}' }} />
             <Field name="branding_font_family" label="Font family" value={b.font_family} />
-            <Checkboxes name="event_ids" legend="Events this channel sells" options={events.map((e) => [e.id, `${Object.values(e.names)[0] ?? e.id} (${e.status})`])} checked={channel.event_ids} />
+            <Checkboxes name="event_ids" legend="Events this channel sells" options={events.map((e) => [e.id, `${eventName(e)} (${e.status})`])} checked={channel.event_ids} />
           </PostForm>
         </Card>
         <KeysSection pc={pc} channelId={id} scope="widget" keys={widgetKeys} />
