@@ -28,6 +28,9 @@ export interface PollCount {
   notModified: number;
 }
 
+/** The status document's media type, as the route and the shortcut both send it. */
+export const JSON_UTF8 = 'application/json; charset=utf-8';
+
 /** A bare poll's path, with a session id as the route's schema accepts it written canonically. */
 const BARE_POLL = /^\/api\/queue\/v1\/sessions\/([1-9][0-9]{0,9})$/;
 const MAX_ID = 2_147_483_647;
@@ -69,7 +72,7 @@ export function registerPollShortcut(app: FastifyInstance, count: PollCount): (h
       res.writeHead(304, { ...common, etag: answer.etag });
       res.end();
     } else {
-      res.writeHead(200, { ...common, etag: answer.etag, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.body) });
+      res.writeHead(200, { ...common, etag: answer.etag, 'content-type': JSON_UTF8, 'content-length': Buffer.byteLength(answer.body) });
       res.end(answer.body);
     }
     observe('GET', answer.status, (performance.now() - started) / 1000);

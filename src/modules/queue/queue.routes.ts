@@ -6,10 +6,9 @@ import { buyerCookieId, registerBuyerCookies } from '../../http/buyer-cookie.js'
 import { newChallenge } from './queue.challenge.js';
 import { ChallengeResponse, DrawResponse, JoinBody, JoinResponse, PassBody, PassResponse, QueueParams, QueueStatusQuery, QueueStatusResponse } from './queue.schemas.js';
 import * as queue from './queue.service.js';
-import { pollAnswer, registerPollShortcut, type PollCount } from './queue.polls.js';
+import { JSON_UTF8, pollAnswer, registerPollShortcut, type PollCount } from './queue.polls.js';
 import { allowAnyOrigin } from '../../http/cors.js';
 
-const JSON_UTF8 = 'application/json; charset=utf-8';
 const errors = { 403: Type.Ref('ErrorEnvelope'), 404: Type.Ref('ErrorEnvelope'), 409: Type.Ref('ErrorEnvelope'), 422: Type.Ref('ErrorEnvelope') };
 /**
  * The status polls' log level: no line per poll (one a minute says how many), unless the deployment
