@@ -4,7 +4,7 @@ import { CLI_ACTOR } from '../../platform/actor.js';
 import { createApiToken, createUser } from '../../modules/admin/accounts.service.js';
 import { UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
-import { ID } from './options.js';
+import { idOption } from './options.js';
 
 // Back-office accounts from the operator command line: the first admin is created here.
 
@@ -45,7 +45,7 @@ const promoterCreate = defineCommand({
   summary: "Create a promoter account limited to one organiser's data (without a password, one is generated and shown once)",
   options: {
     email: EMAIL_OPTION,
-    'organiser-id': { type: 'string', required: true, placeholder: '<id>', help: 'the organiser whose data it sees', ...ID },
+    'organiser-id': idOption('the organiser whose data it sees'),
     password: PASSWORD,
     'password-stdin': PASSWORD_STDIN,
   },

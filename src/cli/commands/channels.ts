@@ -13,7 +13,7 @@ import {
 } from '../../modules/channels/channels.service.js';
 import { UsageError } from '../args.js';
 import { defineCommand, defineListCommand } from '../command.js';
-import { ID } from './options.js';
+import { idOption } from './options.js';
 
 // The SPEC's model letters are what people say; the mode names are what the API sends.
 const MODE_BY_LETTER: Record<string, IntegrationMode> = {
@@ -57,7 +57,7 @@ const create = defineCommand({
     },
     name: { type: 'string', required: true, placeholder: '<name>', help: "the channel's display name" },
     mode: { type: 'string', required: true, placeholder: '<A|B|C|D|integration_mode>', help: 'the model letter or the integration_mode name' },
-    'organiser-id': { type: 'string', required: true, placeholder: '<id>', help: 'the organiser whose events it sells (organisers:list)', ...ID },
+    'organiser-id': idOption('the organiser whose events it sells (organisers:list)'),
     'checkout-url': { type: 'string', placeholder: '<url>', help: "the channel's checkout page (required for model B)" },
     'cart-ttl': {
       type: 'string',

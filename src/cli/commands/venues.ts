@@ -6,7 +6,7 @@ import { CLI_ACTOR } from '../../platform/actor.js';
 import { createLayoutAs, createVenueAs, getLayoutFor, listVenueViewsFor } from '../../modules/catalogue/layouts.service.js';
 import { defineCommand, defineListCommand } from '../command.js';
 import { printJson } from '../output.js';
-import { ID } from './options.js';
+import { idOption } from './options.js';
 
 // Venues and their layout versions from the operator command line (D64, docs/venues.md): the same
 // use cases as the admin API, acting as an admin.
@@ -18,7 +18,7 @@ const FORMAT = {
   schema: Type.Union([Type.Literal('taquilla'), Type.Literal('pretix')]),
   problem: 'must be taquilla or pretix',
 } as const;
-const VENUE = { type: 'string', required: true, placeholder: '<id>', help: 'the venue (venues:list)', ...ID } as const;
+const VENUE = idOption('the venue (venues:list)');
 
 const list = defineListCommand({
   name: 'venues:list',
@@ -31,7 +31,7 @@ const create = defineCommand({
   summary: 'Create a venue (then layouts:import gives it a seat map)',
   options: {
     name: { type: 'string', required: true, placeholder: '<name>', help: "the venue's name" },
-    'organiser-id': { type: 'string', required: true, placeholder: '<id>', help: 'the organiser it belongs to (organisers:list)', ...ID },
+    'organiser-id': idOption('the organiser it belongs to (organisers:list)'),
     city: { type: 'string', placeholder: '<city>', help: 'the city' },
     address: { type: 'string', placeholder: '<address>', help: 'the street address' },
   },
@@ -64,7 +64,7 @@ const exportLayout = defineCommand({
   summary: 'Print one layout version as JSON, as a Taquilla layout or a pretix seating plan',
   options: {
     venue: VENUE,
-    version: { type: 'string', required: true, placeholder: '<n>', help: 'the version (1, 2, ...)', ...ID },
+    version: idOption('the version (1, 2, ...)', '<n>'),
     format: FORMAT,
   },
   async run(ctx, { values }) {
