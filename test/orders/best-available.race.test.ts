@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { bearer, buildTestApp, DEMO, isPostgres, serverTokenFor, type TestApp } from '../helpers.js';
-import { demoSession, itemsOf, ordersUrl, type DemoSession, type OrderJson } from './cart-helpers.js';
+import { bearer, DEMO, isPostgres, serverTokenFor } from '../helpers.js';
+import { itemsOf, ordersUrl, raceOnPostgres, type OrderJson, type Race } from './cart-helpers.js';
 
 // D61 under load, PostgreSQL only (PGlite has one connection and serialises every request): 500
 // best-available requests at once on one session, asking for more seats than it has. Choice and
@@ -12,22 +12,12 @@ import { demoSession, itemsOf, ordersUrl, type DemoSession, type OrderJson } fro
 
 const REQUESTS = 500;
 
-let t: TestApp;
-let server: string;
-let s0: DemoSession;
-
-beforeAll(async () => {
-  if (!isPostgres) return;
-  // 500 requests wait for 30 connections: on a loaded test machine longer than the service's 5 s
-  // (D46), which is about a database that does not answer, not the subject here.
-  t = await buildTestApp({ poolSize: 30, connectTimeoutMs: 120_000 });
-  server = await serverTokenFor(t.app, DEMO.d.slug);
-  s0 = await demoSession(t, 0);
-}, 180_000);
-afterAll(() => t?.close());
+// A server token of demo-d. 500 requests wait for 30 connections: on a loaded test machine longer
+// than the service's 5 s (D46), which is about a database that does not answer, not the subject here.
+const race = raceOnPostgres((t) => serverTokenFor(t.app, DEMO.d.slug), { connectTimeoutMs: 120_000 });
 
 /** The longest run of free ordinary seats side by side (unit spacing) in any row of the session. */
-async function longestFreeBlock(): Promise<number> {
+async function longestFreeBlock({ t, s0 }: Race): Promise<number> {
   const seats = await queryRows<{ sector_id: number; row: string; x: number; free: boolean }>(
     t.ctx.db,
     sql`SELECT ss.sector_id, st.row, st.x, (ss.status = 'available' AND NOT st.wheelchair AND NOT st.companion) AS free
@@ -48,6 +38,7 @@ async function longestFreeBlock(): Promise<number> {
 
 describe.skipIf(!isPostgres)('500 parallel best-available requests (PostgreSQL)', () => {
   it('no seat twice, each 201 one block, no 409 while a block of that size remains', async () => {
+    const { t, token: server, s0 } = race();
     const quantities = Array.from({ length: REQUESTS }, (_, i) => 1 + ((i * 7) % 3));
     const started = Date.now();
     const answers = await Promise.all(
@@ -77,7 +68,7 @@ describe.skipIf(!isPostgres)('500 parallel best-available requests (PostgreSQL)'
       expect(res.json().code).toBe('no_seats_together');
       refused.push(quantities[i]!);
     }
-    const longest = await longestFreeBlock();
+    const longest = await longestFreeBlock(race());
     for (const q of refused) expect(q, `a 409 for ${q} seats while a block of ${longest} is free`).toBeGreaterThan(longest);
     const [db] = await queryRows<{ n: number }>(
       t.ctx.db,

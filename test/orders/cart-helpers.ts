@@ -5,8 +5,9 @@ import { queryRows } from '../../src/db/client.js';
 import { createEventAs, createFeeAs, createRateAs, createSessionAs, getSessionFor } from '../../src/modules/catalogue/catalogue-admin.service.js';
 import { linkChannelEvents } from '../../src/modules/channels/channels.repo.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
+import { afterAll, beforeAll } from 'vitest';
 import type { TestApp } from '../helpers.js';
-import { bearer } from '../helpers.js';
+import { bearer, buildTestApp, isPostgres } from '../helpers.js';
 
 export const ordersUrl = (slug: string, lang = 'en') => `/api/sales-channel/v1/${slug}/${lang}/orders`;
 export const orderUrl = (slug: string, token: string, suffix = '', lang = 'en') => `${ordersUrl(slug, lang)}/${token}${suffix}`;
@@ -19,6 +20,34 @@ export interface DemoSession {
   zone: { sectorId: number; capacity: number };
   rates: { general: number; reduced: number };
   prices: { general: number; reduced: number };
+}
+
+/** What a race test plays with: the app, a bearer token for demo-d and the first demo session. */
+export interface Race {
+  t: TestApp;
+  token: string;
+  s0: DemoSession;
+}
+
+/**
+ * A race test's start, on PostgreSQL only (PGlite has one connection and serialises every request):
+ * the app with a pool of 30 connections (`opts` adds to buildTestApp's), the token `tokenOf` makes
+ * and the first demo session. Started in the calling file's beforeAll, closed in its afterAll; the
+ * getter gives it to the file's tests (run them in a `describe.skipIf(!isPostgres)`).
+ */
+export function raceOnPostgres(tokenOf: (t: TestApp) => Promise<string>, opts: Parameters<typeof buildTestApp>[0] = {}): () => Race {
+  let t: TestApp | undefined;
+  let race: Race | undefined;
+  beforeAll(async () => {
+    if (!isPostgres) return;
+    t = await buildTestApp({ poolSize: 30, ...opts });
+    race = { t, token: await tokenOf(t), s0: await demoSession(t, 0) };
+  }, 180_000);
+  afterAll(() => t?.close());
+  return () => {
+    if (!race) throw new Error('no race: it starts on PostgreSQL only, in beforeAll');
+    return race;
+  };
 }
 
 /** The demo catalogue's sessions, in id order (0, 1: the concert; 2: the play). */

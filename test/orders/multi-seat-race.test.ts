@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { bearer, buildTestApp, DEMO, isPostgres, tokenFor, type TestApp } from '../helpers.js';
-import { demoSession, ordersUrl, type DemoSession } from './cart-helpers.js';
+import { bearer, DEMO, isPostgres, tokenFor } from '../helpers.js';
+import { ordersUrl, raceOnPostgres } from './cart-helpers.js';
 
 // D63 under load, PostgreSQL only (PGlite has one connection and serialises every request): 100
 // multi-seat creates in parallel over a small pool of seats, so that most requests overlap. Each
@@ -13,17 +13,8 @@ const REQUESTS = 100;
 const POOL = 40;
 const PER_ORDER = 3;
 
-let t: TestApp;
-let s0: DemoSession;
-let d: string;
-
-beforeAll(async () => {
-  if (!isPostgres) return;
-  t = await buildTestApp({ poolSize: 30 });
-  d = await tokenFor(t.app, DEMO.d.slug, DEMO.d.key);
-  s0 = await demoSession(t, 0);
-}, 180_000);
-afterAll(() => t?.close());
+/** A widget token of demo-d. */
+const race = raceOnPostgres((t) => tokenFor(t.app, DEMO.d.slug, DEMO.d.key));
 
 /** A small deterministic generator, so that a failure replays. */
 function picks(seed: number, n: number, of: number): number[] {
@@ -38,6 +29,7 @@ function picks(seed: number, n: number, of: number): number[] {
 
 describe.skipIf(!isPostgres)('100 parallel multi-seat creates with overlapping seats (PostgreSQL)', () => {
   it('no seat in two live orders; every refusal is a 409 naming a seat of its request; nothing half-held', async () => {
+    const { t, token: d, s0 } = race();
     const pool = s0.seats.slice(0, POOL);
     const requests = Array.from({ length: REQUESTS }, (_, i) => picks(i + 1, PER_ORDER, POOL).map((k) => pool[k]!));
     const answers = await Promise.all(
