@@ -1,5 +1,6 @@
 // The buyer's texts that the widget and the portal (its pages and its script) show alike: the cart,
-// its countdown, the waiting room, the seat picker's words (issue 26: one table, not two copies).
+// its countdown, the waiting room, the seat picker's words, the waiting list's and the wallet buttons
+// (issue 26: one table, not two copies; the ticket e-mail takes the wallet buttons' words too).
 // widget/src/i18n.ts and src/modules/portal/pages/portal.texts.ts spread them into their own tables,
 // which keep only what differs between the two screens. Placeholders are {name}.
 import type { Lang } from './format.js';
@@ -36,6 +37,10 @@ const es = {
   stage: 'Escenario',
   viewCart: 'Ver carrito',
   inclFees: 'gastos de gestión incluidos: {fee}',
+  waitlistTitle: 'Lista de espera',
+  email: 'Correo electrónico',
+  addToAppleWallet: 'Añadir a Apple Wallet',
+  addToGoogleWallet: 'Añadir a Google Wallet',
 } as const;
 
 export type BuyerTextKey = keyof typeof es;
@@ -72,6 +77,10 @@ const en: Record<BuyerTextKey, string> = {
   stage: 'Stage',
   viewCart: 'View cart',
   inclFees: 'incl. {fee} booking fee',
+  waitlistTitle: 'Waiting list',
+  email: 'E-mail',
+  addToAppleWallet: 'Add to Apple Wallet',
+  addToGoogleWallet: 'Add to Google Wallet',
 };
 
 export const buyerTexts: Record<Lang, Record<BuyerTextKey, string>> = { es, en };

@@ -50,9 +50,7 @@ const es = {
   noSeatsTogether: 'No quedan tantas butacas libres juntas. Prueba con menos o elige en el mapa.',
   subtotal: 'Entradas',
   discounts: 'Descuentos',
-  wlTitle: 'Lista de espera',
   wlSoldOut: 'Agotado. Apúntate a la lista de espera: si se liberan entradas, te las guardamos y te avisamos por correo.',
-  wlEmail: 'Correo electrónico',
   wlSector: 'Sector o zona',
   wlAny: 'Cualquiera',
   wlJoin: 'Apuntarme a la lista de espera',
@@ -64,8 +62,6 @@ const es = {
   wlInvalid: 'Revisa los campos marcados.',
   passes: 'Tus entradas en el móvil',
   ticketN: 'Entrada {n}',
-  addApple: 'Añadir a Apple Wallet',
-  addGoogle: 'Añadir a Google Wallet',
 } as const;
 
 export type MessageKey = keyof typeof es;
@@ -118,9 +114,7 @@ const en: Record<MessageKey, string> = {
   noSeatsTogether: 'Not that many free seats side by side. Try fewer, or pick on the map.',
   subtotal: 'Tickets',
   discounts: 'Discounts',
-  wlTitle: 'Waiting list',
   wlSoldOut: 'Sold out. Join the waiting list: if tickets come free, we hold them for you and let you know by e-mail.',
-  wlEmail: 'E-mail',
   wlSector: 'Sector or area',
   wlAny: 'Any',
   wlJoin: 'Join the waiting list',
@@ -132,8 +126,6 @@ const en: Record<MessageKey, string> = {
   wlInvalid: 'Please check the marked fields.',
   passes: 'Your tickets on your phone',
   ticketN: 'Ticket {n}',
-  addApple: 'Add to Apple Wallet',
-  addGoogle: 'Add to Google Wallet',
 };
 
 export type { Lang } from '../../ui/format.js';

@@ -2,6 +2,7 @@ import type { Config } from '../../config.js';
 import { spokenLanguage } from '../../platform/i18n.js';
 import { INTEGRATION_POLICY } from '../../lib/integration-policy.js';
 import { formatMoney, formatDateTime } from '../../platform/i18n.js';
+import { buyerTexts } from '../../../ui/texts.js';
 import { emailDocument, envelopeOf, type OutgoingEmail } from './email-layout.js';
 import { sessionPassedAt, signedOrderUrl, signedTicketUrl, signedWalletUrl, type WalletProvider } from './tickets.links.js';
 import { formatSessionDate, renderTicketPdf } from './tickets.pdf.js';
@@ -47,9 +48,8 @@ export async function composeTicketEmail(config: Config, row: OutboxMessage, tic
     : `Your tickets: ${first.eventName} (order ${first.orderReference})`;
   const validUntil = sessionPassedAt(first.sessionStart, first.sessionEnd);
   // Wallet passes (D70) where the deployment offers them: the order page's signed links, valid as long as the PDFs'.
-  const walletLabels: Record<WalletProvider, string> = es
-    ? { apple: 'Añadir a Apple Wallet', google: 'Añadir a Google Wallet' }
-    : { apple: 'Add to Apple Wallet', google: 'Add to Google Wallet' };
+  const words = buyerTexts[es ? 'es' : 'en'];
+  const walletLabels: Record<WalletProvider, string> = { apple: words.addToAppleWallet, google: words.addToGoogleWallet };
   const wallets = (code: string) =>
     (['apple', 'google'] as const).filter((p) => config.wallet[p] !== null).map((p) => ({ label: walletLabels[p], url: signedWalletUrl(config, p, code, now, validUntil) }));
   const lines = tickets.map((t) => ({ seat: seatText(t, es), url: signedTicketUrl(config, t.code, now, validUntil), code: t.code, wallets: wallets(t.code) }));

@@ -138,13 +138,13 @@ function Passes({ state, t }: { state: WidgetState; t: Translate }) {
             <li key={n}>
               <span>{what}</span>
               {p.apple ? (
-                <a class="wallet" href={p.apple} aria-label={`${t('addApple')}: ${what}`} data-wallet="apple">
-                  {t('addApple')}
+                <a class="wallet" href={p.apple} aria-label={`${t('addToAppleWallet')}: ${what}`} data-wallet="apple">
+                  {t('addToAppleWallet')}
                 </a>
               ) : null}
               {p.google ? (
-                <a class="wallet" href={p.google} aria-label={`${t('addGoogle')}: ${what}`} data-wallet="google">
-                  {t('addGoogle')}
+                <a class="wallet" href={p.google} aria-label={`${t('addToGoogleWallet')}: ${what}`} data-wallet="google">
+                  {t('addToGoogleWallet')}
                 </a>
               ) : null}
             </li>
@@ -263,8 +263,8 @@ function WaitingList({ map, mine, controller, t }: { map: Model; mine: Set<numbe
     } else setError({ notice: answer.notice, fields: answer.fields ?? [] });
   };
   return (
-    <section class="waitlist" aria-label={t('wlTitle')} data-waitlist="">
-      <h3>{t('wlTitle')}</h3>
+    <section class="waitlist" aria-label={t('waitlistTitle')} data-waitlist="">
+      <h3>{t('waitlistTitle')}</h3>
       {all ? <p class="sub">{t('wlSoldOut')}</p> : null}
       {done ? (
         <p role="status" class="notice info" data-waitlist-joined="">
@@ -273,7 +273,7 @@ function WaitingList({ map, mine, controller, t }: { map: Model; mine: Set<numbe
       ) : (
         <form onSubmit={(e) => void submit(e)}>
           <label>
-            {t('wlEmail')}
+            {t('email')}
             <input type="email" required autocomplete="email" value={email} aria-invalid={bad('email')} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
           </label>
           <label>
