@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { TObject } from 'typebox';
 import type { Actor } from '../platform/actor.js';
 import { invalidData } from './errors.js';
-import { IdParam, Text } from './schemas.js';
+import { IdParam, Int32, Text } from './schemas.js';
 
 // The pieces every part of the admin API (/api/admin/v1) shares: the shell's routes
 // (modules/admin/admin.routes.ts) and each module's own admin routes (<module>.admin.routes.ts),
@@ -37,6 +37,15 @@ export const Params = {
   user: Type.Object({ userId: IdParam }),
   fee: Type.Object({ feeId: IdParam }),
   voucher: Type.Object({ voucherId: IdParam }),
+};
+
+/**
+ * A page of an admin list, newest first: the entries before `before_id` (the last id of the
+ * previous page), at most `limit` (50 unless asked, 200 at most). Spread into the list's query.
+ */
+export const pageQuery = {
+  before_id: Type.Optional(IdParam),
+  limit: Type.Optional(Int32({ minimum: 1, maximum: 200, default: 50 })),
 };
 
 /** An order by its reference (the orders and the order actions of the admin API). */

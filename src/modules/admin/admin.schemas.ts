@@ -1,6 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { EmailAddress, Envelope, IdParam, Int32, Nullable, Timestamp } from '../../http/schemas.js';
-import { adminErrors, Params } from '../../http/admin-api.js';
+import { EmailAddress, Envelope, IdParam, Nullable, Timestamp } from '../../http/schemas.js';
+import { adminErrors, pageQuery, Params } from '../../http/admin-api.js';
 
 // TypeBox schemas of the admin shell's own part of the admin API (/api/admin/v1): accounts,
 // organisers and the audit log. Each module's part has its own (<module>.admin.schemas.ts);
@@ -62,10 +62,7 @@ export const Organiser = Type.Object({ id: Type.Integer(), name: Type.String(), 
 
 // ---- audit
 
-export const AuditQuery = Type.Object(
-  { before_id: Type.Optional(Id), limit: Type.Optional(Int32({ minimum: 1, maximum: 200, default: 50 })) },
-  { additionalProperties: false },
-);
+export const AuditQuery = Type.Object(pageQuery, { additionalProperties: false });
 export const AuditEntry = Type.Object({
   id: Type.Integer(),
   user_id: Nullable(Type.Integer()),

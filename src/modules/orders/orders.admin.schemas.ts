@@ -1,5 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { IdParam as Id, Int32, Nullable, Text, Timestamp } from '../../http/schemas.js';
+import { pageQuery } from '../../http/admin-api.js';
+import { IdParam as Id, Nullable, Text, Timestamp } from '../../http/schemas.js';
 
 // TypeBox schemas of the orders part of the admin API (/api/admin/v1): the order lists and one order.
 
@@ -8,9 +9,8 @@ export const OrdersQuery = Type.Object(
     channel_id: Type.Optional(Id),
     status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('cancelled'), Type.Literal('expired')])),
     type: Type.Optional(Type.Union([Type.Literal('purchase'), Type.Literal('refund'), Type.Literal('reservation')])),
-    before_id: Type.Optional(Id),
     search: Type.Optional(Text(200, { description: "The order reference, or part of the buyer's e-mail or name (case-insensitive)" })),
-    limit: Type.Optional(Int32({ minimum: 1, maximum: 200, default: 50 })),
+    ...pageQuery,
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox';
+import { pageQuery } from '../../http/admin-api.js';
 import { IdParam, Int32, Nullable, Text, Timestamp } from '../../http/schemas.js';
 import { httpUrlSchema } from '../../lib/url-rules.js';
 import { WEBHOOK_EVENT_TYPES } from './webhooks.outbox.js';
@@ -82,8 +83,7 @@ export const WebhookAttemptResult = Type.Object({
 export const DeliveriesQuery = Type.Object(
   {
     status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
-    before_id: Type.Optional(IdParam),
-    limit: Type.Optional(Int32({ minimum: 1, maximum: 200, default: 50 })),
+    ...pageQuery,
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { IdParam as Id, Int32, Nullable, Text, Timestamp } from '../../../http/schemas.js';
+import { pageQuery } from '../../../http/admin-api.js';
+import { IdParam as Id, Nullable, Text, Timestamp } from '../../../http/schemas.js';
 
 // TypeBox schemas of the payments part of the admin API (/api/admin/v1/payments).
 
@@ -13,7 +14,7 @@ export const PaymentsQuery = Type.Object(
     ),
     channel_id: Type.Optional(Id),
     before: Type.Optional(Text(80, { description: 'Keyset pagination: payments created before this payment id' })),
-    limit: Type.Optional(Int32({ minimum: 1, maximum: 200, default: 50 })),
+    limit: pageQuery.limit,
   },
   { additionalProperties: false },
 );
