@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { queryRows } from '../../src/db/client.js';
 import { CLI_ACTOR } from '../../src/platform/actor.js';
@@ -91,6 +91,31 @@ export function api(app: FastifyInstance, token: string) {
     post: (url: string, payload?: unknown) => call('POST', url, payload ?? {}),
     patch: (url: string, payload: unknown) => call('PATCH', url, payload),
     del: (url: string) => call('DELETE', url),
+  };
+}
+
+/** The admin API's calls, as api() makes them. */
+export type AdminApi = ReturnType<typeof api>;
+
+/**
+ * The admin API as a new account `email` (an admin; with `organiserId` a promoter of it) for a test
+ * file: the account is made in a beforeAll registered here, so call this after the file's app is
+ * registered (appTest); the calls work in the file's later hooks and in its tests.
+ */
+export function adminApiForFile(app: () => { ctx: AppContext; app: FastifyInstance }, email: string, organiserId?: number): AdminApi {
+  let admin: AdminApi | undefined;
+  beforeAll(async () => {
+    admin = await apiAs(app(), email, organiserId);
+  });
+  const started = () => {
+    if (!admin) throw new Error(`no admin API for ${email} yet: it is made in beforeAll`);
+    return admin;
+  };
+  return {
+    get: (url) => started().get(url),
+    post: (url, payload) => started().post(url, payload),
+    patch: (url, payload) => started().patch(url, payload),
+    del: (url) => started().del(url),
   };
 }
 

@@ -4,7 +4,7 @@ import { readXlsx } from '../spreadsheet-helpers.js';
 import { beforeAll, describe, expect } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { appTest, type TestApp } from '../helpers.js';
-import { account, api, apiAs, PASSWORD } from '../admin/admin-helpers.js';
+import { account, adminApiForFile, apiAs, PASSWORD, type AdminApi } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { createPendingOrder } from '../checkout/fixtures.js';
 import { flashSaleCatalogue } from '../../bench/bench-catalogue.js';
@@ -15,8 +15,8 @@ import { forgetTokens, sell, type Sale } from './audience-fixtures.js';
 // two channels, numbered seats and an unnumbered zone.
 
 const { it, app } = appTest();
-let admin: ReturnType<typeof api>;
-let promoterB: ReturnType<typeof api>;
+const admin = adminApiForFile(app, 'root@taquilla.test');
+let promoterB: AdminApi;
 let eventId: number;
 let sessionId: number;
 let two: Sale;
@@ -26,7 +26,6 @@ let zone: Sale;
 beforeAll(async () => {
   const t = app();
   forgetTokens();
-  admin = await apiAs(t, 'root@taquilla.test');
   const [org] = await queryRows<{ id: number }>(t.ctx.db, sql`INSERT INTO organisers (name, created_at) VALUES ('Otra', now()) RETURNING id`);
   promoterB = await apiAs(t, 'promoter-b@taquilla.test', org!.id);
   // Session 2 of the demo (index 1): nothing else in this file sells it.

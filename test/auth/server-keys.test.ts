@@ -5,7 +5,7 @@ import type { CliContext } from '../../src/cli/context.js';
 import { queryRows } from '../../src/db/client.js';
 import { importCatalogue } from '../../src/modules/catalogue/import.service.js';
 import { sha256 } from '../../src/lib/secrets.js';
-import { account, api, apiAs } from '../admin/admin-helpers.js';
+import { account, adminApiForFile, apiAs } from '../admin/admin-helpers.js';
 import { DashboardClient } from '../admin/dashboard-client.js';
 import { appTest, bearer, expectRefused, serverTokenFor, tokenFor } from '../helpers.js';
 
@@ -13,12 +13,11 @@ import { appTest, bearer, expectRefused, serverTokenFor, tokenFor } from '../hel
 // command line; the import takes fixed ones for demo and test data (D43).
 
 const { it, app } = appTest();
-let admin: ReturnType<typeof api>;
+const admin = adminApiForFile(app, 'keys-admin@taquilla.test');
 let channelId: number;
 
 beforeAll(async () => {
   const t = app();
-  admin = await apiAs(t, 'keys-admin@taquilla.test');
   const [row] = await queryRows<{ id: number }>(t.ctx.db, sql`SELECT id FROM sales_channels WHERE slug = 'demo-d'`);
   channelId = row!.id;
 }, 180_000);

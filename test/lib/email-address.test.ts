@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, vi } from 'vitest';
 import { runCli } from '../../src/cli/index.js';
 import { queryRows } from '../../src/db/client.js';
 import { EMAIL_MAX_LENGTH, emailProblem } from '../../src/lib/email-address.js';
-import { api, apiAs } from '../admin/admin-helpers.js';
+import { adminApiForFile } from '../admin/admin-helpers.js';
 import { buyer, confirmUrl, createPendingOrder } from '../checkout/fixtures.js';
 import { appTest, bearer, DEMO, serverTokenFor } from '../helpers.js';
 import { createHeldOrder } from '../portal/fixtures.js';
@@ -12,12 +12,11 @@ import { createHeldOrder } from '../portal/fixtures.js';
 // boundaries give the same answer whether the route schema or the service applies the rule.
 
 const { it, app } = appTest();
-let admin: ReturnType<typeof api>;
+const admin = adminApiForFile(app, 'root@taquilla.test');
 let serverToken: string;
 
 beforeAll(async () => {
   const t = app();
-  admin = await apiAs(t, 'root@taquilla.test');
   serverToken = await serverTokenFor(t.app, DEMO.d.slug, DEMO.d.serverKey);
 }, 180_000);
 
