@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { apiAs } from '../admin/admin-helpers.js';
 import { demoSession } from '../orders/cart-helpers.js';
+import { queryRows } from '../../src/db/client.js';
 import { bearer, buildTestApp, DEMO, isPostgres, type TestApp } from '../helpers.js';
 
 // Overload protection (docs/operations.md "Overload protection"): past the configured event-loop
@@ -11,18 +12,32 @@ import { bearer, buildTestApp, DEMO, isPostgres, type TestApp } from '../helpers
 const METRICS_TOKEN = 'metrics-token-of-the-overload-test';
 
 /**
- * Saturates this process's event loop (the app runs in it) the way a surge does: turns of 100 ms
- * of work one after another, until the app reports pressure (at most `maxMs`).
+ * Holds this process's event loop (the app runs in it) the way a surge does: turns of 200 ms of
+ * work one after another, serving what waits between them, until `done()` (at most `maxMs`).
  */
-async function saturate(app: TestApp['app'], maxMs: number): Promise<void> {
+async function busyTurns(done: () => boolean, maxMs: number): Promise<void> {
   const end = Date.now() + maxMs;
-  while (!app.isOverloaded() && Date.now() < end) {
-    const turn = Date.now() + 100;
+  while (!done() && Date.now() < end) {
+    const turn = Date.now() + 200;
     while (Date.now() < turn) {
       // busy: one long turn of the loop
     }
     await yieldToLoop();
   }
+}
+
+/**
+ * The answer of `call` once the instance takes work: the set-up and the recovery are not what is
+ * tested, and on a busy test machine the loop's own lag can pass the threshold for a second.
+ */
+async function served<T extends { status: number }>(call: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  let answer = await call();
+  while (answer.status === 503 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    answer = await call();
+  }
+  return answer;
 }
 
 const tokenBody = JSON.stringify({ sales_channel_slug: DEMO.a.slug, widget_key: DEMO.a.key });
@@ -31,7 +46,7 @@ describe(`overload: event-loop delay (${isPostgres ? 'PostgreSQL' : 'PGlite'})`,
   let t: TestApp;
   let base: string;
   beforeAll(async () => {
-    t = await buildTestApp({ env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '40', OVERLOAD_RETRY_AFTER_SECONDS: '3', METRICS_TOKEN } });
+    t = await buildTestApp({ env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '100', OVERLOAD_RETRY_AFTER_SECONDS: '3', METRICS_TOKEN } });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   }, 120_000);
@@ -53,28 +68,36 @@ describe(`overload: event-loop delay (${isPostgres ? 'PostgreSQL' : 'PGlite'})`,
   it('answers 503 overloaded with Retry-After at once, keeps /healthz and /metrics, reports it on /readyz, then recovers', async () => {
     // Building the app (the embedded database loading its catalogue) may itself have held the loop.
     expect(await readyWithin()).toBe(200);
-    expect((await tokenCall()).status).toBe(200);
+    expect((await served(tokenCall)).status).toBe(200);
     // A session behind a waiting room: its status polls are answered before Fastify from the second
     // on (src/modules/queue/queue.polls.ts), but not while the instance refuses work.
     const queued = await demoSession(t, 1);
     const salesStart = new Date(Math.ceil(Date.now() / 1000) * 1000 + 10 * 60_000).toISOString();
     const admin = await apiAs(t, 'overload@taquilla.test');
-    expect((await admin.patch(`/sessions/${queued.sessionId}`, { sales_start_at: salesStart, queue: { enabled: true, admission_per_minute: 60 } })).status).toBe(200);
+    const opened = await served(() => admin.patch(`/sessions/${queued.sessionId}`, { sales_start_at: salesStart, queue: { enabled: true, admission_per_minute: 60 } }));
+    expect(opened.status).toBe(200);
     const statusPoll = () => fetch(`${base}/api/queue/v1/sessions/${queued.sessionId}`);
-    expect((await statusPoll()).status).toBe(200);
-    expect((await statusPoll()).status).toBe(200);
+    expect((await served(statusPoll)).status).toBe(200);
+    expect((await served(statusPoll)).status).toBe(200);
+    const tokens = async () => (await queryRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM access_tokens`))[0]!.n;
+    const tokensBefore = await tokens();
 
-    await saturate(t.app, 10_000);
+    await busyTurns(() => t.app.isOverloaded(), 10_000);
     expect(t.app.isOverloaded()).toBe(true);
-    const started = performance.now();
-    const [refused, health, ready, metrics, polled] = await Promise.all([
+    // The surge goes on while the requests are answered between its turns: the measure is a mean
+    // over each second, and a second of calm in the middle would end the overload.
+    let answered = false;
+    const requests = Promise.all([
       tokenCall(),
       fetch(`${base}/healthz`),
       fetch(`${base}/readyz`),
       fetch(`${base}/metrics`, { headers: bearer(METRICS_TOKEN) }),
       statusPoll(),
-    ]);
-    const elapsed = performance.now() - started;
+    ]).finally(() => {
+      answered = true;
+    });
+    await busyTurns(() => answered, 20_000);
+    const [refused, health, ready, metrics, polled] = await requests;
 
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('3');
@@ -84,8 +107,8 @@ describe(`overload: event-loop delay (${isPostgres ? 'PostgreSQL' : 'PGlite'})`,
       code: 'overloaded',
       message: 'The service is overloaded; retry shortly',
     });
-    // Refused before any work: no database, no validation (a busy test machine still answers in well under a second).
-    expect(elapsed).toBeLessThan(1_000);
+    // Refused before any work: no token was issued.
+    expect(await tokens()).toBe(tokensBefore);
     expect(health.status).toBe(200);
     expect(ready.status).toBe(503);
     expect(ready.headers.get('retry-after')).toBe('3');
@@ -97,8 +120,9 @@ describe(`overload: event-loop delay (${isPostgres ? 'PostgreSQL' : 'PGlite'})`,
 
     // The loop is idle again: within a few sample intervals /readyz and the API answer 200.
     expect(await readyWithin()).toBe(200);
-    expect((await tokenCall()).status).toBe(200);
-    expect((await statusPoll()).status).toBe(200);
+    expect((await served(tokenCall)).status).toBe(200);
+    expect((await served(statusPoll)).status).toBe(200);
+    expect(await tokens()).toBe(tokensBefore + 1);
   });
 });
 
