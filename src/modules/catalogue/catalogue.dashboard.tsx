@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ComponentChildren } from 'preact';
 import * as catalogue from './catalogue-admin.service.js';
-import { actorOf, formOf, idParam, organisersFor, pageContext, redirectWithNotice, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { formOf, formPost, idParam, organisersFor, pageContext, redirectWithNotice, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
-import { ActionButton, Card, Field, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
+import { ActionButton, Card, type Choices, Field, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
 import { when } from '../admin/dashboard/kit/dashboard.time.js';
 import { eventName } from '../admin/dashboard/kit/dashboard.names.js';
@@ -20,10 +20,7 @@ import { isoToZonedInput, zonedToIso } from '../../lib/zoned-time.js';
 const LANGS = ['es', 'en'] as const;
 const EVENT_STATUS = catalogue.EVENT_STATUSES.map((s) => [s, s] as [string, string]);
 const SESSION_STATUS = catalogue.SESSION_STATUSES.map((s) => [s, s] as [string, string]);
-const FEE_KINDS: [string, string][] = [
-  ['fixed', 'fixed amount per ticket'],
-  ['percent', 'percentage of the base price'],
-];
+const FEE_KINDS: Choices = { fixed: 'fixed amount per ticket', percent: 'percentage of the base price' };
 
 /** A session to copy rates from, as a picker names it: event, start in the zone, how many rates. */
 const rateSourceOptions = (sources: RateSource[], timeZone: string, except?: number): [string | number, string][] =>
@@ -66,7 +63,7 @@ function FeeRows({ pc, fees }: { pc: PageContext; fees: catalogue.FeeView[] }) {
       rows={fees.map((f) => (
         <EditRow pc={pc} record={`fee ${f.name}`} action={`/admin/fees/${f.id}`} span={3}>
           <Field name="name" label="Name" value={f.name} required />
-          <Select name="kind" label="Kind" options={FEE_KINDS} selected={f.kind} />
+          <Select name="kind" label="Kind" choices={FEE_KINDS} selected={f.kind} />
           <Field name="amount" label="Amount" type="number" value={f.amount} attrs={{ step: '0.01', min: 0 }} />
         </EditRow>
       ))}
@@ -77,7 +74,7 @@ function FeeRows({ pc, fees }: { pc: PageContext; fees: catalogue.FeeView[] }) {
 const NewFeeForm = ({ pc, action }: { pc: PageContext; action: string }) => (
   <PostForm pc={pc} action={action} submit="Add fee">
     <Field name="name" label="Fee name" required />
-    <Select name="kind" label="Kind" options={FEE_KINDS} />
+    <Select name="kind" label="Kind" choices={FEE_KINDS} />
     <Field name="amount" label="Amount" type="number" required hint="currency amount, or % for percent" attrs={{ step: '0.01', min: 0 }} />
   </PostForm>
 );
@@ -167,13 +164,11 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
     );
   });
 
-  app.post('/events', async (request, reply) => {
-    const form = formOf(request);
-    const actor = actorOf(request);
+  formPost(app, '/events', async (form, actor) => {
     const venueId = F.number(form, 'venue_id');
     const venue = (await catalogue.listVenuesFor(ctx, actor)).find((v) => v.id === venueId);
     const event = await catalogue.createEventAs(ctx, actor, { organiser_id: venue?.organiser_id, venue_id: venueId ?? 0, ...translations(form) });
-    return redirectWithNotice(reply, `/admin/events/${event.id}`, 'created');
+    return [`/admin/events/${event.id}`, 'created'];
   });
 
   /** The event page; `series` carries the series form back with its errors, or its preview. */
@@ -225,16 +220,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
             <Csrf pc={pc} />
             <Field name="start_date" label="First day" type="date" required value={F.text(v, 'start_date')} errors={e.start_date} />
             <Field name="time" label={`Time (${zone})`} type="time" required value={F.text(v, 'time')} errors={e.time} />
-            <Select
-              name="repeat"
-              label="Repeat"
-              options={[
-                ['weekly', 'every week'],
-                ['daily', 'every day'],
-              ]}
-              selected={F.text(v, 'repeat') || 'weekly'}
-              errors={e.repeat}
-            />
+            <Select name="repeat" label="Repeat" choices={{ weekly: 'every week', daily: 'every day' }} selected={F.text(v, 'repeat') || 'weekly'} errors={e.repeat} />
             <Field name="count" label="How many sessions" type="number" required value={F.text(v, 'count')} errors={e.count} attrs={{ min: 1, max: MAX_SERIES_SESSIONS }} />
             <Field name="duration_minutes" label="Duration in minutes (empty: no end)" type="number" value={F.text(v, 'duration_minutes')} errors={e.duration_minutes} attrs={{ min: 1 }} />
             <Select name="rates_from_session_id" label="Copy the rates of" options={copyFrom} selected={F.text(v, 'rates_from_session_id')} errors={e.rates_from_session_id} />
@@ -294,37 +280,34 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
     }
   });
 
-  app.post('/events/:eventId', async (request, reply) => {
-    const form = formOf(request);
+  formPost(app, '/events/:eventId', async (form, actor, request) => {
     const id = idParam(request, 'eventId');
-    await catalogue.updateEventAs(ctx, actorOf(request), id, {
+    await catalogue.updateEventAs(ctx, actor, id, {
       ...translations(form),
       default_lang: F.optional(form, 'default_lang'),
       image_url: F.nullable(form, 'image_url'),
       status: F.optional(form, 'status') as catalogue.EventStatus | undefined,
     });
-    return redirectWithNotice(reply, `/admin/events/${id}`, 'saved');
+    return [`/admin/events/${id}`, 'saved'];
   });
 
-  app.post('/events/:eventId/publish', async (request, reply) => {
+  formPost(app, '/events/:eventId/publish', async (form, actor, request) => {
     const id = idParam(request, 'eventId');
-    await catalogue.publishEventAs(ctx, actorOf(request), id);
-    return redirectWithNotice(reply, `/admin/events/${id}`, 'published');
+    await catalogue.publishEventAs(ctx, actor, id);
+    return [`/admin/events/${id}`, 'published'];
   });
 
-  app.post('/events/:eventId/sessions', async (request, reply) => {
-    const form = formOf(request);
-    const session = await catalogue.createSessionAs(ctx, actorOf(request), idParam(request, 'eventId'), sessionTimesOf(form, ctx.config.timezone));
+  formPost(app, '/events/:eventId/sessions', async (form, actor, request) => {
+    const session = await catalogue.createSessionAs(ctx, actor, idParam(request, 'eventId'), sessionTimesOf(form, ctx.config.timezone));
     const from = F.number(form, 'rates_from_session_id');
-    if (from !== undefined) await copyRatesAs(ctx, actorOf(request), session.id, from);
-    return redirectWithNotice(reply, `/admin/sessions/${session.id}`, 'created');
+    if (from !== undefined) await copyRatesAs(ctx, actor, session.id, from);
+    return [`/admin/sessions/${session.id}`, 'created'];
   });
 
-  app.post('/events/:eventId/fees', async (request, reply) => {
-    const form = formOf(request);
+  formPost(app, '/events/:eventId/fees', async (form, actor, request) => {
     const id = idParam(request, 'eventId');
-    await catalogue.createFeeAs(ctx, actorOf(request), { eventId: id }, feeOf(form));
-    return redirectWithNotice(reply, `/admin/events/${id}`, 'created');
+    await catalogue.createFeeAs(ctx, actor, { eventId: id }, feeOf(form));
+    return [`/admin/events/${id}`, 'created'];
   });
 
   // ---- sessions, rates, fees
@@ -374,15 +357,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
             <Field name="admission_per_minute" label="Buyers let in per minute" type="number" value={queue?.admission_per_minute ?? ''} attrs={{ min: 1 }} />
             <Field name="pass_ttl_seconds" label="Pass time (seconds)" type="number" value={queue?.pass_ttl_seconds ?? 600} attrs={{ min: 60 }} />
             <Field name="opens_minutes_before" label="Pre-queue opens (minutes before the sales start)" type="number" value={queue?.opens_minutes_before ?? 30} attrs={{ min: 0 }} />
-            <Select
-              name="challenge"
-              label="Check at join"
-              options={[
-                ['none', 'none'],
-                ['proof_of_work', "proof of work (a second of the browser's work)"],
-              ]}
-              selected={queue?.challenge ?? 'none'}
-            />
+            <Select name="challenge" label="Check at join" choices={{ none: 'none', proof_of_work: "proof of work (a second of the browser's work)" }} selected={queue?.challenge ?? 'none'} />
           </PostForm>
         </Card>
         <Card id="rates-h" title="Rates">
@@ -422,10 +397,9 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
     );
   });
 
-  app.post('/sessions/:sessionId', async (request, reply) => {
-    const form = formOf(request);
+  formPost(app, '/sessions/:sessionId', async (form, actor, request) => {
     const id = idParam(request, 'sessionId');
-    await catalogue.updateSessionAs(ctx, actorOf(request), id, {
+    await catalogue.updateSessionAs(ctx, actor, id, {
       ...sessionTimesOf(form, ctx.config.timezone),
       status: F.optional(form, 'status') as catalogue.SessionStatus | undefined,
       max_tickets_per_buyer: F.nullableNumber(form, 'max_tickets_per_buyer'),
@@ -433,14 +407,13 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
       ...(form.sales_start_at !== undefined ? { sales_start_at: zonedToIso(F.optional(form, 'sales_start_at'), ctx.config.timezone) } : {}),
       ...(form.sales_end_at !== undefined ? { sales_end_at: zonedToIso(F.optional(form, 'sales_end_at'), ctx.config.timezone) } : {}),
     });
-    return redirectWithNotice(reply, `/admin/sessions/${id}`, 'saved');
+    return [`/admin/sessions/${id}`, 'saved'];
   });
 
   // D60: the waiting room's settings, a form of their own.
-  app.post('/sessions/:sessionId/queue', async (request, reply) => {
-    const form = formOf(request);
+  formPost(app, '/sessions/:sessionId/queue', async (form, actor, request) => {
     const id = idParam(request, 'sessionId');
-    await catalogue.updateSessionAs(ctx, actorOf(request), id, {
+    await catalogue.updateSessionAs(ctx, actor, id, {
       queue: {
         enabled: F.optional(form, 'enabled') === 'on',
         admission_per_minute: F.number(form, 'admission_per_minute'),
@@ -449,7 +422,7 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
         challenge: F.text(form, 'challenge') as 'none' | 'proof_of_work',
       },
     });
-    return redirectWithNotice(reply, `/admin/sessions/${id}`, 'saved');
+    return [`/admin/sessions/${id}`, 'saved'];
   });
 
   // D74: cancelling ends the live carts at once and tells the channels; this page asks first.
@@ -485,63 +458,57 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
     );
   });
 
-  app.post('/sessions/:sessionId/cancel', async (request, reply) => {
-    const form = formOf(request);
+  formPost(app, '/sessions/:sessionId/cancel', async (form, actor, request) => {
     const id = idParam(request, 'sessionId');
-    const cancelled = await cancelSessionAs(ctx, actorOf(request), id, { refund: F.optional(form, 'refund') === 'on' || F.optional(form, 'refund') === 'true' });
-    return redirectWithNotice(reply, `/admin/sessions/${id}`, cancelled.refund_failures.length > 0 ? 'cancelled_refunds_failed' : 'cancelled');
+    const cancelled = await cancelSessionAs(ctx, actor, id, { refund: F.optional(form, 'refund') === 'on' || F.optional(form, 'refund') === 'true' });
+    return [`/admin/sessions/${id}`, cancelled.refund_failures.length > 0 ? 'cancelled_refunds_failed' : 'cancelled'];
   });
 
-  app.post('/sessions/:sessionId/publish', async (request, reply) => {
+  formPost(app, '/sessions/:sessionId/publish', async (form, actor, request) => {
     const id = idParam(request, 'sessionId');
-    await catalogue.publishSessionAs(ctx, actorOf(request), id);
-    return redirectWithNotice(reply, `/admin/sessions/${id}`, 'published');
+    await catalogue.publishSessionAs(ctx, actor, id);
+    return [`/admin/sessions/${id}`, 'published'];
   });
 
-  app.post('/sessions/:sessionId/rates', async (request, reply) => {
-    const form = formOf(request);
+  formPost(app, '/sessions/:sessionId/rates', async (form, actor, request) => {
     const id = idParam(request, 'sessionId');
-    await catalogue.createRateAs(ctx, actorOf(request), id, rateOf(form));
-    return redirectWithNotice(reply, `/admin/sessions/${id}`, 'created');
+    await catalogue.createRateAs(ctx, actor, id, rateOf(form));
+    return [`/admin/sessions/${id}`, 'created'];
   });
 
-  app.post('/sessions/:sessionId/fees', async (request, reply) => {
-    const form = formOf(request);
+  formPost(app, '/sessions/:sessionId/fees', async (form, actor, request) => {
     const id = idParam(request, 'sessionId');
-    await catalogue.createFeeAs(ctx, actorOf(request), { sessionId: id }, feeOf(form));
-    return redirectWithNotice(reply, `/admin/sessions/${id}`, 'created');
+    await catalogue.createFeeAs(ctx, actor, { sessionId: id }, feeOf(form));
+    return [`/admin/sessions/${id}`, 'created'];
   });
 
-  app.post('/sessions/:sessionId/rates/copy', async (request, reply) => {
+  formPost(app, '/sessions/:sessionId/rates/copy', async (form, actor, request) => {
     const id = idParam(request, 'sessionId');
-    const { added } = await copyRatesAs(ctx, actorOf(request), id, F.number(formOf(request), 'from_session_id') ?? 0);
-    return redirectWithNotice(reply, `/admin/sessions/${id}`, added.length ? 'rates_copied' : 'rates_none');
+    const { added } = await copyRatesAs(ctx, actor, id, F.number(form, 'from_session_id') ?? 0);
+    return [`/admin/sessions/${id}`, added.length ? 'rates_copied' : 'rates_none'];
   });
 
-  app.post('/rates/:rateId/delete', async (request, reply) => {
-    const { session_id } = await deleteRateAs(ctx, actorOf(request), idParam(request, 'rateId'));
-    return redirectWithNotice(reply, `/admin/sessions/${session_id}`, 'deleted');
+  formPost(app, '/rates/:rateId/delete', async (form, actor, request) => {
+    const { session_id } = await deleteRateAs(ctx, actor, idParam(request, 'rateId'));
+    return [`/admin/sessions/${session_id}`, 'deleted'];
   });
 
-  app.post('/rates/:rateId', async (request, reply) => {
-    const form = formOf(request);
-    const rate = await catalogue.updateRateAs(ctx, actorOf(request), idParam(request, 'rateId'), rateOf(form));
-    return redirectWithNotice(reply, `/admin/sessions/${rate.session_id}`, 'saved');
+  formPost(app, '/rates/:rateId', async (form, actor, request) => {
+    const rate = await catalogue.updateRateAs(ctx, actor, idParam(request, 'rateId'), rateOf(form));
+    return [`/admin/sessions/${rate.session_id}`, 'saved'];
   });
 
   const feePage = (fee: catalogue.FeeView) => (fee.session_id ? `/admin/sessions/${fee.session_id}` : `/admin/events/${fee.event_id}`);
 
-  app.post('/fees/:feeId', async (request, reply) => {
-    const form = formOf(request);
-    const fee = await catalogue.updateFeeAs(ctx, actorOf(request), idParam(request, 'feeId'), feeOf(form));
-    return redirectWithNotice(reply, `${feePage(fee)}`, 'saved');
+  formPost(app, '/fees/:feeId', async (form, actor, request) => {
+    const fee = await catalogue.updateFeeAs(ctx, actor, idParam(request, 'feeId'), feeOf(form));
+    return [feePage(fee), 'saved'];
   });
 
-  app.post('/fees/:feeId/delete', async (request, reply) => {
-    const actor = actorOf(request);
+  formPost(app, '/fees/:feeId/delete', async (form, actor, request) => {
     const id = idParam(request, 'feeId');
     const back = feePage(await catalogue.getFeeFor(ctx, actor, id));
     await catalogue.deleteFeeAs(ctx, actor, id);
-    return redirectWithNotice(reply, `${back}`, 'deleted');
+    return [back, 'deleted'];
   });
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalidData, schemaErrors } from '../../http/errors.js';
 import { VenueCreate } from './layout.schemas.js';
 import { createLayoutAs, createVenueAs, getLayoutFor, getVenueFor, listLayoutsFor, listVenueViewsFor, type LayoutFormat } from './layouts.service.js';
-import { formOf, idParam, organisersFor, pageContext, redirectWithNotice, refusedFields, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { formPost, idParam, organisersFor, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { Card, chosenOrganiser, Field, PostForm, Select, Table, TextArea } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -14,10 +14,7 @@ import { when } from '../admin/dashboard/kit/dashboard.time.js';
 
 /** As the admin API's layout body (venues.routes.ts): a 20,000-seat plan is about 3 MB of JSON. */
 const LAYOUT_BODY_LIMIT = 16 * 1024 * 1024;
-const FORMATS: [LayoutFormat, string][] = [
-  ['taquilla', 'Taquilla layout (JSON)'],
-  ['pretix', 'pretix seating plan (JSON)'],
-];
+const FORMATS: Record<LayoutFormat, string> = { taquilla: 'Taquilla layout (JSON)', pretix: 'pretix seating plan (JSON)' };
 type Errors = Record<string, string[]>;
 
 /** The errors of a layout (keys `plan`, `plan.sectors.1.name`, ...) as lines under the text box. */
@@ -76,23 +73,21 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
 
   app.get('/venues', async (request, reply) => sendPage(reply, await venuesPage(pageContext(request, 'venues'))));
 
-  app.post('/venues', async (request, reply) => {
-    const pc = pageContext(request, 'venues');
-    const form = formOf(request);
-    const input: VenueCreate = { name: F.text(form, 'name'), city: F.nullable(form, 'city'), address: F.nullable(form, 'address') };
-    const organiserId = chosenOrganiser(form, pc.actor);
-    if (organiserId !== undefined) input.organiser_id = organiserId;
-    let venueId: number;
-    try {
+  formPost(
+    app,
+    '/venues',
+    async (form, actor) => {
+      const input: VenueCreate = { name: F.text(form, 'name'), city: F.nullable(form, 'city'), address: F.nullable(form, 'address') };
+      const organiserId = chosenOrganiser(form, actor);
+      if (organiserId !== undefined) input.organiser_id = organiserId;
       // The admin API's body schema, then the service (which names the organiser and checks it).
       const problems = schemaErrors(VenueCreate, input, 'whole');
       if (problems) throw invalidData(problems);
-      venueId = (await createVenueAs(ctx, pc.actor, input)).id;
-    } catch (err) {
-      return sendPage(reply, await venuesPage(pc, refusedFields(err), form), 422);
-    }
-    return redirectWithNotice(reply, `/admin/venues/${venueId}`, 'created');
-  });
+      const venue = await createVenueAs(ctx, actor, input);
+      return [`/admin/venues/${venue.id}`, 'created'];
+    },
+    { refused: (request, errors, form) => venuesPage(pageContext(request, 'venues'), errors, form) },
+  );
 
   async function venuePage(pc: PageContext, venueId: number, errors: Errors = {}, values: F.Form = {}) {
     const venue = await getVenueFor(ctx, pc.actor, venueId);
@@ -153,7 +148,7 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
         </Card>
         <Card id="upload-h" title="Upload a new version">
           <PostForm pc={pc} action={`/admin/venues/${venueId}/layouts`} submit="Save as a new version">
-            <Select name="format" label="Format" options={FORMATS} selected={F.text(values, 'format') || 'taquilla'} errors={errors.format} />
+            <Select name="format" label="Format" choices={FORMATS} selected={F.text(values, 'format') || 'taquilla'} errors={errors.format} />
             <div class="field">
               <label for="plan-file">
                 Layout file <span class="hint">fills the text box below</span>
@@ -180,11 +175,11 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
 
   app.get('/venues/:venueId', async (request, reply) => sendPage(reply, await venuePage(pageContext(request, 'venues'), idParam(request, 'venueId'))));
 
-  app.post('/venues/:venueId/layouts', { bodyLimit: LAYOUT_BODY_LIMIT }, async (request, reply) => {
-    const pc = pageContext(request, 'venues');
-    const venueId = idParam(request, 'venueId');
-    const form = formOf(request);
-    try {
+  formPost(
+    app,
+    '/venues/:venueId/layouts',
+    async (form, actor, request) => {
+      const venueId = idParam(request, 'venueId');
       const format = F.text(form, 'format');
       if (format !== 'taquilla' && format !== 'pretix') throw invalidData({ format: ['must be taquilla or pretix'] });
       let plan: unknown;
@@ -194,12 +189,11 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
         throw invalidData({ plan: [`is not valid JSON (${(err as Error).message})`] });
       }
       if (!plan || typeof plan !== 'object' || Array.isArray(plan)) throw invalidData({ plan: ['must be a JSON object'] });
-      await createLayoutAs(ctx, pc.actor, venueId, { format, plan: plan as Record<string, unknown> });
-    } catch (err) {
-      return sendPage(reply, await venuePage(pc, venueId, refusedFields(err), form), 422);
-    }
-    return redirectWithNotice(reply, `/admin/venues/${venueId}`, 'layout_saved');
-  });
+      await createLayoutAs(ctx, actor, venueId, { format, plan: plan as Record<string, unknown> });
+      return [`/admin/venues/${venueId}`, 'layout_saved'];
+    },
+    { refused: (request, errors, form) => venuePage(pageContext(request, 'venues'), idParam(request, 'venueId'), errors, form), bodyLimit: LAYOUT_BODY_LIMIT },
+  );
 
   app.get('/venues/:venueId/layouts/:version/download', async (request, reply) => {
     const pc = pageContext(request, 'venues');

@@ -5,7 +5,7 @@ import { attachment, XLSX_TYPE } from '../../lib/download.js';
 import { CREDENTIAL_SCOPES, type CredentialScope } from '../../lib/integration-policy.js';
 import type { Actor } from '../../platform/actor.js';
 import { languageChain, pickByLanguage } from '../../platform/i18n.js';
-import { actorOf, formOf, idParam, organisersFor, pageContext, redirectWithNotice, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { formPost, idParam, organisersFor, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Checkboxes, chosenOrganiser, Field, OrganiserSelect, PostForm, Select, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -215,16 +215,14 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
     );
   });
 
-  app.post('/channels', async (request, reply) => {
-    const form = formOf(request);
-    const actor = actorOf(request);
+  formPost(app, '/channels', async (form, actor) => {
     const channel = await channels.createChannelAs(ctx, actor, {
       organiser_id: chosenOrganiser(form, actor),
       slug: F.text(form, 'slug'),
       ...channelFormFields(form),
       event_ids: F.ids(form, 'event_ids'),
     });
-    return redirectWithNotice(reply, `/admin/channels/${channel.id}`, 'created');
+    return [`/admin/channels/${channel.id}`, 'created'];
   });
 
   app.get('/channels/:channelId', async (request, reply) => {
@@ -277,10 +275,9 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
     );
   });
 
-  app.post('/channels/:channelId', async (request, reply) => {
-    const form = formOf(request);
+  formPost(app, '/channels/:channelId', async (form, actor, request) => {
     const id = idParam(request, 'channelId');
-    await channels.updateChannelAs(ctx, actorOf(request), id, {
+    await channels.updateChannelAs(ctx, actor, id, {
       ...channelFormFields(form),
       branding: {
         name: F.text(form, 'branding_name'),
@@ -291,7 +288,7 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
       },
       event_ids: F.ids(form, 'event_ids'),
     });
-    return redirectWithNotice(reply, `/admin/channels/${id}`, 'saved');
+    return [`/admin/channels/${id}`, 'saved'];
   });
 
   for (const scope of CREDENTIAL_SCOPES) {
@@ -319,10 +316,10 @@ export default async function channelsDashboard(app: FastifyInstance, sources: C
       );
     });
 
-    app.post(`/channels/:channelId/${k.path}/:keyId/revoke`, async (request, reply) => {
+    formPost(app, `/channels/:channelId/${k.path}/:keyId/revoke`, async (form, actor, request) => {
       const id = idParam(request, 'channelId');
-      await channels.revokeKeyAs(ctx, actorOf(request), id, idParam(request, 'keyId'), scope);
-      return redirectWithNotice(reply, `/admin/channels/${id}`, 'revoked');
+      await channels.revokeKeyAs(ctx, actor, id, idParam(request, 'keyId'), scope);
+      return [`/admin/channels/${id}`, 'revoked'];
     });
   }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
 import * as checkin from './checkin-admin.service.js';
-import { actorOf, formOf, idParam, organisersFor, pageContext, redirectWithNotice, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { formOf, formPost, idParam, organisersFor, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Checkboxes, chosenOrganiser, Field, OrganiserSelect, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page } from '../admin/dashboard/kit/dashboard.page.js';
@@ -122,9 +122,7 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
     );
   });
 
-  app.post('/checkin/lists', async (request, reply) => {
-    const form = formOf(request);
-    const actor = actorOf(request);
+  formPost(app, '/checkin/lists', async (form, actor) => {
     const list = await checkin.createListAs(ctx, actor, {
       organiser_id: chosenOrganiser(form, actor),
       name: F.text(form, 'name'),
@@ -133,7 +131,7 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
       allow_reentry: F.text(form, 'allow_reentry') === '1',
       opens_minutes_before: F.number(form, 'opens_minutes_before'),
     });
-    return redirectWithNotice(reply, `/admin/checkin/lists/${list.id}`, 'created');
+    return [`/admin/checkin/lists/${list.id}`, 'created'];
   });
 
   // The door, live: the page reloads itself every 15 seconds.
@@ -225,8 +223,8 @@ export default async function checkinDashboard(app: FastifyInstance): Promise<vo
     );
   });
 
-  app.post('/checkin/devices/:deviceId/revoke', async (request, reply) => {
-    await checkin.revokeDeviceAs(ctx, actorOf(request), idParam(request, 'deviceId'));
-    return redirectWithNotice(reply, '/admin/checkin', 'device_revoked');
+  formPost(app, '/checkin/devices/:deviceId/revoke', async (form, actor, request) => {
+    await checkin.revokeDeviceAs(ctx, actor, idParam(request, 'deviceId'));
+    return ['/admin/checkin', 'device_revoked'];
   });
 }

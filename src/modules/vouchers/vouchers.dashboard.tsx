@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { actorOf, formOf, idParam, organisersFor, pageContext, redirectWithNotice, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { formPost, idParam, organisersFor, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { Card, chosenOrganiser, Field, OrganiserSelect, PostForm, Select, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page } from '../admin/dashboard/kit/dashboard.page.js';
@@ -25,15 +25,7 @@ function VoucherFields({ v = {}, targets, zone }: { v?: Partial<vouchers.Voucher
   return (
     <>
       <Field name="code" label="Code" value={v.code} required attrs={{ pattern: '[A-Za-z0-9_\\-]{1,64}', autocapitalize: 'characters' }} />
-      <Select
-        name="kind"
-        label="Kind"
-        options={[
-          ['percent', 'percent off'],
-          ['fixed', 'fixed amount off the order'],
-        ]}
-        selected={v.kind}
-      />
+      <Select name="kind" label="Kind" choices={{ percent: 'percent off', fixed: 'fixed amount off the order' }} selected={v.kind} />
       <Field name="value" label="Value" type="number" value={v.value} required hint="% or currency amount" attrs={{ step: '0.01', min: '0.01' }} />
       <Field name="max_uses" label="Maximum uses" type="number" value={v.max_uses} hint="empty = unlimited" attrs={{ min: 1 }} />
       <Field name="valid_from" label={`Valid from (${zone} time)`} type="datetime-local" value={isoToZonedInput(v.valid_from, zone)} />
@@ -96,11 +88,9 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
     );
   });
 
-  app.post('/vouchers', async (request, reply) => {
-    const form = formOf(request);
-    const actor = actorOf(request);
+  formPost(app, '/vouchers', async (form, actor) => {
     const voucher = await vouchers.createVoucherAs(ctx, actor, { ...voucherInput(form, ctx.config.timezone), organiser_id: chosenOrganiser(form, actor) });
-    return redirectWithNotice(reply, `/admin/vouchers/${voucher.id}`, 'created');
+    return [`/admin/vouchers/${voucher.id}`, 'created'];
   });
 
   app.get('/vouchers/:voucherId', async (request, reply) => {
@@ -122,9 +112,9 @@ export default async function vouchersDashboard(app: FastifyInstance): Promise<v
     );
   });
 
-  app.post('/vouchers/:voucherId', async (request, reply) => {
+  formPost(app, '/vouchers/:voucherId', async (form, actor, request) => {
     const id = idParam(request, 'voucherId');
-    await vouchers.updateVoucherAs(ctx, actorOf(request), id, voucherInput(formOf(request), ctx.config.timezone));
-    return redirectWithNotice(reply, `/admin/vouchers/${id}`, 'saved');
+    await vouchers.updateVoucherAs(ctx, actor, id, voucherInput(form, ctx.config.timezone));
+    return [`/admin/vouchers/${id}`, 'saved'];
   });
 }

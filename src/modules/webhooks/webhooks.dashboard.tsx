@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import * as channels from '../channels/channels-admin.service.js';
 import { WEBHOOK_EVENT_TYPES } from './webhooks.outbox.js';
 import * as webhooks from './webhooks.service.js';
-import { actorOf, formOf, idParam, pageContext, redirectWithNotice, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { formOf, formPost, idParam, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { ActionButton, Card, Field, HintLine, PostForm, ShowOnce, Table } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -127,17 +127,17 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
   });
 
   for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
-    app.post(`/channels/:channelId/webhooks/:endpointId/${action}`, async (request, reply) => {
+    formPost(app, `/channels/:channelId/webhooks/:endpointId/${action}`, async (form, actor, request) => {
       const id = idParam(request, 'channelId');
-      await webhooks.updateEndpointAs(ctx, actorOf(request), id, idParam(request, 'endpointId'), { enabled });
-      return redirectWithNotice(reply, `${base(id)}`, 'saved');
+      await webhooks.updateEndpointAs(ctx, actor, id, idParam(request, 'endpointId'), { enabled });
+      return [base(id), 'saved'];
     });
   }
 
-  app.post('/channels/:channelId/webhooks/:endpointId/delete', async (request, reply) => {
+  formPost(app, '/channels/:channelId/webhooks/:endpointId/delete', async (form, actor, request) => {
     const id = idParam(request, 'channelId');
-    await webhooks.deleteEndpointAs(ctx, actorOf(request), id, idParam(request, 'endpointId'));
-    return redirectWithNotice(reply, `${base(id)}`, 'deleted');
+    await webhooks.deleteEndpointAs(ctx, actor, id, idParam(request, 'endpointId'));
+    return [base(id), 'deleted'];
   });
 
   app.get('/channels/:channelId/webhooks/:endpointId', async (request, reply) => {
@@ -208,17 +208,17 @@ export default async function webhooksDashboard(app: FastifyInstance): Promise<v
     );
   });
 
-  app.post('/channels/:channelId/webhooks/:endpointId', async (request, reply) => {
+  formPost(app, '/channels/:channelId/webhooks/:endpointId', async (form, actor, request) => {
     const id = idParam(request, 'channelId');
     const endpointId = idParam(request, 'endpointId');
-    await webhooks.updateEndpointAs(ctx, actorOf(request), id, endpointId, endpointInput(formOf(request)));
-    return redirectWithNotice(reply, `${base(id)}/${endpointId}`, 'saved');
+    await webhooks.updateEndpointAs(ctx, actor, id, endpointId, endpointInput(form));
+    return [`${base(id)}/${endpointId}`, 'saved'];
   });
 
-  app.post('/channels/:channelId/webhooks/:endpointId/deliveries/:deliveryId/redeliver', async (request, reply) => {
+  formPost(app, '/channels/:channelId/webhooks/:endpointId/deliveries/:deliveryId/redeliver', async (form, actor, request) => {
     const id = idParam(request, 'channelId');
     const endpointId = idParam(request, 'endpointId');
-    await webhooks.redeliverAs(ctx, actorOf(request), id, endpointId, idParam(request, 'deliveryId'));
-    return redirectWithNotice(reply, `${base(id)}/${endpointId}`, 'redelivered');
+    await webhooks.redeliverAs(ctx, actor, id, endpointId, idParam(request, 'deliveryId'));
+    return [`${base(id)}/${endpointId}`, 'redelivered'];
   });
 }

@@ -4,7 +4,7 @@ import { createAccountAs, listAccountsFor, resendInvitationAs, setAccountDisable
 import { INVITATION_TTL_HOURS } from '../invitations.service.js';
 import { createOrganiser, listOrganisersFor, organiserSummariesFor, updateOrganiser } from '../organisers.service.js';
 import { createTokenAs, listTokensFor, revokeTokenAs } from '../tokens-admin.service.js';
-import { actorOf, formOf, idParam, pageContext, redirectWithNotice, refusedFields, sendPage } from './kit/dashboard.http.js';
+import { formPost, idParam, pageContext, sendPage } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
 import { ActionButton, Card, Field, HintLine, PostForm, Select, ShowOnce, Table } from './kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from './kit/dashboard.page.js';
@@ -83,29 +83,26 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
 
   app.get('/organisers', async (request, reply) => sendPage(reply, await organisersPage(pageContext(request, 'organisers'))));
 
-  app.post('/organisers', async (request, reply) => {
-    const pc = pageContext(request, 'organisers');
-    const form = formOf(request);
-    try {
-      await createOrganiser(ctx, pc.actor, { name: F.text(form, 'name') });
-    } catch (err) {
-      return sendPage(reply, await organisersPage(pc, refusedFields(err), form), 422);
-    }
-    return redirectWithNotice(reply, '/admin/organisers', 'created');
-  });
+  formPost(
+    app,
+    '/organisers',
+    async (form, actor) => {
+      await createOrganiser(ctx, actor, { name: F.text(form, 'name') });
+      return ['/admin/organisers', 'created'];
+    },
+    { refused: (request, errors, form) => organisersPage(pageContext(request, 'organisers'), errors, form) },
+  );
 
-  app.post('/organisers/:organiserId', async (request, reply) => {
-    const pc = pageContext(request, 'organisers');
-    requireAdmin(pc.actor);
-    const id = idParam(request, 'organiserId');
-    const form = formOf(request);
-    try {
-      await updateOrganiser(ctx, pc.actor, id, { name: F.text(form, 'name') });
-    } catch (err) {
-      return sendPage(reply, await organisersPage(pc, refusedFields(err), form, id), 422);
-    }
-    return redirectWithNotice(reply, '/admin/organisers', 'saved');
-  });
+  formPost(
+    app,
+    '/organisers/:organiserId',
+    async (form, actor, request) => {
+      requireAdmin(actor);
+      await updateOrganiser(ctx, actor, idParam(request, 'organiserId'), { name: F.text(form, 'name') });
+      return ['/admin/organisers', 'saved'];
+    },
+    { refused: (request, errors, form) => organisersPage(pageContext(request, 'organisers'), errors, form, idParam(request, 'organiserId')) },
+  );
 
   // ---- accounts
   async function accountsPage(pc: PageContext, errors: Errors = {}, values: F.Form = {}) {
@@ -153,10 +150,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
               <Select
                 name="role"
                 label="Role"
-                options={[
-                  ['promoter', 'promoter (one organiser)'],
-                  ['admin', 'admin (everything)'],
-                ]}
+                choices={{ promoter: 'promoter (one organiser)', admin: 'admin (everything)' }}
                 selected={F.text(values, 'role') || 'promoter'}
                 errors={errors.role}
               />
@@ -170,10 +164,7 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
               <Select
                 name="method"
                 label="How the password is set"
-                options={[
-                  ['invitation', `an invitation link, valid ${INVITATION_TTL_HOURS} hours`],
-                  ['password', 'a password I type now'],
-                ]}
+                choices={{ invitation: `an invitation link, valid ${INVITATION_TTL_HOURS} hours`, password: 'a password I type now' }}
                 selected={F.text(values, 'method') || 'invitation'}
                 errors={errors.method}
               />
@@ -206,25 +197,22 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
 
   app.get('/accounts', async (request, reply) => sendPage(reply, await accountsPage(pageContext(request, 'accounts'))));
 
-  app.post('/accounts', async (request, reply) => {
-    const pc = pageContext(request, 'accounts');
-    requireAdmin(pc.actor);
-    const form = formOf(request);
-    let created;
-    try {
-      created = await createAccountAs(ctx, pc.actor, {
+  formPost(
+    app,
+    '/accounts',
+    async (form, actor, request) => {
+      requireAdmin(actor);
+      const created = await createAccountAs(ctx, actor, {
         email: F.text(form, 'email'),
         role: F.text(form, 'role'),
         organiserId: F.text(form, 'role') === 'promoter' ? F.number(form, 'organiser_id') : undefined,
         method: F.text(form, 'method'),
         password: F.text(form, 'password'),
       });
-    } catch (err) {
-      return sendPage(reply, await accountsPage(pc, refusedFields(err), form), 422);
-    }
-    if (!created.invitation) return redirectWithNotice(reply, '/admin/accounts', 'created');
-    return sendPage(reply, invitationPage(pc, created.email, created.invitation, true), 201);
-  });
+      return created.invitation ? invitationPage(pageContext(request, 'accounts'), created.email, created.invitation, true) : ['/admin/accounts', 'created'];
+    },
+    { refused: (request, errors, form) => accountsPage(pageContext(request, 'accounts'), errors, form) },
+  );
 
   app.post('/accounts/:userId/invitation', async (request, reply) => {
     const pc = pageContext(request, 'accounts');
@@ -233,9 +221,9 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
   });
 
   for (const [action, disabled] of [['disable', true], ['enable', false]] as const) {
-    app.post(`/accounts/:userId/${action}`, async (request, reply) => {
-      await setAccountDisabledAs(ctx, actorOf(request), idParam(request, 'userId'), disabled);
-      return redirectWithNotice(reply, '/admin/accounts', disabled ? 'disabled' : 'enabled');
+    formPost(app, `/accounts/:userId/${action}`, async (form, actor, request) => {
+      await setAccountDisabledAs(ctx, actor, idParam(request, 'userId'), disabled);
+      return ['/admin/accounts', disabled ? 'disabled' : 'enabled'];
     });
   }
 
@@ -287,34 +275,30 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
 
   app.get('/tokens', async (request, reply) => sendPage(reply, await tokensPage(pageContext(request, 'tokens'))));
 
-  app.post('/tokens', async (request, reply) => {
-    const pc = pageContext(request, 'tokens');
-    const form = formOf(request);
-    let created;
-    try {
-      created = await createTokenAs(ctx, pc.actor, { userId: F.number(form, 'user_id'), name: F.text(form, 'name') });
-    } catch (err) {
-      return sendPage(reply, await tokensPage(pc, refusedFields(err), form), 422);
-    }
-    return sendPage(
-      reply,
-      <Page pc={pc} title="New API token">
-        <Card id="token-h" title="Copy the token now">
-          <p>
-            <strong>This is the only time the token is shown.</strong> Taquilla keeps only a hash. Send it as <code>Authorization: Bearer …</code> to <code>/api/admin/v1</code>.
-          </p>
-          <ShowOnce id="new-token" label={`Token ${created.name} of ${created.user_email}`} value={created.token} />
-          <p>
-            <a href="/admin/tokens">Back to the tokens</a>
-          </p>
-        </Card>
-      </Page>,
-      201,
-    );
-  });
+  formPost(
+    app,
+    '/tokens',
+    async (form, actor, request) => {
+      const created = await createTokenAs(ctx, actor, { userId: F.number(form, 'user_id'), name: F.text(form, 'name') });
+      return (
+        <Page pc={pageContext(request, 'tokens')} title="New API token">
+          <Card id="token-h" title="Copy the token now">
+            <p>
+              <strong>This is the only time the token is shown.</strong> Taquilla keeps only a hash. Send it as <code>Authorization: Bearer …</code> to <code>/api/admin/v1</code>.
+            </p>
+            <ShowOnce id="new-token" label={`Token ${created.name} of ${created.user_email}`} value={created.token} />
+            <p>
+              <a href="/admin/tokens">Back to the tokens</a>
+            </p>
+          </Card>
+        </Page>
+      );
+    },
+    { refused: (request, errors, form) => tokensPage(pageContext(request, 'tokens'), errors, form) },
+  );
 
-  app.post('/tokens/:tokenId/revoke', async (request, reply) => {
-    await revokeTokenAs(ctx, actorOf(request), idParam(request, 'tokenId'));
-    return redirectWithNotice(reply, '/admin/tokens', 'token_revoked');
+  formPost(app, '/tokens/:tokenId/revoke', async (form, actor, request) => {
+    await revokeTokenAs(ctx, actor, idParam(request, 'tokenId'));
+    return ['/admin/tokens', 'token_revoked'];
   });
 }

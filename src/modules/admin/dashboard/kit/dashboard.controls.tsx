@@ -83,14 +83,32 @@ export function TextArea({ rows = 8, ...opts }: FieldOptions<HTMLTextAreaElement
   );
 }
 
-/** A labelled drop-down; `options` are [value, text] pairs, `selected` the chosen value. */
-export function Select({ name, label, options, selected, errors }: { name: string; label: string; options: [string | number, string][]; selected?: string | number | null; errors?: string[] }) {
+/** Fixed choices of a Select, as { value: text } in the order shown. */
+export type Choices = Readonly<Record<string, string>>;
+
+/** A labelled drop-down; `options` are [value, text] pairs, or `choices` fixed ones, `selected` the chosen value. */
+export function Select({
+  name,
+  label,
+  options = [],
+  choices,
+  selected,
+  errors,
+}: {
+  name: string;
+  label: string;
+  options?: [string | number, string][];
+  choices?: Choices;
+  selected?: string | number | null;
+  errors?: string[];
+}) {
   const id = nextId(name);
+  const list = choices ? Object.entries(choices) : options;
   return (
     <div class="field">
       <label for={id}>{label}</label>
       <select id={id} name={name} {...described(id, null, errors)}>
-        {options.map(([value, text]) => (
+        {list.map(([value, text]) => (
           <option value={value} selected={String(value) === String(selected ?? '')}>
             {text}
           </option>

@@ -1,9 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../../http/errors.js';
 import type { AppContext } from '../../../../app-context.js';
 import { organiserScope, type Actor } from '../../../../platform/actor.js';
 import { listOrganisers } from '../../../../platform/organisers.repo.js';
-import type { VNode } from 'preact';
+import { isValidElement, type VNode } from 'preact';
 import * as F from './dashboard.form.js';
 import { renderDocument, type PageContext } from './dashboard.page.js';
 
@@ -84,6 +84,35 @@ export const idParam = (request: FastifyRequest, name: string): number => {
 export function refusedFields(err: unknown): Record<string, string[]> {
   if (err instanceof AppError && err.status === 422 && err.fields) return err.fields;
   throw err;
+}
+
+/** Where a form's POST goes on: the page it redirects to with its notice, or a page that shows once what the form made (a token, a link), sent as 201. */
+export type FormOutcome = readonly [to: string, notice: Notice] | VNode;
+
+/**
+ * A form's POST route: `act` does what the form asks as the signed-in user and says where to go on
+ * (FormOutcome). With `refused`, a form the service refuses field by field (422) is shown again, by
+ * the page `refused` renders with the errors and the values sent; other errors go on up.
+ */
+export function formPost(
+  app: FastifyInstance,
+  path: string,
+  act: (form: F.Form, actor: Actor, request: FastifyRequest) => Promise<FormOutcome>,
+  opts: { refused?: (request: FastifyRequest, errors: Record<string, string[]>, form: F.Form) => Promise<VNode>; bodyLimit?: number } = {},
+): void {
+  const { refused, bodyLimit } = opts;
+  app.post(path, bodyLimit === undefined ? {} : { bodyLimit }, async (request, reply) => {
+    const form = formOf(request);
+    let outcome: FormOutcome;
+    try {
+      outcome = await act(form, actorOf(request), request);
+    } catch (err) {
+      if (!refused) throw err;
+      return sendPage(reply, await refused(request, refusedFields(err), form), 422);
+    }
+    if (isValidElement(outcome)) return sendPage(reply, outcome, 201);
+    return redirectWithNotice(reply, outcome[0], outcome[1]);
+  });
 }
 
 /** The organisers a form may offer the signed-in user (every one to an admin, its own to a promoter), by id. */
