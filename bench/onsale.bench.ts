@@ -35,7 +35,8 @@
 // the instance alone on CPU 0, and the bench, its poll generator and the bench database's PostgreSQL
 // backends on the other CPUs: what the instance does with a core of its own, as on a machine of its
 // own; Linux `taskset`), ONSALE_BUILD=0 (use dist/ as it is), ONSALE_CPU_PROF (a directory: each instance's
-// V8 CPU profile), BENCH_PG_URL.
+// V8 CPU profile), ONSALE_NODE_ARGS (more Node.js options for each instance, e.g. --trace-gc with
+// BENCH_CHILD_LOG=<file> to keep its output), BENCH_PG_URL.
 // A quick check: ONSALE_BUYERS=2000 ONSALE_PREQUEUE=10 ONSALE_SECONDS=10 ONSALE_PARTS=one
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -144,7 +145,8 @@ function startInstance(url: string, port: number, redis: boolean): Proc {
   for (const name of ['TEST_DB', 'VITEST', 'NODE_ENV', ...(redis ? [] : ['REDIS_URL'])]) delete childEnv[name];
   // ONSALE_CPU_PROF=<dir>: each instance writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
   const profile = env.ONSALE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(env.ONSALE_CPU_PROF)}`] : [];
-  const proc = spawnProc(process.execPath, [...profile, 'dist/server.mjs'], { cwd: HERE, env: childEnv });
+  const extra = env.ONSALE_NODE_ARGS ? env.ONSALE_NODE_ARGS.split(' ').filter(Boolean) : [];
+  const proc = spawnProc(process.execPath, [...profile, ...extra, 'dist/server.mjs'], { cwd: HERE, env: childEnv });
   // Before the instance starts its helper threads (V8's, libuv's): they inherit the main thread's CPUs.
   if (PIN && !redis) pinTo(proc.child.pid!, INSTANCE_CPU);
   return proc;
