@@ -256,6 +256,13 @@ describe('catalogue and vouchers through the dashboard', () => {
     expect(page.body).toContain('2031-06-01 19:30 CEST');
     expect(page.body).toContain('value="25.5"');
     expect(page.body).toContain('<strong>on_sale</strong>');
+    // Each checkbox sits directly in its label, where the kit's checkbox style applies (the waiting
+    // room's and the cancel page's were drawn as a large empty box above their text).
+    for (const html of [page.body, (await client.get(`/admin/sessions/${sessionId}/cancel`)).body]) {
+      const boxes = html.match(/<input type="checkbox"/g) ?? [];
+      expect(boxes.length).toBeGreaterThan(0);
+      expect(html.match(/<label>\s*<input type="checkbox"/g)).toHaveLength(boxes.length);
+    }
     const rateId = /action="\/admin\/rates\/(\d+)"/.exec(page.body)![1];
     expect((await client.post(`/admin/rates/${rateId}`, { name: 'General', price: 'abc', sector_id: '' })).statusCode).toBe(422);
     const eventPage = await client.get(`/admin/events/${eventId}`);

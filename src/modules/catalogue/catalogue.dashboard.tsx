@@ -349,11 +349,11 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
             carts for the pass time. Needs a sales start (docs/onsale.md).
           </p>
           <PostForm pc={pc} action={`/admin/sessions/${id}/queue`} submit="Save waiting room">
-            <label class="field wide">
-              <span>
+            <div class="field wide">
+              <label>
                 <input type="checkbox" name="enabled" value="on" checked={!!queue?.enabled} /> Waiting room on
-              </span>
-            </label>
+              </label>
+            </div>
             <Field name="admission_per_minute" label="Buyers let in per minute" type="number" value={queue?.admission_per_minute ?? ''} attrs={{ min: 1 }} />
             <Field name="pass_ttl_seconds" label="Pass time (seconds)" type="number" value={queue?.pass_ttl_seconds ?? 600} attrs={{ min: 60 }} />
             <Field name="opens_minutes_before" label="Pre-queue opens (minutes before the sales start)" type="number" value={queue?.opens_minutes_before ?? 30} attrs={{ min: 0 }} />
@@ -441,11 +441,11 @@ export default async function catalogueDashboard(app: FastifyInstance): Promise<
           </p>
           <form class="grid" method="post" action={`/admin/sessions/${id}/cancel`}>
             <Csrf pc={pc} />
-            <label class="field wide">
-              <span>
+            <div class="field wide">
+              <label>
                 <input type="checkbox" name="refund" value="on" /> Refund every order of this session
-              </span>
-            </label>
+              </label>
+            </div>
             <div class="field">
               <button type="submit" class="danger">
                 Yes, cancel the session
