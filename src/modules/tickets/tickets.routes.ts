@@ -56,25 +56,37 @@ const sendPrivate = (reply: FastifyReply, type: string, disposition: string, bod
  * GET /api/tickets/{code}.pdf?expires=&signature= : public, but only through a signed link (D23).
  */
 const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
+  /**
+   * A ticket file through a signed link (signedFileSchema): a file name that does not match
+   * `pattern` cannot be one we signed, and is answered as a tampered link before anything is read;
+   * `serve` gets the name's parts and the link's expiry and signature.
+   */
+  const signedFile = (
+    path: string,
+    s: Parameters<typeof signedFileSchema>[0] & { pattern: RegExp },
+    serve: (match: RegExpExecArray, link: { expires: string | undefined; signature: string | undefined }, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+  ) =>
+    app.get(path, { schema: signedFileSchema(s) }, async (request, reply) => {
+      const match = s.pattern.exec(request.params.file);
+      if (!match) throw invalidLink();
+      return serve(match, { expires: request.query.expires, signature: request.query.signature }, request, reply);
+    });
+
+  signedFile(
     '/:file',
     {
-      schema: signedFileSchema({
-        operationId: 'getTicketPdf',
-        summary: 'Ticket PDF through a signed link (from ticket_pdf_urls; valid 7 days)',
-        maxLength: 80,
-        name: '<ticket code>.pdf',
-        type: 'application/pdf',
-        gone: true,
-      }),
+      operationId: 'getTicketPdf',
+      summary: 'Ticket PDF through a signed link (from ticket_pdf_urls; valid 7 days)',
+      maxLength: 80,
+      name: '<ticket code>.pdf',
+      type: 'application/pdf',
+      gone: true,
+      pattern: FILE_PATTERN,
     },
-    async (request, reply) => {
-      const match = FILE_PATTERN.exec(request.params.file);
-      // A path that cannot be a ticket was not issued by us: same answer as a tampered link.
-      if (!match) throw invalidLink();
+    async (match, link, request, reply) => {
       let pdf: Buffer;
       try {
-        pdf = await ticketPdfFromLink(app.ctx, { code: match[1]!, expires: request.query.expires, signature: request.query.signature });
+        pdf = await ticketPdfFromLink(app.ctx, { code: match[1]!, ...link });
       } catch (err) {
         // A buyer following the link reads a page in the order's language (D58); an API client
         // that asks for JSON keeps the envelope. Still 410: the ticket is gone for good.
@@ -87,41 +99,35 @@ const ticketsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
+  signedFile(
     '/orders/:file',
     {
-      schema: signedFileSchema({
-        operationId: 'getOrderTicketsFile',
-        summary: "All of an order's tickets as one PDF (<order token>.pdf), or its sessions as an iCalendar file (<order token>.ics), through a signed link",
-        maxLength: 140,
-        name: '<order token>.pdf or <order token>.ics',
-        type: 'application/pdf or text/calendar',
-        gone: true,
-      }),
+      operationId: 'getOrderTicketsFile',
+      summary: "All of an order's tickets as one PDF (<order token>.pdf), or its sessions as an iCalendar file (<order token>.ics), through a signed link",
+      maxLength: 140,
+      name: '<order token>.pdf or <order token>.ics',
+      type: 'application/pdf or text/calendar',
+      gone: true,
+      pattern: ORDER_FILE_PATTERN,
     },
-    async (request, reply) => {
-      const match = ORDER_FILE_PATTERN.exec(request.params.file);
-      if (!match) throw invalidLink();
+    async (match, link, _request, reply) => {
       const kind = match[2] as 'pdf' | 'ics';
-      const body = await orderFileFromLink(app.ctx, { orderToken: match[1]!, kind, expires: request.query.expires, signature: request.query.signature });
+      const body = await orderFileFromLink(app.ctx, { orderToken: match[1]!, kind, ...link });
       return sendPrivate(reply, kind === 'pdf' ? 'application/pdf' : 'text/calendar; charset=utf-8', `${kind === 'pdf' ? 'inline' : 'attachment'}; filename="tickets.${kind}"`, body);
     },
   );
-  app.get(
+  signedFile(
     '/wallet/apple/:file',
     {
-      schema: signedFileSchema({
-        operationId: 'getTicketApplePass',
-        summary: 'The ticket as a signed Apple Wallet pass (<ticket code>.pkpass) through a signed link (D70); voided once refunded',
-        maxLength: 80,
-        name: '<ticket code>.pkpass',
-        type: 'application/vnd.apple.pkpass',
-      }),
+      operationId: 'getTicketApplePass',
+      summary: 'The ticket as a signed Apple Wallet pass (<ticket code>.pkpass) through a signed link (D70); voided once refunded',
+      maxLength: 80,
+      name: '<ticket code>.pkpass',
+      type: 'application/vnd.apple.pkpass',
+      pattern: PKPASS_PATTERN,
     },
-    async (request, reply) => {
-      const match = PKPASS_PATTERN.exec(request.params.file);
-      if (!match) throw invalidLink();
-      const pass = await applePassFromLink(app.ctx, { code: match[1]!, expires: request.query.expires, signature: request.query.signature });
+    async (match, link, _request, reply) => {
+      const pass = await applePassFromLink(app.ctx, { code: match[1]!, ...link });
       return sendPrivate(reply, 'application/vnd.apple.pkpass', `attachment; filename="ticket-${match[1]}.pkpass"`, pass);
     },
   );
