@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalidData, schemaErrors } from '../../http/errors.js';
 import { VenueCreate } from './layout.schemas.js';
 import { createLayoutAs, createVenueAs, getLayoutFor, getVenueFor, listLayoutsFor, listVenueViewsFor, type LayoutFormat } from './layouts.service.js';
-import { formPost, idParam, organisersFor, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
+import { formPage, formPost, idParam, organisersFor, pageContext, sendPage } from '../admin/dashboard/kit/dashboard.http.js';
 import * as F from '../admin/dashboard/kit/dashboard.form.js';
 import { Card, chosenOrganiser, Field, PostForm, Select, Table, TextArea } from '../admin/dashboard/kit/dashboard.controls.js';
 import { Page, type PageContext } from '../admin/dashboard/kit/dashboard.page.js';
@@ -71,23 +71,16 @@ export default async function venuesDashboard(app: FastifyInstance): Promise<voi
     );
   }
 
-  app.get('/venues', async (request, reply) => sendPage(reply, await venuesPage(pageContext(request, 'venues'))));
-
-  formPost(
-    app,
-    '/venues',
-    async (form, actor) => {
-      const input: VenueCreate = { name: F.text(form, 'name'), city: F.nullable(form, 'city'), address: F.nullable(form, 'address') };
-      const organiserId = chosenOrganiser(form, actor);
-      if (organiserId !== undefined) input.organiser_id = organiserId;
-      // The admin API's body schema, then the service (which names the organiser and checks it).
-      const problems = schemaErrors(VenueCreate, input, 'whole');
-      if (problems) throw invalidData(problems);
-      const venue = await createVenueAs(ctx, actor, input);
-      return [`/admin/venues/${venue.id}`, 'created'];
-    },
-    { refused: (request, errors, form) => venuesPage(pageContext(request, 'venues'), errors, form) },
-  );
+  formPage(app, '/venues', 'venues', venuesPage, async (form, actor) => {
+    const input: VenueCreate = { name: F.text(form, 'name'), city: F.nullable(form, 'city'), address: F.nullable(form, 'address') };
+    const organiserId = chosenOrganiser(form, actor);
+    if (organiserId !== undefined) input.organiser_id = organiserId;
+    // The admin API's body schema, then the service (which names the organiser and checks it).
+    const problems = schemaErrors(VenueCreate, input, 'whole');
+    if (problems) throw invalidData(problems);
+    const venue = await createVenueAs(ctx, actor, input);
+    return [`/admin/venues/${venue.id}`, 'created'];
+  });
 
   async function venuePage(pc: PageContext, venueId: number, errors: Errors = {}, values: F.Form = {}) {
     const venue = await getVenueFor(ctx, pc.actor, venueId);

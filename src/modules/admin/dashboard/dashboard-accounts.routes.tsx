@@ -4,7 +4,7 @@ import { createAccountAs, listAccountsFor, resendInvitationAs, setAccountDisable
 import { INVITATION_TTL_HOURS } from '../invitations.service.js';
 import { createOrganiser, listOrganisersFor, organiserSummariesFor, updateOrganiser } from '../organisers.service.js';
 import { createTokenAs, listTokensFor, revokeTokenAs } from '../tokens-admin.service.js';
-import { formPost, idParam, pageContext, sendPage } from './kit/dashboard.http.js';
+import { formPage, formPost, idParam, pageContext, sendPage } from './kit/dashboard.http.js';
 import * as F from './kit/dashboard.form.js';
 import { ActionButton, Card, Field, HintLine, PostForm, Select, ShowOnce, Table } from './kit/dashboard.controls.js';
 import { Csrf, Page, type PageContext } from './kit/dashboard.page.js';
@@ -81,17 +81,10 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
     );
   }
 
-  app.get('/organisers', async (request, reply) => sendPage(reply, await organisersPage(pageContext(request, 'organisers'))));
-
-  formPost(
-    app,
-    '/organisers',
-    async (form, actor) => {
-      await createOrganiser(ctx, actor, { name: F.text(form, 'name') });
-      return ['/admin/organisers', 'created'];
-    },
-    { refused: (request, errors, form) => organisersPage(pageContext(request, 'organisers'), errors, form) },
-  );
+  formPage(app, '/organisers', 'organisers', organisersPage, async (form, actor) => {
+    await createOrganiser(ctx, actor, { name: F.text(form, 'name') });
+    return ['/admin/organisers', 'created'];
+  });
 
   formPost(
     app,
@@ -195,24 +188,17 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
     </Page>
   );
 
-  app.get('/accounts', async (request, reply) => sendPage(reply, await accountsPage(pageContext(request, 'accounts'))));
-
-  formPost(
-    app,
-    '/accounts',
-    async (form, actor, request) => {
-      requireAdmin(actor);
-      const created = await createAccountAs(ctx, actor, {
-        email: F.text(form, 'email'),
-        role: F.text(form, 'role'),
-        organiserId: F.text(form, 'role') === 'promoter' ? F.number(form, 'organiser_id') : undefined,
-        method: F.text(form, 'method'),
-        password: F.text(form, 'password'),
-      });
-      return created.invitation ? invitationPage(pageContext(request, 'accounts'), created.email, created.invitation, true) : ['/admin/accounts', 'created'];
-    },
-    { refused: (request, errors, form) => accountsPage(pageContext(request, 'accounts'), errors, form) },
-  );
+  formPage(app, '/accounts', 'accounts', accountsPage, async (form, actor, request) => {
+    requireAdmin(actor);
+    const created = await createAccountAs(ctx, actor, {
+      email: F.text(form, 'email'),
+      role: F.text(form, 'role'),
+      organiserId: F.text(form, 'role') === 'promoter' ? F.number(form, 'organiser_id') : undefined,
+      method: F.text(form, 'method'),
+      password: F.text(form, 'password'),
+    });
+    return created.invitation ? invitationPage(pageContext(request, 'accounts'), created.email, created.invitation, true) : ['/admin/accounts', 'created'];
+  });
 
   app.post('/accounts/:userId/invitation', async (request, reply) => {
     const pc = pageContext(request, 'accounts');
@@ -273,29 +259,22 @@ export default async function accountsDashboard(app: FastifyInstance): Promise<v
     );
   }
 
-  app.get('/tokens', async (request, reply) => sendPage(reply, await tokensPage(pageContext(request, 'tokens'))));
-
-  formPost(
-    app,
-    '/tokens',
-    async (form, actor, request) => {
-      const created = await createTokenAs(ctx, actor, { userId: F.number(form, 'user_id'), name: F.text(form, 'name') });
-      return (
-        <Page pc={pageContext(request, 'tokens')} title="New API token">
-          <Card id="token-h" title="Copy the token now">
-            <p>
-              <strong>This is the only time the token is shown.</strong> Taquilla keeps only a hash. Send it as <code>Authorization: Bearer …</code> to <code>/api/admin/v1</code>.
-            </p>
-            <ShowOnce id="new-token" label={`Token ${created.name} of ${created.user_email}`} value={created.token} />
-            <p>
-              <a href="/admin/tokens">Back to the tokens</a>
-            </p>
-          </Card>
-        </Page>
-      );
-    },
-    { refused: (request, errors, form) => tokensPage(pageContext(request, 'tokens'), errors, form) },
-  );
+  formPage(app, '/tokens', 'tokens', tokensPage, async (form, actor, request) => {
+    const created = await createTokenAs(ctx, actor, { userId: F.number(form, 'user_id'), name: F.text(form, 'name') });
+    return (
+      <Page pc={pageContext(request, 'tokens')} title="New API token">
+        <Card id="token-h" title="Copy the token now">
+          <p>
+            <strong>This is the only time the token is shown.</strong> Taquilla keeps only a hash. Send it as <code>Authorization: Bearer …</code> to <code>/api/admin/v1</code>.
+          </p>
+          <ShowOnce id="new-token" label={`Token ${created.name} of ${created.user_email}`} value={created.token} />
+          <p>
+            <a href="/admin/tokens">Back to the tokens</a>
+          </p>
+        </Card>
+      </Page>
+    );
+  });
 
   formPost(app, '/tokens/:tokenId/revoke', async (form, actor, request) => {
     await revokeTokenAs(ctx, actor, idParam(request, 'tokenId'));

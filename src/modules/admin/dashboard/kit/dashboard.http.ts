@@ -115,6 +115,22 @@ export function formPost(
   });
 }
 
+/**
+ * A page whose form posts to the page's own path: the GET shows `page`, the POST does `act`
+ * (formPost), and a form the service refuses field by field is the same page again with the errors
+ * and the values sent (422).
+ */
+export function formPage(
+  app: FastifyInstance,
+  path: string,
+  section: PageContext['section'],
+  page: (pc: PageContext, errors?: Record<string, string[]>, values?: F.Form) => Promise<VNode>,
+  act: (form: F.Form, actor: Actor, request: FastifyRequest) => Promise<FormOutcome>,
+): void {
+  app.get(path, async (request, reply) => sendPage(reply, await page(pageContext(request, section))));
+  formPost(app, path, act, { refused: (request, errors, form) => page(pageContext(request, section), errors, form) });
+}
+
 /** The organisers a form may offer the signed-in user (every one to an admin, its own to a promoter), by id. */
 export async function organisersFor(ctx: AppContext, actor: Actor): Promise<{ id: number; name: string }[]> {
   return listOrganisers(ctx.db, organiserScope(actor));
