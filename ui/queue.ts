@@ -15,9 +15,28 @@ export type QueueDoc = operations['getQueueStatus']['responses'][200]['content']
 
 /**
  * A call to the waiting room's public interface (no token): `/api/queue/v1/sessions{path}`; resolves
- * with the envelope's `data`, rejects with an error that carries the envelope's `code` and `data`.
+ * with the envelope's `data` and the answer's headers (null where the caller cannot read them),
+ * rejects with an error that carries the envelope's `code` and `data`.
  */
-export type QueueCall = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => Promise<T>;
+export type QueueCall = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => Promise<QueueAnswer<T>>;
+
+export interface QueueAnswer<T> {
+  data: T;
+  headers: { get(name: string): string | null } | null;
+}
+
+/**
+ * The service's clock when it answered a poll, in ms. From the `Date` header (plus `Age` when a
+ * cache answered): a poll answered 304 hands back the browser's stored document with the
+ * `server_time` of the poll that fetched it, which can be minutes old while nothing in the document
+ * changes (a pre-queue nobody joins), but the 304's own headers. The body's `server_time` only where
+ * the headers cannot be read.
+ */
+export function serviceClockOf(answer: QueueAnswer<QueueDoc>): number {
+  const date = Date.parse(answer.headers?.get('date') ?? '');
+  if (!Number.isFinite(date)) return Date.parse(answer.data.server_time);
+  return date + 1000 * (Number(answer.headers?.get('age')) || 0);
+}
 
 interface Stored {
   ticket?: string;
@@ -171,13 +190,13 @@ export function createQueue(opts: { call: QueueCall; sessionId: number; clientId
     if (!doc || !stored.ticket || stored.pass || stored.expired || doc.state !== 'admitting') return;
     try {
       if (stored.number == null) {
-        const again = await call<{ ticket: string; number: number | null }>('POST', path('/join'), { client_id: clientId });
+        const { data: again } = await call<{ ticket: string; number: number | null }>('POST', path('/join'), { client_id: clientId });
         stored.ticket = again.ticket;
         stored.number = again.number;
         save();
       }
       if (stored.number != null && stored.number <= doc.admitted_through) {
-        const got = await call<{ pass: string; expires_at: string }>('POST', path('/pass'), { ticket: stored.ticket });
+        const { data: got } = await call<{ pass: string; expires_at: string }>('POST', path('/pass'), { ticket: stored.ticket });
         stored.pass = got.pass;
         stored.expiresAt = got.expires_at;
         save();
@@ -197,8 +216,9 @@ export function createQueue(opts: { call: QueueCall; sessionId: number; clientId
       // Until the number is known, the poll names the ticket: the answer brings the number once
       // drawn, so the draw costs no extra request per buyer (docs/onsale.md).
       const naming = stored.ticketId && stored.number == null ? `?ticket_id=${encodeURIComponent(stored.ticketId)}` : '';
-      doc = await call<QueueDoc>('GET', path(naming));
-      skew = Date.parse(doc.server_time) - Date.now();
+      const answer = await call<QueueDoc>('GET', path(naming));
+      doc = answer.data;
+      skew = serviceClockOf(answer) - Date.now();
       if (naming && typeof doc.number === 'number') {
         stored.number = doc.number;
         save();
@@ -225,8 +245,8 @@ export function createQueue(opts: { call: QueueCall; sessionId: number; clientId
       try {
         let solution: string | undefined;
         // The solver is loaded only for a session that asks for it (in the portal, a chunk of its own).
-        if (doc.challenge === 'proof_of_work') solution = await (await import('./pow.js')).solveChallenge(await call<PowChallenge>('GET', path('/challenge')));
-        const joined = await call<{ ticket: string; ticket_id: string; number: number | null }>('POST', path('/join'), { client_id: clientId, ...(solution ? { challenge_solution: solution } : {}) });
+        if (doc.challenge === 'proof_of_work') solution = await (await import('./pow.js')).solveChallenge((await call<PowChallenge>('GET', path('/challenge'))).data);
+        const { data: joined } = await call<{ ticket: string; ticket_id: string; number: number | null }>('POST', path('/join'), { client_id: clientId, ...(solution ? { challenge_solution: solution } : {}) });
         stored = { ticket: joined.ticket, ticketId: joined.ticket_id, number: joined.number };
         save();
       } catch (err) {

@@ -37,8 +37,8 @@ class ApiError extends Error {
   }
 }
 
-/** One call of the service; resolves with the envelope's `data`. */
-async function request(url, method, body, headers = {}) {
+/** One call of the service; resolves with the envelope's `data` and the answer's headers. */
+async function send(url, method, body, headers = {}) {
   const res = await fetch(url, {
     method,
     headers: body ? { ...headers, 'content-type': 'application/json', accept: 'application/json' } : { ...headers, accept: 'application/json' },
@@ -46,8 +46,11 @@ async function request(url, method, body, headers = {}) {
   });
   const json = await res.json().catch(() => null);
   if (!res.ok || !json || !json.success) throw new ApiError(json);
-  return json.data;
+  return { data: json.data, headers: res.headers };
 }
+
+/** One call of the service; resolves with the envelope's `data`. */
+const request = async (url, method, body, headers) => (await send(url, method, body, headers)).data;
 
 /** The portal API of the channel. A cart create of a session with a waiting room carries this browser's pass (D60). */
 function api(method, path, body) {
@@ -70,7 +73,7 @@ let timer = null;
 const queue =
   data.page === 'session' && data.sessionId
     ? createQueue({
-        call: (method, path, body) => request(`/api/queue/v1/sessions${path}`, method, body),
+        call: (method, path, body) => send(`/api/queue/v1/sessions${path}`, method, body),
         sessionId: data.sessionId,
         clientId: data.queueClient,
         storageKey: `taquilla.portal.${data.slug}.queue.${data.sessionId}`,

@@ -126,6 +126,15 @@ describe('the queue with an injected clock', () => {
     const [a, b] = [first.json(), later.json()];
     expect(b).toEqual({ ...a, data: { ...a.data, server_time: b.data.server_time } });
     expect(Date.parse(b.data.server_time) - Date.parse(a.data.server_time)).toBe(2_000);
+    // The 304 carries the service's clock too (a browser answered 304 keeps the stored document, with
+    // its old server_time, and takes the 304's headers): the Date header, from the app's clock,
+    // readable by the widget on another origin.
+    const unchanged = await t.app.inject({ url: Q(s1.sessionId), headers: { 'if-none-match': String(first.headers.etag), origin: 'https://partner.example' } });
+    expect(unchanged.statusCode).toBe(304);
+    const second = Math.floor(t.clock.now().getTime() / 1000) * 1000;
+    expect(unchanged.headers.date).toBe(new Date(second).toUTCString());
+    expect(later.headers.date).toBe(new Date(Date.parse(b.data.server_time)).toUTCString());
+    expect(String(unchanged.headers['access-control-expose-headers']).split(', ')).toEqual(expect.arrayContaining(['ETag', 'Date', 'Age']));
     expect(Object.keys(b.data)).toEqual(['session_id', 'state', 'sales_start_at', 'opens_at', 'admitted_through', 'queue_length', 'admission_per_minute', 'pass_ttl_seconds', 'challenge', 'seed_sha256', 'seed', 'server_time']);
   });
 

@@ -24,6 +24,11 @@ const host = exampleHostForFile(async ({ t, sessionId }) => {
 
 const stage = (page: Page) => page.locator(`${W} [data-queue]`).getAttribute('data-queue');
 const statusText = (page: Page) => page.locator(`${W} [data-queue-status]`).innerText();
+/** The countdown to the sales start, in seconds. */
+async function secondsLeft(page: Page): Promise<number> {
+  const m = /La venta empieza en (\d\d):(\d\d)/.exec(await statusText(page));
+  return m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
+}
 
 async function shots(page: Page, name: string) {
   for (const [label, size] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 1000 }]] as const) {
@@ -56,6 +61,12 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     await page.reload();
     await expect.poll(() => stage(page), { timeout: 30_000 }).toBe('inPre');
     await shots(page, 'queue-joined');
+
+    // The countdown keeps the service's time while the document stays the same (polls answered 304,
+    // the stored document's server_time old): the Date header, which the widget reads across origins.
+    const before = await secondsLeft(page);
+    host.t.clock.advance(60_000);
+    await expect.poll(() => secondsLeft(page), { timeout: 10_000 }).toBeLessThanOrEqual(before - 55);
 
     // The draw (a queue of one): number 1, nobody ahead, not admitted in the sale's first second.
     const beforeDraw = queueCalls.length;

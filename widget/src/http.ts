@@ -3,10 +3,13 @@
  * it with every call, and when the service answers 401 it asks for a new token once and repeats the
  * call once. Concurrent calls that hit 401 together share a single renewal.
  */
+import type { QueueAnswer } from '../../ui/queue.js';
 
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{
   status: number;
   json(): Promise<unknown>;
+  /** The answer's headers (a fetch Response has them; the waiting room reads its clock there). */
+  headers?: { get(name: string): string | null };
 }>;
 
 /** An error answer of the service (envelope of D4), or `status: 0` when the network failed. */
@@ -38,8 +41,8 @@ export interface ApiClient {
   readonly options: ApiClientOptions;
   /** Calls a B2B path under `/sales-channel/v1/{slug}`; resolves with the envelope's `data`. */
   call<T>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
-  /** Calls the waiting room's public interface, `/queue/v1/sessions{path}` (no token, D60). */
-  queue<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Calls the waiting room's public interface, `/queue/v1/sessions{path}` (no token, D60): the data and the answer's headers. */
+  queue<T>(method: string, path: string, body?: unknown): Promise<QueueAnswer<T>>;
   /** How many tokens this client obtained (for tests and diagnostics). */
   tokensIssued(): number;
 }
@@ -76,7 +79,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     } catch {
       payload = {};
     }
-    return { status: res.status, payload };
+    return { status: res.status, payload, headers: res.headers ?? null };
   }
 
   function fail(status: number, payload: Envelope): never {
@@ -117,10 +120,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return payload.data as T;
   }
 
-  async function queue<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const { status, payload } = await send(method, `${options.baseUrl}/queue/v1/sessions${path}`, {}, body);
+  async function queue<T>(method: string, path: string, body?: unknown): Promise<QueueAnswer<T>> {
+    const { status, payload, headers } = await send(method, `${options.baseUrl}/queue/v1/sessions${path}`, {}, body);
     if (status < 200 || status >= 300) fail(status, payload);
-    return payload.data as T;
+    return { data: payload.data as T, headers };
   }
 
   return { options, call, queue, tokensIssued: () => issued };

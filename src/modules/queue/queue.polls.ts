@@ -10,6 +10,8 @@ import * as queue from './queue.service.js';
 export interface PollAnswer {
   status: 200 | 304;
   etag: string;
+  /** The `Date` header: the service's clock, on the 304 as on the 200. */
+  date: string;
   /** The JSON (200), or null (304). */
   body: string | null;
 }
@@ -17,9 +19,10 @@ export interface PollAnswer {
 /** The answer to a poll of `shared` (with the ticket's number when it named one). */
 export function pollAnswer(ctx: AppContext, shared: queue.StatusDocument, number: number | null | undefined, ifNoneMatch: string | undefined): PollAnswer {
   const etag = number === undefined ? shared.etag : queue.statusNumberEtag(shared, number);
-  if (etagMatches(ifNoneMatch, etag)) return { status: 304, etag, body: null };
+  const date = queue.statusServerDate(ctx);
+  if (etagMatches(ifNoneMatch, etag)) return { status: 304, etag, date, body: null };
   const tail = number === undefined ? queue.STATUS_DOCUMENT_TAIL : queue.statusNumberTail(number);
-  return { status: 200, etag, body: shared.head + queue.statusServerTime(ctx) + tail };
+  return { status: 200, etag, date, body: shared.head + queue.statusServerTime(ctx) + tail };
 }
 
 /** The minute's count of answered polls, for the one log line a minute that replaces a line per poll. */
@@ -35,7 +38,7 @@ export const JSON_UTF8 = 'application/json; charset=utf-8';
 const BARE_POLL = /^\/api\/queue\/v1\/sessions\/([1-9][0-9]{0,9})$/;
 const MAX_ID = 2_147_483_647;
 /** Headers of the 200 answer that belong to one answer, not to every answer of the route. */
-const PER_ANSWER = new Set(['etag', 'content-length', 'content-type']);
+const PER_ANSWER = new Set(['etag', 'date', 'content-length', 'content-type']);
 
 /**
  * The bare status poll (`GET /api/queue/v1/sessions/{id}`, no query: nearly every poll of an
@@ -69,10 +72,10 @@ export function registerPollShortcut(app: FastifyInstance, count: PollCount): (h
     count.answered++;
     if (answer.body === null) {
       count.notModified++;
-      res.writeHead(304, { ...common, etag: answer.etag });
+      res.writeHead(304, { ...common, etag: answer.etag, date: answer.date });
       res.end();
     } else {
-      res.writeHead(200, { ...common, etag: answer.etag, 'content-type': JSON_UTF8, 'content-length': Buffer.byteLength(answer.body) });
+      res.writeHead(200, { ...common, etag: answer.etag, date: answer.date, 'content-type': JSON_UTF8, 'content-length': Buffer.byteLength(answer.body) });
       res.end(answer.body);
     }
     observe('GET', answer.status, (performance.now() - started) / 1000);

@@ -27,7 +27,7 @@ const doc = (operationId: string, summary: string) => ({ tags: ['Waiting room'],
  * origin (the widget runs on partner pages), nothing that reads PostgreSQL per request.
  */
 const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  allowAnyOrigin(app, { methods: ['GET', 'POST'], allowedHeaders: ['Content-Type', 'If-None-Match'], exposedHeaders: ['ETag'], maxAge: 600 });
+  allowAnyOrigin(app, { methods: ['GET', 'POST'], allowedHeaders: ['Content-Type', 'If-None-Match'], exposedHeaders: ['ETag', 'Date', 'Age'], maxAge: 600 });
   // The status document, polled by every waiting buyer (every 5 s or so: 20,000 a second for
   // 100,000 buyers): in a scope of its own, without the buyer cookies the other routes read, and
   // without an access log line per poll (a minute's count instead, and the request metrics).
@@ -46,7 +46,7 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const answerPoll = (ifNoneMatch: string | undefined, reply: FastifyReply, shared: queue.StatusDocument, number: number | null | undefined) => {
       const answer = pollAnswer(app.ctx, shared, number, ifNoneMatch);
       count.answered++;
-      reply.header('etag', answer.etag).header('cache-control', 'public, max-age=1');
+      reply.header('etag', answer.etag).header('date', answer.date).header('cache-control', 'public, max-age=1');
       if (answer.body === null) {
         count.notModified++;
         return reply.status(304).send();
