@@ -32,7 +32,7 @@ export interface QueueAnswer<T> {
  * changes (a pre-queue nobody joins), but the 304's own headers. The body's `server_time` only where
  * the headers cannot be read.
  */
-export function serviceClockOf(answer: QueueAnswer<QueueDoc>): number {
+function serviceClockOf(answer: QueueAnswer<QueueDoc>): number {
   const date = Date.parse(answer.headers?.get('date') ?? '');
   if (!Number.isFinite(date)) return Date.parse(answer.data.server_time);
   return date + 1000 * (Number(answer.headers?.get('age')) || 0);
