@@ -64,6 +64,12 @@ describe('portal in a real browser', () => {
   it('model A: seats on the map, a voucher, the sandbox card; ticket links and an e-mail', FLOW, async ({ page }) => {
     const token = await pickSeats(page, 'demo-a', 2, true);
     expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    // On a desktop the cart stands level with the map beside it: the layout's gap spaces the two
+    // panels, no margin of their own (it once pushed the cart 16 px lower).
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const tops = await page.locator('.layout > .panel').evaluateAll((panels) => panels.map((p) => Math.round(p.getBoundingClientRect().top)));
+    expect(tops).toHaveLength(2);
+    expect(tops[1]).toBe(tops[0]);
     await expect.poll(() => page.locator('#countdown').textContent()).toMatch(/caduca en \d\d:\d\d/);
 
     await page.getByLabel('Código de descuento').fill('DEMO10');
