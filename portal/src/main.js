@@ -245,6 +245,7 @@ if (bestForm) {
     event.preventDefault();
     bestPick = await pickBest(Number(bestForm.quantity.value));
     showAgain();
+    showChosen(bestPick);
   });
   again.addEventListener('click', async () => {
     const old = bestPick.filter((id) => items().some((i) => i.id === id));
@@ -253,7 +254,18 @@ if (bestForm) {
     for (const id of old) await change(() => api('DELETE', `/orders/${encodeURIComponent(token)}/items/${id}`));
     bestPick = fresh;
     showAgain();
+    showChosen(bestPick);
   });
+}
+
+/**
+ * Brings the first of the seats just chosen into view: on a phone the sector opens zoomed and
+ * scrolls sideways, and the best seats (the centre of a row) may stand past its edge.
+ */
+function showChosen(itemIds) {
+  const first = items().find((i) => itemIds.includes(i.id));
+  const button = first && seatButton(first.session_seat_id);
+  if (button) button.scrollIntoView({ block: 'center', inline: 'center' });
 }
 
 // The cart is the UI kit's component (ui/cart.tsx), the one the server drew the page's empty cart
