@@ -45,6 +45,7 @@ const DATABASE_NEUTRAL_TESTS = [
   'test/tickets/ticket-email-html.test.ts',
   'test/tickets/ticket-pdf-scripts.test.ts',
   'test/ui/seat-canvas.test.ts',
+  'test/ui/service-clock.test.ts',
   'widget/test/state.test.ts',
   // docs, lints over the source and the OpenAPI document, route declarations, schema compilation
   'test/docs/docs.test.ts',

@@ -21,6 +21,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './htt
 import { idempotencySweepJob, registerIdempotency } from './http/idempotency.js';
 import { createLazyCompilers } from './http/lazy-compilers.js';
 import { registerInputGuard } from './http/input-guard.js';
+import { registerServiceDate } from './http/service-date.js';
 import { registerEmptyBodies } from './http/empty-bodies.js';
 import { maxDecimalsKeyword, registerStrictBodies } from './http/strict-bodies.js';
 import { drainingPlugin } from './http/draining.js';
@@ -258,6 +259,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Before every route: it attaches each route's limits as the route is declared (D45).
   await registerRateLimits(app);
   await registerSecurityHeaders(app, config);
+  registerServiceDate(app);
   registerInputGuard(app);
   // Before every route (and before the API docs read them): every body schema closed (D56).
   registerStrictBodies(app);
@@ -331,7 +333,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       allowAnyOrigin(b2b, {
         methods: ['GET', 'POST', 'PUT', 'DELETE'],
         allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'Last-Event-ID', 'Queue-Pass'],
-        exposedHeaders: ['Idempotent-Replayed', 'ETag'],
+        exposedHeaders: ['Idempotent-Replayed', 'ETag', 'Date'],
         maxAge: 600,
       });
       const serverOnlyPaths = markServerOnlyRoutes(b2b);

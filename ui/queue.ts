@@ -9,6 +9,7 @@ import type { operations } from '../clients/typescript/schema.js';
 import type { BuyerTextKey } from './texts.js';
 import { localeOf } from './format.js';
 import type { PowChallenge } from './pow.js';
+import type { HeaderSource, ServiceClock } from './service-clock.js';
 
 /** The status document (`GET /api/queue/v1/sessions/{sessionId}`); `number` only in an answer to a poll naming a `ticket_id`. */
 export type QueueDoc = operations['getQueueStatus']['responses'][200]['content']['application/json']['data'];
@@ -22,20 +23,7 @@ export type QueueCall = <T>(method: 'GET' | 'POST', path: string, body?: unknown
 
 export interface QueueAnswer<T> {
   data: T;
-  headers: { get(name: string): string | null } | null;
-}
-
-/**
- * The service's clock when it answered a poll, in ms. From the `Date` header (plus `Age` when a
- * cache answered): a poll answered 304 hands back the browser's stored document with the
- * `server_time` of the poll that fetched it, which can be minutes old while nothing in the document
- * changes (a pre-queue nobody joins), but the 304's own headers. The body's `server_time` only where
- * the headers cannot be read.
- */
-function serviceClockOf(answer: QueueAnswer<QueueDoc>): number {
-  const date = Date.parse(answer.headers?.get('date') ?? '');
-  if (!Number.isFinite(date)) return Date.parse(answer.data.server_time);
-  return date + 1000 * (Number(answer.headers?.get('age')) || 0);
+  headers: HeaderSource | null;
 }
 
 interface Stored {
@@ -50,8 +38,6 @@ interface Stored {
 
 export interface QueueView {
   doc: QueueDoc;
-  /** The service's clock minus the browser's, in ms: countdowns follow the service. */
-  skew: number;
   joined: boolean;
   number: number | null;
   pass: string | null;
@@ -65,9 +51,9 @@ export interface QueueView {
 /** What the buyer sees now: which screen of the waiting room, or `admitted` (the map). */
 export type QueueStage = 'notOpen' | 'preOpen' | 'inPre' | 'joinNow' | 'drawing' | 'position' | 'admitted' | 'passExpired' | 'ended';
 
+/** `now`: the service's time (ui/service-clock.ts), as in every function below. */
 function queueStage(q: QueueView, now: number): QueueStage {
-  const serverNow = now + q.skew;
-  if (q.pass && !q.expired && q.expiresAt && Date.parse(q.expiresAt) > serverNow) return 'admitted';
+  if (q.pass && !q.expired && q.expiresAt && Date.parse(q.expiresAt) > now) return 'admitted';
   if (q.pass || q.expired) return 'passExpired';
   const { state } = q.doc;
   if (state === 'ended') return 'ended';
@@ -88,7 +74,7 @@ export const queueBlocks = (q: QueueView | null, now: number) => !!q && !['admit
  */
 export function queueStartPassed(q: QueueView, now: number): boolean {
   const start = q.doc.sales_start_at ? Date.parse(q.doc.sales_start_at) : NaN;
-  return Number.isFinite(start) && now + q.skew >= start && (q.doc.state === 'pre_queue' || q.doc.state === 'closed');
+  return Number.isFinite(start) && now >= start && (q.doc.state === 'pre_queue' || q.doc.state === 'closed');
 }
 
 /** The texts of the waiting room (ui/texts.ts), with their `{name}` placeholders filled. */
@@ -114,10 +100,9 @@ function span(seconds: number, t: QueueTexts): string {
  */
 export function queueScreen(q: QueueView, now: number, t: QueueTexts, lang: string) {
   const stage = queueStage(q, now);
-  const serverNow = now + q.skew;
   // The countdown of the stage: to the pass's end once admitted, else to the sales start.
   const end = stage === 'admitted' ? q.expiresAt : q.doc.sales_start_at;
-  const left = span(((end ? Date.parse(end) : serverNow) - serverNow) / 1000, t);
+  const left = span(((end ? Date.parse(end) : now) - now) / 1000, t);
   const ahead = Math.max(0, (q.number ?? 0) - q.doc.admitted_through - 1);
   const time = q.doc.opens_at ? new Date(q.doc.opens_at).toLocaleTimeString(localeOf(lang), { hour: '2-digit', minute: '2-digit' }) : '';
   const text = t(queueTextKey(stage), { time, left, number: q.number ?? '', ahead });
@@ -135,13 +120,12 @@ function sessionStore(): Storage | null {
   }
 }
 
-export function createQueue(opts: { call: QueueCall; sessionId: number; clientId: string; storageKey: string; onChange: (view: QueueView | null) => void }) {
+export function createQueue(opts: { call: QueueCall; clock: ServiceClock; sessionId: number; clientId: string; storageKey: string; onChange: (view: QueueView | null) => void }) {
   const { call, sessionId, clientId, storageKey: key } = opts;
   const store = sessionStore();
   const path = (suffix = '') => `/${sessionId}${suffix}`;
   let stored: Stored = read();
   let doc: QueueDoc | null = null;
-  let skew = 0;
   let joining = false;
   let error: string | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -168,7 +152,6 @@ export function createQueue(opts: { call: QueueCall; sessionId: number; clientId
     if (!doc || !on()) return null;
     return {
       doc,
-      skew,
       joined: !!stored.ticket,
       number: stored.number ?? null,
       pass: stored.pass ?? null,
@@ -218,7 +201,7 @@ export function createQueue(opts: { call: QueueCall; sessionId: number; clientId
       const naming = stored.ticketId && stored.number == null ? `?ticket_id=${encodeURIComponent(stored.ticketId)}` : '';
       const answer = await call<QueueDoc>('GET', path(naming));
       doc = answer.data;
-      skew = serviceClockOf(answer) - Date.now();
+      opts.clock.observe(answer.headers, doc.server_time);
       if (naming && typeof doc.number === 'number') {
         stored.number = doc.number;
         save();

@@ -8,6 +8,7 @@ import { CartActions, CartLines } from '../../ui/cart';
 import { formatAmount, formatCountdown, localeOf } from '../../ui/format';
 import { createQueue, queueBlocks, queueScreen, queueStartPassed, queueTextKey } from '../../ui/queue';
 import { fillText } from '../../ui/texts';
+import { createServiceClock } from '../../ui/service-clock';
 
 const dataEl = document.getElementById('portal-data');
 const data = dataEl ? JSON.parse(dataEl.textContent || '{}') : {};
@@ -37,6 +38,14 @@ class ApiError extends Error {
   }
 }
 
+/**
+ * The service's clock, learnt from the page (drawn with its time: never kept by the browser, it is
+ * no-store) and then from every answer: the cart's, the sales start's and the queue's countdowns
+ * run on it.
+ */
+const clock = createServiceClock();
+if (typeof data.now === 'number') clock.observe(null, new Date(data.now).toISOString());
+
 /** One call of the service; resolves with the envelope's `data` and the answer's headers. */
 async function send(url, method, body, headers = {}) {
   const res = await fetch(url, {
@@ -44,6 +53,7 @@ async function send(url, method, body, headers = {}) {
     headers: body ? { ...headers, 'content-type': 'application/json', accept: 'application/json' } : { ...headers, accept: 'application/json' },
     body: body ? JSON.stringify(body) : undefined,
   });
+  clock.observe(res.headers);
   const json = await res.json().catch(() => null);
   if (!res.ok || !json || !json.success) throw new ApiError(json);
   return { data: json.data, headers: res.headers };
@@ -74,6 +84,7 @@ const queue =
   data.page === 'session' && data.sessionId
     ? createQueue({
         call: (method, path, body) => send(`/api/queue/v1/sessions${path}`, method, body),
+        clock,
         sessionId: data.sessionId,
         clientId: data.queueClient,
         storageKey: `taquilla.portal.${data.slug}.queue.${data.sessionId}`,
@@ -91,7 +102,7 @@ function renderQueue(view = queueView) {
   if (!box) return;
   box.hidden = !view;
   clearInterval(queueClock);
-  const now = Date.now();
+  const now = clock.now();
   document.body.classList.toggle('queue-wait', queueBlocks(view, now));
   if (!view) return;
   const { stage, text, detail, canJoin } = queueScreen(view, now, fill, data.lang);
@@ -112,7 +123,7 @@ function renderQueue(view = queueView) {
   // The countdowns tick between polls; at the sales start the document changes (the draw): a poll at once.
   if (!['notOpen', 'preOpen', 'inPre', 'admitted'].includes(stage)) return;
   queueClock = setInterval(() => {
-    if (!queueStartPassed(view, Date.now())) return renderQueue();
+    if (!queueStartPassed(view, clock.now())) return renderQueue();
     clearInterval(queueClock);
     queue.refresh();
   }, 1000);
@@ -175,7 +186,7 @@ function renderCountdown() {
   let warned = false;
   const end = new Date(order.expires_at).getTime();
   const tick = () => {
-    const left = Math.max(0, Math.round((end - Date.now()) / 1000));
+    const left = Math.max(0, Math.round((end - clock.now()) / 1000));
     el.hidden = false;
     if (left === 0) {
       clearInterval(timer);
@@ -469,7 +480,7 @@ function renderSaleState(body) {
   if (!scheduled) return;
   const start = new Date(body.sales_start_at).getTime();
   const tick = () => {
-    const left = Math.max(0, Math.round((start - Date.now()) / 1000));
+    const left = Math.max(0, Math.round((start - clock.now()) / 1000));
     const d = Math.floor(left / 86400);
     const hms = [Math.floor(left / 3600) % 24, Math.floor(left / 60) % 60, left % 60].map((n) => String(n).padStart(2, '0')).join(':');
     el.textContent = `${t.salesStartIn} ${d ? `${d} ${t.days} ` : ''}${hms}`;

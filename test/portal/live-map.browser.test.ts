@@ -74,14 +74,14 @@ describe('live seat map on the portal (D62)', { timeout: 90_000 }, () => {
     await seatButton(page, seat).click();
     await page.locator(`button.seat[data-seat="${seat}"][aria-pressed="true"]`).waitFor();
     const token = await page.evaluate((key) => localStorage.getItem(key), `taquilla.portal.${slug}.order`);
-    // The cart's clock moved on: 50 s left (the browser counts on its own clock).
-    await portal.t.ctx.db.execute(sql`UPDATE orders SET expires_at = ${new Date(Date.now() + 50_000)} WHERE order_token = ${token}`);
+    // The cart's clock moved on: 50 s left (the browser counts on the service's clock, ui/service-clock.ts).
+    await portal.t.ctx.db.execute(sql`UPDATE orders SET expires_at = ${new Date(portal.t.clock.now().getTime() + 50_000)} WHERE order_token = ${token}`);
     await page.reload();
     const countdown = page.locator('#countdown.warn[role="alert"]');
     await countdown.waitFor();
     expect(await countdown.textContent()).toMatch(/menos de un minuto/);
     await screenshots(page, 'live-map-expiry-warning');
-    await portal.t.ctx.db.execute(sql`UPDATE orders SET expires_at = ${new Date(Date.now() + 2_000)} WHERE order_token = ${token}`);
+    await portal.t.ctx.db.execute(sql`UPDATE orders SET expires_at = ${new Date(portal.t.clock.now().getTime() + 2_000)} WHERE order_token = ${token}`);
     await page.reload();
     const expired = page.locator('#countdown.expired[role="alert"]');
     await expired.waitFor({ timeout: 5_000 });

@@ -140,7 +140,7 @@ export function createController(deps: ControllerDeps) {
     canRetry: false,
     passes: [],
   };
-  const queue = createQueue({ call: api.queue, sessionId, clientId: api.options.clientId, storageKey: `taquilla:queue:${channelSlug}:${sessionId}`, onChange: (view) => update({ queue: view }) });
+  const queue = createQueue({ call: api.queue, clock: api.clock, sessionId, clientId: api.options.clientId, storageKey: `taquilla:queue:${channelSlug}:${sessionId}`, onChange: (view) => update({ queue: view }) });
   /** The buyer's waiting-room pass on every cart create (D60); an existing cart needs none. */
   const passHeaders = (): Record<string, string> => {
     const pass = queue.pass();
@@ -238,7 +238,7 @@ export function createController(deps: ControllerDeps) {
     if (destroyed) return;
     // Nothing to follow while the waiting room hides the map, or the page is in the background.
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden';
-    if (eventId !== null && state.map && !hidden && !queueBlocks(state.queue, Date.now())) await pollAvailability();
+    if (eventId !== null && state.map && !hidden && !queueBlocks(state.queue, deps.now())) await pollAvailability();
     if (!destroyed) liveTimer = setTimeout(() => void followAvailability(), LIVE_POLL_MS);
   }
 
@@ -498,6 +498,8 @@ export function createController(deps: ControllerDeps) {
       return state;
     },
     joinWaitingList,
+    /** The service's time now (ms): what the countdowns count on. */
+    now: deps.now,
     subscribe(listener: (s: WidgetState) => void): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -4,6 +4,7 @@
  * call once. Concurrent calls that hit 401 together share a single renewal.
  */
 import type { QueueAnswer } from '../../ui/queue.js';
+import { createServiceClock, type ServiceClock } from '../../ui/service-clock.js';
 
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{
   status: number;
@@ -45,6 +46,8 @@ export interface ApiClient {
   queue<T>(method: string, path: string, body?: unknown): Promise<QueueAnswer<T>>;
   /** How many tokens this client obtained (for tests and diagnostics). */
   tokensIssued(): number;
+  /** The service's clock, learnt from every answer (the widget's countdowns run on it). */
+  clock: ServiceClock;
 }
 
 interface Envelope {
@@ -61,6 +64,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   let renewal: Promise<string> | null = null;
   let issued = 0;
   const root = `${options.baseUrl}/sales-channel/v1`;
+  const clock = createServiceClock();
 
   async function send(method: string, url: string, headers: Record<string, string>, body?: unknown) {
     let res;
@@ -79,6 +83,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     } catch {
       payload = {};
     }
+    clock.observe(res.headers);
     return { status: res.status, payload, headers: res.headers ?? null };
   }
 
@@ -126,5 +131,5 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return { data: payload.data as T, headers };
   }
 
-  return { options, call, queue, tokensIssued: () => issued };
+  return { options, call, queue, tokensIssued: () => issued, clock };
 }

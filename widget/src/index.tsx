@@ -120,7 +120,8 @@ export function init(config: WidgetConfig): TicketWidgetInstance {
     channelSlug: config.channelSlug,
     sessionId,
     lang,
-    now: () => Date.now(),
+    // The service's clock (learnt from its answers), not the device's: holds end when the service ends them.
+    now: () => api.clock.now(),
     navigate: (url) => window.location.assign(url),
     warn: (message) => console.warn(message),
     onOrderUpdate: config.onOrderUpdate,

@@ -2,6 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { etagMatches } from '../../http/etag.js';
 import { serveBeforeRouting } from '../../http/before-routing.js';
+import { httpDate } from '../../http/service-date.js';
 import { requestObserver } from '../../platform/metrics.js';
 import type { AppContext } from '../../app-context.js';
 import * as queue from './queue.service.js';
@@ -10,7 +11,7 @@ import * as queue from './queue.service.js';
 export interface PollAnswer {
   status: 200 | 304;
   etag: string;
-  /** The `Date` header: the service's clock, on the 304 as on the 200. */
+  /** The `Date` header (the app's clock, src/http/service-date.ts), on the 304 as on the 200: the shortcut answers without Fastify's hooks. */
   date: string;
   /** The JSON (200), or null (304). */
   body: string | null;
@@ -19,7 +20,7 @@ export interface PollAnswer {
 /** The answer to a poll of `shared` (with the ticket's number when it named one). */
 export function pollAnswer(ctx: AppContext, shared: queue.StatusDocument, number: number | null | undefined, ifNoneMatch: string | undefined): PollAnswer {
   const etag = number === undefined ? shared.etag : queue.statusNumberEtag(shared, number);
-  const date = queue.statusServerDate(ctx);
+  const date = httpDate(ctx.clock.now().getTime());
   if (etagMatches(ifNoneMatch, etag)) return { status: 304, etag, date, body: null };
   const tail = number === undefined ? queue.STATUS_DOCUMENT_TAIL : queue.statusNumberTail(number);
   return { status: 200, etag, date, body: shared.head + queue.statusServerTime(ctx) + tail };

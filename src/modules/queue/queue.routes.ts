@@ -46,7 +46,7 @@ const queueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const answerPoll = (ifNoneMatch: string | undefined, reply: FastifyReply, shared: queue.StatusDocument, number: number | null | undefined) => {
       const answer = pollAnswer(app.ctx, shared, number, ifNoneMatch);
       count.answered++;
-      reply.header('etag', answer.etag).header('date', answer.date).header('cache-control', 'public, max-age=1');
+      reply.header('etag', answer.etag).header('cache-control', 'public, max-age=1');
       if (answer.body === null) {
         count.notModified++;
         return reply.status(304).send();

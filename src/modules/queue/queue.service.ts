@@ -263,13 +263,12 @@ export const STATUS_DOCUMENT_TAIL = '"},"message":"Queue status"}';
 const statusDocuments = appCache<number, StatusDocument>('queue.status-documents', () => ({ max: 10_000 }));
 
 /** The time of the service's clock, in the document's format (whole seconds): one string per second. */
-let lastTime = { second: NaN, text: '', httpDate: '' };
-function clockReading(ms: number): typeof lastTime {
+let lastTime = { second: NaN, text: '' };
+function serverTime(ms: number): string {
   const second = Math.floor(ms / 1000);
-  if (second !== lastTime.second) lastTime = { second, text: isoWithOffset(new Date(ms))!, httpDate: new Date(second * 1000).toUTCString() };
-  return lastTime;
+  if (second !== lastTime.second) lastTime = { second, text: isoWithOffset(new Date(ms))! };
+  return lastTime.text;
 }
-const serverTime = (ms: number) => clockReading(ms).text;
 
 /**
  * The session's current status document if the one built last still holds, else null (then
@@ -310,13 +309,6 @@ export const statusNumberEtag = (doc: StatusDocument, number: number | null) => 
 /** The `server_time` of an answer: the clock now, as the document writes it. */
 export const statusServerTime = (ctx: AppContext) => serverTime(ctx.clock.now().getTime());
 
-/**
- * The service's clock as the poll's `Date` header (HTTP-date, whole seconds). A browser whose poll
- * is answered 304 gets the stored document back, with the `server_time` of the poll that fetched it,
- * but with the headers of the 304: the buyer's countdown reads the clock from this header (ui/queue.ts).
- * From the app's clock, as `server_time` is, so that both say the same.
- */
-export const statusServerDate = (ctx: AppContext) => clockReading(ctx.clock.now().getTime()).httpDate;
 
 /** Builds (and keeps) the session's status document. */
 export async function buildStatusDocument(ctx: AppContext, sessionId: number): Promise<StatusDocument> {

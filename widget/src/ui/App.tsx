@@ -29,7 +29,7 @@ export function App({ controller, lang }: Props) {
   const mine = useMemo(() => seatIdsInOrder(state.order), [state.order]);
   const branding = state.channel?.branding;
   // The waiting room (D60) keeps the map until the buyer's turn; its panel re-renders every second.
-  const waiting = queueBlocks(state.queue, Date.now());
+  const waiting = queueBlocks(state.queue, controller.now());
 
   // `dir`: the widget's texts are left to right (es, en) whatever the host page's direction; CSS
   // `all: initial` on the host does not reset the inherited `direction`.
@@ -78,11 +78,11 @@ export function App({ controller, lang }: Props) {
  * (ui/queue.ts), the portal's too.
  */
 function QueuePanel({ queue, controller, t, lang }: { queue: QueueView; controller: Controller; t: Translate; lang: Lang }) {
-  const [now, setNow] = useState(Date.now());
+  const [now, setNow] = useState(controller.now());
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
+    const timer = setInterval(() => setNow(controller.now()), 1000);
     return () => clearInterval(timer);
-  }, []);
+  }, [controller]);
   const { stage, text, detail, canJoin } = queueScreen(queue, now, t, lang);
   const startPassed = queueStartPassed(queue, now);
   useEffect(() => {
@@ -379,11 +379,11 @@ function CartBar({ state, controller, t, fmt }: { state: WidgetState; controller
 }
 
 function Countdown({ state, controller, t, short }: { state: WidgetState; controller: Controller; t: Translate; short?: boolean }) {
-  const [now, setNow] = useState(Date.now());
+  const [now, setNow] = useState(controller.now());
   const left = secondsLeft(state.order, now);
   useEffect(() => {
     if (left === null) return;
-    const timer = setInterval(() => setNow(Date.now()), 1000);
+    const timer = setInterval(() => setNow(controller.now()), 1000);
     return () => clearInterval(timer);
   }, [left === null]);
   useEffect(() => {

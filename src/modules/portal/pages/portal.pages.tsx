@@ -170,6 +170,7 @@ const portalPages: FastifyPluginAsync = async (app) => {
           // The waiting room's client id of this browser (D60): from its buyer cookie, which scripts cannot read.
           queueClient={buyerId ? portalQueueClient(ctx.config.signingSecret, buyerId) : ''}
           compactAbove={ctx.config.portalCompactMapAbove}
+          now={ctx.clock.now().getTime()}
         />,
       );
     }),

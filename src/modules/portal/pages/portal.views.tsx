@@ -384,7 +384,7 @@ function WaitingListForm({ t }: { t: ReturnType<typeof texts> }) {
 /** Whether a session's page draws the compact map (above `above` numbered seats: config portalCompactMapAbove) instead of a button a seat. */
 export const isCompactMap = (detail: StoreSessionDetail, above: number) => detail.seats.length > above;
 
-export function SessionPage({ channel, lang, event, session, detail, f, queueClient = '', compactAbove = Infinity }: {
+export function SessionPage({ channel, lang, event, session, detail, f, queueClient = '', compactAbove = Infinity, now }: {
   channel: ChannelRecord;
   lang: string;
   event: StoreEvent;
@@ -394,6 +394,8 @@ export function SessionPage({ channel, lang, event, session, detail, f, queueCli
   queueClient?: string;
   /** Above this many seats the sectors are drawn as the UI kit's compact map (config portalCompactMapAbove). */
   compactAbove?: number;
+  /** The service's clock as the page is drawn (ms): the script's countdowns start from it (ui/service-clock.ts). */
+  now: number;
 }) {
   const t = texts(lang);
   const RateOptions = ({ sectorId }: { sectorId: number }) => (
@@ -506,7 +508,7 @@ export function SessionPage({ channel, lang, event, session, detail, f, queueCli
         <CartPanel lang={lang} withCheckout={true} />
       </div>
       <CartBar t={t} />
-      <JsonData value={{ page: 'session', slug: channel.slug, lang, eventId: event.id, sessionId: session.id, queueClient, editable: true, compact, texts: t }} />
+      <JsonData value={{ page: 'session', slug: channel.slug, lang, eventId: event.id, sessionId: session.id, queueClient, editable: true, compact, now, texts: t }} />
     </>
   );
 }
