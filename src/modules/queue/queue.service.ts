@@ -309,7 +309,6 @@ export const statusNumberEtag = (doc: StatusDocument, number: number | null) => 
 /** The `server_time` of an answer: the clock now, as the document writes it. */
 export const statusServerTime = (ctx: AppContext) => serverTime(ctx.clock.now().getTime());
 
-
 /** Builds (and keeps) the session's status document. */
 export async function buildStatusDocument(ctx: AppContext, sessionId: number): Promise<StatusDocument> {
   const f = await factsOf(ctx, sessionId);
