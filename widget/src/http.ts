@@ -9,7 +9,7 @@ import { createServiceClock, type ServiceClock } from '../../ui/service-clock.js
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{
   status: number;
   json(): Promise<unknown>;
-  /** The answer's headers (a fetch Response has them; the waiting room reads its clock there). */
+  /** The answer's headers (a fetch Response has them): the service's clock is read off their Date (ui/service-clock.ts). */
   headers?: { get(name: string): string | null };
 }>;
 
