@@ -85,6 +85,16 @@ describe('portal in a real browser', () => {
     // The page's cart is the order's, not the empty cart the server drew under it.
     expect(await page.locator('#cart-body').textContent()).not.toContain('Tu carrito está vacío');
     await screenshots(page, 'a-checkout');
+    // The form's legend ("Tus datos") starts where its labels start (no browser padding of its own).
+    const lefts = await page.evaluate(() => {
+      const fieldset = document.querySelector('fieldset:has(legend)')!;
+      return [fieldset.querySelector('legend')!, fieldset.querySelector('label')!].map((el) => {
+        const text = document.createRange();
+        text.selectNodeContents(el);
+        return Math.round(text.getBoundingClientRect().left);
+      });
+    });
+    expect(lefts[0]).toBe(lefts[1]);
     await fillBuyer(page, 'lucia@example.com');
     await page.getByRole('button', { name: 'Pagar con tarjeta' }).click();
     await payWithCard(page, '4242 4242 4242 4242', true);
