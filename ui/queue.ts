@@ -9,22 +9,17 @@ import type { operations } from '../clients/typescript/schema.js';
 import type { BuyerTextKey } from './texts.js';
 import { localeOf } from './format.js';
 import type { PowChallenge } from './pow.js';
-import type { HeaderSource, ServiceClock } from './service-clock.js';
 
 /** The status document (`GET /api/queue/v1/sessions/{sessionId}`); `number` only in an answer to a poll naming a `ticket_id`. */
 export type QueueDoc = operations['getQueueStatus']['responses'][200]['content']['application/json']['data'];
 
 /**
  * A call to the waiting room's public interface (no token): `/api/queue/v1/sessions{path}`; resolves
- * with the envelope's `data` and the answer's headers (null where the caller cannot read them),
- * rejects with an error that carries the envelope's `code` and `data`.
+ * with the envelope's `data`, rejects with an error that carries the envelope's `code` and `data`.
+ * The caller's client reads the service's clock off every answer (ui/service-clock.ts), the polls'
+ * included: a 304 brings back a stored document with an old `server_time`, but a fresh `Date`.
  */
-export type QueueCall = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => Promise<QueueAnswer<T>>;
-
-export interface QueueAnswer<T> {
-  data: T;
-  headers: HeaderSource | null;
-}
+export type QueueCall = <T>(method: 'GET' | 'POST', path: string, body?: unknown) => Promise<T>;
 
 interface Stored {
   ticket?: string;
@@ -66,6 +61,13 @@ function queueStage(q: QueueView, now: number): QueueStage {
 
 /** True while the waiting room keeps the buyer from the map. */
 export const queueBlocks = (q: QueueView | null, now: number) => !!q && !['admitted', 'passExpired', 'ended'].includes(queueStage(q, now));
+
+/**
+ * The waiting room's panel is shown, except while the buyer is in their turn with seats in the cart:
+ * the cart's countdown is then the one that matters (a pass only opens a new cart), and the pass's
+ * beside it would read as a second, different deadline.
+ */
+export const queuePanelShown = (q: QueueView | null, now: number, itemsInCart: number) => !!q && !(itemsInCart > 0 && queueStage(q, now) === 'admitted');
 
 /**
  * The sales start has passed on the service's clock while the document still says the room is
@@ -120,7 +122,7 @@ function sessionStore(): Storage | null {
   }
 }
 
-export function createQueue(opts: { call: QueueCall; clock: ServiceClock; sessionId: number; clientId: string; storageKey: string; onChange: (view: QueueView | null) => void }) {
+export function createQueue(opts: { call: QueueCall; sessionId: number; clientId: string; storageKey: string; onChange: (view: QueueView | null) => void }) {
   const { call, sessionId, clientId, storageKey: key } = opts;
   const store = sessionStore();
   const path = (suffix = '') => `/${sessionId}${suffix}`;
@@ -173,13 +175,13 @@ export function createQueue(opts: { call: QueueCall; clock: ServiceClock; sessio
     if (!doc || !stored.ticket || stored.pass || stored.expired || doc.state !== 'admitting') return;
     try {
       if (stored.number == null) {
-        const { data: again } = await call<{ ticket: string; number: number | null }>('POST', path('/join'), { client_id: clientId });
+        const again = await call<{ ticket: string; number: number | null }>('POST', path('/join'), { client_id: clientId });
         stored.ticket = again.ticket;
         stored.number = again.number;
         save();
       }
       if (stored.number != null && stored.number <= doc.admitted_through) {
-        const { data: got } = await call<{ pass: string; expires_at: string }>('POST', path('/pass'), { ticket: stored.ticket });
+        const got = await call<{ pass: string; expires_at: string }>('POST', path('/pass'), { ticket: stored.ticket });
         stored.pass = got.pass;
         stored.expiresAt = got.expires_at;
         save();
@@ -199,9 +201,7 @@ export function createQueue(opts: { call: QueueCall; clock: ServiceClock; sessio
       // Until the number is known, the poll names the ticket: the answer brings the number once
       // drawn, so the draw costs no extra request per buyer (docs/onsale.md).
       const naming = stored.ticketId && stored.number == null ? `?ticket_id=${encodeURIComponent(stored.ticketId)}` : '';
-      const answer = await call<QueueDoc>('GET', path(naming));
-      doc = answer.data;
-      opts.clock.observe(answer.headers, doc.server_time);
+      doc = await call<QueueDoc>('GET', path(naming));
       if (naming && typeof doc.number === 'number') {
         stored.number = doc.number;
         save();
@@ -228,8 +228,8 @@ export function createQueue(opts: { call: QueueCall; clock: ServiceClock; sessio
       try {
         let solution: string | undefined;
         // The solver is loaded only for a session that asks for it (in the portal, a chunk of its own).
-        if (doc.challenge === 'proof_of_work') solution = await (await import('./pow.js')).solveChallenge((await call<PowChallenge>('GET', path('/challenge'))).data);
-        const { data: joined } = await call<{ ticket: string; ticket_id: string; number: number | null }>('POST', path('/join'), { client_id: clientId, ...(solution ? { challenge_solution: solution } : {}) });
+        if (doc.challenge === 'proof_of_work') solution = await (await import('./pow.js')).solveChallenge(await call<PowChallenge>('GET', path('/challenge')));
+        const joined = await call<{ ticket: string; ticket_id: string; number: number | null }>('POST', path('/join'), { client_id: clientId, ...(solution ? { challenge_solution: solution } : {}) });
         stored = { ticket: joined.ticket, ticketId: joined.ticket_id, number: joined.number };
         save();
       } catch (err) {

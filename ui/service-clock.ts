@@ -6,7 +6,7 @@
 // too: the browser takes the 304's headers, even though it hands back the stored body.
 
 /** An answer's headers (a fetch Response's, or null where they cannot be read). */
-export interface HeaderSource {
+interface HeaderSource {
   get(name: string): string | null;
 }
 

@@ -6,7 +6,7 @@
 import { h, hydrate, render as preactRender } from 'preact';
 import { CartActions, CartLines } from '../../ui/cart';
 import { formatAmount, formatCountdown, localeOf } from '../../ui/format';
-import { createQueue, queueBlocks, queueScreen, queueStartPassed, queueTextKey } from '../../ui/queue';
+import { createQueue, queueBlocks, queuePanelShown, queueScreen, queueStartPassed, queueTextKey } from '../../ui/queue';
 import { fillText } from '../../ui/texts';
 import { createServiceClock } from '../../ui/service-clock';
 
@@ -46,8 +46,8 @@ class ApiError extends Error {
 const clock = createServiceClock();
 if (typeof data.now === 'number') clock.observe(null, new Date(data.now).toISOString());
 
-/** One call of the service; resolves with the envelope's `data` and the answer's headers. */
-async function send(url, method, body, headers = {}) {
+/** One call of the service; resolves with the envelope's `data`. Every answer sets the service's clock. */
+async function request(url, method, body, headers = {}) {
   const res = await fetch(url, {
     method,
     headers: body ? { ...headers, 'content-type': 'application/json', accept: 'application/json' } : { ...headers, accept: 'application/json' },
@@ -56,11 +56,8 @@ async function send(url, method, body, headers = {}) {
   clock.observe(res.headers);
   const json = await res.json().catch(() => null);
   if (!res.ok || !json || !json.success) throw new ApiError(json);
-  return { data: json.data, headers: res.headers };
+  return json.data;
 }
-
-/** One call of the service; resolves with the envelope's `data`. */
-const request = async (url, method, body, headers) => (await send(url, method, body, headers)).data;
 
 /** The portal API of the channel. A cart create of a session with a waiting room carries this browser's pass (D60). */
 function api(method, path, body) {
@@ -83,8 +80,7 @@ let timer = null;
 const queue =
   data.page === 'session' && data.sessionId
     ? createQueue({
-        call: (method, path, body) => send(`/api/queue/v1/sessions${path}`, method, body),
-        clock,
+        call: (method, path, body) => request(`/api/queue/v1/sessions${path}`, method, body),
         sessionId: data.sessionId,
         clientId: data.queueClient,
         storageKey: `taquilla.portal.${data.slug}.queue.${data.sessionId}`,
@@ -100,9 +96,9 @@ function renderQueue(view = queueView) {
   queueView = view;
   const box = $('queue');
   if (!box) return;
-  box.hidden = !view;
   clearInterval(queueClock);
   const now = clock.now();
+  box.hidden = !queuePanelShown(view, now, items().length);
   document.body.classList.toggle('queue-wait', queueBlocks(view, now));
   if (!view) return;
   const { stage, text, detail, canJoin } = queueScreen(view, now, fill, data.lang);
@@ -327,6 +323,8 @@ function render() {
   renderCounts(list);
   renderBar(list);
   renderCountdown();
+  // With seats in the cart during the buyer's turn, the cart's countdown replaces the pass's.
+  if (queueView) renderQueue();
 }
 
 // The sectors' free places follow the cart: the page was drawn with the places free then (the

@@ -115,6 +115,9 @@ describe('the waiting room on the portal (D60)', { timeout: 120_000 }, () => {
     expect(creates.length).toBeGreaterThan(0);
     expect(creates.at(-1)!['queue-pass']).toMatch(/\S{20,}/);
     expect(await page.locator('#cart-error').isVisible()).toBe(false);
+    // With seats in the cart, the cart's countdown is the one shown: the pass's box steps aside.
+    await expect.poll(() => page.locator('#queue').isVisible()).toBe(false);
+    expect(await page.locator('#countdown').innerText()).toMatch(/\d\d:\d\d/);
     await screenshots(page, 'queue-admitted-cart');
 
     // The pass expires (pass_ttl_seconds 300): a new cart is refused, and the page says why. (The

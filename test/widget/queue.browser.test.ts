@@ -50,8 +50,9 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
 
     await expect.poll(() => stage(page), { timeout: 30_000 }).toBe('preOpen');
     expect(await statusText(page)).toMatch(/La venta empieza en 0[45]:\d\d\. Entra ya en la cola/);
-    // The map waits behind the queue.
+    // The map waits behind the queue, and the empty cart does not point to it.
     expect(await page.locator(`${W} polygon[data-id]`).count()).toBe(0);
+    expect(await page.locator(`${W} [data-empty-cart]`).innerText()).toBe('Tu carrito está vacío.');
     await shots(page, 'queue-pre-open');
 
     await page.locator(`${W} [data-queue-join]`).click();
@@ -82,13 +83,18 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     expect(await statusText(page)).toMatch(/Tu acceso caduca en (09|10):\d\d/);
     const seat = page.locator(`${W} polygon.s.a`).first();
     await seat.waitFor();
+    expect(await page.locator(`${W} [data-empty-cart]`).innerText()).toBe('Tu carrito está vacío. Elige asientos en el mapa.');
     await seat.click();
     await page.waitForFunction(`document.querySelector('${W}').shadowRoot.querySelectorAll('.cart li[data-item]').length === 1`, undefined, { timeout: 15_000 });
     expect(creates.length).toBe(1);
     expect(creates[0]!['queue-pass']).toMatch(/\S{20,}/);
-    // One primary button at a time: the queue's button is gone once admitted.
-    expect(await page.locator(`${W} [data-queue-join]`).count()).toBe(0);
+    // With seats in the cart, the cart's countdown is the one shown: the pass's panel steps aside.
+    expect(await page.locator(`${W} [data-queue]`).count()).toBe(0);
+    expect(await page.locator(`${W} [data-countdown]`).innerText()).toMatch(/\d\d:\d\d/);
     await shots(page, 'queue-admitted-cart');
+    // The cart emptied, the turn's panel and its countdown come back.
+    await page.locator(`${W} .cart li[data-item] button`).click();
+    await expect.poll(() => stage(page), { timeout: 10_000 }).toBe('admitted');
     await page.context().close();
   });
 });

@@ -140,7 +140,7 @@ export function createController(deps: ControllerDeps) {
     canRetry: false,
     passes: [],
   };
-  const queue = createQueue({ call: api.queue, clock: api.clock, sessionId, clientId: api.options.clientId, storageKey: `taquilla:queue:${channelSlug}:${sessionId}`, onChange: (view) => update({ queue: view }) });
+  const queue = createQueue({ call: api.queue, sessionId, clientId: api.options.clientId, storageKey: `taquilla:queue:${channelSlug}:${sessionId}`, onChange: (view) => update({ queue: view }) });
   /** The buyer's waiting-room pass on every cart create (D60); an existing cart needs none. */
   const passHeaders = (): Record<string, string> => {
     const pass = queue.pass();

@@ -3,7 +3,6 @@
  * it with every call, and when the service answers 401 it asks for a new token once and repeats the
  * call once. Concurrent calls that hit 401 together share a single renewal.
  */
-import type { QueueAnswer } from '../../ui/queue.js';
 import { createServiceClock, type ServiceClock } from '../../ui/service-clock.js';
 
 export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{
@@ -42,8 +41,8 @@ export interface ApiClient {
   readonly options: ApiClientOptions;
   /** Calls a B2B path under `/sales-channel/v1/{slug}`; resolves with the envelope's `data`. */
   call<T>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
-  /** Calls the waiting room's public interface, `/queue/v1/sessions{path}` (no token, D60): the data and the answer's headers. */
-  queue<T>(method: string, path: string, body?: unknown): Promise<QueueAnswer<T>>;
+  /** Calls the waiting room's public interface, `/queue/v1/sessions{path}` (no token, D60); resolves with the envelope's `data`. */
+  queue<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** How many tokens this client obtained (for tests and diagnostics). */
   tokensIssued(): number;
   /** The service's clock, learnt from every answer (the widget's countdowns run on it). */
@@ -84,7 +83,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       payload = {};
     }
     clock.observe(res.headers);
-    return { status: res.status, payload, headers: res.headers ?? null };
+    return { status: res.status, payload };
   }
 
   function fail(status: number, payload: Envelope): never {
@@ -125,10 +124,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return payload.data as T;
   }
 
-  async function queue<T>(method: string, path: string, body?: unknown): Promise<QueueAnswer<T>> {
-    const { status, payload, headers } = await send(method, `${options.baseUrl}/queue/v1/sessions${path}`, {}, body);
+  async function queue<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const { status, payload } = await send(method, `${options.baseUrl}/queue/v1/sessions${path}`, {}, body);
     if (status < 200 || status >= 300) fail(status, payload);
-    return { data: payload.data as T, headers };
+    return payload.data as T;
   }
 
   return { options, call, queue, tokensIssued: () => issued, clock };

@@ -5,7 +5,7 @@ import { orderItems, seatIdsInOrder, secondsLeft } from '../order.js';
 import { formatCountdown } from '../../../ui/format.js';
 import { freeBySector, type SeatMap as Model, type SectorView } from '../seat-map-model.js';
 import { allIn, feeOf, type FeeRule } from '../prices.js';
-import { queueBlocks, queueScreen, queueStartPassed, type QueueView } from '../../../ui/queue.js';
+import { queueBlocks, queuePanelShown, queueScreen, queueStartPassed, type QueueView } from '../../../ui/queue.js';
 import type { OrderItem, Rate } from '../types.js';
 import { Legend, SeatMap } from './SeatMap.js';
 import { themeStyle } from './styles.js';
@@ -50,7 +50,7 @@ export function App({ controller, lang }: Props) {
         </button>
       ) : null}
       {state.phase === 'loading' ? <p role="status">{t('loading')}</p> : null}
-      {state.phase === 'ready' && state.queue ? <QueuePanel queue={state.queue} controller={controller} t={t} lang={lang} /> : null}
+      {state.phase === 'ready' && state.queue && queuePanelShown(state.queue, controller.now(), orderItems(state.order).length) ? <QueuePanel queue={state.queue} controller={controller} t={t} lang={lang} /> : null}
       {state.phase === 'ready' && state.map ? (
         <div class="layout">
           <div>
@@ -64,7 +64,7 @@ export function App({ controller, lang }: Props) {
             {waiting ? null : <Zones map={state.map} busy={state.busy} t={t} fmt={fmt} fees={state.fees} onAdd={(s, r, q) => void controller.addZone(s, r, q)} />}
             {waiting ? null : <WaitingList map={state.map} mine={mine} controller={controller} t={t} />}
           </div>
-          <Cart state={state} controller={controller} t={t} fmt={fmt} />
+          <Cart state={state} controller={controller} t={t} fmt={fmt} seatsShown={!waiting && state.map.seats.size > 0} />
         </div>
       ) : null}
       {state.phase === 'ready' ? <CartBar state={state} controller={controller} t={t} fmt={fmt} /> : null}
@@ -404,7 +404,8 @@ function Countdown({ state, controller, t, short }: { state: WidgetState; contro
 /** The sum of one amount over the cart's items, to the cent. */
 const sum = (items: OrderItem[], field: 'base_amount' | 'fee_amount' | 'discount_amount') => Math.round(items.reduce((n, i) => n + (Number(i[field]) || 0) * 100, 0)) / 100;
 
-function Cart({ state, controller, t, fmt }: { state: WidgetState; controller: Controller; t: Translate; fmt: (n: number) => string }) {
+/** `seatsShown`: the seat map is on screen (not a zones-only session, not behind the waiting room), so the empty cart points to it. */
+function Cart({ state, controller, t, fmt, seatsShown }: { state: WidgetState; controller: Controller; t: Translate; fmt: (n: number) => string; seatsShown: boolean }) {
   const [code, setCode] = useState('');
   const items = orderItems(state.order);
   const vouchers = state.order?.vouchers ?? [];
@@ -414,7 +415,7 @@ function Cart({ state, controller, t, fmt }: { state: WidgetState; controller: C
       <h3 tabIndex={-1}>{t('cart')}</h3>
       <Countdown state={state} controller={controller} t={t} />
       {items.length === 0 ? (
-        <p class="sub">{t('emptyCart')}</p>
+        <p class="sub" data-empty-cart="">{t(seatsShown ? 'emptyCartPickSeats' : 'emptyCart')}</p>
       ) : (
         <ul>
           {items.map((item) => {
