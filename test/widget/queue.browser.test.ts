@@ -86,6 +86,14 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     expect(await page.locator(`${W} [data-empty-cart]`).innerText()).toBe('Tu carrito está vacío. Elige asientos en el mapa.');
     await seat.click();
     await page.waitForFunction(`document.querySelector('${W}').shadowRoot.querySelectorAll('.cart li[data-item]').length === 1`, undefined, { timeout: 15_000 });
+    // The cart's countdown counts from now, like the bar's: not from when the page opened (minutes
+    // earlier on the service's clock), which showed 20:04 on a 15-minute hold until its next tick.
+    const [cartLeft, barLeft] = await page.evaluate(
+      (w) => ['[data-countdown] time', '[data-bar-countdown]'].map((q) => document.querySelector(w)!.shadowRoot!.querySelector(q)!.textContent!),
+      W,
+    );
+    const seconds = (mmss: string) => Number(mmss.slice(0, 2)) * 60 + Number(mmss.slice(3, 5));
+    expect(Math.abs(seconds(cartLeft!) - seconds(barLeft!)), `${cartLeft} against ${barLeft}`).toBeLessThanOrEqual(1);
     expect(creates.length).toBe(1);
     expect(creates[0]!['queue-pass']).toMatch(/\S{20,}/);
     // With seats in the cart, the cart's countdown is the one shown: the pass's panel steps aside.

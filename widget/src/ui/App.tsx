@@ -78,11 +78,7 @@ export function App({ controller, lang }: Props) {
  * (ui/queue.ts), the portal's too.
  */
 function QueuePanel({ queue, controller, t, lang }: { queue: QueueView; controller: Controller; t: Translate; lang: Lang }) {
-  const [now, setNow] = useState(controller.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(controller.now()), 1000);
-    return () => clearInterval(timer);
-  }, [controller]);
+  const now = useServiceNow(controller, true);
   const { stage, text, detail, canJoin } = queueScreen(queue, now, t, lang);
   const startPassed = queueStartPassed(queue, now);
   useEffect(() => {
@@ -378,14 +374,24 @@ function CartBar({ state, controller, t, fmt }: { state: WidgetState; controller
   );
 }
 
-function Countdown({ state, controller, t, short }: { state: WidgetState; controller: Controller; t: Translate; short?: boolean }) {
-  const [now, setNow] = useState(controller.now());
-  const left = secondsLeft(state.order, now);
+/**
+ * The service's time at this render, and a render every second while `ticking`. Read at each render,
+ * never kept: a countdown drawn by a change (a cart's first seat) counts from now, not from the last
+ * tick or the moment it mounted (the cart's countdown showed 20:04 for a second on a 15-minute hold).
+ */
+function useServiceNow(controller: Controller, ticking: boolean): number {
+  const [, tick] = useState(0);
   useEffect(() => {
-    if (left === null) return;
-    const timer = setInterval(() => setNow(controller.now()), 1000);
+    if (!ticking) return;
+    const timer = setInterval(() => tick((n) => n + 1), 1000);
     return () => clearInterval(timer);
-  }, [left === null]);
+  }, [controller, ticking]);
+  return controller.now();
+}
+
+function Countdown({ state, controller, t, short }: { state: WidgetState; controller: Controller; t: Translate; short?: boolean }) {
+  const holding = secondsLeft(state.order, 0) !== null; // seats held until an expiry
+  const left = secondsLeft(state.order, useServiceNow(controller, holding));
   useEffect(() => {
     // The cart's countdown ends the hold; the bar's copy only shows it.
     if (left === 0 && !short) controller.expire();
