@@ -371,10 +371,8 @@ export function createController(deps: ControllerDeps) {
       // token -> events -> session detail.
       const channelCall = settle(api.call<ChannelConfig>('GET', '/config'));
       const sessionCall = settle(loadSession());
-      // The stored cart is asked of the service whatever the device's clock says: before the first
-      // answer that clock is the only one the widget has, and a phone minutes fast would forget a
-      // live cart. The service's answer is judged below, on the service's clock.
-      const stored = loadOrder(storage, channelSlug, sessionId, Number.NEGATIVE_INFINITY);
+      // The stored cart is asked of the service; its answer is judged below, on the service's clock.
+      const stored = loadOrder(storage, channelSlug, sessionId);
       const orderCall = stored ? settle(api.call<Order>('GET', orderPath(stored.orderToken))) : null;
       const { value: channel, error: channelError } = await channelCall;
       if (destroyed) return;

@@ -84,20 +84,13 @@ function parse(raw: string | null): StoredOrder | null {
   }
 }
 
-/** True while a stored order may still hold seats (an order with no items never expires, D13). */
-export function isLive(entry: Pick<StoredOrder, 'expiresAt'>, now: number): boolean {
-  return entry.expiresAt === null || Date.parse(entry.expiresAt) > now;
-}
-
-/** The stored order of this channel and session, if it is still live; a dead entry is removed. */
-export function loadOrder(storage: KeyValueStorage, channelSlug: string, sessionId: number, now: number): StoredOrder | null {
-  const entry = parse(storage.getItem(orderKey(channelSlug, sessionId)));
-  if (!entry) return null;
-  if (!isLive(entry, now)) {
-    forgetOrder(storage, channelSlug, sessionId);
-    return null;
-  }
-  return entry;
+/**
+ * The stored order of this channel and session, whatever its expiry says: the widget asks the
+ * service for it and judges the answer on the service's clock, since before the first answer the
+ * device's clock is the only one there is, and a phone minutes fast would forget a live cart.
+ */
+export function loadOrder(storage: KeyValueStorage, channelSlug: string, sessionId: number): StoredOrder | null {
+  return parse(storage.getItem(orderKey(channelSlug, sessionId)));
 }
 
 /** Stored orders of the same channel for other sessions (to cancel when the widget moves on). */

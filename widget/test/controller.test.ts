@@ -169,7 +169,7 @@ describe('widget controller against the service', () => {
     expect(orderItems(order).map((i) => i.session_seat_id)).toEqual([a!.id, b!.id]);
     expect(order.total_amount).toBe(63); // 2 x (30.00 + 1.50 fee)
     expect(secondsLeft(order, t.clock.now().getTime())).toBe(900);
-    expect(loadOrder(h.storage, 'demo-d', sessions[0]!, t.clock.now().getTime())?.orderToken).toBe(order.order_token);
+    expect(loadOrder(h.storage, 'demo-d', sessions[0]!)?.orderToken).toBe(order.order_token);
     expect(h.updates.length).toBe(2);
 
     await h.controller.toggleSeat(a!.id);
@@ -292,7 +292,7 @@ describe('widget controller against the service', () => {
       const late = widget({ storage, sessionId: sessions[1] });
       await late.controller.start();
       expect(late.controller.getOrder()).toBeNull();
-      expect(loadOrder(storage, 'demo-d', sessions[1]!, t.clock.now().getTime())).toBeNull();
+      expect(loadOrder(storage, 'demo-d', sessions[1]!)).toBeNull();
     } finally {
       t.clock.advance(-16 * 60 * 1000);
     }
@@ -378,7 +378,7 @@ describe('widget controller against the service', () => {
     expect(h.completed[0]).toMatchObject({ order_token: order.order_token, status: 'completed' });
     expect(h.controller.getOrder()).toBeNull();
     expect(h.updates.at(-1)).toBeNull();
-    expect(loadOrder(h.storage, 'demo-d', sessions[0]!, t.clock.now().getTime())).toBeNull();
+    expect(loadOrder(h.storage, 'demo-d', sessions[0]!)).toBeNull();
     expect(h.controller.state.notice?.key).toBe('completed');
     // The confirmation offers the ticket's wallet passes (D70), both wallets offered outside production.
     const item = orderItems(order)[0]!;

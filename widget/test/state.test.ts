@@ -4,7 +4,6 @@ import { formatCountdown } from '../../ui/format.js';
 import {
   clientId,
   forgetOrder,
-  isLive,
   loadOrder,
   memoryStorage,
   ordersOfOtherSessions,
@@ -107,21 +106,20 @@ describe('browser persistence (D32, D38)', () => {
     const storage = memoryStorage();
     saveOrder(storage, { channelSlug: 'demo-d', sessionId: 1, orderToken: 'a', expiresAt: '2026-11-21T10:15:00Z' });
     saveOrder(storage, { channelSlug: 'demo-c', sessionId: 1, orderToken: 'b', expiresAt: '2026-11-21T10:15:00Z' });
-    expect(loadOrder(storage, 'demo-d', 1, NOW)?.orderToken).toBe('a');
-    expect(loadOrder(storage, 'demo-c', 1, NOW)?.orderToken).toBe('b');
-    expect(loadOrder(storage, 'demo-d', 2, NOW)).toBeNull();
+    expect(loadOrder(storage, 'demo-d', 1)?.orderToken).toBe('a');
+    expect(loadOrder(storage, 'demo-c', 1)?.orderToken).toBe('b');
+    expect(loadOrder(storage, 'demo-d', 2)).toBeNull();
   });
 
-  it('drops an expired entry on load; an order without items never expires (D13)', () => {
+  it('loads an entry whatever its expiry says (the service judges the order, on its clock) until it is forgotten', () => {
     const storage = memoryStorage();
     saveOrder(storage, { channelSlug: 'demo-d', sessionId: 1, orderToken: 'a', expiresAt: '2026-11-21T09:59:59Z' });
-    expect(loadOrder(storage, 'demo-d', 1, NOW)).toBeNull();
-    expect(storage.length).toBe(0);
-    expect(isLive({ expiresAt: null }, NOW)).toBe(true);
+    expect(loadOrder(storage, 'demo-d', 1)?.orderToken).toBe('a');
     saveOrder(storage, { channelSlug: 'demo-d', sessionId: 1, orderToken: 'a', expiresAt: null });
-    expect(loadOrder(storage, 'demo-d', 1, NOW)?.orderToken).toBe('a');
+    expect(loadOrder(storage, 'demo-d', 1)?.orderToken).toBe('a');
     forgetOrder(storage, 'demo-d', 1);
-    expect(loadOrder(storage, 'demo-d', 1, NOW)).toBeNull();
+    expect(loadOrder(storage, 'demo-d', 1)).toBeNull();
+    expect(storage.length).toBe(0);
   });
 
   it('finds the stored orders of other sessions of the same channel only', () => {
