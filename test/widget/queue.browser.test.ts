@@ -103,6 +103,13 @@ describe('the waiting room in the widget (D60)', { timeout: 120_000 }, () => {
     // The cart emptied, the turn's panel and its countdown come back.
     await page.locator(`${W} .cart li[data-item] button`).click();
     await expect.poll(() => stage(page), { timeout: 10_000 }).toBe('admitted');
+    // A seat again, then the pass runs out while the cart holds it: the panel says so within seconds.
+    await page.locator(`${W} polygon.s.a`).first().click();
+    await expect.poll(() => page.locator(`${W} [data-queue]`).count(), { timeout: 10_000 }).toBe(0);
+    host.t.clock.advance(601_000);
+    await expect.poll(() => page.locator(`${W} [data-queue]`).count(), { timeout: 10_000 }).toBe(1);
+    expect(await stage(page)).toBe('passExpired');
+    expect(await page.locator(`${W} .cart li[data-item]`).count()).toBe(1);
     await page.context().close();
   });
 });

@@ -50,7 +50,7 @@ export function App({ controller, lang }: Props) {
         </button>
       ) : null}
       {state.phase === 'loading' ? <p role="status">{t('loading')}</p> : null}
-      {state.phase === 'ready' && state.queue && queuePanelShown(state.queue, controller.now(), orderItems(state.order).length) ? <QueuePanel queue={state.queue} controller={controller} t={t} lang={lang} /> : null}
+      {state.phase === 'ready' && state.queue ? <QueuePanel queue={state.queue} itemsInCart={orderItems(state.order).length} controller={controller} t={t} lang={lang} /> : null}
       {state.phase === 'ready' && state.map ? (
         <div class="layout">
           <div>
@@ -77,8 +77,9 @@ export function App({ controller, lang }: Props) {
  * people ahead and the estimated wait; the buyer's turn and its end. What it says is the UI kit's
  * (ui/queue.ts), the portal's too.
  */
-function QueuePanel({ queue, controller, t, lang }: { queue: QueueView; controller: Controller; t: Translate; lang: Lang }) {
+function QueuePanel({ queue, itemsInCart, controller, t, lang }: { queue: QueueView; itemsInCart: number; controller: Controller; t: Translate; lang: Lang }) {
   const now = useServiceNow(controller, true);
+  const shown = queuePanelShown(queue, now, itemsInCart);
   const { stage, text, detail, canJoin } = queueScreen(queue, now, t, lang);
   const startPassed = queueStartPassed(queue, now);
   useEffect(() => {
@@ -87,6 +88,8 @@ function QueuePanel({ queue, controller, t, lang }: { queue: QueueView; controll
   // Screen readers hear a new stage once, not every tick of its countdown.
   const [said, setSaid] = useState<string | null>(null);
   useEffect(() => setSaid(stage), [stage]);
+  // It ticks each second, so a pass that runs out while the cart has seats shows again at once.
+  if (!shown) return null;
   return (
     <section class={`queue ${stage}`} aria-label={t('queueTitle')} data-queue={stage}>
       <h3>{t('queueTitle')}</h3>
